@@ -1,0 +1,170 @@
+#include "gpu/compiler.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "gpu/build_config.hpp"
+#include "gpu/hashing.hpp"
+#include "gpu/process.hpp"
+
+namespace kforge::gpu {
+namespace {
+
+constexpr const char* kCacheVersion = "kforge-compile-1";
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, sep))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string shim_fingerprint() {
+  static const std::string fingerprint = [] {
+    std::string all;
+    for (const char* f : {"/torch/extension.h", "/kforge/extension_registry.h"})
+      all += read_file(std::string(build::shim_dir) + f).text;
+    return sha256_hex(all);
+  }();
+  return fingerprint;
+}
+
+// The first error line of a compiler log, for the one-line summary.
+std::string first_error(const std::string& log) {
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.find("error") != std::string::npos) return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+  return {};
+}
+
+}  // namespace
+
+std::string_view to_string(Backend backend) { return backend == Backend::cpu ? "cpu" : "cuda"; }
+
+std::optional<Backend> parse_backend(std::string_view text) {
+  if (text == "cpu") return Backend::cpu;
+  if (text == "cuda") return Backend::cuda;
+  return std::nullopt;
+}
+
+std::vector<std::string> compile_command(const CompileOptions& o, const std::string& source_path,
+                                         const std::string& output_path) {
+  std::vector<std::string> cmd;
+  std::vector<std::string> includes = {std::string("-I") + build::shim_dir};
+  for (const auto& dir : split(build::torch_include_dirs, ';')) includes.push_back("-I" + dir);
+  std::string libdir = build::torch_library_dir;
+  if (o.backend == Backend::cpu) {
+    cmd = {build::cxx_compiler, "-std=c++17", "-O3", "-march=native", "-fPIC", "-shared",
+           "-fvisibility=hidden", "-fopenmp", "-DTORCH_EXTENSION_NAME=kforge_candidate"};
+    for (const auto& f : split(build::torch_cxx_flags, ' ')) cmd.push_back(f);
+    cmd.insert(cmd.end(), includes.begin(), includes.end());
+    cmd.insert(cmd.end(), o.extra_flags.begin(), o.extra_flags.end());
+    cmd.insert(cmd.end(), {source_path, "-o", output_path, "-L" + libdir, "-Wl,-rpath," + libdir,
+                           "-Wl,--no-undefined", "-ltorch_cpu", "-lc10", "-lgomp"});
+  } else {
+    std::string arch = o.cuda_arch.rfind("sm_", 0) == 0 ? o.cuda_arch.substr(3) : o.cuda_arch;
+    cmd = {build::nvcc, "-std=c++17", "-O3", "-x", "cu", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden",
+           "-gencode=arch=compute_" + arch + ",code=sm_" + arch, "--expt-relaxed-constexpr",
+           "-DKFORGE_CUDA", "-DTORCH_EXTENSION_NAME=kforge_candidate", "-D__CUDA_NO_HALF_OPERATORS__",
+           "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
+           "-Xptxas", "-v"};
+    for (const auto& f : split(build::torch_cxx_flags, ' ')) cmd.push_back(f);
+    cmd.insert(cmd.end(), includes.begin(), includes.end());
+    if (*build::cuda_include_dir) cmd.push_back(std::string("-I") + build::cuda_include_dir);
+    cmd.insert(cmd.end(), o.extra_flags.begin(), o.extra_flags.end());
+    cmd.insert(cmd.end(), {source_path, "-o", output_path, "-L" + libdir, "-Xlinker", "-rpath=" + libdir,
+                           "-ltorch_cpu", "-ltorch_cuda", "-lc10", "-lc10_cuda"});
+    if (*build::cuda_library_dir) cmd.push_back(std::string("-L") + build::cuda_library_dir);
+    cmd.push_back("-lcudart");
+  }
+  return cmd;
+}
+
+CompileResult compile_candidate(std::string_view source, const CompileOptions& o) {
+  CompileResult result;
+  namespace fs = std::filesystem;
+  std::string flags;
+  for (const auto& a : compile_command(o, "SRC", "OUT")) flags += a + '\n';
+  result.key = sha256_hex(std::string(kCacheVersion) + '\0' + flags + '\0' + shim_fingerprint() + '\0' +
+                          std::string(source));
+  fs::path dir = fs::path(o.cache_dir) / "compile";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  fs::path so = dir / (result.key + ".so");
+  fs::path log = dir / (result.key + ".log");
+  fs::path failed = dir / (result.key + ".failed");
+  if (fs::exists(so)) {
+    result.ok = result.cache_hit = true;
+    result.library_path = so;
+    result.log = read_file(log).text;
+    return result;
+  }
+  if (fs::exists(failed)) {
+    result.cache_hit = true;
+    result.log = read_file(log).text;
+    result.error = read_file(failed).text;
+    return result;
+  }
+  fs::path src = dir / (result.key + (o.backend == Backend::cuda ? ".cu" : ".cpp"));
+  if (auto err = write_file_atomic(src, source); !err.empty()) {
+    result.error = err;
+    return result;
+  }
+  // The compiler writes into a private temporary name; the rename publishes it to the cache.
+  fs::path tmp_so = dir / (result.key + ".so.tmp" + std::to_string(::getpid()) + "_" +
+                           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
+  SpawnOptions spawn;
+  spawn.argv = compile_command(o, src, tmp_so);
+  spawn.working_dir = dir;
+  spawn.limits.cpu_seconds = static_cast<uint64_t>(o.timeout.count()) * 2;
+  spawn.limits.file_size_bytes = 1ull << 30;
+  auto run_result = run(spawn, o.timeout, 4 << 20);
+  result.seconds = run_result.seconds;
+  result.log = run_result.output;
+  write_file_atomic(log, result.log);
+  if (run_result.ok() && fs::exists(tmp_so)) {
+    fs::rename(tmp_so, so, ec);
+    if (ec) {
+      result.error = "cannot publish " + so.string() + ": " + ec.message();
+      return result;
+    }
+    result.ok = true;
+    result.library_path = so;
+    return result;
+  }
+  fs::remove(tmp_so, ec);
+  if (!run_result.started) {
+    result.error = "compiler did not start: " + run_result.start_error;
+    return result;  // not cached: the machine, not the source, is at fault
+  }
+  if (run_result.timed_out) {
+    result.error = "compiler " + run_result.describe();
+    return result;  // not cached: a loaded machine may finish next time
+  }
+  std::string first = first_error(result.log);
+  result.error = "compile failed (" + run_result.describe() + ")" + (first.empty() ? "" : ": " + first);
+  write_file_atomic(failed, result.error);
+  return result;
+}
+
+std::vector<CompileResult> compile_all(const std::vector<std::string>& sources, const CompileOptions& options,
+                                       unsigned parallel) {
+  std::vector<CompileResult> results(sources.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < sources.size();) results[i] = compile_candidate(sources[i], options);
+  };
+  std::vector<std::thread> threads;
+  unsigned n = std::max(1u, std::min<unsigned>(parallel, static_cast<unsigned>(sources.size())));
+  for (unsigned t = 0; t < n; ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+}  // namespace kforge::gpu

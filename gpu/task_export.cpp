@@ -1,0 +1,60 @@
+#include "gpu/task_export.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gpu/build_config.hpp"
+#include "gpu/process.hpp"
+
+namespace kforge::gpu {
+
+std::string default_cache_dir() {
+  if (const char* c = std::getenv("KFORGE_CACHE"); c && *c) return c;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/kforge";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/kforge";
+  return "/tmp/kforge-cache";
+}
+
+ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o) {
+  ExportedTaskInfo info;
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(task_dir)) {
+    info.error = task_dir + ": no such task folder";
+    return info;
+  }
+  if (!fs::exists(fs::path(task_dir) / "func_forward.py") && !fs::exists(fs::path(task_dir) / "func_backward.py")) {
+    info.error = task_dir + ": no func_forward.py or func_backward.py; a task is a robust-kbench task folder";
+    return info;
+  }
+  std::string python = o.python;
+  if (python.empty()) {
+    const char* env = std::getenv("KFORGE_PYTHON");
+    python = env && *env ? env : build::python;
+  }
+  SpawnOptions spawn;
+  spawn.argv = {python, build::exporter, "--task", fs::absolute(task_dir).string(), "--cache-root",
+                (fs::path(o.cache_dir) / "exports").string()};
+  if (o.force) spawn.argv.push_back("--force");
+  spawn.isolate_network = false;  // the task's own code is trusted; the sandbox is for candidates
+  auto result = run(spawn, o.timeout);
+  if (!result.ok()) {
+    std::string output = result.output;
+    while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
+    info.error = "exporting " + task_dir + " " + result.describe() + (output.empty() ? "" : ":\n" + output);
+    return info;
+  }
+  // The export folder is the last line the exporter printed.
+  std::string out = result.output;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  info.dir = out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
+  auto parsed = json::parse_file(info.dir + "/task.json");
+  if (!parsed.value) {
+    info.error = "the exporter wrote no readable task.json: " + parsed.error;
+    return info;
+  }
+  info.doc = std::move(*parsed.value);
+  info.ok = true;
+  return info;
+}
+
+}  // namespace kforge::gpu

@@ -1,0 +1,31 @@
+// Running the Python exporter (tasks/export_task.py) on a task folder, with its cache. Python runs
+// here only: at export time, never while kernels are evaluated.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+#include "gpu/json.hpp"
+
+namespace kforge::gpu {
+
+struct ExportOptions {
+  std::string python;     ///< interpreter with torch; empty: $KFORGE_PYTHON, then the build's
+  std::string cache_dir;  ///< exports go to <cache_dir>/exports/<hash>
+  std::chrono::seconds timeout{1800};
+  bool force = false;
+};
+
+struct ExportedTaskInfo {
+  bool ok = false;
+  std::string dir;    ///< the export folder (holds task.json)
+  json::Value doc;    ///< task.json
+  std::string error;  ///< why not, with the exporter's own message
+};
+
+ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& options);
+
+/// $KFORGE_CACHE, else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge.
+std::string default_cache_dir();
+
+}  // namespace kforge::gpu

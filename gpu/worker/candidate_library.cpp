@@ -1,0 +1,82 @@
+#include "gpu/worker/candidate_library.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <map>
+#include <memory>
+
+namespace kforge::worker {
+namespace {
+
+// Functions whose replacement would let a candidate fake its time or its synchronisation.
+constexpr const char* kGuarded[] = {
+    "clock_gettime", "gettimeofday", "clock", "time", "malloc", "free", "memcpy", "memset",
+    "cudaEventRecord", "cudaEventElapsedTime", "cudaEventSynchronize", "cudaDeviceSynchronize",
+    "cudaStreamSynchronize", "cudaMemcpy", "cudaMemcpyAsync", "cudaGetLastError", "cudaMalloc",
+    "cudaFree", "cudaLaunchKernel", "dlsym", "dlopen",
+};
+
+std::map<std::string, void*>& bound() {
+  static std::map<std::string, void*> addresses;
+  return addresses;
+}
+
+}  // namespace
+
+void record_guarded_symbols() {
+  for (const char* name : kGuarded) bound()[name] = ::dlsym(RTLD_DEFAULT, name);
+}
+
+std::unique_ptr<CandidateLibrary> CandidateLibrary::load(const std::string& path, std::string& error) {
+  if (bound().empty()) record_guarded_symbols();
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* e = ::dlerror();
+    error = std::string("cannot load the compiled candidate: ") + (e ? e : "unknown dlopen error");
+    return nullptr;
+  }
+  auto lib = std::unique_ptr<CandidateLibrary>(new CandidateLibrary);
+  lib->handle_ = handle;
+  // A guarded name that resolves inside the candidate's own object is a definition of its own.
+  link_map* map = nullptr;
+  ::dlinfo(handle, RTLD_DI_LINKMAP, &map);
+  for (const char* name : kGuarded) {
+    void* own = ::dlsym(handle, name);
+    Dl_info info{};
+    if (own && ::dladdr(own, &info) && map && info.dli_fbase == reinterpret_cast<void*>(map->l_addr))
+      lib->interposed_.push_back(std::string(name) + " (defined by the candidate)");
+    if (::dlsym(RTLD_DEFAULT, name) != bound()[name])
+      lib->interposed_.push_back(std::string(name) + " (rebound for the worker)");
+  }
+  auto entry = reinterpret_cast<kforge_extension_module_fn>(::dlsym(handle, KFORGE_EXTENSION_SYMBOL));
+  if (!entry) {
+    error = "the candidate registers no module: it needs PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &forward); }";
+    return nullptr;
+  }
+  lib->module_ = entry();
+  if (!lib->module_ || lib->module_->abi_version != ext::kAbiVersion) {
+    error = "the candidate was compiled against another kforge extension ABI";
+    return nullptr;
+  }
+  return lib;
+}
+
+CandidateLibrary::~CandidateLibrary() {
+  // The object stays mapped: CUDA kernels and static destructors of a candidate may still be
+  // referenced by caches (allocator blocks, registered fat binaries). Workers are recycled instead.
+}
+
+const ext::Function* CandidateLibrary::find(const std::string& name) const {
+  for (const auto& f : module_->functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> CandidateLibrary::function_names() const {
+  std::vector<std::string> names;
+  for (const auto& f : module_->functions) names.push_back(f.name);
+  return names;
+}
+
+}  // namespace kforge::worker

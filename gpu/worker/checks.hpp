@@ -1,0 +1,49 @@
+// The correctness checks of one candidate call against the reference: values within tolerance,
+// NaN never passing, dtype and shape, inputs unchanged, outputs not aliasing inputs.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kforge::worker {
+
+/// Why a check failed: a stable kind (for tests and statistics) and a message for people.
+struct Failure {
+  std::string kind;
+  std::string message;
+};
+
+struct Tolerance {
+  double atol = 1e-5;
+  double rtol = 1e-5;
+};
+/// kforge's defaults per dtype (float32 as robust-kbench: 1e-5 / 1e-5).
+Tolerance default_tolerance(at::ScalarType dtype);
+
+struct Comparison {
+  std::optional<Failure> failure;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+};
+
+/// Compares outputs with the expected ones. `std::nullopt` tolerance means per-dtype defaults.
+Comparison compare_outputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& expected,
+                           const std::optional<Tolerance>& tolerance);
+
+/// Bitwise comparison of a case's tensors with their pristine copies.
+std::optional<Failure> check_inputs_unchanged(const std::vector<at::Tensor>& now,
+                                              const std::vector<at::Tensor>& pristine,
+                                              const std::vector<std::string>& names);
+
+/// An output whose storage overlaps the storage of any input.
+std::optional<Failure> check_no_aliasing(const std::vector<at::Tensor>& outputs,
+                                         const std::vector<at::Tensor>& inputs,
+                                         const std::vector<std::string>& names);
+
+/// Threads of this process right now (from /proc/self/task).
+int thread_count();
+
+}  // namespace kforge::worker

@@ -1,0 +1,47 @@
+// The device a worker measures on: the CPU or one CUDA GPU. Synchronisation, cache flushing,
+// batch timing, NaN-poisoning of fresh allocations and the bandwidth that bounds honest speed.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "gpu/json.hpp"
+
+namespace kforge::worker {
+
+struct BatchTime {
+  double device_ms = 0;  ///< by the device's clock (CUDA events, or steady_clock on CPU)
+  double wall_ms = 0;    ///< host wall time around the same batch
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual at::Device torch_device() const = 0;
+  virtual std::string name() const = 0;
+  /// Waits for all work on the device, every stream included.
+  virtual void synchronize() = 0;
+  /// Empty string, or the error the device reports (sticky CUDA errors end the worker).
+  virtual std::string pending_error(bool* fatal) = 0;
+  /// Evicts caches (writes a buffer larger than the last-level cache).
+  virtual void flush_cache() = 0;
+  /// Times `body`: device-wide synchronisation happens before the stop mark, so work the body
+  /// left on another stream is counted.
+  virtual BatchTime time_batch(const std::function<void()>& body) = 0;
+  /// Fills memory that allocations made next will receive with NaN bytes (0xFF).
+  virtual void begin_poisoned_allocations(size_t expected_bytes) = 0;
+  virtual void end_poisoned_allocations() = 0;
+  /// Bytes of the last-level cache, and the measured copy bandwidth in bytes per second.
+  virtual size_t cache_bytes() const = 0;
+  virtual double copy_bandwidth() const = 0;
+  virtual json::Value describe() const = 0;
+};
+
+std::unique_ptr<Device> make_cpu_device();
+/// Null with `error` set when CUDA is unavailable in this build or on this machine.
+std::unique_ptr<Device> make_cuda_device(int index, std::string& error);
+
+}  // namespace kforge::worker

@@ -1,0 +1,92 @@
+// The CPU device: steady_clock timing, a cache flush by writing a buffer twice the size of the
+// last-level cache, and NaN poisoning through the wrapped CPU allocator.
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "gpu/worker/device.hpp"
+#include "gpu/worker/poison_allocator.hpp"
+
+namespace kforge::worker {
+namespace {
+
+size_t read_llc_bytes() {
+  size_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+    std::string text;
+    if (!(in >> text)) continue;
+    size_t value = std::stoull(text);
+    if (text.back() == 'K') value *= 1024;
+    if (text.back() == 'M') value *= 1024 * 1024;
+    best = std::max(best, value);
+  }
+  return best ? best : 32u << 20;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "cpu";
+}
+
+class CpuDevice final : public Device {
+ public:
+  CpuDevice() : llc_(read_llc_bytes()), flush_buffer_(2 * llc_, 1) {
+    install_poison_allocator();
+    bandwidth_ = measure_bandwidth();
+  }
+  at::Device torch_device() const override { return at::kCPU; }
+  std::string name() const override { return cpu_model(); }
+  void synchronize() override {}
+  std::string pending_error(bool* fatal) override {
+    *fatal = false;
+    return {};
+  }
+  void flush_cache() override {
+    for (size_t i = 0; i < flush_buffer_.size(); i += 64) flush_buffer_[i] += 1;
+  }
+  BatchTime time_batch(const std::function<void()>& body) override {
+    auto start = std::chrono::steady_clock::now();
+    body();
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return {ms, ms};
+  }
+  void begin_poisoned_allocations(size_t) override { set_cpu_poisoning(true); }
+  void end_poisoned_allocations() override { set_cpu_poisoning(false); }
+  size_t cache_bytes() const override { return llc_; }
+  double copy_bandwidth() const override { return bandwidth_; }
+  json::Value describe() const override {
+    json::Value d;
+    d.set("backend", "cpu").set("name", name()).set("threads", static_cast<int64_t>(std::thread::hardware_concurrency()));
+    d.set("cache_bytes", static_cast<int64_t>(llc_)).set("copy_bandwidth_gbs", bandwidth_ / 1e9);
+    return d;
+  }
+
+ private:
+  double measure_bandwidth() {
+    size_t bytes = std::max<size_t>(4 * llc_, 64u << 20);
+    std::vector<char> a(bytes, 1), b(bytes, 2);
+    double best = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      auto start = std::chrono::steady_clock::now();
+      std::memcpy(b.data(), a.data(), bytes);
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      best = std::max(best, 2.0 * bytes / s);  // read + write
+    }
+    return best;
+  }
+  size_t llc_;
+  std::vector<char> flush_buffer_;
+  double bandwidth_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }
+
+}  // namespace kforge::worker

@@ -1,0 +1,374 @@
+#include "gpu/worker/evaluation.hpp"
+
+#include <c10/util/Exception.h>
+
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "gpu/worker/candidate_library.hpp"
+#include "gpu/worker/checks.hpp"
+#include "gpu/worker/op_observer.hpp"
+#include "gpu/worker/timing.hpp"
+
+namespace kforge::worker {
+namespace {
+
+json::Value failure_json(const Failure& f) {
+  json::Value v;
+  v.set("kind", f.kind).set("message", f.message);
+  return v;
+}
+
+// A candidate raised (c10::Error, std::exception): its message, first lines only.
+std::string short_what(const std::exception& e) {
+  std::string what = e.what();
+  if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) what = c10e->what_without_backtrace();
+  if (what.size() > 600) what = what.substr(0, 600) + "...";
+  return what;
+}
+
+Failure candidate_raised(const std::exception& e) {
+  std::string what = short_what(e);
+  bool oom = what.find("out of memory") != std::string::npos || what.find("not enough memory") != std::string::npos;
+  return Failure{oom ? "out_of_memory" : "candidate_error", "the kernel raised: " + what};
+}
+
+bool types_compatible(const std::string& kernel, const std::string& task) {
+  if (kernel == task) return true;
+  if (kernel == "float" && task == "int") return true;  // an int scalar converts to double
+  if (kernel == "Tensor?" && task == "Tensor") return true;
+  return false;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+  return out;
+}
+
+size_t bytes_of(const std::vector<at::Tensor>& ts) {
+  size_t n = 0;
+  for (const auto& t : ts) n += t.defined() ? t.nbytes() : 0;
+  return n;
+}
+
+std::vector<at::Tensor> clone_all(const std::vector<at::Tensor>& ts) {
+  std::vector<at::Tensor> out;
+  for (const auto& t : ts) out.push_back(t.clone());
+  return out;
+}
+
+// Outputs of the reference are poisoned and released before the candidate runs after it, so a
+// kernel that returns memory the reference freed returns NaN.
+void poison_and_release(std::vector<at::Tensor>& outputs) {
+  for (auto& t : outputs)
+    if (t.defined() && t.numel()) t.view({-1}).view(at::kByte).fill_(0xFF);
+  outputs.clear();
+}
+
+}  // namespace
+
+void Evaluator::step(const std::string& what, double timeout_s) {
+  json::Value e;
+  e.set("event", "step").set("step", what).set("timeout_ms", timeout_s * 1000);
+  sink_(e);
+}
+
+ExportedTask* Evaluator::task(const std::string& export_dir, std::string& error) {
+  auto it = tasks_.find(export_dir);
+  if (it != tasks_.end()) return it->second.get();
+  auto loaded = ExportedTask::load(export_dir, error);
+  if (!loaded) return nullptr;
+  return tasks_.emplace(export_dir, std::move(loaded)).first->second.get();
+}
+
+json::Value Evaluator::evaluate(const json::Value& request) {
+  json::Value result;
+  result.set("event", "result");
+  auto fail = [&](const Failure& f) {
+    result.set("verdict", "incorrect").set("failure", failure_json(f));
+    return result;
+  };
+  auto infra = [&](const std::string& message) {
+    result.set("verdict", "error").set("failure", failure_json(Failure{"infrastructure", message}));
+    return result;
+  };
+
+  const std::string direction = request["direction"].as_string("forward");
+  const std::string function = request["function"].as_string(direction);
+  const std::string mode = request["mode"].as_string("multi");
+  const int seeds = static_cast<int>(request["seeds"].as_int(5));
+  const uint64_t base_seed = static_cast<uint64_t>(request["seed"].as_int(0));
+  const std::string library_policy = request["library_calls"].as_string("flag");
+  const double speedup_flag = request["speedup_flag"].as_number(20);
+  const double call_timeout = request["call_timeout_s"].as_number(60);
+  const bool do_timing = request["time"].as_bool(true);
+  TimingOptions timing;
+  timing.min_reps = static_cast<int>(request["timing"]["min_reps"].as_int(timing.min_reps));
+  timing.max_reps = static_cast<int>(request["timing"]["max_reps"].as_int(timing.max_reps));
+  timing.target_batch_ms = request["timing"]["target_batch_ms"].as_number(timing.target_batch_ms);
+  timing.max_seconds = request["timing"]["max_seconds"].as_number(timing.max_seconds);
+
+  step("load task and candidate", 120);
+  std::string error;
+  ExportedTask* t = task(request["export_dir"].as_string(), error);
+  if (!t) return infra(error);
+  const auto& dir = t->direction(direction);
+  if (dir.is_null()) return infra("the task has no " + direction + " direction (no func_" + direction + ".py)");
+  std::optional<Tolerance> tolerance;
+  if (request.contains("atol") || dir.contains("tolerance")) {
+    Tolerance tol;
+    tol.atol = request["atol"].as_number(dir["tolerance"]["atol"].as_number(tol.atol));
+    tol.rtol = request["rtol"].as_number(dir["tolerance"]["rtol"].as_number(tol.rtol));
+    tolerance = tol;
+  }
+  const bool allow_alias = dir["allow_output_input_alias"].as_bool(false);
+
+  auto library = CandidateLibrary::load(request["library"].as_string(), error);
+  if (!library) return fail(Failure{"load_error", error});
+  if (!library->interposed().empty())
+    return fail(Failure{"symbol_interposition", "the kernel defines or rebinds functions the worker times and "
+                                                "synchronises with: " + join(library->interposed())});
+  const ext::Function* fn = library->find(function);
+  if (!fn) {
+    auto names = library->function_names();
+    return fail(Failure{"missing_function", "the kernel registers no `" + function + "` (it registers: " +
+                                                (names.empty() ? std::string("nothing") : join(names)) + ")"});
+  }
+
+  std::vector<size_t> selected;
+  const auto& configs = dir["configs"].as_array();
+  for (size_t i = 0; i < configs.size(); ++i) {
+    bool in_mode = false;
+    for (const auto& m : configs[i]["modes"].as_array()) in_mode |= m.as_string() == mode;
+    if (request.contains("configs")) {
+      in_mode = false;
+      for (const auto& c : request["configs"].as_array()) in_mode |= static_cast<size_t>(c.as_int()) == i;
+    }
+    if (in_mode) selected.push_back(i);
+  }
+  if (selected.empty()) return infra("no config of the task is in mode `" + mode + "`");
+
+  const at::Device dev = device_.torch_device();
+  json::Value config_results;
+  config_results.array();
+  std::optional<Failure> overall;
+  std::set<std::string> library_ops;
+  std::vector<std::string> flags;
+
+  auto call_candidate = [&](const std::vector<c10::IValue>& args) { return fn->call(args); };
+  auto check_device = [&]() -> std::optional<Failure> {
+    bool fatal = false;
+    std::string e = device_.pending_error(&fatal);
+    if (e.empty()) return std::nullopt;
+    return Failure{fatal ? "illegal_memory_access" : "candidate_error", "the device reports " + e};
+  };
+
+  for (size_t index : selected) {
+    const auto& config = configs[index];
+    json::Value cr;
+    cr.set("index", static_cast<int64_t>(index)).set("name", config["name"].as_string());
+    std::optional<Failure> failure;
+    double max_abs = 0, max_rel = 0;
+    int seeds_passed = 0;
+
+    // The signature must match what the task passes, argument by argument.
+    auto expected = expected_parameter_types(config);
+    bool signature_ok = expected.size() == fn->parameter_types.size();
+    for (size_t i = 0; signature_ok && i < expected.size(); ++i)
+      signature_ok = types_compatible(fn->parameter_types[i], expected[i]);
+    if (!signature_ok)
+      failure = Failure{"signature_mismatch", "`" + function + "` takes (" + join(fn->parameter_types) +
+                                                  ") but the task passes (" + describe_parameters(config) + ")"};
+
+    for (int s = 0; !failure && s < seeds; ++s) {
+      const uint64_t seed = mix_seed(base_seed + static_cast<uint64_t>(s), index);
+      std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);
+      try {
+        step(where + ": draw inputs", 120);
+        Case c = t->draw(config, seed, dev);
+        auto pristine = clone_all(c.tensors);
+        size_t expected_bytes = 0;
+        for (const auto& o : config["outputs"].as_array()) {
+          size_t n = 1;
+          for (const auto& d : o["shape"].as_array()) n *= static_cast<size_t>(d.as_int());
+          expected_bytes += n * 8;
+        }
+        // 1. The candidate runs before the reference, on poisoned allocations, observed.
+        step(where + ": candidate (before the reference)", call_timeout);
+        std::vector<at::Tensor> before;
+        {
+          device_.begin_poisoned_allocations(expected_bytes);
+          OpObserver observer;
+          try {
+            before = call_candidate(c.args);
+          } catch (...) {
+            device_.end_poisoned_allocations();
+            throw;
+          }
+          device_.end_poisoned_allocations();
+          auto ops = observer.compute_ops();
+          library_ops.insert(ops.begin(), ops.end());
+        }
+        step(where + ": synchronise after the candidate", call_timeout);
+        if ((failure = check_device())) break;
+        if ((failure = check_inputs_unchanged(c.tensors, pristine, c.tensor_names))) break;
+        if (!allow_alias && (failure = check_no_aliasing(before, c.tensors, c.tensor_names))) break;
+        // 2. The reference, on copies of the pristine values.
+        step(where + ": reference", call_timeout);
+        auto reference_outputs = t->reference(config, c);
+        auto expected_outputs = clone_all(reference_outputs);
+        device_.synchronize();
+        auto cmp = compare_outputs(before, expected_outputs, tolerance);
+        max_abs = std::max(max_abs, cmp.max_abs_error);
+        max_rel = std::max(max_rel, cmp.max_rel_error);
+        if ((failure = cmp.failure)) break;
+        before.clear();
+        // 3. The candidate again, after the reference's outputs were poisoned and freed.
+        poison_and_release(reference_outputs);
+        step(where + ": candidate (after the reference)", call_timeout);
+        device_.begin_poisoned_allocations(expected_bytes);
+        std::vector<at::Tensor> after;
+        try {
+          after = call_candidate(c.args);
+        } catch (...) {
+          device_.end_poisoned_allocations();
+          throw;
+        }
+        device_.end_poisoned_allocations();
+        if ((failure = check_device())) break;
+        auto cmp_after = compare_outputs(after, expected_outputs, tolerance);
+        max_abs = std::max(max_abs, cmp_after.max_abs_error);
+        max_rel = std::max(max_rel, cmp_after.max_rel_error);
+        if (cmp_after.failure) {
+          failure = cmp_after.failure;
+          failure->message = "after the reference ran and its freed outputs were poisoned: " + failure->message;
+          if (failure->kind == "unwritten_output") failure->kind = "reused_reference_output";
+          break;
+        }
+        if ((failure = check_inputs_unchanged(c.tensors, pristine, c.tensor_names))) break;
+        // 4. No thread the candidate started may outlive its call.
+        int threads = thread_count();
+        if (thread_baseline_ < 0) {
+          thread_baseline_ = threads;
+        } else if (threads > thread_baseline_) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          threads = thread_count();
+          if (threads > thread_baseline_) {
+            failure = Failure{"threads_escaped", "the kernel left " + std::to_string(threads - thread_baseline_) +
+                                                     " thread(s) running after it returned; work must finish "
+                                                     "inside the call"};
+            break;
+          }
+        }
+        ++seeds_passed;
+      } catch (const std::exception& e) {
+        failure = candidate_raised(e);
+        if (auto device_failure = check_device()) failure = device_failure;
+      }
+    }
+    if (!failure && library_policy == "forbid" && !library_ops.empty()) {
+      std::vector<std::string> ops(library_ops.begin(), library_ops.end());
+      failure = Failure{"library_call", "the kernel calls library operators (" + join(ops) +
+                                            "), which this evaluation forbids"};
+    }
+
+    // Timing, on input sets rotated so that together they exceed the cache.
+    if (!failure && do_timing) {
+      try {
+        step("config " + std::to_string(index) + ": prepare timing", 120);
+        Case first = t->draw(config, mix_seed(base_seed + 7777, index), dev);
+        size_t case_bytes = std::max<size_t>(1, bytes_of(first.tensors));
+        size_t sets = std::clamp<size_t>(2 * device_.cache_bytes() / case_bytes + 1, 1, 64);
+        sets = std::max<size_t>(1, std::min(sets, (size_t(8) << 30) / case_bytes));
+        std::vector<Case> cases;
+        cases.push_back(std::move(first));
+        for (size_t k = 1; k < sets; ++k) cases.push_back(t->draw(config, mix_seed(base_seed + 7777 + k, index), dev));
+        std::vector<ExportedTask::PreparedCall> ref_calls;
+        for (const auto& c : cases) ref_calls.push_back(t->prepare_reference(config, c, /*copy_tensors=*/false));
+        std::vector<at::Tensor> last_outputs;
+        size_t last_set = 0;
+        at::NoGradGuard no_grad;
+        step("config " + std::to_string(index) + ": timing", 4 * timing.max_seconds + 120);
+        auto pair = time_pair(
+            device_,
+            [&](size_t k) {
+              last_outputs = call_candidate(cases[k].args);
+              last_set = k;
+            },
+            [&](size_t k) { ref_calls[k].module->forward(ref_calls[k].args); }, sets, timing);
+        if ((failure = check_device())) throw std::runtime_error(failure->message);
+        cr.set("candidate", pair.candidate.to_json()).set("reference", pair.reference.to_json());
+        cr.set("input_sets", static_cast<int64_t>(sets));
+        double speedup = pair.candidate.median_ms > 0 ? pair.reference.median_ms / pair.candidate.median_ms : 0;
+        cr.set("speedup", speedup);
+        failure = pair.failure;
+        // The output of a timed call is checked too.
+        step("config " + std::to_string(index) + ": check the timed output", call_timeout);
+        if (!failure) {
+          auto cmp = compare_outputs(last_outputs, t->reference(config, cases[last_set]), tolerance);
+          if (cmp.failure) {
+            failure = cmp.failure;
+            failure->kind = "stale_result";
+            failure->message = "the output of a timed call is wrong (" + failure->message +
+                               "); results must not be cached across calls";
+          }
+        }
+        // Refilled in place (same buffers, new values), the inputs must give new results.
+        if (!failure) {
+          t->refill(config, cases[0], mix_seed(base_seed + 999331, index));
+          auto again = call_candidate(cases[0].args);
+          device_.synchronize();
+          auto cmp = compare_outputs(again, t->reference(config, cases[0]), tolerance);
+          if (cmp.failure) {
+            failure = Failure{"stale_result", "after its inputs were refilled in place with new values, the kernel "
+                                              "returned results for the old ones (" + cmp.failure->message + ")"};
+          }
+        }
+        // Faster than the memory system allows: every input is read and every output written once.
+        size_t bytes = bytes_of(cases[0].tensors);
+        for (const auto& o : last_outputs) bytes += o.defined() ? o.nbytes() : 0;
+        double bound_ms = 1000.0 * bytes / (2.0 * device_.copy_bandwidth());
+        cr.set("bytes_moved", static_cast<int64_t>(bytes)).set("speed_of_light_ms", bound_ms);
+        if (!failure && pair.candidate.median_ms < bound_ms)
+          failure = Failure{"impossible_speed", "the kernel's median time " + std::to_string(pair.candidate.median_ms) +
+                                                    " ms is below the speed-of-light bound " + std::to_string(bound_ms) +
+                                                    " ms for moving " + std::to_string(bytes) + " bytes"};
+        if (!failure && speedup > speedup_flag)
+          flags.push_back("config " + std::to_string(index) + ": speedup " + std::to_string(speedup) +
+                          "x is above " + std::to_string(speedup_flag) + "x; review it");
+      } catch (const std::exception& e) {
+        if (!failure) failure = candidate_raised(e);
+        if (auto device_failure = check_device()) failure = device_failure;
+      }
+    }
+
+    cr.set("correct", !failure).set("seeds_passed", seeds_passed).set("seeds", seeds);
+    cr.set("max_abs_error", max_abs).set("max_rel_error", max_rel);
+    if (failure) cr.set("failure", failure_json(*failure));
+    json::Value event = cr;
+    event.set("event", "config");
+    sink_(event);
+    config_results.push(cr);
+    if (failure && !overall) overall = failure;
+    if (failure && failure->kind == "illegal_memory_access") break;  // the context is gone
+  }
+
+  if (!library_ops.empty() && library_policy != "allow") {
+    std::vector<std::string> ops(library_ops.begin(), library_ops.end());
+    flags.push_back("library operators called at run time: " + join(ops));
+  }
+  json::Value flag_list;
+  flag_list.array();
+  for (auto& f : flags) flag_list.push(f);
+  result.set("configs", config_results).set("flags", flag_list);
+  if (overall) {
+    result.set("verdict", "incorrect").set("failure", failure_json(*overall));
+  } else {
+    result.set("verdict", "correct");
+  }
+  return result;
+}
+
+}  // namespace kforge::worker

@@ -1,0 +1,14 @@
+// The worker's system-call filter: once the worker has initialised LibTorch and the device, a
+// candidate may not open sockets, run programs, fork, trace or signal other processes, change
+// namespaces, or catch the signal the filter raises. A forbidden call ends the worker with an
+// event that names the call.
+#pragma once
+
+#include <string>
+
+namespace kforge::worker {
+
+/// Installs the filter; `event_fd` receives the violation report. Returns an error or "".
+std::string install_seccomp_filter(int event_fd);
+
+}  // namespace kforge::worker

@@ -1,0 +1,77 @@
+#include "gpu/worker/timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kforge::worker {
+namespace {
+
+TimingStats summarize(std::vector<double> per_call, std::vector<double> wall, int calls) {
+  TimingStats s;
+  if (per_call.empty()) return s;
+  std::sort(per_call.begin(), per_call.end());
+  std::sort(wall.begin(), wall.end());
+  auto at = [&](double q) { return per_call[static_cast<size_t>(std::lround(q * (per_call.size() - 1)))]; };
+  s.median_ms = at(0.5);
+  s.p10_ms = at(0.1);
+  s.p90_ms = at(0.9);
+  s.min_ms = per_call.front();
+  double sum = 0;
+  for (double v : per_call) sum += v;
+  s.mean_ms = sum / per_call.size();
+  s.wall_median_ms = wall[wall.size() / 2];
+  s.reps = static_cast<int>(per_call.size());
+  s.calls_per_rep = calls;
+  return s;
+}
+
+}  // namespace
+
+json::Value TimingStats::to_json() const {
+  json::Value v;
+  v.set("median_ms", median_ms).set("p10_ms", p10_ms).set("p90_ms", p90_ms).set("min_ms", min_ms);
+  v.set("mean_ms", mean_ms).set("wall_median_ms", wall_median_ms).set("spread", spread());
+  v.set("reps", reps).set("calls_per_rep", calls_per_rep);
+  return v;
+}
+
+PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidate,
+                     const std::function<void(size_t)>& reference, size_t sets, const TimingOptions& o) {
+  PairTiming result;
+  size_t next_set = 0;
+  auto batch = [&](const std::function<void(size_t)>& fn, int calls) {
+    device.flush_cache();
+    return device.time_batch([&] {
+      for (int i = 0; i < calls; ++i) fn(next_set++ % sets);
+    });
+  };
+  // Warm-up, then an estimate of one call's time for each function.
+  for (int i = 0; i < 2; ++i) {
+    batch(candidate, 1);
+    batch(reference, 1);
+  }
+  double t_c = std::max(1e-4, batch(candidate, 3).device_ms / 3);
+  double t_r = std::max(1e-4, batch(reference, 3).device_ms / 3);
+  int n_c = std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t_c)), 1, 10000);
+  int n_r = std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t_r)), 1, 10000);
+  double rep_ms = n_c * t_c + n_r * t_r;
+  int reps = std::clamp(static_cast<int>(o.max_seconds * 1000 / std::max(rep_ms, 1e-3)), o.min_reps, o.max_reps);
+  std::vector<double> c_ms, c_wall, r_ms, r_wall;
+  for (int r = 0; r < reps; ++r) {
+    auto rt = batch(reference, n_r);
+    auto ct = batch(candidate, n_c);
+    for (auto [t, n, ms, wall] : {std::tuple{rt, n_r, &r_ms, &r_wall}, std::tuple{ct, n_c, &c_ms, &c_wall}}) {
+      if (t.device_ms > t.wall_ms * 1.05 + 0.05 && !result.failure)
+        result.failure = Failure{"timer_disagreement", "the device timer measured " + std::to_string(t.device_ms) +
+                                                           " ms for a batch that took " + std::to_string(t.wall_ms) +
+                                                           " ms of wall time; the timer was tampered with"};
+      ms->push_back(t.device_ms / n);
+      wall->push_back(t.wall_ms / n);
+    }
+  }
+  result.candidate = summarize(c_ms, c_wall, n_c);
+  result.reference = summarize(r_ms, r_wall, n_r);
+  return result;
+}
+
+}  // namespace kforge::worker

@@ -1,0 +1,42 @@
+// Timing protocol, the same for candidate and reference: warm-up, batches of many calls between
+// two marks (events on CUDA, steady_clock on CPU) with device-wide synchronisation before the stop
+// mark, a cache flush before every batch, inputs rotated over sets larger than the cache, the two
+// functions interleaved batch by batch, and median and spread over the repetitions.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "gpu/json.hpp"
+#include "gpu/worker/checks.hpp"
+#include "gpu/worker/device.hpp"
+
+namespace kforge::worker {
+
+struct TimingOptions {
+  int min_reps = 10;
+  int max_reps = 40;
+  double target_batch_ms = 5;  ///< calls per batch are chosen to last about this long
+  double max_seconds = 4;      ///< budget for both functions together, per config
+};
+
+struct TimingStats {
+  double median_ms = 0, p10_ms = 0, p90_ms = 0, min_ms = 0, mean_ms = 0;
+  double wall_median_ms = 0;  ///< host wall time per call, same batches
+  int reps = 0;
+  int calls_per_rep = 0;
+  double spread() const { return median_ms > 0 ? (p90_ms - p10_ms) / median_ms : 0; }
+  json::Value to_json() const;
+};
+
+struct PairTiming {
+  TimingStats candidate, reference;
+  std::optional<Failure> failure;  ///< timer disagreement
+};
+
+/// `call(set)` runs one call on input set `set` (0 <= set < sets).
+PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidate,
+                     const std::function<void(size_t)>& reference, size_t sets, const TimingOptions& options);
+
+}  // namespace kforge::worker

@@ -1,0 +1,177 @@
+// kforge-worker: one process per backend and device that loads candidates and evaluates them.
+// Requests arrive as JSON lines on --request-fd, events and results leave as JSON lines on
+// --event-fd; stdout and stderr belong to the candidates (the supervisor captures them). The
+// worker is expendable: a candidate that crashes, hangs or exits takes only this process down.
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+
+#include "gpu/json.hpp"
+#include "gpu/worker/candidate_library.hpp"
+#include "gpu/worker/device.hpp"
+#include "gpu/worker/evaluation.hpp"
+#include "gpu/worker/seccomp_filter.hpp"
+
+namespace {
+
+int g_event_fd = 4;
+std::atomic<bool> g_in_request{false};
+
+void write_all(int fd, const std::string& text) {
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    off += static_cast<size_t>(n);
+  }
+}
+
+void send(const kforge::json::Value& event) { write_all(g_event_fd, event.dump() + "\n"); }
+
+// exit() from inside a candidate runs atexit handlers: say so before the process goes.
+void on_exit_during_request() {
+  if (g_in_request.load())
+    write_all(g_event_fd,
+              "{\"event\":\"fatal\",\"kind\":\"candidate_exit\",\"message\":\"the candidate called exit() "
+              "during the evaluation\"}\n");
+}
+
+bool only_loopback_network() {
+  std::ifstream in("/proc/net/dev");
+  std::string line;
+  int interfaces = 0;
+  bool other = false;
+  while (std::getline(in, line)) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    ++interfaces;
+    std::string name = line.substr(0, colon);
+    name.erase(0, name.find_first_not_of(' '));
+    other = other || name != "lo";
+  }
+  return interfaces > 0 && !other;
+}
+
+bool read_line(int fd, std::string& buffer, std::string& line) {
+  for (;;) {
+    auto nl = buffer.find('\n');
+    if (nl != std::string::npos) {
+      line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      return true;
+    }
+    char chunk[65536];
+    ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    buffer.append(chunk, static_cast<size_t>(n));
+  }
+}
+
+int usage() {
+  std::cerr << "usage: kforge-worker --backend cpu|cuda [--device N] [--request-fd 3] [--event-fd 4] "
+               "[--no-seccomp]\n"
+               "Started by kforge, not by hand: it speaks JSON lines on the two descriptors.\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string backend = "cpu";
+  int device_index = 0, request_fd = 3;
+  bool seccomp = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--backend") backend = next();
+    else if (a == "--device") device_index = std::atoi(next().c_str());
+    else if (a == "--request-fd") request_fd = std::atoi(next().c_str());
+    else if (a == "--event-fd") g_event_fd = std::atoi(next().c_str());
+    else if (a == "--no-seccomp") seccomp = false;
+    else return usage();
+  }
+  if (backend != "cpu" && backend != "cuda") return usage();
+
+  // Reference semantics: full fp32 (no TF32), the TorchScript graph interpreted as written
+  // (no fusion, so the reference time is the eager time of the same operators).
+  at::globalContext().setAllowTF32CuBLAS(false);
+  at::globalContext().setAllowTF32CuDNN(false);
+  torch::jit::setGraphExecutorOptimize(false);
+  at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+
+  std::unique_ptr<kforge::worker::Device> device;
+  std::string error;
+  if (backend == "cuda") {
+    device = kforge::worker::make_cuda_device(device_index, error);
+  } else {
+    device = kforge::worker::make_cpu_device();
+  }
+  if (!device) {
+    kforge::json::Value e;
+    e.set("event", "fatal").set("kind", "infrastructure").set("message", error);
+    send(e);
+    return 3;
+  }
+  kforge::worker::record_guarded_symbols();
+  std::string seccomp_error = seccomp ? kforge::worker::install_seccomp_filter(g_event_fd) : "disabled by --no-seccomp";
+  std::atexit(on_exit_during_request);
+
+  kforge::json::Value ready;
+  kforge::json::Value sandbox;
+  sandbox.set("seccomp", seccomp_error.empty()).set("network_isolated", only_loopback_network());
+  if (!seccomp_error.empty()) sandbox.set("seccomp_error", seccomp_error);
+  ready.set("event", "ready").set("pid", static_cast<int64_t>(::getpid())).set("device", device->describe());
+  ready.set("sandbox", sandbox);
+  send(ready);
+
+  kforge::worker::Evaluator evaluator(*device, send);
+  std::string buffer, line;
+  while (read_line(request_fd, buffer, line)) {
+    auto parsed = kforge::json::parse(line);
+    if (!parsed.value) {
+      kforge::json::Value e;
+      e.set("event", "result").set("verdict", "error");
+      kforge::json::Value f;
+      f.set("kind", "infrastructure").set("message", "bad request: " + parsed.error);
+      e.set("failure", f);
+      send(e);
+      continue;
+    }
+    const std::string op = (*parsed.value)["op"].as_string();
+    if (op == "exit") break;
+    if (op != "evaluate") {
+      kforge::json::Value e;
+      e.set("event", "result").set("verdict", "error");
+      kforge::json::Value f;
+      f.set("kind", "infrastructure").set("message", "unknown op `" + op + "`");
+      e.set("failure", f);
+      send(e);
+      continue;
+    }
+    g_in_request = true;
+    auto result = evaluator.evaluate(*parsed.value);
+    g_in_request = false;
+    send(result);
+    bool fatal = false;
+    std::string device_error = device->pending_error(&fatal);
+    if (fatal) {
+      kforge::json::Value e;
+      e.set("event", "fatal").set("kind", "illegal_memory_access").set("message", "the device reports " + device_error);
+      send(e);
+      ::_exit(4);  // the CUDA context cannot be used again
+    }
+  }
+  return 0;
+}

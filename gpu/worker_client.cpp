@@ -1,0 +1,273 @@
+#include "gpu/worker_client.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "gpu/build_config.hpp"
+
+namespace kforge::gpu {
+namespace {
+
+constexpr size_t kOutputLimit = 64 * 1024;
+
+uint64_t rss_bytes(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  return 0;
+}
+
+uint64_t physical_memory() {
+  long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : (16ull << 30);
+}
+
+json::Value failure(const std::string& kind, const std::string& message) {
+  json::Value f;
+  f.set("kind", kind).set("message", message);
+  return f;
+}
+
+}  // namespace
+
+std::string default_worker_path() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto beside = self.parent_path() / "kforge-worker";
+    if (std::filesystem::exists(beside)) return beside;
+  }
+  return build::worker_path;
+}
+
+struct WorkerClient::Running {
+  Child child;
+  int request_fd = -1;
+  int event_fd = -1;
+  std::string events;  // bytes read but not yet split into lines
+  std::thread output_reader;
+  std::mutex output_mutex;
+  std::string output;
+  size_t output_dropped = 0;
+
+  ~Running() {
+    child.kill_group();
+    child.wait();
+    if (request_fd >= 0) ::close(request_fd);
+    if (event_fd >= 0) ::close(event_fd);
+    if (output_reader.joinable()) output_reader.join();
+  }
+};
+
+WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options)) {
+  if (options_.worker_path.empty()) options_.worker_path = default_worker_path();
+  if (options_.memory_limit_bytes == 0) options_.memory_limit_bytes = physical_memory() / 2;
+  if (options_.scratch_dir.empty()) options_.scratch_dir = std::filesystem::temp_directory_path() / "kforge-scratch";
+}
+
+WorkerClient::~WorkerClient() { stop(); }
+
+void WorkerClient::stop() {
+  if (running_ && running_->request_fd >= 0) {
+    (void)!::write(running_->request_fd, "{\"op\":\"exit\"}\n", 14);
+  }
+  running_.reset();
+}
+
+std::string WorkerClient::ensure_started() {
+  if (running_) {
+    if (!running_->child.try_wait()) return {};
+    running_.reset();
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(options_.scratch_dir, ec);
+  int req[2], ev[2];
+  if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(ev, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
+  SpawnOptions so;
+  so.argv = {options_.worker_path, "--backend", std::string(to_string(options_.backend)), "--device",
+                std::to_string(options_.device), "--request-fd", "3", "--event-fd", "4"};
+  if (!options_.seccomp) so.argv.push_back("--no-seccomp");
+  so.working_dir = options_.scratch_dir;
+  so.fds = {{3, req[0]}, {4, ev[1]}};
+  so.limits.file_size_bytes = 4ull << 30;
+  so.limits.open_files = 4096;
+  // Address-space limits break CUDA's large virtual reservations; the RSS watchdog covers both.
+  if (options_.backend == Backend::cpu) so.limits.address_space_bytes = options_.memory_limit_bytes * 2;
+  auto started = spawn(so);
+  ::close(req[0]);
+  ::close(ev[1]);
+  if (!started.child) {
+    ::close(req[1]);
+    ::close(ev[0]);
+    return "cannot start the worker " + options_.worker_path + ": " + started.error;
+  }
+  ::signal(SIGPIPE, SIG_IGN);  // a dead worker must not take the supervisor with it
+  running_ = std::make_unique<Running>();
+  running_->child = std::move(*started.child);
+  running_->request_fd = req[1];
+  running_->event_fd = ev[0];
+  Running* r = running_.get();
+  r->output_reader = std::thread([r] {
+    char buf[8192];
+    int fd = r->child.output_fd();
+    for (;;) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      std::lock_guard lock(r->output_mutex);
+      size_t room = kOutputLimit > r->output.size() ? kOutputLimit - r->output.size() : 0;
+      r->output.append(buf, std::min<size_t>(room, static_cast<size_t>(n)));
+      r->output_dropped += static_cast<size_t>(n) - std::min<size_t>(room, static_cast<size_t>(n));
+    }
+  });
+  evaluations_ = 0;
+  bool eof = false, over_memory = false;
+  auto event = read_event(std::chrono::steady_clock::now() + options_.start_timeout, eof, over_memory);
+  if (!event || (*event)["event"].as_string() != "ready") {
+    std::string why = event ? (*event)["message"].as_string() : (eof ? "it exited" : "it did not answer in time");
+    std::string output = take_output();
+    running_.reset();
+    return "the worker did not start: " + why + (output.empty() ? "" : "\n" + output);
+  }
+  ready_ = *event;
+  return {};
+}
+
+std::string WorkerClient::take_output() {
+  if (!running_) return {};
+  std::lock_guard lock(running_->output_mutex);
+  std::string out = std::move(running_->output);
+  if (running_->output_dropped)
+    out += "\n[kforge: " + std::to_string(running_->output_dropped) + " more bytes of output dropped]\n";
+  running_->output.clear();
+  running_->output_dropped = 0;
+  return out;
+}
+
+std::optional<json::Value> WorkerClient::read_event(std::chrono::steady_clock::time_point deadline, bool& eof,
+                                                    bool& over_memory) {
+  Running& r = *running_;
+  for (;;) {
+    auto nl = r.events.find('\n');
+    if (nl != std::string::npos) {
+      std::string line = r.events.substr(0, nl);
+      r.events.erase(0, nl + 1);
+      auto parsed = json::parse(line);
+      if (parsed.value) return parsed.value;
+      continue;  // a line that is not JSON (cannot come from the worker's own writer) is skipped
+    }
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return std::nullopt;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+    pollfd pfd{r.event_fd, POLLIN, 0};
+    int n = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, 200)));
+    if (rss_bytes(r.child.pid()) > options_.memory_limit_bytes) {
+      over_memory = true;
+      return std::nullopt;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) continue;
+    char buf[65536];
+    ssize_t got = ::read(r.event_fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      eof = true;
+      return std::nullopt;
+    }
+    r.events.append(buf, static_cast<size_t>(got));
+  }
+}
+
+json::Value WorkerClient::died(const std::string& step, double step_timeout_s, bool timed_out, bool over_memory,
+                               const std::optional<json::Value>& fatal, json::Value partial_configs) {
+  Running& r = *running_;
+  if (timed_out || over_memory) r.child.kill_group();
+  int status = r.child.wait();
+  json::Value result;
+  result.set("event", "result").set("verdict", "incorrect").set("configs", partial_configs);
+  std::string during = step.empty() ? "" : " during \"" + step + "\"";
+  if (timed_out) {
+    result.set("failure", failure("timeout", "no progress within " + std::to_string(static_cast<int>(step_timeout_s)) +
+                                                 " s" + during + "; the worker was killed (a hang or an endless loop)"));
+  } else if (over_memory) {
+    result.set("failure", failure("out_of_memory", "the worker's memory exceeded " +
+                                                       std::to_string(options_.memory_limit_bytes >> 20) + " MiB" +
+                                                       during + "; it was killed"));
+  } else if (fatal) {
+    std::string kind = (*fatal)["kind"].as_string();
+    result.set("failure", failure(kind, (*fatal)["message"].as_string() + during));
+    if (kind == "infrastructure") result.set("verdict", "error");
+  } else if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    std::string kind = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ? "crash" : "killed";
+    result.set("failure", failure(kind, "the worker was killed by " + describe_signal(sig) + during));
+  } else {
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.set("failure", failure("candidate_exit", "the worker exited with status " + std::to_string(code) + during +
+                                                        "; the candidate ended the process (exit, _exit or abort)"));
+  }
+  return result;
+}
+
+EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_event) {
+  EvalOutcome outcome;
+  if (std::string error = ensure_started(); !error.empty()) {
+    outcome.result.set("event", "result").set("verdict", "error").set("failure", failure("infrastructure", error));
+    return outcome;
+  }
+  request.set("op", "evaluate");
+  std::string line = request.dump() + "\n";
+  if (::write(running_->request_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    running_.reset();
+    outcome.result.set("event", "result").set("verdict", "error").set(
+        "failure", failure("infrastructure", "cannot send the request to the worker"));
+    return outcome;
+  }
+  std::string step = "start";
+  double step_timeout = 120;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  json::Value configs;
+  configs.array();
+  std::optional<json::Value> fatal;
+  for (;;) {
+    bool eof = false, over_memory = false;
+    auto event = read_event(deadline, eof, over_memory);
+    if (!event) {
+      bool timed_out = !eof && !over_memory;
+      outcome.result = died(step, step_timeout, timed_out, over_memory, fatal, configs);
+      outcome.worker_died = true;
+      outcome.candidate_output = take_output();
+      running_.reset();
+      return outcome;
+    }
+    const std::string kind = (*event)["event"].as_string();
+    if (kind == "step") {
+      step = (*event)["step"].as_string();
+      step_timeout = (*event)["timeout_ms"].as_number(120000) / 1000.0;
+      deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(step_timeout * 1000));
+    } else if (kind == "config") {
+      configs.push(*event);
+    } else if (kind == "fatal") {
+      fatal = *event;
+      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);  // it is on its way out
+    } else if (kind == "result") {
+      outcome.result = *event;
+      break;
+    }
+    if (on_event) on_event(*event);
+  }
+  outcome.candidate_output = take_output();
+  if (++evaluations_ >= options_.recycle_after) stop();
+  return outcome;
+}
+
+}  // namespace kforge::gpu

@@ -1,0 +1,72 @@
+// The supervisor side of a worker: starts kforge-worker in its sandbox, sends evaluation requests,
+// enforces the timeout of every step and a memory limit, and turns a worker that died (crash,
+// exit, forbidden system call, illegal memory access, hang) into a result with its reason. The
+// next request starts a fresh worker; workers are also recycled after a number of evaluations.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "gpu/compiler.hpp"
+#include "gpu/json.hpp"
+#include "gpu/process.hpp"
+
+namespace kforge::gpu {
+
+struct WorkerOptions {
+  Backend backend = Backend::cpu;
+  int device = 0;
+  std::string worker_path;   ///< empty: next to the running program, else the build's
+  std::string scratch_dir;   ///< the worker's working directory
+  bool seccomp = true;
+  uint64_t memory_limit_bytes = 0;  ///< host memory (RSS) of the worker; 0: half of physical memory
+  std::chrono::seconds start_timeout{180};
+  int recycle_after = 50;  ///< evaluations per worker process
+};
+
+struct EvalOutcome {
+  json::Value result;           ///< the worker's result, or one made for a worker that died
+  std::string candidate_output; ///< what the candidate printed (bounded)
+  bool worker_died = false;
+};
+
+class WorkerClient {
+ public:
+  explicit WorkerClient(WorkerOptions options);
+  ~WorkerClient();
+  WorkerClient(const WorkerClient&) = delete;
+  WorkerClient& operator=(const WorkerClient&) = delete;
+
+  /// Starts the worker if needed. Returns an error or "".
+  std::string ensure_started();
+  /// The worker's "ready" event: device and sandbox description.
+  const json::Value& ready() const { return ready_; }
+
+  using EventCallback = std::function<void(const json::Value&)>;
+  EvalOutcome evaluate(json::Value request, const EventCallback& on_event = {});
+
+  void stop();
+
+ private:
+  struct Running;
+  std::optional<json::Value> read_event(std::chrono::steady_clock::time_point deadline, bool& eof,
+                                        bool& over_memory);
+  json::Value died(const std::string& step, double step_timeout_s, bool timed_out, bool over_memory,
+                   const std::optional<json::Value>& fatal, json::Value partial_configs);
+  std::string take_output();
+
+  WorkerOptions options_;
+  std::unique_ptr<Running> running_;
+  json::Value ready_;
+  int evaluations_ = 0;
+};
+
+/// kforge-worker's path: beside /proc/self/exe if present, else the build tree's.
+std::string default_worker_path();
+
+}  // namespace kforge::gpu

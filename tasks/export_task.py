@@ -1,0 +1,772 @@
+#!/usr/bin/env python3
+"""Exports a robust-kbench task folder into what kforge's C++ side needs.
+
+For every config of a task (the Cartesian product init x input x shared of its config file) and
+every direction it has (forward, backward), this records:
+  - the exact argument list that `Model.forward` passes to `fn` (input, parameter, buffer,
+    scalar, integer list, None), with shapes and dtypes;
+  - how to draw fresh values of each tensor: the distribution family and parameters, found by
+    watching the random draws that the task's own code makes (torch.randn, Tensor.uniform_ as
+    used by nn.init, torch.randint, ...) and checked against the tensor's statistics;
+  - a TorchScript reference (scripted when the function is scriptable, else traced per config);
+  - for backward tasks, the argument list of `AutogradFunction.backward_fn`;
+  - the task filters of robust-kbench as warnings: outputs near constant, inputs without effect.
+
+Python runs only here, at export time. The result is cached under --cache-root by a hash of the
+task's files, this script and the torch version, so a second call returns at once without
+importing torch.
+
+Usage: export_task.py --task DIR --cache-root DIR   (prints the export folder on stdout)
+Exit status: 0 on success, 1 when the task cannot be exported (the reason on stderr).
+"""
+import argparse
+import hashlib
+import importlib.util
+import inspect
+import itertools
+import json
+import math
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+FORMAT_VERSION = 1
+SAMPLE_SIZE = 4096  # elements of a draw kept to match it to the tensor it became
+MODES = {
+    "single": ("single_input_configs", "single_init_configs", "single_shared_configs"),
+    "multi_input": ("multi_input_configs", "single_init_configs", "single_shared_configs"),
+    "multi_init": ("single_input_configs", "multi_init_configs", "single_shared_configs"),
+    "multi": ("multi_input_configs", "multi_init_configs", "multi_shared_configs"),
+}
+
+
+class ExportError(Exception):
+    """A task that kforge cannot export, with a message that says what and where."""
+
+
+# ----------------------------------------------------------------------------------------------
+# cache key, computed without importing torch
+
+
+def torch_version_without_import():
+    spec = importlib.util.find_spec("torch")
+    if spec is None or spec.origin is None:
+        raise ExportError(f"{sys.executable} has no torch; set KFORGE_PYTHON to an interpreter that has it")
+    version_file = os.path.join(os.path.dirname(spec.origin), "version.py")
+    with open(version_file, encoding="utf-8") as f:
+        match = re.search(r"__version__\s*=\s*['\"]([^'\"]+)['\"]", f.read())
+    if not match:
+        raise ExportError(f"cannot read the torch version from {version_file}")
+    return match.group(1)
+
+
+def task_files(task_dir):
+    names = sorted(n for n in os.listdir(task_dir) if re.fullmatch(r"(func|config)_(forward|backward)\.(py|json)", n))
+    if "func_forward.py" not in names and "func_backward.py" not in names:
+        raise ExportError(f"{task_dir}: no func_forward.py or func_backward.py; is this a robust-kbench task folder?")
+    return names
+
+
+def content_hash(task_dir):
+    h = hashlib.sha256()
+    for name in task_files(task_dir):
+        h.update(name.encode() + b"\0")
+        with open(os.path.join(task_dir, name), "rb") as f:
+            h.update(f.read() + b"\0")
+    with open(os.path.abspath(__file__), "rb") as f:
+        h.update(f.read())
+    h.update(torch_version_without_import().encode())
+    h.update(sys.version.encode())
+    return h.hexdigest()[:24]
+
+
+# ----------------------------------------------------------------------------------------------
+# watching the task's random draws
+
+
+class Draw:
+    """One random (or constant) fill made by the task's code, with a sample of what it produced."""
+
+    def __init__(self, family, params, tensor):
+        self.family = family
+        self.params = params
+        flat = tensor.detach().reshape(-1)
+        self.numel = flat.numel()
+        self.sample = flat[:SAMPLE_SIZE].to(torch.float64).clone()
+
+
+class DrawRecorder:
+    """Patches torch's random constructors and the in-place fills that nn.init uses."""
+
+    def __init__(self):
+        self.draws = []
+        self._saved = []
+
+    def _record(self, family, params, tensor):
+        if isinstance(tensor, torch.Tensor) and tensor.numel() > 0:
+            self.draws.append(Draw(family, params, tensor))
+
+    def _patch(self, owner, name, make_params, family):
+        original = getattr(owner, name)
+        recorder = self
+
+        def wrapper(*args, **kwargs):
+            out = original(*args, **kwargs)
+            target = args[0] if family_is_inplace(name) else out
+            params = make_params(args, kwargs)
+            if params is not None:
+                recorder._record(family, params, target)
+            return out
+
+        self._saved.append((owner, name, original))
+        setattr(owner, name, wrapper)
+
+    def __enter__(self):
+        T = torch.Tensor
+        self._patch(torch, "randn", lambda a, k: {"mean": 0.0, "std": 1.0}, "normal")
+        self._patch(torch, "randn_like", lambda a, k: {"mean": 0.0, "std": 1.0}, "normal")
+        self._patch(torch, "rand", lambda a, k: {"low": 0.0, "high": 1.0}, "uniform")
+        self._patch(torch, "rand_like", lambda a, k: {"low": 0.0, "high": 1.0}, "uniform")
+        self._patch(torch, "randint", randint_params, "randint")
+        self._patch(torch, "randint_like", randint_like_params, "randint")
+        self._patch(T, "normal_", lambda a, k: {"mean": float(arg(a, k, 1, "mean", 0.0)), "std": float(arg(a, k, 2, "std", 1.0))}, "normal")
+        self._patch(T, "uniform_", lambda a, k: {"low": float(arg(a, k, 1, "from", 0.0)), "high": float(arg(a, k, 2, "to", 1.0))}, "uniform")
+        self._patch(T, "random_", random_params, "randint")
+        return self
+
+    def __exit__(self, *exc):
+        for owner, name, original in reversed(self._saved):
+            setattr(owner, name, original)
+        self._saved.clear()
+
+
+def family_is_inplace(name):
+    return name.endswith("_") and not name.endswith("_like")
+
+
+def arg(args, kwargs, index, name, default):
+    if name in kwargs:
+        return kwargs[name]
+    return args[index] if len(args) > index else default
+
+
+def randint_params(args, kwargs):
+    ints = [a for a in args if isinstance(a, int) and not isinstance(a, bool)]
+    low = kwargs.get("low", ints[0] if len(ints) >= 2 else 0)
+    high = kwargs.get("high", ints[-1] if ints else None)
+    return None if high is None else {"low": int(low), "high": int(high)}
+
+
+def randint_like_params(args, kwargs):
+    return randint_params(args[1:], kwargs)
+
+
+def random_params(args, kwargs):
+    rest = [a for a in args[1:] if isinstance(a, int)]
+    if len(rest) == 2:
+        return {"low": rest[0], "high": rest[1]}
+    if len(rest) == 1:
+        return {"low": 0, "high": rest[0]}
+    return None  # random_() over the whole dtype range: left to the statistical fallback
+
+
+# ----------------------------------------------------------------------------------------------
+# distributions
+
+
+def float_dtype(t):
+    return t.dtype.is_floating_point
+
+
+def affine_fit(raw, values):
+    """Least-squares a, b with values ~ a * raw + b; returns (a, b, max residual)."""
+    n = raw.numel()
+    mean_r, mean_v = raw.mean(), values.mean()
+    var_r = ((raw - mean_r) ** 2).sum()
+    if n < 3 or var_r.item() == 0.0:
+        return None
+    a = ((raw - mean_r) * (values - mean_v)).sum() / var_r
+    b = mean_v - a * mean_r
+    return a.item(), b.item(), (a * raw + b - values).abs().max().item()
+
+
+def transformed(draw, a, b):
+    if draw.family == "normal":
+        return {"family": "normal", "mean": a * draw.params["mean"] + b, "std": abs(a) * draw.params["std"]}
+    if draw.family == "uniform":
+        lo, hi = a * draw.params["low"] + b, a * draw.params["high"] + b
+        return {"family": "uniform", "low": min(lo, hi), "high": max(lo, hi)}
+    return None
+
+
+def dtype_eps(t):
+    return torch.finfo(t.dtype).eps if float_dtype(t) else 0.0
+
+
+def match_draw(tensor, draws):
+    flat = tensor.detach().reshape(-1)
+    values = flat[:SAMPLE_SIZE].to(torch.float64)
+    scale = values.abs().max().item() + 1e-30
+    for draw in reversed(draws):
+        if draw.numel != flat.numel():
+            continue
+        raw = draw.sample
+        if torch.equal(raw, values):
+            return dict(family=draw.family, **draw.params)
+        if draw.family == "randint" or not float_dtype(tensor):
+            continue
+        fit = affine_fit(raw, values)
+        if fit is None:
+            continue
+        a, b, residual = fit
+        if residual <= 8 * dtype_eps(tensor) * scale + 1e-12 and abs(a) > 1e-12:
+            dist = transformed(draw, a, b)
+            if dist is not None:
+                return dist
+    return None
+
+
+def statistics_warning(name, tensor, dist):
+    """Checks a tensor against the distribution it was matched to; returns a warning or None."""
+    t = tensor.detach().reshape(-1).to(torch.float64)
+    n = t.numel()
+    if n < 64:
+        return None
+    family = dist["family"]
+    if family == "normal":
+        mu, sigma = dist["mean"], dist["std"]
+    elif family == "uniform":
+        mu, sigma = (dist["low"] + dist["high"]) / 2, (dist["high"] - dist["low"]) / math.sqrt(12)
+        if t.min().item() < dist["low"] - 1e-6 * abs(dist["low"]) - 1e-12 or t.max().item() > dist["high"] + 1e-6 * abs(dist["high"]) + 1e-12:
+            return f"{name}: values outside the inferred uniform({dist['low']:g}, {dist['high']:g})"
+    elif family == "randint":
+        mu, sigma = (dist["low"] + dist["high"] - 1) / 2, math.sqrt(((dist["high"] - dist["low"]) ** 2 - 1) / 12)
+    else:
+        return None
+    mean, std = t.mean().item(), t.std().item()
+    if abs(mean - mu) > 6 * sigma / math.sqrt(n) + 1e-9 or abs(std - sigma) > 6 * sigma / math.sqrt(2 * n) + 1e-9:
+        return (f"{name}: statistics (mean {mean:.4g}, std {std:.4g}) disagree with the inferred "
+                f"{family} (mean {mu:.4g}, std {sigma:.4g})")
+    return None
+
+
+# ----------------------------------------------------------------------------------------------
+# loading the task and running one config
+
+
+def load_task_module(task_dir, direction):
+    path = os.path.join(task_dir, f"func_{direction}.py")
+    name = f"kforge_task_{hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:12]}_{direction}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        raise ExportError(f"{path}: importing it failed: {type(e).__name__}: {e}") from e
+    for attr in ("Model", "get_inputs", "forward_fn"):
+        if not hasattr(module, attr):
+            raise ExportError(f"{path}: defines no `{attr}`; a robust-kbench task needs Model, get_inputs and forward_fn")
+    if direction == "backward":
+        if not hasattr(module, "AutogradFunction") or not hasattr(module.AutogradFunction, "backward_fn"):
+            raise ExportError(f"{path}: a backward task needs `class AutogradFunction` with a `backward_fn` attribute")
+    return module
+
+
+def config_sets(task_dir, direction):
+    path = os.path.join(task_dir, f"config_{direction}.json")
+    if not os.path.exists(path):
+        raise ExportError(f"{path}: missing; a task needs config_{direction}.json beside func_{direction}.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            configs = json.load(f)
+    except json.JSONDecodeError as e:
+        raise ExportError(f"{path}: not valid JSON: {e}") from e
+    entries = {}
+    order = []
+    for mode, keys in MODES.items():
+        lists = []
+        for key in keys:
+            value = configs.get(key)
+            if value is None:
+                if mode == "single":
+                    raise ExportError(f"{path}: missing `{key}`")
+                break
+            if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+                raise ExportError(f"{path}: `{key}` must be a list of objects")
+            lists.append(value if value else [{}])
+        else:
+            inputs, inits, shareds = lists
+            for init, inp, shared in itertools.product(inits, inputs, shareds):
+                key = json.dumps([init, inp, shared], sort_keys=True)
+                if key not in entries:
+                    entries[key] = {"init": init, "input": inp, "shared": shared, "modes": []}
+                    order.append(key)
+                entries[key]["modes"].append(mode)
+    options = {k: configs[k] for k in ("tolerance", "allow_output_input_alias") if k in configs}
+    return [entries[k] for k in order], options
+
+
+def config_name(entry):
+    merged = {**entry["init"], **entry["input"], **entry["shared"]}
+    return ",".join(f"{k}={v}" for k, v in merged.items()) or "default"
+
+
+def build(module, entry, seed):
+    """Builds the model and the inputs of one config under one seed, recording the draws."""
+    init = {**entry["init"], **entry["shared"]}
+    inp = {**entry["input"], **entry["shared"]}
+    torch.manual_seed(seed)
+    with DrawRecorder() as recorder:
+        try:
+            model = module.Model(**init)
+        except Exception as e:
+            raise ExportError(f"Model(**{init}) failed: {type(e).__name__}: {e}") from e
+        try:
+            inputs = module.get_inputs(**inp)
+        except Exception as e:
+            raise ExportError(f"get_inputs(**{inp}) failed: {type(e).__name__}: {e}") from e
+    if not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    return model, list(inputs), recorder.draws
+
+
+def capture_fn_args(model, inputs, call):
+    """Runs Model.forward with a recording `fn`; returns the bound arguments and the output."""
+    captured = {}
+
+    def recording_fn(*args, **kwargs):
+        captured["args"], captured["kwargs"] = args, kwargs
+        return call(*args, **kwargs)
+
+    try:
+        out = model(*inputs, fn=recording_fn)
+    except Exception as e:
+        raise ExportError(f"Model.forward(*inputs, fn=...) failed: {type(e).__name__}: {e}") from e
+    if "args" not in captured:
+        raise ExportError("Model.forward never called `fn`; it must pass its work to fn(...)")
+    return captured["args"], captured["kwargs"], out
+
+
+def bind_names(fn, args, kwargs, what):
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError as e:
+        raise ExportError(f"{what} was called with arguments that do not fit its signature: {e}") from e
+    bound.apply_defaults()
+    return list(bound.arguments.keys()), list(bound.arguments.values())
+
+
+def describe_value(name, value):
+    """Describes a non-tensor argument; returns None for tensors."""
+    if value is None:
+        return {"name": name, "kind": "none"}
+    if isinstance(value, bool):
+        return {"name": name, "kind": "scalar", "type": "bool", "value": value}
+    if isinstance(value, int):
+        return {"name": name, "kind": "scalar", "type": "int", "value": value}
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ExportError(f"argument `{name}` is the non-finite float {value}")
+        return {"name": name, "kind": "scalar", "type": "float", "value": value}
+    if isinstance(value, (list, tuple, torch.Size)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return {"name": name, "kind": "int_list", "value": [int(v) for v in value]}
+    if isinstance(value, torch.Tensor):
+        return None
+    raise ExportError(f"argument `{name}` has type {type(value).__name__}, which the kernel interface cannot take")
+
+
+def tensor_source(value, inputs, model, input_names):
+    for i, t in enumerate(inputs):
+        if value is t:
+            return "input", (input_names[i] if i < len(input_names) else f"input{i}")
+    for pname, p in model.named_parameters():
+        if value is p:
+            return "parameter", pname
+    for bname, b in model.named_buffers():
+        if value is b:
+            return "buffer", bname
+    return "tensor", None
+
+
+def describe_tensor(name, kind, source, value, other_value, draws, files, file_stem, warnings):
+    spec = {
+        "name": name,
+        "kind": kind,
+        "source": source,
+        "dtype": str(value.dtype).replace("torch.", ""),
+        "shape": list(value.shape),
+    }
+    if not value.is_contiguous():
+        warnings.append(f"{name}: the task passes a non-contiguous tensor; kforge draws it contiguous")
+    deterministic = other_value is not None and other_value.shape == value.shape and torch.equal(value, other_value)
+    dist = None if deterministic else match_draw(value, draws)
+    if dist is None:
+        flat = value.detach().reshape(-1)
+        if flat.numel() > 0 and torch.all(flat == flat[0]).item():
+            dist = {"family": "constant", "value": flat[0].item()}
+        elif deterministic:
+            file_name = f"{file_stem}.bin"
+            data = value.detach().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+            with open(os.path.join(files, file_name), "wb") as f:
+                f.write(data)
+            dist = {"family": "fixed", "file": file_name}
+        elif float_dtype(value):
+            t = flat.to(torch.float64)
+            dist = {"family": "normal", "mean": t.mean().item(), "std": t.std().item() if t.numel() > 1 else 0.0}
+            warnings.append(f"{name}: no draw of the task's code explains its values; kforge draws it from a "
+                            f"normal with the same mean and std")
+        else:
+            raise ExportError(f"{name}: integer tensor whose values kforge cannot regenerate")
+    else:
+        message = statistics_warning(name, value, dist)
+        if message:
+            warnings.append(message)
+    spec["dist"] = dist
+    return spec
+
+
+def describe_args(names, values, other_values, inputs, model, input_names, draws, files, stem, warnings):
+    specs = []
+    for i, (name, value) in enumerate(zip(names, values)):
+        spec = describe_value(name, value)
+        if spec is None:
+            kind, source = tensor_source(value, inputs, model, input_names)
+            spec = describe_tensor(name, kind, source, value, other_values[i], draws, files, f"{stem}_{name}", warnings)
+        specs.append(spec)
+    return specs
+
+
+def outputs_of(result, what):
+    outs = list(result) if isinstance(result, (list, tuple)) else [result]
+    for k, o in enumerate(outs):
+        if not isinstance(o, torch.Tensor):
+            raise ExportError(f"{what} output {k} is a {type(o).__name__}; kforge compares tensors only")
+    return outs
+
+
+def output_specs(outs):
+    return [{"dtype": str(o.dtype).replace("torch.", ""), "shape": list(o.shape)} for o in outs]
+
+
+def filter_warnings(fn, specs, values, other_values, base_outs):
+    """robust-kbench's task filters: outputs near constant, tensor arguments without effect."""
+    warnings = []
+    for k, o in enumerate(base_outs):
+        if o.numel() > 1 and float_dtype(o) and o.detach().to(torch.float64).std().item() < 1e-6:
+            warnings.append(f"output {k} is near constant (std < 1e-6): the task may not test the kernel")
+    for i, spec in enumerate(specs):
+        if spec["kind"] in ("none", "scalar", "int_list") or spec["dist"]["family"] in ("constant", "fixed"):
+            continue
+        other = other_values[i]
+        if other is None or other.shape != values[i].shape:
+            continue
+        changed = list(values)
+        changed[i] = other
+        with torch.no_grad():
+            outs = outputs_of(fn(*changed), "reference")
+        if all(torch.allclose(a, b, rtol=1e-6, atol=1e-7, equal_nan=True) for a, b in zip(outs, base_outs)):
+            warnings.append(f"argument `{spec['name']}` has no effect on the output: the task may not test it")
+    return warnings
+
+
+# ----------------------------------------------------------------------------------------------
+# TorchScript references
+
+
+TS_TYPES = {"tensor": "torch.Tensor", "none": "Optional[torch.Tensor]", "int_list": "List[int]"}
+
+
+def ts_type(spec):
+    if spec["kind"] == "scalar":
+        return spec["type"]
+    return TS_TYPES.get(spec["kind"], "torch.Tensor")
+
+
+class ReferenceWriter:
+    """Saves a TorchScript module that calls a task function: scripted once if it can be,
+    otherwise traced per config with the non-tensor arguments fixed."""
+
+    def __init__(self, module, out_dir, work_dir):
+        self.module = module
+        self.out_dir = out_dir
+        self.work_dir = work_dir
+        self.scripted = {}  # function name -> file, or the error that stopped scripting
+
+    def reference(self, fn_name, specs, example_values, config_index):
+        if fn_name not in self.scripted:
+            try:
+                self.scripted[fn_name] = self._script(fn_name, specs)
+            except Exception as e:  # TorchScript raises many kinds; any of them means "trace instead"
+                self.scripted[fn_name] = e
+        scripted = self.scripted[fn_name]
+        if isinstance(scripted, str):
+            return {"file": scripted, "call": "all_args"}
+        return {"file": self._trace(fn_name, specs, example_values, config_index), "call": "tensor_args",
+                "note": f"not scriptable ({type(scripted).__name__}); traced for this config"}
+
+    def _script(self, fn_name, specs):
+        params = ", ".join(f"{py_name(s['name'])}: {ts_type(s)}" for s in specs)
+        names = ", ".join(py_name(s["name"]) for s in specs)
+        wrapper_name = f"kforge_ref_{fn_name}_{abs(hash(self.module.__name__)) % 10**8}"
+        source = (
+            "from typing import List, Optional\nimport torch\n"
+            f"import {self.module.__name__} as task\n\n\n"
+            "class Reference(torch.nn.Module):\n"
+            f"    def forward(self, {params}):\n"
+            f"        return task.{fn_name}({names})\n"
+        )
+        path = os.path.join(self.work_dir, wrapper_name + ".py")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(source)
+        spec = importlib.util.spec_from_file_location(wrapper_name, path)
+        wrapper = importlib.util.module_from_spec(spec)
+        sys.modules[wrapper_name] = wrapper
+        spec.loader.exec_module(wrapper)
+        scripted = torch.jit.script(wrapper.Reference())
+        file_name = f"{fn_name}.pt"
+        torch.jit.save(scripted, os.path.join(self.out_dir, file_name))
+        return file_name
+
+    def _trace(self, fn_name, specs, values, config_index):
+        fn = getattr(self.module, fn_name)
+        tensor_positions = [i for i, s in enumerate(specs) if s["kind"] not in ("none", "scalar", "int_list")]
+
+        class Traced(torch.nn.Module):
+            def forward(self, *tensors):
+                args = list(values)
+                for pos, t in zip(tensor_positions, tensors):
+                    args[pos] = t
+                return fn(*args)
+
+        try:
+            traced = torch.jit.trace(Traced(), tuple(values[i] for i in tensor_positions), check_trace=False)
+        except Exception as e:
+            raise ExportError(f"{fn_name} can be neither scripted nor traced: {type(e).__name__}: {e}") from e
+        file_name = f"{fn_name}_config{config_index}.pt"
+        torch.jit.save(traced, os.path.join(self.out_dir, file_name))
+        return file_name
+
+
+def py_name(name):
+    return re.sub(r"\W", "_", name)
+
+
+# ----------------------------------------------------------------------------------------------
+# directions
+
+
+def export_forward(task_dir, out_dir, work_dir):
+    module = load_task_module(task_dir, "forward")
+    entries, options = config_sets(task_dir, "forward")
+    input_names = list(getattr(module, "input_names", []))
+    writer = ReferenceWriter(module, out_dir, work_dir)
+    configs = []
+    for index, entry in enumerate(entries):
+        where = f"{task_dir} forward config {index} ({config_name(entry)})"
+        try:
+            configs.append(export_forward_config(module, entry, index, input_names, writer, out_dir))
+        except ExportError as e:
+            raise ExportError(f"{where}: {e}") from e
+    return {"configs": configs, **options}
+
+
+def run_forward(module, entry, seed):
+    model, inputs, draws = build(module, entry, seed)
+    with torch.no_grad():
+        args, kwargs, out = capture_fn_args(model, inputs, module.forward_fn)
+    names, values = bind_names(module.forward_fn, args, kwargs, "forward_fn")
+    return model, inputs, draws, names, values, out
+
+
+def export_forward_config(module, entry, index, input_names, writer, out_dir):
+    model, inputs, draws, names, values, out = run_forward(module, entry, seed=1)
+    _, _, _, _, other_values, _ = run_forward(module, entry, seed=2)
+    warnings = []
+    other_tensors = [v if isinstance(v, torch.Tensor) else None for v in other_values]
+    specs = describe_args(names, values, other_tensors, inputs, model, input_names, draws, out_dir,
+                          f"forward_config{index}", warnings)
+    outs = outputs_of(out, "forward_fn")
+    warnings += filter_warnings(module.forward_fn, specs, values, other_tensors, outs)
+    reference = writer.reference("forward_fn", specs, values, index)
+    check_reference(out_dir, reference, specs, values, outs)
+    return {"name": config_name(entry), "modes": entry["modes"], "init": entry["init"], "input": entry["input"],
+            "shared": entry["shared"], "args": specs, "outputs": output_specs(outs), "reference": reference,
+            "warnings": warnings}
+
+
+def export_backward(task_dir, out_dir, work_dir):
+    module = load_task_module(task_dir, "backward")
+    entries, options = config_sets(task_dir, "backward")
+    input_names = list(getattr(module, "input_names", []))
+    writer = ReferenceWriter(module, out_dir, work_dir)
+    configs = []
+    for index, entry in enumerate(entries):
+        where = f"{task_dir} backward config {index} ({config_name(entry)})"
+        try:
+            configs.append(export_backward_config(module, entry, index, input_names, writer, out_dir))
+        except ExportError as e:
+            raise ExportError(f"{where}: {e}") from e
+    return {"configs": configs, **options}
+
+
+def run_backward(module, entry, seed):
+    """Runs forward through AutogradFunction and then backward; records both argument lists."""
+    model, inputs, draws = build(module, entry, seed)
+    for t in inputs:
+        if isinstance(t, torch.Tensor) and float_dtype(t):
+            t.requires_grad_(True)
+    autograd_fn = module.AutogradFunction
+    original = autograd_fn.backward_fn
+    captured = {}
+
+    def recording_backward(*args, **kwargs):
+        captured["args"], captured["kwargs"] = args, kwargs
+        captured["result"] = original(*args, **kwargs)
+        return captured["result"]
+
+    autograd_fn.backward_fn = recording_backward
+    try:
+        args, kwargs, out = capture_fn_args(model, inputs, autograd_fn.apply)
+        outs = outputs_of(out, "AutogradFunction")
+        torch.manual_seed(seed + 1000)
+        grads = [torch.randn_like(o) for o in outs]
+        try:
+            torch.autograd.backward(outs, grads)
+        except Exception as e:
+            raise ExportError(f"backward through AutogradFunction failed: {type(e).__name__}: {e}") from e
+    finally:
+        autograd_fn.backward_fn = original
+    if "args" not in captured:
+        raise ExportError("AutogradFunction.backward never called backward_fn (does any argument require grad?)")
+    fwd_names, fwd_values = bind_names(module.forward_fn, args, kwargs, "forward_fn")
+    bwd_names, bwd_values = bind_names(original, captured["args"], captured["kwargs"], "backward_fn")
+    return dict(model=model, inputs=inputs, draws=draws, fwd_names=fwd_names, fwd_values=fwd_values, outs=outs,
+                grads=grads, bwd_names=bwd_names, bwd_values=bwd_values, result=captured["result"])
+
+
+def same_tensor(a, b):
+    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.data_ptr() == b.data_ptr()
+            and a.shape == b.shape and a.stride() == b.stride() and a.dtype == b.dtype)
+
+
+def export_backward_config(module, entry, index, input_names, writer, out_dir):
+    run = run_backward(module, entry, seed=1)
+    other = run_backward(module, entry, seed=2)
+    warnings = []
+    fwd_values = [v.detach() if isinstance(v, torch.Tensor) else v for v in run["fwd_values"]]
+    other_fwd = [v.detach() if isinstance(v, torch.Tensor) else None for v in other["fwd_values"]]
+    fwd_specs = describe_args(run["fwd_names"], run["fwd_values"], other_fwd, run["inputs"], run["model"],
+                              input_names, run["draws"], out_dir, f"backward_config{index}", warnings)
+    bwd_specs = []
+    for name, value in zip(run["bwd_names"], run["bwd_values"]):
+        spec = describe_value(name, value)
+        if spec is None:
+            spec = locate_backward_tensor(name, value, run)
+        bwd_specs.append(spec)
+    bwd_values = [v.detach() if isinstance(v, torch.Tensor) else v for v in run["bwd_values"]]
+    with torch.no_grad():
+        result = outputs_of(module.AutogradFunction.backward_fn(*bwd_values), "backward_fn")
+    warnings += [w for w in filter_warnings(module.AutogradFunction.backward_fn, [], bwd_values, [], result)]
+    forward_reference = writer.reference("forward_fn", fwd_specs, fwd_values, index)
+    backward_reference = writer.reference("backward_fn", bwd_specs, bwd_values, index)
+    check_reference(out_dir, backward_reference, bwd_specs, bwd_values, result)
+    return {"name": config_name(entry), "modes": entry["modes"], "init": entry["init"], "input": entry["input"],
+            "shared": entry["shared"], "forward_args": fwd_specs,
+            "forward_outputs": output_specs(run["outs"]), "forward_reference": forward_reference,
+            "args": bwd_specs, "outputs": output_specs(result), "reference": backward_reference,
+            "warnings": warnings}
+
+
+def locate_backward_tensor(name, value, run):
+    for i, v in enumerate(run["fwd_values"]):
+        if same_tensor(value, v):
+            return {"name": name, "kind": "forward_arg", "index": i}
+    for k, g in enumerate(run["grads"]):
+        if same_tensor(value, g):
+            return {"name": name, "kind": "grad_output", "index": k, "dtype": str(g.dtype).replace("torch.", ""),
+                    "shape": list(g.shape), "dist": {"family": "normal", "mean": 0.0, "std": 1.0}}
+    for k, o in enumerate(run["outs"]):
+        if same_tensor(value, o):
+            return {"name": name, "kind": "forward_output", "index": k}
+    raise ExportError(f"backward_fn argument `{name}` is neither a forward argument, an output gradient nor a "
+                      f"forward output; kforge cannot regenerate it (save it from a forward argument instead)")
+
+
+def check_reference(out_dir, reference, specs, values, expected):
+    """Loads the saved reference back and checks that it reproduces the Python result."""
+    module = torch.jit.load(os.path.join(out_dir, reference["file"]))
+    if reference["call"] == "all_args":
+        call_args = values
+    else:
+        call_args = [v for v, s in zip(values, specs) if s["kind"] not in ("none", "scalar", "int_list")]
+    with torch.no_grad():
+        got = outputs_of(module(*call_args), "reference")
+    if len(got) != len(expected) or not all(torch.allclose(g, e, rtol=1e-5, atol=1e-6) for g, e in zip(got, expected)):
+        raise ExportError(f"the TorchScript reference {reference['file']} does not reproduce the Python function")
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def export(task_dir, out_dir):
+    work_dir = tempfile.mkdtemp(prefix="kforge_export_")
+    sys.path.insert(0, work_dir)
+    try:
+        torch.set_num_threads(max(1, min(8, os.cpu_count() or 1)))
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        directions = {}
+        if os.path.exists(os.path.join(task_dir, "func_forward.py")):
+            directions["forward"] = export_forward(task_dir, out_dir, work_dir)
+        if os.path.exists(os.path.join(task_dir, "func_backward.py")):
+            directions["backward"] = export_backward(task_dir, out_dir, work_dir)
+        return directions
+    finally:
+        sys.path.remove(work_dir)
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", required=True, help="robust-kbench task folder")
+    parser.add_argument("--cache-root", required=True, help="folder that holds exports by content hash")
+    parser.add_argument("--force", action="store_true", help="export again even if cached")
+    opts = parser.parse_args()
+    task_dir = os.path.abspath(opts.task)
+    try:
+        if not os.path.isdir(task_dir):
+            raise ExportError(f"{opts.task}: no such task folder")
+        digest = content_hash(task_dir)
+        final_dir = os.path.join(os.path.abspath(opts.cache_root), digest)
+        if os.path.exists(os.path.join(final_dir, "task.json")) and not opts.force:
+            print(final_dir)
+            return 0
+        global torch
+        import torch  # noqa: E402  (imported late: a cache hit needs no torch)
+
+        os.makedirs(opts.cache_root, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=f".{digest}.", dir=opts.cache_root)
+        try:
+            directions = export(task_dir, staging)
+            document = {"format": FORMAT_VERSION, "task": os.path.basename(task_dir), "task_dir": task_dir,
+                        "content_hash": digest, "torch_version": torch.__version__, "directions": directions}
+            with open(os.path.join(staging, "task.json"), "w", encoding="utf-8") as f:
+                json.dump(document, f, indent=1, allow_nan=False)
+            if os.path.exists(final_dir):
+                shutil.rmtree(final_dir)
+            os.rename(staging, final_dir)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        print(final_dir)
+        return 0
+    except ExportError as e:
+        print(f"export failed: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

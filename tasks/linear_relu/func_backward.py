@@ -1,0 +1,54 @@
+"""Linear layer followed by ReLU, backward: gradients of relu(x @ weight.T + bias)
+with respect to x, weight and bias, given the gradient of the output."""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def forward_fn(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    return F.relu(F.linear(x, weight, bias))
+
+
+def backward_fn(grad_output: torch.Tensor, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor):
+    pre_activation = F.linear(x, weight, bias)
+    grad_pre = grad_output * (pre_activation > 0).to(grad_output.dtype)
+    grad_x = grad_pre @ weight
+    grad_weight = grad_pre.t() @ x
+    grad_bias = grad_pre.sum(0)
+    return grad_x, grad_weight, grad_bias
+
+
+class AutogradFunction(torch.autograd.Function):
+    backward_fn = backward_fn
+
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        ctx.save_for_backward(x, weight, bias)
+        return forward_fn(x, weight, bias)
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, weight, bias = ctx.saved_tensors
+        return AutogradFunction.backward_fn(grad_output, x, weight, bias)
+
+
+class Model(nn.Module):
+    def __init__(self, in_features: int = 512, out_features: int = 512):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(out_features, in_features))
+        self.bias = nn.Parameter(torch.empty(out_features))
+        nn.init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        bound = 1.0 / math.sqrt(in_features)
+        nn.init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, x, fn=AutogradFunction.apply):
+        return fn(x, self.weight, self.bias)
+
+
+def get_inputs(batch_size: int = 128, in_features: int = 512):
+    return [torch.randn(batch_size, in_features)]
+
+
+input_names = ["x"]

@@ -1,0 +1,35 @@
+// kforge: turns PyTorch code into fast, verified CUDA kernels. This is the command-line entry.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/kforge/eval_command.hpp"
+
+namespace {
+
+void print_help() {
+  std::cout << "kforge: turn PyTorch code into fast, verified CUDA kernels\n\n"
+               "usage: kforge <command> [options]\n\n"
+               "commands:\n"
+               "  eval     check a kernel against a task and time it next to PyTorch\n"
+               "           kforge eval --task DIR --kernel FILE [--backend cpu|cuda] [--seeds N] [--json]\n"
+               "  export   export a task (argument lists, draws, TorchScript reference, warnings)\n"
+               "           kforge export --task DIR\n"
+               "  help     this text; `kforge <command> --help` for a command's options\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
+    print_help();
+    return args.empty() ? 2 : 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "eval") return kforge::cli::run_eval(args);
+  if (command == "export") return kforge::cli::run_export(args);
+  std::cerr << "kforge: unknown command `" << command << "`; `kforge help` lists the commands\n";
+  return 2;
+}
