@@ -1,0 +1,96 @@
+// The GPU suite (label `gpu`): every CUDA fixture kernel is correct on every config of its task,
+// every CUDA exploit is rejected with its reason while the worker keeps serving, and the backward
+// tasks evaluate end to end. Skips itself where there is no CUDA build or no GPU.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/test_support.hpp"
+
+namespace kforge::test {
+namespace {
+
+std::string device_arch(gpu::WorkerClient& worker) {
+  std::string cc = worker.ready()["device"]["compute_capability"].as_string("9.0");
+  cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+  return "sm_" + cc;
+}
+
+gpu::WorkerOptions cuda_options() {
+  gpu::WorkerOptions o;
+  o.backend = gpu::Backend::cuda;
+  return o;
+}
+
+std::vector<std::string> files(const std::string& dir, const std::string& suffix) {
+  std::vector<std::string> out;
+  if (!std::filesystem::exists(dir)) return out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    std::string p = e.path();
+    if (p.size() >= suffix.size() && p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0) out.push_back(p);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+  gpu::WorkerClient worker(cuda_options());
+  ASSERT_EQ(worker.ensure_started(), "");
+  for (const auto& kernel : files(source_dir() + "/tasks", "_cuda.cu")) {
+    std::string task = std::filesystem::path(kernel).parent_path().parent_path().filename();
+    std::string direction = std::filesystem::path(kernel).filename().string().rfind("backward", 0) == 0 ? "backward" : "forward";
+    json::Value request;
+    request.set("direction", direction).set("mode", "multi").set("seeds", 3);
+    json::Value timing;
+    timing.set("max_seconds", 0.5).set("min_reps", 5).set("max_reps", 10);
+    request.set("timing", timing);
+    auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, device_arch(worker));
+    ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
+    EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
+    EXPECT_GE(e.outcome.result["configs"].as_array().size(), 4u) << kernel;
+  }
+}
+
+TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+  gpu::WorkerOptions o = cuda_options();
+  gpu::WorkerClient worker(o);
+  ASSERT_EQ(worker.ensure_started(), "");
+  std::string arch = device_arch(worker);
+  for (const auto& kernel : files(source_dir() + "/tests/exploits/cuda", ".cu")) {
+    std::ifstream in(kernel);
+    std::string first;
+    std::getline(in, first);
+    std::istringstream words(first.substr(first.find(':') + 1));
+    std::vector<std::string> expected;
+    for (std::string w; words >> w;) expected.push_back(w);
+    json::Value request;
+    request.set("direction", "forward").set("seeds", 2).set("call_timeout_s", 10);
+    json::Value configs;
+    configs.push(0).push(1);
+    request.set("configs", configs);
+    json::Value timing;
+    timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
+    request.set("timing", timing);
+    auto e = evaluate(worker, gpu::Backend::cuda, "softmax", kernel, request, arch);
+    ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
+    if (expected == std::vector<std::string>{"correct"}) {
+      EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
+      continue;
+    }
+    EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
+    EXPECT_NE(std::find(expected.begin(), expected.end(), e.failure_kind()), expected.end())
+        << kernel << " rejected as " << e.failure_kind() << "\n" << e.describe();
+    // The worker (restarted if the exploit killed it) still evaluates an honest kernel.
+    json::Value honest_request = request;
+    auto honest = evaluate(worker, gpu::Backend::cuda, "softmax", source_dir() + "/tasks/softmax/kernels/forward_cuda.cu",
+                           honest_request, arch);
+    EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
+  }
+}
+
+}  // namespace
+}  // namespace kforge::test

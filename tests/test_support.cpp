@@ -1,0 +1,54 @@
+#include "tests/test_support.hpp"
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "gpu/build_config.hpp"
+#include "gpu/hashing.hpp"
+
+namespace kforge::test {
+
+std::string source_dir() { return build::source_dir; }
+std::string cache_dir() { return KFORGE_TEST_CACHE; }
+
+const gpu::ExportedTaskInfo& exported(const std::string& task_path) {
+  static std::map<std::string, gpu::ExportedTaskInfo> done;
+  static std::mutex mutex;
+  std::lock_guard lock(mutex);
+  std::string path = task_path.find('/') == std::string::npos ? source_dir() + "/tasks/" + task_path : task_path;
+  auto it = done.find(path);
+  if (it == done.end()) {
+    gpu::ExportOptions o;
+    o.cache_dir = cache_dir();
+    it = done.emplace(path, gpu::export_task(path, o)).first;
+  }
+  EXPECT_TRUE(it->second.ok) << it->second.error;
+  return it->second;
+}
+
+std::string Evaluation::describe() const {
+  if (!compile.ok) return "compile failed: " + compile.error + "\n" + compile.log;
+  return outcome.result.dump() + "\ncandidate output: " + outcome.candidate_output;
+}
+
+Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
+                    const std::string& kernel_path, json::Value request, const std::string& cuda_arch) {
+  Evaluation e;
+  const auto& task = exported(task_path);
+  auto source = gpu::read_file(kernel_path);
+  EXPECT_TRUE(source.ok) << source.error;
+  gpu::CompileOptions options;
+  options.backend = backend;
+  options.cache_dir = cache_dir();
+  options.cuda_arch = cuda_arch;
+  e.compile = gpu::compile_candidate(source.text, options);
+  if (!e.compile.ok) return e;
+  request.set("export_dir", task.dir).set("library", e.compile.library_path);
+  e.outcome = worker.evaluate(request);
+  return e;
+}
+
+bool cuda_available() { return build::with_cuda && std::filesystem::exists("/dev/nvidiactl"); }
+
+}  // namespace kforge::test

@@ -1,0 +1,39 @@
+// Shared by the test suites: the cache folder of this build, exporting a bundled task once, and
+// compiling and evaluating a kernel file through the same library calls `kforge eval` makes.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpu/compiler.hpp"
+#include "gpu/json.hpp"
+#include "gpu/task_export.hpp"
+#include "gpu/worker_client.hpp"
+
+namespace kforge::test {
+
+std::string source_dir();
+std::string cache_dir();
+
+/// Exports tasks/<name> (or a path) once per process; fails the test on error.
+const gpu::ExportedTaskInfo& exported(const std::string& task_path);
+
+struct Evaluation {
+  gpu::CompileResult compile;
+  gpu::EvalOutcome outcome;
+  std::string verdict() const { return outcome.result["verdict"].as_string(compile.ok ? "" : "compile_error"); }
+  std::string failure_kind() const {
+    return compile.ok ? outcome.result["failure"]["kind"].as_string() : "compile_error";
+  }
+  std::string describe() const;  ///< for assertion messages
+};
+
+/// Compiles `kernel_path` for `backend` and evaluates it on `task_path` with `request` fields added.
+Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
+                    const std::string& kernel_path, json::Value request, const std::string& cuda_arch = "sm_90");
+
+/// True when this build has CUDA and a GPU is visible.
+bool cuda_available();
+
+}  // namespace kforge::test

@@ -1,0 +1,97 @@
+// Unit tests of the host-side pieces: JSON, the static source check, processes and the compiler.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "gpu/compiler.hpp"
+#include "gpu/json.hpp"
+#include "gpu/process.hpp"
+#include "gpu/source_check.hpp"
+#include "tests/test_support.hpp"
+
+namespace kforge::test {
+namespace {
+
+TEST(Json, RoundTripKeepsOrderTypesAndEscapes) {
+  auto parsed = json::parse(R"({"b":1,"a":[true,null,"x\"y\n"],"c":{"d":2.5}})");
+  ASSERT_TRUE(parsed.value) << parsed.error;
+  EXPECT_EQ(parsed.value->dump(), R"({"b":1,"a":[true,null,"x\"y\n"],"c":{"d":2.5}})");
+  EXPECT_EQ((*parsed.value)["c"]["d"].as_number(), 2.5);
+  EXPECT_TRUE((*parsed.value)["missing"]["deeper"].is_null());
+  EXPECT_FALSE(json::parse("{nope").value);
+}
+
+TEST(SourceCheck, RegisteredFunctionsIgnoreComments) {
+  std::string src = "// m.def(\"old\", &old);\nPYBIND11_MODULE(x, m) { m.def(\"forward\", &f); m.def( \"backward\", &b); }";
+  EXPECT_EQ(gpu::registered_functions(src), (std::vector<std::string>{"forward", "backward"}));
+}
+
+TEST(SourceCheck, LibraryCallsAreFoundAndAllocationsAreNot) {
+  std::string src = "auto y = torch::empty_like(x);\nauto z = torch::matmul(x, w);\n/* at::softmax(x) */\n"
+                    "auto s = x.sum(1);\ncublasSgemm(h);";
+  auto found = gpu::library_calls(src);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0], "line 2: torch::matmul");
+  EXPECT_EQ(found[1], "line 4: tensor method .sum()");
+  EXPECT_EQ(found[2], "line 5: cublasSgemm");
+}
+
+TEST(Process, CapturesOutputExitCodesSignalsAndTimeouts) {
+  gpu::SpawnOptions o;
+  o.argv = {"sh", "-c", "echo out; echo err >&2; exit 3"};
+  auto r = gpu::run(o, std::chrono::seconds(10));
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(r.output, "out\nerr\n");
+  o.argv = {"sh", "-c", "kill -SEGV $$"};
+  r = gpu::run(o, std::chrono::seconds(10));
+  EXPECT_EQ(r.signal, SIGSEGV);
+  EXPECT_NE(r.describe().find("SIGSEGV"), std::string::npos) << r.describe();
+  o.argv = {"sleep", "30"};
+  r = gpu::run(o, std::chrono::milliseconds(300));
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.seconds, 5);
+  o.argv = {"/no/such/program"};
+  r = gpu::run(o, std::chrono::seconds(1));
+  EXPECT_FALSE(r.started);
+  EXPECT_NE(r.start_error.find("/no/such/program"), std::string::npos);
+}
+
+TEST(Process, NetworkNamespaceHasOnlyLoopbackWhenAvailable) {
+  gpu::SpawnOptions o;
+  o.argv = {"cat", "/proc/net/dev"};
+  auto r = gpu::run(o, std::chrono::seconds(10));
+  ASSERT_TRUE(r.ok()) << r.describe();
+  if (!r.network_isolated) GTEST_SKIP() << "this machine does not allow network namespaces";
+  EXPECT_NE(r.output.find("lo:"), std::string::npos);
+  EXPECT_EQ(r.output.find("eth0"), std::string::npos) << r.output;
+}
+
+TEST(Compiler, ErrorsComeBackWithTheLogAndAreCached) {
+  gpu::CompileOptions o;
+  o.cache_dir = cache_dir();
+  std::string bad = "#include <torch/extension.h>\nint broken( { }\n";
+  auto first = gpu::compile_candidate(bad, o);
+  EXPECT_FALSE(first.ok);
+  EXPECT_NE(first.error.find("error"), std::string::npos) << first.error;
+  EXPECT_NE(first.log.find("broken"), std::string::npos) << first.log;
+  auto second = gpu::compile_candidate(bad, o);
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.error, first.error);
+}
+
+TEST(Compiler, CommandUsesTheShimFirstAndNoShell) {
+  gpu::CompileOptions o;
+  auto cmd = gpu::compile_command(o, "k.cpp", "k.so");
+  ASSERT_GT(cmd.size(), 3u);
+  EXPECT_NE(cmd[0].find("++"), std::string::npos);
+  auto shim = std::find_if(cmd.begin(), cmd.end(), [](const auto& a) { return a.rfind("-I", 0) == 0; });
+  ASSERT_NE(shim, cmd.end());
+  EXPECT_NE(shim->find("gpu/shim"), std::string::npos);
+  o.backend = gpu::Backend::cuda;
+  o.cuda_arch = "sm_90";
+  auto cuda = gpu::compile_command(o, "k.cu", "k.so");
+  EXPECT_NE(std::find(cuda.begin(), cuda.end(), "-gencode=arch=compute_90,code=sm_90"), cuda.end());
+}
+
+}  // namespace
+}  // namespace kforge::test
