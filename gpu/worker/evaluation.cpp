@@ -172,6 +172,10 @@ json::Value Evaluator::evaluate(const json::Value& request) {
     std::optional<Failure> failure;
     double max_abs = 0, max_rel = 0;
     int seeds_passed = 0;
+    auto phase_start = std::chrono::steady_clock::now();
+    auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    };
 
     // The signature must match what the task passes, argument by argument.
     auto expected = expected_parameter_types(config);
@@ -274,6 +278,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
                                             "), which this evaluation forbids"};
     }
 
+    cr.set("check_seconds", seconds_since(phase_start));
+    phase_start = std::chrono::steady_clock::now();
     // Timing, on input sets rotated so that together they exceed the cache.
     if (!failure && do_timing) {
       try {
@@ -344,6 +350,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
       }
     }
 
+    if (do_timing) cr.set("timing_seconds", seconds_since(phase_start));
     cr.set("correct", !failure).set("seeds_passed", seeds_passed).set("seeds", seeds);
     cr.set("max_abs_error", max_abs).set("max_rel_error", max_rel);
     if (failure) cr.set("failure", failure_json(*failure));

@@ -1,0 +1,124 @@
+// Cost of one evaluation and repeatability of its timing.
+//
+//   build/bench/kforge-evaluation-bench --task tasks/softmax --kernel tasks/softmax/kernels/forward_cuda.cu \
+//       --backend cuda --config 3 --runs 5
+//
+// Compiles the kernel once into an empty cache (cold compile) and once more (cache hit), then
+// evaluates it `runs` times, each in a new worker process, and prints per run: worker start,
+// correctness checks, timing, kernel and eager medians; then the spread of the kernel's medians
+// across runs ((max - min) / median of medians).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "gpu/compiler.hpp"
+#include "gpu/hashing.hpp"
+#include "gpu/task_export.hpp"
+#include "gpu/worker_client.hpp"
+
+using namespace kforge;
+
+int main(int argc, char** argv) {
+  std::string task, kernel, backend_name = "cpu";
+  int config = 0, runs = 5, seeds = 5;
+  double max_seconds = 4;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string k = argv[i], v = argv[i + 1];
+    if (k == "--task") task = v;
+    else if (k == "--kernel") kernel = v;
+    else if (k == "--backend") backend_name = v;
+    else if (k == "--config") config = std::stoi(v);
+    else if (k == "--runs") runs = std::stoi(v);
+    else if (k == "--seeds") seeds = std::stoi(v);
+    else if (k == "--max-seconds") max_seconds = std::stod(v);
+  }
+  if (task.empty() || kernel.empty()) {
+    std::cerr << "usage: kforge-evaluation-bench --task DIR --kernel FILE [--backend cpu|cuda] [--config N] [--runs N]\n";
+    return 2;
+  }
+  auto backend = gpu::parse_backend(backend_name).value_or(gpu::Backend::cpu);
+  auto seconds = [](auto start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::string cache = (std::filesystem::temp_directory_path() / ("kforge-bench-" + std::to_string(::getpid()))).string();
+  gpu::ExportOptions eo;
+  eo.cache_dir = cache;
+  auto t0 = std::chrono::steady_clock::now();
+  auto exported = gpu::export_task(task, eo);
+  double export_s = seconds(t0);
+  if (!exported.ok) {
+    std::cerr << exported.error << "\n";
+    return 2;
+  }
+  gpu::WorkerOptions wo;
+  wo.backend = backend;
+  std::string arch = "sm_90";
+  {
+    gpu::WorkerClient probe(wo);
+    if (auto e = probe.ensure_started(); !e.empty()) {
+      std::cerr << e << "\n";
+      return 2;
+    }
+    std::string cc = probe.ready()["device"]["compute_capability"].as_string("9.0");
+    cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+    arch = "sm_" + cc;
+    std::cout << "device: " << probe.ready()["device"].dump() << "\n";
+  }
+  gpu::CompileOptions co;
+  co.backend = backend;
+  co.cache_dir = cache;
+  co.cuda_arch = arch;
+  auto source = gpu::read_file(kernel);
+  auto cold = gpu::compile_candidate(source.text, co);
+  t0 = std::chrono::steady_clock::now();
+  auto warm = gpu::compile_candidate(source.text, co);
+  double hit_s = seconds(t0);
+  if (!cold.ok) {
+    std::cerr << cold.error << "\n" << cold.log;
+    return 1;
+  }
+  std::printf("export %.2f s, compile cold %.2f s, compile cache hit %.4f s\n", export_s, cold.seconds, hit_s);
+  std::printf("| run | worker start s | checks s (%d seeds) | timing s | kernel median ms | eager median ms | kernel spread | eager spread |\n",
+              seeds);
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  std::vector<double> medians, eager;
+  for (int r = 0; r < runs; ++r) {
+    gpu::WorkerClient worker(wo);
+    t0 = std::chrono::steady_clock::now();
+    if (auto e = worker.ensure_started(); !e.empty()) {
+      std::cerr << e << "\n";
+      return 2;
+    }
+    double start_s = seconds(t0);
+    json::Value request, configs, timing;
+    configs.push(config);
+    timing.set("max_seconds", max_seconds);
+    request.set("export_dir", exported.dir).set("library", warm.library_path).set("direction", "forward");
+    request.set("configs", configs).set("seeds", seeds).set("timing", timing).set("seed", r);
+    auto outcome = worker.evaluate(request);
+    const auto& c = outcome.result["configs"][0];
+    if (outcome.result["verdict"].as_string() != "correct") {
+      std::cerr << outcome.result.dump() << "\n";
+      return 1;
+    }
+    medians.push_back(c["candidate"]["median_ms"].as_number());
+    eager.push_back(c["reference"]["median_ms"].as_number());
+    std::printf("| %d | %.2f | %.2f | %.2f | %.4f | %.4f | %.3f | %.3f |\n", r + 1, start_s, c["check_seconds"].as_number(),
+                c["timing_seconds"].as_number(), medians.back(), eager.back(), c["candidate"]["spread"].as_number(),
+                c["reference"]["spread"].as_number());
+  }
+  auto spread = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return std::make_pair((v.back() - v.front()) / v[v.size() / 2], v[v.size() / 2]);
+  };
+  auto [ks, km] = spread(medians);
+  auto [es, em] = spread(eager);
+  std::printf("kernel: median of medians %.4f ms, (max-min)/median %.2f%%\n", km, 100 * ks);
+  std::printf("eager:  median of medians %.4f ms, (max-min)/median %.2f%%\n", em, 100 * es);
+  std::filesystem::remove_all(cache);
+  return 0;
+}
