@@ -1,7 +1,7 @@
 // Cost of one evaluation and repeatability of its timing.
 //
-//   build/bench/kforge-evaluation-bench --task tasks/softmax --kernel tasks/softmax/kernels/forward_cuda.cu \
-//       --backend cuda --config 3 --runs 5
+//   build/bench/kforge-evaluation-bench --task tasks/softmax
+//       --kernel tasks/softmax/kernels/forward_cuda.cu --backend cuda --config 3 --runs 5
 //
 // Compiles the kernel once into an empty cache (cold compile) and once more (cache hit), then
 // evaluates it `runs` times, each in a new worker process, and prints per run: worker start,

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+
+#include "gpu/hashing.hpp"
 
 #include "tests/test_support.hpp"
 
@@ -35,10 +38,22 @@ std::vector<std::string> files(const std::string& dir, const std::string& suffix
   return out;
 }
 
+// nvcc takes about 20 s for a kernel with LibTorch headers: compile everything at once, in parallel.
+void precompile(const std::vector<std::string>& kernels, const std::string& arch) {
+  std::vector<std::string> sources;
+  for (const auto& k : kernels) sources.push_back(gpu::read_file(k).text);
+  gpu::CompileOptions o;
+  o.backend = gpu::Backend::cuda;
+  o.cache_dir = cache_dir();
+  o.cuda_arch = arch;
+  gpu::compile_all(sources, o, std::max(1u, std::thread::hardware_concurrency()));
+}
+
 TEST(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
   gpu::WorkerClient worker(cuda_options());
   ASSERT_EQ(worker.ensure_started(), "");
+  precompile(files(source_dir() + "/tasks", "_cuda.cu"), device_arch(worker));
   for (const auto& kernel : files(source_dir() + "/tasks", "_cuda.cu")) {
     std::string task = std::filesystem::path(kernel).parent_path().parent_path().filename();
     std::string direction = std::filesystem::path(kernel).filename().string().rfind("backward", 0) == 0 ? "backward" : "forward";
@@ -60,6 +75,9 @@ TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
   gpu::WorkerClient worker(o);
   ASSERT_EQ(worker.ensure_started(), "");
   std::string arch = device_arch(worker);
+  auto kernels = files(source_dir() + "/tests/exploits/cuda", ".cu");
+  kernels.push_back(source_dir() + "/tasks/softmax/kernels/forward_cuda.cu");
+  precompile(kernels, arch);
   for (const auto& kernel : files(source_dir() + "/tests/exploits/cuda", ".cu")) {
     std::ifstream in(kernel);
     std::string first;
