@@ -2,6 +2,7 @@
 // library calls (matmul, softmax, ...) are seen at run time, not only in the source.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 

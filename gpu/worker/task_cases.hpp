@@ -7,6 +7,7 @@
 #include <ATen/core/ivalue.h>
 #include <torch/script.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
