@@ -208,6 +208,12 @@ json::Value WorkerClient::died(const std::string& step, double step_timeout_s, b
     if (kind == "infrastructure") result.set("verdict", "error");
   } else if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
+    if (sig == SIGSYS) {
+      result.set("failure", failure("sandbox_violation", "the worker was killed by " + describe_signal(sig) + during +
+                                                             ": the candidate made a forbidden system call with "
+                                                             "signals blocked"));
+      return result;
+    }
     std::string kind = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ? "crash" : "killed";
     result.set("failure", failure(kind, "the worker was killed by " + describe_signal(sig) + during));
   } else {
@@ -266,7 +272,9 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
     if (on_event) on_event(*event);
   }
   outcome.candidate_output = take_output();
-  if (++evaluations_ >= options_.recycle_after) stop();
+  // A rejected candidate may have left threads, memory or a broken context behind: the next
+  // candidate gets a fresh process. Accepted ones share a worker until it is recycled.
+  if (outcome.result["verdict"].as_string() != "correct" || ++evaluations_ >= options_.recycle_after) stop();
   return outcome;
 }
 

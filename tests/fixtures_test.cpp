@@ -27,6 +27,8 @@ std::vector<Fixture> fixtures(const std::string& suffix) {
   return out;
 }
 
+void PrintTo(const Fixture& f, std::ostream* os) { *os << f.kernel; }
+
 std::string name_of(const testing::TestParamInfo<Fixture>& info) {
   return info.param.task + "_" + std::filesystem::path(info.param.kernel).stem().string();
 }

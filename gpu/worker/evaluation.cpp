@@ -30,7 +30,8 @@ std::string short_what(const std::exception& e) {
 
 Failure candidate_raised(const std::exception& e) {
   std::string what = short_what(e);
-  bool oom = what.find("out of memory") != std::string::npos || what.find("not enough memory") != std::string::npos;
+  bool oom = what.find("out of memory") != std::string::npos || what.find("not enough memory") != std::string::npos ||
+             what.find("can't allocate memory") != std::string::npos;
   return Failure{oom ? "out_of_memory" : "candidate_error", "the kernel raised: " + what};
 }
 
@@ -316,9 +317,10 @@ json::Value Evaluator::evaluate(const json::Value& request) {
           auto cmp = compare_outputs(last_outputs, t->reference(config, cases[last_set]), tolerance);
           if (cmp.failure) {
             failure = cmp.failure;
-            failure->kind = "stale_result";
+            failure->kind = "timed_output_mismatch";
             failure->message = "the output of a timed call is wrong (" + failure->message +
-                               "); results must not be cached across calls";
+                               "): called back to back, the kernel computes something else (cached results, or "
+                               "work racing with the next call)";
           }
         }
         // Refilled in place (same buffers, new values), the inputs must give new results.
