@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -11,6 +12,10 @@
 #include "gpu/process.hpp"
 
 namespace kforge::gpu {
+
+/// Folder of the precompiled header for this flag set: <cache>/pch/<hash of flags and shim>.
+std::string pch_dir(const CompileOptions& o);
+
 namespace {
 
 constexpr const char* kCacheVersion = "kforge-compile-1";
@@ -43,7 +48,58 @@ std::string first_error(const std::string& log) {
   return {};
 }
 
+std::mutex pch_mutex;
+
+// Flags of a cpu compile without the precompiled header, with placeholders for the files.
+std::vector<std::string> base_cpu_command(const CompileOptions& o) {
+  CompileOptions plain = o;
+  plain.precompiled_header = false;
+  return compile_command(plain, "SRC", "OUT");
+}
+
+// Builds <cache>/pch/<hash>/torch/extension.h.gch once; returns false (and compiles go on without
+// it) when g++ cannot. The .gch is published by rename, so concurrent builders do not collide.
+bool ensure_precompiled_header(const CompileOptions& o, std::string& log) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::path(pch_dir(o)) / "torch";
+  fs::path gch = dir / "extension.h.gch";
+  std::lock_guard lock(pch_mutex);
+  std::error_code ec;
+  if (fs::exists(gch)) return true;
+  if (fs::exists(dir / "failed")) return false;
+  fs::create_directories(dir, ec);
+  fs::copy_file(fs::path(build::shim_dir) / "torch/extension.h", dir / "extension.h",
+                fs::copy_options::overwrite_existing, ec);
+  if (ec) return false;
+  std::vector<std::string> cmd;
+  for (const auto& a : base_cpu_command(o)) {
+    if (a == "-shared" || a == "SRC" || a == "OUT" || a == "-o") continue;
+    if (a.rfind("-L", 0) == 0 || a.rfind("-l", 0) == 0 || a.rfind("-Wl,", 0) == 0) continue;
+    cmd.push_back(a);
+  }
+  fs::path tmp = dir / ("extension.h.gch.tmp" + std::to_string(::getpid()));
+  cmd.insert(cmd.end(), {"-x", "c++-header", (dir / "extension.h").string(), "-o", tmp.string()});
+  SpawnOptions spawn;
+  spawn.argv = cmd;
+  spawn.working_dir = dir;
+  auto r = run(spawn, o.timeout, 1 << 20);
+  if (!r.ok()) {
+    log = "precompiling the header failed (" + r.describe() + "); compiling without it\n" + r.output;
+    if (r.started && !r.timed_out) write_file_atomic(dir / "failed", log);
+    fs::remove(tmp, ec);
+    return false;
+  }
+  fs::rename(tmp, gch, ec);
+  return !ec;
+}
+
 }  // namespace
+
+std::string pch_dir(const CompileOptions& o) {
+  std::string flags;
+  for (const auto& a : base_cpu_command(o)) flags += a + '\n';
+  return (std::filesystem::path(o.cache_dir) / "pch" / sha256_hex(flags + shim_fingerprint()).substr(0, 24)).string();
+}
 
 std::string_view to_string(Backend backend) { return backend == Backend::cpu ? "cpu" : "cuda"; }
 
@@ -57,6 +113,9 @@ std::vector<std::string> compile_command(const CompileOptions& o, const std::str
                                          const std::string& output_path) {
   std::vector<std::string> cmd;
   std::vector<std::string> includes = {std::string("-I") + build::shim_dir};
+  // The precompiled header's folder comes first: g++ takes torch/extension.h.gch from there.
+  if (o.backend == Backend::cpu && o.precompiled_header && !o.cache_dir.empty())
+    includes.insert(includes.begin(), "-I" + pch_dir(o));
   for (const auto& dir : split(build::torch_include_dirs, ';')) includes.push_back("-I" + dir);
   std::string libdir = build::torch_library_dir;
   if (o.backend == Backend::cpu) {
@@ -111,6 +170,10 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
     result.error = read_file(failed).text;
     return result;
   }
+  std::string pch_log;
+  CompileOptions effective = o;
+  if (o.backend == Backend::cpu && o.precompiled_header && !ensure_precompiled_header(o, pch_log))
+    effective.precompiled_header = false;
   fs::path src = dir / (result.key + (o.backend == Backend::cuda ? ".cu" : ".cpp"));
   if (auto err = write_file_atomic(src, source); !err.empty()) {
     result.error = err;
@@ -120,13 +183,13 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
   fs::path tmp_so = dir / (result.key + ".so.tmp" + std::to_string(::getpid()) + "_" +
                            std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
   SpawnOptions spawn;
-  spawn.argv = compile_command(o, src, tmp_so);
+  spawn.argv = compile_command(effective, src, tmp_so);
   spawn.working_dir = dir;
   spawn.limits.cpu_seconds = static_cast<uint64_t>(o.timeout.count()) * 2;
   spawn.limits.file_size_bytes = 1ull << 30;
   auto run_result = run(spawn, o.timeout, 4 << 20);
   result.seconds = run_result.seconds;
-  result.log = run_result.output;
+  result.log = pch_log + run_result.output;
   write_file_atomic(log, result.log);
   if (run_result.ok() && fs::exists(tmp_so)) {
     fs::rename(tmp_so, so, ec);

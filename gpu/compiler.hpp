@@ -1,6 +1,8 @@
 // Compiling a candidate source into a shared object the worker can load: g++ for the cpu backend,
 // nvcc for cuda, through kforge's own torch/extension.h. Results (and failures, with the compiler
 // log) are cached by a content hash of source, flags, shim and compiler; compiles run in parallel.
+// On the cpu backend the shim and LibTorch's headers are precompiled once per flag set, which
+// takes a compile from 12.0 s to 3.7 s on the development machine (see BENCHMARKS.md).
 #pragma once
 
 #include <chrono>
@@ -21,6 +23,8 @@ struct CompileOptions {
   std::string cache_dir;            ///< where sources, objects and logs are kept
   std::chrono::seconds timeout{300};
   std::vector<std::string> extra_flags;
+  /// cpu backend: LibTorch's headers precompiled once per flag set and reused (g++ only).
+  bool precompiled_header = true;
 };
 
 struct CompileResult {

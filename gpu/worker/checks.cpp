@@ -82,7 +82,8 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got, const std::vector
     auto both_inf_same = gd.isinf().logical_and(gd.eq(ed));
     diff = diff.masked_fill(both_inf_same, 0.0);
     c.max_abs_error = std::max(c.max_abs_error, diff.max().item<double>());
-    c.max_rel_error = std::max(c.max_rel_error, (diff / (ed.abs() + 1e-12)).max().item<double>());
+    // Relative to |reference|, floored at atol so that values near zero do not dominate.
+    c.max_rel_error = std::max(c.max_rel_error, (diff / ed.abs().clamp_min(tol.atol)).max().item<double>());
     if (nan_wrong) {
       auto g_only = g_nan.logical_and(e_nan.logical_not()).sum().item<int64_t>();
       std::string msg = which + ": " + std::to_string(nan_wrong) + " of " + std::to_string(g.numel()) +

@@ -29,7 +29,6 @@ class Evaluator {
   Device& device_;
   EventSink sink_;
   std::map<std::string, std::unique_ptr<ExportedTask>> tasks_;
-  int thread_baseline_ = -1;
 };
 
 }  // namespace kforge::worker

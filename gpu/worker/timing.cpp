@@ -36,10 +36,14 @@ json::Value TimingStats::to_json() const {
 }
 
 PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidate,
-                     const std::function<void(size_t)>& reference, size_t sets, const TimingOptions& o) {
+                     const std::function<void(size_t)>& reference, size_t sets, const TimingOptions& o,
+                     const std::function<void(size_t)>& refresh) {
   PairTiming result;
   size_t next_set = 0;
   auto batch = [&](const std::function<void(size_t)>& fn, int calls) {
+    if (refresh)
+      for (size_t k = 0; k < std::min<size_t>(sets, static_cast<size_t>(calls)); ++k) refresh((next_set + k) % sets);
+    device.synchronize();
     device.flush_cache();
     return device.time_batch([&] {
       for (int i = 0; i < calls; ++i) fn(next_set++ % sets);

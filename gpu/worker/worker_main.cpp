@@ -110,6 +110,8 @@ int main(int argc, char** argv) {
   at::globalContext().setAllowTF32CuDNN(false);
   torch::jit::setGraphExecutorOptimize(false);
   at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  // Start LibTorch's OpenMP pool now, so that threads it creates are never taken for a candidate's.
+  at::parallel_for(0, 1 << 16, 1, [](int64_t, int64_t) {});
 
   std::unique_ptr<kforge::worker::Device> device;
   std::string error;
