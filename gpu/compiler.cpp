@@ -158,23 +158,29 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
   fs::path so = dir / (result.key + ".so");
   fs::path log = dir / (result.key + ".log");
   fs::path failed = dir / (result.key + ".failed");
+  fs::path src = dir / (result.key + (o.backend == Backend::cuda ? ".cu" : ".cpp"));
+  // The log names the user's file rather than the cached copy (cached logs too).
+  auto named = [&](std::string text) {
+    if (!o.source_name.empty())
+      for (size_t at; (at = text.find(src.string())) != std::string::npos;) text.replace(at, src.string().size(), o.source_name);
+    return text;
+  };
   if (fs::exists(so)) {
     result.ok = result.cache_hit = true;
     result.library_path = so;
-    result.log = read_file(log).text;
+    result.log = named(read_file(log).text);
     return result;
   }
   if (fs::exists(failed)) {
     result.cache_hit = true;
-    result.log = read_file(log).text;
-    result.error = read_file(failed).text;
+    result.log = named(read_file(log).text);
+    result.error = named(read_file(failed).text);
     return result;
   }
   std::string pch_log;
   CompileOptions effective = o;
   if (o.backend == Backend::cpu && o.precompiled_header && !ensure_precompiled_header(o, pch_log))
     effective.precompiled_header = false;
-  fs::path src = dir / (result.key + (o.backend == Backend::cuda ? ".cu" : ".cpp"));
   if (auto err = write_file_atomic(src, source); !err.empty()) {
     result.error = err;
     return result;
@@ -199,6 +205,7 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
     }
     result.ok = true;
     result.library_path = so;
+    result.log = named(result.log);
     return result;
   }
   fs::remove(tmp_so, ec);
@@ -213,6 +220,8 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
   std::string first = first_error(result.log);
   result.error = "compile failed (" + run_result.describe() + ")" + (first.empty() ? "" : ": " + first);
   write_file_atomic(failed, result.error);
+  result.log = named(result.log);
+  result.error = named(result.error);
   return result;
 }
 

@@ -23,6 +23,8 @@ struct CompileOptions {
   std::string cache_dir;            ///< where sources, objects and logs are kept
   std::chrono::seconds timeout{300};
   std::vector<std::string> extra_flags;
+  /// Shown in the compiler log instead of the cached copy's path (the user's file name).
+  std::string source_name;
   /// cpu backend: LibTorch's headers precompiled once per flag set and reused (g++ only).
   bool precompiled_header = true;
 };

@@ -213,6 +213,7 @@ int run_eval(const std::vector<std::string>& argv) {
   gpu::CompileOptions compile_options;
   compile_options.backend = backend;
   compile_options.cache_dir = cache;
+  compile_options.source_name = a.kernel;
   if (backend == Backend::cuda) {
     std::string cc = device["compute_capability"].as_string("9.0");
     cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
