@@ -558,18 +558,18 @@ def py_name(name):
 # directions
 
 
-def export_forward(task_dir, out_dir, work_dir):
-    module = load_task_module(task_dir, "forward")
-    entries, options = config_sets(task_dir, "forward")
+def export_direction(task_dir, out_dir, work_dir, direction, export_config):
+    """Exports every config of one direction with `export_config(module, entry, index, ...)`."""
+    module = load_task_module(task_dir, direction)
+    entries, options = config_sets(task_dir, direction)
     input_names = list(getattr(module, "input_names", []))
     writer = ReferenceWriter(module, out_dir, work_dir)
     configs = []
     for index, entry in enumerate(entries):
-        where = f"{task_dir} forward config {index} ({config_name(entry)})"
         try:
-            configs.append(export_forward_config(module, entry, index, input_names, writer, out_dir))
+            configs.append(export_config(module, entry, index, input_names, writer, out_dir))
         except ExportError as e:
-            raise ExportError(f"{where}: {e}") from e
+            raise ExportError(f"{task_dir} {direction} config {index} ({config_name(entry)}): {e}") from e
     return {"configs": configs, **options}
 
 
@@ -595,21 +595,6 @@ def export_forward_config(module, entry, index, input_names, writer, out_dir):
     return {"name": config_name(entry), "modes": entry["modes"], "init": entry["init"], "input": entry["input"],
             "shared": entry["shared"], "args": specs, "outputs": output_specs(outs), "reference": reference,
             "warnings": warnings}
-
-
-def export_backward(task_dir, out_dir, work_dir):
-    module = load_task_module(task_dir, "backward")
-    entries, options = config_sets(task_dir, "backward")
-    input_names = list(getattr(module, "input_names", []))
-    writer = ReferenceWriter(module, out_dir, work_dir)
-    configs = []
-    for index, entry in enumerate(entries):
-        where = f"{task_dir} backward config {index} ({config_name(entry)})"
-        try:
-            configs.append(export_backward_config(module, entry, index, input_names, writer, out_dir))
-        except ExportError as e:
-            raise ExportError(f"{where}: {e}") from e
-    return {"configs": configs, **options}
 
 
 def run_backward(module, entry, seed):
@@ -720,9 +705,9 @@ def export(task_dir, out_dir):
         torch.backends.cudnn.allow_tf32 = False
         directions = {}
         if os.path.exists(os.path.join(task_dir, "func_forward.py")):
-            directions["forward"] = export_forward(task_dir, out_dir, work_dir)
+            directions["forward"] = export_direction(task_dir, out_dir, work_dir, "forward", export_forward_config)
         if os.path.exists(os.path.join(task_dir, "func_backward.py")):
-            directions["backward"] = export_backward(task_dir, out_dir, work_dir)
+            directions["backward"] = export_direction(task_dir, out_dir, work_dir, "backward", export_backward_config)
         return directions
     finally:
         sys.path.remove(work_dir)

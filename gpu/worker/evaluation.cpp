@@ -160,6 +160,18 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   int thread_baseline = -1;
 
   auto call_candidate = [&](const std::vector<c10::IValue>& args) { return fn->call(args); };
+  // A checked call: memory the candidate allocates during it starts out as NaN.
+  auto call_poisoned = [&](const std::vector<c10::IValue>& args, size_t expected_bytes) {
+    device_.begin_poisoned_allocations(expected_bytes);
+    try {
+      auto outputs = call_candidate(args);
+      device_.end_poisoned_allocations();
+      return outputs;
+    } catch (...) {
+      device_.end_poisoned_allocations();
+      throw;
+    }
+  };
   auto check_device = [&]() -> std::optional<Failure> {
     bool fatal = false;
     std::string e = device_.pending_error(&fatal);
@@ -205,15 +217,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         step(where + ": candidate (before the reference)", call_timeout);
         std::vector<at::Tensor> before;
         {
-          device_.begin_poisoned_allocations(expected_bytes);
           OpObserver observer;
-          try {
-            before = call_candidate(c.args);
-          } catch (...) {
-            device_.end_poisoned_allocations();
-            throw;
-          }
-          device_.end_poisoned_allocations();
+          before = call_poisoned(c.args, expected_bytes);
           auto ops = observer.compute_ops();
           library_ops.insert(ops.begin(), ops.end());
         }
@@ -234,15 +239,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         // 3. The candidate again, after the reference's outputs were poisoned and freed.
         poison_and_release(reference_outputs);
         step(where + ": candidate (after the reference)", call_timeout);
-        device_.begin_poisoned_allocations(expected_bytes);
-        std::vector<at::Tensor> after;
-        try {
-          after = call_candidate(c.args);
-        } catch (...) {
-          device_.end_poisoned_allocations();
-          throw;
-        }
-        device_.end_poisoned_allocations();
+        auto after = call_poisoned(c.args, expected_bytes);
         if ((failure = check_device())) break;
         auto cmp_after = compare_outputs(after, expected_outputs, tolerance);
         max_abs = std::max(max_abs, cmp_after.max_abs_error);
