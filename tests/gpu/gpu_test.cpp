@@ -85,6 +85,9 @@ TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
     std::istringstream words(first.substr(first.find(':') + 1));
     std::vector<std::string> expected;
     for (std::string w; words >> w;) expected.push_back(w);
+    std::string second;
+    std::getline(in, second);
+    double min_kernel_ms = second.rfind("// min-kernel-ms:", 0) == 0 ? std::stod(second.substr(17)) : 0;
     json::Value request;
     request.set("direction", "forward").set("seeds", 2).set("call_timeout_s", 10);
     json::Value configs;
@@ -96,7 +99,10 @@ TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
     auto e = evaluate(worker, gpu::Backend::cuda, "softmax", kernel, request, arch);
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     if (expected == std::vector<std::string>{"correct"}) {
+      // A defence that neutralises: the kernel passes, and what it tried to hide is measured.
       EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
+      for (const auto& c : e.outcome.result["configs"].as_array())
+        EXPECT_GE(c["candidate"]["median_ms"].as_number(), min_kernel_ms) << kernel << "\n" << e.describe();
       continue;
     }
     EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
