@@ -28,23 +28,33 @@ int main(int argc, char** argv) {
   double max_seconds = 4;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i], v = argv[i + 1];
-    if (k == "--task") task = v;
-    else if (k == "--kernel") kernel = v;
-    else if (k == "--backend") backend_name = v;
-    else if (k == "--config") config = std::stoi(v);
-    else if (k == "--runs") runs = std::stoi(v);
-    else if (k == "--seeds") seeds = std::stoi(v);
-    else if (k == "--max-seconds") max_seconds = std::stod(v);
+    if (k == "--task")
+      task = v;
+    else if (k == "--kernel")
+      kernel = v;
+    else if (k == "--backend")
+      backend_name = v;
+    else if (k == "--config")
+      config = std::stoi(v);
+    else if (k == "--runs")
+      runs = std::stoi(v);
+    else if (k == "--seeds")
+      seeds = std::stoi(v);
+    else if (k == "--max-seconds")
+      max_seconds = std::stod(v);
   }
   if (task.empty() || kernel.empty()) {
-    std::cerr << "usage: kforge-evaluation-bench --task DIR --kernel FILE [--backend cpu|cuda] [--config N] [--runs N]\n";
+    std::cerr << "usage: kforge-evaluation-bench --task DIR --kernel FILE [--backend cpu|cuda] "
+                 "[--config N] [--runs N]\n";
     return 2;
   }
   auto backend = gpu::parse_backend(backend_name).value_or(gpu::Backend::cpu);
   auto seconds = [](auto start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  std::string cache = (std::filesystem::temp_directory_path() / ("kforge-bench-" + std::to_string(::getpid()))).string();
+  std::string cache =
+      (std::filesystem::temp_directory_path() / ("kforge-bench-" + std::to_string(::getpid())))
+          .string();
   gpu::ExportOptions eo;
   eo.cache_dir = cache;
   auto t0 = std::chrono::steady_clock::now();
@@ -81,9 +91,12 @@ int main(int argc, char** argv) {
     std::cerr << cold.error << "\n" << cold.log;
     return 1;
   }
-  std::printf("export %.2f s, compile cold %.2f s, compile cache hit %.4f s\n", export_s, cold.seconds, hit_s);
-  std::printf("| run | worker start s | checks s (%d seeds) | timing s | kernel median ms | eager median ms | kernel spread | eager spread |\n",
-              seeds);
+  std::printf("export %.2f s, compile cold %.2f s, compile cache hit %.4f s\n", export_s,
+              cold.seconds, hit_s);
+  std::printf(
+      "| run | worker start s | checks s (%d seeds) | timing s | kernel median ms | eager median "
+      "ms | kernel spread | eager spread |\n",
+      seeds);
   std::printf("|---|---|---|---|---|---|---|---|\n");
   std::vector<double> medians, eager;
   for (int r = 0; r < runs; ++r) {
@@ -97,7 +110,9 @@ int main(int argc, char** argv) {
     json::Value request, configs, timing;
     configs.push(config);
     timing.set("max_seconds", max_seconds);
-    request.set("export_dir", exported.dir).set("library", warm.library_path).set("direction", "forward");
+    request.set("export_dir", exported.dir)
+        .set("library", warm.library_path)
+        .set("direction", "forward");
     request.set("configs", configs).set("seeds", seeds).set("timing", timing).set("seed", r);
     auto outcome = worker.evaluate(request);
     const auto& c = outcome.result["configs"][0];
@@ -107,8 +122,9 @@ int main(int argc, char** argv) {
     }
     medians.push_back(c["candidate"]["median_ms"].as_number());
     eager.push_back(c["reference"]["median_ms"].as_number());
-    std::printf("| %d | %.2f | %.2f | %.2f | %.4f | %.4f | %.3f | %.3f |\n", r + 1, start_s, c["check_seconds"].as_number(),
-                c["timing_seconds"].as_number(), medians.back(), eager.back(), c["candidate"]["spread"].as_number(),
+    std::printf("| %d | %.2f | %.2f | %.2f | %.4f | %.4f | %.3f | %.3f |\n", r + 1, start_s,
+                c["check_seconds"].as_number(), c["timing_seconds"].as_number(), medians.back(),
+                eager.back(), c["candidate"]["spread"].as_number(),
                 c["reference"]["spread"].as_number());
   }
   auto spread = [](std::vector<double> v) {

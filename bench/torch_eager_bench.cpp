@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   }
   std::sort(ms.begin(), ms.end());
   std::printf("%s %lldx%lld: median %.4f ms, p10 %.4f, p90 %.4f over %d calls (%s)\n", op.c_str(),
-              static_cast<long long>(rows), static_cast<long long>(cols), ms[ms.size() / 2], ms[ms.size() / 10],
-              ms[ms.size() * 9 / 10], reps, props.name);
+              static_cast<long long>(rows), static_cast<long long>(cols), ms[ms.size() / 2],
+              ms[ms.size() / 10], ms[ms.size() * 9 / 10], reps, props.name);
   return 0;
 }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <filesystem>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -44,7 +44,8 @@ std::string first_error(const std::string& log) {
   std::istringstream in(log);
   std::string line;
   while (std::getline(in, line))
-    if (line.find("error") != std::string::npos) return line.size() > 300 ? line.substr(0, 300) + "..." : line;
+    if (line.find("error") != std::string::npos)
+      return line.size() > 300 ? line.substr(0, 300) + "..." : line;
   return {};
 }
 
@@ -84,7 +85,8 @@ bool ensure_precompiled_header(const CompileOptions& o, std::string& log) {
   spawn.working_dir = dir;
   auto r = run(spawn, o.timeout, 1 << 20);
   if (!r.ok()) {
-    log = "precompiling the header failed (" + r.describe() + "); compiling without it\n" + r.output;
+    log =
+        "precompiling the header failed (" + r.describe() + "); compiling without it\n" + r.output;
     if (r.started && !r.timed_out) write_file_atomic(dir / "failed", log);
     fs::remove(tmp, ec);
     return false;
@@ -98,10 +100,14 @@ bool ensure_precompiled_header(const CompileOptions& o, std::string& log) {
 std::string pch_dir(const CompileOptions& o) {
   std::string flags;
   for (const auto& a : base_cpu_command(o)) flags += a + '\n';
-  return (std::filesystem::path(o.cache_dir) / "pch" / sha256_hex(flags + shim_fingerprint()).substr(0, 24)).string();
+  return (std::filesystem::path(o.cache_dir) / "pch" /
+          sha256_hex(flags + shim_fingerprint()).substr(0, 24))
+      .string();
 }
 
-std::string_view to_string(Backend backend) { return backend == Backend::cpu ? "cpu" : "cuda"; }
+std::string_view to_string(Backend backend) {
+  return backend == Backend::cpu ? "cpu" : "cuda";
+}
 
 std::optional<Backend> parse_backend(std::string_view text) {
   if (text == "cpu") return Backend::cpu;
@@ -119,8 +125,9 @@ std::vector<std::string> compile_command(const CompileOptions& o, const std::str
   for (const auto& dir : split(build::torch_include_dirs, ';')) includes.push_back("-I" + dir);
   std::string libdir = build::torch_library_dir;
   if (o.backend == Backend::cpu) {
-    cmd = {build::cxx_compiler, "-std=c++17", "-O3", "-march=native", "-fPIC", "-shared",
-           "-fvisibility=hidden", "-fopenmp", "-DTORCH_EXTENSION_NAME=kforge_candidate"};
+    cmd = {build::cxx_compiler,   "-std=c++17", "-O3",
+           "-march=native",       "-fPIC",      "-shared",
+           "-fvisibility=hidden", "-fopenmp",   "-DTORCH_EXTENSION_NAME=kforge_candidate"};
     for (const auto& f : split(build::torch_cxx_flags, ' ')) cmd.push_back(f);
     cmd.insert(cmd.end(), includes.begin(), includes.end());
     cmd.insert(cmd.end(), o.extra_flags.begin(), o.extra_flags.end());
@@ -128,17 +135,31 @@ std::vector<std::string> compile_command(const CompileOptions& o, const std::str
                            "-Wl,--no-undefined", "-ltorch_cpu", "-lc10", "-lgomp"});
   } else {
     std::string arch = o.cuda_arch.rfind("sm_", 0) == 0 ? o.cuda_arch.substr(3) : o.cuda_arch;
-    cmd = {build::nvcc, "-std=c++17", "-O3", "-x", "cu", "-shared", "-Xcompiler", "-fPIC,-fvisibility=hidden",
-           "-gencode=arch=compute_" + arch + ",code=sm_" + arch, "--expt-relaxed-constexpr",
-           "-DKFORGE_CUDA", "-DTORCH_EXTENSION_NAME=kforge_candidate", "-D__CUDA_NO_HALF_OPERATORS__",
-           "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__", "-D__CUDA_NO_HALF2_OPERATORS__",
-           "-Xptxas", "-v"};
+    cmd = {build::nvcc,
+           "-std=c++17",
+           "-O3",
+           "-x",
+           "cu",
+           "-shared",
+           "-Xcompiler",
+           "-fPIC,-fvisibility=hidden",
+           "-gencode=arch=compute_" + arch + ",code=sm_" + arch,
+           "--expt-relaxed-constexpr",
+           "-DKFORGE_CUDA",
+           "-DTORCH_EXTENSION_NAME=kforge_candidate",
+           "-D__CUDA_NO_HALF_OPERATORS__",
+           "-D__CUDA_NO_HALF_CONVERSIONS__",
+           "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
+           "-D__CUDA_NO_HALF2_OPERATORS__",
+           "-Xptxas",
+           "-v"};
     for (const auto& f : split(build::torch_cxx_flags, ' ')) cmd.push_back(f);
     cmd.insert(cmd.end(), includes.begin(), includes.end());
     if (*build::cuda_include_dir) cmd.push_back(std::string("-I") + build::cuda_include_dir);
     cmd.insert(cmd.end(), o.extra_flags.begin(), o.extra_flags.end());
-    cmd.insert(cmd.end(), {source_path, "-o", output_path, "-L" + libdir, "-Xlinker", "-rpath=" + libdir,
-                           "-ltorch_cpu", "-ltorch_cuda", "-lc10", "-lc10_cuda"});
+    cmd.insert(cmd.end(),
+               {source_path, "-o", output_path, "-L" + libdir, "-Xlinker", "-rpath=" + libdir,
+                "-ltorch_cpu", "-ltorch_cuda", "-lc10", "-lc10_cuda"});
     if (*build::cuda_library_dir) cmd.push_back(std::string("-L") + build::cuda_library_dir);
     cmd.push_back("-lcudart");
   }
@@ -150,8 +171,8 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
   namespace fs = std::filesystem;
   std::string flags;
   for (const auto& a : compile_command(o, "SRC", "OUT")) flags += a + '\n';
-  result.key = sha256_hex(std::string(kCacheVersion) + '\0' + flags + '\0' + shim_fingerprint() + '\0' +
-                          std::string(source));
+  result.key = sha256_hex(std::string(kCacheVersion) + '\0' + flags + '\0' + shim_fingerprint() +
+                          '\0' + std::string(source));
   fs::path dir = fs::path(o.cache_dir) / "compile";
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -162,7 +183,8 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
   // The log names the user's file rather than the cached copy (cached logs too).
   auto named = [&](std::string text) {
     if (!o.source_name.empty())
-      for (size_t at; (at = text.find(src.string())) != std::string::npos;) text.replace(at, src.string().size(), o.source_name);
+      for (size_t at; (at = text.find(src.string())) != std::string::npos;)
+        text.replace(at, src.string().size(), o.source_name);
     return text;
   };
   if (fs::exists(so)) {
@@ -186,8 +208,9 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
     return result;
   }
   // The compiler writes into a private temporary name; the rename publishes it to the cache.
-  fs::path tmp_so = dir / (result.key + ".so.tmp" + std::to_string(::getpid()) + "_" +
-                           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
+  fs::path tmp_so =
+      dir / (result.key + ".so.tmp" + std::to_string(::getpid()) + "_" +
+             std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
   SpawnOptions spawn;
   spawn.argv = compile_command(effective, src, tmp_so);
   spawn.working_dir = dir;
@@ -218,19 +241,21 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
     return result;  // not cached: a loaded machine may finish next time
   }
   std::string first = first_error(result.log);
-  result.error = "compile failed (" + run_result.describe() + ")" + (first.empty() ? "" : ": " + first);
+  result.error =
+      "compile failed (" + run_result.describe() + ")" + (first.empty() ? "" : ": " + first);
   write_file_atomic(failed, result.error);
   result.log = named(result.log);
   result.error = named(result.error);
   return result;
 }
 
-std::vector<CompileResult> compile_all(const std::vector<std::string>& sources, const CompileOptions& options,
-                                       unsigned parallel) {
+std::vector<CompileResult> compile_all(const std::vector<std::string>& sources,
+                                       const CompileOptions& options, unsigned parallel) {
   std::vector<CompileResult> results(sources.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next++) < sources.size();) results[i] = compile_candidate(sources[i], options);
+    for (size_t i; (i = next++) < sources.size();)
+      results[i] = compile_candidate(sources[i], options);
   };
   std::vector<std::thread> threads;
   unsigned n = std::max(1u, std::min<unsigned>(parallel, static_cast<unsigned>(sources.size())));

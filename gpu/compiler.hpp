@@ -40,13 +40,14 @@ struct CompileResult {
 };
 
 /// The argument vector used for a source file and an output path (for logs and tests).
-std::vector<std::string> compile_command(const CompileOptions& options, const std::string& source_path,
+std::vector<std::string> compile_command(const CompileOptions& options,
+                                         const std::string& source_path,
                                          const std::string& output_path);
 
 CompileResult compile_candidate(std::string_view source, const CompileOptions& options);
 
 /// Compiles several sources at once, at most `parallel` compilers running together.
-std::vector<CompileResult> compile_all(const std::vector<std::string>& sources, const CompileOptions& options,
-                                       unsigned parallel);
+std::vector<CompileResult> compile_all(const std::vector<std::string>& sources,
+                                       const CompileOptions& options, unsigned parallel);
 
 }  // namespace kforge::gpu

@@ -37,7 +37,8 @@ std::string write_file_atomic(const std::string& path, std::string_view bytes) {
   std::error_code ec;
   auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
+  std::string tmp =
+      path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(std::random_device{}());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return "cannot write " + tmp + ": " + std::strerror(errno);

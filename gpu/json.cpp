@@ -24,15 +24,22 @@ Value from_simdjson(simdjson::dom::element e) {
     }
     case simdjson::dom::element_type::OBJECT: {
       Object o;
-      for (auto field : e.get_object()) o.emplace_back(std::string(field.key), from_simdjson(field.value));
+      for (auto field : e.get_object())
+        o.emplace_back(std::string(field.key), from_simdjson(field.value));
       return Value(std::move(o));
     }
-    case simdjson::dom::element_type::INT64: return Value(static_cast<double>(int64_t(e)));
-    case simdjson::dom::element_type::UINT64: return Value(static_cast<double>(uint64_t(e)));
-    case simdjson::dom::element_type::DOUBLE: return Value(double(e));
-    case simdjson::dom::element_type::STRING: return Value(std::string_view(e));
-    case simdjson::dom::element_type::BOOL: return Value(bool(e));
-    case simdjson::dom::element_type::NULL_VALUE: return Value();
+    case simdjson::dom::element_type::INT64:
+      return Value(static_cast<double>(int64_t(e)));
+    case simdjson::dom::element_type::UINT64:
+      return Value(static_cast<double>(uint64_t(e)));
+    case simdjson::dom::element_type::DOUBLE:
+      return Value(double(e));
+    case simdjson::dom::element_type::STRING:
+      return Value(std::string_view(e));
+    case simdjson::dom::element_type::BOOL:
+      return Value(bool(e));
+    case simdjson::dom::element_type::NULL_VALUE:
+      return Value();
   }
   return Value();
 }
@@ -159,11 +166,21 @@ void append_quoted(std::string& out, std::string_view s) {
   out += '"';
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];

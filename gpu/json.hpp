@@ -47,8 +47,8 @@ class Value {
   int64_t as_int(int64_t fallback = 0) const;
   const std::string& as_string() const;  ///< empty string when not a string
   std::string as_string(std::string fallback) const;
-  const Array& as_array() const;          ///< empty array when not an array
-  const Object& as_object() const;        ///< empty object when not an object
+  const Array& as_array() const;    ///< empty array when not an array
+  const Object& as_object() const;  ///< empty object when not an object
 
   /// Member of an object (null value when absent) and element of an array (null when out of range).
   const Value& operator[](std::string_view key) const;

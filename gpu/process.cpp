@@ -84,8 +84,10 @@ void set_limit(int resource, const std::optional<uint64_t>& value) {
 struct Spawner {
   static SpawnResult start(const SpawnOptions& o) {
     if (o.argv.empty()) return {std::nullopt, "no program given"};
-    std::string path = o.argv[0].find('/') == std::string::npos ? find_program(o.argv[0]) : o.argv[0];
-    if (path.empty() || !is_executable(path)) return {std::nullopt, "cannot find the program " + o.argv[0]};
+    std::string path =
+        o.argv[0].find('/') == std::string::npos ? find_program(o.argv[0]) : o.argv[0];
+    if (path.empty() || !is_executable(path))
+      return {std::nullopt, "cannot find the program " + o.argv[0]};
     std::vector<std::string> env_storage;
     for (char** e = environ; *e; ++e) {
       std::string entry(*e);
@@ -101,12 +103,14 @@ struct Spawner {
     envp.push_back(nullptr);
 
     int out_pipe[2] = {-1, -1};
-    if (o.capture_output && ::pipe2(out_pipe, O_CLOEXEC) != 0) return {std::nullopt, std::strerror(errno)};
+    if (o.capture_output && ::pipe2(out_pipe, O_CLOEXEC) != 0)
+      return {std::nullopt, std::strerror(errno)};
     int status_pipe[2];
     if (::pipe2(status_pipe, O_CLOEXEC) != 0) return {std::nullopt, std::strerror(errno)};
     pid_t pid = ::fork();
     if (pid < 0) return {std::nullopt, std::string("fork failed: ") + std::strerror(errno)};
-    if (pid == 0) exec_child(o, path.c_str(), argv.data(), envp.data(), out_pipe[1], status_pipe[1]);
+    if (pid == 0)
+      exec_child(o, path.c_str(), argv.data(), envp.data(), out_pipe[1], status_pipe[1]);
     ::setpgid(pid, pid);  // also from the parent, so kill_group works even before the child runs
     ::close(status_pipe[1]);
     if (out_pipe[1] >= 0) ::close(out_pipe[1]);
@@ -120,14 +124,17 @@ struct Spawner {
     child.network_isolated_ = got >= 1 && status[0] == 'n';
     if (got >= 3 && (status[1] == 'E' || status[1] == 'D')) {
       child.wait();
-      std::string what = status[1] == 'E' ? "cannot execute " + path : "cannot enter " + o.working_dir;
+      std::string what =
+          status[1] == 'E' ? "cannot execute " + path : "cannot enter " + o.working_dir;
       return {std::nullopt, what + ": " + std::strerror(status[2])};
     }
     return {std::move(child), {}};
   }
 };
 
-Child::Child(Child&& o) noexcept { *this = std::move(o); }
+Child::Child(Child&& o) noexcept {
+  *this = std::move(o);
+}
 Child& Child::operator=(Child&& o) noexcept {
   std::swap(pid_, o.pid_);
   std::swap(output_fd_, o.output_fd_);
@@ -169,7 +176,9 @@ std::optional<int> Child::try_wait() {
   return std::nullopt;
 }
 
-SpawnResult spawn(const SpawnOptions& options) { return Spawner::start(options); }
+SpawnResult spawn(const SpawnOptions& options) {
+  return Spawner::start(options);
+}
 
 std::string describe_signal(int signal) {
   const char* name = ::sigabbrev_np(signal);
@@ -202,7 +211,8 @@ RunResult run(const SpawnOptions& options, std::chrono::milliseconds timeout, si
   char buf[65536];
   size_t dropped = 0;
   for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result.timed_out = true;
       child.kill_group();
@@ -218,7 +228,8 @@ RunResult run(const SpawnOptions& options, std::chrono::milliseconds timeout, si
     result.output.append(buf, std::min<size_t>(room, n));
     dropped += n - std::min<size_t>(room, n);
   }
-  if (dropped) result.output += "\n[kforge: " + std::to_string(dropped) + " more bytes of output dropped]\n";
+  if (dropped)
+    result.output += "\n[kforge: " + std::to_string(dropped) + " more bytes of output dropped]\n";
   int status = child.wait();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);

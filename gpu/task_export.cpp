@@ -22,8 +22,10 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
     info.error = task_dir + ": no such task folder";
     return info;
   }
-  if (!fs::exists(fs::path(task_dir) / "func_forward.py") && !fs::exists(fs::path(task_dir) / "func_backward.py")) {
-    info.error = task_dir + ": no func_forward.py or func_backward.py; a task is a robust-kbench task folder";
+  if (!fs::exists(fs::path(task_dir) / "func_forward.py") &&
+      !fs::exists(fs::path(task_dir) / "func_backward.py")) {
+    info.error = task_dir +
+                 ": no func_forward.py or func_backward.py; a task is a robust-kbench task folder";
     return info;
   }
   std::string python = o.python;
@@ -32,15 +34,17 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
     python = env && *env ? env : build::python;
   }
   SpawnOptions spawn;
-  spawn.argv = {python, build::exporter, "--task", fs::absolute(task_dir).string(), "--cache-root",
-                (fs::path(o.cache_dir) / "exports").string()};
+  spawn.argv = {python,         build::exporter,
+                "--task",       fs::absolute(task_dir).string(),
+                "--cache-root", (fs::path(o.cache_dir) / "exports").string()};
   if (o.force) spawn.argv.push_back("--force");
   spawn.isolate_network = false;  // the task's own code is trusted; the sandbox is for candidates
   auto result = run(spawn, o.timeout);
   if (!result.ok()) {
     std::string output = result.output;
     while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
-    info.error = "exporting " + task_dir + " " + result.describe() + (output.empty() ? "" : ":\n" + output);
+    info.error =
+        "exporting " + task_dir + " " + result.describe() + (output.empty() ? "" : ":\n" + output);
     return info;
   }
   // The export folder is the last line the exporter printed.

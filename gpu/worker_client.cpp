@@ -28,7 +28,8 @@ uint64_t rss_bytes(pid_t pid) {
 
 uint64_t physical_memory() {
   long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size) : (16ull << 30);
+  return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size)
+                               : (16ull << 30);
 }
 
 json::Value failure(const std::string& kind, const std::string& message) {
@@ -71,10 +72,13 @@ struct WorkerClient::Running {
 WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options)) {
   if (options_.worker_path.empty()) options_.worker_path = default_worker_path();
   if (options_.memory_limit_bytes == 0) options_.memory_limit_bytes = physical_memory() / 2;
-  if (options_.scratch_dir.empty()) options_.scratch_dir = std::filesystem::temp_directory_path() / "kforge-scratch";
+  if (options_.scratch_dir.empty())
+    options_.scratch_dir = std::filesystem::temp_directory_path() / "kforge-scratch";
 }
 
-WorkerClient::~WorkerClient() { stop(); }
+WorkerClient::~WorkerClient() {
+  stop();
+}
 
 void WorkerClient::stop() {
   if (running_ && running_->request_fd >= 0) {
@@ -91,17 +95,26 @@ std::string WorkerClient::ensure_started() {
   std::error_code ec;
   std::filesystem::create_directories(options_.scratch_dir, ec);
   int req[2], ev[2];
-  if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(ev, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
+  if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(ev, O_CLOEXEC) != 0)
+    return std::string("pipe: ") + std::strerror(errno);
   SpawnOptions so;
-  so.argv = {options_.worker_path, "--backend", std::string(to_string(options_.backend)), "--device",
-                std::to_string(options_.device), "--request-fd", "3", "--event-fd", "4"};
+  so.argv = {options_.worker_path,
+             "--backend",
+             std::string(to_string(options_.backend)),
+             "--device",
+             std::to_string(options_.device),
+             "--request-fd",
+             "3",
+             "--event-fd",
+             "4"};
   if (!options_.seccomp) so.argv.push_back("--no-seccomp");
   so.working_dir = options_.scratch_dir;
   so.fds = {{3, req[0]}, {4, ev[1]}};
   so.limits.file_size_bytes = 4ull << 30;
   so.limits.open_files = 4096;
   // Address-space limits break CUDA's large virtual reservations; the RSS watchdog covers both.
-  if (options_.backend == Backend::cpu) so.limits.address_space_bytes = options_.memory_limit_bytes * 2;
+  if (options_.backend == Backend::cpu)
+    so.limits.address_space_bytes = options_.memory_limit_bytes * 2;
   auto started = spawn(so);
   ::close(req[0]);
   ::close(ev[1]);
@@ -131,9 +144,11 @@ std::string WorkerClient::ensure_started() {
   });
   evaluations_ = 0;
   bool eof = false, over_memory = false;
-  auto event = read_event(std::chrono::steady_clock::now() + options_.start_timeout, eof, over_memory);
+  auto event =
+      read_event(std::chrono::steady_clock::now() + options_.start_timeout, eof, over_memory);
   if (!event || (*event)["event"].as_string() != "ready") {
-    std::string why = event ? (*event)["message"].as_string() : (eof ? "it exited" : "it did not answer in time");
+    std::string why =
+        event ? (*event)["message"].as_string() : (eof ? "it exited" : "it did not answer in time");
     std::string output = take_output();
     running_.reset();
     return "the worker did not start: " + why + (output.empty() ? "" : "\n" + output);
@@ -147,14 +162,15 @@ std::string WorkerClient::take_output() {
   std::lock_guard lock(running_->output_mutex);
   std::string out = std::move(running_->output);
   if (running_->output_dropped)
-    out += "\n[kforge: " + std::to_string(running_->output_dropped) + " more bytes of output dropped]\n";
+    out += "\n[kforge: " + std::to_string(running_->output_dropped) +
+           " more bytes of output dropped]\n";
   running_->output.clear();
   running_->output_dropped = 0;
   return out;
 }
 
-std::optional<json::Value> WorkerClient::read_event(std::chrono::steady_clock::time_point deadline, bool& eof,
-                                                    bool& over_memory) {
+std::optional<json::Value> WorkerClient::read_event(std::chrono::steady_clock::time_point deadline,
+                                                    bool& eof, bool& over_memory) {
   Running& r = *running_;
   for (;;) {
     auto nl = r.events.find('\n');
@@ -187,8 +203,9 @@ std::optional<json::Value> WorkerClient::read_event(std::chrono::steady_clock::t
   }
 }
 
-json::Value WorkerClient::died(const std::string& step, double step_timeout_s, bool timed_out, bool over_memory,
-                               const std::optional<json::Value>& fatal, json::Value partial_configs) {
+json::Value WorkerClient::died(const std::string& step, double step_timeout_s, bool timed_out,
+                               bool over_memory, const std::optional<json::Value>& fatal,
+                               json::Value partial_configs) {
   Running& r = *running_;
   if (timed_out || over_memory) r.child.kill_group();
   int status = r.child.wait();
@@ -196,12 +213,15 @@ json::Value WorkerClient::died(const std::string& step, double step_timeout_s, b
   result.set("event", "result").set("verdict", "incorrect").set("configs", partial_configs);
   std::string during = step.empty() ? "" : " during \"" + step + "\"";
   if (timed_out) {
-    result.set("failure", failure("timeout", "no progress within " + std::to_string(static_cast<int>(step_timeout_s)) +
-                                                 " s" + during + "; the worker was killed (a hang or an endless loop)"));
+    result.set("failure",
+               failure("timeout",
+                       "no progress within " + std::to_string(static_cast<int>(step_timeout_s)) +
+                           " s" + during + "; the worker was killed (a hang or an endless loop)"));
   } else if (over_memory) {
-    result.set("failure", failure("out_of_memory", "the worker's memory exceeded " +
-                                                       std::to_string(options_.memory_limit_bytes >> 20) + " MiB" +
-                                                       during + "; it was killed"));
+    result.set("failure",
+               failure("out_of_memory", "the worker's memory exceeded " +
+                                            std::to_string(options_.memory_limit_bytes >> 20) +
+                                            " MiB" + during + "; it was killed"));
   } else if (fatal) {
     std::string kind = (*fatal)["kind"].as_string();
     result.set("failure", failure(kind, (*fatal)["message"].as_string() + during));
@@ -209,17 +229,23 @@ json::Value WorkerClient::died(const std::string& step, double step_timeout_s, b
   } else if (WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
     if (sig == SIGSYS) {
-      result.set("failure", failure("sandbox_violation", "the worker was killed by " + describe_signal(sig) + during +
-                                                             ": the candidate made a forbidden system call with "
-                                                             "signals blocked"));
+      result.set("failure", failure("sandbox_violation",
+                                    "the worker was killed by " + describe_signal(sig) + during +
+                                        ": the candidate made a forbidden system call with "
+                                        "signals blocked"));
       return result;
     }
-    std::string kind = sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ? "crash" : "killed";
-    result.set("failure", failure(kind, "the worker was killed by " + describe_signal(sig) + during));
+    std::string kind =
+        sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT
+            ? "crash"
+            : "killed";
+    result.set("failure",
+               failure(kind, "the worker was killed by " + describe_signal(sig) + during));
   } else {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.set("failure", failure("candidate_exit", "the worker exited with status " + std::to_string(code) + during +
-                                                        "; the candidate ended the process (exit, _exit or abort)"));
+    result.set("failure", failure("candidate_exit",
+                                  "the worker exited with status " + std::to_string(code) + during +
+                                      "; the candidate ended the process (exit, _exit or abort)"));
   }
   return result;
 }
@@ -227,15 +253,19 @@ json::Value WorkerClient::died(const std::string& step, double step_timeout_s, b
 EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_event) {
   EvalOutcome outcome;
   if (std::string error = ensure_started(); !error.empty()) {
-    outcome.result.set("event", "result").set("verdict", "error").set("failure", failure("infrastructure", error));
+    outcome.result.set("event", "result")
+        .set("verdict", "error")
+        .set("failure", failure("infrastructure", error));
     return outcome;
   }
   request.set("op", "evaluate");
   std::string line = request.dump() + "\n";
-  if (::write(running_->request_fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+  if (::write(running_->request_fd, line.data(), line.size()) !=
+      static_cast<ssize_t>(line.size())) {
     running_.reset();
-    outcome.result.set("event", "result").set("verdict", "error").set(
-        "failure", failure("infrastructure", "cannot send the request to the worker"));
+    outcome.result.set("event", "result")
+        .set("verdict", "error")
+        .set("failure", failure("infrastructure", "cannot send the request to the worker"));
     return outcome;
   }
   std::string step = "start";
@@ -259,12 +289,14 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
     if (kind == "step") {
       step = (*event)["step"].as_string();
       step_timeout = (*event)["timeout_ms"].as_number(120000) / 1000.0;
-      deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(step_timeout * 1000));
+      deadline = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(static_cast<int64_t>(step_timeout * 1000));
     } else if (kind == "config") {
       configs.push(*event);
     } else if (kind == "fatal") {
       fatal = *event;
-      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);  // it is on its way out
+      deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(10);  // it is on its way out
     } else if (kind == "result") {
       outcome.result = *event;
       break;
@@ -274,7 +306,9 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
   outcome.candidate_output = take_output();
   // A rejected candidate may have left threads, memory or a broken context behind: the next
   // candidate gets a fresh process. Accepted ones share a worker until it is recycled.
-  if (outcome.result["verdict"].as_string() != "correct" || ++evaluations_ >= options_.recycle_after) stop();
+  if (outcome.result["verdict"].as_string() != "correct" ||
+      ++evaluations_ >= options_.recycle_after)
+    stop();
   return outcome;
 }
 

@@ -21,8 +21,8 @@ namespace kforge::gpu {
 struct WorkerOptions {
   Backend backend = Backend::cpu;
   int device = 0;
-  std::string worker_path;   ///< empty: next to the running program, else the build's
-  std::string scratch_dir;   ///< the worker's working directory
+  std::string worker_path;  ///< empty: next to the running program, else the build's
+  std::string scratch_dir;  ///< the worker's working directory
   bool seccomp = true;
   uint64_t memory_limit_bytes = 0;  ///< host memory (RSS) of the worker; 0: half of physical memory
   std::chrono::seconds start_timeout{180};
@@ -30,8 +30,8 @@ struct WorkerOptions {
 };
 
 struct EvalOutcome {
-  json::Value result;           ///< the worker's result, or one made for a worker that died
-  std::string candidate_output; ///< what the candidate printed (bounded)
+  json::Value result;            ///< the worker's result, or one made for a worker that died
+  std::string candidate_output;  ///< what the candidate printed (bounded)
   bool worker_died = false;
 };
 

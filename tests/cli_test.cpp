@@ -18,13 +18,15 @@ gpu::RunResult kforge_eval(std::vector<std::string> args) {
   gpu::SpawnOptions o;
   o.argv = {KFORGE_CLI_PATH, "eval"};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
-  o.argv.insert(o.argv.end(), {"--backend", "cpu", "--configs", "single", "--seeds", "2", "--max-seconds", "0.2",
-                               "--cache", cache_dir()});
+  o.argv.insert(o.argv.end(), {"--backend", "cpu", "--configs", "single", "--seeds", "2",
+                               "--max-seconds", "0.2", "--cache", cache_dir()});
   o.isolate_network = false;
   return gpu::run(o, std::chrono::minutes(5));
 }
 
-std::string softmax() { return source_dir() + "/tasks/softmax"; }
+std::string softmax() {
+  return source_dir() + "/tasks/softmax";
+}
 
 std::string write_temp(const std::string& name, const std::string& text) {
   fs::path p = fs::temp_directory_path() / ("kforge_cli_test_" + std::to_string(::getpid())) / name;
@@ -34,14 +36,18 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }
 
 TEST(Cli, MissingTaskFolderIsAUsageError) {
-  auto r = kforge_eval({"--task", "/no/such/task", "--kernel", softmax() + "/kernels/forward_cpu.cpp"});
+  auto r =
+      kforge_eval({"--task", "/no/such/task", "--kernel", softmax() + "/kernels/forward_cpu.cpp"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no such task folder"), std::string::npos) << r.output;
 }
 
 TEST(Cli, BrokenConfigSaysWhereAndWhy) {
-  std::string dir = fs::path(write_temp("broken_task/config_forward.json", "{\"single_input_configs\": [")).parent_path();
-  fs::copy_file(softmax() + "/func_forward.py", dir + "/func_forward.py", fs::copy_options::overwrite_existing);
+  std::string dir =
+      fs::path(write_temp("broken_task/config_forward.json", "{\"single_input_configs\": ["))
+          .parent_path();
+  fs::copy_file(softmax() + "/func_forward.py", dir + "/func_forward.py",
+                fs::copy_options::overwrite_existing);
   auto r = kforge_eval({"--task", dir, "--kernel", softmax() + "/kernels/forward_cpu.cpp"});
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("config_forward.json: not valid JSON"), std::string::npos) << r.output;
@@ -54,32 +60,39 @@ TEST(Cli, MissingKernelFileIsAUsageError) {
 }
 
 TEST(Cli, KernelWithoutForwardIsIncorrect) {
-  auto r = kforge_eval({"--task", softmax(), "--kernel", source_dir() + "/tests/exploits/cpu/no_forward.cpp"});
+  auto r = kforge_eval(
+      {"--task", softmax(), "--kernel", source_dir() + "/tests/exploits/cpu/no_forward.cpp"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("registers no `forward`"), std::string::npos) << r.output;
 }
 
 TEST(Cli, SignatureMismatchNamesBothSignatures) {
-  auto r = kforge_eval({"--task", softmax(), "--kernel", source_dir() + "/tasks/layernorm/kernels/forward_cpu.cpp"});
+  auto r = kforge_eval(
+      {"--task", softmax(), "--kernel", source_dir() + "/tasks/layernorm/kernels/forward_cpu.cpp"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("signature_mismatch"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(x: Tensor, dim: int)"), std::string::npos) << r.output;
 }
 
 TEST(Cli, CompileErrorShowsTheCompilerLog) {
-  std::string kernel = write_temp("broken.cpp", "#include <torch/extension.h>\ntorch::Tensor forward(torch::Tensor x, int64_t dim) { return y; }\n");
+  std::string kernel = write_temp("broken.cpp",
+                                  "#include <torch/extension.h>\ntorch::Tensor "
+                                  "forward(torch::Tensor x, int64_t dim) { return y; }\n");
   auto r = kforge_eval({"--task", softmax(), "--kernel", kernel});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("compile_error"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("was not declared in this scope"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("broken.cpp:2:"), std::string::npos) << "the log names the user's file\n" << r.output;
+  EXPECT_NE(r.output.find("broken.cpp:2:"), std::string::npos) << "the log names the user's file\n"
+                                                               << r.output;
 }
 
 TEST(Cli, HonestKernelIsCorrectInTextAndJson) {
-  auto text = kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp"});
+  auto text =
+      kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp"});
   EXPECT_EQ(text.exit_code, 0) << text.output;
   EXPECT_NE(text.output.find("verdict: correct (1/1 configs)"), std::string::npos) << text.output;
-  auto json_run = kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp", "--json"});
+  auto json_run = kforge_eval(
+      {"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp", "--json"});
   EXPECT_EQ(json_run.exit_code, 0) << json_run.output;
   auto doc = json::parse(json_run.output);
   ASSERT_TRUE(doc.value) << doc.error << "\n" << json_run.output;

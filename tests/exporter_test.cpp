@@ -66,7 +66,8 @@ TEST(Exporter, LinearInitialisationIsFoundFromTheTaskCode) {
 TEST(Exporter, DegenerateTaskIsFlagged) {
   const auto& t = exported(source_dir() + "/tests/tasks/degenerate");
   std::string all;
-  for (const auto& w : t.doc["directions"]["forward"]["configs"][0]["warnings"].as_array()) all += w.as_string() + "\n";
+  for (const auto& w : t.doc["directions"]["forward"]["configs"][0]["warnings"].as_array())
+    all += w.as_string() + "\n";
   EXPECT_NE(all.find("near constant"), std::string::npos) << all;
   EXPECT_NE(all.find("`unused` has no effect"), std::string::npos) << all;
 }

@@ -19,15 +19,21 @@ std::vector<Fixture> fixtures(const std::string& suffix) {
     if (!std::filesystem::exists(kernels)) continue;
     for (const auto& k : std::filesystem::directory_iterator(kernels)) {
       std::string name = k.path().filename();
-      if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix)) continue;
-      out.push_back({task.path().filename(), k.path(), name.rfind("backward", 0) == 0 ? "backward" : "forward"});
+      if (name.size() < suffix.size() ||
+          name.compare(name.size() - suffix.size(), suffix.size(), suffix))
+        continue;
+      out.push_back({task.path().filename(), k.path(),
+                     name.rfind("backward", 0) == 0 ? "backward" : "forward"});
     }
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
   return out;
 }
 
-void PrintTo(const Fixture& f, std::ostream* os) { *os << f.kernel; }
+void PrintTo(const Fixture& f, std::ostream* os) {
+  *os << f.kernel;
+}
 
 std::string name_of(const testing::TestParamInfo<Fixture>& info) {
   return info.param.task + "_" + std::filesystem::path(info.param.kernel).stem().string();

@@ -9,14 +9,19 @@
 
 namespace kforge::test {
 
-std::string source_dir() { return build::source_dir; }
-std::string cache_dir() { return KFORGE_TEST_CACHE; }
+std::string source_dir() {
+  return build::source_dir;
+}
+std::string cache_dir() {
+  return KFORGE_TEST_CACHE;
+}
 
 const gpu::ExportedTaskInfo& exported(const std::string& task_path) {
   static std::map<std::string, gpu::ExportedTaskInfo> done;
   static std::mutex mutex;
   std::lock_guard lock(mutex);
-  std::string path = task_path.find('/') == std::string::npos ? source_dir() + "/tasks/" + task_path : task_path;
+  std::string path =
+      task_path.find('/') == std::string::npos ? source_dir() + "/tasks/" + task_path : task_path;
   auto it = done.find(path);
   if (it == done.end()) {
     gpu::ExportOptions o;
@@ -33,7 +38,8 @@ std::string Evaluation::describe() const {
 }
 
 Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
-                    const std::string& kernel_path, json::Value request, const std::string& cuda_arch) {
+                    const std::string& kernel_path, json::Value request,
+                    const std::string& cuda_arch) {
   Evaluation e;
   const auto& task = exported(task_path);
   auto source = gpu::read_file(kernel_path);
@@ -49,6 +55,8 @@ Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::
   return e;
 }
 
-bool cuda_available() { return build::with_cuda && std::filesystem::exists("/dev/nvidiactl"); }
+bool cuda_available() {
+  return build::with_cuda && std::filesystem::exists("/dev/nvidiactl");
+}
 
 }  // namespace kforge::test

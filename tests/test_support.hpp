@@ -22,16 +22,20 @@ const gpu::ExportedTaskInfo& exported(const std::string& task_path);
 struct Evaluation {
   gpu::CompileResult compile;
   gpu::EvalOutcome outcome;
-  std::string verdict() const { return outcome.result["verdict"].as_string(compile.ok ? "" : "compile_error"); }
+  std::string verdict() const {
+    return outcome.result["verdict"].as_string(compile.ok ? "" : "compile_error");
+  }
   std::string failure_kind() const {
     return compile.ok ? outcome.result["failure"]["kind"].as_string() : "compile_error";
   }
   std::string describe() const;  ///< for assertion messages
 };
 
-/// Compiles `kernel_path` for `backend` and evaluates it on `task_path` with `request` fields added.
+/// Compiles `kernel_path` for `backend` and evaluates it on `task_path` with `request` fields
+/// added.
 Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
-                    const std::string& kernel_path, json::Value request, const std::string& cuda_arch = "sm_90");
+                    const std::string& kernel_path, json::Value request,
+                    const std::string& cuda_arch = "sm_90");
 
 /// True when this build has CUDA and a GPU is visible.
 bool cuda_available();

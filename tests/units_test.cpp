@@ -22,13 +22,16 @@ TEST(Json, RoundTripKeepsOrderTypesAndEscapes) {
 }
 
 TEST(SourceCheck, RegisteredFunctionsIgnoreComments) {
-  std::string src = "// m.def(\"old\", &old);\nPYBIND11_MODULE(x, m) { m.def(\"forward\", &f); m.def( \"backward\", &b); }";
+  std::string src =
+      "// m.def(\"old\", &old);\nPYBIND11_MODULE(x, m) { m.def(\"forward\", &f); m.def( "
+      "\"backward\", &b); }";
   EXPECT_EQ(gpu::registered_functions(src), (std::vector<std::string>{"forward", "backward"}));
 }
 
 TEST(SourceCheck, LibraryCallsAreFoundAndAllocationsAreNot) {
-  std::string src = "auto y = torch::empty_like(x);\nauto z = torch::matmul(x, w);\n/* at::softmax(x) */\n"
-                    "auto s = x.sum(1);\ncublasSgemm(h);";
+  std::string src =
+      "auto y = torch::empty_like(x);\nauto z = torch::matmul(x, w);\n/* at::softmax(x) */\n"
+      "auto s = x.sum(1);\ncublasSgemm(h);";
   auto found = gpu::library_calls(src);
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0], "line 2: torch::matmul");
@@ -84,7 +87,8 @@ TEST(Compiler, CommandUsesTheShimFirstAndNoShell) {
   auto cmd = gpu::compile_command(o, "k.cpp", "k.so");
   ASSERT_GT(cmd.size(), 3u);
   EXPECT_NE(cmd[0].find("++"), std::string::npos);
-  auto shim = std::find_if(cmd.begin(), cmd.end(), [](const auto& a) { return a.rfind("-I", 0) == 0; });
+  auto shim =
+      std::find_if(cmd.begin(), cmd.end(), [](const auto& a) { return a.rfind("-I", 0) == 0; });
   ASSERT_NE(shim, cmd.end());
   EXPECT_NE(shim->find("gpu/shim"), std::string::npos);
   o.backend = gpu::Backend::cuda;

@@ -11,10 +11,27 @@ namespace {
 
 // Functions whose replacement would let a candidate fake its time or its synchronisation.
 constexpr const char* kGuarded[] = {
-    "clock_gettime", "gettimeofday", "clock", "time", "malloc", "free", "memcpy", "memset",
-    "cudaEventRecord", "cudaEventElapsedTime", "cudaEventSynchronize", "cudaDeviceSynchronize",
-    "cudaStreamSynchronize", "cudaMemcpy", "cudaMemcpyAsync", "cudaGetLastError", "cudaMalloc",
-    "cudaFree", "cudaLaunchKernel", "dlsym", "dlopen",
+    "clock_gettime",
+    "gettimeofday",
+    "clock",
+    "time",
+    "malloc",
+    "free",
+    "memcpy",
+    "memset",
+    "cudaEventRecord",
+    "cudaEventElapsedTime",
+    "cudaEventSynchronize",
+    "cudaDeviceSynchronize",
+    "cudaStreamSynchronize",
+    "cudaMemcpy",
+    "cudaMemcpyAsync",
+    "cudaGetLastError",
+    "cudaMalloc",
+    "cudaFree",
+    "cudaLaunchKernel",
+    "dlsym",
+    "dlopen",
 };
 
 std::map<std::string, void*>& bound() {
@@ -28,7 +45,8 @@ void record_guarded_symbols() {
   for (const char* name : kGuarded) bound()[name] = ::dlsym(RTLD_DEFAULT, name);
 }
 
-std::unique_ptr<CandidateLibrary> CandidateLibrary::load(const std::string& path, std::string& error) {
+std::unique_ptr<CandidateLibrary> CandidateLibrary::load(const std::string& path,
+                                                         std::string& error) {
   if (bound().empty()) record_guarded_symbols();
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
@@ -44,14 +62,18 @@ std::unique_ptr<CandidateLibrary> CandidateLibrary::load(const std::string& path
   for (const char* name : kGuarded) {
     void* own = ::dlsym(handle, name);
     Dl_info info{};
-    if (own && ::dladdr(own, &info) && map && info.dli_fbase == reinterpret_cast<void*>(map->l_addr))
+    if (own && ::dladdr(own, &info) && map &&
+        info.dli_fbase == reinterpret_cast<void*>(map->l_addr))
       lib->interposed_.push_back(std::string(name) + " (defined by the candidate)");
     if (::dlsym(RTLD_DEFAULT, name) != bound()[name])
       lib->interposed_.push_back(std::string(name) + " (rebound for the worker)");
   }
-  auto entry = reinterpret_cast<kforge_extension_module_fn>(::dlsym(handle, KFORGE_EXTENSION_SYMBOL));
+  auto entry =
+      reinterpret_cast<kforge_extension_module_fn>(::dlsym(handle, KFORGE_EXTENSION_SYMBOL));
   if (!entry) {
-    error = "the candidate registers no module: it needs PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", &forward); }";
+    error =
+        "the candidate registers no module: it needs PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { "
+        "m.def(\"forward\", &forward); }";
     return nullptr;
   }
   lib->module_ = entry();

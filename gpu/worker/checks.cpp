@@ -25,19 +25,25 @@ std::string shape_text(const at::Tensor& t) {
 
 Tolerance default_tolerance(at::ScalarType dtype) {
   switch (dtype) {
-    case at::kDouble: return {1e-8, 1e-7};
-    case at::kHalf: return {1e-3, 1e-3};
-    case at::kBFloat16: return {1e-2, 1e-2};
-    default: return {1e-5, 1e-5};
+    case at::kDouble:
+      return {1e-8, 1e-7};
+    case at::kHalf:
+      return {1e-3, 1e-3};
+    case at::kBFloat16:
+      return {1e-2, 1e-2};
+    default:
+      return {1e-5, 1e-5};
   }
 }
 
-Comparison compare_outputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& expected,
+Comparison compare_outputs(const std::vector<at::Tensor>& got,
+                           const std::vector<at::Tensor>& expected,
                            const std::optional<Tolerance>& tolerance) {
   Comparison c;
   if (got.size() != expected.size()) {
-    c.failure = Failure{"output_count", "the kernel returned " + std::to_string(got.size()) +
-                                            " tensors, the reference " + std::to_string(expected.size())};
+    c.failure =
+        Failure{"output_count", "the kernel returned " + std::to_string(got.size()) +
+                                    " tensors, the reference " + std::to_string(expected.size())};
     return c;
   }
   for (size_t k = 0; k < got.size(); ++k) {
@@ -49,24 +55,28 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got, const std::vector
       return c;
     }
     if (g.scalar_type() != e.scalar_type()) {
-      c.failure = Failure{"dtype_mismatch", which + " has dtype " + std::string(c10::toString(g.scalar_type())) +
-                                                ", the reference " + c10::toString(e.scalar_type()) +
-                                                " (a precision downcast is not the same function)"};
+      c.failure = Failure{"dtype_mismatch",
+                          which + " has dtype " + std::string(c10::toString(g.scalar_type())) +
+                              ", the reference " + c10::toString(e.scalar_type()) +
+                              " (a precision downcast is not the same function)"};
       return c;
     }
     if (g.sizes() != e.sizes()) {
-      c.failure = Failure{"shape_mismatch", which + " has shape " + shape_text(g) + ", the reference " + shape_text(e)};
+      c.failure = Failure{"shape_mismatch", which + " has shape " + shape_text(g) +
+                                                ", the reference " + shape_text(e)};
       return c;
     }
     if (g.device() != e.device()) {
-      c.failure = Failure{"device_mismatch", which + " is on " + g.device().str() + ", the reference on " + e.device().str()};
+      c.failure = Failure{"device_mismatch", which + " is on " + g.device().str() +
+                                                 ", the reference on " + e.device().str()};
       return c;
     }
     if (g.numel() == 0) continue;
     if (!at::isFloatingType(e.scalar_type())) {
       auto wrong = g.ne(e).sum().item<int64_t>();
       if (wrong) {
-        c.failure = Failure{"mismatch", which + ": " + std::to_string(wrong) + " of " + std::to_string(g.numel()) +
+        c.failure = Failure{"mismatch", which + ": " + std::to_string(wrong) + " of " +
+                                            std::to_string(g.numel()) +
                                             " integer values differ from the reference"};
         return c;
       }
@@ -83,22 +93,27 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got, const std::vector
     diff = diff.masked_fill(both_inf_same, 0.0);
     c.max_abs_error = std::max(c.max_abs_error, diff.max().item<double>());
     // Relative to |reference|, floored at atol so that values near zero do not dominate.
-    c.max_rel_error = std::max(c.max_rel_error, (diff / ed.abs().clamp_min(tol.atol)).max().item<double>());
+    c.max_rel_error =
+        std::max(c.max_rel_error, (diff / ed.abs().clamp_min(tol.atol)).max().item<double>());
     if (nan_wrong) {
       auto g_only = g_nan.logical_and(e_nan.logical_not()).sum().item<int64_t>();
-      std::string msg = which + ": " + std::to_string(nan_wrong) + " of " + std::to_string(g.numel()) +
+      std::string msg = which + ": " + std::to_string(nan_wrong) + " of " +
+                        std::to_string(g.numel()) +
                         " values are NaN in one of kernel and reference only";
       if (g_only)
-        msg += "; kforge fills fresh allocations with NaN, so NaN where the reference is finite means part of "
-               "the output was never written";
+        msg +=
+            "; kforge fills fresh allocations with NaN, so NaN where the reference is finite means "
+            "part of "
+            "the output was never written";
       c.failure = Failure{g_only ? "unwritten_output" : "mismatch", msg};
       return c;
     }
     auto bad = diff.gt(ed.abs() * tol.rtol + tol.atol);
     auto n_bad = bad.sum().item<int64_t>();
     if (n_bad) {
-      c.failure = Failure{"mismatch", which + ": " + std::to_string(n_bad) + " of " + std::to_string(g.numel()) +
-                                          " values outside atol " + fmt(tol.atol) + " + rtol " + fmt(tol.rtol) +
+      c.failure = Failure{"mismatch", which + ": " + std::to_string(n_bad) + " of " +
+                                          std::to_string(g.numel()) + " values outside atol " +
+                                          fmt(tol.atol) + " + rtol " + fmt(tol.rtol) +
                                           " (max abs error " + fmt(c.max_abs_error) + ")"};
       return c;
     }
@@ -110,7 +125,8 @@ std::optional<Failure> check_inputs_unchanged(const std::vector<at::Tensor>& now
                                               const std::vector<at::Tensor>& pristine,
                                               const std::vector<std::string>& names) {
   for (size_t i = 0; i < now.size(); ++i) {
-    bool same = now[i].sizes() == pristine[i].sizes() && now[i].strides() == pristine[i].strides() &&
+    bool same = now[i].sizes() == pristine[i].sizes() &&
+                now[i].strides() == pristine[i].strides() &&
                 now[i].scalar_type() == pristine[i].scalar_type();
     if (same) {
       // Bitwise, so that NaN written into an input is seen too.
@@ -119,8 +135,9 @@ std::optional<Failure> check_inputs_unchanged(const std::vector<at::Tensor>& now
       same = at::equal(a, b);
     }
     if (!same)
-      return Failure{"input_mutated", "the kernel changed its input `" + names[i] +
-                                          "`; kernels must leave their arguments as they found them"};
+      return Failure{"input_mutated",
+                     "the kernel changed its input `" + names[i] +
+                         "`; kernels must leave their arguments as they found them"};
   }
   return std::nullopt;
 }
@@ -136,8 +153,9 @@ std::optional<Failure> check_no_aliasing(const std::vector<at::Tensor>& outputs,
       auto i_begin = reinterpret_cast<uintptr_t>(inputs[i].storage().data());
       auto i_end = i_begin + inputs[i].storage().nbytes();
       if (o_begin < i_end && i_begin < o_end && o_end > o_begin)
-        return Failure{"output_aliases_input", "output " + std::to_string(k) + " shares memory with input `" +
-                                                   names[i] + "`; the task does not allow outputs to alias inputs"};
+        return Failure{"output_aliases_input",
+                       "output " + std::to_string(k) + " shares memory with input `" + names[i] +
+                           "`; the task does not allow outputs to alias inputs"};
     }
   }
   return std::nullopt;

@@ -30,7 +30,8 @@ struct Comparison {
 };
 
 /// Compares outputs with the expected ones. `std::nullopt` tolerance means per-dtype defaults.
-Comparison compare_outputs(const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& expected,
+Comparison compare_outputs(const std::vector<at::Tensor>& got,
+                           const std::vector<at::Tensor>& expected,
                            const std::optional<Tolerance>& tolerance);
 
 /// Bitwise comparison of a case's tensors with their pristine copies.

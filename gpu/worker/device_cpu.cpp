@@ -53,7 +53,8 @@ class CpuDevice final : public Device {
   BatchTime time_batch(const std::function<void()>& body) override {
     auto start = std::chrono::steady_clock::now();
     body();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return {ms, ms};
   }
   void begin_poisoned_allocations(size_t) override { set_cpu_poisoning(true); }
@@ -62,7 +63,9 @@ class CpuDevice final : public Device {
   double copy_bandwidth() const override { return bandwidth_; }
   json::Value describe() const override {
     json::Value d;
-    d.set("backend", "cpu").set("name", name()).set("threads", static_cast<int64_t>(std::thread::hardware_concurrency()));
+    d.set("backend", "cpu")
+        .set("name", name())
+        .set("threads", static_cast<int64_t>(std::thread::hardware_concurrency()));
     d.set("cache_bytes", static_cast<int64_t>(llc_)).set("copy_bandwidth_gbs", bandwidth_ / 1e9);
     return d;
   }
@@ -87,6 +90,8 @@ class CpuDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> make_cpu_device() { return std::make_unique<CpuDevice>(); }
+std::unique_ptr<Device> make_cpu_device() {
+  return std::make_unique<CpuDevice>();
+}
 
 }  // namespace kforge::worker

@@ -57,9 +57,7 @@ class CudaDevice final : public Device {
     if (e == cudaSuccess) return {};
     return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
   }
-  void flush_cache() override {
-    cudaMemsetAsync(flush_, ++flush_value_ & 0xff, 2 * l2_, stream());
-  }
+  void flush_cache() override { cudaMemsetAsync(flush_, ++flush_value_ & 0xff, 2 * l2_, stream()); }
   BatchTime time_batch(const std::function<void()>& body) override {
     auto wall_start = std::chrono::steady_clock::now();
     cudaEventRecord(start_, stream());
@@ -67,7 +65,9 @@ class CudaDevice final : public Device {
     cudaDeviceSynchronize();  // work left on other streams finishes before the stop event
     cudaEventRecord(stop_, stream());
     cudaEventSynchronize(stop_);
-    double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start).count();
+    double wall =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wall_start)
+            .count();
     float ms = 0;
     cudaEventElapsedTime(&ms, start_, stop_);
     return {ms, wall};
@@ -92,7 +92,8 @@ class CudaDevice final : public Device {
     d.set("backend", "cuda").set("name", name()).set("index", index_);
     d.set("compute_capability", std::to_string(props_.major) + "." + std::to_string(props_.minor));
     d.set("multiprocessors", props_.multiProcessorCount).set("l2_bytes", static_cast<int64_t>(l2_));
-    d.set("memory_bytes", static_cast<int64_t>(props_.totalGlobalMem)).set("copy_bandwidth_gbs", bandwidth_ / 1e9);
+    d.set("memory_bytes", static_cast<int64_t>(props_.totalGlobalMem))
+        .set("copy_bandwidth_gbs", bandwidth_ / 1e9);
     return d;
   }
 
@@ -140,7 +141,8 @@ std::unique_ptr<Device> make_cuda_device(int index, std::string& error) {
     return nullptr;
   }
   if (index < 0 || index >= count) {
-    error = "CUDA device " + std::to_string(index) + " does not exist (" + std::to_string(count) + " visible)";
+    error = "CUDA device " + std::to_string(index) + " does not exist (" + std::to_string(count) +
+            " visible)";
     return nullptr;
   }
   return std::make_unique<CudaDevice>(index);

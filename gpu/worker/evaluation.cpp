@@ -30,7 +30,8 @@ std::string short_what(const std::exception& e) {
 
 Failure candidate_raised(const std::exception& e) {
   std::string what = short_what(e);
-  bool oom = what.find("out of memory") != std::string::npos || what.find("not enough memory") != std::string::npos ||
+  bool oom = what.find("out of memory") != std::string::npos ||
+             what.find("not enough memory") != std::string::npos ||
              what.find("can't allocate memory") != std::string::npos;
   return Failure{oom ? "out_of_memory" : "candidate_error", "the kernel raised: " + what};
 }
@@ -116,7 +117,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   ExportedTask* t = task(request["export_dir"].as_string(), error);
   if (!t) return infra(error);
   const auto& dir = t->direction(direction);
-  if (dir.is_null()) return infra("the task has no " + direction + " direction (no func_" + direction + ".py)");
+  if (dir.is_null())
+    return infra("the task has no " + direction + " direction (no func_" + direction + ".py)");
   std::optional<Tolerance> tolerance;
   if (request.contains("atol") || dir.contains("tolerance")) {
     Tolerance tol;
@@ -129,13 +131,16 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   auto library = CandidateLibrary::load(request["library"].as_string(), error);
   if (!library) return fail(Failure{"load_error", error});
   if (!library->interposed().empty())
-    return fail(Failure{"symbol_interposition", "the kernel defines or rebinds functions the worker times and "
-                                                "synchronises with: " + join(library->interposed())});
+    return fail(Failure{"symbol_interposition",
+                        "the kernel defines or rebinds functions the worker times and "
+                        "synchronises with: " +
+                            join(library->interposed())});
   const ext::Function* fn = library->find(function);
   if (!fn) {
     auto names = library->function_names();
-    return fail(Failure{"missing_function", "the kernel registers no `" + function + "` (it registers: " +
-                                                (names.empty() ? std::string("nothing") : join(names)) + ")"});
+    return fail(Failure{"missing_function",
+                        "the kernel registers no `" + function + "` (it registers: " +
+                            (names.empty() ? std::string("nothing") : join(names)) + ")"});
   }
 
   std::vector<size_t> selected;
@@ -145,7 +150,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
     for (const auto& m : configs[i]["modes"].as_array()) in_mode |= m.as_string() == mode;
     if (request.contains("configs")) {
       in_mode = false;
-      for (const auto& c : request["configs"].as_array()) in_mode |= static_cast<size_t>(c.as_int()) == i;
+      for (const auto& c : request["configs"].as_array())
+        in_mode |= static_cast<size_t>(c.as_int()) == i;
     }
     if (in_mode) selected.push_back(i);
   }
@@ -197,8 +203,9 @@ json::Value Evaluator::evaluate(const json::Value& request) {
     for (size_t i = 0; signature_ok && i < expected.size(); ++i)
       signature_ok = types_compatible(fn->parameter_types[i], expected[i]);
     if (!signature_ok)
-      failure = Failure{"signature_mismatch", "`" + function + "` takes (" + join(fn->parameter_types) +
-                                                  ") but the task passes (" + describe_parameters(config) + ")"};
+      failure = Failure{"signature_mismatch",
+                        "`" + function + "` takes (" + join(fn->parameter_types) +
+                            ") but the task passes (" + describe_parameters(config) + ")"};
 
     for (int s = 0; !failure && s < seeds; ++s) {
       const uint64_t seed = mix_seed(base_seed + static_cast<uint64_t>(s), index);
@@ -246,7 +253,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         max_rel = std::max(max_rel, cmp_after.max_rel_error);
         if (cmp_after.failure) {
           failure = cmp_after.failure;
-          failure->message = "after the reference ran and its freed outputs were poisoned: " + failure->message;
+          failure->message =
+              "after the reference ran and its freed outputs were poisoned: " + failure->message;
           if (failure->kind == "unwritten_output") failure->kind = "reused_reference_output";
           break;
         }
@@ -254,14 +262,16 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         // 4. No thread the candidate started may outlive its call.
         int threads = thread_count();
         if (thread_baseline < 0) {
-          thread_baseline = threads;  // after the first seed: pools made on a first call are allowed
+          thread_baseline =
+              threads;  // after the first seed: pools made on a first call are allowed
         } else if (threads > thread_baseline) {
           std::this_thread::sleep_for(std::chrono::milliseconds(100));
           threads = thread_count();
           if (threads > thread_baseline) {
-            failure = Failure{"threads_escaped", "the kernel left " + std::to_string(threads - thread_baseline) +
-                                                     " thread(s) running after it returned; work must finish "
-                                                     "inside the call"};
+            failure = Failure{"threads_escaped",
+                              "the kernel left " + std::to_string(threads - thread_baseline) +
+                                  " thread(s) running after it returned; work must finish "
+                                  "inside the call"};
             break;
           }
         }
@@ -289,9 +299,11 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         sets = std::max<size_t>(1, std::min(sets, (size_t(8) << 30) / case_bytes));
         std::vector<Case> cases;
         cases.push_back(std::move(first));
-        for (size_t k = 1; k < sets; ++k) cases.push_back(t->draw(config, mix_seed(base_seed + 7777 + k, index), dev));
+        for (size_t k = 1; k < sets; ++k)
+          cases.push_back(t->draw(config, mix_seed(base_seed + 7777 + k, index), dev));
         std::vector<ExportedTask::PreparedCall> ref_calls;
-        for (const auto& c : cases) ref_calls.push_back(t->prepare_reference(config, c, /*copy_tensors=*/false));
+        for (const auto& c : cases)
+          ref_calls.push_back(t->prepare_reference(config, c, /*copy_tensors=*/false));
         std::vector<at::Tensor> last_outputs;
         size_t last_set = 0;
         at::NoGradGuard no_grad;
@@ -303,31 +315,37 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         uint64_t refill_round = 0;
         std::function<void(size_t)> refresh;
         if (static_cast<double>(case_bytes * sets) <= refill_max_bytes)
-          refresh = [&](size_t k) { t->refill(config, cases[k], mix_seed(base_seed + 31337 + ++refill_round, index)); };
+          refresh = [&](size_t k) {
+            t->refill(config, cases[k], mix_seed(base_seed + 31337 + ++refill_round, index));
+          };
         auto pair = time_pair(
             device_,
             [&](size_t k) {
               last_outputs = call_candidate(cases[k].args);
               last_set = k;
             },
-            [&](size_t k) { ref_calls[k].module->forward(ref_calls[k].args); }, sets, timing, refresh);
+            [&](size_t k) { ref_calls[k].module->forward(ref_calls[k].args); }, sets, timing,
+            refresh);
         cr.set("inputs_refreshed_per_batch", static_cast<bool>(refresh));
         if ((failure = check_device())) throw std::runtime_error(failure->message);
         cr.set("candidate", pair.candidate.to_json()).set("reference", pair.reference.to_json());
         cr.set("input_sets", static_cast<int64_t>(sets));
-        double speedup = pair.candidate.median_ms > 0 ? pair.reference.median_ms / pair.candidate.median_ms : 0;
+        double speedup =
+            pair.candidate.median_ms > 0 ? pair.reference.median_ms / pair.candidate.median_ms : 0;
         cr.set("speedup", speedup);
         failure = pair.failure;
         // The output of a timed call is checked too.
         step("config " + std::to_string(index) + ": check the timed output", call_timeout);
         if (!failure) {
-          auto cmp = compare_outputs(last_outputs, t->reference(config, cases[last_set]), tolerance);
+          auto cmp =
+              compare_outputs(last_outputs, t->reference(config, cases[last_set]), tolerance);
           if (cmp.failure) {
             failure = cmp.failure;
             failure->kind = "timed_output_mismatch";
-            failure->message = "the output of a timed call is wrong (" + failure->message +
-                               "): called back to back, the kernel computes something else (cached results, or "
-                               "work racing with the next call)";
+            failure->message =
+                "the output of a timed call is wrong (" + failure->message +
+                "): called back to back, the kernel computes something else (cached results, or "
+                "work racing with the next call)";
           }
         }
         // Refilled in place (same buffers, new values), the inputs must give new results.
@@ -337,8 +355,10 @@ json::Value Evaluator::evaluate(const json::Value& request) {
           device_.synchronize();
           auto cmp = compare_outputs(again, t->reference(config, cases[0]), tolerance);
           if (cmp.failure) {
-            failure = Failure{"stale_result", "after its inputs were refilled in place with new values, the kernel "
-                                              "returned results for the old ones (" + cmp.failure->message + ")"};
+            failure = Failure{"stale_result",
+                              "after its inputs were refilled in place with new values, the kernel "
+                              "returned results for the old ones (" +
+                                  cmp.failure->message + ")"};
           }
         }
         // Faster than the memory system allows: every input is read and every output written once.
@@ -347,12 +367,15 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         double bound_ms = 1000.0 * bytes / (2.0 * device_.copy_bandwidth());
         cr.set("bytes_moved", static_cast<int64_t>(bytes)).set("speed_of_light_ms", bound_ms);
         if (!failure && pair.candidate.median_ms < bound_ms)
-          failure = Failure{"impossible_speed", "the kernel's median time " + std::to_string(pair.candidate.median_ms) +
-                                                    " ms is below the speed-of-light bound " + std::to_string(bound_ms) +
-                                                    " ms for moving " + std::to_string(bytes) + " bytes"};
+          failure =
+              Failure{"impossible_speed",
+                      "the kernel's median time " + std::to_string(pair.candidate.median_ms) +
+                          " ms is below the speed-of-light bound " + std::to_string(bound_ms) +
+                          " ms for moving " + std::to_string(bytes) + " bytes"};
         if (!failure && speedup > speedup_flag)
-          flags.push_back("config " + std::to_string(index) + ": speedup " + std::to_string(speedup) +
-                          "x is above " + std::to_string(speedup_flag) + "x; review it");
+          flags.push_back("config " + std::to_string(index) + ": speedup " +
+                          std::to_string(speedup) + "x is above " + std::to_string(speedup_flag) +
+                          "x; review it");
       } catch (const std::exception& e) {
         if (!failure) failure = candidate_raised(e);
         if (auto device_failure = check_device()) failure = device_failure;

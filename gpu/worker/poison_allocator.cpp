@@ -17,18 +17,25 @@ class PoisonAllocator final : public c10::Allocator {
   explicit PoisonAllocator(c10::Allocator* inner) : inner_(inner) {}
 
 #if TORCH_VERSION_MAJOR >= 2 && TORCH_VERSION_MINOR >= 3 || TORCH_VERSION_MAJOR >= 3
-  c10::DataPtr allocate(size_t n) override { return fill(inner_->allocate(n), n); }
+  c10::DataPtr allocate(size_t n) override {
+    return fill(inner_->allocate(n), n);
+  }
   void copy_data(void* dest, const void* src, std::size_t count) const override {
     std::memcpy(dest, src, count);
   }
 #else
-  c10::DataPtr allocate(size_t n) const override { return fill(inner_->allocate(n), n); }
+  c10::DataPtr allocate(size_t n) const override {
+    return fill(inner_->allocate(n), n);
+  }
 #endif
-  c10::DeleterFnPtr raw_deleter() const override { return inner_->raw_deleter(); }
+  c10::DeleterFnPtr raw_deleter() const override {
+    return inner_->raw_deleter();
+  }
 
  private:
   static c10::DataPtr fill(c10::DataPtr ptr, size_t n) {
-    if (poisoning.load(std::memory_order_relaxed) && ptr.get() && n) std::memset(ptr.get(), 0xFF, n);
+    if (poisoning.load(std::memory_order_relaxed) && ptr.get() && n)
+      std::memset(ptr.get(), 0xFF, n);
     return ptr;
   }
   c10::Allocator* inner_;
@@ -41,6 +48,8 @@ void install_poison_allocator() {
   c10::SetCPUAllocator(&allocator, /*priority=*/100);
 }
 
-void set_cpu_poisoning(bool on) { poisoning.store(on); }
+void set_cpu_poisoning(bool on) {
+  poisoning.store(on);
+}
 
 }  // namespace kforge::worker

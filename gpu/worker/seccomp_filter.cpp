@@ -25,13 +25,25 @@ struct Named {
   const char* name;
 };
 constexpr Named kTrapped[] = {
-    {SYS_socket, "socket"},       {SYS_socketpair, "socketpair"}, {SYS_connect, "connect"},
-    {SYS_bind, "bind"},           {SYS_listen, "listen"},         {SYS_accept, "accept"},
-    {SYS_accept4, "accept4"},     {SYS_execve, "execve"},         {SYS_execveat, "execveat"},
-    {SYS_fork, "fork"},           {SYS_vfork, "vfork"},           {SYS_ptrace, "ptrace"},
-    {SYS_process_vm_readv, "process_vm_readv"}, {SYS_process_vm_writev, "process_vm_writev"},
-    {SYS_unshare, "unshare"},     {SYS_setns, "setns"},           {SYS_mount, "mount"},
-    {SYS_chroot, "chroot"},       {SYS_pivot_root, "pivot_root"},
+    {SYS_socket, "socket"},
+    {SYS_socketpair, "socketpair"},
+    {SYS_connect, "connect"},
+    {SYS_bind, "bind"},
+    {SYS_listen, "listen"},
+    {SYS_accept, "accept"},
+    {SYS_accept4, "accept4"},
+    {SYS_execve, "execve"},
+    {SYS_execveat, "execveat"},
+    {SYS_fork, "fork"},
+    {SYS_vfork, "vfork"},
+    {SYS_ptrace, "ptrace"},
+    {SYS_process_vm_readv, "process_vm_readv"},
+    {SYS_process_vm_writev, "process_vm_writev"},
+    {SYS_unshare, "unshare"},
+    {SYS_setns, "setns"},
+    {SYS_mount, "mount"},
+    {SYS_chroot, "chroot"},
+    {SYS_pivot_root, "pivot_root"},
 };
 
 const char* syscall_name(long nr) {
@@ -48,7 +60,9 @@ void on_sigsys(int, siginfo_t* info, void*) {
   // Async-signal-safe: format into a stack buffer and write once.
   char buf[256];
   const char* name = syscall_name(info->si_syscall);
-  const char* head = "{\"event\":\"fatal\",\"kind\":\"sandbox_violation\",\"message\":\"the candidate made the forbidden system call ";
+  const char* head =
+      "{\"event\":\"fatal\",\"kind\":\"sandbox_violation\",\"message\":\"the candidate made the "
+      "forbidden system call ";
   size_t n = 0;
   for (const char* p = head; *p && n < sizeof buf - 8; ++p) buf[n++] = *p;
   for (const char* p = name; *p && n < sizeof buf - 8; ++p) buf[n++] = *p;
@@ -60,7 +74,9 @@ void on_sigsys(int, siginfo_t* info, void*) {
 
 using Filter = std::vector<sock_filter>;
 
-void add(Filter& f, sock_filter s) { f.push_back(s); }
+void add(Filter& f, sock_filter s) {
+  f.push_back(s);
+}
 
 }  // namespace
 
@@ -70,7 +86,8 @@ std::string install_seccomp_filter(int event_fd) {
   sa.sa_sigaction = on_sigsys;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
-  if (::sigaction(SIGSYS, &sa, nullptr) != 0) return std::string("sigaction: ") + std::strerror(errno);
+  if (::sigaction(SIGSYS, &sa, nullptr) != 0)
+    return std::string("sigaction: ") + std::strerror(errno);
 
   const uint32_t pid = static_cast<uint32_t>(::getpid());
   const uint32_t trap = SECCOMP_RET_TRAP;
@@ -110,7 +127,8 @@ std::string install_seccomp_filter(int event_fd) {
   add(f, BPF_STMT(BPF_RET | BPF_K, allow));
 
   sock_fprog prog{static_cast<unsigned short>(f.size()), f.data()};
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    return std::string("no_new_privs: ") + std::strerror(errno);
   if (::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
     return std::string("seccomp: ") + std::strerror(errno);
   return {};

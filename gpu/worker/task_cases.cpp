@@ -54,10 +54,11 @@ uint64_t mix_seed(uint64_t a, uint64_t b) {
 
 at::ScalarType parse_dtype(const std::string& name) {
   static const std::map<std::string, at::ScalarType> types = {
-      {"float32", at::kFloat}, {"float", at::kFloat},     {"float64", at::kDouble}, {"double", at::kDouble},
-      {"float16", at::kHalf},  {"half", at::kHalf},       {"bfloat16", at::kBFloat16}, {"int64", at::kLong},
-      {"long", at::kLong},     {"int32", at::kInt},       {"int", at::kInt},        {"int16", at::kShort},
-      {"int8", at::kChar},     {"uint8", at::kByte},      {"bool", at::kBool},
+      {"float32", at::kFloat},     {"float", at::kFloat},  {"float64", at::kDouble},
+      {"double", at::kDouble},     {"float16", at::kHalf}, {"half", at::kHalf},
+      {"bfloat16", at::kBFloat16}, {"int64", at::kLong},   {"long", at::kLong},
+      {"int32", at::kInt},         {"int", at::kInt},      {"int16", at::kShort},
+      {"int8", at::kChar},         {"uint8", at::kByte},   {"bool", at::kBool},
   };
   auto it = types.find(name);
   if (it == types.end()) throw std::runtime_error("unsupported dtype " + name);
@@ -90,10 +91,14 @@ std::vector<std::string> expected_parameter_types(const json::Value& config) {
   std::vector<std::string> types;
   for (const auto& spec : config["args"].as_array()) {
     const std::string& kind = spec["kind"].as_string();
-    if (kind == "none") types.push_back("Tensor?");
-    else if (kind == "scalar") types.push_back(spec["type"].as_string());
-    else if (kind == "int_list") types.push_back("int[]");
-    else types.push_back("Tensor");
+    if (kind == "none")
+      types.push_back("Tensor?");
+    else if (kind == "scalar")
+      types.push_back(spec["type"].as_string());
+    else if (kind == "int_list")
+      types.push_back("int[]");
+    else
+      types.push_back("Tensor");
   }
   return types;
 }
@@ -108,7 +113,8 @@ std::string describe_parameters(const json::Value& config) {
   return out;
 }
 
-std::unique_ptr<ExportedTask> ExportedTask::load(const std::string& export_dir, std::string& error) {
+std::unique_ptr<ExportedTask> ExportedTask::load(const std::string& export_dir,
+                                                 std::string& error) {
   auto parsed = json::parse_file(export_dir + "/task.json");
   if (!parsed.value) {
     error = parsed.error;
@@ -148,12 +154,14 @@ at::Tensor ExportedTask::draw_tensor(const json::Value& spec, uint64_t seed, at:
     ss << in.rdbuf();
     std::string bytes = ss.str();
     auto cpu = at::empty(shape, at::TensorOptions().dtype(dtype));
-    TORCH_CHECK(static_cast<size_t>(cpu.nbytes()) == bytes.size(), "fixed tensor ", spec["name"].as_string(),
-                ": file has ", bytes.size(), " bytes, expected ", cpu.nbytes());
+    TORCH_CHECK(static_cast<size_t>(cpu.nbytes()) == bytes.size(), "fixed tensor ",
+                spec["name"].as_string(), ": file has ", bytes.size(), " bytes, expected ",
+                cpu.nbytes());
     std::memcpy(cpu.data_ptr(), bytes.data(), bytes.size());
     t = cpu.to(device);
   } else {
-    throw std::runtime_error("unknown distribution family '" + family + "' for " + spec["name"].as_string());
+    throw std::runtime_error("unknown distribution family '" + family + "' for " +
+                             spec["name"].as_string());
   }
   return t.scalar_type() == dtype ? t : t.to(dtype);
 }
@@ -173,16 +181,20 @@ Case ExportedTask::draw(const json::Value& config, uint64_t seed, at::Device dev
     for (size_t i = 0; i < specs.size(); ++i) {
       const auto& spec = specs[i];
       const std::string& kind = spec["kind"].as_string();
-      if (kind == "none") forward_args.emplace_back();
-      else if (kind == "scalar") forward_args.push_back(scalar_value(spec));
+      if (kind == "none")
+        forward_args.emplace_back();
+      else if (kind == "scalar")
+        forward_args.push_back(scalar_value(spec));
       else if (kind == "int_list") {
         std::vector<int64_t> v;
         for (const auto& e : spec["value"].as_array()) v.push_back(e.as_int());
         forward_args.emplace_back(v);
-      } else forward_args.emplace_back(draw_tensor(spec, mix_seed(seed, 1000 + i), device));
+      } else
+        forward_args.emplace_back(draw_tensor(spec, mix_seed(seed, 1000 + i), device));
     }
     bool needs_outputs = false;
-    for (const auto& spec : config["args"].as_array()) needs_outputs |= spec["kind"].as_string() == "forward_output";
+    for (const auto& spec : config["args"].as_array())
+      needs_outputs |= spec["kind"].as_string() == "forward_output";
     if (needs_outputs) {
       at::NoGradGuard no_grad;
       auto call = prepare(config["forward_reference"], config["forward_args"], forward_args, true);
@@ -221,7 +233,8 @@ Case ExportedTask::draw(const json::Value& config, uint64_t seed, at::Device dev
 
 void ExportedTask::refill(const json::Value& config, Case& c, uint64_t seed) {
   Case fresh = draw(config, seed, c.tensors.empty() ? at::Device(at::kCPU) : c.tensors[0].device());
-  for (size_t i = 0; i < c.tensors.size() && i < fresh.tensors.size(); ++i) c.tensors[i].copy_(fresh.tensors[i]);
+  for (size_t i = 0; i < c.tensors.size() && i < fresh.tensors.size(); ++i)
+    c.tensors[i].copy_(fresh.tensors[i]);
 }
 
 torch::jit::Module& ExportedTask::module(const std::string& file) {
@@ -234,8 +247,10 @@ torch::jit::Module& ExportedTask::module(const std::string& file) {
   return it->second;
 }
 
-ExportedTask::PreparedCall ExportedTask::prepare(const json::Value& reference, const json::Value& specs,
-                                                 const std::vector<c10::IValue>& args, bool copy_tensors) {
+ExportedTask::PreparedCall ExportedTask::prepare(const json::Value& reference,
+                                                 const json::Value& specs,
+                                                 const std::vector<c10::IValue>& args,
+                                                 bool copy_tensors) {
   std::vector<c10::IValue> call;
   bool tensors_only = reference["call"].as_string() == "tensor_args";
   const auto& list = specs.as_array();
@@ -243,7 +258,8 @@ ExportedTask::PreparedCall ExportedTask::prepare(const json::Value& reference, c
     const std::string& kind = list[i]["kind"].as_string();
     bool is_tensor = !(kind == "none" || kind == "scalar" || kind == "int_list");
     if (tensors_only && !is_tensor) continue;
-    call.push_back(copy_tensors && args[i].isTensor() ? c10::IValue(args[i].toTensor().clone()) : args[i]);
+    call.push_back(copy_tensors && args[i].isTensor() ? c10::IValue(args[i].toTensor().clone())
+                                                      : args[i]);
   }
   return {&module(reference["file"].as_string()), std::move(call)};
 }

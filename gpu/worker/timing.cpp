@@ -11,7 +11,9 @@ TimingStats summarize(std::vector<double> per_call, std::vector<double> wall, in
   if (per_call.empty()) return s;
   std::sort(per_call.begin(), per_call.end());
   std::sort(wall.begin(), wall.end());
-  auto at = [&](double q) { return per_call[static_cast<size_t>(std::lround(q * (per_call.size() - 1)))]; };
+  auto at = [&](double q) {
+    return per_call[static_cast<size_t>(std::lround(q * (per_call.size() - 1)))];
+  };
   s.median_ms = at(0.5);
   s.p10_ms = at(0.1);
   s.p90_ms = at(0.9);
@@ -36,13 +38,14 @@ json::Value TimingStats::to_json() const {
 }
 
 PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidate,
-                     const std::function<void(size_t)>& reference, size_t sets, const TimingOptions& o,
-                     const std::function<void(size_t)>& refresh) {
+                     const std::function<void(size_t)>& reference, size_t sets,
+                     const TimingOptions& o, const std::function<void(size_t)>& refresh) {
   PairTiming result;
   size_t next_set = 0;
   auto batch = [&](const std::function<void(size_t)>& fn, int calls) {
     if (refresh)
-      for (size_t k = 0; k < std::min<size_t>(sets, static_cast<size_t>(calls)); ++k) refresh((next_set + k) % sets);
+      for (size_t k = 0; k < std::min<size_t>(sets, static_cast<size_t>(calls)); ++k)
+        refresh((next_set + k) % sets);
     device.synchronize();
     device.flush_cache();
     return device.time_batch([&] {
@@ -59,16 +62,19 @@ PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidat
   int n_c = std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t_c)), 1, 10000);
   int n_r = std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t_r)), 1, 10000);
   double rep_ms = n_c * t_c + n_r * t_r;
-  int reps = std::clamp(static_cast<int>(o.max_seconds * 1000 / std::max(rep_ms, 1e-3)), o.min_reps, o.max_reps);
+  int reps = std::clamp(static_cast<int>(o.max_seconds * 1000 / std::max(rep_ms, 1e-3)), o.min_reps,
+                        o.max_reps);
   std::vector<double> c_ms, c_wall, r_ms, r_wall;
   for (int r = 0; r < reps; ++r) {
     auto rt = batch(reference, n_r);
     auto ct = batch(candidate, n_c);
-    for (auto [t, n, ms, wall] : {std::tuple{rt, n_r, &r_ms, &r_wall}, std::tuple{ct, n_c, &c_ms, &c_wall}}) {
+    for (auto [t, n, ms, wall] :
+         {std::tuple{rt, n_r, &r_ms, &r_wall}, std::tuple{ct, n_c, &c_ms, &c_wall}}) {
       if (t.device_ms > t.wall_ms * 1.05 + 0.05 && !result.failure)
-        result.failure = Failure{"timer_disagreement", "the device timer measured " + std::to_string(t.device_ms) +
-                                                           " ms for a batch that took " + std::to_string(t.wall_ms) +
-                                                           " ms of wall time; the timer was tampered with"};
+        result.failure = Failure{"timer_disagreement",
+                                 "the device timer measured " + std::to_string(t.device_ms) +
+                                     " ms for a batch that took " + std::to_string(t.wall_ms) +
+                                     " ms of wall time; the timer was tampered with"};
       ms->push_back(t.device_ms / n);
       wall->push_back(t.wall_ms / n);
     }

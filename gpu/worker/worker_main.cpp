@@ -37,13 +37,16 @@ void write_all(int fd, const std::string& text) {
   }
 }
 
-void send(const kforge::json::Value& event) { write_all(g_event_fd, event.dump() + "\n"); }
+void send(const kforge::json::Value& event) {
+  write_all(g_event_fd, event.dump() + "\n");
+}
 
 // exit() from inside a candidate runs atexit handlers: say so before the process goes.
 void on_exit_during_request() {
   if (g_in_request.load())
     write_all(g_event_fd,
-              "{\"event\":\"fatal\",\"kind\":\"candidate_exit\",\"message\":\"the candidate called exit() "
+              "{\"event\":\"fatal\",\"kind\":\"candidate_exit\",\"message\":\"the candidate called "
+              "exit() "
               "during the evaluation\"}\n");
 }
 
@@ -80,9 +83,10 @@ bool read_line(int fd, std::string& buffer, std::string& line) {
 }
 
 int usage() {
-  std::cerr << "usage: kforge-worker --backend cpu|cuda [--device N] [--request-fd 3] [--event-fd 4] "
-               "[--no-seccomp]\n"
-               "Started by kforge, not by hand: it speaks JSON lines on the two descriptors.\n";
+  std::cerr
+      << "usage: kforge-worker --backend cpu|cuda [--device N] [--request-fd 3] [--event-fd 4] "
+         "[--no-seccomp]\n"
+         "Started by kforge, not by hand: it speaks JSON lines on the two descriptors.\n";
   return 2;
 }
 
@@ -95,12 +99,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--backend") backend = next();
-    else if (a == "--device") device_index = std::atoi(next().c_str());
-    else if (a == "--request-fd") request_fd = std::atoi(next().c_str());
-    else if (a == "--event-fd") g_event_fd = std::atoi(next().c_str());
-    else if (a == "--no-seccomp") seccomp = false;
-    else return usage();
+    if (a == "--backend")
+      backend = next();
+    else if (a == "--device")
+      device_index = std::atoi(next().c_str());
+    else if (a == "--request-fd")
+      request_fd = std::atoi(next().c_str());
+    else if (a == "--event-fd")
+      g_event_fd = std::atoi(next().c_str());
+    else if (a == "--no-seccomp")
+      seccomp = false;
+    else
+      return usage();
   }
   if (backend != "cpu" && backend != "cuda") return usage();
 
@@ -127,14 +137,17 @@ int main(int argc, char** argv) {
     return 3;
   }
   kforge::worker::record_guarded_symbols();
-  std::string seccomp_error = seccomp ? kforge::worker::install_seccomp_filter(g_event_fd) : "disabled by --no-seccomp";
+  std::string seccomp_error =
+      seccomp ? kforge::worker::install_seccomp_filter(g_event_fd) : "disabled by --no-seccomp";
   std::atexit(on_exit_during_request);
 
   kforge::json::Value ready;
   kforge::json::Value sandbox;
   sandbox.set("seccomp", seccomp_error.empty()).set("network_isolated", only_loopback_network());
   if (!seccomp_error.empty()) sandbox.set("seccomp_error", seccomp_error);
-  ready.set("event", "ready").set("pid", static_cast<int64_t>(::getpid())).set("device", device->describe());
+  ready.set("event", "ready")
+      .set("pid", static_cast<int64_t>(::getpid()))
+      .set("device", device->describe());
   ready.set("sandbox", sandbox);
   send(ready);
 
@@ -170,7 +183,9 @@ int main(int argc, char** argv) {
     std::string device_error = device->pending_error(&fatal);
     if (fatal) {
       kforge::json::Value e;
-      e.set("event", "fatal").set("kind", "illegal_memory_access").set("message", "the device reports " + device_error);
+      e.set("event", "fatal")
+          .set("kind", "illegal_memory_access")
+          .set("message", "the device reports " + device_error);
       send(e);
       ::_exit(4);  // the CUDA context cannot be used again
     }

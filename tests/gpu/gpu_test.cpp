@@ -32,13 +32,16 @@ std::vector<std::string> files(const std::string& dir, const std::string& suffix
   if (!std::filesystem::exists(dir)) return out;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
     std::string p = e.path();
-    if (p.size() >= suffix.size() && p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0) out.push_back(p);
+    if (p.size() >= suffix.size() &&
+        p.compare(p.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(p);
   }
   std::sort(out.begin(), out.end());
   return out;
 }
 
-// nvcc takes about 20 s for a kernel with LibTorch headers: compile everything at once, in parallel.
+// nvcc takes about 20 s for a kernel with LibTorch headers: compile everything at once, in
+// parallel.
 void precompile(const std::vector<std::string>& kernels, const std::string& arch) {
   std::vector<std::string> sources;
   for (const auto& k : kernels) sources.push_back(gpu::read_file(k).text);
@@ -56,7 +59,9 @@ TEST(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
   precompile(files(source_dir() + "/tasks", "_cuda.cu"), device_arch(worker));
   for (const auto& kernel : files(source_dir() + "/tasks", "_cuda.cu")) {
     std::string task = std::filesystem::path(kernel).parent_path().parent_path().filename();
-    std::string direction = std::filesystem::path(kernel).filename().string().rfind("backward", 0) == 0 ? "backward" : "forward";
+    std::string direction =
+        std::filesystem::path(kernel).filename().string().rfind("backward", 0) == 0 ? "backward"
+                                                                                    : "forward";
     json::Value request;
     request.set("direction", direction).set("mode", "multi").set("seeds", 3);
     json::Value timing;
@@ -87,7 +92,8 @@ TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
     for (std::string w; words >> w;) expected.push_back(w);
     std::string second;
     std::getline(in, second);
-    double min_kernel_ms = second.rfind("// min-kernel-ms:", 0) == 0 ? std::stod(second.substr(17)) : 0;
+    double min_kernel_ms =
+        second.rfind("// min-kernel-ms:", 0) == 0 ? std::stod(second.substr(17)) : 0;
     json::Value request;
     request.set("direction", "forward").set("seeds", 2).set("call_timeout_s", 10);
     json::Value configs;
@@ -102,16 +108,19 @@ TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
       // A defence that neutralises: the kernel passes, and what it tried to hide is measured.
       EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
       for (const auto& c : e.outcome.result["configs"].as_array())
-        EXPECT_GE(c["candidate"]["median_ms"].as_number(), min_kernel_ms) << kernel << "\n" << e.describe();
+        EXPECT_GE(c["candidate"]["median_ms"].as_number(), min_kernel_ms) << kernel << "\n"
+                                                                          << e.describe();
       continue;
     }
     EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
     EXPECT_NE(std::find(expected.begin(), expected.end(), e.failure_kind()), expected.end())
-        << kernel << " rejected as " << e.failure_kind() << "\n" << e.describe();
+        << kernel << " rejected as " << e.failure_kind() << "\n"
+        << e.describe();
     // The worker (restarted if the exploit killed it) still evaluates an honest kernel.
     json::Value honest_request = request;
-    auto honest = evaluate(worker, gpu::Backend::cuda, "softmax", source_dir() + "/tasks/softmax/kernels/forward_cuda.cu",
-                           honest_request, arch);
+    auto honest =
+        evaluate(worker, gpu::Backend::cuda, "softmax",
+                 source_dir() + "/tasks/softmax/kernels/forward_cuda.cu", honest_request, arch);
     EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
   }
 }

@@ -1,9 +1,9 @@
 #include "tools/kforge/eval_command.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <algorithm>
 #include <map>
 #include <set>
 #include <sstream>
@@ -23,17 +23,21 @@ using gpu::Backend;
 
 constexpr const char* kEvalUsage =
     "usage: kforge eval --task DIR --kernel FILE [options]\n"
-    "  --backend cpu|cuda      where to run (default: cuda when this build has it and a GPU is present)\n"
+    "  --backend cpu|cuda      where to run (default: cuda when this build has it and a GPU is "
+    "present)\n"
     "  --device N              GPU index (default 0)\n"
-    "  --direction forward|backward   which function to check (default: what the kernel registers)\n"
-    "  --configs single|multi|multi_input|multi_init   which config set of the task (default multi)\n"
+    "  --direction forward|backward   which function to check (default: what the kernel "
+    "registers)\n"
+    "  --configs single|multi|multi_input|multi_init   which config set of the task (default "
+    "multi)\n"
     "  --seeds N               trials with fresh inputs and weights per config (default 5)\n"
     "  --seed N                base of the seeds (default 0)\n"
     "  --atol X --rtol X       tolerances (default: the task's, else per dtype; float32 1e-5)\n"
     "  --library-calls allow|flag|forbid   ATen/cuBLAS/cuDNN calls in the kernel (default flag)\n"
     "  --no-timing             check correctness only\n"
     "  --max-seconds S         timing budget per config (default 4)\n"
-    "  --cache DIR             compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
+    "  --cache DIR             compile and export cache (default ~/.cache/kforge or "
+    "$KFORGE_CACHE)\n"
     "  --json                  print the result as JSON\n"
     "exit status: 0 correct, 1 incorrect, 2 usage or infrastructure error\n";
 
@@ -58,36 +62,73 @@ bool parse(const std::vector<std::string>& args, EvalArgs& a, std::string& error
       return true;
     };
     std::string v;
-    if (k == "--task") { if (!value(a.task)) return false; }
-    else if (k == "--kernel") { if (!value(a.kernel)) return false; }
-    else if (k == "--backend") { if (!value(a.backend)) return false; }
-    else if (k == "--direction") { if (!value(a.direction)) return false; }
-    else if (k == "--configs") { if (!value(a.configs)) return false; }
-    else if (k == "--cache") { if (!value(a.cache)) return false; }
-    else if (k == "--atol") { if (!value(a.atol)) return false; }
-    else if (k == "--rtol") { if (!value(a.rtol)) return false; }
-    else if (k == "--library-calls") { if (!value(a.library_calls)) return false; }
-    else if (k == "--device") { if (!value(v)) return false; a.device = std::stoi(v); }
-    else if (k == "--seeds") { if (!value(v)) return false; a.seeds = std::stoi(v); }
-    else if (k == "--seed") { if (!value(v)) return false; a.seed = std::stoll(v); }
-    else if (k == "--max-seconds") { if (!value(v)) return false; a.max_seconds = std::stod(v); }
-    else if (k == "--json") a.json = true;
-    else if (k == "--no-timing") a.timing = false;
-    else if (k == "--help" || k == "-h") { error = "help"; return false; }
-    else { error = "unknown option " + k; return false; }
+    if (k == "--task") {
+      if (!value(a.task)) return false;
+    } else if (k == "--kernel") {
+      if (!value(a.kernel)) return false;
+    } else if (k == "--backend") {
+      if (!value(a.backend)) return false;
+    } else if (k == "--direction") {
+      if (!value(a.direction)) return false;
+    } else if (k == "--configs") {
+      if (!value(a.configs)) return false;
+    } else if (k == "--cache") {
+      if (!value(a.cache)) return false;
+    } else if (k == "--atol") {
+      if (!value(a.atol)) return false;
+    } else if (k == "--rtol") {
+      if (!value(a.rtol)) return false;
+    } else if (k == "--library-calls") {
+      if (!value(a.library_calls)) return false;
+    } else if (k == "--device") {
+      if (!value(v)) return false;
+      a.device = std::stoi(v);
+    } else if (k == "--seeds") {
+      if (!value(v)) return false;
+      a.seeds = std::stoi(v);
+    } else if (k == "--seed") {
+      if (!value(v)) return false;
+      a.seed = std::stoll(v);
+    } else if (k == "--max-seconds") {
+      if (!value(v)) return false;
+      a.max_seconds = std::stod(v);
+    } else if (k == "--json")
+      a.json = true;
+    else if (k == "--no-timing")
+      a.timing = false;
+    else if (k == "--help" || k == "-h") {
+      error = "help";
+      return false;
+    } else {
+      error = "unknown option " + k;
+      return false;
+    }
   }
-  if (a.task.empty() || a.kernel.empty()) { error = "--task and --kernel are required"; return false; }
-  if (!a.backend.empty() && !gpu::parse_backend(a.backend)) { error = "--backend must be cpu or cuda"; return false; }
+  if (a.task.empty() || a.kernel.empty()) {
+    error = "--task and --kernel are required";
+    return false;
+  }
+  if (!a.backend.empty() && !gpu::parse_backend(a.backend)) {
+    error = "--backend must be cpu or cuda";
+    return false;
+  }
   if (!a.direction.empty() && a.direction != "forward" && a.direction != "backward") {
-    error = "--direction must be forward or backward"; return false;
+    error = "--direction must be forward or backward";
+    return false;
   }
-  if (a.configs != "single" && a.configs != "multi" && a.configs != "multi_input" && a.configs != "multi_init") {
-    error = "--configs must be single, multi, multi_input or multi_init"; return false;
+  if (a.configs != "single" && a.configs != "multi" && a.configs != "multi_input" &&
+      a.configs != "multi_init") {
+    error = "--configs must be single, multi, multi_input or multi_init";
+    return false;
   }
   if (a.library_calls != "allow" && a.library_calls != "flag" && a.library_calls != "forbid") {
-    error = "--library-calls must be allow, flag or forbid"; return false;
+    error = "--library-calls must be allow, flag or forbid";
+    return false;
   }
-  if (a.seeds < 1) { error = "--seeds must be at least 1"; return false; }
+  if (a.seeds < 1) {
+    error = "--seeds must be at least 1";
+    return false;
+  }
   return true;
 }
 
@@ -118,13 +159,15 @@ void print_table(const json::Value& result) {
   for (const auto& c : result["configs"].as_array()) {
     bool timed = c.contains("candidate");
     std::cout << pad(" " + std::to_string(c["index"].as_int()), 4) << pad(c["name"].as_string(), 46)
-              << pad(c["correct"].as_bool() ? "yes" : "NO", 4) << pad(fmt(c["max_abs_error"].as_number()), 13)
+              << pad(c["correct"].as_bool() ? "yes" : "NO", 4)
+              << pad(fmt(c["max_abs_error"].as_number()), 13)
               << pad(fmt(c["max_rel_error"].as_number()), 13)
               << pad(timed ? fmt(c["candidate"]["median_ms"].as_number(), "%.4f") : "-", 12)
               << pad(timed ? fmt(c["reference"]["median_ms"].as_number(), "%.4f") : "-", 12)
               << (timed ? fmt(c["speedup"].as_number(), "%.2fx") : "-") << "\n";
     if (c.contains("failure"))
-      std::cout << "     " << c["failure"]["kind"].as_string() << ": " << c["failure"]["message"].as_string() << "\n";
+      std::cout << "     " << c["failure"]["kind"].as_string() << ": "
+                << c["failure"]["message"].as_string() << "\n";
   }
 }
 
@@ -179,7 +222,8 @@ int run_eval(const std::vector<std::string>& argv) {
   const auto& dir = exported.doc["directions"][direction];
   if (dir.is_null()) {
     if (!a.json) std::cout << "\n";
-    return infrastructure("the task " + a.task + " has no " + direction + " direction (no func_" + direction + ".py)");
+    return infrastructure("the task " + a.task + " has no " + direction + " direction (no func_" +
+                          direction + ".py)");
   }
   if (!a.json) {
     std::cout << " done\n";
@@ -204,9 +248,11 @@ int run_eval(const std::vector<std::string>& argv) {
   doc.set("static_library_calls", static_findings);
   if (a.library_calls == "forbid" && !static_findings.as_array().empty()) {
     json::Value f;
-    f.set("kind", "library_call").set("message", "the source calls library operators: " + static_findings[0].as_string());
+    f.set("kind", "library_call")
+        .set("message", "the source calls library operators: " + static_findings[0].as_string());
     doc.set("verdict", "incorrect").set("failure", f);
-    if (!a.json) std::cout << "verdict: incorrect: library_call: " << f["message"].as_string() << "\n";
+    if (!a.json)
+      std::cout << "verdict: incorrect: library_call: " << f["message"].as_string() << "\n";
     return finish(doc, a.json, 1);
   }
 
@@ -219,24 +265,36 @@ int run_eval(const std::vector<std::string>& argv) {
     cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
     compile_options.cuda_arch = "sm_" + cc;
   }
-  if (!a.json) std::cout << "compiling " << a.kernel << " (" << gpu::to_string(backend) << ") ..." << std::flush;
+  if (!a.json)
+    std::cout << "compiling " << a.kernel << " (" << gpu::to_string(backend) << ") ..."
+              << std::flush;
   auto compiled = gpu::compile_candidate(source.text, compile_options);
   json::Value compile_doc;
-  compile_doc.set("ok", compiled.ok).set("cache_hit", compiled.cache_hit).set("seconds", compiled.seconds);
+  compile_doc.set("ok", compiled.ok)
+      .set("cache_hit", compiled.cache_hit)
+      .set("seconds", compiled.seconds);
   compile_doc.set("key", compiled.key).set("log", compiled.log);
   doc.set("compile", compile_doc);
   if (!compiled.ok) {
     json::Value f;
     f.set("kind", "compile_error").set("message", compiled.error);
     doc.set("verdict", "incorrect").set("failure", f);
-    if (!a.json) std::cout << " failed\n" << compiled.log << "verdict: incorrect: compile_error: " << compiled.error << "\n";
+    if (!a.json)
+      std::cout << " failed\n"
+                << compiled.log << "verdict: incorrect: compile_error: " << compiled.error << "\n";
     return finish(doc, a.json, 1);
   }
-  if (!a.json) std::cout << (compiled.cache_hit ? " cached\n" : " " + fmt(compiled.seconds, "%.1f") + " s\n");
+  if (!a.json)
+    std::cout << (compiled.cache_hit ? " cached\n" : " " + fmt(compiled.seconds, "%.1f") + " s\n");
 
   json::Value request;
-  request.set("export_dir", exported.dir).set("library", compiled.library_path).set("direction", direction);
-  request.set("function", direction).set("mode", a.configs).set("seeds", a.seeds).set("seed", a.seed);
+  request.set("export_dir", exported.dir)
+      .set("library", compiled.library_path)
+      .set("direction", direction);
+  request.set("function", direction)
+      .set("mode", a.configs)
+      .set("seeds", a.seeds)
+      .set("seed", a.seed);
   request.set("library_calls", a.library_calls).set("time", a.timing);
   if (!a.atol.empty()) request.set("atol", std::stod(a.atol));
   if (!a.rtol.empty()) request.set("rtol", std::stod(a.rtol));
@@ -244,20 +302,24 @@ int run_eval(const std::vector<std::string>& argv) {
   timing.set("max_seconds", a.max_seconds);
   request.set("timing", timing);
   if (!a.json)
-    std::cout << "evaluating on " << device["name"].as_string() << " (" << a.configs << " configs, " << a.seeds
-              << " seeds) ...\n";
+    std::cout << "evaluating on " << device["name"].as_string() << " (" << a.configs << " configs, "
+              << a.seeds << " seeds) ...\n";
   auto outcome = worker.evaluate(request);
   const auto& result = outcome.result;
-  doc.set("verdict", result["verdict"]).set("configs", result["configs"]).set("flags", result["flags"]);
+  doc.set("verdict", result["verdict"])
+      .set("configs", result["configs"])
+      .set("flags", result["flags"]);
   if (result.contains("failure")) doc.set("failure", result["failure"]);
   doc.set("candidate_output", outcome.candidate_output);
   std::string verdict = result["verdict"].as_string();
   if (!a.json) {
     print_table(result);
-    for (const auto& f : static_findings.as_array()) std::cout << "flag: library call in the source, " << f.as_string() << "\n";
+    for (const auto& f : static_findings.as_array())
+      std::cout << "flag: library call in the source, " << f.as_string() << "\n";
     for (const auto& f : result["flags"].as_array()) std::cout << "flag: " << f.as_string() << "\n";
     if (!outcome.candidate_output.empty())
-      std::cout << "candidate output (first lines):\n" << outcome.candidate_output.substr(0, 2000) << "\n";
+      std::cout << "candidate output (first lines):\n"
+                << outcome.candidate_output.substr(0, 2000) << "\n";
     size_t n = result["configs"].as_array().size(), ok = 0;
     for (const auto& c : result["configs"].as_array()) ok += c["correct"].as_bool();
     if (verdict == "correct")
@@ -273,9 +335,12 @@ int run_export(const std::vector<std::string>& argv) {
   std::string task, cache;
   bool force = false;
   for (size_t i = 0; i < argv.size(); ++i) {
-    if (argv[i] == "--task" && i + 1 < argv.size()) task = argv[++i];
-    else if (argv[i] == "--cache" && i + 1 < argv.size()) cache = argv[++i];
-    else if (argv[i] == "--force") force = true;
+    if (argv[i] == "--task" && i + 1 < argv.size())
+      task = argv[++i];
+    else if (argv[i] == "--cache" && i + 1 < argv.size())
+      cache = argv[++i];
+    else if (argv[i] == "--force")
+      force = true;
     else {
       std::cerr << "usage: kforge export --task DIR [--cache DIR] [--force]\n";
       return argv[i] == "--help" ? 0 : 2;
@@ -293,14 +358,16 @@ int run_export(const std::vector<std::string>& argv) {
     std::cerr << "kforge export: " << exported.error << "\n";
     return 2;
   }
-  std::cout << "export: " << exported.dir << " (torch " << exported.doc["torch_version"].as_string() << ")\n";
+  std::cout << "export: " << exported.dir << " (torch " << exported.doc["torch_version"].as_string()
+            << ")\n";
   for (const auto& [direction, d] : exported.doc["directions"].as_object()) {
     std::cout << direction << ": " << d["configs"].as_array().size() << " configs\n";
     for (const auto& c : d["configs"].as_array()) {
       std::cout << "  " << c["name"].as_string() << "  [";
       for (const auto& m : c["modes"].as_array()) std::cout << " " << m.as_string();
       std::cout << " ]  reference " << c["reference"]["call"].as_string() << "\n";
-      for (const auto& w : c["warnings"].as_array()) std::cout << "    warning: " << w.as_string() << "\n";
+      for (const auto& w : c["warnings"].as_array())
+        std::cout << "    warning: " << w.as_string() << "\n";
     }
   }
   return 0;

@@ -12,7 +12,8 @@ void print_help() {
                "usage: kforge <command> [options]\n\n"
                "commands:\n"
                "  eval     check a kernel against a task and time it next to PyTorch\n"
-               "           kforge eval --task DIR --kernel FILE [--backend cpu|cuda] [--seeds N] [--json]\n"
+               "           kforge eval --task DIR --kernel FILE [--backend cpu|cuda] [--seeds N] "
+               "[--json]\n"
                "  export   export a task (argument lists, draws, TorchScript reference, warnings)\n"
                "           kforge export --task DIR\n"
                "  help     this text; `kforge <command> --help` for a command's options\n";

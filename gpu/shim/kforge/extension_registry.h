@@ -42,52 +42,65 @@ struct Module {
 
 namespace detail {
 
-template <class T> struct param;  // IValue -> C++ argument, and the kforge type name
+template <class T>
+struct param;  // IValue -> C++ argument, and the kforge type name
 
-template <> struct param<at::Tensor> {
+template <>
+struct param<at::Tensor> {
   static constexpr const char* type = "Tensor";
   static at::Tensor get(const c10::IValue& v) { return v.toTensor(); }
 };
-template <> struct param<c10::optional<at::Tensor>> {
+template <>
+struct param<c10::optional<at::Tensor>> {
   static constexpr const char* type = "Tensor?";
   static c10::optional<at::Tensor> get(const c10::IValue& v) {
     if (v.isNone()) return c10::nullopt;
     return v.toTensor();
   }
 };
-template <> struct param<double> {
+template <>
+struct param<double> {
   static constexpr const char* type = "float";
   static double get(const c10::IValue& v) { return v.isInt() ? double(v.toInt()) : v.toDouble(); }
 };
-template <> struct param<float> {
+template <>
+struct param<float> {
   static constexpr const char* type = "float";
   static float get(const c10::IValue& v) { return float(param<double>::get(v)); }
 };
-template <> struct param<int64_t> {
+template <>
+struct param<int64_t> {
   static constexpr const char* type = "int";
   static int64_t get(const c10::IValue& v) { return v.toInt(); }
 };
-template <> struct param<int> {
+template <>
+struct param<int> {
   static constexpr const char* type = "int";
   static int get(const c10::IValue& v) { return int(v.toInt()); }
 };
-template <> struct param<bool> {
+template <>
+struct param<bool> {
   static constexpr const char* type = "bool";
   static bool get(const c10::IValue& v) { return v.toBool(); }
 };
-template <> struct param<std::vector<int64_t>> {
+template <>
+struct param<std::vector<int64_t>> {
   static constexpr const char* type = "int[]";
   static std::vector<int64_t> get(const c10::IValue& v) { return v.toIntVector(); }
 };
 // at::IntArrayRef views storage: the adapter keeps a vector alive for the duration of the call.
-template <> struct param<at::IntArrayRef> {
+template <>
+struct param<at::IntArrayRef> {
   static constexpr const char* type = "int[]";
   static std::vector<int64_t> get(const c10::IValue& v) { return v.toIntVector(); }
 };
 
-template <class T> using param_of = param<std::remove_cv_t<std::remove_reference_t<T>>>;
+template <class T>
+using param_of = param<std::remove_cv_t<std::remove_reference_t<T>>>;
 
-inline void append_outputs(std::vector<at::Tensor>& out, const at::Tensor& t) { out.push_back(t); }
+inline void append_outputs(std::vector<at::Tensor>& out, const at::Tensor& t) {
+  out.push_back(t);
+}
 inline void append_outputs(std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ts) {
   out.insert(out.end(), ts.begin(), ts.end());
 }
@@ -97,7 +110,8 @@ void append_outputs(std::vector<at::Tensor>& out, const std::tuple<T...>& tuple)
 }
 
 template <class R, class... A, class Fn, size_t... I>
-std::vector<at::Tensor> invoke(Fn& fn, const std::vector<c10::IValue>& args, std::index_sequence<I...>) {
+std::vector<at::Tensor> invoke(Fn& fn, const std::vector<c10::IValue>& args,
+                               std::index_sequence<I...>) {
   // Converted values live in this tuple until the call returns (IntArrayRef points into them).
   std::tuple<decltype(param_of<A>::get(args[I]))...> held(param_of<A>::get(args[I])...);
   std::vector<at::Tensor> outputs;
@@ -122,14 +136,19 @@ Function make_function(const char* name, Fn fn) {
   return f;
 }
 
-template <class T> struct call_traits : call_traits<decltype(&T::operator())> {};
-template <class C, class R, class... A> struct call_traits<R (C::*)(A...) const> {
-  template <class Fn> static Function make(const char* name, Fn fn) {
+template <class T>
+struct call_traits : call_traits<decltype(&T::operator())> {};
+template <class C, class R, class... A>
+struct call_traits<R (C::*)(A...) const> {
+  template <class Fn>
+  static Function make(const char* name, Fn fn) {
     return make_function<R, A...>(name, std::move(fn));
   }
 };
-template <class C, class R, class... A> struct call_traits<R (C::*)(A...)> {
-  template <class Fn> static Function make(const char* name, Fn fn) {
+template <class C, class R, class... A>
+struct call_traits<R (C::*)(A...)> {
+  template <class Fn>
+  static Function make(const char* name, Fn fn) {
     return make_function<R, A...>(name, std::move(fn));
   }
 };

@@ -20,7 +20,10 @@
 namespace pybind11 {
 struct arg {
   explicit arg(const char*) {}
-  template <class T> arg& operator=(T&&) { return *this; }
+  template <class T>
+  arg& operator=(T&&) {
+    return *this;
+  }
 };
 using module = kforge::ext::Module;
 using module_ = kforge::ext::Module;
@@ -31,13 +34,13 @@ namespace py = pybind11;
 #define TORCH_EXTENSION_NAME kforge_candidate
 #endif
 
-#define PYBIND11_MODULE(name, m)                                                              \
-  static void kforge_module_body(::kforge::ext::Module&);                                     \
-  extern "C" __attribute__((visibility("default"))) ::kforge::ext::Module*                    \
-  kforge_extension_module() {                                                                 \
-    static ::kforge::ext::Module module_instance;                                             \
-    static const bool registered = (kforge_module_body(module_instance), true);               \
-    (void)registered;                                                                         \
-    return &module_instance;                                                                  \
-  }                                                                                           \
+#define PYBIND11_MODULE(name, m)                                                \
+  static void kforge_module_body(::kforge::ext::Module&);                       \
+  extern "C" __attribute__((visibility("default"))) ::kforge::ext::Module*      \
+  kforge_extension_module() {                                                   \
+    static ::kforge::ext::Module module_instance;                               \
+    static const bool registered = (kforge_module_body(module_instance), true); \
+    (void)registered;                                                           \
+    return &module_instance;                                                    \
+  }                                                                             \
   static void kforge_module_body(::kforge::ext::Module& m)

@@ -1,4 +1,5 @@
-// Mean cross-entropy backward on the CPU: grad_logits = (softmax(logits) - one_hot(targets)) * g / N.
+// Mean cross-entropy backward on the CPU: grad_logits = (softmax(logits) - one_hot(targets)) * g /
+// N.
 #include <torch/extension.h>
 
 #include <cmath>
@@ -28,4 +29,6 @@ torch::Tensor backward(torch::Tensor grad_output, torch::Tensor logits, torch::T
   return grad;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("backward", &backward, "cross-entropy backward (CPU)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("backward", &backward, "cross-entropy backward (CPU)");
+}

@@ -20,7 +20,8 @@ __device__ float block_reduce(float v, float* shared) {
 }
 
 __global__ void grad_rows(const float* __restrict__ logits, const int64_t* __restrict__ targets,
-                          const float* __restrict__ grad_loss, float* __restrict__ grad, int rows, int classes) {
+                          const float* __restrict__ grad_loss, float* __restrict__ grad, int rows,
+                          int classes) {
   __shared__ float shared[32];
   const float* row = logits + static_cast<size_t>(blockIdx.x) * classes;
   float* out = grad + static_cast<size_t>(blockIdx.x) * classes;
@@ -49,4 +50,6 @@ torch::Tensor backward(torch::Tensor grad_output, torch::Tensor logits, torch::T
   return grad;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("backward", &backward, "cross-entropy backward (CUDA)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("backward", &backward, "cross-entropy backward (CUDA)");
+}

@@ -25,4 +25,6 @@ torch::Tensor forward(torch::Tensor logits, torch::Tensor targets) {
   return out;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "cross-entropy forward (CPU)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward, "cross-entropy forward (CPU)");
+}

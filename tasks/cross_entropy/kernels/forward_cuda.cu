@@ -54,9 +54,12 @@ torch::Tensor forward(torch::Tensor logits, torch::Tensor targets) {
   auto stream = at::cuda::getCurrentCUDAStream();
   auto losses = torch::empty({rows}, lc.options());
   auto out = torch::empty({}, lc.options());
-  row_losses<<<rows, 256, 0, stream>>>(lc.data_ptr<float>(), tc.data_ptr<int64_t>(), losses.data_ptr<float>(), classes);
+  row_losses<<<rows, 256, 0, stream>>>(lc.data_ptr<float>(), tc.data_ptr<int64_t>(),
+                                       losses.data_ptr<float>(), classes);
   mean_of<<<1, 256, 0, stream>>>(losses.data_ptr<float>(), out.data_ptr<float>(), rows);
   return out;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "cross-entropy forward (CUDA)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward, "cross-entropy forward (CUDA)");
+}

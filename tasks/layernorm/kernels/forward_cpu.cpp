@@ -1,4 +1,5 @@
-// LayerNorm forward on the CPU: one row per OpenMP iteration, mean and variance accumulated in double.
+// LayerNorm forward on the CPU: one row per OpenMP iteration, mean and variance accumulated in
+// double.
 #include <torch/extension.h>
 
 #include <cmath>
@@ -24,9 +25,12 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias,
     double sq = 0;
     for (int64_t c = 0; c < cols; ++c) sq += (row[c] - mean) * (row[c] - mean);
     const double rstd = 1.0 / std::sqrt(sq / cols + eps);
-    for (int64_t c = 0; c < cols; ++c) o[r * cols + c] = static_cast<float>((row[c] - mean) * rstd * w[c] + b[c]);
+    for (int64_t c = 0; c < cols; ++c)
+      o[r * cols + c] = static_cast<float>((row[c] - mean) * rstd * w[c] + b[c]);
   }
   return out;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "LayerNorm forward (CPU)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward, "LayerNorm forward (CPU)");
+}

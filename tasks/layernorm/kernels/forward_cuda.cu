@@ -15,9 +15,10 @@ __device__ float block_sum(float v, float* shared) {
   return total;
 }
 
-__global__ void layernorm_f32_row_per_block(const float* __restrict__ x, const float* __restrict__ w,
-                                            const float* __restrict__ b, float* __restrict__ y, int cols,
-                                            float eps) {
+__global__ void layernorm_f32_row_per_block(const float* __restrict__ x,
+                                            const float* __restrict__ w,
+                                            const float* __restrict__ b, float* __restrict__ y,
+                                            int cols, float eps) {
   __shared__ float shared[32];
   const float* row = x + static_cast<size_t>(blockIdx.x) * cols;
   float* out = y + static_cast<size_t>(blockIdx.x) * cols;
@@ -30,7 +31,8 @@ __global__ void layernorm_f32_row_per_block(const float* __restrict__ x, const f
     sq += d * d;
   }
   const float rstd = rsqrtf(block_sum(sq, shared) / cols + eps);
-  for (int c = threadIdx.x; c < cols; c += blockDim.x) out[c] = (row[c] - mean) * rstd * w[c] + b[c];
+  for (int c = threadIdx.x; c < cols; c += blockDim.x)
+    out[c] = (row[c] - mean) * rstd * w[c] + b[c];
 }
 
 }  // namespace
@@ -45,9 +47,12 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias,
   auto y = torch::empty_like(xc);
   if (rows == 0) return y;
   layernorm_f32_row_per_block<<<rows, 256, 0, at::cuda::getCurrentCUDAStream()>>>(
-      xc.data_ptr<float>(), weight.contiguous().data_ptr<float>(), bias.contiguous().data_ptr<float>(),
-      y.data_ptr<float>(), static_cast<int>(cols), static_cast<float>(eps));
+      xc.data_ptr<float>(), weight.contiguous().data_ptr<float>(),
+      bias.contiguous().data_ptr<float>(), y.data_ptr<float>(), static_cast<int>(cols),
+      static_cast<float>(eps));
   return y;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "LayerNorm forward (CUDA)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward, "LayerNorm forward (CUDA)");
+}

@@ -2,9 +2,10 @@
 // grad_x = g @ W, grad_w = g^T @ x and grad_b = column sums of g.
 #include <torch/extension.h>
 
-std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x, torch::Tensor weight,
-                                    torch::Tensor bias) {
-  auto go = grad_output.contiguous(), xc = x.contiguous(), wc = weight.contiguous(), bc = bias.contiguous();
+std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x,
+                                    torch::Tensor weight, torch::Tensor bias) {
+  auto go = grad_output.contiguous(), xc = x.contiguous(), wc = weight.contiguous(),
+       bc = bias.contiguous();
   const int64_t batch = xc.size(0), in = xc.size(1), outf = wc.size(0);
   const float* X = xc.data_ptr<float>();
   const float* W = wc.data_ptr<float>();
@@ -53,4 +54,6 @@ std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x, 
   return {grad_x, grad_w, grad_b};
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("backward", &backward, "Linear+ReLU backward (CPU)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("backward", &backward, "Linear+ReLU backward (CPU)");
+}

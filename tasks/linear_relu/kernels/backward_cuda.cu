@@ -16,7 +16,8 @@ struct Operand {
 // C[m][n] = sum_k A(m,k) B(k,n); with Mask, C = (C + bias[n] > 0) ? grad[m][n] : 0.
 template <bool Mask>
 __global__ void gemm_f32_tiled(Operand a, Operand b, const float* __restrict__ bias,
-                               const float* __restrict__ grad, float* __restrict__ c, int m, int n, int k) {
+                               const float* __restrict__ grad, float* __restrict__ c, int m, int n,
+                               int k) {
   __shared__ float as[kTile][kTile + 1];
   __shared__ float bs[kTile][kTile + 1];
   const int row = blockIdx.y * kTile + threadIdx.y;
@@ -37,7 +38,8 @@ __global__ void gemm_f32_tiled(Operand a, Operand b, const float* __restrict__ b
   }
 }
 
-__global__ void column_sum(const float* __restrict__ g, float* __restrict__ out, int rows, int cols) {
+__global__ void column_sum(const float* __restrict__ g, float* __restrict__ out, int rows,
+                           int cols) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (col >= cols) return;
   float s = 0;
@@ -45,20 +47,23 @@ __global__ void column_sum(const float* __restrict__ g, float* __restrict__ out,
   out[col] = s;
 }
 
-dim3 grid_for(int m, int n) { return dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile); }
+dim3 grid_for(int m, int n) {
+  return dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);
+}
 
 }  // namespace
 
-std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x, torch::Tensor weight,
-                                    torch::Tensor bias) {
-  auto go = grad_output.contiguous(), xc = x.contiguous(), wc = weight.contiguous(), bc = bias.contiguous();
+std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x,
+                                    torch::Tensor weight, torch::Tensor bias) {
+  auto go = grad_output.contiguous(), xc = x.contiguous(), wc = weight.contiguous(),
+       bc = bias.contiguous();
   const int batch = xc.size(0), in = xc.size(1), out = wc.size(0);
   auto stream = at::cuda::getCurrentCUDAStream();
   const dim3 block(kTile, kTile);
   auto g = torch::empty({batch, out}, xc.options());
   gemm_f32_tiled<true><<<grid_for(batch, out), block, 0, stream>>>(
-      Operand{xc.data_ptr<float>(), in, 1}, Operand{wc.data_ptr<float>(), 1, in}, bc.data_ptr<float>(),
-      go.data_ptr<float>(), g.data_ptr<float>(), batch, out, in);
+      Operand{xc.data_ptr<float>(), in, 1}, Operand{wc.data_ptr<float>(), 1, in},
+      bc.data_ptr<float>(), go.data_ptr<float>(), g.data_ptr<float>(), batch, out, in);
   auto grad_x = torch::empty({batch, in}, xc.options());
   gemm_f32_tiled<false><<<grid_for(batch, in), block, 0, stream>>>(
       Operand{g.data_ptr<float>(), out, 1}, Operand{wc.data_ptr<float>(), in, 1}, nullptr, nullptr,
@@ -68,8 +73,11 @@ std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x, 
       Operand{g.data_ptr<float>(), 1, out}, Operand{xc.data_ptr<float>(), in, 1}, nullptr, nullptr,
       grad_w.data_ptr<float>(), out, in, batch);
   auto grad_b = torch::empty({out}, xc.options());
-  column_sum<<<(out + 255) / 256, 256, 0, stream>>>(g.data_ptr<float>(), grad_b.data_ptr<float>(), batch, out);
+  column_sum<<<(out + 255) / 256, 256, 0, stream>>>(g.data_ptr<float>(), grad_b.data_ptr<float>(),
+                                                    batch, out);
   return {grad_x, grad_w, grad_b};
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("backward", &backward, "Linear+ReLU backward (CUDA)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("backward", &backward, "Linear+ReLU backward (CUDA)");
+}

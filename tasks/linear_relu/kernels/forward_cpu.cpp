@@ -31,4 +31,6 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
   return out;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "Linear+ReLU forward (CPU)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward, "Linear+ReLU forward (CPU)");
+}

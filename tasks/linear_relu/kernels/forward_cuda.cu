@@ -14,8 +14,8 @@ struct Operand {
 };
 
 template <bool BiasRelu>
-__global__ void gemm_f32_tiled(Operand a, Operand b, const float* __restrict__ bias, float* __restrict__ c,
-                               int m, int n, int k) {
+__global__ void gemm_f32_tiled(Operand a, Operand b, const float* __restrict__ bias,
+                               float* __restrict__ c, int m, int n, int k) {
   __shared__ float as[kTile][kTile + 1];
   __shared__ float bs[kTile][kTile + 1];
   const int row = blockIdx.y * kTile + threadIdx.y;
@@ -39,7 +39,9 @@ __global__ void gemm_f32_tiled(Operand a, Operand b, const float* __restrict__ b
   }
 }
 
-inline dim3 grid_for(int m, int n) { return dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile); }
+inline dim3 grid_for(int m, int n) {
+  return dim3((n + kTile - 1) / kTile, (m + kTile - 1) / kTile);
+}
 
 }  // namespace kforge_fixture
 
@@ -50,9 +52,12 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
   auto y = torch::empty({batch, out}, xc.options());
   Operand a{xc.data_ptr<float>(), in, 1};  // A(m=b, k=i) = x[b][i]
   Operand b{wc.data_ptr<float>(), 1, in};  // B(k=i, n=o) = w[o][i]
-  gemm_f32_tiled<true><<<grid_for(batch, out), dim3(kTile, kTile), 0, at::cuda::getCurrentCUDAStream()>>>(
-      a, b, bc.data_ptr<float>(), y.data_ptr<float>(), batch, out, in);
+  gemm_f32_tiled<true>
+      <<<grid_for(batch, out), dim3(kTile, kTile), 0, at::cuda::getCurrentCUDAStream()>>>(
+          a, b, bc.data_ptr<float>(), y.data_ptr<float>(), batch, out, in);
   return y;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "Linear+ReLU forward (CUDA)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward, "Linear+ReLU forward (CUDA)");
+}

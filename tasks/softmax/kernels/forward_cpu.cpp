@@ -4,7 +4,8 @@
 #include <cmath>
 
 torch::Tensor forward(torch::Tensor x, int64_t dim) {
-  TORCH_CHECK(x.dim() == 2 && (dim == -1 || dim == 1), "softmax over the last dimension of a 2-D tensor");
+  TORCH_CHECK(x.dim() == 2 && (dim == -1 || dim == 1),
+              "softmax over the last dimension of a 2-D tensor");
   auto xc = x.contiguous();
   const int64_t rows = xc.size(0), cols = xc.size(1);
   auto out = torch::empty_like(xc);
@@ -27,4 +28,6 @@ torch::Tensor forward(torch::Tensor x, int64_t dim) {
   return out;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "softmax forward (CPU)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward, "softmax forward (CPU)");
+}

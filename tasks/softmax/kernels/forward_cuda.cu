@@ -19,7 +19,8 @@ __device__ float block_reduce(float v, float* shared) {
   return r;
 }
 
-__global__ void softmax_f32_row_per_block(const float* __restrict__ x, float* __restrict__ y, int cols) {
+__global__ void softmax_f32_row_per_block(const float* __restrict__ x, float* __restrict__ y,
+                                          int cols) {
   __shared__ float shared[32];
   const float* row = x + static_cast<size_t>(blockIdx.x) * cols;
   float* out = y + static_cast<size_t>(blockIdx.x) * cols;
@@ -35,7 +36,8 @@ __global__ void softmax_f32_row_per_block(const float* __restrict__ x, float* __
 }  // namespace
 
 torch::Tensor forward(torch::Tensor x, int64_t dim) {
-  TORCH_CHECK(x.is_cuda() && x.dim() == 2 && (dim == -1 || dim == 1), "2-D CUDA tensor, last dimension");
+  TORCH_CHECK(x.is_cuda() && x.dim() == 2 && (dim == -1 || dim == 1),
+              "2-D CUDA tensor, last dimension");
   auto xc = x.contiguous();
   auto y = torch::empty_like(xc);
   if (xc.size(0) == 0) return y;
@@ -44,4 +46,6 @@ torch::Tensor forward(torch::Tensor x, int64_t dim) {
   return y;
 }
 
-PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward, "softmax forward (CUDA)"); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("forward", &forward, "softmax forward (CUDA)");
+}
