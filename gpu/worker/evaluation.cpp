@@ -307,7 +307,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         std::vector<at::Tensor> last_outputs;
         size_t last_set = 0;
         at::NoGradGuard no_grad;
-        step("config " + std::to_string(index) + ": timing", 4 * timing.max_seconds + 120);
+        // Warm-up: two calls of each function, each within the call timeout.
+        step("config " + std::to_string(index) + ": timing warm-up", 4 * call_timeout + 60);
         // Values are refreshed before every batch where that is cheap next to the work timed;
         // above that, a remembered result returns faster than the speed-of-light bound allows.
         const double refill_max_bytes = request["timing"]["refill_max_bytes"].as_number(
@@ -325,7 +326,13 @@ json::Value Evaluator::evaluate(const json::Value& request) {
               last_set = k;
             },
             [&](size_t k) { ref_calls[k].module->forward(ref_calls[k].args); }, sets, timing,
-            refresh);
+            refresh,
+            [&](double planned_s) {
+              // Warm-up is done: the step's deadline now follows the work actually planned.
+              step("config " + std::to_string(index) + ": timing (about " +
+                       std::to_string(static_cast<int>(planned_s + 0.5)) + " s planned)",
+                   3 * planned_s + 60 + call_timeout);
+            });
         cr.set("inputs_refreshed_per_batch", static_cast<bool>(refresh));
         if ((failure = check_device())) throw std::runtime_error(failure->message);
         cr.set("candidate", pair.candidate.to_json()).set("reference", pair.reference.to_json());

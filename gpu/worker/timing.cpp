@@ -39,7 +39,8 @@ json::Value TimingStats::to_json() const {
 
 PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidate,
                      const std::function<void(size_t)>& reference, size_t sets,
-                     const TimingOptions& o, const std::function<void(size_t)>& refresh) {
+                     const TimingOptions& o, const std::function<void(size_t)>& refresh,
+                     const std::function<void(double)>& on_plan) {
   PairTiming result;
   size_t next_set = 0;
   auto batch = [&](const std::function<void(size_t)>& fn, int calls) {
@@ -52,18 +53,20 @@ PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidat
       for (int i = 0; i < calls; ++i) fn(next_set++ % sets);
     });
   };
-  // Warm-up, then an estimate of one call's time for each function.
-  for (int i = 0; i < 2; ++i) {
-    batch(candidate, 1);
-    batch(reference, 1);
-  }
-  double t_c = std::max(1e-4, batch(candidate, 3).device_ms / 3);
-  double t_r = std::max(1e-4, batch(reference, 3).device_ms / 3);
+  // Warm-up; the second single call of each function estimates its time.
+  batch(candidate, 1);
+  batch(reference, 1);
+  double t_c = std::max(1e-4, batch(candidate, 1).device_ms);
+  double t_r = std::max(1e-4, batch(reference, 1).device_ms);
   int n_c = std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t_c)), 1, 10000);
   int n_r = std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t_r)), 1, 10000);
   double rep_ms = n_c * t_c + n_r * t_r;
-  int reps = std::clamp(static_cast<int>(o.max_seconds * 1000 / std::max(rep_ms, 1e-3)), o.min_reps,
-                        o.max_reps);
+  // Slow functions (one repetition far over the budget's share) get fewer repetitions, never
+  // fewer than 3: enough for a median, and the evaluation stays within minutes.
+  const double budget_ms = o.max_seconds * 1000;
+  const int least = rep_ms * o.min_reps > 4 * budget_ms ? std::min(3, o.min_reps) : o.min_reps;
+  int reps = std::clamp(static_cast<int>(budget_ms / std::max(rep_ms, 1e-3)), least, o.max_reps);
+  if (on_plan) on_plan(reps * rep_ms / 1000);
   std::vector<double> c_ms, c_wall, r_ms, r_wall;
   for (int r = 0; r < reps; ++r) {
     auto rt = batch(reference, n_r);

@@ -1,25 +1,19 @@
-// Linear + ReLU backward on the CPU: recompute the pre-activation, mask the output gradient, then
+// Linear + ReLU backward on the CPU: g = grad_output masked where the forward output is zero, then
 // grad_x = g @ W, grad_w = g^T @ x and grad_b = column sums of g.
 #include <torch/extension.h>
 
 std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x,
-                                    torch::Tensor weight, torch::Tensor bias) {
+                                    torch::Tensor weight, torch::Tensor output) {
   auto go = grad_output.contiguous(), xc = x.contiguous(), wc = weight.contiguous(),
-       bc = bias.contiguous();
+       oc = output.contiguous();
   const int64_t batch = xc.size(0), in = xc.size(1), outf = wc.size(0);
   const float* X = xc.data_ptr<float>();
   const float* W = wc.data_ptr<float>();
-  const float* B = bc.data_ptr<float>();
+  const float* O = oc.data_ptr<float>();
   const float* G = go.data_ptr<float>();
   auto g = torch::empty({batch, outf}, xc.options());
   float* Gm = g.data_ptr<float>();
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t i = 0; i < batch; ++i)
-    for (int64_t j = 0; j < outf; ++j) {
-      float s = B[j];
-      for (int64_t k = 0; k < in; ++k) s += X[i * in + k] * W[j * in + k];
-      Gm[i * outf + j] = s > 0 ? G[i * outf + j] : 0.0f;
-    }
+  for (int64_t i = 0; i < batch * outf; ++i) Gm[i] = O[i] > 0 ? G[i] : 0.0f;
   auto grad_x = torch::empty({batch, in}, xc.options());
   auto grad_w = torch::empty({outf, in}, xc.options());
   auto grad_b = torch::empty({outf}, xc.options());
