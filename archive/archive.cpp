@@ -1,0 +1,452 @@
+#include "archive/archive.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cmath>
+#include <utility>
+
+namespace kforge::archive {
+namespace {
+
+constexpr int kSchemaVersion = 1;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS experiments (
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL, config TEXT NOT NULL, seed INTEGER NOT NULL,
+  status TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS candidates (
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  sequence INTEGER NOT NULL, task TEXT NOT NULL, direction TEXT NOT NULL, backend TEXT NOT NULL,
+  source TEXT NOT NULL, source_hash TEXT NOT NULL, parent_id INTEGER REFERENCES candidates(id),
+  proposer TEXT NOT NULL, strategy TEXT NOT NULL, seed INTEGER NOT NULL, created_at REAL NOT NULL,
+  UNIQUE (experiment_id, sequence));
+CREATE TABLE IF NOT EXISTS verdicts (
+  id INTEGER PRIMARY KEY, candidate_id INTEGER NOT NULL REFERENCES candidates(id),
+  stage TEXT NOT NULL, verdict TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL,
+  created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS compiles (
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id), ok INTEGER NOT NULL,
+  cache_hit INTEGER NOT NULL, seconds REAL NOT NULL, log TEXT NOT NULL, resources TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS results (
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id), config_set TEXT NOT NULL,
+  config_index INTEGER NOT NULL, config_name TEXT NOT NULL, correct INTEGER NOT NULL,
+  max_abs_error REAL NOT NULL, max_rel_error REAL NOT NULL, kernel_ms REAL, eager_ms REAL,
+  speedup REAL, detail TEXT NOT NULL, PRIMARY KEY (candidate_id, config_set, config_index));
+CREATE TABLE IF NOT EXISTS profiles (
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id), summary TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  time REAL NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS candidates_by_task ON candidates (task, direction, backend);
+CREATE INDEX IF NOT EXISTS verdicts_by_candidate ON verdicts (candidate_id);
+CREATE INDEX IF NOT EXISTS events_by_experiment ON events (experiment_id, id);
+)sql";
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+/// One prepared statement: bind by position from 1, step, read columns from 0.
+class Statement {
+ public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) error_ = sqlite3_errmsg(db);
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int i, int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
+    return *this;
+  }
+  Statement& bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  template <class T>
+  Statement& bind(int i, const std::optional<T>& v) {
+    if (v) return bind(i, *v);
+    sqlite3_bind_null(stmt_, i);
+    return *this;
+  }
+  /// True while there is a row; errors land in error().
+  bool step() {
+    if (!error_.empty()) return false;
+    int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) error_ = sqlite3_errmsg(db_);
+    return false;
+  }
+  Status run() {
+    step();
+    return Status{error_};
+  }
+  int64_t integer(int c) const { return sqlite3_column_int64(stmt_, c); }
+  double real(int c) const { return sqlite3_column_double(stmt_, c); }
+  std::string text(int c) const {
+    auto p = sqlite3_column_text(stmt_, c);
+    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, c))
+             : std::string();
+  }
+  std::optional<double> maybe_real(int c) const {
+    if (sqlite3_column_type(stmt_, c) == SQLITE_NULL) return std::nullopt;
+    return real(c);
+  }
+  std::optional<int64_t> maybe_integer(int c) const {
+    if (sqlite3_column_type(stmt_, c) == SQLITE_NULL) return std::nullopt;
+    return integer(c);
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string error_;
+};
+
+Status exec(sqlite3* db, const char* sql) {
+  char* message = nullptr;
+  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return {};
+  Status s{message ? message : "sqlite error"};
+  sqlite3_free(message);
+  return s;
+}
+
+constexpr const char* kCandidateColumns =
+    "id, experiment_id, sequence, task, direction, backend, source, source_hash, parent_id, "
+    "proposer, strategy, seed, created_at";
+
+Candidate read_candidate(const Statement& s) {
+  Candidate c;
+  c.id = s.integer(0);
+  c.experiment_id = s.integer(1);
+  c.sequence = s.integer(2);
+  c.task = s.text(3);
+  c.direction = s.text(4);
+  c.backend = s.text(5);
+  c.source = s.text(6);
+  c.source_hash = s.text(7);
+  c.parent_id = s.maybe_integer(8);
+  c.proposer = s.text(9);
+  c.strategy = s.text(10);
+  c.seed = static_cast<uint64_t>(s.integer(11));
+  c.created_at = s.real(12);
+  return c;
+}
+
+Experiment read_experiment(const Statement& s) {
+  Experiment e;
+  e.id = s.integer(0);
+  e.name = s.text(1);
+  e.config_json = s.text(2);
+  e.seed = static_cast<uint64_t>(s.integer(3));
+  e.status = s.text(4);
+  e.created_at = s.real(5);
+  return e;
+}
+
+std::vector<Candidate> candidate_query(sqlite3* db, const std::string& where, int64_t arg) {
+  std::string sql = std::string("SELECT ") + kCandidateColumns + " FROM candidates " + where;
+  Statement s(db, sql.c_str());
+  s.bind(1, arg);
+  std::vector<Candidate> out;
+  while (s.step()) out.push_back(read_candidate(s));
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Archive> Archive::open(const std::string& path, std::string& error) {
+  sqlite3* db = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    error = "cannot open the archive " + path + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close(db);
+    return nullptr;
+  }
+  sqlite3_busy_timeout(db, 10000);
+  // WAL: readers never block the writer, and a committed transaction survives the process being
+  // killed at any moment (synchronous=NORMAL guards against process death; FULL would add
+  // power loss at the cost of an fsync per commit).
+  for (const char* pragma :
+       {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"}) {
+    if (auto s = exec(db, pragma); !s) {
+      error = path + ": " + s.error;
+      sqlite3_close(db);
+      return nullptr;
+    }
+  }
+  Statement version(db, "PRAGMA user_version;");
+  int64_t found = version.step() ? version.integer(0) : 0;
+  if (found > kSchemaVersion) {
+    error = path + ": written by a newer kforge (schema " + std::to_string(found) +
+            ", this one knows " + std::to_string(kSchemaVersion) + ")";
+    sqlite3_close(db);
+    return nullptr;
+  }
+  if (auto s = exec(db, kSchema); !s) {
+    error = path + ": creating the schema failed: " + s.error;
+    sqlite3_close(db);
+    return nullptr;
+  }
+  exec(db, ("PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";").c_str());
+  return std::unique_ptr<Archive>(new Archive(db));
+}
+
+Archive::~Archive() {
+  sqlite3_close(db_);
+}
+
+int64_t Archive::add_experiment(const Experiment& e, Status& status) {
+  Statement s(
+      db_,
+      "INSERT INTO experiments (name, config, seed, status, created_at) VALUES (?, ?, ?, ?, ?)");
+  s.bind(1, e.name).bind(2, e.config_json).bind(3, static_cast<int64_t>(e.seed));
+  s.bind(4, e.status.empty() ? std::string("running") : e.status)
+      .bind(5, e.created_at ? e.created_at : now());
+  status = s.run();
+  return status ? sqlite3_last_insert_rowid(db_) : 0;
+}
+
+Status Archive::set_experiment_status(int64_t id, const std::string& value) {
+  Statement s(db_, "UPDATE experiments SET status = ? WHERE id = ?");
+  s.bind(1, value).bind(2, id);
+  auto st = s.run();
+  if (st && sqlite3_changes(db_) == 0) return Status{"no experiment " + std::to_string(id)};
+  return st;
+}
+
+std::optional<Experiment> Archive::experiment(int64_t id) {
+  Statement s(db_,
+              "SELECT id, name, config, seed, status, created_at FROM experiments WHERE id = ?");
+  s.bind(1, id);
+  if (!s.step()) return std::nullopt;
+  return read_experiment(s);
+}
+
+std::vector<Experiment> Archive::experiments_with_status(const std::string& status) {
+  Statement s(db_,
+              "SELECT id, name, config, seed, status, created_at FROM experiments WHERE status = ? "
+              "ORDER BY id");
+  s.bind(1, status);
+  std::vector<Experiment> out;
+  while (s.step()) out.push_back(read_experiment(s));
+  return out;
+}
+
+int64_t Archive::add_candidate(const Candidate& c, Status& status) {
+  // The sequence is computed inside the INSERT, so two writers cannot take the same one.
+  Statement s(db_,
+              "INSERT INTO candidates (experiment_id, sequence, task, direction, backend, source, "
+              "source_hash, "
+              "parent_id, proposer, strategy, seed, created_at) VALUES (?1, (SELECT COUNT(*) FROM "
+              "candidates "
+              "WHERE experiment_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  s.bind(1, c.experiment_id)
+      .bind(2, c.task)
+      .bind(3, c.direction)
+      .bind(4, c.backend)
+      .bind(5, c.source);
+  s.bind(6, c.source_hash).bind(7, c.parent_id).bind(8, c.proposer).bind(9, c.strategy);
+  s.bind(10, static_cast<int64_t>(c.seed)).bind(11, c.created_at ? c.created_at : now());
+  status = s.run();
+  return status ? sqlite3_last_insert_rowid(db_) : 0;
+}
+
+Status Archive::add_verdict(const Verdict& v) {
+  Statement s(db_,
+              "INSERT INTO verdicts (candidate_id, stage, verdict, kind, reason, created_at) "
+              "VALUES (?, ?, ?, ?, ?, ?)");
+  s.bind(1, v.candidate_id)
+      .bind(2, v.stage)
+      .bind(3, v.verdict)
+      .bind(4, v.kind)
+      .bind(5, v.reason)
+      .bind(6, now());
+  return s.run();
+}
+
+Status Archive::add_compile(const CompileLog& c) {
+  Statement s(db_,
+              "INSERT INTO compiles (candidate_id, ok, cache_hit, seconds, log, resources) VALUES "
+              "(?, ?, ?, ?, ?, ?)");
+  s.bind(1, c.candidate_id).bind(2, int64_t{c.ok}).bind(3, int64_t{c.cache_hit}).bind(4, c.seconds);
+  s.bind(5, c.log).bind(6, c.resources_json.empty() ? std::string("{}") : c.resources_json);
+  return s.run();
+}
+
+Status Archive::add_results(const std::vector<ConfigResult>& results) {
+  if (auto st = exec(db_, "BEGIN IMMEDIATE;"); !st) return st;
+  for (const auto& r : results) {
+    Statement s(db_,
+                "INSERT INTO results (candidate_id, config_set, config_index, config_name, "
+                "correct, max_abs_error, "
+                "max_rel_error, kernel_ms, eager_ms, speedup, detail) VALUES (?, ?, ?, ?, ?, ?, ?, "
+                "?, ?, ?, ?)");
+    s.bind(1, r.candidate_id)
+        .bind(2, r.config_set)
+        .bind(3, int64_t{r.config_index})
+        .bind(4, r.config_name);
+    s.bind(5, int64_t{r.correct})
+        .bind(6, r.max_abs_error)
+        .bind(7, r.max_rel_error)
+        .bind(8, r.kernel_ms);
+    s.bind(9, r.eager_ms)
+        .bind(10, r.speedup)
+        .bind(11, r.detail_json.empty() ? std::string("{}") : r.detail_json);
+    if (auto st = s.run(); !st) {
+      exec(db_, "ROLLBACK;");
+      return st;
+    }
+  }
+  return exec(db_, "COMMIT;");
+}
+
+Status Archive::add_profile(int64_t candidate_id, const std::string& summary_json) {
+  Statement s(db_, "INSERT INTO profiles (candidate_id, summary) VALUES (?, ?)");
+  s.bind(1, candidate_id).bind(2, summary_json);
+  return s.run();
+}
+
+int64_t Archive::add_event(const Event& e, Status& status) {
+  Statement s(db_, "INSERT INTO events (experiment_id, time, kind, detail) VALUES (?, ?, ?, ?)");
+  s.bind(1, e.experiment_id).bind(2, e.time ? e.time : now()).bind(3, e.kind);
+  s.bind(4, e.detail_json.empty() ? std::string("{}") : e.detail_json);
+  status = s.run();
+  return status ? sqlite3_last_insert_rowid(db_) : 0;
+}
+
+std::optional<Candidate> Archive::candidate(int64_t id) {
+  auto found = candidate_query(db_, "WHERE id = ?", id);
+  if (found.empty()) return std::nullopt;
+  return found.front();
+}
+
+std::vector<Candidate> Archive::candidates(int64_t experiment_id) {
+  return candidate_query(db_, "WHERE experiment_id = ? ORDER BY sequence", experiment_id);
+}
+
+std::vector<Verdict> Archive::verdicts(int64_t candidate_id) {
+  Statement s(db_,
+              "SELECT candidate_id, stage, verdict, kind, reason FROM verdicts WHERE candidate_id "
+              "= ? ORDER BY id");
+  s.bind(1, candidate_id);
+  std::vector<Verdict> out;
+  while (s.step()) out.push_back({s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4)});
+  return out;
+}
+
+std::vector<ConfigResult> Archive::results(int64_t candidate_id) {
+  Statement s(db_,
+              "SELECT candidate_id, config_set, config_index, config_name, correct, max_abs_error, "
+              "max_rel_error, "
+              "kernel_ms, eager_ms, speedup, detail FROM results WHERE candidate_id = ? ORDER BY "
+              "config_set, "
+              "config_index");
+  s.bind(1, candidate_id);
+  std::vector<ConfigResult> out;
+  while (s.step()) {
+    ConfigResult r;
+    r.candidate_id = s.integer(0);
+    r.config_set = s.text(1);
+    r.config_index = static_cast<int>(s.integer(2));
+    r.config_name = s.text(3);
+    r.correct = s.integer(4) != 0;
+    r.max_abs_error = s.real(5);
+    r.max_rel_error = s.real(6);
+    r.kernel_ms = s.maybe_real(7);
+    r.eager_ms = s.maybe_real(8);
+    r.speedup = s.maybe_real(9);
+    r.detail_json = s.text(10);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Candidate> Archive::unfinished(int64_t experiment_id) {
+  // Final: an evaluate verdict, or a rejection at any stage.
+  return candidate_query(
+      db_,
+      "WHERE experiment_id = ? AND id NOT IN (SELECT candidate_id FROM verdicts WHERE stage = "
+      "'evaluate' OR verdict IN ('rejected', 'incorrect', 'error')) ORDER BY sequence",
+      experiment_id);
+}
+
+std::vector<Candidate> Archive::lineage(int64_t candidate_id) {
+  std::vector<Candidate> out;
+  std::optional<int64_t> next = candidate_id;
+  while (next && out.size() < 100000) {
+    auto c = candidate(*next);
+    if (!c) break;
+    next = c->parent_id;
+    out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+std::vector<Event> Archive::history(int64_t experiment_id) {
+  Statement s(db_,
+              "SELECT id, experiment_id, time, kind, detail FROM events WHERE experiment_id = ? "
+              "ORDER BY id");
+  s.bind(1, experiment_id);
+  std::vector<Event> out;
+  while (s.step()) out.push_back({s.integer(0), s.integer(1), s.real(2), s.text(3), s.text(4)});
+  return out;
+}
+
+std::optional<Best> Archive::best(const std::string& task, const std::string& direction,
+                                  const std::string& backend, const std::string& config_set,
+                                  int64_t experiment_id) {
+  // A candidate qualifies when every result row of the set is correct and timed; the geometric
+  // mean is computed here rather than in SQL, whose math functions are a build option of SQLite.
+  Statement s(
+      db_,
+      "SELECT r.candidate_id, r.correct, r.speedup FROM results r JOIN candidates c ON c.id = "
+      "r.candidate_id WHERE c.task = ?1 AND c.direction = ?2 AND c.backend = ?3 AND r.config_set = "
+      "?4 "
+      "AND (?5 = 0 OR c.experiment_id = ?5) ORDER BY r.candidate_id");
+  s.bind(1, task).bind(2, direction).bind(3, backend).bind(4, config_set).bind(5, experiment_id);
+  std::optional<int64_t> best_id;
+  double best_geomean = 0;
+  int best_configs = 0;
+  int64_t current = -1;
+  double log_sum = 0;
+  int count = 0;
+  bool ok = true;
+  auto close = [&] {
+    if (current < 0 || !ok || count == 0) return;
+    double g = std::exp(log_sum / count);
+    if (!best_id || g > best_geomean) {
+      best_id = current;
+      best_geomean = g;
+      best_configs = count;
+    }
+  };
+  while (s.step()) {
+    int64_t id = s.integer(0);
+    if (id != current) {
+      close();
+      current = id;
+      log_sum = 0;
+      count = 0;
+      ok = true;
+    }
+    auto speedup = s.maybe_real(2);
+    ok = ok && s.integer(1) != 0 && speedup && *speedup > 0;
+    if (ok) log_sum += std::log(*speedup);
+    ++count;
+  }
+  close();
+  if (!best_id) return std::nullopt;
+  auto c = candidate(*best_id);
+  if (!c) return std::nullopt;
+  return Best{std::move(*c), best_geomean, best_configs};
+}
+
+}  // namespace kforge::archive

@@ -1,0 +1,135 @@
+// The archive: kforge's single source of truth, an SQLite database in WAL mode. Experiments,
+// candidates (source, parent, proposer, strategy, seed), verdicts with reasons, compile logs,
+// per-config results and timings, profiles and events are written here before anything is
+// reported, so a process killed at any moment loses nothing that was reported. A plain library:
+// no CAF, no threads of its own; the archive actor owns one instance.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace kforge::archive {
+
+struct Experiment {
+  int64_t id = 0;
+  std::string name;
+  std::string config_json;  ///< the experiment configuration as given
+  uint64_t seed = 0;
+  std::string status;     ///< "running", "paused", "stopped", "finished"
+  double created_at = 0;  ///< seconds since the epoch
+};
+
+struct Candidate {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  int64_t sequence = 0;  ///< order of proposal within the experiment, from 0
+  std::string task, direction, backend;
+  std::string source;
+  std::string source_hash;
+  std::optional<int64_t> parent_id;
+  std::string proposer, strategy;
+  uint64_t seed = 0;
+  double created_at = 0;
+};
+
+/// The outcome of one stage for a candidate: "verify", "compile" or "evaluate".
+struct Verdict {
+  int64_t candidate_id = 0;
+  std::string stage;
+  std::string verdict;  ///< "accepted", "rejected", "correct", "incorrect", "error"
+  std::string kind;     ///< failure kind, empty when none
+  std::string reason;
+};
+
+struct CompileLog {
+  int64_t candidate_id = 0;
+  bool ok = false;
+  bool cache_hit = false;
+  double seconds = 0;
+  std::string log;
+  std::string resources_json;  ///< registers, shared memory, spills per kernel
+};
+
+struct ConfigResult {
+  int64_t candidate_id = 0;
+  std::string config_set;  ///< "single", "multi", ...
+  int config_index = 0;
+  std::string config_name;
+  bool correct = false;
+  double max_abs_error = 0, max_rel_error = 0;
+  std::optional<double> kernel_ms, eager_ms, speedup;
+  std::string detail_json;  ///< the worker's whole per-config record
+};
+
+struct Event {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  double time = 0;
+  std::string kind;
+  std::string detail_json;
+};
+
+/// The best candidate of a task: correct on every config of the set, highest geometric-mean
+/// speedup over the configs.
+struct Best {
+  Candidate candidate;
+  double geomean_speedup = 0;
+  int configs = 0;
+};
+
+/// What a failed call says: empty when it succeeded.
+struct Status {
+  std::string error;
+  explicit operator bool() const { return error.empty(); }
+};
+
+class Archive {
+ public:
+  /// Opens (creating if needed) the database; `error` says why not.
+  static std::unique_ptr<Archive> open(const std::string& path, std::string& error);
+  ~Archive();
+  Archive(const Archive&) = delete;
+  Archive& operator=(const Archive&) = delete;
+
+  int64_t add_experiment(const Experiment& e, Status& status);
+  Status set_experiment_status(int64_t experiment_id, const std::string& status);
+  std::optional<Experiment> experiment(int64_t id);
+  std::vector<Experiment> experiments_with_status(const std::string& status);
+
+  /// Stores a candidate; its sequence is the next one of its experiment. Returns the id.
+  int64_t add_candidate(const Candidate& c, Status& status);
+  Status add_verdict(const Verdict& v);
+  Status add_compile(const CompileLog& c);
+  /// All results of one evaluation, in one transaction.
+  Status add_results(const std::vector<ConfigResult>& results);
+  Status add_profile(int64_t candidate_id, const std::string& summary_json);
+  int64_t add_event(const Event& e, Status& status);
+
+  std::optional<Candidate> candidate(int64_t id);
+  /// The experiment's candidates in proposal order.
+  std::vector<Candidate> candidates(int64_t experiment_id);
+  std::vector<Verdict> verdicts(int64_t candidate_id);
+  std::vector<ConfigResult> results(int64_t candidate_id);
+  /// Candidates of the experiment without a final verdict (evaluated, or rejected at any stage):
+  /// what a restarted daemon must carry on with.
+  std::vector<Candidate> unfinished(int64_t experiment_id);
+  /// The candidate and its ancestors, the candidate first.
+  std::vector<Candidate> lineage(int64_t candidate_id);
+  /// The experiment's events in order.
+  std::vector<Event> history(int64_t experiment_id);
+  /// Best per task; `experiment_id` 0 searches every experiment.
+  std::optional<Best> best(const std::string& task, const std::string& direction,
+                           const std::string& backend, const std::string& config_set,
+                           int64_t experiment_id = 0);
+
+ private:
+  explicit Archive(sqlite3* db) : db_(db) {}
+  sqlite3* db_;
+};
+
+}  // namespace kforge::archive

@@ -1,0 +1,210 @@
+// The archive: schema, sequences, verdicts, results, the queries (best per task and config set,
+// lineage, history, unfinished work), and that what was committed survives a kill -9.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "archive/archive.hpp"
+
+namespace kforge::archive {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ArchiveTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ =
+        fs::temp_directory_path() / ("kforge_archive_test_" + std::to_string(::getpid()) + "_" +
+                                     testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "archive.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Archive> open() {
+    std::string error;
+    auto a = Archive::open(path_, error);
+    EXPECT_TRUE(a) << error;
+    return a;
+  }
+  int64_t experiment(Archive& a, const std::string& name = "exp") {
+    Status st;
+    int64_t id = a.add_experiment({0, name, R"({"tasks":["softmax"]})", 42, "running", 0}, st);
+    EXPECT_TRUE(st) << st.error;
+    return id;
+  }
+  int64_t candidate(Archive& a, int64_t experiment_id, std::optional<int64_t> parent = std::nullopt,
+                    const std::string& task = "softmax") {
+    Candidate c;
+    c.experiment_id = experiment_id;
+    c.task = task;
+    c.direction = "forward";
+    c.backend = "cpu";
+    c.source = "// kernel";
+    c.source_hash = "abc";
+    c.parent_id = parent;
+    c.proposer = "builtin";
+    c.strategy = "rows_per_block=4";
+    c.seed = 7;
+    Status st;
+    int64_t id = a.add_candidate(c, st);
+    EXPECT_TRUE(st) << st.error;
+    return id;
+  }
+  void result(Archive& a, int64_t id, int index, bool correct, std::optional<double> speedup) {
+    ConfigResult r;
+    r.candidate_id = id;
+    r.config_set = "multi";
+    r.config_index = index;
+    r.config_name = "c" + std::to_string(index);
+    r.correct = correct;
+    r.speedup = speedup;
+    r.kernel_ms = 1.0;
+    r.eager_ms = speedup;
+    ASSERT_TRUE(a.add_results({r}));
+  }
+
+  fs::path dir_;
+  std::string path_;
+};
+
+TEST_F(ArchiveTest, CandidatesGetSequencesAndLineage) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  int64_t root = candidate(*a, e);
+  int64_t child = candidate(*a, e, root);
+  int64_t grandchild = candidate(*a, e, child);
+  auto all = a->candidates(e);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].sequence, 0);
+  EXPECT_EQ(all[2].sequence, 2);
+  EXPECT_EQ(all[1].strategy, "rows_per_block=4");
+  auto line = a->lineage(grandchild);
+  ASSERT_EQ(line.size(), 3u);
+  EXPECT_EQ(line[0].id, grandchild);
+  EXPECT_EQ(line[2].id, root);
+  EXPECT_FALSE(line[2].parent_id);
+}
+
+TEST_F(ArchiveTest, UnfinishedAreThoseWithoutAFinalVerdict) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  int64_t evaluated = candidate(*a, e), rejected = candidate(*a, e), compiled = candidate(*a, e);
+  ASSERT_TRUE(a->add_verdict({evaluated, "verify", "accepted", "", ""}));
+  ASSERT_TRUE(a->add_verdict({evaluated, "evaluate", "correct", "", ""}));
+  ASSERT_TRUE(a->add_verdict({rejected, "verify", "rejected", "forbidden_construct", "uses asm"}));
+  ASSERT_TRUE(a->add_verdict({compiled, "verify", "accepted", "", ""}));
+  auto open_work = a->unfinished(e);
+  ASSERT_EQ(open_work.size(), 1u);
+  EXPECT_EQ(open_work[0].id, compiled);
+  auto v = a->verdicts(rejected);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].reason, "uses asm");
+}
+
+TEST_F(ArchiveTest, BestNeedsEveryConfigCorrectAndRanksByGeometricMean) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  int64_t steady = candidate(*a, e), spiky = candidate(*a, e), wrong = candidate(*a, e);
+  result(*a, steady, 0, true, 2.0);
+  result(*a, steady, 1, true, 2.0);
+  result(*a, spiky, 0, true, 8.0);
+  result(*a, spiky, 1, true, 0.25);  // geometric mean 1.41
+  result(*a, wrong, 0, true, 50.0);
+  result(*a, wrong, 1, false, 50.0);
+  auto best = a->best("softmax", "forward", "cpu", "multi", e);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->candidate.id, steady);
+  EXPECT_NEAR(best->geomean_speedup, 2.0, 1e-12);
+  EXPECT_EQ(best->configs, 2);
+  EXPECT_FALSE(a->best("softmax", "forward", "cuda", "multi", e));
+  EXPECT_FALSE(a->best("softmax", "forward", "cpu", "multi", e + 1));
+  auto rows = a->results(spiky);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].speedup.value_or(0), 0.25);
+}
+
+TEST_F(ArchiveTest, ExperimentsEventsAndStatus) {
+  auto a = open();
+  int64_t e = experiment(*a, "first");
+  Status st;
+  a->add_event({0, e, 0, "started", R"({"workers":1})"}, st);
+  a->add_event({0, e, 0, "candidate_evaluated", "{}"}, st);
+  ASSERT_TRUE(st) << st.error;
+  auto h = a->history(e);
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].kind, "started");
+  EXPECT_EQ(h[1].kind, "candidate_evaluated");
+  EXPECT_EQ(a->experiments_with_status("running").size(), 1u);
+  ASSERT_TRUE(a->set_experiment_status(e, "finished"));
+  EXPECT_TRUE(a->experiments_with_status("running").empty());
+  EXPECT_EQ(a->experiment(e)->name, "first");
+  EXPECT_FALSE(a->set_experiment_status(e + 100, "finished"));
+}
+
+TEST_F(ArchiveTest, CommittedWorkSurvivesKillNine) {
+  int64_t e;
+  {
+    auto a = open();
+    e = experiment(*a);
+  }
+  pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::string error;
+    auto a = Archive::open(path_, error);
+    if (!a) ::_exit(3);
+    for (int i = 0; i < 100; ++i) {
+      if (i == 50) ::kill(::getpid(), SIGKILL);
+      Candidate c;
+      c.experiment_id = e;
+      c.task = "softmax";
+      c.direction = "forward";
+      c.backend = "cpu";
+      Status st;
+      a->add_candidate(c, st);
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  auto a = open();
+  auto all = a->candidates(e);
+  EXPECT_EQ(all.size(), 50u);
+  EXPECT_EQ(all.back().sequence, 49);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* check = nullptr;
+  sqlite3_prepare_v2(raw, "PRAGMA integrity_check;", -1, &check, nullptr);
+  ASSERT_EQ(sqlite3_step(check), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(check, 0)), "ok");
+  sqlite3_finalize(check);
+  sqlite3_prepare_v2(raw, "PRAGMA journal_mode;", -1, &check, nullptr);
+  ASSERT_EQ(sqlite3_step(check), SQLITE_ROW);
+  EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(check, 0)), "wal");
+  sqlite3_finalize(check);
+  sqlite3_close(raw);
+}
+
+TEST_F(ArchiveTest, ANewerSchemaIsRefusedWithAReason) {
+  { open(); }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  sqlite3_exec(raw, "PRAGMA user_version=99;", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  std::string error;
+  EXPECT_FALSE(Archive::open(path_, error));
+  EXPECT_NE(error.find("newer kforge"), std::string::npos) << error;
+  EXPECT_FALSE(Archive::open("/no/such/dir/archive.db", error));
+  EXPECT_NE(error.find("cannot open the archive"), std::string::npos) << error;
+}
+
+}  // namespace
+}  // namespace kforge::archive
