@@ -112,8 +112,9 @@ std::string WorkerClient::ensure_started() {
   so.fds = {{3, req[0]}, {4, ev[1]}};
   so.limits.file_size_bytes = 4ull << 30;
   so.limits.open_files = 4096;
-  // Address-space limits break CUDA's large virtual reservations; the RSS watchdog covers both.
-  if (options_.backend == Backend::cpu)
+  // An address-space limit breaks CUDA's large virtual reservations, which a worker linked with
+  // CUDA makes even on the cpu backend: only CPU-only builds get one. The RSS watchdog covers all.
+  if (options_.backend == Backend::cpu && !build::with_cuda)
     so.limits.address_space_bytes = options_.memory_limit_bytes * 2;
   auto started = spawn(so);
   ::close(req[0]);
