@@ -18,12 +18,17 @@ namespace {
 
 constexpr size_t kOutputLimit = 64 * 1024;
 
-uint64_t rss_bytes(pid_t pid) {
+// Anonymous resident memory: what the process allocated. File-backed pages (the mapped code of
+// LibTorch and CUDA, over a gigabyte on a CUDA build) are left out; VmRSS where RssAnon is missing.
+uint64_t anonymous_rss_bytes(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
-  return 0;
+  uint64_t total = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("RssAnon:", 0) == 0) return std::stoull(line.substr(8)) * 1024;
+    if (line.rfind("VmRSS:", 0) == 0) total = std::stoull(line.substr(6)) * 1024;
+  }
+  return total;
 }
 
 uint64_t physical_memory() {
@@ -148,8 +153,11 @@ std::string WorkerClient::ensure_started() {
   auto event =
       read_event(std::chrono::steady_clock::now() + options_.start_timeout, eof, over_memory);
   if (!event || (*event)["event"].as_string() != "ready") {
-    std::string why =
-        event ? (*event)["message"].as_string() : (eof ? "it exited" : "it did not answer in time");
+    std::string why = event         ? (*event)["message"].as_string()
+                      : eof         ? "it exited"
+                      : over_memory ? "its memory passed the limit of " +
+                                          std::to_string(options_.memory_limit_bytes >> 20) + " MiB"
+                                    : "it did not answer in time";
     std::string output = take_output();
     running_.reset();
     return "the worker did not start: " + why + (output.empty() ? "" : "\n" + output);
@@ -187,7 +195,7 @@ std::optional<json::Value> WorkerClient::read_event(std::chrono::steady_clock::t
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
     pollfd pfd{r.event_fd, POLLIN, 0};
     int n = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, 200)));
-    if (rss_bytes(r.child.pid()) > options_.memory_limit_bytes) {
+    if (anonymous_rss_bytes(r.child.pid()) > options_.memory_limit_bytes) {
       over_memory = true;
       return std::nullopt;
     }
