@@ -60,6 +60,8 @@ struct WorkerClient::Running {
   int request_fd = -1;
   int event_fd = -1;
   std::string events;  // bytes read but not yet split into lines
+  // The memory watchdog's line: the worker's own anonymous memory once ready, plus the limit.
+  uint64_t memory_ceiling = UINT64_MAX;
   std::thread output_reader;
   std::mutex output_mutex;
   std::string output;
@@ -153,16 +155,16 @@ std::string WorkerClient::ensure_started() {
   auto event =
       read_event(std::chrono::steady_clock::now() + options_.start_timeout, eof, over_memory);
   if (!event || (*event)["event"].as_string() != "ready") {
-    std::string why = event         ? (*event)["message"].as_string()
-                      : eof         ? "it exited"
-                      : over_memory ? "its memory passed the limit of " +
-                                          std::to_string(options_.memory_limit_bytes >> 20) + " MiB"
-                                    : "it did not answer in time";
+    std::string why = event ? (*event)["message"].as_string()
+                      : eof ? "it exited"
+                            : "it did not answer in time";
     std::string output = take_output();
     running_.reset();
     return "the worker did not start: " + why + (output.empty() ? "" : "\n" + output);
   }
   ready_ = *event;
+  running_->memory_ceiling =
+      anonymous_rss_bytes(running_->child.pid()) + options_.memory_limit_bytes;
   return {};
 }
 
@@ -195,7 +197,7 @@ std::optional<json::Value> WorkerClient::read_event(std::chrono::steady_clock::t
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
     pollfd pfd{r.event_fd, POLLIN, 0};
     int n = ::poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left, 200)));
-    if (anonymous_rss_bytes(r.child.pid()) > options_.memory_limit_bytes) {
+    if (anonymous_rss_bytes(r.child.pid()) > r.memory_ceiling) {
       over_memory = true;
       return std::nullopt;
     }
@@ -228,9 +230,9 @@ json::Value WorkerClient::died(const std::string& step, double step_timeout_s, b
                            " s" + during + "; the worker was killed (a hang or an endless loop)"));
   } else if (over_memory) {
     result.set("failure",
-               failure("out_of_memory", "the worker's memory exceeded " +
+               failure("out_of_memory", "the candidate added more than " +
                                             std::to_string(options_.memory_limit_bytes >> 20) +
-                                            " MiB" + during + "; it was killed"));
+                                            " MiB of host memory" + during + "; it was killed"));
   } else if (fatal) {
     std::string kind = (*fatal)["kind"].as_string();
     result.set("failure", failure(kind, (*fatal)["message"].as_string() + during));

@@ -24,7 +24,9 @@ struct WorkerOptions {
   std::string worker_path;  ///< empty: next to the running program, else the build's
   std::string scratch_dir;  ///< the worker's working directory
   bool seccomp = true;
-  uint64_t memory_limit_bytes = 0;  ///< host memory (RSS) of the worker; 0: half of physical memory
+  /// Anonymous host memory a candidate may add to the worker's own (measured when it is ready);
+  /// 0: half of physical memory.
+  uint64_t memory_limit_bytes = 0;
   std::chrono::seconds start_timeout{180};
   int recycle_after = 50;  ///< evaluations per worker process
 };
