@@ -57,15 +57,12 @@ void set_limit(int resource, const std::optional<uint64_t>& value) {
   size_t n = o.fds.size() < 64 ? o.fds.size() : 64;
   for (size_t i = 0; i < n; ++i) moved[i] = ::fcntl(o.fds[i].second, F_DUPFD_CLOEXEC, 100);
   for (size_t i = 0; i < n; ++i) ::dup2(moved[i], o.fds[i].first);
-  int highest = 2;
-  for (size_t i = 0; i < n; ++i) highest = o.fds[i].first > highest ? o.fds[i].first : highest;
   // Close everything else except the status pipe (close-on-exec, reports exec failure).
   for (int fd = 3; fd < 1024; ++fd) {
     bool keep = fd == status_write;
     for (size_t i = 0; i < n; ++i) keep = keep || fd == o.fds[i].first;
     if (!keep) ::close(fd);
   }
-  (void)highest;
   if (!o.working_dir.empty() && ::chdir(o.working_dir.c_str()) != 0) {
     int e = errno;
     char msg[2] = {'D', static_cast<char>(e)};

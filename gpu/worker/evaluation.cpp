@@ -207,6 +207,13 @@ json::Value Evaluator::evaluate(const json::Value& request) {
                         "`" + function + "` takes (" + join(fn->parameter_types) +
                             ") but the task passes (" + describe_parameters(config) + ")"};
 
+    // An upper bound of the outputs' bytes (8 per element), to size the NaN-primed blocks.
+    size_t expected_bytes = 0;
+    for (const auto& o : config["outputs"].as_array()) {
+      size_t n = 1;
+      for (const auto& d : o["shape"].as_array()) n *= static_cast<size_t>(d.as_int());
+      expected_bytes += n * 8;
+    }
     for (int s = 0; !failure && s < seeds; ++s) {
       const uint64_t seed = mix_seed(base_seed + static_cast<uint64_t>(s), index);
       std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);
@@ -214,12 +221,6 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         step(where + ": draw inputs", 120);
         Case c = t->draw(config, seed, dev);
         auto pristine = clone_all(c.tensors);
-        size_t expected_bytes = 0;
-        for (const auto& o : config["outputs"].as_array()) {
-          size_t n = 1;
-          for (const auto& d : o["shape"].as_array()) n *= static_cast<size_t>(d.as_int());
-          expected_bytes += n * 8;
-        }
         // 1. The candidate runs before the reference, on poisoned allocations, observed.
         step(where + ": candidate (before the reference)", call_timeout);
         std::vector<at::Tensor> before;

@@ -4,10 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <set>
-#include <sstream>
-#include <thread>
 
 #include "gpu/build_config.hpp"
 #include "gpu/compiler.hpp"
