@@ -4,12 +4,13 @@
 
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <utility>
 
 namespace kforge::archive {
 namespace {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS experiments (
@@ -20,7 +21,7 @@ CREATE TABLE IF NOT EXISTS candidates (
   sequence INTEGER NOT NULL, task TEXT NOT NULL, direction TEXT NOT NULL, backend TEXT NOT NULL,
   source TEXT NOT NULL, source_hash TEXT NOT NULL, parent_id INTEGER REFERENCES candidates(id),
   proposer TEXT NOT NULL, strategy TEXT NOT NULL, seed INTEGER NOT NULL, created_at REAL NOT NULL,
-  UNIQUE (experiment_id, sequence));
+  params TEXT NOT NULL DEFAULT '{}', UNIQUE (experiment_id, sequence));
 CREATE TABLE IF NOT EXISTS verdicts (
   id INTEGER PRIMARY KEY, candidate_id INTEGER NOT NULL REFERENCES candidates(id),
   stage TEXT NOT NULL, verdict TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL,
@@ -41,7 +42,13 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS candidates_by_task ON candidates (task, direction, backend);
 CREATE INDEX IF NOT EXISTS verdicts_by_candidate ON verdicts (candidate_id);
 CREATE INDEX IF NOT EXISTS events_by_experiment ON events (experiment_id, id);
+CREATE INDEX IF NOT EXISTS results_by_candidate ON results (candidate_id);
+CREATE INDEX IF NOT EXISTS profiles_by_candidate ON profiles (candidate_id);
+CREATE INDEX IF NOT EXISTS compiles_by_candidate ON compiles (candidate_id);
 )sql";
+
+// Version 1 had no template parameters on candidates.
+constexpr const char* kMigrateFrom1 = "ALTER TABLE candidates ADD COLUMN params TEXT NOT NULL DEFAULT '{}';";
 
 double now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -120,7 +127,7 @@ Status exec(sqlite3* db, const char* sql) {
 
 constexpr const char* kCandidateColumns =
     "id, experiment_id, sequence, task, direction, backend, source, source_hash, parent_id, "
-    "proposer, strategy, seed, created_at";
+    "proposer, strategy, seed, created_at, params";
 
 Candidate read_candidate(const Statement& s) {
   Candidate c;
@@ -137,6 +144,7 @@ Candidate read_candidate(const Statement& s) {
   c.strategy = s.text(10);
   c.seed = static_cast<uint64_t>(s.integer(11));
   c.created_at = s.real(12);
+  c.params = s.text(13);
   return c;
 }
 
@@ -150,6 +158,26 @@ Experiment read_experiment(const Statement& s) {
   e.created_at = s.real(5);
   return e;
 }
+
+/// BEGIN IMMEDIATE on construction; ROLLBACK unless commit() succeeded.
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db), begun_(exec(db, "BEGIN IMMEDIATE;")) {}
+  ~Transaction() {
+    if (begun_ && !committed_) exec(db_, "ROLLBACK;");
+  }
+  const Status& begun() const { return begun_; }
+  Status commit() {
+    auto s = exec(db_, "COMMIT;");
+    committed_ = static_cast<bool>(s);
+    return s;
+  }
+
+ private:
+  sqlite3* db_;
+  Status begun_;
+  bool committed_ = false;
+};
 
 std::vector<Candidate> candidate_query(sqlite3* db, const std::string& where, int64_t arg) {
   std::string sql = std::string("SELECT ") + kCandidateColumns + " FROM candidates " + where;
@@ -189,6 +217,13 @@ std::unique_ptr<Archive> Archive::open(const std::string& path, std::string& err
             ", this one knows " + std::to_string(kSchemaVersion) + ")";
     sqlite3_close(db);
     return nullptr;
+  }
+  if (found == 1) {
+    if (auto s = exec(db, kMigrateFrom1); !s) {
+      error = path + ": upgrading the schema from version 1 failed: " + s.error;
+      sqlite3_close(db);
+      return nullptr;
+    }
   }
   if (auto s = exec(db, kSchema); !s) {
     error = path + ": creating the schema failed: " + s.error;
@@ -241,13 +276,12 @@ std::vector<Experiment> Archive::experiments_with_status(const std::string& stat
 }
 
 int64_t Archive::add_candidate(const Candidate& c, Status& status) {
-  // The sequence is computed inside the INSERT, so two writers cannot take the same one.
+  // A sequence of -1 is computed inside the INSERT, so two writers cannot take the same one.
   Statement s(db_,
               "INSERT INTO candidates (experiment_id, sequence, task, direction, backend, source, "
-              "source_hash, "
-              "parent_id, proposer, strategy, seed, created_at) VALUES (?1, (SELECT COUNT(*) FROM "
-              "candidates "
-              "WHERE experiment_id = ?1), ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+              "source_hash, parent_id, proposer, strategy, seed, created_at, params) VALUES (?1, "
+              "CASE WHEN ?12 >= 0 THEN ?12 ELSE (SELECT COUNT(*) FROM candidates WHERE "
+              "experiment_id = ?1) END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13)");
   s.bind(1, c.experiment_id)
       .bind(2, c.task)
       .bind(3, c.direction)
@@ -255,11 +289,16 @@ int64_t Archive::add_candidate(const Candidate& c, Status& status) {
       .bind(5, c.source);
   s.bind(6, c.source_hash).bind(7, c.parent_id).bind(8, c.proposer).bind(9, c.strategy);
   s.bind(10, static_cast<int64_t>(c.seed)).bind(11, c.created_at ? c.created_at : now());
+  s.bind(12, c.sequence).bind(13, c.params.empty() ? std::string("{}") : c.params);
   status = s.run();
   return status ? sqlite3_last_insert_rowid(db_) : 0;
 }
 
 Status Archive::add_verdict(const Verdict& v) {
+  return insert_verdict(v);
+}
+
+Status Archive::insert_verdict(const Verdict& v) {
   Statement s(db_,
               "INSERT INTO verdicts (candidate_id, stage, verdict, kind, reason, created_at) "
               "VALUES (?, ?, ?, ?, ?, ?)");
@@ -281,31 +320,44 @@ Status Archive::add_compile(const CompileLog& c) {
   return s.run();
 }
 
+Status Archive::insert_result(const ConfigResult& r) {
+  Statement s(db_,
+              "INSERT INTO results (candidate_id, config_set, config_index, config_name, correct, "
+              "max_abs_error, max_rel_error, kernel_ms, eager_ms, speedup, detail) VALUES (?, ?, "
+              "?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, r.candidate_id)
+      .bind(2, r.config_set)
+      .bind(3, int64_t{r.config_index})
+      .bind(4, r.config_name);
+  s.bind(5, int64_t{r.correct}).bind(6, r.max_abs_error).bind(7, r.max_rel_error);
+  s.bind(8, r.kernel_ms).bind(9, r.eager_ms).bind(10, r.speedup);
+  s.bind(11, r.detail_json.empty() ? std::string("{}") : r.detail_json);
+  return s.run();
+}
+
 Status Archive::add_results(const std::vector<ConfigResult>& results) {
-  if (auto st = exec(db_, "BEGIN IMMEDIATE;"); !st) return st;
-  for (const auto& r : results) {
-    Statement s(db_,
-                "INSERT INTO results (candidate_id, config_set, config_index, config_name, "
-                "correct, max_abs_error, "
-                "max_rel_error, kernel_ms, eager_ms, speedup, detail) VALUES (?, ?, ?, ?, ?, ?, ?, "
-                "?, ?, ?, ?)");
-    s.bind(1, r.candidate_id)
-        .bind(2, r.config_set)
-        .bind(3, int64_t{r.config_index})
-        .bind(4, r.config_name);
-    s.bind(5, int64_t{r.correct})
-        .bind(6, r.max_abs_error)
-        .bind(7, r.max_rel_error)
-        .bind(8, r.kernel_ms);
-    s.bind(9, r.eager_ms)
-        .bind(10, r.speedup)
-        .bind(11, r.detail_json.empty() ? std::string("{}") : r.detail_json);
-    if (auto st = s.run(); !st) {
-      exec(db_, "ROLLBACK;");
-      return st;
-    }
-  }
-  return exec(db_, "COMMIT;");
+  Transaction t(db_);
+  if (!t.begun()) return t.begun();
+  for (const auto& r : results)
+    if (auto st = insert_result(r); !st) return st;
+  return t.commit();
+}
+
+Status Archive::record_compile(const CompileLog& c, const Verdict& v) {
+  Transaction t(db_);
+  if (!t.begun()) return t.begun();
+  if (auto st = add_compile(c); !st) return st;
+  if (auto st = insert_verdict(v); !st) return st;
+  return t.commit();
+}
+
+Status Archive::record_evaluation(const std::vector<ConfigResult>& results, const Verdict& v) {
+  Transaction t(db_);
+  if (!t.begun()) return t.begun();
+  for (const auto& r : results)
+    if (auto st = insert_result(r); !st) return st;
+  if (auto st = insert_verdict(v); !st) return st;
+  return t.commit();
 }
 
 Status Archive::add_profile(int64_t candidate_id, const std::string& summary_json) {
@@ -365,6 +417,86 @@ std::vector<ConfigResult> Archive::results(int64_t candidate_id) {
     r.speedup = s.maybe_real(9);
     r.detail_json = s.text(10);
     out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<Experiment> Archive::experiments() {
+  Statement s(db_,
+              "SELECT id, name, config, seed, status, created_at FROM experiments ORDER BY id DESC");
+  std::vector<Experiment> out;
+  while (s.step()) out.push_back(read_experiment(s));
+  return out;
+}
+
+std::optional<CompileLog> Archive::compile_log(int64_t candidate_id) {
+  Statement s(db_,
+              "SELECT candidate_id, ok, cache_hit, seconds, log, resources FROM compiles WHERE "
+              "candidate_id = ? ORDER BY rowid DESC LIMIT 1");
+  s.bind(1, candidate_id);
+  if (!s.step()) return std::nullopt;
+  return CompileLog{s.integer(0), s.integer(1) != 0, s.integer(2) != 0,
+                    s.real(3),    s.text(4),         s.text(5)};
+}
+
+std::optional<std::string> Archive::profile(int64_t candidate_id) {
+  Statement s(db_,
+              "SELECT summary FROM profiles WHERE candidate_id = ? ORDER BY rowid DESC LIMIT 1");
+  s.bind(1, candidate_id);
+  if (!s.step()) return std::nullopt;
+  return s.text(0);
+}
+
+std::vector<Progress> Archive::progress(int64_t experiment_id) {
+  std::vector<Progress> out;
+  std::map<int64_t, size_t> index;
+  for (auto& c : candidates(experiment_id)) {
+    index[c.id] = out.size();
+    out.push_back(Progress{std::move(c)});
+  }
+  Statement v(db_,
+              "SELECT v.candidate_id, v.stage, v.verdict FROM verdicts v JOIN candidates c ON "
+              "c.id = v.candidate_id WHERE c.experiment_id = ? ORDER BY v.id");
+  v.bind(1, experiment_id);
+  while (v.step()) {
+    auto it = index.find(v.integer(0));
+    if (it == index.end()) continue;
+    Progress& p = out[it->second];
+    std::string stage = v.text(1), verdict = v.text(2);
+    if (stage == "verify" && verdict == "accepted") p.verified = true;
+    if (stage == "compile" && verdict == "accepted") p.compiled = true;
+    if (stage == "evaluate" || verdict == "rejected" || verdict == "incorrect" ||
+        verdict == "error")
+      p.finished = true;
+    if (stage == "evaluate") p.correct = verdict == "correct";
+  }
+  Statement r(db_,
+              "SELECT r.candidate_id, r.correct, r.speedup FROM results r JOIN candidates c ON "
+              "c.id = r.candidate_id WHERE c.experiment_id = ? ORDER BY r.candidate_id");
+  r.bind(1, experiment_id);
+  std::map<int64_t, std::pair<double, int>> logs;  // sum of log speedups, configs
+  std::map<int64_t, bool> all_timed;
+  while (r.step()) {
+    auto speedup = r.maybe_real(2);
+    auto& [sum, n] = logs[r.integer(0)];
+    bool timed = speedup && *speedup > 0;
+    if (timed) sum += std::log(*speedup);
+    ++n;
+    auto [at, fresh] = all_timed.emplace(r.integer(0), timed);
+    if (!fresh) at->second = at->second && timed;
+  }
+  for (auto& p : out) {
+    auto it = logs.find(p.candidate.id);
+    if (p.correct && it != logs.end() && it->second.second > 0 && all_timed[p.candidate.id])
+      p.geomean_speedup = std::exp(it->second.first / it->second.second);
+  }
+  Statement pr(db_,
+               "SELECT DISTINCT p.candidate_id FROM profiles p JOIN candidates c ON c.id = "
+               "p.candidate_id WHERE c.experiment_id = ?");
+  pr.bind(1, experiment_id);
+  while (pr.step()) {
+    auto it = index.find(pr.integer(0));
+    if (it != index.end()) out[it->second].profiled = true;
   }
   return out;
 }

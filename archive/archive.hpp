@@ -27,12 +27,13 @@ struct Experiment {
 struct Candidate {
   int64_t id = 0;
   int64_t experiment_id = 0;
-  int64_t sequence = 0;  ///< order of proposal within the experiment, from 0
+  int64_t sequence = -1;  ///< order of proposal within the experiment, from 0; -1: the next one
   std::string task, direction, backend;
   std::string source;
   std::string source_hash;
   std::optional<int64_t> parent_id;
   std::string proposer, strategy;
+  std::string params = "{}";  ///< JSON object: the proposer's parameters (built-in templates)
   uint64_t seed = 0;
   double created_at = 0;
 };
@@ -82,6 +83,17 @@ struct Best {
   int configs = 0;
 };
 
+/// How far a candidate got, read back from its verdicts, results and profile.
+struct Progress {
+  Candidate candidate;
+  bool verified = false;  ///< accepted at the verify stage
+  bool compiled = false;
+  bool finished = false;  ///< rejected at a stage, or evaluated
+  bool correct = false;
+  double geomean_speedup = 0;  ///< over the configs, when correct and timed
+  bool profiled = false;
+};
+
 /// What a failed call says: empty when it succeeded.
 struct Status {
   std::string error;
@@ -100,13 +112,21 @@ class Archive {
   Status set_experiment_status(int64_t experiment_id, const std::string& status);
   std::optional<Experiment> experiment(int64_t id);
   std::vector<Experiment> experiments_with_status(const std::string& status);
+  /// Every experiment, newest first.
+  std::vector<Experiment> experiments();
 
-  /// Stores a candidate; its sequence is the next one of its experiment. Returns the id.
+  /// Stores a candidate with its sequence (or the next one when -1); a sequence taken twice is
+  /// an error. Returns the id.
   int64_t add_candidate(const Candidate& c, Status& status);
   Status add_verdict(const Verdict& v);
   Status add_compile(const CompileLog& c);
   /// All results of one evaluation, in one transaction.
   Status add_results(const std::vector<ConfigResult>& results);
+  /// The compile log and the compile verdict, in one transaction.
+  Status record_compile(const CompileLog& log, const Verdict& verdict);
+  /// The results of an evaluation and its final verdict, in one transaction: a candidate is
+  /// either evaluated with all its results or not at all.
+  Status record_evaluation(const std::vector<ConfigResult>& results, const Verdict& verdict);
   Status add_profile(int64_t candidate_id, const std::string& summary_json);
   int64_t add_event(const Event& e, Status& status);
 
@@ -115,6 +135,10 @@ class Archive {
   std::vector<Candidate> candidates(int64_t experiment_id);
   std::vector<Verdict> verdicts(int64_t candidate_id);
   std::vector<ConfigResult> results(int64_t candidate_id);
+  std::optional<CompileLog> compile_log(int64_t candidate_id);
+  std::optional<std::string> profile(int64_t candidate_id);
+  /// Every candidate of the experiment with how far it got, in sequence order.
+  std::vector<Progress> progress(int64_t experiment_id);
   /// Candidates of the experiment without a final verdict (evaluated, or rejected at any stage):
   /// what a restarted daemon must carry on with.
   std::vector<Candidate> unfinished(int64_t experiment_id);
@@ -129,6 +153,8 @@ class Archive {
 
  private:
   explicit Archive(sqlite3* db) : db_(db) {}
+  Status insert_result(const ConfigResult& r);
+  Status insert_verdict(const Verdict& v);
   sqlite3* db_;
 };
 

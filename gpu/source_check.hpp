@@ -2,6 +2,7 @@
 // where it hands work to a library (ATen compute ops, cuBLAS, cuDNN) instead of its own kernels.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,5 +17,32 @@ std::vector<std::string> registered_functions(std::string_view source);
 
 /// Library calls found in the source, one line each ("line 12: torch::matmul").
 std::vector<std::string> library_calls(std::string_view source);
+
+/// The parameter types of the function registered as `name`, in the registry's words ("Tensor",
+/// "Tensor?", "float", "int", "bool", "int[]"; "?" for a type it cannot map). None when the
+/// registration or the definition cannot be found statically (a lambda, a template, a macro).
+std::optional<std::vector<std::string>> registered_parameter_types(std::string_view source,
+                                                                   const std::string& name);
+
+/// Constructs no kernel needs and the sandbox exists to stop: processes, threads, sockets, dynamic
+/// loading, raw file descriptors, the environment, exiting, resetting the device. One line each
+/// ("line 7: fork() (starts a process)").
+std::vector<std::string> forbidden_constructs(std::string_view source);
+
+/// The verdict of the static rules on a candidate before it is compiled.
+struct SourceVerdict {
+  bool accepted = false;
+  std::string kind;  ///< "too_large", "missing_function", "signature_mismatch",
+                     ///< "forbidden_construct", "library_call"; empty when accepted
+  std::string reason;
+  std::vector<std::string> notes;  ///< findings that do not reject
+};
+
+/// Size limit, the registration of `function`, its parameter types against the task's
+/// (`expected_types` in the registry's words), forbidden constructs, and library calls under the
+/// policy ("allow", "flag" or "forbid").
+SourceVerdict check_source(std::string_view source, const std::string& function,
+                           const std::vector<std::string>& expected_types,
+                           const std::string& library_policy, size_t max_bytes);
 
 }  // namespace kforge::gpu

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <string>
 
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 
 namespace kforge::gpu {
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "gpu/compiler.hpp"
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 #include "gpu/process.hpp"
 
 namespace kforge::gpu {

@@ -494,6 +494,7 @@ class ReferenceWriter:
         self.out_dir = out_dir
         self.work_dir = work_dir
         self.scripted = {}  # function name -> file, or the error that stopped scripting
+        self.ops = {}  # file -> the ATen operators its graph calls, in order of first use
 
     def reference(self, fn_name, specs, example_values, config_index):
         if fn_name not in self.scripted:
@@ -503,8 +504,9 @@ class ReferenceWriter:
                 self.scripted[fn_name] = e
         scripted = self.scripted[fn_name]
         if isinstance(scripted, str):
-            return {"file": scripted, "call": "all_args"}
-        return {"file": self._trace(fn_name, specs, example_values, config_index), "call": "tensor_args",
+            return {"file": scripted, "call": "all_args", "ops": self.ops[scripted]}
+        traced = self._trace(fn_name, specs, example_values, config_index)
+        return {"file": traced, "call": "tensor_args", "ops": self.ops[traced],
                 "note": f"not scriptable ({type(scripted).__name__}); traced for this config"}
 
     def _script(self, fn_name, specs):
@@ -527,6 +529,7 @@ class ReferenceWriter:
         spec.loader.exec_module(wrapper)
         scripted = torch.jit.script(wrapper.Reference())
         file_name = f"{fn_name}.pt"
+        self.ops[file_name] = graph_ops(scripted.inlined_graph)
         torch.jit.save(scripted, os.path.join(self.out_dir, file_name))
         return file_name
 
@@ -546,8 +549,26 @@ class ReferenceWriter:
         except Exception as e:
             raise ExportError(f"{fn_name} can be neither scripted nor traced: {type(e).__name__}: {e}") from e
         file_name = f"{fn_name}_config{config_index}.pt"
+        self.ops[file_name] = graph_ops(traced.inlined_graph)
         torch.jit.save(traced, os.path.join(self.out_dir, file_name))
         return file_name
+
+
+def graph_ops(graph):
+    """The ATen operators a TorchScript graph calls (nested blocks included), in order of first use:
+    what the built-in proposer reads to recognise an op family."""
+    ops = []
+
+    def visit(block_nodes):
+        for node in block_nodes:
+            kind = node.kind()
+            if kind.startswith("aten::") and kind not in ops:
+                ops.append(kind)
+            for block in node.blocks():
+                visit(block.nodes())
+
+    visit(graph.nodes())
+    return ops
 
 
 def py_name(name):

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gpu/compiler.hpp"
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "gpu/compiler.hpp"
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 #include "gpu/process.hpp"
 #include "gpu/source_check.hpp"
 #include "tests/test_support.hpp"

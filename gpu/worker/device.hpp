@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 
 namespace kforge::worker {
 

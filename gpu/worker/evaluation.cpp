@@ -106,6 +106,9 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   const double speedup_flag = request["speedup_flag"].as_number(20);
   const double call_timeout = request["call_timeout_s"].as_number(60);
   const bool do_timing = request["time"].as_bool(true);
+  // A search needs only the verdict of a failing candidate: the configs after the first failure
+  // are skipped (their results are not reported).
+  const bool stop_on_failure = request["stop_on_failure"].as_bool(false);
   TimingOptions timing;
   timing.min_reps = static_cast<int>(request["timing"]["min_reps"].as_int(timing.min_reps));
   timing.max_reps = static_cast<int>(request["timing"]["max_reps"].as_int(timing.max_reps));
@@ -400,6 +403,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
     config_results.push(cr);
     if (failure && !overall) overall = failure;
     if (failure && failure->kind == "illegal_memory_access") break;  // the context is gone
+    if (failure && stop_on_failure) break;
   }
 
   if (!library_ops.empty() && library_policy != "allow") {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 #include "gpu/worker/device.hpp"
 #include "gpu/worker/task_cases.hpp"
 

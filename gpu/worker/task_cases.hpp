@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 
 namespace kforge::worker {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 #include "gpu/worker/checks.hpp"
 #include "gpu/worker/device.hpp"
 

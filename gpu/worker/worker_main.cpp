@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 #include "gpu/worker/candidate_library.hpp"
 #include "gpu/worker/device.hpp"
 #include "gpu/worker/evaluation.hpp"

@@ -1,4 +1,4 @@
-#include "gpu/json.hpp"
+#include "common/json.hpp"
 
 #include <simdjson.h>
 

@@ -1,0 +1,189 @@
+#include "actors/archive_actor.hpp"
+
+#include <cmath>
+
+#include "archive/views.hpp"
+#include "messages/errors.hpp"
+
+namespace kforge {
+namespace {
+
+archive::Candidate to_archive(const candidate_record& c) {
+  archive::Candidate a;
+  a.experiment_id = c.experiment_id;
+  a.sequence = c.sequence;
+  a.task = c.tgt.task;
+  a.direction = c.tgt.direction;
+  a.backend = c.tgt.backend;
+  a.source = c.source;
+  a.source_hash = c.source_hash;
+  if (c.parent_id) a.parent_id = c.parent_id;
+  a.proposer = c.proposer;
+  a.strategy = c.strategy;
+  a.params = c.params.empty() ? "{}" : c.params;
+  a.seed = c.seed;
+  return a;
+}
+
+experiment_record from_archive(const archive::Experiment& e) {
+  return {e.id, e.name, e.config_json, e.seed, e.status};
+}
+
+caf::error failed(const std::string& what, const archive::Status& s) {
+  return make_error(error_code::archive_failure, what + ": " + s.error);
+}
+
+}  // namespace
+
+archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<archive_state> self,
+                                                std::shared_ptr<archive::Archive> db) {
+  self->state.db = std::move(db);
+  // Every write is timed and counted; an error is kept for the console and returned.
+  auto write = [self](const std::string& what, auto&& body) -> caf::error {
+    self->state.stats.started(what);
+    archive::Status s = body(*self->state.db);
+    self->state.stats.finished(s ? std::string() : what + ": " + s.error);
+    return s ? caf::error{} : failed(what, s);
+  };
+  return {
+      [self](status_atom) { return self->state.stats.status(); },
+      [self](record_atom, experiment_record& e) -> caf::result<int64_t> {
+        archive::Experiment a{0, e.name, e.config_json, e.seed, e.status, 0};
+        archive::Status s;
+        int64_t id = self->state.db->add_experiment(a, s);
+        if (!s) return failed("recording experiment " + e.name, s);
+        return id;
+      },
+      [self](record_atom, candidate_record& c) -> caf::result<int64_t> {
+        archive::Status s;
+        int64_t id = self->state.db->add_candidate(to_archive(c), s);
+        if (!s)
+          return failed("recording candidate " + std::to_string(c.sequence) + " of experiment " +
+                            std::to_string(c.experiment_id),
+                        s);
+        return id;
+      },
+      [write](record_atom, int64_t candidate_id, verdict& v) -> caf::result<void> {
+        auto e = write("verdict of candidate " + std::to_string(candidate_id), [&](archive::Archive& db) {
+          return db.add_verdict({candidate_id, v.stage, v.accepted ? "accepted" : "rejected", v.kind,
+                                 v.reason});
+        });
+        if (e) return e;
+        return caf::unit;
+      },
+      [write](record_atom, compile_result& r) -> caf::result<void> {
+        auto e = write("compile of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
+          archive::CompileLog log{r.candidate_id, r.ok, r.cache_hit, r.seconds, r.log,
+                                  r.resources_json};
+          archive::Verdict v{r.candidate_id, "compile", r.ok ? "accepted" : "rejected",
+                             r.ok ? "" : (r.error.find("timed out") != std::string::npos
+                                              ? "compile_timeout"
+                                              : "compile_error"),
+                             r.error};
+          return db.record_compile(log, v);
+        });
+        if (e) return e;
+        return caf::unit;
+      },
+      [write](record_atom, eval_result& r) -> caf::result<void> {
+        auto e = write("evaluation of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
+          std::vector<archive::ConfigResult> rows;
+          for (const auto& c : r.configs) {
+            archive::ConfigResult row;
+            row.candidate_id = r.candidate_id;
+            row.config_set = r.config_set;
+            row.config_index = c.index;
+            row.config_name = c.name;
+            row.correct = c.correct;
+            row.max_abs_error = c.max_abs_error;
+            row.max_rel_error = c.max_rel_error;
+            if (c.timed) {
+              row.kernel_ms = c.kernel_ms;
+              row.eager_ms = c.eager_ms;
+              row.speedup = c.speedup;
+            }
+            row.detail_json = c.detail_json;
+            rows.push_back(std::move(row));
+          }
+          std::string reason = r.failure_message;
+          for (const auto& f : r.flags) reason += (reason.empty() ? "flag: " : "; flag: ") + f;
+          return db.record_evaluation(
+              rows, {r.candidate_id, "evaluate", r.verdict, r.failure_kind, reason});
+        });
+        if (e) return e;
+        return caf::unit;
+      },
+      [write](record_atom, profile_summary& p) -> caf::result<void> {
+        auto e = write("profile of candidate " + std::to_string(p.candidate_id),
+                       [&](archive::Archive& db) { return db.add_profile(p.candidate_id, p.json); });
+        if (e) return e;
+        return caf::unit;
+      },
+      [self](record_atom, event_record& ev) -> caf::result<int64_t> {
+        archive::Status s;
+        int64_t id = self->state.db->add_event({0, ev.experiment_id, ev.time, ev.kind, ev.detail_json}, s);
+        if (!s) return failed("recording event " + ev.kind, s);
+        return id;
+      },
+      [write](update_atom, int64_t experiment_id, std::string& status) -> caf::result<void> {
+        auto e = write("status of experiment " + std::to_string(experiment_id),
+                       [&](archive::Archive& db) { return db.set_experiment_status(experiment_id, status); });
+        if (e) return e;
+        return caf::unit;
+      },
+      [self](load_atom, int64_t experiment_id) -> caf::result<experiment_snapshot> {
+        auto e = self->state.db->experiment(experiment_id);
+        if (!e) return make_error(error_code::unknown_experiment, std::to_string(experiment_id));
+        experiment_snapshot snap;
+        snap.experiment = from_archive(*e);
+        for (const auto& p : self->state.db->progress(experiment_id)) {
+          candidate_state cs;
+          const auto& c = p.candidate;
+          cs.candidate.id = c.id;
+          cs.candidate.experiment_id = c.experiment_id;
+          cs.candidate.sequence = c.sequence;
+          cs.candidate.tgt.task = c.task;
+          cs.candidate.tgt.direction = c.direction;
+          cs.candidate.tgt.backend = c.backend;
+          cs.candidate.source = c.source;
+          cs.candidate.source_hash = c.source_hash;
+          cs.candidate.parent_id = c.parent_id.value_or(0);
+          cs.candidate.proposer = c.proposer;
+          cs.candidate.strategy = c.strategy;
+          cs.candidate.params = c.params;
+          cs.candidate.seed = c.seed;
+          cs.verified = p.verified;
+          cs.compiled = p.compiled;
+          cs.finished = p.finished;
+          cs.correct = p.correct;
+          cs.speedup = p.geomean_speedup;
+          cs.profiled = p.profiled;
+          snap.candidates.push_back(std::move(cs));
+        }
+        return snap;
+      },
+      [self](list_atom, std::string& status) {
+        std::vector<experiment_record> out;
+        auto all = status.empty() ? self->state.db->experiments()
+                                  : self->state.db->experiments_with_status(status);
+        for (const auto& e : all) out.push_back(from_archive(e));
+        return out;
+      },
+      [self](query_atom, query_request& q) -> caf::result<std::string> {
+        auto& db = *self->state.db;
+        if (q.what == "experiments") return archive::experiments_view(db).dump();
+        if (q.what == "history") return archive::history_view(db, q.id).dump();
+        if (q.what == "experiment") {
+          if (auto v = archive::experiment_view(db, q.id)) return v->dump();
+          return make_error(error_code::unknown_experiment, "no experiment " + std::to_string(q.id));
+        }
+        if (q.what == "candidate") {
+          if (auto v = archive::candidate_view(db, q.id)) return v->dump();
+          return make_error(error_code::unknown_candidate, "no candidate " + std::to_string(q.id));
+        }
+        return make_error(error_code::invalid_request, "unknown query `" + q.what + "`");
+      },
+  };
+}
+
+}  // namespace kforge

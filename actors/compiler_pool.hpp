@@ -1,0 +1,43 @@
+// The compiler pool: one slot per core, each a runner on its own thread (compiles block for
+// seconds). Requests queue here, so the pool answers status queries while every slot is busy.
+// Exports of tasks (Python, once per task version) take a slot too.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "actors/stage_stats.hpp"
+#include "messages/interfaces.hpp"
+
+namespace kforge {
+
+struct compiler_options {
+  unsigned slots = 2;
+  std::string cache_dir;
+  std::chrono::seconds timeout{300};
+};
+
+struct compiler_pool_state {
+  struct job {
+    bool is_export = false;
+    compile_request compile;
+    export_request exported;
+    caf::typed_response_promise<compile_result> compile_promise;
+    caf::typed_response_promise<export_result> export_promise;
+  };
+  std::vector<compile_runner_actor> runners;
+  std::vector<bool> busy;
+  std::deque<job> queue;
+  stage_stats stats{"compiler", "compiler"};
+  static inline const char* name = "kforge.compiler";
+};
+
+compiler_actor::behavior_type compiler_pool_impl(
+    compiler_actor::stateful_pointer<compiler_pool_state> self, compiler_options options);
+
+/// A slot: compiles and exports, blocking; spawn it detached.
+compile_runner_actor::behavior_type compile_runner_impl(compiler_options options);
+
+}  // namespace kforge

@@ -1,0 +1,70 @@
+// The coordinator: one per experiment. It asks the proposers for candidates one at a time, in
+// sequence order, and pushes each through verify -> compile -> evaluate -> profile, recording
+// every outcome in the archive before acting on it. The stages run concurrently; the pipeline
+// depth bounds the candidates in flight (back-pressure: nothing is proposed that the stages
+// behind cannot take), and proposal n sees only outcomes of candidates before n - depth, so what
+// it proposes does not depend on which stage finished first. Resumes from the archive.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/interfaces.hpp"
+#include "search/experiment_spec.hpp"
+#include "search/population.hpp"
+
+namespace kforge {
+
+/// The stage actors a coordinator sends work to.
+struct stage_handles {
+  archive_actor archive;
+  compiler_actor compiler;
+  verifier_actor verifier;
+  profiler_actor profiler;
+  std::map<std::string, proposer_actor> proposers;    ///< by proposer name
+  std::map<std::string, evaluator_actor> evaluators;  ///< by evaluator_key()
+};
+
+struct coordinator_config {
+  experiment_record experiment;  ///< already archived (its id is set)
+  search::ExperimentSpec spec;   ///< with the "auto" choices resolved
+  bool resume = false;           ///< carry on from the archive's candidates
+  bool start_paused = false;
+  caf::actor listener;  ///< gets (event_atom, event_record) and (done_atom, experiment_status)
+};
+
+struct coordinator_state {
+  coordinator_config cfg;
+  stage_handles stages;
+  std::vector<target> targets;
+  std::vector<std::string> export_dirs;           ///< per target
+  std::map<std::string, std::string> cuda_arch;  ///< per evaluator key
+  search::Population population{8};
+  std::map<int64_t, candidate_record> candidates;  ///< by sequence
+  std::map<int64_t, std::string> compile_logs;     ///< of correct candidates until profiled
+  std::vector<bool> exhausted, abandoned;
+  std::vector<int> proposer_failures;
+  std::string status = "starting";
+  bool proposing = false;
+  bool budget_spent = false;
+  int pending_profiles = 0;
+  int64_t proposed = 0, rejected = 0, evaluated = 0, correct = 0;
+  std::map<std::string, int64_t> stage_in_flight;
+  std::deque<std::function<void()>> held;  ///< work held while paused
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::string last_error;
+  static inline const char* name = "kforge.coordinator";
+};
+
+coordinator_actor::behavior_type coordinator_impl(
+    coordinator_actor::stateful_pointer<coordinator_state> self, coordinator_config config,
+    stage_handles stages);
+
+/// exp(mean log speedup) over the configs; 0 unless every config is correct and timed.
+double geomean_speedup(const eval_result& r);
+
+}  // namespace kforge

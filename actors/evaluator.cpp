@@ -1,0 +1,164 @@
+#include "actors/evaluator.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "gpu/worker_client.hpp"
+
+namespace kforge {
+
+struct evaluation_runner_state {
+  std::unique_ptr<gpu::WorkerClient> worker;
+  static inline const char* name = "kforge.evaluation_runner";
+};
+
+namespace {
+
+device_info describe_device(gpu::WorkerClient& worker, const std::string& backend) {
+  device_info d;
+  d.backend = backend;
+  if (auto error = worker.ensure_started(); !error.empty()) {
+    d.error = error;
+    return d;
+  }
+  const auto& ready = worker.ready();
+  d.ok = true;
+  d.name = ready["device"]["name"].as_string();
+  if (backend == "cuda") {
+    std::string cc = ready["device"]["compute_capability"].as_string("9.0");
+    cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
+    d.cuda_arch = "sm_" + cc;
+  }
+  d.sandbox = ready["sandbox"].dump();
+  return d;
+}
+
+eval_result to_result(const eval_request& r, const gpu::EvalOutcome& o, double seconds,
+                      const std::string& device) {
+  eval_result out;
+  out.candidate_id = r.candidate_id;
+  out.config_set = r.tgt.config_set;
+  const auto& doc = o.result;
+  out.verdict = doc["verdict"].as_string("error");
+  out.failure_kind = doc["failure"]["kind"].as_string();
+  out.failure_message = doc["failure"]["message"].as_string();
+  for (const auto& c : doc["configs"].as_array()) {
+    config_outcome co;
+    co.index = static_cast<int32_t>(c["index"].as_int());
+    co.name = c["name"].as_string();
+    co.correct = c["correct"].as_bool();
+    co.max_abs_error = c["max_abs_error"].as_number();
+    co.max_rel_error = c["max_rel_error"].as_number();
+    co.timed = c.contains("candidate") && c["candidate"]["median_ms"].as_number() > 0;
+    if (co.timed) {
+      co.kernel_ms = c["candidate"]["median_ms"].as_number();
+      co.eager_ms = c["reference"]["median_ms"].as_number();
+      co.speedup = c["speedup"].as_number();
+    }
+    co.failure_kind = c["failure"]["kind"].as_string();
+    co.failure_message = c["failure"]["message"].as_string();
+    json::Value detail = c;
+    co.detail_json = detail.dump();
+    out.configs.push_back(std::move(co));
+  }
+  for (const auto& f : doc["flags"].as_array()) out.flags.push_back(f.as_string());
+  out.worker_died = o.worker_died;
+  out.seconds = seconds;
+  out.device = device;
+  out.candidate_output = o.candidate_output.substr(0, 4096);
+  return out;
+}
+
+void dispatch(evaluator_actor::stateful_pointer<evaluator_state> self) {
+  auto& st = self->state;
+  if (st.running || st.queue.empty()) return;
+  auto job = std::move(st.queue.front());
+  st.queue.pop_front();
+  st.running = true;
+  st.stats.set_queued(static_cast<int64_t>(st.queue.size()));
+  st.stats.started("candidate " + std::to_string(job.request.candidate_id));
+  auto promise = job.promise;
+  self->request(st.runner, caf::infinite, evaluate_atom::value, job.request)
+      .then(
+          [self, promise](eval_result& r) mutable {
+            self->state.running = false;
+            self->state.stats.finished(r.verdict == "error" ? r.failure_message : std::string());
+            promise.deliver(std::move(r));
+            dispatch(self);
+          },
+          [self, promise](caf::error& e) mutable {
+            self->state.running = false;
+            self->state.stats.finished(caf::to_string(e));
+            promise.deliver(std::move(e));
+            dispatch(self);
+          });
+}
+
+}  // namespace
+
+std::string evaluator_key(const std::string& backend, int device) {
+  return backend == "cuda" ? "cuda:" + std::to_string(device) : backend;
+}
+
+evaluation_runner_actor::behavior_type evaluation_runner_impl(
+    evaluation_runner_actor::stateful_pointer<evaluation_runner_state> self,
+    evaluator_options options) {
+  gpu::WorkerOptions wo;
+  wo.backend = gpu::parse_backend(options.backend).value_or(gpu::Backend::cpu);
+  wo.device = options.device;
+  wo.seccomp = options.seccomp;
+  wo.recycle_after = options.recycle_after;
+  wo.scratch_dir = options.scratch_dir;
+  self->state.worker = std::make_unique<gpu::WorkerClient>(wo);
+  return {
+      [self, options](device_atom) { return describe_device(*self->state.worker, options.backend); },
+      [self, options](evaluate_atom, eval_request& r) {
+        json::Value request;
+        request.set("export_dir", r.export_dir).set("library", r.library_path);
+        request.set("direction", r.tgt.direction).set("function", r.tgt.direction);
+        request.set("mode", r.tgt.config_set).set("seeds", r.seeds).set("seed", r.seed);
+        request.set("library_calls", r.library_policy).set("time", true);
+        request.set("stop_on_failure", true);
+        json::Value timing;
+        timing.set("max_seconds", r.timing_seconds);
+        request.set("timing", timing);
+        auto start = std::chrono::steady_clock::now();
+        auto outcome = self->state.worker->evaluate(request);
+        // A worker that could not start (or lost its pipe) says nothing about the candidate:
+        // once more with a fresh worker before the evaluation is reported as an error.
+        if (outcome.result["verdict"].as_string() == "error" &&
+            outcome.result["failure"]["kind"].as_string() == "infrastructure") {
+          self->state.worker->stop();
+          outcome = self->state.worker->evaluate(request);
+        }
+        double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::string device = self->state.worker->ready()["device"]["name"].as_string(options.backend);
+        return to_result(r, outcome, seconds, device);
+      },
+  };
+}
+
+evaluator_actor::behavior_type evaluator_impl(evaluator_actor::stateful_pointer<evaluator_state> self,
+                                              evaluator_options options) {
+  self->state.stats = stage_stats("evaluator " + evaluator_key(options.backend, options.device),
+                                  "evaluator");
+  self->state.runner = self->system().spawn<caf::detached>(evaluation_runner_impl, options);
+  self->link_to(self->state.runner);
+  return {
+      [self](status_atom) { return self->state.stats.status(); },
+      [self](device_atom) {
+        return self->delegate(self->state.runner, device_atom::value);
+      },
+      [self](evaluate_atom, eval_request& r) {
+        evaluator_state::job j{std::move(r), self->make_response_promise<eval_result>()};
+        auto promise = j.promise;
+        self->state.queue.push_back(std::move(j));
+        self->state.stats.set_queued(static_cast<int64_t>(self->state.queue.size()));
+        dispatch(self);
+        return promise;
+      },
+  };
+}
+
+}  // namespace kforge

@@ -1,0 +1,48 @@
+// The evaluator: one per GPU (or the CPU backend). It owns a runner on its own thread that owns
+// the sandboxed worker process and blocks on it, and queues requests so that exactly one
+// evaluation runs on its device at a time while it still answers status queries. A worker that
+// dies is the candidate's verdict; a worker that cannot start is retried once, then reported.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <string>
+
+#include "actors/stage_stats.hpp"
+#include "messages/interfaces.hpp"
+
+namespace kforge {
+
+struct evaluator_options {
+  std::string backend = "cpu";
+  int device = 0;
+  bool seccomp = true;
+  int recycle_after = 50;
+  std::string scratch_dir;  ///< empty: the system's temporary folder
+};
+
+/// "cpu" or "cuda:0": how experiments name an evaluator.
+std::string evaluator_key(const std::string& backend, int device);
+
+struct evaluator_state {
+  struct job {
+    eval_request request;
+    caf::typed_response_promise<eval_result> promise;
+  };
+  evaluation_runner_actor runner;
+  std::deque<job> queue;
+  bool running = false;
+  stage_stats stats{"evaluator", "evaluator"};
+  static inline const char* name = "kforge.evaluator";
+};
+
+evaluator_actor::behavior_type evaluator_impl(evaluator_actor::stateful_pointer<evaluator_state> self,
+                                              evaluator_options options);
+
+/// The runner: owns the worker; spawn it detached.
+struct evaluation_runner_state;
+evaluation_runner_actor::behavior_type evaluation_runner_impl(
+    evaluation_runner_actor::stateful_pointer<evaluation_runner_state> self,
+    evaluator_options options);
+
+}  // namespace kforge

@@ -1,0 +1,140 @@
+#include "actors/runtime.hpp"
+
+#include <caf/actor_system.hpp>
+#include <caf/scoped_actor.hpp>
+#include <caf/spawn_options.hpp>
+
+#include <filesystem>
+#include <thread>
+
+#include "actors/archive_actor.hpp"
+#include "actors/builtin_proposer_actor.hpp"
+#include "actors/compiler_pool.hpp"
+#include "actors/profiler.hpp"
+#include "actors/verifier.hpp"
+#include "gpu/build_config.hpp"
+
+namespace kforge {
+
+int gpu_count() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator("/dev", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("nvidia", 0) == 0 && name.size() > 6 &&
+        name.find_first_not_of("0123456789", 6) == std::string::npos)
+      ++n;
+  }
+  return n;
+}
+
+std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_options options,
+                                        std::string& error) {
+  auto rt = std::make_unique<runtime>();
+  {
+    std::string open_error;
+    auto db = archive::Archive::open(options.archive_path, open_error);
+    if (!db) {
+      error = open_error;
+      return nullptr;
+    }
+    rt->db = std::move(db);
+  }
+  if (options.compile_slots == 0) options.compile_slots = std::max(1u, std::thread::hardware_concurrency());
+  if (options.evaluators.empty()) {
+    evaluator_options cpu;
+    cpu.backend = "cpu";
+    cpu.seccomp = options.seccomp;
+    options.evaluators.push_back(cpu);
+    if (build::with_cuda)
+      for (int d = 0; d < gpu_count(); ++d) {
+        evaluator_options cuda;
+        cuda.backend = "cuda";
+        cuda.device = d;
+        cuda.seccomp = options.seccomp;
+        options.evaluators.push_back(cuda);
+      }
+  }
+  auto& s = rt->stages;
+  s.archive = system.spawn<caf::detached>(archive_actor_impl, rt->db);
+  s.compiler = system.spawn(compiler_pool_impl,
+                            compiler_options{options.compile_slots, options.cache_dir,
+                                             options.compile_timeout});
+  s.verifier = system.spawn(verifier_impl);
+  s.profiler = system.spawn(profiler_impl);
+  s.proposers["builtin"] = system.spawn(builtin_proposer_impl);
+  rt->reporters = {caf::actor_cast<status_reporter>(s.archive),
+                   caf::actor_cast<status_reporter>(s.proposers["builtin"]),
+                   caf::actor_cast<status_reporter>(s.verifier),
+                   caf::actor_cast<status_reporter>(s.compiler)};
+  for (const auto& e : options.evaluators) {
+    auto key = evaluator_key(e.backend, e.device);
+    s.evaluators[key] = system.spawn(evaluator_impl, e);
+    rt->reporters.push_back(caf::actor_cast<status_reporter>(s.evaluators[key]));
+  }
+  rt->reporters.push_back(caf::actor_cast<status_reporter>(s.profiler));
+  return rt;
+}
+
+void runtime::stop(caf::actor_system& system) {
+  caf::scoped_actor self{system};
+  auto end = [&](const auto& handle) {
+    if (handle) self->send_exit(handle, caf::exit_reason::user_shutdown);
+  };
+  end(stages.compiler);
+  end(stages.verifier);
+  end(stages.profiler);
+  for (auto& [k, p] : stages.proposers) end(p);
+  for (auto& [k, e] : stages.evaluators) end(e);
+  end(stages.archive);
+}
+
+std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtime& rt,
+                                      const std::string& base_dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> errors;
+  for (auto& task : spec.tasks) {
+    fs::path p(task);
+    std::vector<fs::path> tried;
+    if (p.is_absolute()) {
+      tried.push_back(p);
+    } else {
+      tried.push_back(fs::path(base_dir) / p);
+      tried.push_back(fs::path(build::source_dir) / p);
+    }
+    bool found = false;
+    for (const auto& candidate : tried) {
+      std::error_code ec;
+      if (fs::exists(candidate / "func_forward.py", ec) ||
+          fs::exists(candidate / "func_backward.py", ec)) {
+        task = fs::weakly_canonical(candidate, ec).string();
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      std::string where;
+      for (const auto& t : tried) where += (where.empty() ? "" : ", ") + t.string();
+      errors.push_back("task " + task + ": no func_forward.py or func_backward.py in " + where);
+    }
+  }
+  std::vector<std::string> backends;
+  for (const auto& b : spec.backends) {
+    std::string chosen = b == "auto" ? (rt.has_evaluator("cuda:0") ? "cuda" : "cpu") : b;
+    if (chosen == "cuda" && !rt.has_evaluator("cuda:0"))
+      errors.push_back("backend cuda: this kforge has no GPU evaluator (" +
+                       std::string(build::with_cuda ? "no NVIDIA GPU found"
+                                                    : "built without CUDA") +
+                       "); use \"cpu\" or \"auto\"");
+    if (std::find(backends.begin(), backends.end(), chosen) == backends.end())
+      backends.push_back(chosen);
+  }
+  spec.backends = backends;
+  for (const auto& p : spec.proposers)
+    if (!rt.stages.proposers.count(p.name) && p.kind != "builtin")
+      errors.push_back("proposer " + p.name + ": unknown");
+  return errors;
+}
+
+}  // namespace kforge

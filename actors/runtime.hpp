@@ -1,0 +1,53 @@
+// The runtime: spawns the stage actors every experiment shares (archive, compiler pool, one
+// evaluator per device, proposers, verifier, profiler) and resolves experiment configurations
+// against them (task folders, "auto" backends). `kforge run` and `kforge daemon` both build one.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor_system.hpp>
+
+#include "actors/coordinator.hpp"
+#include "actors/evaluator.hpp"
+#include "archive/archive.hpp"
+#include "search/experiment_spec.hpp"
+
+namespace kforge {
+
+struct runtime_options {
+  std::string archive_path;
+  std::string cache_dir;      ///< compile and export cache
+  unsigned compile_slots = 0;  ///< 0: one per core
+  std::chrono::seconds compile_timeout{600};
+  /// Empty: the CPU backend, plus one cuda evaluator per GPU when the build has CUDA.
+  std::vector<evaluator_options> evaluators;
+  bool seccomp = true;
+};
+
+struct runtime {
+  stage_handles stages;
+  /// Every stage actor, for status queries, in display order.
+  std::vector<status_reporter> reporters;
+  std::shared_ptr<archive::Archive> db;
+
+  /// Spawns the stage actors; `error` says why not (the archive could not be opened, ...).
+  static std::unique_ptr<runtime> start(caf::actor_system& system, runtime_options options,
+                                        std::string& error);
+  /// Ends every stage actor (workers and compilers in flight are killed with them).
+  void stop(caf::actor_system& system);
+  bool has_evaluator(const std::string& key) const { return stages.evaluators.count(key) > 0; }
+};
+
+/// Number of NVIDIA GPUs this machine shows (0 without a driver).
+int gpu_count();
+
+/// Makes a parsed configuration concrete: task folders absolute (relative ones are looked up
+/// from `base_dir`, then in kforge's own source tree, where the bundled tasks are), "auto"
+/// backends chosen from the runtime's evaluators. Returns the problems, empty when none.
+std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtime& rt,
+                                      const std::string& base_dir);
+
+}  // namespace kforge

@@ -1,0 +1,29 @@
+// The verifier: static rules before a candidate costs compile or GPU time. The registered
+// function must exist with the task's parameter types, no forbidden construct may appear, the
+// source must fit the size limit, and library calls follow the experiment's policy. (LLM
+// verifiers join here when they are configured.)
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "actors/stage_stats.hpp"
+#include "messages/interfaces.hpp"
+
+namespace kforge {
+
+struct verifier_state {
+  /// The task's parameter types per (export folder, direction), read once from task.json.
+  std::map<std::string, std::vector<std::string>> expected;
+  stage_stats stats{"verifier", "verifier"};
+  static inline const char* name = "kforge.verifier";
+};
+
+verifier_actor::behavior_type verifier_impl(verifier_actor::stateful_pointer<verifier_state> self);
+
+/// The task's parameter types for a direction, in the registry's words; error when unreadable.
+bool task_parameter_types(const std::string& export_dir, const std::string& direction,
+                          std::vector<std::string>& types, std::string& error);
+
+}  // namespace kforge

@@ -1,0 +1,21 @@
+// The archive's answers as JSON documents, for the daemon's HTTP API and the console: a list of
+// experiments, one experiment with its targets' best kernels, one candidate whole (source,
+// verdicts, compile log, per-config results, profile, lineage), and an experiment's events.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "archive/archive.hpp"
+#include "common/json.hpp"
+
+namespace kforge::archive {
+
+json::Value experiments_view(Archive& a);
+/// None when there is no such experiment.
+std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id);
+std::optional<json::Value> candidate_view(Archive& a, int64_t candidate_id);
+json::Value history_view(Archive& a, int64_t experiment_id);
+
+}  // namespace kforge::archive

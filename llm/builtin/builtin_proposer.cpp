@@ -1,0 +1,124 @@
+#include "llm/builtin/builtin_proposer.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "llm/builtin/kernel_template.hpp"
+#include "llm/builtin/task_family.hpp"
+#include "search/population.hpp"
+#include "search/random_stream.hpp"
+
+namespace kforge::builtin {
+namespace {
+
+std::string params_text(const ParamValues& v) {
+  return KernelTemplate::to_json(v).dump();
+}
+
+BuiltinProposal make(const KernelTemplate& t, const ParamValues& v, std::string rationale) {
+  BuiltinProposal p;
+  p.ok = true;
+  p.source = t.render(v);
+  p.strategy = t.name();
+  p.params = params_text(v);
+  p.rationale = std::move(rationale);
+  return p;
+}
+
+std::string describe(const ParamValues& v) {
+  std::string out;
+  for (const auto& [k, x] : v) out += (out.empty() ? "" : ", ") + k + "=" + std::to_string(x);
+  return out;
+}
+
+}  // namespace
+
+BuiltinProposal propose_builtin(const BuiltinRequest& r) {
+  BuiltinProposal out;
+  auto family = recognise_family(r.direction_doc, r.direction);
+  if (family.family.empty()) {
+    out.error = family.why_not;
+    return out;
+  }
+  std::vector<const KernelTemplate*> usable;
+  for (const auto& t : builtin_templates())
+    if (t.family() == family.family && t.backend() == r.backend) usable.push_back(&t);
+  if (usable.empty()) {
+    out.error = "no built-in template implements " + family.family + " on the " + r.backend +
+                " backend";
+    return out;
+  }
+  auto untried = [&](const KernelTemplate& t, const ParamValues& v) {
+    return t.valid(v) && !r.tried.count(search::proposal_key(t.name(), params_text(v)));
+  };
+  search::RandomStream stream(r.seed);
+
+  // Optimise: move one or two of the parent's parameters.
+  if (r.mode == "optimise" && r.has_parent) {
+    const KernelTemplate* parent = nullptr;
+    for (const auto* t : usable)
+      if (t->name() == r.parent_strategy) parent = t;
+    ParamValues base;
+    auto parsed = json::parse(r.parent_params);
+    if (parent && parsed.value && KernelTemplate::from_json(*parsed.value, base) &&
+        !parent->params().empty()) {
+      const auto& params = parent->params();
+      for (int attempt = 0; attempt < 64; ++attempt) {
+        ParamValues v = base;
+        std::string moved;
+        const int moves = stream.chance(0.3) ? 2 : 1;
+        for (int m = 0; m < moves; ++m) {
+          const auto& p = params[stream.below(params.size())];
+          auto at = std::find(p.values.begin(), p.values.end(), v[p.name]);
+          size_t i = at == p.values.end() ? p.default_index : size_t(at - p.values.begin());
+          size_t next;
+          if (stream.chance(0.25) || p.values.size() < 2) {
+            next = stream.below(p.values.size());
+          } else {
+            bool up = stream.chance(0.5);
+            next = up ? (i + 1 < p.values.size() ? i + 1 : i - 1) : (i > 0 ? i - 1 : i + 1);
+          }
+          if (p.values[next] == v[p.name]) continue;
+          moved += (moved.empty() ? "" : ", ") + p.name + " " + std::to_string(v[p.name]) +
+                   " -> " + std::to_string(p.values[next]);
+          v[p.name] = p.values[next];
+        }
+        if (!moved.empty() && untried(*parent, v)) {
+          auto p = make(*parent, v, "mutation of the parent: " + moved);
+          p.from_parent = true;
+          return p;
+        }
+      }
+    }
+  }
+  // Translate (and the fallback): each template's defaults, in order.
+  for (const auto* t : usable) {
+    auto v = t->defaults();
+    if (untried(*t, v)) return make(*t, v, "the template's defaults");
+  }
+  // Explore: an untried point of a template drawn at random.
+  for (int attempt = 0; attempt < 256; ++attempt) {
+    const auto* t = usable[stream.below(usable.size())];
+    ParamValues v;
+    for (const auto& p : t->params()) v[p.name] = p.values[stream.below(p.values.size())];
+    if (untried(*t, v)) return make(*t, v, "an untried point: " + describe(v));
+  }
+  // Small or nearly exhausted spaces: the first untried point in order.
+  for (const auto* t : usable) {
+    const auto& params = t->params();
+    std::vector<size_t> index(params.size(), 0);
+    for (size_t n = 0; n < t->space_size(); ++n) {
+      ParamValues v;
+      for (size_t i = 0; i < params.size(); ++i) v[params[i].name] = params[i].values[index[i]];
+      if (untried(*t, v)) return make(*t, v, "an untried point: " + describe(v));
+      for (size_t i = 0; i < params.size() && ++index[i] == params[i].values.size(); ++i)
+        index[i] = 0;
+    }
+  }
+  out.exhausted = true;
+  out.error = "every combination of the " + family.family + " templates on " + r.backend +
+              " was tried";
+  return out;
+}
+
+}  // namespace kforge::builtin

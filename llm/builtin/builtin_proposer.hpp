@@ -1,0 +1,41 @@
+// The built-in proposer: needs no LLM. For a task direction whose op family it recognises, it
+// proposes instances of its parameterised templates (llm/builtin/templates/): first each
+// template's defaults, then mutations of a parent's parameters (one or two of them moved to a
+// neighbouring value, sometimes anywhere), then untried points at random; never a combination
+// already tried. Every choice draws from the request's seeded stream.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "common/json.hpp"
+
+namespace kforge::builtin {
+
+struct BuiltinRequest {
+  std::string backend;    ///< "cpu" or "cuda"
+  std::string direction;  ///< "forward" or "backward"
+  json::Value direction_doc;  ///< task.json's directions[direction]
+  uint64_t seed = 0;
+  std::string mode = "translate";  ///< "translate" or "optimise"
+  bool has_parent = false;
+  std::string parent_strategy;  ///< the parent's template name
+  std::string parent_params;    ///< JSON object
+  std::set<std::string> tried;  ///< search::proposal_key() of every earlier proposal for the target
+};
+
+struct BuiltinProposal {
+  bool ok = false;
+  bool exhausted = false;  ///< every combination of every applicable template was tried
+  std::string error;       ///< why not, when !ok
+  std::string source;
+  std::string strategy;  ///< the template's name
+  std::string params;    ///< JSON object of the parameter values
+  std::string rationale;
+  bool from_parent = false;  ///< a mutation of the request's parent
+};
+
+BuiltinProposal propose_builtin(const BuiltinRequest& request);
+
+}  // namespace kforge::builtin

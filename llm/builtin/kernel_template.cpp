@@ -1,0 +1,180 @@
+#include "llm/builtin/kernel_template.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <sstream>
+
+namespace kforge::builtin {
+
+// Generated from llm/builtin/templates/ by cmake/EmbedTextFiles.cmake.
+const std::vector<std::pair<std::string, std::string>>& embedded_templates();
+
+namespace {
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+const std::regex& param_line() {
+  // constexpr int kName = 123;  // kforge:param name 1 2 3
+  static const std::regex re(
+      R"(^(\s*constexpr\s+[\w:]+\s+\w+\s*=\s*)(-?\d+)(\s*;\s*//\s*kforge:param\s+(\w+)\s+([-\d ]+))\s*$)");
+  return re;
+}
+
+int64_t get(const ParamValues& v, const char* name) {
+  auto it = v.find(name);
+  return it == v.end() ? 0 : it->second;
+}
+
+// The rules of each template beyond its allowed values.
+void attach_constraints(KernelTemplate& t) {
+  if (t.name() == "linear_relu_f32_sm90_tiled") {
+    t.constraint = [](const ParamValues& p) {
+      const int64_t bm = get(p, "bm"), bn = get(p, "bn"), bk = get(p, "bk"), tm = get(p, "tm"),
+                    tn = get(p, "tn");
+      if (bm % tm || bn % tn) return false;
+      const int64_t threads = (bm / tm) * (bn / tn);
+      if (threads < 32 || threads > 1024) return false;
+      if ((bm * bk) % threads || (bn * bk) % threads) return false;
+      if (tm * tn > 64) return false;  // accumulators stay in registers
+      return (bk * (bm + 1) + bk * (bn + 1)) * 4 <= 48 * 1024;
+    };
+  } else if (t.family() == "softmax" || t.family() == "layernorm") {
+    if (t.backend() == "cuda")
+      t.constraint = [](const ParamValues& p) {
+        // A thread holds block_elems floats; 1024-thread blocks have 64 registers a thread.
+        return get(p, "block_threads") * get(p, "block_elems") <= 16384;
+      };
+  }
+}
+
+}  // namespace
+
+std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name,
+                                                    std::string text, std::string& error) {
+  KernelTemplate t;
+  t.text_ = std::move(text);
+  auto lines = split_lines(t.text_);
+  static const std::regex meta(R"(^//\s*kforge:(template|family|backend)\s+(\S+)\s*$)");
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (std::regex_match(lines[i], m, meta)) {
+      (m[1] == "template" ? t.name_ : m[1] == "family" ? t.family_ : t.backend_) = m[2];
+    } else if (std::regex_match(lines[i], m, param_line())) {
+      TemplateParam p;
+      p.name = m[4];
+      std::istringstream values(m[5].str());
+      for (int64_t v; values >> v;) p.values.push_back(v);
+      const int64_t current = std::stoll(m[2]);
+      auto at = std::find(p.values.begin(), p.values.end(), current);
+      if (at == p.values.end()) {
+        error = file_name + ":" + std::to_string(i + 1) + ": the default " + m[2].str() +
+                " of `" + p.name + "` is not among its values";
+        return std::nullopt;
+      }
+      p.default_index = static_cast<size_t>(at - p.values.begin());
+      t.params_.push_back(p);
+      t.param_lines_.push_back(i);
+    } else if (lines[i].find("kforge:param") != std::string::npos) {
+      error = file_name + ":" + std::to_string(i + 1) +
+              ": a kforge:param line must read `constexpr TYPE kName = VALUE;  // kforge:param "
+              "name v1 v2 ...`";
+      return std::nullopt;
+    }
+  }
+  if (t.name_.empty() || t.family_.empty() || t.backend_.empty()) {
+    error = file_name + ": needs kforge:template, kforge:family and kforge:backend lines";
+    return std::nullopt;
+  }
+  if (t.backend_ != "cpu" && t.backend_ != "cuda") {
+    error = file_name + ": backend must be cpu or cuda";
+    return std::nullopt;
+  }
+  attach_constraints(t);
+  return t;
+}
+
+ParamValues KernelTemplate::defaults() const {
+  ParamValues v;
+  for (const auto& p : params_) v[p.name] = p.values[p.default_index];
+  return v;
+}
+
+bool KernelTemplate::valid(const ParamValues& values) const {
+  if (values.size() != params_.size()) return false;
+  for (const auto& p : params_) {
+    auto it = values.find(p.name);
+    if (it == values.end() ||
+        std::find(p.values.begin(), p.values.end(), it->second) == p.values.end())
+      return false;
+  }
+  return !constraint || constraint(values);
+}
+
+std::string KernelTemplate::render(const ParamValues& values) const {
+  auto lines = split_lines(text_);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    std::string& line = lines[param_lines_[i]];
+    std::smatch m;
+    std::regex_match(line, m, param_line());
+    line = m[1].str() + std::to_string(values.at(params_[i].name)) + m[3].str();
+  }
+  std::string out = "// Built-in proposer: " + key(values) + "\n";
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+std::string KernelTemplate::key(const ParamValues& values) const {
+  std::string k = name_ + "{";
+  bool first = true;
+  for (const auto& p : params_) {
+    auto it = values.find(p.name);
+    k += (first ? "" : ",") + p.name + "=" + (it == values.end() ? "?" : std::to_string(it->second));
+    first = false;
+  }
+  return k + "}";
+}
+
+size_t KernelTemplate::space_size() const {
+  size_t n = 1;
+  for (const auto& p : params_) n *= p.values.size();
+  return n;
+}
+
+json::Value KernelTemplate::to_json(const ParamValues& values) {
+  json::Value doc;
+  doc.object();
+  for (const auto& [k, v] : values) doc.set(k, v);
+  return doc;
+}
+
+bool KernelTemplate::from_json(const json::Value& doc, ParamValues& values) {
+  if (!doc.is_object()) return false;
+  values.clear();
+  for (const auto& [k, v] : doc.as_object()) {
+    if (!v.is_number()) return false;
+    values[k] = v.as_int();
+  }
+  return true;
+}
+
+const std::vector<KernelTemplate>& builtin_templates() {
+  static const std::vector<KernelTemplate> all = [] {
+    std::vector<KernelTemplate> out;
+    for (const auto& [file, text] : embedded_templates()) {
+      std::string error;
+      auto t = KernelTemplate::parse(file, text, error);
+      // The templates are part of the build, and a test parses every one of them: a malformed
+      // template is a build defect, reported where the templates are listed.
+      if (t) out.push_back(std::move(*t));
+    }
+    return out;
+  }();
+  return all;
+}
+
+}  // namespace kforge::builtin

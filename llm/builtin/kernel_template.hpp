@@ -1,0 +1,62 @@
+// A parameterised kernel template of the built-in proposer. A template is an ordinary candidate
+// source (it compiles and passes with its defaults) whose header names it, its op family and its
+// backend, and whose tunable constants carry their allowed values:
+//   // kforge:template softmax_f32_sm90_rows
+//   constexpr int kBlockThreads = 512;  // kforge:param block_threads 128 256 512 1024
+// Rendering replaces those constants; `valid` says which combinations it can implement.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace kforge::builtin {
+
+struct TemplateParam {
+  std::string name;
+  std::vector<int64_t> values;  ///< allowed values, in the order they are written
+  size_t default_index = 0;     ///< the value the template's own source uses
+};
+
+using ParamValues = std::map<std::string, int64_t>;
+
+class KernelTemplate {
+ public:
+  /// Reads a template's text; `error` says what is malformed.
+  static std::optional<KernelTemplate> parse(const std::string& file_name, std::string text,
+                                             std::string& error);
+
+  const std::string& name() const { return name_; }
+  const std::string& family() const { return family_; }
+  const std::string& backend() const { return backend_; }
+  const std::vector<TemplateParam>& params() const { return params_; }
+  ParamValues defaults() const;
+  /// Whether the combination is one the template can implement (thread counts, tile shapes,
+  /// registers, shared memory); every value must be among the allowed ones.
+  bool valid(const ParamValues& values) const;
+  /// The candidate source for these values.
+  std::string render(const ParamValues& values) const;
+  /// "name{a=1,b=2}": what `tried` lists, so no combination is proposed twice.
+  std::string key(const ParamValues& values) const;
+  size_t space_size() const;
+
+  static json::Value to_json(const ParamValues& values);
+  static bool from_json(const json::Value& doc, ParamValues& values);
+
+  /// Extra rules beyond the allowed values, set for templates that have them.
+  std::function<bool(const ParamValues&)> constraint;
+
+ private:
+  std::string name_, family_, backend_, text_;
+  std::vector<TemplateParam> params_;
+  std::vector<size_t> param_lines_;  // line index of each param in text_
+};
+
+/// Every template built into this kforge (parsed from the embedded files, with constraints).
+const std::vector<KernelTemplate>& builtin_templates();
+
+}  // namespace kforge::builtin

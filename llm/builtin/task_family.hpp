@@ -1,0 +1,22 @@
+// Which op family an exported task direction is, read from what its reference calls (the ATen
+// operators the exporter recorded) and the argument list it passes: the built-in proposer's
+// templates implement families, not task names. A misrecognised task costs one rejected
+// candidate, never a wrong verdict: the evaluator is the judge.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+
+namespace kforge::builtin {
+
+struct TaskFamily {
+  std::string family;   ///< "softmax", "layernorm", "linear_relu", "cross_entropy"; empty: none
+  std::string why_not;  ///< when empty family: what the task is that no template implements
+};
+
+/// `direction_doc` is task.json's directions[direction].
+TaskFamily recognise_family(const json::Value& direction_doc, const std::string& direction);
+
+}  // namespace kforge::builtin

@@ -1,0 +1,116 @@
+// Every typed actor handle of kforge on one page: who answers what. A reader learns the whole
+// conversation of the system here; payloads are in payloads.hpp, verbs in atoms.hpp.
+#pragma once
+
+// caf/all.hpp: every actor file needs the typed actors' full definitions and the spawn machinery.
+#include <caf/all.hpp>
+
+#include <string>
+#include <vector>
+
+#include "messages/atoms.hpp"
+#include "messages/payloads.hpp"
+
+namespace kforge {
+
+/// Every actor reports its queue, in-flight work and last error.
+using status_reporter = caf::typed_actor<
+    // What the actor is doing now.
+    caf::replies_to<status_atom>::with<actor_status>>;
+
+/// Writes candidate kernels: one per LLM of an ensemble, and the built-in one.
+using proposer_actor = status_reporter::extend<
+    // A new candidate for the request's target; error `exhausted` when it has nothing new.
+    caf::replies_to<propose_atom, propose_request>::with<proposal>>;
+
+/// Judges a candidate before it costs compile or GPU time.
+using verifier_actor = status_reporter::extend<
+    // Static rules (signature, forbidden constructs, size), then LLM verifiers when configured.
+    caf::replies_to<verify_atom, verify_request>::with<verdict>>;
+
+/// Compiles candidates on the CPU cores (one slot a core) and exports tasks.
+using compiler_actor = status_reporter::extend<
+    // A shared object for the candidate, or the compiler's log saying why not.
+    caf::replies_to<compile_atom, compile_request>::with<compile_result>,
+    // The task's export (Python runs here only, once per task version).
+    caf::replies_to<export_atom, export_request>::with<export_result>>;
+
+/// Owns one GPU (or the CPU backend) and its sandboxed worker; one evaluation at a time.
+using evaluator_actor = status_reporter::extend<
+    // Correctness on every config and seed, then timing next to eager PyTorch.
+    caf::replies_to<evaluate_atom, eval_request>::with<eval_result>,
+    // The device (starting the worker if needed): compiles for cuda need its architecture.
+    caf::replies_to<device_atom>::with<device_info>>;
+
+/// A compiler slot: one blocking compile or export at a time, on its own thread.
+using compile_runner_actor = caf::typed_actor<
+    caf::replies_to<compile_atom, compile_request>::with<compile_result>,
+    caf::replies_to<export_atom, export_request>::with<export_result>>;
+
+/// The evaluator's hands: owns the worker process and blocks on it, on its own thread.
+using evaluation_runner_actor = caf::typed_actor<
+    caf::replies_to<evaluate_atom, eval_request>::with<eval_result>,
+    caf::replies_to<device_atom>::with<device_info>>;
+
+/// Explains what a correct kernel spends: compiler resources and the per-config breakdown.
+using profiler_actor = status_reporter::extend<
+    // The summary is archived by the caller.
+    caf::replies_to<profile_atom, profile_request>::with<profile_summary>>;
+
+/// The archive: every write is committed before the reply, so what was reported survives.
+using archive_actor = status_reporter::extend<
+    // A new experiment; its id.
+    caf::replies_to<record_atom, experiment_record>::with<int64_t>,
+    // A proposed candidate (its sequence is the coordinator's); its id.
+    caf::replies_to<record_atom, candidate_record>::with<int64_t>,
+    // A verify verdict of a candidate.
+    caf::replies_to<record_atom, int64_t, verdict>::with<void>,
+    // A compile outcome of a candidate: the log and the compile verdict, in one transaction.
+    caf::replies_to<record_atom, compile_result>::with<void>,
+    // An evaluation: per-config results and the final verdict, in one transaction.
+    caf::replies_to<record_atom, eval_result>::with<void>,
+    // A profile of a candidate.
+    caf::replies_to<record_atom, profile_summary>::with<void>,
+    // An event of an experiment; its id.
+    caf::replies_to<record_atom, event_record>::with<int64_t>,
+    // An experiment's new status ("running", "paused", ...).
+    caf::replies_to<update_atom, int64_t, std::string>::with<void>,
+    // An experiment and all its candidates with how far each got: what a resume starts from.
+    caf::replies_to<load_atom, int64_t>::with<experiment_snapshot>,
+    // The experiments with a status ("" for all).
+    caf::replies_to<list_atom, std::string>::with<std::vector<experiment_record>>,
+    // A read for the console, answered as JSON.
+    caf::replies_to<query_atom, query_request>::with<std::string>>;
+
+/// One experiment's driver: keeps every stage busy within its bounds until the budget is spent.
+using coordinator_actor = caf::typed_actor<
+    // Where the experiment stands.
+    caf::replies_to<progress_atom>::with<experiment_status>,
+    // No new work is started; work in flight finishes.
+    caf::replies_to<pause_atom>::with<void>,
+    // Work starts again.
+    caf::replies_to<resume_atom>::with<void>,
+    // Ends the experiment: nothing new is proposed; candidates in the pipeline finish.
+    caf::replies_to<stop_atom>::with<void>,
+    // Internal: try to make progress again (after a back-off).
+    caf::reacts_to<tick_atom>>;
+
+/// The daemon's front: experiments, actor states and live events for the HTTP API and console.
+using gateway_actor = status_reporter::extend<
+    // Starts an experiment from its configuration (JSON text); its id.
+    caf::replies_to<submit_atom, std::string>::with<int64_t>,
+    // Pauses, resumes or stops an experiment by id.
+    caf::replies_to<pause_atom, int64_t>::with<void>, caf::replies_to<resume_atom, int64_t>::with<void>,
+    caf::replies_to<stop_atom, int64_t>::with<void>,
+    // Every actor's status and every experiment's progress.
+    caf::replies_to<state_atom>::with<system_state>,
+    // A read of the archive, as JSON.
+    caf::replies_to<query_atom, query_request>::with<std::string>,
+    // Live events go to the subscriber as (event_atom, event_record) until it terminates.
+    caf::reacts_to<subscribe_atom, caf::actor>,
+    // From coordinators: an event to pass on (already archived).
+    caf::reacts_to<event_atom, event_record>,
+    // From coordinators: an experiment ended.
+    caf::reacts_to<done_atom, experiment_status>>;
+
+}  // namespace kforge

@@ -1,0 +1,406 @@
+// Every payload kforge's actors exchange: named structs with `inspect`, so each one can be
+// printed, compared in tests and serialised across a process boundary. Optional values are
+// spelled without std::optional (CAF 0.17 cannot inspect it): ids use 0 for "none".
+#pragma once
+
+#include <caf/meta/type_name.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kforge {
+
+/// One thing an experiment optimises: a direction of a task, on a backend, judged on a config set.
+struct target {
+  std::string task;        ///< the task's name (its folder's name)
+  std::string task_dir;    ///< the task's folder
+  std::string direction;   ///< "forward" or "backward"
+  std::string backend;     ///< "cpu" or "cuda"
+  int32_t device = 0;      ///< GPU index on the cuda backend
+  std::string config_set;  ///< "single" or "multi"
+  /// "task/direction/backend": how tables and the archive name a target.
+  std::string key() const { return task + "/" + direction + "/" + backend; }
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target& x) {
+  return f(caf::meta::type_name("target"), x.task, x.task_dir, x.direction, x.backend, x.device,
+           x.config_set);
+}
+
+/// A candidate kernel as the archive keeps it.
+struct candidate_record {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  int64_t sequence = 0;  ///< order of proposal within the experiment, from 0
+  target tgt;
+  std::string source;
+  std::string source_hash;
+  int64_t parent_id = 0;  ///< 0: no parent
+  std::string proposer;
+  std::string strategy;  ///< what the proposer did (built-in: the template's name)
+  std::string params;    ///< JSON object: the template's parameters, or {}
+  uint64_t seed = 0;     ///< the random stream the proposal drew from
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, candidate_record& x) {
+  return f(caf::meta::type_name("candidate_record"), x.id, x.experiment_id, x.sequence, x.tgt,
+           x.source, x.source_hash, x.parent_id, x.proposer, x.strategy, x.params, x.seed);
+}
+
+/// What the coordinator asks a proposer for: candidate `sequence` of an experiment.
+struct propose_request {
+  int64_t experiment_id = 0;
+  int64_t sequence = 0;
+  uint64_t seed = 0;  ///< the proposal's own random stream, derived from the experiment's seed
+  target tgt;
+  std::string export_dir;  ///< the exported task (task.json)
+  std::string mode;        ///< "translate" (a first correct kernel) or "optimise" (improve parent)
+  bool has_parent = false;
+  candidate_record parent;
+  double parent_speedup = 0;
+  std::vector<std::string> tried;  ///< strategy+params keys already proposed for the target
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
+  return f(caf::meta::type_name("propose_request"), x.experiment_id, x.sequence, x.seed, x.tgt,
+           x.export_dir, x.mode, x.has_parent, x.parent, x.parent_speedup, x.tried);
+}
+
+struct proposal {
+  std::string source;
+  std::string proposer;
+  std::string strategy;
+  std::string params;     ///< JSON object
+  std::string rationale;  ///< one line: why this candidate
+  int64_t parent_id = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, proposal& x) {
+  return f(caf::meta::type_name("proposal"), x.source, x.proposer, x.strategy, x.params,
+           x.rationale, x.parent_id);
+}
+
+struct verify_request {
+  candidate_record candidate;
+  std::string export_dir;
+  std::string library_policy;  ///< "allow", "flag" or "forbid"
+  int64_t max_source_bytes = 256 * 1024;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, verify_request& x) {
+  return f(caf::meta::type_name("verify_request"), x.candidate, x.export_dir, x.library_policy,
+           x.max_source_bytes);
+}
+
+/// The outcome of one stage for a candidate.
+struct verdict {
+  std::string stage;  ///< "verify", "compile" or "evaluate"
+  bool accepted = false;
+  std::string kind;    ///< failure kind, empty when accepted
+  std::string reason;  ///< one line a user can act on
+  std::vector<std::string> notes;  ///< findings that do not reject (flags)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, verdict& x) {
+  return f(caf::meta::type_name("verdict"), x.stage, x.accepted, x.kind, x.reason, x.notes);
+}
+
+struct compile_request {
+  int64_t candidate_id = 0;
+  std::string source;
+  std::string backend;
+  std::string cuda_arch;    ///< sm_XY for cuda
+  std::string source_name;  ///< how logs name the source
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, compile_request& x) {
+  return f(caf::meta::type_name("compile_request"), x.candidate_id, x.source, x.backend,
+           x.cuda_arch, x.source_name);
+}
+
+struct compile_result {
+  int64_t candidate_id = 0;
+  bool ok = false;
+  bool cache_hit = false;
+  std::string library_path;
+  std::string log;
+  std::string error;
+  double seconds = 0;
+  std::string resources_json;  ///< registers, shared memory and spills per kernel (cuda)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, compile_result& x) {
+  return f(caf::meta::type_name("compile_result"), x.candidate_id, x.ok, x.cache_hit,
+           x.library_path, x.log, x.error, x.seconds, x.resources_json);
+}
+
+/// The device an evaluator owns, as its worker reports it.
+struct device_info {
+  bool ok = false;
+  std::string backend;
+  std::string name;       ///< "NVIDIA H200", or the CPU's model
+  std::string cuda_arch;  ///< "sm_90" on cuda, empty on cpu
+  std::string sandbox;    ///< the worker's sandbox, in words
+  std::string error;      ///< why the worker did not start, when !ok
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_info& x) {
+  return f(caf::meta::type_name("device_info"), x.ok, x.backend, x.name, x.cuda_arch, x.sandbox,
+           x.error);
+}
+
+struct export_request {
+  std::string task_dir;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, export_request& x) {
+  return f(caf::meta::type_name("export_request"), x.task_dir);
+}
+
+struct export_result {
+  bool ok = false;
+  std::string export_dir;
+  std::vector<std::string> directions;  ///< "forward", "backward"
+  std::string error;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, export_result& x) {
+  return f(caf::meta::type_name("export_result"), x.ok, x.export_dir, x.directions, x.error);
+}
+
+struct eval_request {
+  int64_t candidate_id = 0;
+  target tgt;
+  std::string export_dir;
+  std::string library_path;
+  std::string library_policy;
+  int32_t seeds = 3;
+  uint64_t seed = 0;
+  double timing_seconds = 1;  ///< timing budget per config
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
+  return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.export_dir,
+           x.library_path, x.library_policy, x.seeds, x.seed, x.timing_seconds);
+}
+
+/// One config of an evaluation.
+struct config_outcome {
+  int32_t index = 0;
+  std::string name;
+  bool correct = false;
+  bool timed = false;
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  double kernel_ms = 0;
+  double eager_ms = 0;
+  double speedup = 0;
+  std::string failure_kind;
+  std::string failure_message;
+  std::string detail_json;  ///< the worker's whole record of the config
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, config_outcome& x) {
+  return f(caf::meta::type_name("config_outcome"), x.index, x.name, x.correct, x.timed,
+           x.max_abs_error, x.max_rel_error, x.kernel_ms, x.eager_ms, x.speedup, x.failure_kind,
+           x.failure_message, x.detail_json);
+}
+
+struct eval_result {
+  int64_t candidate_id = 0;
+  std::string config_set;
+  std::string verdict;  ///< "correct", "incorrect" or "error" (infrastructure)
+  std::string failure_kind;
+  std::string failure_message;
+  std::vector<config_outcome> configs;
+  std::vector<std::string> flags;
+  bool worker_died = false;
+  double seconds = 0;  ///< wall time the evaluator spent on it
+  std::string device;  ///< the device's name
+  std::string candidate_output;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eval_result& x) {
+  return f(caf::meta::type_name("eval_result"), x.candidate_id, x.config_set, x.verdict,
+           x.failure_kind, x.failure_message, x.configs, x.flags, x.worker_died, x.seconds,
+           x.device, x.candidate_output);
+}
+
+struct profile_request {
+  int64_t candidate_id = 0;
+  std::string backend;
+  std::string compile_log;
+  eval_result result;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, profile_request& x) {
+  return f(caf::meta::type_name("profile_request"), x.candidate_id, x.backend, x.compile_log,
+           x.result);
+}
+
+struct profile_summary {
+  int64_t candidate_id = 0;
+  std::string json;   ///< resources per kernel and the per-config breakdown
+  std::string brief;  ///< one line for tables and prompts
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, profile_summary& x) {
+  return f(caf::meta::type_name("profile_summary"), x.candidate_id, x.json, x.brief);
+}
+
+/// What an actor says about itself: the console's row for it.
+struct actor_status {
+  std::string name;  ///< "evaluator cuda:0", "compiler", ...
+  std::string role;
+  int64_t queued = 0;
+  int64_t in_flight = 0;
+  int64_t completed = 0;
+  int64_t failed = 0;
+  double busy_seconds = 0;    ///< time spent working since start
+  double loaded_seconds = 0;  ///< time with work queued or in flight
+  double uptime_seconds = 0;
+  std::string current;     ///< the work in flight, in words
+  std::string last_error;  ///< empty when none
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
+  return f(caf::meta::type_name("actor_status"), x.name, x.role, x.queued, x.in_flight,
+           x.completed, x.failed, x.busy_seconds, x.loaded_seconds, x.uptime_seconds, x.current,
+           x.last_error);
+}
+
+/// The best correct candidate of one target so far.
+struct target_best {
+  std::string target_key;
+  int64_t candidates = 0;
+  int64_t correct = 0;
+  int64_t best_candidate = 0;  ///< 0: none correct yet
+  double best_speedup = 0;     ///< geometric mean over the configs
+  std::string best_strategy;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target_best& x) {
+  return f(caf::meta::type_name("target_best"), x.target_key, x.candidates, x.correct,
+           x.best_candidate, x.best_speedup, x.best_strategy);
+}
+
+/// Where an experiment stands: the console's row for it.
+struct experiment_status {
+  int64_t id = 0;
+  std::string name;
+  std::string status;  ///< "running", "paused", "stopping", "stopped", "finished", "failed"
+  int64_t proposed = 0;
+  int64_t rejected = 0;  ///< by a verifier or the compiler
+  int64_t evaluated = 0;
+  int64_t correct = 0;
+  int64_t in_flight = 0;
+  double elapsed_seconds = 0;
+  std::vector<target_best> targets;
+  std::string last_error;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, experiment_status& x) {
+  return f(caf::meta::type_name("experiment_status"), x.id, x.name, x.status, x.proposed,
+           x.rejected, x.evaluated, x.correct, x.in_flight, x.elapsed_seconds, x.targets,
+           x.last_error);
+}
+
+/// Everything the console shows: every actor and every experiment.
+struct system_state {
+  std::vector<actor_status> actors;
+  std::vector<experiment_status> experiments;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, system_state& x) {
+  return f(caf::meta::type_name("system_state"), x.actors, x.experiments);
+}
+
+struct event_record {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  double time = 0;  ///< seconds since the epoch
+  std::string kind;
+  std::string detail_json;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, event_record& x) {
+  return f(caf::meta::type_name("event_record"), x.id, x.experiment_id, x.time, x.kind,
+           x.detail_json);
+}
+
+struct experiment_record {
+  int64_t id = 0;
+  std::string name;
+  std::string config_json;
+  uint64_t seed = 0;
+  std::string status;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, experiment_record& x) {
+  return f(caf::meta::type_name("experiment_record"), x.id, x.name, x.config_json, x.seed,
+           x.status);
+}
+
+/// A candidate and how far it got, as a restarted coordinator finds it in the archive.
+struct candidate_state {
+  candidate_record candidate;
+  bool verified = false;  ///< accepted by the verifiers
+  bool compiled = false;
+  bool finished = false;  ///< has a final verdict (rejected at a stage, or evaluated)
+  bool correct = false;
+  double speedup = 0;  ///< geometric mean over the configs when correct
+  bool profiled = false;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, candidate_state& x) {
+  return f(caf::meta::type_name("candidate_state"), x.candidate, x.verified, x.compiled,
+           x.finished, x.correct, x.speedup, x.profiled);
+}
+
+struct experiment_snapshot {
+  experiment_record experiment;
+  std::vector<candidate_state> candidates;  ///< in sequence order
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, experiment_snapshot& x) {
+  return f(caf::meta::type_name("experiment_snapshot"), x.experiment, x.candidates);
+}
+
+/// A read of the archive for the console: `what` is "experiments", "experiment", "candidate",
+/// "history" or "best"; the answer is a JSON document.
+struct query_request {
+  std::string what;
+  int64_t id = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, query_request& x) {
+  return f(caf::meta::type_name("query_request"), x.what, x.id);
+}
+
+}  // namespace kforge

@@ -1,0 +1,53 @@
+#include "messages/registration.hpp"
+
+#include "messages/errors.hpp"
+#include "messages/interfaces.hpp"
+
+namespace kforge {
+
+void register_message_types(caf::actor_system_config& config) {
+  config.add_message_type<target>("kforge::target")
+      .add_message_type<candidate_record>("kforge::candidate_record")
+      .add_message_type<propose_request>("kforge::propose_request")
+      .add_message_type<proposal>("kforge::proposal")
+      .add_message_type<verify_request>("kforge::verify_request")
+      .add_message_type<verdict>("kforge::verdict")
+      .add_message_type<compile_request>("kforge::compile_request")
+      .add_message_type<compile_result>("kforge::compile_result")
+      .add_message_type<device_info>("kforge::device_info")
+      .add_message_type<export_request>("kforge::export_request")
+      .add_message_type<export_result>("kforge::export_result")
+      .add_message_type<eval_request>("kforge::eval_request")
+      .add_message_type<config_outcome>("kforge::config_outcome")
+      .add_message_type<eval_result>("kforge::eval_result")
+      .add_message_type<profile_request>("kforge::profile_request")
+      .add_message_type<profile_summary>("kforge::profile_summary")
+      .add_message_type<actor_status>("kforge::actor_status")
+      .add_message_type<target_best>("kforge::target_best")
+      .add_message_type<experiment_status>("kforge::experiment_status")
+      .add_message_type<system_state>("kforge::system_state")
+      .add_message_type<event_record>("kforge::event_record")
+      .add_message_type<experiment_record>("kforge::experiment_record")
+      .add_message_type<candidate_state>("kforge::candidate_state")
+      .add_message_type<experiment_snapshot>("kforge::experiment_snapshot")
+      .add_message_type<query_request>("kforge::query_request")
+      .add_message_type<proposer_actor>("kforge::proposer_actor")
+      .add_message_type<verifier_actor>("kforge::verifier_actor")
+      .add_message_type<compiler_actor>("kforge::compiler_actor")
+      .add_message_type<evaluator_actor>("kforge::evaluator_actor")
+      .add_message_type<profiler_actor>("kforge::profiler_actor")
+      .add_message_type<archive_actor>("kforge::archive_actor")
+      .add_message_type<compile_runner_actor>("kforge::compile_runner_actor")
+      .add_message_type<evaluation_runner_actor>("kforge::evaluation_runner_actor")
+      .add_message_type<coordinator_actor>("kforge::coordinator_actor")
+      .add_message_type<gateway_actor>("kforge::gateway_actor");
+  config.add_error_category(error_category,
+                            [](uint8_t code, caf::atom_value, const caf::message& context) {
+                              std::string text = "kforge: " + to_string(static_cast<error_code>(code));
+                              if (context.match_elements<std::string>())
+                                text += ": " + context.get_as<std::string>(0);
+                              return text;
+                            });
+}
+
+}  // namespace kforge

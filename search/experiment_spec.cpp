@@ -1,0 +1,216 @@
+#include "search/experiment_spec.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace kforge::search {
+namespace {
+
+bool one_of(const std::string& v, std::initializer_list<const char*> allowed) {
+  return std::any_of(allowed.begin(), allowed.end(), [&](const char* a) { return v == a; });
+}
+
+std::string allowed_list(std::initializer_list<const char*> allowed) {
+  std::string out;
+  for (const char* a : allowed) out += (out.empty() ? "" : ", ") + std::string(a);
+  return out;
+}
+
+/// Reads members of one object, reporting unknown keys and wrong types with their path.
+class Reader {
+ public:
+  Reader(const json::Value& object, std::string path, std::vector<std::string>& errors)
+      : object_(object), path_(std::move(path)), errors_(errors) {
+    if (!object.is_object() && !object.is_null()) errors_.push_back(path_ + " must be an object");
+  }
+  ~Reader() {
+    for (const auto& [key, value] : object_.as_object())
+      if (!known_.count(key)) errors_.push_back(path_ + "." + key + " is not a known setting");
+  }
+  const json::Value* get(const std::string& key) {
+    known_.insert(key);
+    return object_.contains(key) ? &object_[key] : nullptr;
+  }
+  void string(const std::string& key, std::string& out,
+              std::initializer_list<const char*> allowed = {}) {
+    auto v = get(key);
+    if (!v) return;
+    if (!v->is_string()) return error(key, "must be a string");
+    if (allowed.size() && !one_of(v->as_string(), allowed))
+      return error(key, "must be one of " + allowed_list(allowed) + ", not \"" + v->as_string() +
+                            "\"");
+    out = v->as_string();
+  }
+  template <class Int>
+  void integer(const std::string& key, Int& out, double min, double max) {
+    auto v = get(key);
+    if (!v) return;
+    double d = v->as_number(-1e300);
+    if (!v->is_number() || d != static_cast<double>(static_cast<int64_t>(d)))
+      return error(key, "must be an integer");
+    if (d < min || d > max)
+      return error(key, "must be between " + std::to_string(static_cast<int64_t>(min)) + " and " +
+                            std::to_string(static_cast<int64_t>(max)));
+    out = static_cast<Int>(d);
+  }
+  void number(const std::string& key, double& out, double min) {
+    auto v = get(key);
+    if (!v) return;
+    if (!v->is_number() || v->as_number() < min)
+      return error(key, "must be a number of at least " + std::to_string(min));
+    out = v->as_number();
+  }
+  void strings(const std::string& key, std::vector<std::string>& out,
+               std::initializer_list<const char*> allowed = {}) {
+    auto v = get(key);
+    if (!v) return;
+    if (v->is_string()) {
+      out = {v->as_string()};
+    } else if (v->is_array() && !v->as_array().empty()) {
+      out.clear();
+      for (const auto& item : v->as_array()) {
+        if (!item.is_string()) return error(key, "must be a list of strings");
+        out.push_back(item.as_string());
+      }
+    } else {
+      return error(key, "must be a string or a non-empty list of strings");
+    }
+    for (const auto& s : out)
+      if (allowed.size() && !one_of(s, allowed))
+        return error(key, "entries must be among " + allowed_list(allowed) + ", not \"" + s + "\"");
+  }
+  void error(const std::string& key, const std::string& what) {
+    errors_.push_back(path_ + "." + key + " " + what);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  const json::Value& object_;
+  std::string path_;
+  std::vector<std::string>& errors_;
+  std::set<std::string> known_;
+};
+
+}  // namespace
+
+std::string SpecParse::error_text() const {
+  std::string out;
+  for (const auto& e : errors) out += e + "\n";
+  return out;
+}
+
+SpecParse parse_experiment_spec(std::string_view json_text) {
+  auto parsed = json::parse(json_text);
+  if (!parsed.value) {
+    SpecParse p;
+    p.errors.push_back("the configuration is not JSON: " + parsed.error);
+    return p;
+  }
+  return parse_experiment_doc(*parsed.value);
+}
+
+SpecParse parse_experiment_doc(const json::Value& doc) {
+  SpecParse p;
+  ExperimentSpec& s = p.spec;
+  auto& errors = p.errors;
+  if (!doc.is_object()) {
+    errors.push_back("the configuration must be a JSON object");
+    return p;
+  }
+  {
+    Reader r(doc, "config", errors);
+    r.string("name", s.name);
+    if (auto v = r.get("seed")) {
+      double d = v->as_number(-1);
+      if (!v->is_number() || d < 0 || d > 9007199254740992.0 || d != static_cast<double>(static_cast<uint64_t>(d)))
+        r.error("seed", "must be a non-negative integer (at most 2^53)");
+      else
+        s.seed = static_cast<uint64_t>(d);
+    } else {
+      errors.push_back("config.seed is required: one seed makes a run reproducible");
+    }
+    r.strings("tasks", s.tasks);
+    if (s.tasks.empty()) errors.push_back("config.tasks is required: a list of task folders");
+    r.strings("directions", s.directions, {"forward", "backward"});
+    r.strings("backends", s.backends, {"cpu", "cuda", "auto"});
+    r.string("config_set", s.config_set, {"single", "multi", "auto"});
+    if (auto v = r.get("proposers")) {
+      if (!v->is_array() || v->as_array().empty()) {
+        r.error("proposers", "must be a non-empty list");
+      } else {
+        s.proposers.clear();
+        for (size_t i = 0; i < v->as_array().size(); ++i) {
+          Reader pr((*v)[i], "config.proposers[" + std::to_string(i) + "]", errors);
+          ProposerSpec ps;
+          pr.string("kind", ps.kind, {"builtin"});
+          pr.string("name", ps.name);
+          if (ps.name.empty()) ps.name = ps.kind;
+          s.proposers.push_back(ps);
+        }
+      }
+    }
+    if (auto v = r.get("budget")) {
+      Reader br(*v, "config.budget", errors);
+      br.integer("candidates_per_target", s.candidates_per_target, 1, 1e6);
+      br.number("wall_seconds", s.wall_seconds, 0);
+      br.number("money_usd", s.money_usd, 0);
+    }
+    if (auto v = r.get("policy")) {
+      Reader pr(*v, "config.policy", errors);
+      pr.string("library_calls", s.library_calls, {"allow", "flag", "forbid"});
+      pr.integer("max_source_bytes", s.max_source_bytes, 1024, 16 << 20);
+    }
+    if (auto v = r.get("evaluation")) {
+      Reader er(*v, "config.evaluation", errors);
+      er.integer("seeds", s.seeds, 1, 100);
+      er.number("timing_seconds", s.timing_seconds, 0.01);
+    }
+    if (auto v = r.get("search")) {
+      Reader sr(*v, "config.search", errors);
+      sr.string("parent_selection", s.parent_selection, {"uniform", "tournament"});
+      sr.integer("tournament_size", s.tournament_size, 2, 64);
+      sr.integer("pipeline_depth", s.pipeline_depth, 1, 1024);
+    }
+  }
+  if (s.name.empty() && !s.tasks.empty()) {
+    std::string first = s.tasks.front();
+    while (!first.empty() && first.back() == '/') first.pop_back();
+    s.name = first.substr(first.find_last_of('/') + 1);
+  }
+  return p;
+}
+
+json::Value ExperimentSpec::to_json() const {
+  auto list = [](const std::vector<std::string>& v) {
+    json::Value a;
+    a.array();
+    for (const auto& s : v) a.push(s);
+    return a;
+  };
+  json::Value doc;
+  doc.set("name", name).set("seed", seed).set("tasks", list(tasks));
+  doc.set("directions", list(directions)).set("backends", list(backends));
+  doc.set("config_set", config_set);
+  json::Value ps;
+  ps.array();
+  for (const auto& p : proposers) {
+    json::Value o;
+    o.set("kind", p.kind).set("name", p.name);
+    ps.push(o);
+  }
+  doc.set("proposers", ps);
+  json::Value budget, policy, evaluation, search;
+  budget.set("candidates_per_target", candidates_per_target)
+      .set("wall_seconds", wall_seconds)
+      .set("money_usd", money_usd);
+  policy.set("library_calls", library_calls).set("max_source_bytes", max_source_bytes);
+  evaluation.set("seeds", seeds).set("timing_seconds", timing_seconds);
+  search.set("parent_selection", parent_selection)
+      .set("tournament_size", tournament_size)
+      .set("pipeline_depth", pipeline_depth);
+  doc.set("budget", budget).set("policy", policy).set("evaluation", evaluation);
+  doc.set("search", search);
+  return doc;
+}
+
+}  // namespace kforge::search

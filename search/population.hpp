@@ -1,0 +1,62 @@
+// The candidates of one experiment as the search sees them, and the decisions drawn from them.
+// Decisions are made at fixed points: proposal n may see only the outcomes of candidates before
+// n - depth, and waits until all of those have finished. What a proposal sees is then the same
+// whichever order compiles and evaluations finish in, so the same seed gives the same candidates.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/random_stream.hpp"
+
+namespace kforge::search {
+
+struct Member {
+  int64_t sequence = 0;
+  int64_t candidate_id = 0;
+  size_t target = 0;     ///< index into the experiment's targets
+  std::string key;       ///< what was proposed (strategy and parameters): no key twice
+  bool finished = false;  ///< has its final verdict
+  bool correct = false;
+  double speedup = 0;  ///< geometric mean over the configs, when correct
+};
+
+/// What `tried` lists for a proposal: strategy and parameters together.
+std::string proposal_key(const std::string& strategy, const std::string& params);
+
+class Population {
+ public:
+  explicit Population(int depth) : depth_(depth) {}
+
+  void add(Member m);
+  /// The final outcome of candidate `sequence`.
+  void finish(int64_t sequence, bool correct, double speedup);
+
+  /// Every candidate before n - depth has finished.
+  bool may_propose(int64_t n) const;
+  /// Finished members of `target` that proposal n may see (sequence < n - depth).
+  std::vector<Member> visible(size_t target, int64_t n) const;
+  /// Keys of every member of `target` (proposals are made one at a time, in order).
+  std::vector<std::string> tried(size_t target) const;
+  int64_t proposed(size_t target) const;
+  /// The next sequence number: one past the highest present.
+  int64_t next_sequence() const;
+  const std::map<int64_t, Member>& members() const { return members_; }
+  int depth() const { return depth_; }
+
+ private:
+  int depth_;
+  std::map<int64_t, Member> members_;  // by sequence
+};
+
+/// The parent of a proposal among the correct visible members: "uniform" draws any of them (the
+/// speed of a kernel never steers the search, so runs repeat exactly), "tournament" takes the
+/// fastest of `size` drawn (faster search; the draw then depends on measured times). None when
+/// no visible member is correct: the proposal translates instead.
+std::optional<Member> select_parent(const std::vector<Member>& visible, const std::string& policy,
+                                    int tournament_size, RandomStream& stream);
+
+}  // namespace kforge::search
