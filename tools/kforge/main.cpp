@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tools/kforge/eval_command.hpp"
+#include "tools/kforge/run_command.hpp"
 
 namespace {
 
@@ -16,6 +17,10 @@ void print_help() {
                "[--json]\n"
                "  export   export a task (argument lists, draws, TorchScript reference, warnings)\n"
                "           kforge export --task DIR\n"
+               "  run      run one experiment in the foreground (no daemon)\n"
+               "           kforge run CONFIG [--archive PATH] | kforge run --resume EXPERIMENT\n"
+               "  show     print an archived candidate: verdicts, results, profile, source\n"
+               "           kforge show CANDIDATE [--archive PATH]\n"
                "  help     this text; `kforge <command> --help` for a command's options\n";
 }
 
@@ -31,6 +36,8 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "eval") return kforge::cli::run_eval(args);
   if (command == "export") return kforge::cli::run_export(args);
+  if (command == "run") return kforge::cli::run_experiment(args);
+  if (command == "show") return kforge::cli::run_show(args);
   std::cerr << "kforge: unknown command `" << command << "`; `kforge help` lists the commands\n";
   return 2;
 }

@@ -1,0 +1,59 @@
+#include "tools/kforge/actor_host.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "gpu/hashing.hpp"
+#include "messages/registration.hpp"
+
+namespace kforge::cli {
+
+std::string default_state_dir() {
+  if (const char* s = std::getenv("KFORGE_STATE"); s && *s) return s;
+  if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return std::string(x) + "/kforge";
+  const char* home = std::getenv("HOME");
+  return std::string(home && *home ? home : "/tmp") + "/.local/state/kforge";
+}
+
+actor_host::actor_host() {
+  register_message_types(config_);
+  system_ = std::make_unique<caf::actor_system>(config_);
+}
+
+actor_host::~actor_host() {
+  if (runtime_) runtime_->stop(*system_);
+  runtime_.reset();
+  system_.reset();
+}
+
+bool actor_host::start(runtime_options options, std::string& error) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(options.archive_path).parent_path(), ec);
+  runtime_ = runtime::start(*system_, std::move(options), error);
+  return runtime_ != nullptr;
+}
+
+bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
+                     std::string& error) {
+  auto text = gpu::read_file(path);
+  if (!text.ok) {
+    error = "cannot read the configuration " + path + ": " + text.error;
+    return false;
+  }
+  auto parsed = search::parse_experiment_spec(text.text);
+  if (!parsed.ok()) {
+    error = path + ":\n" + parsed.error_text();
+    return false;
+  }
+  std::error_code ec;
+  auto problems = resolve_spec(parsed.spec, rt, std::filesystem::current_path(ec).string());
+  if (!problems.empty()) {
+    error = path + ":\n";
+    for (const auto& p : problems) error += "  " + p + "\n";
+    return false;
+  }
+  spec = std::move(parsed.spec);
+  return true;
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,39 @@
+// What `kforge run` and `kforge daemon` share: the actor system with kforge's types registered,
+// the runtime's stage actors, where state lives by default, and reading a configuration file.
+#pragma once
+
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+
+#include <memory>
+#include <string>
+
+#include "actors/runtime.hpp"
+
+namespace kforge::cli {
+
+/// $KFORGE_STATE, else $XDG_STATE_HOME/kforge, else ~/.local/state/kforge.
+std::string default_state_dir();
+
+class actor_host {
+ public:
+  actor_host();
+  ~actor_host();
+  caf::actor_system& system() { return *system_; }
+  /// Starts the stage actors; false with `error` when it cannot (unopenable archive, ...).
+  bool start(runtime_options options, std::string& error);
+  runtime& rt() { return *runtime_; }
+
+ private:
+  caf::actor_system_config config_;
+  std::unique_ptr<caf::actor_system> system_;
+  std::unique_ptr<runtime> runtime_;
+};
+
+/// Reads and parses an experiment configuration and resolves it against the runtime (task
+/// folders relative to the current directory or kforge's source tree). `error` lists every
+/// problem.
+bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
+                     std::string& error);
+
+}  // namespace kforge::cli

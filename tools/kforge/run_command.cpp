@@ -1,0 +1,222 @@
+#include "tools/kforge/run_command.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include "actors/coordinator.hpp"
+#include "archive/views.hpp"
+#include "gpu/task_export.hpp"
+#include "messages/errors.hpp"
+#include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/tables.hpp"
+
+namespace kforge::cli {
+namespace {
+
+constexpr const char* kRunUsage =
+    "usage: kforge run CONFIG [options]\n"
+    "       kforge run --resume EXPERIMENT [options]\n"
+    "  runs one experiment in the foreground: a line per event, then a table of the best kernels\n"
+    "  --archive PATH   the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)\n"
+    "  --cache DIR      compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
+    "  --jobs N         compiler slots (default: one per core)\n"
+    "  --quiet          only the final table\n"
+    "Ctrl-C once stops proposing and lets the pipeline finish; twice leaves at once (the\n"
+    "experiment stays resumable: --resume, or a daemon on the same archive carries it on).\n"
+    "exit status: 0 every target has a correct kernel, 1 some has none, 2 usage or infrastructure\n";
+
+std::atomic<int> g_interrupts{0};
+
+void on_interrupt(int) {
+  ++g_interrupts;
+}
+
+}  // namespace
+
+int run_experiment(const std::vector<std::string>& args) {
+  std::string config_path, archive_path = default_state_dir() + "/archive.db", cache;
+  int64_t resume_id = 0;
+  unsigned jobs = 0;
+  bool quiet = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+      return args[++i];
+    };
+    try {
+      if (a == "--archive")
+        archive_path = value();
+      else if (a == "--cache")
+        cache = value();
+      else if (a == "--jobs")
+        jobs = static_cast<unsigned>(std::stoul(value()));
+      else if (a == "--resume")
+        resume_id = std::stoll(value());
+      else if (a == "--quiet")
+        quiet = true;
+      else if (a == "--help" || a == "-h") {
+        std::cout << kRunUsage;
+        return 0;
+      } else if (!a.empty() && a[0] != '-' && config_path.empty())
+        config_path = a;
+      else
+        throw std::invalid_argument("unknown option " + a);
+    } catch (const std::exception& e) {
+      std::cerr << "kforge run: " << e.what() << "\n" << kRunUsage;
+      return 2;
+    }
+  }
+  if (config_path.empty() == (resume_id == 0)) {
+    std::cerr << "kforge run: give a configuration file or --resume EXPERIMENT\n" << kRunUsage;
+    return 2;
+  }
+  actor_host host;
+  runtime_options options;
+  options.archive_path = archive_path;
+  options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
+  options.compile_slots = jobs;
+  std::string error;
+  if (!host.start(options, error)) {
+    std::cerr << "kforge run: " << error << "\n";
+    return 2;
+  }
+  auto& rt = host.rt();
+  caf::scoped_actor self{host.system()};
+  search::ExperimentSpec spec;
+  experiment_record record;
+  if (resume_id) {
+    auto e = rt.db->experiment(resume_id);
+    if (!e) {
+      std::cerr << "kforge run: no experiment " << resume_id << " in " << archive_path << "\n";
+      return 2;
+    }
+    if (e->status == "finished" || e->status == "stopped" || e->status == "failed") {
+      std::cerr << "kforge run: experiment " << resume_id << " has ended (" << e->status << ")\n";
+      return 2;
+    }
+    auto parsed = search::parse_experiment_spec(e->config_json);
+    if (!parsed.ok()) {
+      std::cerr << "kforge run: experiment " << resume_id << " has an unreadable configuration:\n"
+                << parsed.error_text();
+      return 2;
+    }
+    spec = std::move(parsed.spec);
+    record = {e->id, e->name, e->config_json, e->seed, e->status};
+  } else {
+    if (!load_experiment(config_path, rt, spec, error)) {
+      std::cerr << "kforge run: " << error;
+      return 2;
+    }
+    record = {0, spec.name, spec.to_json().dump(), spec.seed, "starting"};
+    bool recorded = false;
+    self->request(rt.stages.archive, std::chrono::minutes(1), record_atom::value, record)
+        .receive([&](int64_t id) { record.id = id, recorded = true; },
+                 [&](caf::error& e) { error = describe(e); });
+    if (!recorded) {
+      std::cerr << "kforge run: " << error << "\n";
+      return 2;
+    }
+  }
+  std::cout << "experiment " << record.id << " \"" << record.name << "\": seed " << spec.seed
+            << ", " << spec.tasks.size() << " task(s), archive " << archive_path << "\n"
+            << std::flush;
+  coordinator_config cfg;
+  cfg.experiment = record;
+  cfg.spec = spec;
+  cfg.resume = resume_id != 0;
+  cfg.listener = caf::actor_cast<caf::actor>(self);
+  auto coordinator = host.system().spawn(coordinator_impl, cfg, rt.stages);
+
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  const auto start = std::chrono::steady_clock::now();
+  auto stamp = [&] {
+    return "[" + format("%6.1fs", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) + "] ";
+  };
+  bool done = false, stop_sent = false;
+  experiment_status final_status;
+  while (!done) {
+    self->receive(
+        [&](event_atom, event_record& ev) {
+          if (quiet) return;
+          auto detail = json::parse(ev.detail_json);
+          std::cout << stamp() << describe_event(ev.kind, detail.value ? *detail.value : json::Value())
+                    << "\n"
+                    << std::flush;
+        },
+        [&](done_atom, experiment_status& s) {
+          final_status = std::move(s);
+          done = true;
+        },
+        caf::after(std::chrono::milliseconds(250)) >> [&] {
+          if (g_interrupts >= 2) {
+            std::cerr << "\nkforge run: leaving now; experiment " << record.id
+                      << " stays resumable (kforge run --resume " << record.id << ")\n";
+            std::_Exit(130);
+          }
+          if (g_interrupts == 1 && !stop_sent) {
+            stop_sent = true;
+            std::cerr << "\nkforge run: stopping (candidates in the pipeline finish; Ctrl-C again "
+                         "to leave at once)\n";
+            self->request(coordinator, std::chrono::seconds(10), stop_atom::value).receive([] {}, [](caf::error&) {});
+          }
+        });
+  }
+  std::cout << "\nexperiment " << record.id << " " << final_status.status << " after "
+            << format("%.0f s", final_status.elapsed_seconds) << ": " << final_status.proposed
+            << " proposed, " << final_status.rejected << " rejected before evaluation, "
+            << final_status.evaluated << " evaluated, " << final_status.correct << " correct\n";
+  if (!final_status.last_error.empty()) std::cout << "last error: " << final_status.last_error << "\n";
+  int code = final_status.status == "failed" ? 2 : 0;
+  if (auto view = archive::experiment_view(*rt.db, record.id)) {
+    std::cout << "\n" << experiment_table(*view);
+    for (const auto& t : (*view)["targets"].as_array())
+      if (!t.contains("best_candidate") && code == 0) code = 1;
+    if ((*view)["targets"].as_array().empty() && code == 0) code = 1;
+  }
+  std::cout << "\nkforge show CANDIDATE --archive " << archive_path << " prints a kernel\n";
+  return code;
+}
+
+int run_show(const std::vector<std::string>& args) {
+  std::string archive_path = default_state_dir() + "/archive.db";
+  int64_t id = 0;
+  bool source = true, as_json = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--archive" && i + 1 < args.size())
+      archive_path = args[++i];
+    else if (args[i] == "--no-source")
+      source = false;
+    else if (args[i] == "--json")
+      as_json = true;
+    else if (!args[i].empty() && std::isdigit(static_cast<unsigned char>(args[i][0])) && !id)
+      id = std::stoll(args[i]);
+    else {
+      std::cerr << "usage: kforge show CANDIDATE [--archive PATH] [--no-source] [--json]\n";
+      return args[i] == "--help" ? 0 : 2;
+    }
+  }
+  if (!id) {
+    std::cerr << "usage: kforge show CANDIDATE [--archive PATH] [--no-source] [--json]\n";
+    return 2;
+  }
+  std::string error;
+  auto db = archive::Archive::open(archive_path, error);
+  if (!db) {
+    std::cerr << "kforge show: " << error << "\n";
+    return 2;
+  }
+  auto view = archive::candidate_view(*db, id);
+  if (!view) {
+    std::cerr << "kforge show: no candidate " << id << " in " << archive_path << "\n";
+    return 2;
+  }
+  std::cout << (as_json ? view->dump() + "\n" : candidate_report(*view, source));
+  return 0;
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,137 @@
+#include "tools/kforge/tables.hpp"
+
+#include <cstdio>
+
+namespace kforge::cli {
+
+std::string format(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string pad(std::string s, size_t width) {
+  if (s.size() > width) s = s.substr(0, width > 3 ? width - 3 : width) + (width > 3 ? "..." : "");
+  return s + std::string(width - s.size(), ' ') + " ";
+}
+
+std::string describe_event(const std::string& kind, const json::Value& d) {
+  // Candidates are named by their archive id (what `kforge show` takes) and their sequence.
+  auto seq = [&] {
+    return "candidate " + std::to_string(d["candidate"].as_int()) + " (#" +
+           std::to_string(d["sequence"].as_int()) + ")";
+  };
+  if (kind == "proposed")
+    return seq() + " proposed for " + d["target"].as_string() + ": " + d["strategy"].as_string() +
+           " " + d["params"].as_string() + " (" + d["rationale"].as_string() + ")";
+  if (kind == "rejected")
+    return seq() + " rejected by the verifier: " + d["kind"].as_string() + ": " + d["reason"].as_string();
+  if (kind == "compile_failed") return seq() + " does not compile: " + d["reason"].as_string();
+  if (kind == "evaluated") {
+    std::string s = seq() + " " + d["target"].as_string() + " " + d["strategy"].as_string() + ": ";
+    if (d["verdict"].as_string() == "correct")
+      return s + "correct, " + format("%.2fx", d["speedup"].as_number()) + " over eager (" +
+             format("%.1f s", d["seconds"].as_number()) + ")";
+    return s + d["verdict"].as_string() + ": " + d["kind"].as_string() + ": " +
+           d["reason"].as_string().substr(0, 160);
+  }
+  if (kind == "new_best")
+    return "new best for " + d["target"].as_string() + ": candidate " +
+           std::to_string(d["candidate"].as_int()) + " (" + d["strategy"].as_string() + ") " +
+           format("%.2fx", d["speedup"].as_number());
+  if (kind == "profiled") return seq() + " profile: " + d["profile"].as_string();
+  if (kind == "stage_error")
+    return seq() + " " + d["stage"].as_string() + " failed: " + d["reason"].as_string();
+  if (kind == "proposer_error")
+    return "proposer failed for " + d["target"].as_string() + ": " + d["reason"].as_string() +
+           " (retry in " + std::to_string(d["retry_in_seconds"].as_int()) + " s)";
+  if (kind == "target_exhausted") return d["target"].as_string() + ": every variant was tried";
+  if (kind == "target_abandoned")
+    return d["target"].as_string() + ": abandoned, the proposer keeps failing: " + d["reason"].as_string();
+  if (kind == "budget_spent") return "budget spent: " + d["budget"].as_string();
+  if (kind == "resumed")
+    return "resumed: " + std::to_string(d["candidates"].as_int()) + " candidates in the archive, " +
+           std::to_string(d["carried_on"].as_int()) + " carried on";
+  if (kind == "direction_missing")
+    return d["task"].as_string() + " has no " + d["direction"].as_string() + " direction; skipped";
+  return kind + (d.as_object().empty() ? "" : " " + d.dump());
+}
+
+std::string experiment_table(const json::Value& e) {
+  std::string out = pad("target", 30) + pad("candidates", 11) + pad("correct", 8) +
+                    pad("best", 8) + pad("speedup", 9) + "kernel\n";
+  for (const auto& t : e["targets"].as_array()) {
+    bool has = t.contains("best_candidate");
+    out += pad(t["target"].as_string(), 30) + pad(std::to_string(t["candidates"].as_int()), 11) +
+           pad(std::to_string(t["correct"].as_int()), 8) +
+           pad(has ? "#" + std::to_string(t["best_candidate"].as_int()) : "-", 8) +
+           pad(has ? format("%.2fx", t["best_speedup"].as_number()) : "-", 9) +
+           (has ? t["best_strategy"].as_string() + " " + t["best_params"].dump() : "none correct") +
+           "\n";
+  }
+  return out;
+}
+
+std::string state_table(const json::Value& s) {
+  std::string out = pad("actor", 22) + pad("queued", 7) + pad("running", 8) + pad("done", 6) +
+                    pad("failed", 7) + pad("per min", 8) + pad("busy", 6) + "now / last error\n";
+  for (const auto& a : s["actors"].as_array()) {
+    const double up = a["uptime_seconds"].as_number(0);
+    const double per_min = up > 0 ? 60.0 * a["completed"].as_number() / up : 0;
+    const double busy = up > 0 ? a["busy_seconds"].as_number() / up : 0;
+    std::string now = a["current"].as_string();
+    if (!a["last_error"].as_string().empty())
+      now += (now.empty() ? "" : " | ") + std::string("last error: ") + a["last_error"].as_string();
+    out += pad(a["name"].as_string(), 22) + pad(std::to_string(a["queued"].as_int()), 7) +
+           pad(std::to_string(a["in_flight"].as_int()), 8) +
+           pad(std::to_string(a["completed"].as_int()), 6) +
+           pad(std::to_string(a["failed"].as_int()), 7) + pad(format("%.1f", per_min), 8) +
+           pad(format("%.0f%%", 100 * busy), 6) + now.substr(0, 100) + "\n";
+  }
+  out += "\n" + pad("experiment", 28) + pad("status", 9) + pad("proposed", 9) + pad("correct", 8) +
+         pad("running", 8) + "best speedups\n";
+  for (const auto& e : s["experiments"].as_array()) {
+    std::string best;
+    for (const auto& t : e["targets"].as_array())
+      best += (best.empty() ? "" : ", ") + t["target_key"].as_string() + " " +
+              (t["best_candidate"].as_int() ? format("%.2fx", t["best_speedup"].as_number()) : "-");
+    out += pad(std::to_string(e["id"].as_int()) + " " + e["name"].as_string(), 28) +
+           pad(e["status"].as_string(), 9) + pad(std::to_string(e["proposed"].as_int()), 9) +
+           pad(std::to_string(e["correct"].as_int()), 8) +
+           pad(std::to_string(e["in_flight"].as_int()), 8) + best + "\n";
+    if (!e["last_error"].as_string().empty())
+      out += "    last error: " + e["last_error"].as_string() + "\n";
+  }
+  return out;
+}
+
+std::string candidate_report(const json::Value& c, bool with_source) {
+  std::string out = "candidate " + std::to_string(c["id"].as_int()) + " (experiment " +
+                    std::to_string(c["experiment_id"].as_int()) + ", #" +
+                    std::to_string(c["sequence"].as_int()) + ") " + c["task"].as_string() + "/" +
+                    c["direction"].as_string() + "/" + c["backend"].as_string() + "\n";
+  out += "proposer " + c["proposer"].as_string() + ", strategy " + c["strategy"].as_string() + " " +
+         c["params"].dump() + "\n";
+  if (!c["parent_id"].is_null()) out += "parent: candidate " + std::to_string(c["parent_id"].as_int()) + "\n";
+  for (const auto& v : c["verdicts"].as_array())
+    out += "verdict " + v["stage"].as_string() + ": " + v["verdict"].as_string() +
+           (v["kind"].as_string().empty() ? "" : " " + v["kind"].as_string()) +
+           (v["reason"].as_string().empty() ? "" : ": " + v["reason"].as_string()) + "\n";
+  if (!c["results"].as_array().empty()) {
+    out += pad(" #", 4) + pad("config", 44) + pad("ok", 4) + pad("kernel ms", 11) + pad("eager ms", 11) + "speedup\n";
+    for (const auto& r : c["results"].as_array()) {
+      bool timed = r.contains("kernel_ms");
+      out += pad(" " + std::to_string(r["index"].as_int()), 4) + pad(r["name"].as_string(), 44) +
+             pad(r["correct"].as_bool() ? "yes" : "NO", 4) +
+             pad(timed ? format("%.4f", r["kernel_ms"].as_number()) : "-", 11) +
+             pad(timed ? format("%.4f", r["eager_ms"].as_number()) : "-", 11) +
+             (timed ? format("%.2fx", r["speedup"].as_number()) : "-") + "\n";
+    }
+  }
+  if (c.contains("profile"))
+    out += "profile: " + c["profile"]["summary"].dump() + "\n";
+  if (with_source) out += "\n" + c["source"].as_string();
+  return out;
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,26 @@
+// How experiments, events, actor states and candidates read on a terminal: shared by `kforge
+// run`, `kforge console` and `kforge show`, which all print the archive's JSON documents.
+#pragma once
+
+#include <string>
+
+#include "common/json.hpp"
+
+namespace kforge::cli {
+
+/// One line for an event (kind and detail as the archive keeps them).
+std::string describe_event(const std::string& kind, const json::Value& detail);
+
+/// The targets of an experiment (archive/views.hpp's experiment document) with their best kernels.
+std::string experiment_table(const json::Value& experiment);
+
+/// Every actor's status and every experiment's progress (the daemon's /api/state document).
+std::string state_table(const json::Value& state);
+
+/// A candidate whole: record, verdicts, per-config results, profile, source.
+std::string candidate_report(const json::Value& candidate, bool with_source);
+
+std::string format(const char* f, double v);
+std::string pad(std::string s, size_t width);
+
+}  // namespace kforge::cli
