@@ -149,7 +149,8 @@ void stage_error(self_ptr self, int64_t n, const std::string& stage, const caf::
       .then(
           [self, n, v] {
             json::Value d;
-            d.set("sequence", n).set("stage", v.stage).set("reason", v.reason);
+            d.set("sequence", n).set("candidate", self->state.candidates[n].id);
+            d.set("stage", v.stage).set("reason", v.reason);
             emit(self, "stage_error", d);
             ++self->state.rejected;
             finish(self, n, false, 0);
