@@ -21,7 +21,11 @@ void start_experiment(self_ptr self, experiment_record record, search::Experimen
   cfg.listener = caf::actor_cast<caf::actor>(self);
   const int64_t id = cfg.experiment.id;
   auto coordinator = self->spawn(coordinator_impl, std::move(cfg), self->state.rt->stages);
+  // Linked: when the gateway shuts down, its coordinators end with it (the archive has their
+  // work; the next daemon resumes them). The gateway traps their exits (see its exit handler).
+  self->link_to(coordinator);
   self->state.running[id] = coordinator;
+  self->state.coordinators[coordinator.address()] = id;
   self->state.concluded.erase(id);
 }
 
@@ -74,6 +78,25 @@ gateway_actor::behavior_type gateway_impl(gateway_actor::stateful_pointer<gatewa
     subs.erase(std::remove_if(subs.begin(), subs.end(),
                               [&](const caf::actor& a) { return a.address() == down.source; }),
                subs.end());
+  });
+  // Exits of linked coordinators arrive here: a normal one is an ended experiment (its done
+  // message says how), an abnormal one is reported. Any other exit request ends the gateway,
+  // and with it every coordinator.
+  self->set_exit_handler([self](caf::exit_msg& m) {
+    auto& st = self->state;
+    auto it = st.coordinators.find(m.source);
+    if (it == st.coordinators.end()) return self->quit(m.reason);
+    const int64_t id = it->second;
+    st.coordinators.erase(it);
+    if (m.reason == caf::exit_reason::normal) return;  // its done message said how it ended
+    st.stats.note_error("the coordinator of experiment " + std::to_string(id) +
+                        " ended: " + caf::to_string(m.reason));
+    experiment_status s;
+    s.id = id;
+    s.status = "failed";
+    s.last_error = caf::to_string(m.reason);
+    st.concluded[id] = s;
+    st.running.erase(id);
   });
   if (resume) resume_unfinished(self);
   return {

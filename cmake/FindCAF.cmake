@@ -16,5 +16,9 @@ if(CAF_FOUND)
     endif()
   endforeach()
   set_property(TARGET CAF::io APPEND PROPERTY INTERFACE_LINK_LIBRARIES CAF::core)
+  # CAF 0.17's caf/detail/atom_val.hpp uses uint64_t without including <cstdint>; gcc 13 (the GPU
+  # host's) no longer includes it through other headers.
+  set_property(TARGET CAF::core APPEND PROPERTY INTERFACE_COMPILE_OPTIONS
+                                                "$<$<COMPILE_LANGUAGE:CXX>:SHELL:-include cstdint>")
 endif()
 mark_as_advanced(CAF_INCLUDE_DIR CAF_CORE_LIBRARY CAF_IO_LIBRARY CAF_OPENSSL_LIBRARY)

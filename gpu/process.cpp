@@ -34,6 +34,12 @@ void set_limit(int resource, const std::optional<uint64_t>& value) {
 [[noreturn]] void exec_child(const SpawnOptions& o, const char* path, char* const* argv,
                              char* const* envp, int out_write, int status_write) {
   ::setpgid(0, 0);
+  // The child starts with no blocked signals and SIGPIPE at its default, whatever the parent's
+  // threads had (a daemon may block or ignore signals; exec keeps masks and ignored signals).
+  sigset_t none;
+  ::sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::signal(SIGPIPE, SIG_DFL);
   char note = 'n';  // network namespace created
   if (o.isolate_network && ::unshare(CLONE_NEWNET) != 0) note = 'N';
   (void)!::write(status_write, &note, 1);

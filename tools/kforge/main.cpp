@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/kforge/daemon_command.hpp"
 #include "tools/kforge/eval_command.hpp"
 #include "tools/kforge/run_command.hpp"
 
@@ -21,6 +22,10 @@ void print_help() {
                "           kforge run CONFIG [--archive PATH] | kforge run --resume EXPERIMENT\n"
                "  show     print an archived candidate: verdicts, results, profile, source\n"
                "           kforge show CANDIDATE [--archive PATH]\n"
+               "  daemon   host the actors, resume unfinished experiments, serve the API on loopback\n"
+               "           kforge daemon [--state DIR] [--port N]\n"
+               "  console  attach to a daemon: actor states, experiments, live events, commands\n"
+               "           kforge console [--state DIR] [state|watch|events|submit FILE|pause ID|...]\n"
                "  help     this text; `kforge <command> --help` for a command's options\n";
 }
 
@@ -38,6 +43,8 @@ int main(int argc, char** argv) {
   if (command == "export") return kforge::cli::run_export(args);
   if (command == "run") return kforge::cli::run_experiment(args);
   if (command == "show") return kforge::cli::run_show(args);
+  if (command == "daemon") return kforge::cli::run_daemon(args);
+  if (command == "console") return kforge::cli::run_console(args);
   std::cerr << "kforge: unknown command `" << command << "`; `kforge help` lists the commands\n";
   return 2;
 }

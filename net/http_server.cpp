@@ -1,0 +1,207 @@
+// Boost 1.74's Asio in C++20 needs <utility> before it.
+#include <utility>
+
+#include "net/http_server.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace kforge::net {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = boost::asio::ip::tcp;
+
+// Compares without leaking where the first difference is.
+bool same_secret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+HttpRequest to_request(const http::request<http::string_body>& r) {
+  HttpRequest out;
+  out.method = std::string(r.method_string());
+  std::string target(r.target());
+  auto q = target.find('?');
+  out.path = target.substr(0, q);
+  if (q != std::string::npos) out.query = target.substr(q + 1);
+  out.body = r.body();
+  for (const auto& field : r) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.headers[name] = std::string(field.value());
+  }
+  return out;
+}
+
+class Channel : public WebSocketChannel {
+ public:
+  explicit Channel(websocket::stream<tcp::socket>& ws) : ws_(ws) {}
+  bool send(const std::string& text) override {
+    beast::error_code ec;
+    ws_.text(true);
+    ws_.write(boost::asio::buffer(text), ec);
+    return !ec;
+  }
+  bool ping() override {
+    beast::error_code ec;
+    ws_.ping({}, ec);
+    return !ec;
+  }
+
+ private:
+  websocket::stream<tcp::socket>& ws_;
+};
+
+}  // namespace
+
+struct HttpServer::Impl {
+  std::string token;
+  Handler handler;
+  WebSocketHandler websocket_handler;
+  boost::asio::io_context io;
+  std::unique_ptr<tcp::acceptor> acceptor;
+  std::thread accept_thread;
+  std::mutex mutex;
+  std::condition_variable idle;
+  std::set<tcp::socket*> open;  // connections to shut down on stop
+  int connections = 0;
+  std::atomic<bool> stopping{false};
+
+  HttpResponse authorise(const HttpRequest& req) const {
+    auto it = req.headers.find("authorization");
+    const std::string prefix = "Bearer ";
+    if (it == req.headers.end() || it->second.rfind(prefix, 0) != 0 ||
+        !same_secret(it->second.substr(prefix.size()), token))
+      return {401, "application/json",
+              "{\"error\":\"missing or wrong bearer token (the daemon writes it to <state>/token)\"}"};
+    return {0, "", ""};
+  }
+
+  void serve(tcp::socket socket) {
+    {
+      std::lock_guard lock(mutex);
+      open.insert(&socket);
+    }
+    beast::flat_buffer buffer;
+    beast::error_code ec;
+    for (;;) {
+      http::request_parser<http::string_body> parser;
+      parser.body_limit(8 << 20);
+      http::read(socket, buffer, parser, ec);
+      if (ec) break;
+      auto raw = parser.release();
+      HttpRequest req = to_request(raw);
+      HttpResponse res = authorise(req);
+      if (res.status == 0 && websocket::is_upgrade(raw)) {
+        websocket::stream<tcp::socket> ws(std::move(socket));
+        ws.accept(raw, ec);
+        if (!ec) {
+          Channel channel(ws);
+          websocket_handler(req, channel, stopping);
+          ws.close(websocket::close_code::going_away, ec);
+        }
+        socket = std::move(ws.next_layer());
+        break;
+      }
+      if (res.status == 0) {
+        try {
+          res = handler(req);
+        } catch (const std::exception& e) {
+          res = {500, "application/json", std::string("{\"error\":\"") + e.what() + "\"}"};
+        }
+      }
+      http::response<http::string_body> out{static_cast<http::status>(res.status), raw.version()};
+      out.set(http::field::server, "kforge");
+      out.set(http::field::content_type, res.content_type);
+      out.keep_alive(raw.keep_alive());
+      out.body() = std::move(res.body);
+      out.prepare_payload();
+      http::write(socket, out, ec);
+      if (ec || !out.keep_alive()) break;
+    }
+    socket.shutdown(tcp::socket::shutdown_both, ec);
+    std::lock_guard lock(mutex);
+    open.erase(&socket);
+    if (--connections == 0) idle.notify_all();
+  }
+};
+
+HttpServer::HttpServer(std::string token, Handler handler, WebSocketHandler websocket_handler)
+    : impl_(std::make_shared<Impl>()) {
+  impl_->token = std::move(token);
+  impl_->handler = std::move(handler);
+  impl_->websocket_handler = std::move(websocket_handler);
+}
+
+HttpServer::~HttpServer() {
+  stop();
+}
+
+std::string HttpServer::start(uint16_t port) {
+  beast::error_code ec;
+  auto endpoint = tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port);
+  impl_->acceptor = std::make_unique<tcp::acceptor>(impl_->io);
+  impl_->acceptor->open(endpoint.protocol(), ec);
+  if (!ec) impl_->acceptor->set_option(boost::asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl_->acceptor->bind(endpoint, ec);
+  if (!ec) impl_->acceptor->listen(boost::asio::socket_base::max_listen_connections, ec);
+  if (ec) return "cannot listen on 127.0.0.1:" + std::to_string(port) + ": " + ec.message();
+  auto impl = impl_;
+  impl_->accept_thread = std::thread([impl] {
+    for (;;) {
+      beast::error_code ec;
+      tcp::socket socket(impl->io);
+      impl->acceptor->accept(socket, ec);
+      {
+        std::lock_guard lock(impl->mutex);
+        if (impl->stopping) return;
+        if (ec) continue;
+        ++impl->connections;
+      }
+      std::thread([impl, s = std::move(socket)]() mutable { impl->serve(std::move(s)); }).detach();
+    }
+  });
+  return {};
+}
+
+uint16_t HttpServer::port() const {
+  beast::error_code ec;
+  return impl_->acceptor ? impl_->acceptor->local_endpoint(ec).port() : 0;
+}
+
+void HttpServer::stop() {
+  if (!impl_->acceptor) return;
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->stopping) return;
+    impl_->stopping = true;
+    beast::error_code ec;
+    for (auto* s : impl_->open) s->shutdown(tcp::socket::shutdown_both, ec);
+  }
+  beast::error_code ec;
+  // Unblock accept(): shut the acceptor down and poke it with a connection of our own.
+  impl_->acceptor->cancel(ec);
+  {
+    tcp::socket poke(impl_->io);
+    poke.connect(impl_->acceptor->local_endpoint(ec), ec);
+  }
+  if (impl_->accept_thread.joinable()) impl_->accept_thread.join();
+  impl_->acceptor->close(ec);
+  std::unique_lock lock(impl_->mutex);
+  impl_->idle.wait_for(lock, std::chrono::seconds(10), [&] { return impl_->connections == 0; });
+}
+
+}  // namespace kforge::net

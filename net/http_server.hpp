@@ -1,0 +1,64 @@
+// A small HTTP/1.1 + WebSocket server for the daemon's API (Boost.Beast, synchronous, a thread per
+// connection: a handful of local clients, never the internet). It listens on loopback only and
+// requires `Authorization: Bearer <token>` on every request, the WebSocket upgrade included.
+// No CAF here: the daemon's handlers talk to the actors.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace kforge::net {
+
+struct HttpRequest {
+  std::string method;  ///< "GET", "POST", ...
+  std::string path;    ///< without the query string
+  std::string query;
+  std::string body;
+  std::map<std::string, std::string> headers;  ///< names in lower case
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+/// The server side of one WebSocket connection, handed to the WebSocket handler.
+class WebSocketChannel {
+ public:
+  virtual ~WebSocketChannel() = default;
+  /// Sends one text message; false once the peer is gone.
+  virtual bool send(const std::string& text) = 0;
+  /// Sends a ping; false once the peer is gone.
+  virtual bool ping() = 0;
+};
+
+class HttpServer {
+ public:
+  using Handler = std::function<HttpResponse(const HttpRequest&)>;
+  /// Runs on the connection's thread for as long as it wants the connection; `stopping` turns true
+  /// when the server shuts down.
+  using WebSocketHandler =
+      std::function<void(const HttpRequest&, WebSocketChannel&, const std::atomic<bool>& stopping)>;
+
+  HttpServer(std::string token, Handler handler, WebSocketHandler websocket_handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  /// Listens on 127.0.0.1:`port` (0: any free port). Returns an error or "".
+  std::string start(uint16_t port);
+  uint16_t port() const;
+  /// Stops accepting, closes every connection and waits for their threads.
+  void stop();
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace kforge::net

@@ -1,0 +1,270 @@
+#include <unistd.h>
+
+#include <atomic>
+#include <deque>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "common/json.hpp"
+#include "gpu/hashing.hpp"
+#include "net/http_client.hpp"
+#include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/daemon_command.hpp"
+#include "tools/kforge/tables.hpp"
+
+namespace kforge::cli {
+namespace {
+
+constexpr const char* kConsoleUsage =
+    "usage: kforge console [--state DIR | --port N --token-file FILE] [COMMAND]\n"
+    "  attaches to a running daemon (its port and token are read from the state folder)\n"
+    "commands (without one: an interactive console that prints live events and reads commands):\n"
+    "  state [--json]            every actor (queue, in flight, throughput, busy, last error) and\n"
+    "                            every experiment with its best speedups\n"
+    "  watch [--interval S]      the state, redrawn every S seconds (default 2), with live events\n"
+    "  events [--experiment ID]  live events, one line each, until interrupted\n"
+    "  experiments               the archive's experiments\n"
+    "  experiment ID             one experiment and its best kernel per target\n"
+    "  submit FILE               start an experiment from a configuration file\n"
+    "  pause ID | resume ID | stop ID\n"
+    "  show CANDIDATE [--no-source] [--json]\n"
+    "exit status: 0 done, 1 the daemon refused (the message says why), 2 usage or no daemon\n";
+
+struct Connection {
+  uint16_t port = 0;
+  std::string token;
+};
+
+bool connect_info(const std::string& state_dir, unsigned port, const std::string& token_file,
+                  Connection& c, std::string& error) {
+  if (port) {
+    c.port = static_cast<uint16_t>(port);
+  } else {
+    auto info = json::parse_file(state_dir + "/daemon.json");
+    if (!info.value) {
+      error = "no daemon runs on " + state_dir + " (" + state_dir +
+              "/daemon.json is missing); start one with `kforge daemon`";
+      return false;
+    }
+    c.port = static_cast<uint16_t>((*info.value)["port"].as_int());
+  }
+  auto token = gpu::read_file(token_file.empty() ? state_dir + "/token" : token_file);
+  if (!token.ok) {
+    error = "cannot read the daemon's token: " + token.error;
+    return false;
+  }
+  c.token = token.text;
+  while (!c.token.empty() && std::isspace(static_cast<unsigned char>(c.token.back()))) c.token.pop_back();
+  return true;
+}
+
+/// One API call; prints the daemon's error and returns false when it refused.
+bool call(const Connection& c, const std::string& method, const std::string& target,
+          json::Value& out, const std::string& body = {}) {
+  auto r = net::http_call("127.0.0.1", c.port, method, target, c.token, body);
+  if (r.status == 0) {
+    std::cerr << "kforge console: " << r.error << "\n";
+    return false;
+  }
+  auto doc = json::parse(r.body);
+  out = doc.value ? *doc.value : json::Value(r.body);
+  if (r.status >= 300) {
+    std::cerr << "kforge console: the daemon answered " << r.status << ": "
+              << (out["error"].is_string() ? out["error"].as_string() : r.body) << "\n";
+    return false;
+  }
+  return true;
+}
+
+/// Task folders given relative to the console's directory become absolute before the daemon,
+/// which may run elsewhere, sees them.
+std::string absolute_tasks(const std::string& config_text) {
+  auto doc = json::parse(config_text);
+  if (!doc.value || !(*doc.value)["tasks"].is_array()) return config_text;
+  json::Value tasks;
+  tasks.array();
+  for (const auto& t : (*doc.value)["tasks"].as_array()) {
+    std::error_code ec;
+    std::filesystem::path p(t.as_string());
+    if (p.is_relative() && std::filesystem::exists(p, ec))
+      tasks.push(std::filesystem::absolute(p, ec).lexically_normal().string());
+    else
+      tasks.push(t);
+  }
+  json::Value copy = *doc.value;
+  copy.set("tasks", tasks);
+  return copy.dump();
+}
+
+std::string event_line(const std::string& text) {
+  auto ev = json::parse(text);
+  if (!ev.value) return text;
+  const auto& e = *ev.value;
+  if (e["kind"].as_string() == "subscribed") return {};
+  return "[experiment " + std::to_string(e["experiment_id"].as_int()) + "] " +
+         describe_event(e["kind"].as_string(), e["detail"]);
+}
+
+/// Runs one command; returns the exit status.
+int command(const Connection& c, const std::vector<std::string>& words) {
+  const std::string& verb = words[0];
+  auto arg = [&](size_t i) { return i < words.size() ? words[i] : std::string(); };
+  auto has = [&](const char* flag) {
+    return std::find(words.begin(), words.end(), flag) != words.end();
+  };
+  json::Value doc;
+  if (verb == "state") {
+    if (!call(c, "GET", "/api/state", doc)) return 1;
+    std::cout << (has("--json") ? doc.dump() + "\n" : state_table(doc));
+    return 0;
+  }
+  if (verb == "experiments") {
+    if (!call(c, "GET", "/api/experiments", doc)) return 1;
+    for (const auto& e : doc.as_array())
+      std::cout << pad(std::to_string(e["id"].as_int()), 5) << pad(e["name"].as_string(), 30)
+                << pad(e["status"].as_string(), 10) << "seed " << e["seed"].as_int() << "\n";
+    return 0;
+  }
+  if (verb == "experiment" && !arg(1).empty()) {
+    if (!call(c, "GET", "/api/experiments/" + arg(1), doc)) return 1;
+    std::cout << "experiment " << doc["id"].as_int() << " \"" << doc["name"].as_string() << "\" "
+              << doc["status"].as_string() << ": " << doc["candidates"].as_int() << " candidates, "
+              << doc["correct"].as_int() << " correct\n"
+              << experiment_table(doc);
+    return 0;
+  }
+  if (verb == "submit" && !arg(1).empty()) {
+    auto text = gpu::read_file(arg(1));
+    if (!text.ok) {
+      std::cerr << "kforge console: cannot read " << arg(1) << ": " << text.error << "\n";
+      return 2;
+    }
+    if (!call(c, "POST", "/api/experiments", doc, absolute_tasks(text.text))) return 1;
+    std::cout << "experiment " << doc["id"].as_int() << " started\n";
+    return 0;
+  }
+  if ((verb == "pause" || verb == "resume" || verb == "stop") && !arg(1).empty()) {
+    if (!call(c, "POST", "/api/experiments/" + arg(1) + "/" + verb, doc)) return 1;
+    std::cout << "experiment " << arg(1) << ": " << verb << " sent\n";
+    return 0;
+  }
+  if (verb == "show" && !arg(1).empty()) {
+    if (!call(c, "GET", "/api/candidates/" + arg(1), doc)) return 1;
+    std::cout << (has("--json") ? doc.dump() + "\n" : candidate_report(doc, !has("--no-source")));
+    return 0;
+  }
+  std::cerr << "kforge console: unknown command or missing argument: " << verb << "\n"
+            << kConsoleUsage;
+  return 2;
+}
+
+/// Follows live events, calling `print` for each line, until the connection ends or `stop`.
+void follow_events(const Connection& c, const std::string& target, net::WebSocketClient& ws,
+                   const std::function<void(const std::string&)>& print) {
+  std::string error = ws.connect("127.0.0.1", c.port, target, c.token);
+  if (!error.empty()) {
+    print("live events unavailable: " + error);
+    return;
+  }
+  for (std::string message; ws.read(message, error);)
+    if (auto line = event_line(message); !line.empty()) print(line);
+}
+
+int watch(const Connection& c, double interval) {
+  std::mutex mutex;
+  std::deque<std::string> recent;
+  net::WebSocketClient ws;
+  std::thread events([&] {
+    follow_events(c, "/api/events", ws, [&](const std::string& line) {
+      std::lock_guard lock(mutex);
+      recent.push_back(line);
+      if (recent.size() > 12) recent.pop_front();
+    });
+  });
+  for (;;) {
+    json::Value doc;
+    if (!call(c, "GET", "/api/state", doc)) break;
+    std::string screen = state_table(doc) + "\nrecent events:\n";
+    {
+      std::lock_guard lock(mutex);
+      for (const auto& l : recent) screen += "  " + l.substr(0, 160) + "\n";
+    }
+    std::cout << (isatty(1) ? "\033[H\033[2J" : "\n") << screen << std::flush;
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(interval * 1000)));
+  }
+  ws.close();
+  events.join();
+  return 1;
+}
+
+int interactive(const Connection& c) {
+  std::mutex out;
+  net::WebSocketClient ws;
+  command(c, {"state"});
+  std::thread events([&] {
+    follow_events(c, "/api/events", ws, [&](const std::string& line) {
+      std::lock_guard lock(out);
+      std::cout << line << "\n" << std::flush;
+    });
+  });
+  std::cout << "live events follow; commands: state, experiments, experiment ID, submit FILE, "
+               "pause ID, resume ID, stop ID, show CANDIDATE, quit\n";
+  for (std::string line; std::getline(std::cin, line);) {
+    std::istringstream in(line);
+    std::vector<std::string> words;
+    for (std::string w; in >> w;) words.push_back(w);
+    if (words.empty()) continue;
+    if (words[0] == "quit" || words[0] == "exit") break;
+    std::lock_guard lock(out);
+    command(c, words);
+  }
+  ws.close();
+  events.join();
+  return 0;
+}
+
+}  // namespace
+
+int run_console(const std::vector<std::string>& args) {
+  std::string state_dir = default_state_dir(), token_file;
+  unsigned port = 0;
+  std::vector<std::string> words;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--state" && i + 1 < args.size())
+      state_dir = args[++i];
+    else if (args[i] == "--port" && i + 1 < args.size())
+      port = static_cast<unsigned>(std::stoul(args[++i]));
+    else if (args[i] == "--token-file" && i + 1 < args.size())
+      token_file = args[++i];
+    else if (args[i] == "--help" || args[i] == "-h") {
+      std::cout << kConsoleUsage;
+      return 0;
+    } else
+      words.push_back(args[i]);
+  }
+  Connection c;
+  std::string error;
+  if (!connect_info(state_dir, port, token_file, c, error)) {
+    std::cerr << "kforge console: " << error << "\n";
+    return 2;
+  }
+  if (words.empty()) return interactive(c);
+  if (words[0] == "watch") {
+    double interval = 2;
+    if (words.size() > 2 && words[1] == "--interval") interval = std::stod(words[2]);
+    return watch(c, interval);
+  }
+  if (words[0] == "events") {
+    std::string target = "/api/events";
+    if (words.size() > 2 && words[1] == "--experiment") target += "?experiment=" + words[2];
+    net::WebSocketClient ws;
+    follow_events(c, target, ws, [](const std::string& line) { std::cout << line << "\n" << std::flush; });
+    return 1;
+  }
+  return command(c, words);
+}
+
+}  // namespace kforge::cli

@@ -1,0 +1,13 @@
+// `kforge daemon`: hosts the actors, resumes unfinished experiments, serves the HTTP API on
+// loopback; `kforge console`: attaches to it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kforge::cli {
+
+int run_daemon(const std::vector<std::string>& args);
+int run_console(const std::vector<std::string>& args);
+
+}  // namespace kforge::cli
