@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "archive/archive.hpp"
+#include "archive/views.hpp"
 
 namespace kforge::archive {
 namespace {
@@ -191,6 +192,69 @@ TEST_F(ArchiveTest, CommittedWorkSurvivesKillNine) {
   EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(check, 0)), "wal");
   sqlite3_finalize(check);
   sqlite3_close(raw);
+}
+
+TEST_F(ArchiveTest, ExplicitSequencesAreKeptAndTakenOnlyOnce) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  Candidate c;
+  c.experiment_id = e;
+  c.sequence = 5;
+  c.task = "softmax";
+  c.direction = "forward";
+  c.backend = "cpu";
+  c.params = R"({"vec":4})";
+  Status st;
+  int64_t id = a->add_candidate(c, st);
+  ASSERT_TRUE(st) << st.error;
+  EXPECT_EQ(a->candidate(id)->sequence, 5);
+  EXPECT_EQ(a->candidate(id)->params, R"({"vec":4})");
+  a->add_candidate(c, st);
+  EXPECT_FALSE(st);  // a sequence proposed twice is refused
+}
+
+TEST_F(ArchiveTest, AnEvaluationIsRecordedWholeOrNotAtAll) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  int64_t id = candidate(*a, e);
+  ConfigResult good{id, "multi", 0, "c0", true, 0, 0, 1.0, 2.0, 2.0, "{}"};
+  ConfigResult clash = good;  // the same config twice violates the primary key
+  EXPECT_FALSE(a->record_evaluation({good, clash}, {id, "evaluate", "correct", "", ""}));
+  EXPECT_TRUE(a->results(id).empty());
+  EXPECT_TRUE(a->verdicts(id).empty());
+  ASSERT_TRUE(a->record_evaluation({good}, {id, "evaluate", "correct", "", ""}));
+  EXPECT_EQ(a->results(id).size(), 1u);
+  EXPECT_EQ(a->verdicts(id).size(), 1u);
+}
+
+TEST_F(ArchiveTest, ProgressSaysHowFarEachCandidateGot) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  int64_t proposed = candidate(*a, e), rejected = candidate(*a, e), evaluated = candidate(*a, e);
+  ASSERT_TRUE(a->add_verdict({rejected, "verify", "rejected", "forbidden_construct", "fork"}));
+  ASSERT_TRUE(a->add_verdict({evaluated, "verify", "accepted", "", ""}));
+  ASSERT_TRUE(a->record_compile({evaluated, true, false, 1.0, "log", "[]"},
+                                {evaluated, "compile", "accepted", "", ""}));
+  ConfigResult r0{evaluated, "multi", 0, "c0", true, 0, 0, 1.0, 2.0, 2.0, "{}"};
+  ConfigResult r1{evaluated, "multi", 1, "c1", true, 0, 0, 1.0, 8.0, 8.0, "{}"};
+  ASSERT_TRUE(a->record_evaluation({r0, r1}, {evaluated, "evaluate", "correct", "", ""}));
+  ASSERT_TRUE(a->add_profile(evaluated, R"({"summary":{}})"));
+  auto p = a->progress(e);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].candidate.id, proposed);
+  EXPECT_FALSE(p[0].verified || p[0].finished);
+  EXPECT_TRUE(p[1].finished);
+  EXPECT_FALSE(p[1].verified || p[1].correct);
+  EXPECT_TRUE(p[2].verified && p[2].compiled && p[2].finished && p[2].correct && p[2].profiled);
+  EXPECT_NEAR(p[2].geomean_speedup, 4.0, 1e-9);
+  auto view = experiment_view(*a, e);
+  ASSERT_TRUE(view);
+  EXPECT_EQ((*view)["targets"][0]["best_candidate"].as_int(), evaluated);
+  auto cv = candidate_view(*a, evaluated);
+  ASSERT_TRUE(cv);
+  EXPECT_EQ((*cv)["results"].as_array().size(), 2u);
+  EXPECT_EQ((*cv)["compile"]["log"].as_string(), "log");
+  EXPECT_FALSE(candidate_view(*a, 999));
 }
 
 TEST_F(ArchiveTest, ANewerSchemaIsRefusedWithAReason) {

@@ -1,0 +1,239 @@
+// llm/builtin: the embedded templates parse and render, op families are recognised from what a
+// task's reference calls, and proposals follow the seed, never repeat, and mutate their parent.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "llm/builtin/builtin_proposer.hpp"
+#include "llm/builtin/kernel_template.hpp"
+#include "llm/builtin/task_family.hpp"
+#include "search/population.hpp"
+
+namespace kforge::builtin {
+namespace {
+
+json::Value tensor(const char* name, const char* kind, const char* dtype, std::vector<int> shape) {
+  json::Value a, s;
+  s.array();
+  for (int d : shape) s.push(d);
+  a.set("name", name).set("kind", kind).set("dtype", dtype).set("shape", s);
+  return a;
+}
+
+json::Value scalar(const char* name, const char* type, json::Value value) {
+  json::Value a;
+  a.set("name", name).set("kind", "scalar").set("type", type).set("value", value);
+  return a;
+}
+
+/// A direction document as the exporter writes it, with one config.
+json::Value direction(std::vector<const char*> ops, std::vector<json::Value> args,
+                      std::vector<int> output_shape) {
+  json::Value config, reference, op_list, arg_list, outputs, out, shape;
+  op_list.array();
+  for (auto o : ops) op_list.push(o);
+  reference.set("ops", op_list);
+  arg_list.array();
+  for (auto& a : args) arg_list.push(a);
+  shape.array();
+  for (int d : output_shape) shape.push(d);
+  out.set("dtype", "float32").set("shape", shape);
+  outputs.array();
+  outputs.push(out);
+  config.set("reference", reference).set("args", arg_list).set("outputs", outputs);
+  json::Value doc, configs;
+  configs.array();
+  configs.push(config);
+  doc.set("configs", configs);
+  return doc;
+}
+
+json::Value softmax_task() {
+  return direction({"aten::softmax"}, {tensor("x", "input", "float32", {4, 8}), scalar("dim", "int", -1)},
+                   {4, 8});
+}
+
+TEST(KernelTemplates, EveryEmbeddedTemplateParsesWithValidDefaults) {
+  std::set<std::string> names, families;
+  const auto& all = builtin_templates();
+  ASSERT_GE(all.size(), 8u) << "a template failed to parse";
+  for (const auto& t : all) {
+    EXPECT_TRUE(names.insert(t.name()).second) << t.name();
+    families.insert(t.family() + "/" + t.backend());
+    EXPECT_TRUE(t.valid(t.defaults())) << t.name();
+    EXPECT_GE(t.params().size(), 2u) << t.name();
+    // The name says what it is (CUTLASS style), never fast/optimized/v2.
+    EXPECT_EQ(t.name().find("fast"), std::string::npos);
+    EXPECT_NE(t.name().find(t.backend() == "cuda" ? "sm90" : "cpu"), std::string::npos) << t.name();
+  }
+  for (const char* f : {"softmax", "layernorm", "linear_relu", "cross_entropy"})
+    for (const char* b : {"cpu", "cuda"})
+      EXPECT_TRUE(families.count(std::string(f) + "/" + b)) << f << " on " << b;
+}
+
+TEST(KernelTemplates, RenderSetsTheConstantsAndNothingElse) {
+  std::string error;
+  auto t = KernelTemplate::parse("t.cpp",
+                                 "// kforge:template demo_f32_cpu\n// kforge:family demo\n"
+                                 "// kforge:backend cpu\nconstexpr int kA = 2;  // kforge:param a 1 2 4\n"
+                                 "constexpr int64_t kB = -1;  // kforge:param b -1 3\nint body() { return kA; }\n",
+                                 error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->space_size(), 6u);
+  auto v = t->defaults();
+  EXPECT_EQ(v["a"], 2);
+  EXPECT_EQ(v["b"], -1);
+  v["a"] = 4;
+  v["b"] = 3;
+  auto out = t->render(v);
+  EXPECT_NE(out.find("constexpr int kA = 4;  // kforge:param a 1 2 4"), std::string::npos) << out;
+  EXPECT_NE(out.find("constexpr int64_t kB = 3;"), std::string::npos);
+  EXPECT_NE(out.find("int body() { return kA; }"), std::string::npos);
+  EXPECT_EQ(out.rfind("// Built-in proposer: demo_f32_cpu{a=4,b=3}", 0), 0u);
+  v["a"] = 3;
+  EXPECT_FALSE(t->valid(v));  // not an allowed value
+}
+
+TEST(KernelTemplates, MalformedTemplatesAreRefusedWithTheLine) {
+  std::string error;
+  EXPECT_FALSE(KernelTemplate::parse("t.cu", "constexpr int kA = 5;  // kforge:param a 1 2\n", error));
+  EXPECT_NE(error.find("t.cu:1"), std::string::npos) << error;
+  EXPECT_FALSE(KernelTemplate::parse("t.cu", "int a;  // kforge:param a 1 2\n", error));
+  EXPECT_FALSE(KernelTemplate::parse("t.cu", "// no header\n", error));
+  EXPECT_NE(error.find("kforge:template"), std::string::npos);
+}
+
+TEST(KernelTemplates, TiledGemmConstraintsRejectImpossibleShapes) {
+  for (const auto& t : builtin_templates()) {
+    if (t.name() != "linear_relu_f32_sm90_tiled") continue;
+    auto v = t.defaults();
+    v["bm"] = 128;
+    v["bn"] = 128;
+    v["tm"] = 2;
+    v["tn"] = 2;  // 4096 threads
+    EXPECT_FALSE(t.valid(v));
+    v["tm"] = 8;
+    v["tn"] = 8;  // 256 threads, 64 accumulators
+    EXPECT_TRUE(t.valid(v));
+    return;
+  }
+  FAIL() << "no tiled GEMM template";
+}
+
+TEST(TaskFamily, RecognisesTheBundledFamiliesFromOpsAndArguments) {
+  EXPECT_EQ(recognise_family(softmax_task(), "forward").family, "softmax");
+  auto layernorm = direction({"aten::layer_norm"},
+                             {tensor("x", "input", "float32", {4, 8}), tensor("w", "parameter", "float32", {8}),
+                              tensor("b", "parameter", "float32", {8}),
+                              [] {
+                                json::Value a, v;
+                                v.array();
+                                v.push(8);
+                                a.set("kind", "int_list").set("value", v);
+                                return a;
+                              }(),
+                              scalar("eps", "float", 1e-5)},
+                             {4, 8});
+  EXPECT_EQ(recognise_family(layernorm, "forward").family, "layernorm");
+  auto linear = direction({"aten::linear", "aten::relu"},
+                          {tensor("x", "input", "float32", {4, 8}), tensor("w", "parameter", "float32", {3, 8}),
+                           tensor("b", "parameter", "float32", {3})},
+                          {4, 3});
+  EXPECT_EQ(recognise_family(linear, "forward").family, "linear_relu");
+  auto ce = direction({"aten::cross_entropy_loss", "aten::size"},
+                      {tensor("logits", "input", "float32", {4, 8}), tensor("t", "input", "int64", {4})}, {});
+  EXPECT_EQ(recognise_family(ce, "forward").family, "cross_entropy");
+}
+
+TEST(TaskFamily, SaysWhyWhenNothingFits) {
+  auto gelu = direction({"aten::gelu"}, {tensor("x", "input", "float32", {4, 8})}, {4, 8});
+  auto r = recognise_family(gelu, "forward");
+  EXPECT_TRUE(r.family.empty());
+  EXPECT_NE(r.why_not.find("aten::gelu"), std::string::npos) << r.why_not;
+  EXPECT_FALSE(recognise_family(softmax_task(), "backward").why_not.empty());
+  auto dim0 = direction({"aten::softmax"}, {tensor("x", "input", "float32", {4, 8}), scalar("dim", "int", 0)}, {4, 8});
+  EXPECT_TRUE(recognise_family(dim0, "forward").family.empty());
+  EXPECT_TRUE(recognise_family(direction({}, {tensor("x", "input", "float32", {4, 8})}, {4, 8}), "forward")
+                  .why_not.find("export again") != std::string::npos);
+}
+
+BuiltinRequest request(const std::string& backend, uint64_t seed) {
+  BuiltinRequest r;
+  r.backend = backend;
+  r.direction = "forward";
+  r.direction_doc = softmax_task();
+  r.seed = seed;
+  return r;
+}
+
+TEST(BuiltinProposer, TranslatesWithTheDefaultsFirst) {
+  auto p = propose_builtin(request("cuda", 1));
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.strategy, "softmax_f32_sm90_rows");
+  EXPECT_EQ(p.rationale, "the template's defaults");
+  EXPECT_NE(p.source.find("PYBIND11_MODULE"), std::string::npos);
+}
+
+TEST(BuiltinProposer, SameSeedSameProposalAndNeverARepeat) {
+  auto r = request("cpu", 5);
+  std::set<std::string> keys;
+  for (int i = 0; i < 10; ++i) {
+    r.seed = 1000 + i;
+    auto a = propose_builtin(r), b = propose_builtin(r);
+    ASSERT_TRUE(a.ok) << a.error;
+    EXPECT_EQ(a.source, b.source);
+    auto key = search::proposal_key(a.strategy, a.params);
+    EXPECT_TRUE(keys.insert(key).second) << key;
+    r.tried.insert(key);
+  }
+}
+
+TEST(BuiltinProposer, MutatesOneOrTwoParametersOfTheParent) {
+  auto r = request("cuda", 3);
+  auto first = propose_builtin(r);
+  r.tried.insert(search::proposal_key(first.strategy, first.params));
+  r.mode = "optimise";
+  r.has_parent = true;
+  r.parent_strategy = first.strategy;
+  r.parent_params = first.params;
+  auto parent = json::parse(first.params).value->as_object();
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    r.seed = seed;
+    auto child = propose_builtin(r);
+    ASSERT_TRUE(child.ok);
+    EXPECT_TRUE(child.from_parent) << child.rationale;
+    auto values = json::parse(child.params).value->as_object();
+    int changed = 0;
+    for (size_t i = 0; i < values.size(); ++i) changed += values[i].second.as_int() != parent[i].second.as_int();
+    EXPECT_GE(changed, 1);
+    EXPECT_LE(changed, 2);
+  }
+}
+
+TEST(BuiltinProposer, ExhaustsASpaceAndSaysSo) {
+  auto r = request("cpu", 0);
+  size_t space = 0;
+  for (const auto& t : builtin_templates())
+    if (t.family() == "softmax" && t.backend() == "cpu") space += t.space_size();
+  for (size_t i = 0; i < space; ++i) {
+    r.seed = i;
+    auto p = propose_builtin(r);
+    ASSERT_TRUE(p.ok) << i << ": " << p.error;
+    r.tried.insert(search::proposal_key(p.strategy, p.params));
+  }
+  auto last = propose_builtin(r);
+  EXPECT_FALSE(last.ok);
+  EXPECT_TRUE(last.exhausted);
+}
+
+TEST(BuiltinProposer, UnknownTaskIsAnErrorThatSaysWhy) {
+  auto r = request("cuda", 1);
+  r.direction_doc = direction({"aten::gelu"}, {tensor("x", "input", "float32", {4, 8})}, {4, 8});
+  auto p = propose_builtin(r);
+  EXPECT_FALSE(p.ok);
+  EXPECT_FALSE(p.exhausted);
+  EXPECT_NE(p.error.find("aten::gelu"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kforge::builtin

@@ -1,0 +1,109 @@
+// The static rules the verifier applies before compiling (gpu/source_check) and the compiler
+// resource report the profiler reads (gpu/profile_summary).
+#include <gtest/gtest.h>
+
+#include "gpu/profile_summary.hpp"
+#include "gpu/source_check.hpp"
+
+namespace kforge::gpu {
+namespace {
+
+const std::string kGood = R"(
+#include <torch/extension.h>
+// std::thread in a comment is fine
+torch::Tensor forward_impl(const torch::Tensor& x, int64_t dim) { return torch::empty_like(x); }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward_impl, "doc"); }
+)";
+
+const std::vector<std::string> kSoftmax = {"Tensor", "int"};
+
+TEST(SourceRules, AcceptsAWellFormedKernel) {
+  auto v = check_source(kGood, "forward", kSoftmax, "flag", 1 << 20);
+  EXPECT_TRUE(v.accepted) << v.kind << ": " << v.reason;
+  EXPECT_EQ(*registered_parameter_types(kGood, "forward"), kSoftmax);
+}
+
+TEST(SourceRules, RejectsWhatCannotPass) {
+  auto expect = [](const std::string& src, const std::string& kind, const std::string& policy = "flag",
+                   size_t max = 1 << 20) {
+    auto v = check_source(src, "forward", kSoftmax, policy, max);
+    EXPECT_FALSE(v.accepted) << src;
+    EXPECT_EQ(v.kind, kind) << v.reason;
+    EXPECT_FALSE(v.reason.empty());
+  };
+  expect(kGood, "too_large", "flag", 10);
+  std::string backward = kGood;
+  backward.replace(backward.find("\"forward\""), 9, "\"backward\"");
+  expect(backward, "missing_function");
+  std::string wrong = kGood;
+  wrong.replace(wrong.find("int64_t dim"), 11, "double a, double b");
+  expect(wrong, "signature_mismatch");
+  for (const char* bad : {"  pid_t p = fork();", "  std::thread t([]{});", "  int s = socket(2, 1, 0);",
+                          "  ::write(4, \"x\", 1);", "  std::exit(0);", "  void* h = dlopen(\"x\", 0);",
+                          "  setenv(\"A\", \"B\", 1);", "  cudaDeviceReset();"}) {
+    std::string src = kGood;
+    src.insert(src.find("return torch"), std::string(bad) + "\n  ");
+    expect(src, "forbidden_construct");
+  }
+  std::string lib = kGood;
+  lib.replace(lib.find("torch::empty_like(x)"), 20, "torch::softmax(x, dim)");
+  expect(lib, "library_call", "forbid");
+  auto flagged = check_source(lib, "forward", kSoftmax, "flag", 1 << 20);
+  EXPECT_TRUE(flagged.accepted);
+  ASSERT_FALSE(flagged.notes.empty());
+  EXPECT_NE(flagged.notes[0].find("torch::softmax"), std::string::npos);
+}
+
+TEST(SourceRules, MethodsNamedLikeForbiddenCallsAreFine) {
+  std::string src = kGood;
+  src.insert(src.find("return torch"),
+             "auto rewrite = [](int) {}; rewrite(1); int exit_code = 0; (void)exit_code;\n  ");
+  auto v = check_source(src, "forward", kSoftmax, "flag", 1 << 20);
+  EXPECT_TRUE(v.accepted) << v.reason;
+}
+
+TEST(SourceRules, LambdaRegistrationIsLeftToTheWorker) {
+  std::string src = "PYBIND11_MODULE(n, m) { m.def(\"forward\", [](torch::Tensor x, int64_t d) { return x; }); }";
+  EXPECT_FALSE(registered_parameter_types(src, "forward"));
+  auto v = check_source(src, "forward", kSoftmax, "flag", 1 << 20);
+  EXPECT_TRUE(v.accepted);
+  EXPECT_FALSE(v.notes.empty());
+}
+
+TEST(PtxasReport, ReadsEveryKernelsResources) {
+  const char* log = R"(ptxas info    : 28 bytes gmem
+ptxas info    : Compiling entry function '_ZN57_GLOBAL__N__39961e0f_24_softmax_f32_sm90_rows_cu_13ab4bdb17softmax_warp_rowsILi32ELi1EEEvPKfPfii' for 'sm_90'
+ptxas info    : Function properties for _ZN57_GLOBAL__N__39961e0f_24_softmax_f32_sm90_rows_cu_13ab4bdb17softmax_warp_rowsILi32ELi1EEEvPKfPfii
+    0 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads
+ptxas info    : Used 48 registers, used 1 barriers, 8320 bytes smem
+ptxas info    : Compiling entry function '_Z6kernelPf' for 'sm_90'
+ptxas info    : Function properties for _Z6kernelPf
+    16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 18 registers
+)";
+  auto k = parse_ptxas_report(log);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name, "softmax_warp_rows<32, 1>");
+  EXPECT_EQ(k[0].arch, "sm_90");
+  EXPECT_EQ(k[0].registers, 48);
+  EXPECT_EQ(k[0].barriers, 1);
+  EXPECT_EQ(k[0].shared_bytes, 8320);
+  EXPECT_EQ(k[0].spill_store_bytes, 8);
+  EXPECT_EQ(k[0].spill_load_bytes, 12);
+  EXPECT_EQ(k[1].name, "kernel");
+  EXPECT_EQ(k[1].stack_bytes, 16);
+  json::Value config;
+  auto parsed = json::parse(
+      R"({"index":3,"name":"big","candidate":{"median_ms":0.5,"p10_ms":0.49,"p90_ms":0.52},
+          "reference":{"median_ms":1.0},"bytes_moved":1e9,"speed_of_light_ms":0.25,
+          "check_seconds":0.1,"timing_seconds":0.3})");
+  auto p = make_profile("cuda", log, {*parsed.value});
+  EXPECT_EQ(p.doc["kernels"].as_array().size(), 2u);
+  EXPECT_NEAR(p.doc["configs"][0]["achieved_gb_per_s"].as_number(), 2000, 1e-6);
+  EXPECT_NEAR(p.doc["configs"][0]["fraction_of_speed_of_light"].as_number(), 0.5, 1e-9);
+  EXPECT_NE(p.brief.find("20 B spilled"), std::string::npos) << p.brief;
+  EXPECT_NE(p.brief.find("50% of the speed-of-light bound"), std::string::npos) << p.brief;
+}
+
+}  // namespace
+}  // namespace kforge::gpu
