@@ -485,7 +485,7 @@ void pump(self_ptr self) {
   auto t = next_target(self);
   if (!t) return;
   const int64_t n = st.population.next_sequence();
-  if (!st.population.may_propose(n)) return;  // a candidate before n - depth is still in flight
+  if (!st.population.may_propose(n)) return;  // a candidate up to n - depth is still in flight
   propose(self, n, *t);
 }
 

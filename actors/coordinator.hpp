@@ -2,7 +2,7 @@
 // sequence order, and pushes each through verify -> compile -> evaluate -> profile, recording
 // every outcome in the archive before acting on it. The stages run concurrently; the pipeline
 // depth bounds the candidates in flight (back-pressure: nothing is proposed that the stages
-// behind cannot take), and proposal n sees only outcomes of candidates before n - depth, so what
+// behind cannot take), and proposal n sees only outcomes of candidates up to n - depth, so what
 // it proposes does not depend on which stage finished first. Resumes from the archive.
 #pragma once
 

@@ -41,7 +41,7 @@ struct ExperimentSpec {
   // search
   std::string parent_selection = "uniform";  ///< "uniform" or "tournament"
   int32_t tournament_size = 3;
-  /// Proposal n sees the outcomes of candidates before n - depth only, so that what it sees never
+  /// Proposal n sees the outcomes of candidates up to n - depth only, so that what it sees never
   /// depends on which work finished first; it is also the bound on candidates in flight.
   int32_t pipeline_depth = 8;
 

@@ -21,7 +21,7 @@ void Population::finish(int64_t sequence, bool correct, double speedup) {
 
 bool Population::may_propose(int64_t n) const {
   for (const auto& [s, m] : members_) {
-    if (s >= n - depth_) break;
+    if (s > n - depth_) break;
     if (!m.finished) return false;
   }
   return true;
@@ -30,7 +30,7 @@ bool Population::may_propose(int64_t n) const {
 std::vector<Member> Population::visible(size_t target, int64_t n) const {
   std::vector<Member> out;
   for (const auto& [s, m] : members_) {
-    if (s >= n - depth_) break;
+    if (s > n - depth_) break;
     if (m.target == target && m.finished) out.push_back(m);
   }
   return out;

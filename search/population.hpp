@@ -1,6 +1,6 @@
 // The candidates of one experiment as the search sees them, and the decisions drawn from them.
-// Decisions are made at fixed points: proposal n may see only the outcomes of candidates before
-// n - depth, and waits until all of those have finished. What a proposal sees is then the same
+// Decisions are made at fixed points: proposal n may see only the outcomes of candidates up to
+// n - depth, and waits until all of those have finished (so at most `depth` are in flight). What a proposal sees is then the same
 // whichever order compiles and evaluations finish in, so the same seed gives the same candidates.
 #pragma once
 
@@ -35,9 +35,9 @@ class Population {
   /// The final outcome of candidate `sequence`.
   void finish(int64_t sequence, bool correct, double speedup);
 
-  /// Every candidate before n - depth has finished.
+  /// Every candidate up to n - depth has finished.
   bool may_propose(int64_t n) const;
-  /// Finished members of `target` that proposal n may see (sequence < n - depth).
+  /// Finished members of `target` that proposal n may see (sequence <= n - depth).
   std::vector<Member> visible(size_t target, int64_t n) const;
   /// Keys of every member of `target` (proposals are made one at a time, in order).
   std::vector<std::string> tried(size_t target) const;

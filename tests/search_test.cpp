@@ -52,20 +52,19 @@ TEST(Population, ProposalWaitsForEverythingBeforeTheWindow) {
   Population p(2);
   EXPECT_TRUE(p.may_propose(0));
   p.add(member(0, 0));
+  EXPECT_TRUE(p.may_propose(1));   // two in flight at most
   p.add(member(1, 0));
-  EXPECT_TRUE(p.may_propose(2));   // 0 and 1 are inside the window of 2
-  p.add(member(2, 0));
-  EXPECT_FALSE(p.may_propose(3));  // candidate 0 (< 3 - 2) is unfinished
+  EXPECT_FALSE(p.may_propose(2));  // candidate 0 (<= 2 - 2) is unfinished
   p.finish(0, true, 1.5);
-  EXPECT_TRUE(p.may_propose(3));
-  EXPECT_EQ(p.next_sequence(), 3);
+  EXPECT_TRUE(p.may_propose(2));
+  EXPECT_EQ(p.next_sequence(), 2);
 }
 
 TEST(Population, VisibleHoldsOnlyFinishedMembersBeforeTheWindowOfTheTarget) {
   Population p(2);
   for (int s = 0; s < 6; ++s) p.add(member(s, s % 2));
   for (int s = 0; s < 6; ++s) p.finish(s, s != 2, 1.0 + s);
-  auto v = p.visible(0, 5);  // sequences < 3, target 0: 0 and 2
+  auto v = p.visible(0, 4);  // sequences <= 2, target 0: 0 and 2
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].sequence, 0);
   EXPECT_EQ(v[1].sequence, 2);

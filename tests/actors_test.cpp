@@ -1,0 +1,422 @@
+// The actors, stepped deterministically by CAF's test coordinator: the real coordinator, archive,
+// verifier, profiler and built-in proposer; stand-ins for the compiler and the evaluator (they
+// implement the same typed interfaces and answer as a function of the candidate's source, so
+// the tests decide when and in which order evaluations finish) and for a failing proposer.
+#include <gtest/gtest.h>
+
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+
+#include "actors/archive_actor.hpp"
+#include "actors/builtin_proposer_actor.hpp"
+#include "actors/coordinator.hpp"
+#include "actors/profiler.hpp"
+#include "actors/verifier.hpp"
+#include "gpu/hashing.hpp"
+#include "messages/errors.hpp"
+#include "messages/registration.hpp"
+
+namespace kforge {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A softmax-like task export, enough for the verifier and the built-in proposer.
+const char* kTaskJson = R"({"format": 1, "task": "softmax", "directions": {"forward": {"configs": [
+  {"name": "c0", "modes": ["single", "multi"],
+   "args": [{"name": "x", "kind": "input", "dtype": "float32", "shape": [4, 8]},
+            {"name": "dim", "kind": "scalar", "type": "int", "value": -1}],
+   "outputs": [{"dtype": "float32", "shape": [4, 8]}],
+   "reference": {"file": "forward_fn.pt", "call": "all_args", "ops": ["aten::softmax"]}}]}}})";
+
+compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string export_dir) {
+  return {
+      [](status_atom) {
+        actor_status s;
+        s.name = "compiler";
+        return s;
+      },
+      [](compile_atom, compile_request& r) {
+        compile_result out;
+        out.candidate_id = r.candidate_id;
+        out.ok = true;
+        out.library_path = gpu::sha256_hex(r.source);  // the evaluator's verdict follows from it
+        out.log = "fake compile";
+        return out;
+      },
+      [export_dir](export_atom, export_request&) {
+        return export_result{true, export_dir, {"forward"}, ""};
+      },
+  };
+}
+
+/// What the stand-in evaluator did, for the test to inspect.
+struct EvaluatorLog {
+  std::vector<int64_t> evaluated;  ///< candidate ids in the order they were answered
+  size_t max_pending = 0;
+};
+
+/// A verdict that depends on the source only: 3 in 4 correct, speedups from 1 to 3.
+eval_result outcome(const eval_request& r) {
+  eval_result e;
+  e.candidate_id = r.candidate_id;
+  e.config_set = r.tgt.config_set;
+  const int a = std::stoi(r.library_path.substr(0, 1), nullptr, 16);
+  const int b = std::stoi(r.library_path.substr(1, 1), nullptr, 16);
+  e.verdict = a < 12 ? "correct" : "incorrect";
+  config_outcome c;
+  c.name = "c0";
+  c.correct = a < 12;
+  c.timed = c.correct;
+  c.speedup = 1 + b / 8.0;
+  c.kernel_ms = 1;
+  c.eager_ms = c.speedup;
+  c.detail_json = "{}";
+  if (!c.correct) {
+    e.failure_kind = c.failure_kind = "mismatch";
+    e.failure_message = c.failure_message = "wrong values";
+  }
+  e.configs.push_back(c);
+  return e;
+}
+
+struct fake_evaluator_state {
+  bool deferred = false;
+  std::deque<std::pair<eval_request, caf::response_promise>> pending;
+  std::shared_ptr<EvaluatorLog> log;
+};
+
+/// Answers at once, or (deferred) holds every request until released with (tick_atom, lifo).
+caf::behavior fake_evaluator(caf::stateful_actor<fake_evaluator_state>* self, bool deferred,
+                             std::shared_ptr<EvaluatorLog> log) {
+  self->state.deferred = deferred;
+  self->state.log = std::move(log);
+  return {
+      [self](status_atom) {
+        actor_status s;
+        s.name = "evaluator";
+        s.queued = static_cast<int64_t>(self->state.pending.size());
+        return s;
+      },
+      [self](evaluate_atom, eval_request& r) -> caf::result<eval_result> {
+        auto& st = self->state;
+        if (!st.deferred) {
+          st.log->evaluated.push_back(r.candidate_id);
+          return outcome(r);
+        }
+        auto promise = self->make_response_promise();
+        st.pending.emplace_back(r, promise);
+        st.log->max_pending = std::max(st.log->max_pending, st.pending.size());
+        return caf::delegated<eval_result>();
+      },
+      [self](tick_atom, bool lifo) {
+        auto& st = self->state;
+        if (st.pending.empty()) return;
+        auto [request, promise] = lifo ? st.pending.back() : st.pending.front();
+        if (lifo)
+          st.pending.pop_back();
+        else
+          st.pending.pop_front();
+        st.log->evaluated.push_back(request.candidate_id);
+        promise.deliver(outcome(request));
+      },
+  };
+}
+
+proposer_actor::behavior_type failing_proposer(proposer_actor::pointer) {
+  return {
+      [](status_atom) { return actor_status{}; },
+      [](propose_atom, propose_request&) -> caf::result<proposal> {
+        return make_error(error_code::proposer_failure, "the model is unreachable");
+      },
+  };
+}
+
+/// One candidate as the tests compare runs: what was proposed, from which parent.
+struct Proposed {
+  int64_t sequence;
+  std::string strategy, params;
+  int64_t parent_sequence;  // -1: none
+  bool operator==(const Proposed&) const = default;
+};
+
+class ActorTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kforge_actor_test_" + std::to_string(::getpid()) + "_" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "export");
+    std::ofstream(dir_ / "export" / "task.json") << kTaskJson;
+  }
+  void TearDown() override {
+    stop_system();
+    fs::remove_all(dir_);
+  }
+
+  /// A fresh actor system on the test scheduler, with an archive in `archive_name`.
+  void start_system(const std::string& archive_name = "archive.db") {
+    stop_system();
+    cfg_ = std::make_unique<caf::actor_system_config>();
+    cfg_->set("scheduler.policy", caf::atom("testing"));
+    cfg_->set("logger.verbosity", caf::atom("quiet"));
+    register_message_types(*cfg_);
+    sys_ = std::make_unique<caf::actor_system>(*cfg_);
+    sched_ = &dynamic_cast<caf::scheduler::test_coordinator&>(sys_->scheduler());
+    self_ = std::make_unique<caf::scoped_actor>(*sys_);
+    std::string error;
+    db_ = archive::Archive::open((dir_ / archive_name).string(), error);
+    ASSERT_TRUE(db_) << error;
+    log_ = std::make_shared<EvaluatorLog>();
+  }
+
+  void stop_system() {
+    if (!sys_) return;
+    for (auto& a : spawned_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    spawned_.clear();
+    sched_->run();
+    self_.reset();
+    sys_.reset();
+    cfg_.reset();
+    db_.reset();
+  }
+
+  template <class Handle>
+  Handle keep(Handle h) {
+    spawned_.push_back(caf::actor_cast<caf::actor>(h));
+    return h;
+  }
+
+  stage_handles stages(bool deferred, bool failing_proposer_instead = false) {
+    stage_handles s;
+    s.archive = keep(sys_->spawn(archive_actor_impl, db_));
+    s.compiler = keep(sys_->spawn(fake_compiler, (dir_ / "export").string()));
+    s.verifier = keep(sys_->spawn(verifier_impl));
+    s.profiler = keep(sys_->spawn(profiler_impl));
+    s.proposers["builtin"] = failing_proposer_instead ? keep(sys_->spawn(failing_proposer))
+                                                      : keep(sys_->spawn(builtin_proposer_impl));
+    evaluator_ = keep(sys_->spawn(fake_evaluator, deferred, log_));
+    s.evaluators["cpu"] = caf::actor_cast<evaluator_actor>(evaluator_);
+    return s;
+  }
+
+  search::ExperimentSpec spec(int64_t budget, int depth) {
+    auto parsed = search::parse_experiment_spec(
+        R"({"seed": 11, "tasks": [")" + (dir_ / "softmax").string() +
+        R"("], "backends": ["cpu"], "budget": {"candidates_per_target": )" +
+        std::to_string(budget) + R"(}, "search": {"pipeline_depth": )" + std::to_string(depth) + "}}");
+    EXPECT_TRUE(parsed.ok()) << parsed.error_text();
+    return parsed.spec;
+  }
+
+  coordinator_actor start(const search::ExperimentSpec& s, const stage_handles& st, bool resume = false,
+                          int64_t id = 0) {
+    coordinator_config c;
+    if (!id) {
+      archive::Status status;
+      id = db_->add_experiment({0, "test", s.to_json().dump(), s.seed, "starting", 0}, status);
+    }
+    c.experiment = {id, "test", s.to_json().dump(), s.seed, "starting"};
+    c.spec = s;
+    c.resume = resume;
+    c.listener = caf::actor_cast<caf::actor>(*self_);
+    experiment_ = id;
+    return keep(sys_->spawn(coordinator_impl, c, st));
+  }
+
+  /// Drains the listener's mailbox; true once the experiment ended.
+  bool collect() {
+    bool more = true;
+    while (more)
+      (*self_)->receive(
+          [&](event_atom, event_record& e) { events_.push_back(e.kind); },
+          [&](done_atom, experiment_status& s) { done_ = s; },
+          caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
+    return done_.has_value();
+  }
+
+  std::vector<Proposed> proposed() {
+    std::map<int64_t, int64_t> sequence_of;
+    std::vector<Proposed> out;
+    for (const auto& c : db_->candidates(experiment_)) {
+      sequence_of[c.id] = c.sequence;
+      out.push_back({c.sequence, c.strategy, c.params, c.parent_id ? sequence_of.at(*c.parent_id) : -1});
+    }
+    return out;
+  }
+
+  /// Every candidate has exactly one final verdict, and evaluated ones one set of results.
+  void expect_each_finished_once() {
+    for (const auto& c : db_->candidates(experiment_)) {
+      int finals = 0, evaluations = 0;
+      for (const auto& v : db_->verdicts(c.id)) {
+        finals += v.stage == "evaluate" || v.verdict == "rejected";
+        evaluations += v.stage == "evaluate";
+      }
+      EXPECT_EQ(finals, 1) << "candidate " << c.id;
+      EXPECT_EQ(db_->results(c.id).size(), static_cast<size_t>(evaluations)) << "candidate " << c.id;
+    }
+  }
+
+  fs::path dir_;
+  std::unique_ptr<caf::actor_system_config> cfg_;
+  std::unique_ptr<caf::actor_system> sys_;
+  caf::scheduler::test_coordinator* sched_ = nullptr;
+  std::unique_ptr<caf::scoped_actor> self_;
+  std::shared_ptr<archive::Archive> db_;
+  std::shared_ptr<EvaluatorLog> log_;
+  std::vector<caf::actor> spawned_;
+  caf::actor evaluator_;
+  int64_t experiment_ = 0;
+  std::vector<std::string> events_;
+  std::optional<experiment_status> done_;
+};
+
+TEST_F(ActorTest, RunsToTheBudgetAndArchivesEveryOutcomeBeforeReporting) {
+  start_system();
+  start(spec(10, 3), stages(false));
+  sched_->run();
+  ASSERT_TRUE(collect());
+  EXPECT_EQ(done_->status, "finished");
+  EXPECT_EQ(done_->proposed, 10);
+  EXPECT_EQ(done_->evaluated, 10);
+  EXPECT_EQ(db_->candidates(experiment_).size(), 10u);
+  expect_each_finished_once();
+  EXPECT_EQ(db_->experiment(experiment_)->status, "finished");
+  // Everything the listener heard was archived first.
+  auto history = db_->history(experiment_);
+  ASSERT_EQ(history.size(), events_.size());
+  for (size_t i = 0; i < events_.size(); ++i) EXPECT_EQ(history[i].kind, events_[i]);
+  EXPECT_EQ(events_.front(), "experiment_started");
+  EXPECT_EQ(events_.back(), "experiment_finished");
+  // Correct candidates were profiled.
+  for (const auto& p : db_->progress(experiment_)) EXPECT_EQ(p.profiled, p.correct);
+}
+
+TEST_F(ActorTest, TheOrderInWhichEvaluationsFinishDoesNotChangeTheCandidates) {
+  start_system("in_order.db");
+  start(spec(14, 4), stages(false));
+  sched_->run();
+  ASSERT_TRUE(collect());
+  auto in_order = proposed();
+  ASSERT_EQ(in_order.size(), 14u);
+  // At least one candidate descends from another: the outcomes steer the proposals.
+  EXPECT_TRUE(std::any_of(in_order.begin(), in_order.end(), [](auto& p) { return p.parent_sequence >= 0; }));
+
+  done_.reset();
+  start_system("last_first.db");
+  start(spec(14, 4), stages(true));
+  for (int step = 0; step < 1000 && !collect(); ++step) {
+    sched_->run();
+    caf::anon_send(evaluator_, tick_atom::value, true);  // the newest evaluation finishes first
+    sched_->run();
+  }
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(proposed(), in_order);
+  EXPECT_LE(log_->max_pending, 4u);  // back-pressure: never more than the pipeline depth
+  EXPECT_GE(log_->max_pending, 2u);  // and the stages really overlapped
+  expect_each_finished_once();
+}
+
+TEST_F(ActorTest, PauseHoldsNewWorkResumeFinishesIt) {
+  start_system();
+  auto c = start(spec(8, 2), stages(true));
+  sched_->run();
+  const size_t before = db_->candidates(experiment_).size();
+  EXPECT_EQ(before, 2u);  // the pipeline is full
+  caf::anon_send(c, pause_atom::value);
+  sched_->run();
+  caf::anon_send(evaluator_, tick_atom::value, false);
+  caf::anon_send(evaluator_, tick_atom::value, false);
+  sched_->run();
+  EXPECT_EQ(db_->candidates(experiment_).size(), before);  // nothing new while paused
+  EXPECT_EQ(db_->experiment(experiment_)->status, "paused");
+  caf::anon_send(c, resume_atom::value);
+  for (int step = 0; step < 100 && !collect(); ++step) {
+    sched_->run();
+    caf::anon_send(evaluator_, tick_atom::value, false);
+    sched_->run();
+  }
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(done_->status, "finished");
+  EXPECT_EQ(db_->candidates(experiment_).size(), 8u);
+}
+
+TEST_F(ActorTest, StopLetsThePipelineFinishAndProposesNothingMore) {
+  start_system();
+  auto c = start(spec(50, 3), stages(true));
+  sched_->run();
+  caf::anon_send(c, stop_atom::value);
+  for (int step = 0; step < 100 && !collect(); ++step) {
+    sched_->run();
+    caf::anon_send(evaluator_, tick_atom::value, false);
+    sched_->run();
+  }
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(done_->status, "stopped");
+  EXPECT_EQ(db_->candidates(experiment_).size(), 3u);
+  expect_each_finished_once();
+}
+
+TEST_F(ActorTest, AFailingProposerIsBackedOffThenAbandoned) {
+  start_system();
+  start(spec(5, 2), stages(false, true));
+  for (int step = 0; step < 40 && !collect(); ++step) {
+    sched_->run();
+    sched_->trigger_timeouts();  // the back-off's delayed tick
+  }
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(std::count(events_.begin(), events_.end(), "proposer_error"), 7);
+  EXPECT_EQ(std::count(events_.begin(), events_.end(), "target_abandoned"), 1);
+  EXPECT_EQ(done_->status, "finished");
+  EXPECT_NE(done_->last_error.find("unreachable"), std::string::npos) << done_->last_error;
+  auto history = db_->history(experiment_);
+  auto first_retry = std::find_if(history.begin(), history.end(), [](auto& e) { return e.kind == "proposer_error"; });
+  ASSERT_NE(first_retry, history.end());
+  EXPECT_NE(first_retry->detail_json.find("\"retry_in_seconds\":1"), std::string::npos);
+}
+
+TEST_F(ActorTest, AResumedExperimentLosesNothingAndRepeatsNothing) {
+  // The uninterrupted run, for reference.
+  start_system("whole.db");
+  start(spec(12, 3), stages(false));
+  sched_->run();
+  ASSERT_TRUE(collect());
+  auto whole = proposed();
+
+  // The same experiment, its coordinator killed with evaluations in flight.
+  done_.reset();
+  start_system("interrupted.db");
+  auto s = spec(12, 3);
+  auto first = start(s, stages(true));
+  for (int i = 0; i < 5; ++i) {
+    sched_->run();
+    caf::anon_send(evaluator_, tick_atom::value, false);
+  }
+  sched_->run();
+  caf::anon_send_exit(first, caf::exit_reason::kill);
+  sched_->run();
+  const auto at_kill = db_->candidates(experiment_).size();
+  EXPECT_GT(at_kill, 5u);
+  EXPECT_LT(at_kill, 12u);
+  // A new coordinator carries on from the archive.
+  auto evaluated_before = log_->evaluated;
+  const int64_t id = experiment_;
+  start(s, stages(false), true, id);
+  sched_->run();
+  ASSERT_TRUE(collect());
+  EXPECT_EQ(done_->status, "finished");
+  EXPECT_EQ(proposed(), whole);
+  expect_each_finished_once();
+  // What was evaluated and recorded before the kill was not evaluated again.
+  for (int64_t c : evaluated_before)
+    EXPECT_EQ(std::count(log_->evaluated.begin(), log_->evaluated.end(), c), 1) << "candidate " << c;
+}
+
+}  // namespace
+}  // namespace kforge
