@@ -101,7 +101,18 @@ struct HttpServer::Impl {
       http::request_parser<http::string_body> parser;
       parser.body_limit(8 << 20);
       http::read(socket, buffer, parser, ec);
-      if (ec) break;
+      if (ec == http::error::end_of_stream || ec == boost::asio::error::eof ||
+          ec == boost::asio::error::connection_reset)
+        break;
+      if (ec) {
+        // A request that is not HTTP (or too large) gets a 400 and the connection ends.
+        http::response<http::string_body> bad{http::status::bad_request, 11};
+        bad.set(http::field::content_type, "application/json");
+        bad.body() = "{\"error\":\"malformed request: " + ec.message() + "\"}";
+        bad.prepare_payload();
+        http::write(socket, bad, ec);
+        break;
+      }
       auto raw = parser.release();
       HttpRequest req = to_request(raw);
       HttpResponse res = authorise(req);

@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <filesystem>
@@ -58,6 +59,14 @@ bool connect_info(const std::string& state_dir, unsigned port, const std::string
   }
   c.token = token.text;
   while (!c.token.empty() && std::isspace(static_cast<unsigned char>(c.token.back()))) c.token.pop_back();
+  const bool plausible = !c.token.empty() && std::all_of(c.token.begin(), c.token.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
+  });
+  if (!plausible) {
+    error = "the token file " + (token_file.empty() ? state_dir + "/token" : token_file) +
+            " does not hold a token (one line of letters and digits)";
+    return false;
+  }
   return true;
 }
 

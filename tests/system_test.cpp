@@ -1,0 +1,196 @@
+// kforge as a user runs it, end to end on the CPU backend with the built-in proposer: the same
+// seed twice gives the same candidates; a daemon killed with SIGKILL mid-experiment resumes with
+// nothing lost and nothing evaluated twice; the console shows the live state of the actors.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "archive/archive.hpp"
+#include "gpu/process.hpp"
+#include "tests/test_support.hpp"
+
+namespace kforge::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class SystemTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kforge_system_test_" + std::to_string(::getpid()) + "_" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    // Ten candidates of the softmax task on its single config; depth 3 keeps three in flight.
+    config_ = (dir_ / "experiment.json").string();
+    std::ofstream(config_) << R"({"name": "system-test", "seed": 5, "tasks": [")" << source_dir()
+                           << R"(/tasks/softmax"], "backends": ["cpu"], "config_set": "single",
+      "budget": {"candidates_per_target": 10}, "evaluation": {"seeds": 2, "timing_seconds": 0.4},
+      "search": {"pipeline_depth": 3}})";
+  }
+  void TearDown() override {
+    if (daemon_) daemon_->kill_group();
+    fs::remove_all(dir_);
+  }
+
+  gpu::SpawnOptions kforge(std::vector<std::string> args) {
+    gpu::SpawnOptions o;
+    o.argv = {KFORGE_CLI_PATH};
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+    o.set_env = {{"KFORGE_CACHE", cache_dir()}};
+    o.isolate_network = false;
+    return o;
+  }
+  gpu::RunResult run(std::vector<std::string> args, std::chrono::seconds timeout = 10min) {
+    return gpu::run(kforge(std::move(args)), timeout);
+  }
+
+  std::unique_ptr<archive::Archive> open(const fs::path& path) {
+    std::string error;
+    auto a = archive::Archive::open(path.string(), error);
+    EXPECT_TRUE(a) << error;
+    return a;
+  }
+
+  /// What two runs must agree on: every candidate's proposal and every verdict, without times.
+  static std::vector<std::string> fingerprint(archive::Archive& a, int64_t experiment) {
+    std::vector<std::string> out;
+    std::map<int64_t, int64_t> sequence_of;
+    for (const auto& c : a.candidates(experiment)) {
+      sequence_of[c.id] = c.sequence;
+      std::string line = std::to_string(c.sequence) + " " + c.strategy + " " + c.params + " " +
+                         c.source_hash + " seed " + std::to_string(c.seed) + " parent " +
+                         (c.parent_id ? std::to_string(sequence_of[*c.parent_id]) : "-");
+      for (const auto& v : a.verdicts(c.id)) line += " | " + v.stage + ":" + v.verdict + ":" + v.kind;
+      for (const auto& r : a.results(c.id))
+        line += " | config " + std::to_string(r.config_index) + (r.correct ? " ok" : " wrong");
+      out.push_back(line);
+    }
+    return out;
+  }
+
+  static void expect_complete(archive::Archive& a, int64_t experiment, size_t budget) {
+    auto candidates = a.candidates(experiment);
+    ASSERT_EQ(candidates.size(), budget);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      EXPECT_EQ(candidates[i].sequence, static_cast<int64_t>(i));  // none lost
+      int finals = 0, evaluations = 0;
+      for (const auto& v : a.verdicts(candidates[i].id)) {
+        finals += v.stage == "evaluate" || v.verdict == "rejected";
+        evaluations += v.stage == "evaluate";
+      }
+      EXPECT_EQ(finals, 1) << "candidate " << candidates[i].id;
+      EXPECT_LE(evaluations, 1) << "candidate " << candidates[i].id << " evaluated twice";
+    }
+  }
+
+  fs::path dir_;
+  std::string config_;
+  std::optional<gpu::Child> daemon_;
+};
+
+TEST_F(SystemTest, TheSameSeedTwiceGivesTheSameCandidates) {
+  auto first = run({"run", config_, "--archive", (dir_ / "first.db").string()});
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("softmax/forward/cpu"), std::string::npos) << first.output;
+  auto second = run({"run", config_, "--archive", (dir_ / "second.db").string(), "--quiet"});
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  auto a = open(dir_ / "first.db"), b = open(dir_ / "second.db");
+  auto fa = fingerprint(*a, 1), fb = fingerprint(*b, 1);
+  ASSERT_EQ(fa.size(), 10u);
+  EXPECT_EQ(fa, fb);
+  expect_complete(*a, 1, 10);
+}
+
+TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
+  // The reference: the same experiment, uninterrupted.
+  auto reference = run({"run", config_, "--archive", (dir_ / "reference.db").string(), "--quiet"});
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+
+  const auto state = dir_ / "state";
+  auto start_daemon = [&] {
+    fs::remove(state / "daemon.json");  // a killed daemon leaves its port file behind
+    auto spawned = gpu::spawn(kforge({"daemon", "--state", state.string()}));
+    ASSERT_TRUE(spawned.child) << spawned.error;
+    daemon_ = std::move(spawned.child);
+    for (int i = 0; i < 200 && !fs::exists(state / "daemon.json"); ++i) std::this_thread::sleep_for(50ms);
+    ASSERT_TRUE(fs::exists(state / "daemon.json"));
+  };
+  start_daemon();
+  EXPECT_EQ(fs::status(state / "token").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  auto submitted = run({"console", "--state", state.string(), "submit", config_}, 1min);
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+  EXPECT_NE(submitted.output.find("experiment 1 started"), std::string::npos) << submitted.output;
+
+  // Wait until some candidates are evaluated, look at the live state, then kill -9.
+  auto db = open(state / "archive.db");
+  auto evaluated = [&] {
+    int n = 0;
+    for (const auto& c : db->candidates(1))
+      for (const auto& v : db->verdicts(c.id)) n += v.stage == "evaluate";
+    return n;
+  };
+  for (int i = 0; i < 1200 && evaluated() < 3; ++i) std::this_thread::sleep_for(100ms);
+  ASSERT_GE(evaluated(), 3);
+  auto live = run({"console", "--state", state.string(), "state"}, 1min);
+  ASSERT_EQ(live.exit_code, 0) << live.output;
+  for (const char* expected : {"evaluator cpu", "compiler", "proposer builtin", "system-test", "running"})
+    EXPECT_NE(live.output.find(expected), std::string::npos) << expected << "\n" << live.output;
+  auto json_state = run({"console", "--state", state.string(), "state", "--json"}, 1min);
+  auto doc = json::parse(json_state.output);
+  ASSERT_TRUE(doc.value) << json_state.output;
+  int64_t evaluator_done = -1;
+  for (const auto& a : (*doc.value)["actors"].as_array())
+    if (a["name"].as_string() == "evaluator cpu") evaluator_done = a["completed"].as_int();
+  EXPECT_GE(evaluator_done, 3);
+  ASSERT_LT(evaluated(), 10) << "the experiment finished before it could be killed";
+  ::kill(daemon_->pid(), SIGKILL);
+  daemon_->wait();
+  daemon_.reset();
+  EXPECT_EQ(db->experiment(1)->status, "running");
+
+  // A wrong token is refused; then the daemon comes back and carries on.
+  start_daemon();
+  auto not_a_token = run({"console", "--state", state.string(), "--token-file", config_, "state"}, 1min);
+  EXPECT_EQ(not_a_token.exit_code, 2);
+  EXPECT_NE(not_a_token.output.find("does not hold a token"), std::string::npos) << not_a_token.output;
+  std::ofstream(dir_ / "wrong_token") << "0123456789abcdef\n";
+  auto refused =
+      run({"console", "--state", state.string(), "--token-file", (dir_ / "wrong_token").string(), "state"}, 1min);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.output.find("401"), std::string::npos) << "[" << refused.output << "]" << refused.describe();
+  for (int i = 0; i < 3000 && db->experiment(1)->status != "finished"; ++i) std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(db->experiment(1)->status, "finished");
+  expect_complete(*db, 1, 10);
+  auto ref = open(dir_ / "reference.db");
+  EXPECT_EQ(fingerprint(*db, 1), fingerprint(*ref, 1));
+  bool resumed = false;
+  for (const auto& e : db->history(1)) resumed = resumed || e.kind == "resumed";
+  EXPECT_TRUE(resumed);
+  auto shown = run({"console", "--state", state.string(), "experiment", "1"}, 1min);
+  EXPECT_NE(shown.output.find("finished: 10 candidates"), std::string::npos) << shown.output;
+}
+
+TEST_F(SystemTest, BadConfigurationsAndRequestsGetClearErrors) {
+  std::ofstream(dir_ / "bad.json") << R"({"seed": -1, "tasks": ["no/such/task"], "budgte": {}})";
+  auto bad = run({"run", (dir_ / "bad.json").string(), "--archive", (dir_ / "a.db").string()});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("config.seed must be a non-negative integer"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("config.budgte is not a known setting"), std::string::npos) << bad.output;
+  std::ofstream(dir_ / "missing.json") << R"({"seed": 1, "tasks": ["no/such/task"]})";
+  auto missing = run({"run", (dir_ / "missing.json").string(), "--archive", (dir_ / "a.db").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.output.find("no/such/task: no func_forward.py"), std::string::npos) << missing.output;
+  auto no_daemon = run({"console", "--state", (dir_ / "nothing").string(), "state"});
+  EXPECT_EQ(no_daemon.exit_code, 2);
+  EXPECT_NE(no_daemon.output.find("no daemon runs on"), std::string::npos) << no_daemon.output;
+}
+
+}  // namespace
+}  // namespace kforge::test
