@@ -1,15 +1,8 @@
 #!/usr/bin/env bash
-# The main job for now: evaluate the bundled softmax kernel on its task. CUDA when this build has
-# it and a GPU is present (every config of the task), else the CPU backend with the CPU kernel on
-# the task's single config (its 8192 x 8192 multi config takes about two minutes on two cores).
+# The main job: an experiment with the built-in proposer on two bundled tasks (softmax and
+# layernorm, forward). It runs on the GPU when this build has CUDA and a GPU is present (every
+# config of the tasks), else on the CPU backend (the tasks' single configs). Prints a line per
+# event and ends with a table of the best kernel per task, all verified correct.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-kernel=$root/tasks/softmax/kernels/forward_cpu.cpp
-backend=cpu
-configs=single
-if [ -e /dev/nvidiactl ] && grep -q "with_cuda = true" "$root/build/generated/gpu/build_config.hpp" 2>/dev/null; then
-  kernel=$root/tasks/softmax/kernels/forward_cuda.cu
-  backend=cuda
-  configs=multi
-fi
-exec "$root/build/tools/kforge" eval --task "$root/tasks/softmax" --kernel "$kernel" --backend "$backend" --configs "$configs" "$@"
+exec "$root/build/tools/kforge" run "$root/configs/example.json" "$@"

@@ -1,0 +1,52 @@
+// The GPU suite's experiment (label `gpu`): `kforge run` with the built-in proposer on the cuda
+// backend, every multi config of every bundled forward task, a few candidates each; every task
+// must end with a correct kernel, and the archive must hold the profiles (registers from ptxas).
+// Skips itself where there is no CUDA build or no GPU.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "archive/archive.hpp"
+#include "gpu/process.hpp"
+#include "tests/test_support.hpp"
+
+namespace kforge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+  fs::path dir = fs::temp_directory_path() / ("kforge_gpu_experiment_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "experiment.json")
+      << R"({"name": "gpu-suite", "seed": 3, "tasks": ["tasks/softmax", "tasks/layernorm",
+      "tasks/cross_entropy", "tasks/linear_relu"], "backends": ["cuda"], "config_set": "multi",
+      "budget": {"candidates_per_target": 3}, "evaluation": {"seeds": 2, "timing_seconds": 0.2},
+      "search": {"pipeline_depth": 12}})";
+  gpu::SpawnOptions o;
+  o.argv = {KFORGE_CLI_PATH, "run", (dir / "experiment.json").string(), "--archive",
+            (dir / "archive.db").string()};
+  o.set_env = {{"KFORGE_CACHE", cache_dir()}};
+  o.working_dir = source_dir();
+  o.isolate_network = false;
+  auto r = gpu::run(o, std::chrono::minutes(12));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string error;
+  auto db = archive::Archive::open((dir / "archive.db").string(), error);
+  ASSERT_TRUE(db) << error;
+  for (const char* task : {"softmax", "layernorm", "cross_entropy", "linear_relu"}) {
+    auto best = db->best(task, "forward", "cuda", "multi", 1);
+    ASSERT_TRUE(best) << task << " has no correct kernel\n" << r.output;
+    EXPECT_GT(best->geomean_speedup, 0) << task;
+    auto profile = db->profile(best->candidate.id);
+    ASSERT_TRUE(profile) << task;
+    EXPECT_NE(profile->find("\"registers\""), std::string::npos) << *profile;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kforge::test
