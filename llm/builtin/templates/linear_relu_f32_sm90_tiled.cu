@@ -5,9 +5,13 @@
 // A block computes a BM x BN tile of the output in BK-deep steps through shared memory (stored
 // k-major, so the inner product reads are broadcast-free rows); each thread owns TM x TN outputs.
 // The next step's tiles are loaded into registers while the current one is multiplied. Bias and
-// ReLU are applied in the epilogue. Few output rows (a small batch) take a GEMV-like kernel: one
-// warp per output column reads its weight row once, for every batch row at a time.
+// ReLU are applied in the epilogue. When the output has too few tiles to fill the GPU, K is split
+// across up to max_split_k blocks per tile, whose partial sums a second kernel adds (in a fixed
+// order) before bias and ReLU. Few output rows (a small batch) take a GEMV-like kernel: one warp
+// per output column reads its weight row once, for every batch row at a time.
 #include <torch/extension.h>
+
+#include <algorithm>
 
 namespace {
 
@@ -17,6 +21,7 @@ constexpr int kBK = 16;           // kforge:param bk 8 16 32
 constexpr int kTM = 4;            // kforge:param tm 2 4 8
 constexpr int kTN = 4;            // kforge:param tn 2 4 8
 constexpr int kSmallBatch = 8;    // kforge:param small_batch 0 4 8 16
+constexpr int kMaxSplitK = 8;     // kforge:param max_split_k 1 4 8 16
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kLoadsA = kBM * kBK / kThreads;  // elements of the x tile each thread loads
 constexpr int kLoadsB = kBN * kBK / kThreads;
@@ -25,13 +30,16 @@ static_assert(kLoadsA >= 1 && kLoadsB >= 1 && kLoadsA * kThreads == kBM * kBK &&
                   kLoadsB * kThreads == kBN * kBK,
               "tiles divide evenly among the threads");
 
+// With `partial`, block z adds up its slice of K into partial[z] (no bias, no ReLU).
 __global__ void __launch_bounds__(kThreads)
     linear_relu_tiled(const float* __restrict__ x, const float* __restrict__ w,
-                      const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K) {
+                      const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K,
+                      int k_slice, float* __restrict__ partial) {
   __shared__ float As[kBK][kBM + 1];
   __shared__ float Bs[kBK][kBN + 1];
   const int tid = threadIdx.x;
   const int row0 = blockIdx.y * kBM, col0 = blockIdx.x * kBN;
+  const int k_begin = blockIdx.z * k_slice, k_end = min(K, k_begin + k_slice);
   const int tr = tid / (kBN / kTN), tc = tid % (kBN / kTN);
   float acc[kTM][kTN] = {};
   float ra[kLoadsA], rb[kLoadsB];
@@ -42,13 +50,13 @@ __global__ void __launch_bounds__(kThreads)
     for (int e = 0; e < kLoadsA; ++e) {
       const int i = tid + e * kThreads, r = i / kBK, k = i % kBK;
       const int gr = row0 + r, gk = k0 + k;
-      ra[e] = gr < M && gk < K ? x[static_cast<size_t>(gr) * K + gk] : 0.f;
+      ra[e] = gr < M && gk < k_end ? x[static_cast<size_t>(gr) * K + gk] : 0.f;
     }
 #pragma unroll
     for (int e = 0; e < kLoadsB; ++e) {
       const int i = tid + e * kThreads, c = i / kBK, k = i % kBK;
       const int gc = col0 + c, gk = k0 + k;
-      rb[e] = gc < N && gk < K ? w[static_cast<size_t>(gc) * K + gk] : 0.f;
+      rb[e] = gc < N && gk < k_end ? w[static_cast<size_t>(gc) * K + gk] : 0.f;
     }
   };
   auto stash = [&]() {
@@ -64,12 +72,12 @@ __global__ void __launch_bounds__(kThreads)
     }
   };
 
-  fetch(0);
-  for (int k0 = 0; k0 < K; k0 += kBK) {
+  fetch(k_begin);
+  for (int k0 = k_begin; k0 < k_end; k0 += kBK) {
     __syncthreads();  // the previous step's tiles are no longer read
     stash();
     __syncthreads();
-    if (k0 + kBK < K) fetch(k0 + kBK);  // overlaps with the multiply below
+    if (k0 + kBK < k_end) fetch(k0 + kBK);  // overlaps with the multiply below
 #pragma unroll
     for (int k = 0; k < kBK; ++k) {
       float a[kTM], b[kTN];
@@ -83,6 +91,7 @@ __global__ void __launch_bounds__(kThreads)
         for (int j = 0; j < kTN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
   }
+  float* slice = partial ? partial + static_cast<size_t>(blockIdx.z) * M * N : nullptr;
 #pragma unroll
   for (int i = 0; i < kTM; ++i) {
     const int r = row0 + tr * kTM + i;
@@ -90,9 +99,25 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int j = 0; j < kTN; ++j) {
       const int c = col0 + tc * kTN + j;
-      if (c < N) y[static_cast<size_t>(r) * N + c] = fmaxf(acc[i][j] + bias[c], 0.f);
+      if (c >= N) continue;
+      if (slice)
+        slice[static_cast<size_t>(r) * N + c] = acc[i][j];
+      else
+        y[static_cast<size_t>(r) * N + c] = fmaxf(acc[i][j] + bias[c], 0.f);
     }
   }
+}
+
+// y = relu(sum of the split partial sums + bias), the slices added in order.
+__global__ void __launch_bounds__(256)
+    sum_split_bias_relu(const float* __restrict__ partial, const float* __restrict__ bias,
+                        float* __restrict__ y, int M, int N, int splits) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const size_t total = static_cast<size_t>(M) * N;
+  if (i >= total) return;
+  float s = 0;
+  for (int z = 0; z < splits; ++z) s += partial[z * total + i];
+  y[i] = fmaxf(s + bias[i % N], 0.f);
 }
 
 // Batch of at most Rows: warp n computes output column n for every batch row, reading weight
@@ -146,8 +171,24 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
       linear_relu_small_batch<16><<<small_grid, 256, 0, stream>>>(xp, wp, bp, yp, M, N, K);
     return y;
   }
-  const dim3 grid((N + kBN - 1) / kBN, (M + kBM - 1) / kBM);
-  linear_relu_tiled<<<grid, kThreads, 0, stream>>>(xp, wp, bp, yp, M, N, K);
+  const int tiles = ((N + kBN - 1) / kBN) * ((M + kBM - 1) / kBM);
+  // Split K when the tiles alone cannot fill the GPU, keeping at least 4 k-steps a block.
+  const int sms = at::cuda::getCurrentDeviceProperties()->multiProcessorCount;
+  int splits = std::min(kMaxSplitK, std::max(1, (2 * sms) / tiles));
+  splits = std::max(1, std::min(splits, K / (4 * kBK)));
+  const int k_slice = ((K + splits - 1) / splits + kBK - 1) / kBK * kBK;
+  splits = (K + k_slice - 1) / k_slice;
+  const dim3 grid((N + kBN - 1) / kBN, (M + kBM - 1) / kBM, splits);
+  if (splits == 1) {
+    linear_relu_tiled<<<grid, kThreads, 0, stream>>>(xp, wp, bp, yp, M, N, K, K, nullptr);
+    return y;
+  }
+  auto partial = torch::empty({splits, M, N}, xc.options());
+  linear_relu_tiled<<<grid, kThreads, 0, stream>>>(xp, wp, bp, yp, M, N, K, k_slice,
+                                                   partial.data_ptr<float>());
+  const size_t total = static_cast<size_t>(M) * N;
+  sum_split_bias_relu<<<(total + 255) / 256, 256, 0, stream>>>(partial.data_ptr<float>(), bp, yp,
+                                                               M, N, splits);
   return y;
 }
 
