@@ -72,8 +72,13 @@ eval_result to_result(const eval_request& r, const gpu::EvalOutcome& o, double s
 void dispatch(evaluator_actor::stateful_pointer<evaluator_state> self) {
   auto& st = self->state;
   if (st.running || st.queue.empty()) return;
-  auto job = std::move(st.queue.front());
-  st.queue.pop_front();
+  // The oldest candidate first: a coordinator's next proposal waits for its oldest candidate in
+  // flight (the decision window), so serving in compile-completion order would idle the GPU.
+  auto oldest = std::min_element(st.queue.begin(), st.queue.end(), [](const auto& a, const auto& b) {
+    return a.request.candidate_id < b.request.candidate_id;
+  });
+  auto job = std::move(*oldest);
+  st.queue.erase(oldest);
   st.running = true;
   st.stats.set_queued(static_cast<int64_t>(st.queue.size()));
   st.stats.started("candidate " + std::to_string(job.request.candidate_id));

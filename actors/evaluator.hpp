@@ -2,6 +2,7 @@
 // the sandboxed worker process and blocks on it, and queues requests so that exactly one
 // evaluation runs on its device at a time while it still answers status queries. A worker that
 // dies is the candidate's verdict; a worker that cannot start is retried once, then reported.
+// Queued candidates are served oldest first (lowest archive id).
 #pragma once
 
 #include <chrono>
