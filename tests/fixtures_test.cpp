@@ -1,4 +1,5 @@
-// Every bundled CPU fixture kernel (tasks/<task>/kernels/*_cpu.cpp) is correct on its task.
+// Every bundled CPU fixture kernel (tasks/<task>/kernels/*_cpu.cpp), and every CPU template of the
+// built-in proposer with its defaults (llm/builtin/templates/*_cpu*.cpp), is correct on its task.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -31,6 +32,19 @@ std::vector<Fixture> fixtures(const std::string& suffix) {
   return out;
 }
 
+/// The built-in proposer's CPU templates, each on the bundled task of its family (the file name
+/// starts with the family: softmax_f32_cpu_rows.cpp -> tasks/softmax).
+std::vector<Fixture> cpu_templates() {
+  std::vector<Fixture> out;
+  for (const auto& f : std::filesystem::directory_iterator(source_dir() + "/llm/builtin/templates")) {
+    std::string name = f.path().filename();
+    if (f.path().extension() != ".cpp") continue;
+    out.push_back({name.substr(0, name.find("_f32")), f.path(), "forward"});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
+  return out;
+}
+
 void PrintTo(const Fixture& f, std::ostream* os) {
   *os << f.kernel;
 }
@@ -60,6 +74,7 @@ TEST_P(CpuFixture, IsCorrectOnTheSingleConfigs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, CpuFixture, testing::ValuesIn(fixtures("_cpu.cpp")), name_of);
+INSTANTIATE_TEST_SUITE_P(BuiltinTemplate, CpuFixture, testing::ValuesIn(cpu_templates()), name_of);
 
 }  // namespace
 }  // namespace kforge::test

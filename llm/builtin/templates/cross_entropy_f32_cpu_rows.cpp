@@ -7,14 +7,42 @@
 // number of threads.
 #include <torch/extension.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace {
 
 constexpr int kRowsPerChunk = 8;  // kforge:param rows_per_chunk 1 4 8 32
-constexpr int kOnline = 1;        // kforge:param online 0 1
+constexpr int kOnline = 0;        // kforge:param online 0 1
+constexpr int kExpPoly = 1;       // kforge:param exp_poly 0 1
 constexpr int64_t kIgnoreIndex = -100;
+
+// exp(x) for the arguments softmax and log-sum-exp take (x <= 0): 2^n p(r) with r = x - n ln 2
+// and the minimax polynomial of Cephes' expf (relative error under 2e-7). Unlike std::exp it has
+// no call and no errno, so `omp simd` loops over it vectorise.
+inline float exp_poly(float x) {
+  x = std::max(x, -87.0f);
+  const float n = std::floor(x * 1.44269504088896341f + 0.5f);
+  const float r = x - n * 0.693359375f + n * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r * r + r + 1.0f;
+  const uint32_t bits = static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  return p * scale;
+}
+
+inline float exp_f32(float x) {
+  return kExpPoly ? exp_poly(x) : std::exp(x);
+}
 
 double log_sum_exp(const float* in, int64_t cols) {
   if (kOnline) {
@@ -25,7 +53,7 @@ double log_sum_exp(const float* in, int64_t cols) {
         s = (m == -INFINITY ? 0.0 : s * std::exp(static_cast<double>(m - in[c]))) + 1;
         m = in[c];
       } else {
-        s += std::exp(in[c] - m);
+        s += exp_f32(in[c] - m);
       }
     }
     return m + std::log(s);
@@ -35,7 +63,7 @@ double log_sum_exp(const float* in, int64_t cols) {
   for (int64_t c = 0; c < cols; ++c) m = std::max(m, in[c]);
   double s = 0;
 #pragma omp simd reduction(+ : s)
-  for (int64_t c = 0; c < cols; ++c) s += std::exp(in[c] - m);
+  for (int64_t c = 0; c < cols; ++c) s += exp_f32(in[c] - m);
   return m + std::log(s);
 }
 
