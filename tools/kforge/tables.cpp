@@ -52,6 +52,12 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
   if (kind == "resumed")
     return "resumed: " + std::to_string(d["candidates"].as_int()) + " candidates in the archive, " +
            std::to_string(d["carried_on"].as_int()) + " carried on";
+  if (kind == "experiment_started")
+    return "experiment started: " + std::to_string(d["targets"].as_int()) + " target(s)";
+  if (kind == "experiment_finished" || kind == "experiment_stopped" || kind == "experiment_failed")
+    return "experiment " + d["status"].as_string() + ": " + std::to_string(d["proposed"].as_int()) +
+           " proposed, " + std::to_string(d["correct"].as_int()) + " correct" +
+           (d["error"].as_string().empty() ? "" : "; last error: " + d["error"].as_string());
   if (kind == "direction_missing")
     return d["task"].as_string() + " has no " + d["direction"].as_string() + " direction; skipped";
   return kind + (d.as_object().empty() ? "" : " " + d.dump());
