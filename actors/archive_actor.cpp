@@ -39,11 +39,12 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                                                 std::shared_ptr<archive::Archive> db) {
   self->state.db = std::move(db);
   // Every write is timed and counted; an error is kept for the console and returned.
-  auto write = [self](const std::string& what, auto&& body) -> caf::error {
+  auto write = [self](const std::string& what, auto&& body) -> caf::result<void> {
     self->state.stats.started(what);
     archive::Status s = body(*self->state.db);
     self->state.stats.finished(s ? std::string() : what + ": " + s.error);
-    return s ? caf::error{} : failed(what, s);
+    if (!s) return failed(what, s);
+    return caf::unit;
   };
   return {
       [self](status_atom) { return self->state.stats.status(); },
@@ -64,15 +65,13 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         return id;
       },
       [write](record_atom, int64_t candidate_id, verdict& v) -> caf::result<void> {
-        auto e = write("verdict of candidate " + std::to_string(candidate_id), [&](archive::Archive& db) {
+        return write("verdict of candidate " + std::to_string(candidate_id), [&](archive::Archive& db) {
           return db.add_verdict({candidate_id, v.stage, v.accepted ? "accepted" : "rejected", v.kind,
                                  v.reason});
         });
-        if (e) return e;
-        return caf::unit;
       },
       [write](record_atom, compile_result& r) -> caf::result<void> {
-        auto e = write("compile of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
+        return write("compile of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
           archive::CompileLog log{r.candidate_id, r.ok, r.cache_hit, r.seconds, r.log,
                                   r.resources_json};
           archive::Verdict v{r.candidate_id, "compile", r.ok ? "accepted" : "rejected",
@@ -82,11 +81,9 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                              r.error};
           return db.record_compile(log, v);
         });
-        if (e) return e;
-        return caf::unit;
       },
       [write](record_atom, eval_result& r) -> caf::result<void> {
-        auto e = write("evaluation of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
+        return write("evaluation of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
           std::vector<archive::ConfigResult> rows;
           for (const auto& c : r.configs) {
             archive::ConfigResult row;
@@ -110,14 +107,10 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           return db.record_evaluation(
               rows, {r.candidate_id, "evaluate", r.verdict, r.failure_kind, reason});
         });
-        if (e) return e;
-        return caf::unit;
       },
       [write](record_atom, profile_summary& p) -> caf::result<void> {
-        auto e = write("profile of candidate " + std::to_string(p.candidate_id),
+        return write("profile of candidate " + std::to_string(p.candidate_id),
                        [&](archive::Archive& db) { return db.add_profile(p.candidate_id, p.json); });
-        if (e) return e;
-        return caf::unit;
       },
       [self](record_atom, event_record& ev) -> caf::result<int64_t> {
         archive::Status s;
@@ -126,10 +119,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         return id;
       },
       [write](update_atom, int64_t experiment_id, std::string& status) -> caf::result<void> {
-        auto e = write("status of experiment " + std::to_string(experiment_id),
+        return write("status of experiment " + std::to_string(experiment_id),
                        [&](archive::Archive& db) { return db.set_experiment_status(experiment_id, status); });
-        if (e) return e;
-        return caf::unit;
       },
       [self](load_atom, int64_t experiment_id) -> caf::result<experiment_snapshot> {
         auto e = self->state.db->experiment(experiment_id);

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "archive/archive.hpp"
@@ -165,9 +166,24 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
       run({"console", "--state", state.string(), "--token-file", (dir_ / "wrong_token").string(), "state"}, 1min);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.output.find("401"), std::string::npos) << "[" << refused.output << "]" << refused.describe();
+  // Live events over the WebSocket while the experiment carries on; pause and resume it.
+  auto events = std::async(std::launch::async, [&] {
+    return run({"console", "--state", state.string(), "events", "--experiment", "1"}, std::chrono::seconds(25));
+  });
+  std::this_thread::sleep_for(500ms);
+  auto paused = run({"console", "--state", state.string(), "pause", "1"}, 1min);
+  EXPECT_EQ(paused.exit_code, 0) << paused.output;
+  auto twice = run({"console", "--state", state.string(), "pause", "1"}, 1min);
+  EXPECT_EQ(twice.exit_code, 1) << twice.output;  // 409: it is paused already
+  EXPECT_NE(twice.output.find("409"), std::string::npos) << twice.output;
+  auto carried_on = run({"console", "--state", state.string(), "resume", "1"}, 1min);
+  EXPECT_EQ(carried_on.exit_code, 0) << carried_on.output;
   for (int i = 0; i < 3000 && db->experiment(1)->status != "finished"; ++i) std::this_thread::sleep_for(100ms);
   ASSERT_EQ(db->experiment(1)->status, "finished");
   expect_complete(*db, 1, 10);
+  auto streamed = events.get();
+  EXPECT_NE(streamed.output.find("[experiment 1] experiment paused"), std::string::npos) << streamed.output;
+  EXPECT_NE(streamed.output.find("[experiment 1] candidate"), std::string::npos) << streamed.output;
   auto ref = open(dir_ / "reference.db");
   EXPECT_EQ(fingerprint(*db, 1), fingerprint(*ref, 1));
   bool resumed = false;

@@ -52,6 +52,8 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
   if (kind == "resumed")
     return "resumed: " + std::to_string(d["candidates"].as_int()) + " candidates in the archive, " +
            std::to_string(d["carried_on"].as_int()) + " carried on";
+  if (kind == "experiment_paused" || kind == "experiment_resumed" || kind == "experiment_stopping")
+    return "experiment " + kind.substr(11);
   if (kind == "experiment_started")
     return "experiment started: " + std::to_string(d["targets"].as_int()) + " target(s)";
   if (kind == "experiment_finished" || kind == "experiment_stopped" || kind == "experiment_failed")
