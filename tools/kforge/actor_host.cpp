@@ -21,7 +21,10 @@ actor_host::actor_host() {
 }
 
 actor_host::~actor_host() {
+  // Every actor ends before the runtime they point into goes (a runner in a blocking call ends
+  // when the call returns; the worker's own step timeouts bound that).
   if (runtime_) runtime_->stop(*system_);
+  system_->await_all_actors_done();
   runtime_.reset();
   system_.reset();
 }
