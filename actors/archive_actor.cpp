@@ -65,62 +65,69 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         return id;
       },
       [write](record_atom, int64_t candidate_id, verdict& v) -> caf::result<void> {
-        return write("verdict of candidate " + std::to_string(candidate_id), [&](archive::Archive& db) {
-          return db.add_verdict({candidate_id, v.stage, v.accepted ? "accepted" : "rejected", v.kind,
-                                 v.reason});
-        });
+        return write(
+            "verdict of candidate " + std::to_string(candidate_id), [&](archive::Archive& db) {
+              return db.add_verdict(
+                  {candidate_id, v.stage, v.accepted ? "accepted" : "rejected", v.kind, v.reason});
+            });
       },
       [write](record_atom, compile_result& r) -> caf::result<void> {
-        return write("compile of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
-          archive::CompileLog log{r.candidate_id, r.ok, r.cache_hit, r.seconds, r.log,
-                                  r.resources_json};
-          archive::Verdict v{r.candidate_id, "compile", r.ok ? "accepted" : "rejected",
-                             r.ok ? "" : (r.error.find("timed out") != std::string::npos
-                                              ? "compile_timeout"
-                                              : "compile_error"),
-                             r.error};
-          return db.record_compile(log, v);
-        });
+        return write(
+            "compile of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
+              archive::CompileLog log{r.candidate_id, r.ok,  r.cache_hit,
+                                      r.seconds,      r.log, r.resources_json};
+              archive::Verdict v{
+                  r.candidate_id, "compile", r.ok ? "accepted" : "rejected",
+                  r.ok ? ""
+                       : (r.error.find("timed out") != std::string::npos ? "compile_timeout"
+                                                                         : "compile_error"),
+                  r.error};
+              return db.record_compile(log, v);
+            });
       },
       [write](record_atom, eval_result& r) -> caf::result<void> {
-        return write("evaluation of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
-          std::vector<archive::ConfigResult> rows;
-          for (const auto& c : r.configs) {
-            archive::ConfigResult row;
-            row.candidate_id = r.candidate_id;
-            row.config_set = r.config_set;
-            row.config_index = c.index;
-            row.config_name = c.name;
-            row.correct = c.correct;
-            row.max_abs_error = c.max_abs_error;
-            row.max_rel_error = c.max_rel_error;
-            if (c.timed) {
-              row.kernel_ms = c.kernel_ms;
-              row.eager_ms = c.eager_ms;
-              row.speedup = c.speedup;
-            }
-            row.detail_json = c.detail_json;
-            rows.push_back(std::move(row));
-          }
-          std::string reason = r.failure_message;
-          for (const auto& f : r.flags) reason += (reason.empty() ? "flag: " : "; flag: ") + f;
-          return db.record_evaluation(
-              rows, {r.candidate_id, "evaluate", r.verdict, r.failure_kind, reason});
-        });
+        return write("evaluation of candidate " + std::to_string(r.candidate_id),
+                     [&](archive::Archive& db) {
+                       std::vector<archive::ConfigResult> rows;
+                       for (const auto& c : r.configs) {
+                         archive::ConfigResult row;
+                         row.candidate_id = r.candidate_id;
+                         row.config_set = r.config_set;
+                         row.config_index = c.index;
+                         row.config_name = c.name;
+                         row.correct = c.correct;
+                         row.max_abs_error = c.max_abs_error;
+                         row.max_rel_error = c.max_rel_error;
+                         if (c.timed) {
+                           row.kernel_ms = c.kernel_ms;
+                           row.eager_ms = c.eager_ms;
+                           row.speedup = c.speedup;
+                         }
+                         row.detail_json = c.detail_json;
+                         rows.push_back(std::move(row));
+                       }
+                       std::string reason = r.failure_message;
+                       for (const auto& f : r.flags)
+                         reason += (reason.empty() ? "flag: " : "; flag: ") + f;
+                       return db.record_evaluation(
+                           rows, {r.candidate_id, "evaluate", r.verdict, r.failure_kind, reason});
+                     });
       },
       [write](record_atom, profile_summary& p) -> caf::result<void> {
         return write("profile of candidate " + std::to_string(p.candidate_id),
-                       [&](archive::Archive& db) { return db.add_profile(p.candidate_id, p.json); });
+                     [&](archive::Archive& db) { return db.add_profile(p.candidate_id, p.json); });
       },
       [self](record_atom, event_record& ev) -> caf::result<int64_t> {
         archive::Status s;
-        int64_t id = self->state.db->add_event({0, ev.experiment_id, ev.time, ev.kind, ev.detail_json}, s);
+        int64_t id =
+            self->state.db->add_event({0, ev.experiment_id, ev.time, ev.kind, ev.detail_json}, s);
         if (!s) return failed("recording event " + ev.kind, s);
         return id;
       },
       [write](update_atom, int64_t experiment_id, std::string& status) -> caf::result<void> {
-        return write("status of experiment " + std::to_string(experiment_id),
-                       [&](archive::Archive& db) { return db.set_experiment_status(experiment_id, status); });
+        return write(
+            "status of experiment " + std::to_string(experiment_id),
+            [&](archive::Archive& db) { return db.set_experiment_status(experiment_id, status); });
       },
       [self](load_atom, int64_t experiment_id) -> caf::result<experiment_snapshot> {
         auto e = self->state.db->experiment(experiment_id);
@@ -166,7 +173,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         if (q.what == "history") return archive::history_view(db, q.id).dump();
         if (q.what == "experiment") {
           if (auto v = archive::experiment_view(db, q.id)) return v->dump();
-          return make_error(error_code::unknown_experiment, "no experiment " + std::to_string(q.id));
+          return make_error(error_code::unknown_experiment,
+                            "no experiment " + std::to_string(q.id));
         }
         if (q.what == "candidate") {
           if (auto v = archive::candidate_view(db, q.id)) return v->dump();

@@ -19,8 +19,7 @@ constexpr auto kProposalTimeout = 15min;
 constexpr int kProposerFailuresBeforeAbandoning = 8;
 
 double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string task_name(const std::string& dir) {
@@ -246,7 +245,8 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                       double best_before = 0;
                       const size_t t = st.population.members().at(n).target;
                       for (const auto& [s, m] : st.population.members())
-                        if (m.target == t && m.correct) best_before = std::max(best_before, m.speedup);
+                        if (m.target == t && m.correct)
+                          best_before = std::max(best_before, m.speedup);
                       ++st.evaluated;
                       st.correct += ok;
                       if (r.verdict == "error") st.last_error = r.failure_message;
@@ -382,7 +382,8 @@ void check_done(self_ptr self) {
 void propose(self_ptr self, int64_t n, size_t t) {
   auto& st = self->state;
   const auto& spec = st.cfg.spec;
-  search::RandomStream select_stream(search::derive_seed(spec.seed, "select", static_cast<uint64_t>(n)));
+  search::RandomStream select_stream(
+      search::derive_seed(spec.seed, "select", static_cast<uint64_t>(n)));
   auto parent = search::select_parent(st.population.visible(t, n), spec.parent_selection,
                                       spec.tournament_size, select_stream);
   propose_request req;
@@ -399,7 +400,8 @@ void propose(self_ptr self, int64_t n, size_t t) {
   }
   req.tried = st.population.tried(t);
   // One proposer for now; an ensemble draws its member from the seeded stream.
-  search::RandomStream ensemble(search::derive_seed(spec.seed, "ensemble", static_cast<uint64_t>(n)));
+  search::RandomStream ensemble(
+      search::derive_seed(spec.seed, "ensemble", static_cast<uint64_t>(n)));
   const auto& chosen = spec.proposers[ensemble.below(spec.proposers.size())];
   auto proposer = st.stages.proposers.find(chosen.kind == "builtin" ? "builtin" : chosen.name);
   if (proposer == st.stages.proposers.end()) return fail(self, "no proposer named " + chosen.name);
@@ -538,11 +540,12 @@ void begin(self_ptr self) {
     emit(self, "experiment_started", d);
     self->request(st.stages.archive, kArchiveTimeout, update_atom::value, st.cfg.experiment.id,
                   st.status)
-        .then([self] {
-                pump(self);
-                check_done(self);
-              },
-              [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
+        .then(
+            [self] {
+              pump(self);
+              check_done(self);
+            },
+            [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
   };
   if (!st.cfg.resume) return go();
   self->request(st.stages.archive, kArchiveTimeout, load_atom::value, st.cfg.experiment.id)
@@ -617,8 +620,8 @@ void export_tasks(self_ptr self) {
                     t.direction = direction;
                     t.backend = backend;
                     t.config_set = spec.config_set != "auto" ? spec.config_set
-                                   : backend == "cuda"      ? "multi"
-                                                            : "single";
+                                   : backend == "cuda"       ? "multi"
+                                                             : "single";
                     st.targets.push_back(t);
                     st.export_dirs.push_back(e.export_dir);
                   }
@@ -662,8 +665,9 @@ coordinator_actor::behavior_type coordinator_impl(
       [self](pause_atom) -> caf::result<void> {
         auto& st = self->state;
         if (st.status != "running" && st.status != "starting")
-          return make_error(error_code::invalid_request,
-                            "experiment " + std::to_string(st.cfg.experiment.id) + " is " + st.status);
+          return make_error(
+              error_code::invalid_request,
+              "experiment " + std::to_string(st.cfg.experiment.id) + " is " + st.status);
         st.cfg.start_paused = true;
         if (st.status == "starting") return caf::unit;
         st.status = "paused";
@@ -678,8 +682,9 @@ coordinator_actor::behavior_type coordinator_impl(
         st.cfg.start_paused = false;
         if (st.status == "starting") return caf::unit;
         if (st.status != "paused")
-          return make_error(error_code::invalid_request,
-                            "experiment " + std::to_string(st.cfg.experiment.id) + " is " + st.status);
+          return make_error(
+              error_code::invalid_request,
+              "experiment " + std::to_string(st.cfg.experiment.id) + " is " + st.status);
         st.status = "running";
         emit(self, "experiment_resumed", json::Value(json::Object{}));
         self->request(st.stages.archive, kArchiveTimeout, update_atom::value, st.cfg.experiment.id,

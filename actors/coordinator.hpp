@@ -41,7 +41,7 @@ struct coordinator_state {
   coordinator_config cfg;
   stage_handles stages;
   std::vector<target> targets;
-  std::vector<std::string> export_dirs;           ///< per target
+  std::vector<std::string> export_dirs;          ///< per target
   std::map<std::string, std::string> cuda_arch;  ///< per evaluator key
   search::Population population{8};
   std::map<int64_t, candidate_record> candidates;  ///< by sequence

@@ -74,9 +74,9 @@ void dispatch(evaluator_actor::stateful_pointer<evaluator_state> self) {
   if (st.running || st.queue.empty()) return;
   // The oldest candidate first: a coordinator's next proposal waits for its oldest candidate in
   // flight (the decision window), so serving in compile-completion order would idle the GPU.
-  auto oldest = std::min_element(st.queue.begin(), st.queue.end(), [](const auto& a, const auto& b) {
-    return a.request.candidate_id < b.request.candidate_id;
-  });
+  auto oldest = std::min_element(
+      st.queue.begin(), st.queue.end(),
+      [](const auto& a, const auto& b) { return a.request.candidate_id < b.request.candidate_id; });
   auto job = std::move(*oldest);
   st.queue.erase(oldest);
   st.running = true;
@@ -116,7 +116,9 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
   wo.scratch_dir = options.scratch_dir;
   self->state.worker = std::make_unique<gpu::WorkerClient>(wo);
   return {
-      [self, options](device_atom) { return describe_device(*self->state.worker, options.backend); },
+      [self, options](device_atom) {
+        return describe_device(*self->state.worker, options.backend);
+      },
       [self, options](evaluate_atom, eval_request& r) {
         json::Value request;
         request.set("export_dir", r.export_dir).set("library", r.library_path);
@@ -138,23 +140,22 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         }
         double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::string device = self->state.worker->ready()["device"]["name"].as_string(options.backend);
+        std::string device =
+            self->state.worker->ready()["device"]["name"].as_string(options.backend);
         return to_result(r, outcome, seconds, device);
       },
   };
 }
 
-evaluator_actor::behavior_type evaluator_impl(evaluator_actor::stateful_pointer<evaluator_state> self,
-                                              evaluator_options options) {
-  self->state.stats = stage_stats("evaluator " + evaluator_key(options.backend, options.device),
-                                  "evaluator");
+evaluator_actor::behavior_type evaluator_impl(
+    evaluator_actor::stateful_pointer<evaluator_state> self, evaluator_options options) {
+  self->state.stats =
+      stage_stats("evaluator " + evaluator_key(options.backend, options.device), "evaluator");
   self->state.runner = self->system().spawn<caf::detached>(evaluation_runner_impl, options);
   self->link_to(self->state.runner);
   return {
       [self](status_atom) { return self->state.stats.status(); },
-      [self](device_atom) {
-        return self->delegate(self->state.runner, device_atom::value);
-      },
+      [self](device_atom) { return self->delegate(self->state.runner, device_atom::value); },
       [self](evaluate_atom, eval_request& r) {
         evaluator_state::job j{std::move(r), self->make_response_promise<eval_result>()};
         auto promise = j.promise;

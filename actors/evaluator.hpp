@@ -37,8 +37,8 @@ struct evaluator_state {
   static inline const char* name = "kforge.evaluator";
 };
 
-evaluator_actor::behavior_type evaluator_impl(evaluator_actor::stateful_pointer<evaluator_state> self,
-                                              evaluator_options options);
+evaluator_actor::behavior_type evaluator_impl(
+    evaluator_actor::stateful_pointer<evaluator_state> self, evaluator_options options);
 
 /// The runner: owns the worker; spawn it detached.
 struct evaluation_runner_state;

@@ -60,8 +60,9 @@ caf::result<void> command(self_ptr self, int64_t id, auto atom) {
   if (it == self->state.running.end()) {
     auto done = self->state.concluded.find(id);
     if (done != self->state.concluded.end())
-      return make_error(error_code::invalid_request,
-                        "experiment " + std::to_string(id) + " has ended (" + done->second.status + ")");
+      return make_error(
+          error_code::invalid_request,
+          "experiment " + std::to_string(id) + " has ended (" + done->second.status + ")");
     return make_error(error_code::unknown_experiment,
                       "no running experiment " + std::to_string(id) + " in this daemon");
   }
@@ -105,8 +106,8 @@ gateway_actor::behavior_type gateway_impl(gateway_actor::stateful_pointer<gatewa
         auto parsed = search::parse_experiment_spec(config_text);
         if (!parsed.ok()) return make_error(error_code::bad_config, parsed.error_text());
         std::error_code ec;
-        auto problems = resolve_spec(parsed.spec, *self->state.rt,
-                                     std::filesystem::current_path(ec).string());
+        auto problems =
+            resolve_spec(parsed.spec, *self->state.rt, std::filesystem::current_path(ec).string());
         if (!problems.empty()) {
           std::string text;
           for (const auto& p : problems) text += p + "\n";
@@ -157,27 +158,29 @@ gateway_actor::behavior_type gateway_impl(gateway_actor::stateful_pointer<gatewa
         }
         for (size_t i = 0; i < st.rt->reporters.size(); ++i)
           self->request(st.rt->reporters[i], 1s, status_atom::value)
-              .then([out, i, finish](actor_status& s) mutable {
-                      out->actors[i + 1] = std::move(s);
-                      finish();
-                    },
-                    [out, i, finish](caf::error& e) mutable {
-                      out->actors[i + 1].name = "(no answer)";
-                      out->actors[i + 1].last_error = caf::to_string(e);
-                      finish();
-                    });
+              .then(
+                  [out, i, finish](actor_status& s) mutable {
+                    out->actors[i + 1] = std::move(s);
+                    finish();
+                  },
+                  [out, i, finish](caf::error& e) mutable {
+                    out->actors[i + 1].name = "(no answer)";
+                    out->actors[i + 1].last_error = caf::to_string(e);
+                    finish();
+                  });
         for (size_t i = 0; i < ids.size(); ++i)
           self->request(st.running[ids[i]], 1s, progress_atom::value)
-              .then([out, i, finish](experiment_status& s) mutable {
-                      out->experiments[i] = std::move(s);
-                      finish();
-                    },
-                    [out, i, ids, finish](caf::error& e) mutable {
-                      out->experiments[i].id = ids[i];
-                      out->experiments[i].status = "(no answer)";
-                      out->experiments[i].last_error = caf::to_string(e);
-                      finish();
-                    });
+              .then(
+                  [out, i, finish](experiment_status& s) mutable {
+                    out->experiments[i] = std::move(s);
+                    finish();
+                  },
+                  [out, i, ids, finish](caf::error& e) mutable {
+                    out->experiments[i].id = ids[i];
+                    out->experiments[i].status = "(no answer)";
+                    out->experiments[i].last_error = caf::to_string(e);
+                    finish();
+                  });
         return promise;
       },
       [self](query_atom, query_request& q) {

@@ -17,7 +17,7 @@ namespace kforge {
 struct gateway_state {
   const runtime* rt = nullptr;
   std::map<int64_t, coordinator_actor> running;     ///< by experiment id
-  std::map<int64_t, experiment_status> concluded;  ///< final progress of ended experiments
+  std::map<int64_t, experiment_status> concluded;   ///< final progress of ended experiments
   std::map<caf::actor_addr, int64_t> coordinators;  ///< every coordinator spawned, by address
   std::vector<caf::actor> subscribers;
   stage_stats stats{"gateway", "gateway"};

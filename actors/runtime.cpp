@@ -41,7 +41,8 @@ std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_optio
     }
     rt->db = std::move(db);
   }
-  if (options.compile_slots == 0) options.compile_slots = std::max(1u, std::thread::hardware_concurrency());
+  if (options.compile_slots == 0)
+    options.compile_slots = std::max(1u, std::thread::hardware_concurrency());
   if (options.evaluators.empty()) {
     evaluator_options cpu;
     cpu.backend = "cpu";
@@ -58,9 +59,9 @@ std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_optio
   }
   auto& s = rt->stages;
   s.archive = system.spawn<caf::detached>(archive_actor_impl, rt->db);
-  s.compiler = system.spawn(compiler_pool_impl,
-                            compiler_options{options.compile_slots, options.cache_dir,
-                                             options.compile_timeout});
+  s.compiler = system.spawn(
+      compiler_pool_impl,
+      compiler_options{options.compile_slots, options.cache_dir, options.compile_timeout});
   s.verifier = system.spawn(verifier_impl);
   s.profiler = system.spawn(profiler_impl);
   s.proposers["builtin"] = system.spawn(builtin_proposer_impl);
@@ -123,10 +124,10 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
   for (const auto& b : spec.backends) {
     std::string chosen = b == "auto" ? (rt.has_evaluator("cuda:0") ? "cuda" : "cpu") : b;
     if (chosen == "cuda" && !rt.has_evaluator("cuda:0"))
-      errors.push_back("backend cuda: this kforge has no GPU evaluator (" +
-                       std::string(build::with_cuda ? "no NVIDIA GPU found"
-                                                    : "built without CUDA") +
-                       "); use \"cpu\" or \"auto\"");
+      errors.push_back(
+          "backend cuda: this kforge has no GPU evaluator (" +
+          std::string(build::with_cuda ? "no NVIDIA GPU found" : "built without CUDA") +
+          "); use \"cpu\" or \"auto\"");
     if (std::find(backends.begin(), backends.end(), chosen) == backends.end())
       backends.push_back(chosen);
   }

@@ -19,7 +19,7 @@ namespace kforge {
 
 struct runtime_options {
   std::string archive_path;
-  std::string cache_dir;      ///< compile and export cache
+  std::string cache_dir;       ///< compile and export cache
   unsigned compile_slots = 0;  ///< 0: one per core
   std::chrono::seconds compile_timeout{600};
   /// Empty: the CPU backend, plus one cuda evaluator per GPU when the build has CUDA.

@@ -48,7 +48,8 @@ CREATE INDEX IF NOT EXISTS compiles_by_candidate ON compiles (candidate_id);
 )sql";
 
 // Version 1 had no template parameters on candidates.
-constexpr const char* kMigrateFrom1 = "ALTER TABLE candidates ADD COLUMN params TEXT NOT NULL DEFAULT '{}';";
+constexpr const char* kMigrateFrom1 =
+    "ALTER TABLE candidates ADD COLUMN params TEXT NOT NULL DEFAULT '{}';";
 
 double now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -422,8 +423,8 @@ std::vector<ConfigResult> Archive::results(int64_t candidate_id) {
 }
 
 std::vector<Experiment> Archive::experiments() {
-  Statement s(db_,
-              "SELECT id, name, config, seed, status, created_at FROM experiments ORDER BY id DESC");
+  Statement s(
+      db_, "SELECT id, name, config, seed, status, created_at FROM experiments ORDER BY id DESC");
   std::vector<Experiment> out;
   while (s.step()) out.push_back(read_experiment(s));
   return out;

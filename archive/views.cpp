@@ -59,7 +59,8 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
     t.correct += p.correct;
     finished += p.finished;
     correct += p.correct;
-    if (p.correct && p.geomean_speedup > 0 && (!t.best || p.geomean_speedup > t.best->geomean_speedup))
+    if (p.correct && p.geomean_speedup > 0 &&
+        (!t.best || p.geomean_speedup > t.best->geomean_speedup))
       t.best = &p;
   }
   v.set("candidates", static_cast<int64_t>(progress.size())).set("finished", finished);
@@ -126,7 +127,10 @@ json::Value history_view(Archive& a, int64_t experiment_id) {
   list.array();
   for (const auto& e : a.history(experiment_id)) {
     json::Value x;
-    x.set("id", e.id).set("time", e.time).set("kind", e.kind).set("detail", parsed_or_text(e.detail_json));
+    x.set("id", e.id)
+        .set("time", e.time)
+        .set("kind", e.kind)
+        .set("detail", parsed_or_text(e.detail_json));
     list.push(x);
   }
   return list;

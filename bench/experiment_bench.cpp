@@ -65,13 +65,15 @@ int main(int argc, char** argv) {
     self->receive(
         [&](event_atom, event_record& ev) {
           if (ev.kind == "evaluated" && first_evaluation < 0)
-            first_evaluation = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            first_evaluation =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         },
         [&](done_atom, experiment_status& s) {
           final_status = std::move(s);
           done = true;
         });
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // The evaluators' own bookkeeping: slot-seconds busy, seconds with work waiting or running.
   std::cout << "experiment " << record.id << " (" << config << "): " << final_status.status << "\n";
   std::cout << cli::pad("evaluator", 14) << cli::pad("evaluated", 10) << cli::pad("busy s", 9)
@@ -85,12 +87,16 @@ int main(int argc, char** argv) {
               << cli::pad(cli::format("%.1f", s.busy_seconds), 9)
               << cli::pad(cli::format("%.1f", s.loaded_seconds), 9)
               << cli::pad(cli::format("%.1f%%", 100 * s.busy_seconds / wall), 10)
-              << cli::format("%.1f%%", s.loaded_seconds > 0 ? 100 * s.busy_seconds / s.loaded_seconds : 0) << "\n";
+              << cli::format("%.1f%%",
+                             s.loaded_seconds > 0 ? 100 * s.busy_seconds / s.loaded_seconds : 0)
+              << "\n";
   }
   std::cout << "wall " << cli::format("%.1f s", wall) << ", first evaluation after "
-            << cli::format("%.1f s", first_evaluation) << ", " << final_status.evaluated << " evaluated ("
-            << cli::format("%.1f", 60.0 * final_status.evaluated / wall) << " per minute), "
-            << final_status.correct << " correct, " << final_status.rejected << " rejected\n\n";
-  if (auto view = archive::experiment_view(*rt.db, record.id)) std::cout << cli::experiment_table(*view);
+            << cli::format("%.1f s", first_evaluation) << ", " << final_status.evaluated
+            << " evaluated (" << cli::format("%.1f", 60.0 * final_status.evaluated / wall)
+            << " per minute), " << final_status.correct << " correct, " << final_status.rejected
+            << " rejected\n\n";
+  if (auto view = archive::experiment_view(*rt.db, record.id))
+    std::cout << cli::experiment_table(*view);
   return final_status.status == "finished" ? 0 : 1;
 }

@@ -52,7 +52,8 @@ std::vector<KernelResources> parse_ptxas_report(std::string_view log) {
   static const std::regex entry(R"(Compiling entry function '([^']+)' for '(\w+)')");
   static const std::regex spills(
       R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex used(R"(Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?)");
+  static const std::regex used(
+      R"(Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?)");
   std::vector<KernelResources> out;
   std::istringstream in{std::string(log)};
   for (std::string line; std::getline(in, line);) {
@@ -112,7 +113,8 @@ Profile make_profile(const std::string& backend, std::string_view compile_log,
       const double fraction = bound_ms > 0 ? bound_ms / kernel_ms : 0;
       r.set("kernel_ms", kernel_ms).set("eager_ms", eager_ms);
       r.set("speedup", eager_ms > 0 ? eager_ms / kernel_ms : 0);
-      r.set("kernel_spread", c["candidate"]["p90_ms"].as_number(0) - c["candidate"]["p10_ms"].as_number(0));
+      r.set("kernel_spread",
+            c["candidate"]["p90_ms"].as_number(0) - c["candidate"]["p10_ms"].as_number(0));
       r.set("bytes_moved", bytes).set("achieved_gb_per_s", bandwidth / 1e9);
       r.set("speed_of_light_ms", bound_ms).set("fraction_of_speed_of_light", fraction);
       if (bytes > largest_bytes) {

@@ -266,7 +266,8 @@ SourceVerdict check_source(std::string_view source, const std::string& function,
   if (std::find(names.begin(), names.end(), function) == names.end()) {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    return reject("missing_function", "the source registers no `" + function + "` with m.def (it registers " +
+    return reject("missing_function", "the source registers no `" + function +
+                                          "` with m.def (it registers " +
                                           (list.empty() ? std::string("nothing") : list) + ")");
   }
   auto join = [](const std::vector<std::string>& v) {
@@ -284,7 +285,8 @@ SourceVerdict check_source(std::string_view source, const std::string& function,
     }
     if (!ok)
       return reject("signature_mismatch", "`" + function + "` takes (" + join(*types) +
-                                              ") but the task passes (" + join(expected_types) + ")");
+                                              ") but the task passes (" + join(expected_types) +
+                                              ")");
   } else {
     v.notes.push_back("the parameters of `" + function +
                       "` could not be read statically; the worker checks them");

@@ -12,8 +12,8 @@
 #include <string>
 #include <thread>
 
-#include "gpu/compiler.hpp"
 #include "common/json.hpp"
+#include "gpu/compiler.hpp"
 #include "gpu/process.hpp"
 
 namespace kforge::gpu {

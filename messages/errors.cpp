@@ -6,15 +6,24 @@ namespace kforge {
 
 std::string to_string(error_code code) {
   switch (code) {
-    case error_code::none: return "none";
-    case error_code::bad_config: return "bad_config";
-    case error_code::unknown_experiment: return "unknown_experiment";
-    case error_code::unknown_candidate: return "unknown_candidate";
-    case error_code::archive_failure: return "archive_failure";
-    case error_code::exhausted: return "exhausted";
-    case error_code::proposer_failure: return "proposer_failure";
-    case error_code::export_failure: return "export_failure";
-    case error_code::invalid_request: return "invalid_request";
+    case error_code::none:
+      return "none";
+    case error_code::bad_config:
+      return "bad_config";
+    case error_code::unknown_experiment:
+      return "unknown_experiment";
+    case error_code::unknown_candidate:
+      return "unknown_candidate";
+    case error_code::archive_failure:
+      return "archive_failure";
+    case error_code::exhausted:
+      return "exhausted";
+    case error_code::proposer_failure:
+      return "proposer_failure";
+    case error_code::export_failure:
+      return "export_failure";
+    case error_code::invalid_request:
+      return "invalid_request";
   }
   return "unknown";
 }

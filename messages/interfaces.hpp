@@ -43,14 +43,14 @@ using evaluator_actor = status_reporter::extend<
     caf::replies_to<device_atom>::with<device_info>>;
 
 /// A compiler slot: one blocking compile or export at a time, on its own thread.
-using compile_runner_actor = caf::typed_actor<
-    caf::replies_to<compile_atom, compile_request>::with<compile_result>,
-    caf::replies_to<export_atom, export_request>::with<export_result>>;
+using compile_runner_actor =
+    caf::typed_actor<caf::replies_to<compile_atom, compile_request>::with<compile_result>,
+                     caf::replies_to<export_atom, export_request>::with<export_result>>;
 
 /// The evaluator's hands: owns the worker process and blocks on it, on its own thread.
-using evaluation_runner_actor = caf::typed_actor<
-    caf::replies_to<evaluate_atom, eval_request>::with<eval_result>,
-    caf::replies_to<device_atom>::with<device_info>>;
+using evaluation_runner_actor =
+    caf::typed_actor<caf::replies_to<evaluate_atom, eval_request>::with<eval_result>,
+                     caf::replies_to<device_atom>::with<device_info>>;
 
 /// Explains what a correct kernel spends: compiler resources and the per-config breakdown.
 using profiler_actor = status_reporter::extend<
@@ -100,7 +100,8 @@ using gateway_actor = status_reporter::extend<
     // Starts an experiment from its configuration (JSON text); its id.
     caf::replies_to<submit_atom, std::string>::with<int64_t>,
     // Pauses, resumes or stops an experiment by id.
-    caf::replies_to<pause_atom, int64_t>::with<void>, caf::replies_to<resume_atom, int64_t>::with<void>,
+    caf::replies_to<pause_atom, int64_t>::with<void>,
+    caf::replies_to<resume_atom, int64_t>::with<void>,
     caf::replies_to<stop_atom, int64_t>::with<void>,
     // Every actor's status and every experiment's progress.
     caf::replies_to<state_atom>::with<system_state>,

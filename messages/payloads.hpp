@@ -102,8 +102,8 @@ typename Inspector::result_type inspect(Inspector& f, verify_request& x) {
 struct verdict {
   std::string stage;  ///< "verify", "compile" or "evaluate"
   bool accepted = false;
-  std::string kind;    ///< failure kind, empty when accepted
-  std::string reason;  ///< one line a user can act on
+  std::string kind;                ///< failure kind, empty when accepted
+  std::string reason;              ///< one line a user can act on
   std::vector<std::string> notes;  ///< findings that do not reject (flags)
 };
 
@@ -282,9 +282,8 @@ struct actor_status {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, actor_status& x) {
-  return f(caf::meta::type_name("actor_status"), x.name, x.role, x.queued, x.in_flight,
-           x.completed, x.failed, x.busy_seconds, x.loaded_seconds, x.uptime_seconds, x.current,
-           x.last_error);
+  return f(caf::meta::type_name("actor_status"), x.name, x.role, x.queued, x.in_flight, x.completed,
+           x.failed, x.busy_seconds, x.loaded_seconds, x.uptime_seconds, x.current, x.last_error);
 }
 
 /// The best correct candidate of one target so far.
@@ -377,8 +376,8 @@ struct candidate_state {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_state& x) {
-  return f(caf::meta::type_name("candidate_state"), x.candidate, x.verified, x.compiled,
-           x.finished, x.correct, x.speedup, x.profiled);
+  return f(caf::meta::type_name("candidate_state"), x.candidate, x.verified, x.compiled, x.finished,
+           x.correct, x.speedup, x.profiled);
 }
 
 struct experiment_snapshot {

@@ -41,13 +41,12 @@ void register_message_types(caf::actor_system_config& config) {
       .add_message_type<evaluation_runner_actor>("kforge::evaluation_runner_actor")
       .add_message_type<coordinator_actor>("kforge::coordinator_actor")
       .add_message_type<gateway_actor>("kforge::gateway_actor");
-  config.add_error_category(error_category,
-                            [](uint8_t code, caf::atom_value, const caf::message& context) {
-                              std::string text = "kforge: " + to_string(static_cast<error_code>(code));
-                              if (context.match_elements<std::string>())
-                                text += ": " + context.get_as<std::string>(0);
-                              return text;
-                            });
+  config.add_error_category(
+      error_category, [](uint8_t code, caf::atom_value, const caf::message& context) {
+        std::string text = "kforge: " + to_string(static_cast<error_code>(code));
+        if (context.match_elements<std::string>()) text += ": " + context.get_as<std::string>(0);
+        return text;
+      });
 }
 
 }  // namespace kforge

@@ -85,8 +85,9 @@ struct HttpServer::Impl {
     const std::string prefix = "Bearer ";
     if (it == req.headers.end() || it->second.rfind(prefix, 0) != 0 ||
         !same_secret(it->second.substr(prefix.size()), token))
-      return {401, "application/json",
-              "{\"error\":\"missing or wrong bearer token (the daemon writes it to <state>/token)\"}"};
+      return {
+          401, "application/json",
+          "{\"error\":\"missing or wrong bearer token (the daemon writes it to <state>/token)\"}"};
     return {0, "", ""};
   }
 

@@ -37,8 +37,8 @@ class Reader {
     if (!v) return;
     if (!v->is_string()) return error(key, "must be a string");
     if (allowed.size() && !one_of(v->as_string(), allowed))
-      return error(key, "must be one of " + allowed_list(allowed) + ", not \"" + v->as_string() +
-                            "\"");
+      return error(key,
+                   "must be one of " + allowed_list(allowed) + ", not \"" + v->as_string() + "\"");
     out = v->as_string();
   }
   template <class Int>
@@ -122,7 +122,8 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
     r.string("name", s.name);
     if (auto v = r.get("seed")) {
       double d = v->as_number(-1);
-      if (!v->is_number() || d < 0 || d > 9007199254740992.0 || d != static_cast<double>(static_cast<uint64_t>(d)))
+      if (!v->is_number() || d < 0 || d > 9007199254740992.0 ||
+          d != static_cast<double>(static_cast<uint64_t>(d)))
         r.error("seed", "must be a non-negative integer (at most 2^53)");
       else
         s.seed = static_cast<uint64_t>(d);

@@ -1,7 +1,8 @@
 // The candidates of one experiment as the search sees them, and the decisions drawn from them.
 // Decisions are made at fixed points: proposal n may see only the outcomes of candidates up to
-// n - depth, and waits until all of those have finished (so at most `depth` are in flight). What a proposal sees is then the same
-// whichever order compiles and evaluations finish in, so the same seed gives the same candidates.
+// n - depth, and waits until all of those have finished (so at most `depth` are in flight). What a
+// proposal sees is then the same whichever order compiles and evaluations finish in, so the same
+// seed gives the same candidates.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +18,8 @@ namespace kforge::search {
 struct Member {
   int64_t sequence = 0;
   int64_t candidate_id = 0;
-  size_t target = 0;     ///< index into the experiment's targets
-  std::string key;       ///< what was proposed (strategy and parameters): no key twice
+  size_t target = 0;      ///< index into the experiment's targets
+  std::string key;        ///< what was proposed (strategy and parameters): no key twice
   bool finished = false;  ///< has its final verdict
   bool correct = false;
   double speedup = 0;  ///< geometric mean over the configs, when correct

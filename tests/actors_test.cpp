@@ -147,9 +147,9 @@ struct Proposed {
 class ActorTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("kforge_actor_test_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() / ("kforge_actor_test_" + std::to_string(::getpid()) + "_" +
+                                     testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "export");
     std::ofstream(dir_ / "export" / "task.json") << kTaskJson;
@@ -209,13 +209,14 @@ class ActorTest : public testing::Test {
     auto parsed = search::parse_experiment_spec(
         R"({"seed": 11, "tasks": [")" + (dir_ / "softmax").string() +
         R"("], "backends": ["cpu"], "budget": {"candidates_per_target": )" +
-        std::to_string(budget) + R"(}, "search": {"pipeline_depth": )" + std::to_string(depth) + "}}");
+        std::to_string(budget) + R"(}, "search": {"pipeline_depth": )" + std::to_string(depth) +
+        "}}");
     EXPECT_TRUE(parsed.ok()) << parsed.error_text();
     return parsed.spec;
   }
 
-  coordinator_actor start(const search::ExperimentSpec& s, const stage_handles& st, bool resume = false,
-                          int64_t id = 0) {
+  coordinator_actor start(const search::ExperimentSpec& s, const stage_handles& st,
+                          bool resume = false, int64_t id = 0) {
     coordinator_config c;
     if (!id) {
       archive::Status status;
@@ -233,10 +234,9 @@ class ActorTest : public testing::Test {
   bool collect() {
     bool more = true;
     while (more)
-      (*self_)->receive(
-          [&](event_atom, event_record& e) { events_.push_back(e.kind); },
-          [&](done_atom, experiment_status& s) { done_ = s; },
-          caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
+      (*self_)->receive([&](event_atom, event_record& e) { events_.push_back(e.kind); },
+                        [&](done_atom, experiment_status& s) { done_ = s; },
+                        caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
     return done_.has_value();
   }
 
@@ -245,7 +245,8 @@ class ActorTest : public testing::Test {
     std::vector<Proposed> out;
     for (const auto& c : db_->candidates(experiment_)) {
       sequence_of[c.id] = c.sequence;
-      out.push_back({c.sequence, c.strategy, c.params, c.parent_id ? sequence_of.at(*c.parent_id) : -1});
+      out.push_back(
+          {c.sequence, c.strategy, c.params, c.parent_id ? sequence_of.at(*c.parent_id) : -1});
     }
     return out;
   }
@@ -259,7 +260,8 @@ class ActorTest : public testing::Test {
         evaluations += v.stage == "evaluate";
       }
       EXPECT_EQ(finals, 1) << "candidate " << c.id;
-      EXPECT_EQ(db_->results(c.id).size(), static_cast<size_t>(evaluations)) << "candidate " << c.id;
+      EXPECT_EQ(db_->results(c.id).size(), static_cast<size_t>(evaluations))
+          << "candidate " << c.id;
     }
   }
 
@@ -306,7 +308,8 @@ TEST_F(ActorTest, TheOrderInWhichEvaluationsFinishDoesNotChangeTheCandidates) {
   auto in_order = proposed();
   ASSERT_EQ(in_order.size(), 14u);
   // At least one candidate descends from another: the outcomes steer the proposals.
-  EXPECT_TRUE(std::any_of(in_order.begin(), in_order.end(), [](auto& p) { return p.parent_sequence >= 0; }));
+  EXPECT_TRUE(std::any_of(in_order.begin(), in_order.end(),
+                          [](auto& p) { return p.parent_sequence >= 0; }));
 
   done_.reset();
   start_system("last_first.db");
@@ -376,7 +379,8 @@ TEST_F(ActorTest, AFailingProposerIsBackedOffThenAbandoned) {
   EXPECT_EQ(done_->status, "finished");
   EXPECT_NE(done_->last_error.find("unreachable"), std::string::npos) << done_->last_error;
   auto history = db_->history(experiment_);
-  auto first_retry = std::find_if(history.begin(), history.end(), [](auto& e) { return e.kind == "proposer_error"; });
+  auto first_retry = std::find_if(history.begin(), history.end(),
+                                  [](auto& e) { return e.kind == "proposer_error"; });
   ASSERT_NE(first_retry, history.end());
   EXPECT_NE(first_retry->detail_json.find("\"retry_in_seconds\":1"), std::string::npos);
 }
@@ -415,7 +419,8 @@ TEST_F(ActorTest, AResumedExperimentLosesNothingAndRepeatsNothing) {
   expect_each_finished_once();
   // What was evaluated and recorded before the kill was not evaluated again.
   for (int64_t c : evaluated_before)
-    EXPECT_EQ(std::count(log_->evaluated.begin(), log_->evaluated.end(), c), 1) << "candidate " << c;
+    EXPECT_EQ(std::count(log_->evaluated.begin(), log_->evaluated.end(), c), 1)
+        << "candidate " << c;
 }
 
 }  // namespace

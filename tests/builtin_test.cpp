@@ -49,8 +49,8 @@ json::Value direction(std::vector<const char*> ops, std::vector<json::Value> arg
 }
 
 json::Value softmax_task() {
-  return direction({"aten::softmax"}, {tensor("x", "input", "float32", {4, 8}), scalar("dim", "int", -1)},
-                   {4, 8});
+  return direction({"aten::softmax"},
+                   {tensor("x", "input", "float32", {4, 8}), scalar("dim", "int", -1)}, {4, 8});
 }
 
 TEST(KernelTemplates, EveryEmbeddedTemplateParsesWithValidDefaults) {
@@ -73,11 +73,12 @@ TEST(KernelTemplates, EveryEmbeddedTemplateParsesWithValidDefaults) {
 
 TEST(KernelTemplates, RenderSetsTheConstantsAndNothingElse) {
   std::string error;
-  auto t = KernelTemplate::parse("t.cpp",
-                                 "// kforge:template demo_f32_cpu\n// kforge:family demo\n"
-                                 "// kforge:backend cpu\nconstexpr int kA = 2;  // kforge:param a 1 2 4\n"
-                                 "constexpr int64_t kB = -1;  // kforge:param b -1 3\nint body() { return kA; }\n",
-                                 error);
+  auto t = KernelTemplate::parse(
+      "t.cpp",
+      "// kforge:template demo_f32_cpu\n// kforge:family demo\n"
+      "// kforge:backend cpu\nconstexpr int kA = 2;  // kforge:param a 1 2 4\n"
+      "constexpr int64_t kB = -1;  // kforge:param b -1 3\nint body() { return kA; }\n",
+      error);
   ASSERT_TRUE(t) << error;
   EXPECT_EQ(t->space_size(), 6u);
   auto v = t->defaults();
@@ -96,7 +97,8 @@ TEST(KernelTemplates, RenderSetsTheConstantsAndNothingElse) {
 
 TEST(KernelTemplates, MalformedTemplatesAreRefusedWithTheLine) {
   std::string error;
-  EXPECT_FALSE(KernelTemplate::parse("t.cu", "constexpr int kA = 5;  // kforge:param a 1 2\n", error));
+  EXPECT_FALSE(
+      KernelTemplate::parse("t.cu", "constexpr int kA = 5;  // kforge:param a 1 2\n", error));
   EXPECT_NE(error.find("t.cu:1"), std::string::npos) << error;
   EXPECT_FALSE(KernelTemplate::parse("t.cu", "int a;  // kforge:param a 1 2\n", error));
   EXPECT_FALSE(KernelTemplate::parse("t.cu", "// no header\n", error));
@@ -122,26 +124,29 @@ TEST(KernelTemplates, TiledGemmConstraintsRejectImpossibleShapes) {
 
 TEST(TaskFamily, RecognisesTheBundledFamiliesFromOpsAndArguments) {
   EXPECT_EQ(recognise_family(softmax_task(), "forward").family, "softmax");
-  auto layernorm = direction({"aten::layer_norm"},
-                             {tensor("x", "input", "float32", {4, 8}), tensor("w", "parameter", "float32", {8}),
-                              tensor("b", "parameter", "float32", {8}),
-                              [] {
-                                json::Value a, v;
-                                v.array();
-                                v.push(8);
-                                a.set("kind", "int_list").set("value", v);
-                                return a;
-                              }(),
-                              scalar("eps", "float", 1e-5)},
-                             {4, 8});
+  auto layernorm =
+      direction({"aten::layer_norm"},
+                {tensor("x", "input", "float32", {4, 8}), tensor("w", "parameter", "float32", {8}),
+                 tensor("b", "parameter", "float32", {8}),
+                 [] {
+                   json::Value a, v;
+                   v.array();
+                   v.push(8);
+                   a.set("kind", "int_list").set("value", v);
+                   return a;
+                 }(),
+                 scalar("eps", "float", 1e-5)},
+                {4, 8});
   EXPECT_EQ(recognise_family(layernorm, "forward").family, "layernorm");
-  auto linear = direction({"aten::linear", "aten::relu"},
-                          {tensor("x", "input", "float32", {4, 8}), tensor("w", "parameter", "float32", {3, 8}),
-                           tensor("b", "parameter", "float32", {3})},
-                          {4, 3});
+  auto linear = direction(
+      {"aten::linear", "aten::relu"},
+      {tensor("x", "input", "float32", {4, 8}), tensor("w", "parameter", "float32", {3, 8}),
+       tensor("b", "parameter", "float32", {3})},
+      {4, 3});
   EXPECT_EQ(recognise_family(linear, "forward").family, "linear_relu");
-  auto ce = direction({"aten::cross_entropy_loss", "aten::size"},
-                      {tensor("logits", "input", "float32", {4, 8}), tensor("t", "input", "int64", {4})}, {});
+  auto ce = direction(
+      {"aten::cross_entropy_loss", "aten::size"},
+      {tensor("logits", "input", "float32", {4, 8}), tensor("t", "input", "int64", {4})}, {});
   EXPECT_EQ(recognise_family(ce, "forward").family, "cross_entropy");
 }
 
@@ -151,10 +156,12 @@ TEST(TaskFamily, SaysWhyWhenNothingFits) {
   EXPECT_TRUE(r.family.empty());
   EXPECT_NE(r.why_not.find("aten::gelu"), std::string::npos) << r.why_not;
   EXPECT_FALSE(recognise_family(softmax_task(), "backward").why_not.empty());
-  auto dim0 = direction({"aten::softmax"}, {tensor("x", "input", "float32", {4, 8}), scalar("dim", "int", 0)}, {4, 8});
+  auto dim0 = direction({"aten::softmax"},
+                        {tensor("x", "input", "float32", {4, 8}), scalar("dim", "int", 0)}, {4, 8});
   EXPECT_TRUE(recognise_family(dim0, "forward").family.empty());
-  EXPECT_TRUE(recognise_family(direction({}, {tensor("x", "input", "float32", {4, 8})}, {4, 8}), "forward")
-                  .why_not.find("export again") != std::string::npos);
+  EXPECT_TRUE(
+      recognise_family(direction({}, {tensor("x", "input", "float32", {4, 8})}, {4, 8}), "forward")
+          .why_not.find("export again") != std::string::npos);
 }
 
 BuiltinRequest request(const std::string& backend, uint64_t seed) {
@@ -204,7 +211,8 @@ TEST(BuiltinProposer, MutatesOneOrTwoParametersOfTheParent) {
     EXPECT_TRUE(child.from_parent) << child.rationale;
     auto values = json::parse(child.params).value->as_object();
     int changed = 0;
-    for (size_t i = 0; i < values.size(); ++i) changed += values[i].second.as_int() != parent[i].second.as_int();
+    for (size_t i = 0; i < values.size(); ++i)
+      changed += values[i].second.as_int() != parent[i].second.as_int();
     EXPECT_GE(changed, 1);
     EXPECT_LE(changed, 2);
   }

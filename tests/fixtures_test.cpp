@@ -36,12 +36,14 @@ std::vector<Fixture> fixtures(const std::string& suffix) {
 /// starts with the family: softmax_f32_cpu_rows.cpp -> tasks/softmax).
 std::vector<Fixture> cpu_templates() {
   std::vector<Fixture> out;
-  for (const auto& f : std::filesystem::directory_iterator(source_dir() + "/llm/builtin/templates")) {
+  for (const auto& f :
+       std::filesystem::directory_iterator(source_dir() + "/llm/builtin/templates")) {
     std::string name = f.path().filename();
     if (f.path().extension() != ".cpp") continue;
     out.push_back({name.substr(0, name.find("_f32")), f.path(), "forward"});
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
   return out;
 }
 

@@ -24,8 +24,8 @@ TEST(SourceRules, AcceptsAWellFormedKernel) {
 }
 
 TEST(SourceRules, RejectsWhatCannotPass) {
-  auto expect = [](const std::string& src, const std::string& kind, const std::string& policy = "flag",
-                   size_t max = 1 << 20) {
+  auto expect = [](const std::string& src, const std::string& kind,
+                   const std::string& policy = "flag", size_t max = 1 << 20) {
     auto v = check_source(src, "forward", kSoftmax, policy, max);
     EXPECT_FALSE(v.accepted) << src;
     EXPECT_EQ(v.kind, kind) << v.reason;
@@ -38,9 +38,10 @@ TEST(SourceRules, RejectsWhatCannotPass) {
   std::string wrong = kGood;
   wrong.replace(wrong.find("int64_t dim"), 11, "double a, double b");
   expect(wrong, "signature_mismatch");
-  for (const char* bad : {"  pid_t p = fork();", "  std::thread t([]{});", "  int s = socket(2, 1, 0);",
-                          "  ::write(4, \"x\", 1);", "  std::exit(0);", "  void* h = dlopen(\"x\", 0);",
-                          "  setenv(\"A\", \"B\", 1);", "  cudaDeviceReset();"}) {
+  for (const char* bad :
+       {"  pid_t p = fork();", "  std::thread t([]{});", "  int s = socket(2, 1, 0);",
+        "  ::write(4, \"x\", 1);", "  std::exit(0);", "  void* h = dlopen(\"x\", 0);",
+        "  setenv(\"A\", \"B\", 1);", "  cudaDeviceReset();"}) {
     std::string src = kGood;
     src.insert(src.find("return torch"), std::string(bad) + "\n  ");
     expect(src, "forbidden_construct");
@@ -63,7 +64,8 @@ TEST(SourceRules, MethodsNamedLikeForbiddenCallsAreFine) {
 }
 
 TEST(SourceRules, LambdaRegistrationIsLeftToTheWorker) {
-  std::string src = "PYBIND11_MODULE(n, m) { m.def(\"forward\", [](torch::Tensor x, int64_t d) { return x; }); }";
+  std::string src =
+      "PYBIND11_MODULE(n, m) { m.def(\"forward\", [](torch::Tensor x, int64_t d) { return x; }); }";
   EXPECT_FALSE(registered_parameter_types(src, "forward"));
   auto v = check_source(src, "forward", kSoftmax, "flag", 1 << 20);
   EXPECT_TRUE(v.accepted);

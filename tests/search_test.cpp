@@ -52,7 +52,7 @@ TEST(Population, ProposalWaitsForEverythingBeforeTheWindow) {
   Population p(2);
   EXPECT_TRUE(p.may_propose(0));
   p.add(member(0, 0));
-  EXPECT_TRUE(p.may_propose(1));   // two in flight at most
+  EXPECT_TRUE(p.may_propose(1));  // two in flight at most
   p.add(member(1, 0));
   EXPECT_FALSE(p.may_propose(2));  // candidate 0 (<= 2 - 2) is unfinished
   p.finish(0, true, 1.5);
@@ -136,7 +136,8 @@ TEST(ExperimentSpec, ReportsEveryProblemWithItsPath) {
   auto text = p.error_text();
   for (const char* expected :
        {"config.seed is required", "config.tasks", "config.backends entries must be among",
-        "config.budget.candidates_per_target must be between", "config.budget.bogus is not a known setting",
+        "config.budget.candidates_per_target must be between",
+        "config.budget.bogus is not a known setting",
         "config.search.pipeline_depth must be an integer", "config.colour is not a known setting"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   EXPECT_FALSE(parse_experiment_spec("{not json").ok());

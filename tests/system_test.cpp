@@ -22,9 +22,9 @@ using namespace std::chrono_literals;
 class SystemTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("kforge_system_test_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() / ("kforge_system_test_" + std::to_string(::getpid()) + "_" +
+                                     testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     // Ten candidates of the softmax task on its single config; depth 3 keeps three in flight.
@@ -67,7 +67,8 @@ class SystemTest : public testing::Test {
       std::string line = std::to_string(c.sequence) + " " + c.strategy + " " + c.params + " " +
                          c.source_hash + " seed " + std::to_string(c.seed) + " parent " +
                          (c.parent_id ? std::to_string(sequence_of[*c.parent_id]) : "-");
-      for (const auto& v : a.verdicts(c.id)) line += " | " + v.stage + ":" + v.verdict + ":" + v.kind;
+      for (const auto& v : a.verdicts(c.id))
+        line += " | " + v.stage + ":" + v.verdict + ":" + v.kind;
       for (const auto& r : a.results(c.id))
         line += " | config " + std::to_string(r.config_index) + (r.correct ? " ok" : " wrong");
       out.push_back(line);
@@ -119,7 +120,8 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
     auto spawned = gpu::spawn(kforge({"daemon", "--state", state.string()}));
     ASSERT_TRUE(spawned.child) << spawned.error;
     daemon_ = std::move(spawned.child);
-    for (int i = 0; i < 200 && !fs::exists(state / "daemon.json"); ++i) std::this_thread::sleep_for(50ms);
+    for (int i = 0; i < 200 && !fs::exists(state / "daemon.json"); ++i)
+      std::this_thread::sleep_for(50ms);
     ASSERT_TRUE(fs::exists(state / "daemon.json"));
   };
   start_daemon();
@@ -141,7 +143,8 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   ASSERT_GE(evaluated(), 3);
   auto live = run({"console", "--state", state.string(), "state"}, 1min);
   ASSERT_EQ(live.exit_code, 0) << live.output;
-  for (const char* expected : {"evaluator cpu", "compiler", "proposer builtin", "system-test", "running"})
+  for (const char* expected :
+       {"evaluator cpu", "compiler", "proposer builtin", "system-test", "running"})
     EXPECT_NE(live.output.find(expected), std::string::npos) << expected << "\n" << live.output;
   auto json_state = run({"console", "--state", state.string(), "state", "--json"}, 1min);
   auto doc = json::parse(json_state.output);
@@ -158,17 +161,22 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
 
   // A wrong token is refused; then the daemon comes back and carries on.
   start_daemon();
-  auto not_a_token = run({"console", "--state", state.string(), "--token-file", config_, "state"}, 1min);
+  auto not_a_token =
+      run({"console", "--state", state.string(), "--token-file", config_, "state"}, 1min);
   EXPECT_EQ(not_a_token.exit_code, 2);
-  EXPECT_NE(not_a_token.output.find("does not hold a token"), std::string::npos) << not_a_token.output;
+  EXPECT_NE(not_a_token.output.find("does not hold a token"), std::string::npos)
+      << not_a_token.output;
   std::ofstream(dir_ / "wrong_token") << "0123456789abcdef\n";
-  auto refused =
-      run({"console", "--state", state.string(), "--token-file", (dir_ / "wrong_token").string(), "state"}, 1min);
+  auto refused = run({"console", "--state", state.string(), "--token-file",
+                      (dir_ / "wrong_token").string(), "state"},
+                     1min);
   EXPECT_EQ(refused.exit_code, 1);
-  EXPECT_NE(refused.output.find("401"), std::string::npos) << "[" << refused.output << "]" << refused.describe();
+  EXPECT_NE(refused.output.find("401"), std::string::npos)
+      << "[" << refused.output << "]" << refused.describe();
   // Live events over the WebSocket while the experiment carries on; pause and resume it.
   auto events = std::async(std::launch::async, [&] {
-    return run({"console", "--state", state.string(), "events", "--experiment", "1"}, std::chrono::seconds(25));
+    return run({"console", "--state", state.string(), "events", "--experiment", "1"},
+               std::chrono::seconds(25));
   });
   std::this_thread::sleep_for(500ms);
   auto paused = run({"console", "--state", state.string(), "pause", "1"}, 1min);
@@ -178,11 +186,13 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   EXPECT_NE(twice.output.find("409"), std::string::npos) << twice.output;
   auto carried_on = run({"console", "--state", state.string(), "resume", "1"}, 1min);
   EXPECT_EQ(carried_on.exit_code, 0) << carried_on.output;
-  for (int i = 0; i < 3000 && db->experiment(1)->status != "finished"; ++i) std::this_thread::sleep_for(100ms);
+  for (int i = 0; i < 3000 && db->experiment(1)->status != "finished"; ++i)
+    std::this_thread::sleep_for(100ms);
   ASSERT_EQ(db->experiment(1)->status, "finished");
   expect_complete(*db, 1, 10);
   auto streamed = events.get();
-  EXPECT_NE(streamed.output.find("[experiment 1] experiment paused"), std::string::npos) << streamed.output;
+  EXPECT_NE(streamed.output.find("[experiment 1] experiment paused"), std::string::npos)
+      << streamed.output;
   EXPECT_NE(streamed.output.find("[experiment 1] candidate"), std::string::npos) << streamed.output;
   auto ref = open(dir_ / "reference.db");
   EXPECT_EQ(fingerprint(*db, 1), fingerprint(*ref, 1));
@@ -197,12 +207,16 @@ TEST_F(SystemTest, BadConfigurationsAndRequestsGetClearErrors) {
   std::ofstream(dir_ / "bad.json") << R"({"seed": -1, "tasks": ["no/such/task"], "budgte": {}})";
   auto bad = run({"run", (dir_ / "bad.json").string(), "--archive", (dir_ / "a.db").string()});
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_NE(bad.output.find("config.seed must be a non-negative integer"), std::string::npos) << bad.output;
-  EXPECT_NE(bad.output.find("config.budgte is not a known setting"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("config.seed must be a non-negative integer"), std::string::npos)
+      << bad.output;
+  EXPECT_NE(bad.output.find("config.budgte is not a known setting"), std::string::npos)
+      << bad.output;
   std::ofstream(dir_ / "missing.json") << R"({"seed": 1, "tasks": ["no/such/task"]})";
-  auto missing = run({"run", (dir_ / "missing.json").string(), "--archive", (dir_ / "a.db").string()});
+  auto missing =
+      run({"run", (dir_ / "missing.json").string(), "--archive", (dir_ / "a.db").string()});
   EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_NE(missing.output.find("no/such/task: no func_forward.py"), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("no/such/task: no func_forward.py"), std::string::npos)
+      << missing.output;
   auto no_daemon = run({"console", "--state", (dir_ / "nothing").string(), "state"});
   EXPECT_EQ(no_daemon.exit_code, 2);
   EXPECT_NE(no_daemon.output.find("no daemon runs on"), std::string::npos) << no_daemon.output;

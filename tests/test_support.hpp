@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "gpu/compiler.hpp"
 #include "common/json.hpp"
+#include "gpu/compiler.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
 

@@ -3,8 +3,8 @@
 
 #include <filesystem>
 
-#include "gpu/compiler.hpp"
 #include "common/json.hpp"
+#include "gpu/compiler.hpp"
 #include "gpu/process.hpp"
 #include "gpu/source_check.hpp"
 #include "tests/test_support.hpp"

@@ -35,9 +35,9 @@ struct PairTiming {
   std::optional<Failure> failure;  ///< timer disagreement
 };
 
-/// `call(set)` runs one call on input set `set` (0 <= set < sets); `refresh(set)`, when given, gives
-/// a set new values before a batch that uses it; `on_plan(seconds)`, when given, learns how long
-/// the measured repetitions should take once warm-up has estimated both functions.
+/// `call(set)` runs one call on input set `set` (0 <= set < sets); `refresh(set)`, when given,
+/// gives a set new values before a batch that uses it; `on_plan(seconds)`, when given, learns how
+/// long the measured repetitions should take once warm-up has estimated both functions.
 PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidate,
                      const std::function<void(size_t)>& reference, size_t sets,
                      const TimingOptions& options, const std::function<void(size_t)>& refresh = {},

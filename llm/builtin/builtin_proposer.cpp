@@ -44,8 +44,8 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   for (const auto& t : builtin_templates())
     if (t.family() == family.family && t.backend() == r.backend) usable.push_back(&t);
   if (usable.empty()) {
-    out.error = "no built-in template implements " + family.family + " on the " + r.backend +
-                " backend";
+    out.error =
+        "no built-in template implements " + family.family + " on the " + r.backend + " backend";
     return out;
   }
   auto untried = [&](const KernelTemplate& t, const ParamValues& v) {
@@ -79,8 +79,8 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
             next = up ? (i + 1 < p.values.size() ? i + 1 : i - 1) : (i > 0 ? i - 1 : i + 1);
           }
           if (p.values[next] == v[p.name]) continue;
-          moved += (moved.empty() ? "" : ", ") + p.name + " " + std::to_string(v[p.name]) +
-                   " -> " + std::to_string(p.values[next]);
+          moved += (moved.empty() ? "" : ", ") + p.name + " " + std::to_string(v[p.name]) + " -> " +
+                   std::to_string(p.values[next]);
           v[p.name] = p.values[next];
         }
         if (!moved.empty() && untried(*parent, v)) {
@@ -116,8 +116,8 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     }
   }
   out.exhausted = true;
-  out.error = "every combination of the " + family.family + " templates on " + r.backend +
-              " was tried";
+  out.error =
+      "every combination of the " + family.family + " templates on " + r.backend + " was tried";
   return out;
 }
 

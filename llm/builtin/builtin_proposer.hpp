@@ -14,8 +14,8 @@
 namespace kforge::builtin {
 
 struct BuiltinRequest {
-  std::string backend;    ///< "cpu" or "cuda"
-  std::string direction;  ///< "forward" or "backward"
+  std::string backend;        ///< "cpu" or "cuda"
+  std::string direction;      ///< "forward" or "backward"
   json::Value direction_doc;  ///< task.json's directions[direction]
   uint64_t seed = 0;
   std::string mode = "translate";  ///< "translate" or "optimise"

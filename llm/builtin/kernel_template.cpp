@@ -54,8 +54,8 @@ void attach_constraints(KernelTemplate& t) {
 
 }  // namespace
 
-std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name,
-                                                    std::string text, std::string& error) {
+std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name, std::string text,
+                                                    std::string& error) {
   KernelTemplate t;
   t.text_ = std::move(text);
   auto lines = split_lines(t.text_);
@@ -72,8 +72,8 @@ std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name
       const int64_t current = std::stoll(m[2]);
       auto at = std::find(p.values.begin(), p.values.end(), current);
       if (at == p.values.end()) {
-        error = file_name + ":" + std::to_string(i + 1) + ": the default " + m[2].str() +
-                " of `" + p.name + "` is not among its values";
+        error = file_name + ":" + std::to_string(i + 1) + ": the default " + m[2].str() + " of `" +
+                p.name + "` is not among its values";
         return std::nullopt;
       }
       p.default_index = static_cast<size_t>(at - p.values.begin());
@@ -133,7 +133,8 @@ std::string KernelTemplate::key(const ParamValues& values) const {
   bool first = true;
   for (const auto& p : params_) {
     auto it = values.find(p.name);
-    k += (first ? "" : ",") + p.name + "=" + (it == values.end() ? "?" : std::to_string(it->second));
+    k +=
+        (first ? "" : ",") + p.name + "=" + (it == values.end() ? "?" : std::to_string(it->second));
     first = false;
   }
   return k + "}";

@@ -7,8 +7,8 @@
 #pragma once
 
 #include <functional>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -7,10 +7,10 @@ namespace {
 
 // Operators that only inspect or route values; they say nothing about the computation.
 const std::set<std::string>& bookkeeping_ops() {
-  static const std::set<std::string> ops = {"aten::size", "aten::dim",  "aten::len",
-                                            "aten::__getitem__", "aten::eq", "aten::ne",
-                                            "aten::format", "aten::warn", "aten::__is__",
-                                            "aten::__isnot__", "aten::list", "aten::append"};
+  static const std::set<std::string> ops = {"aten::size",        "aten::dim",  "aten::len",
+                                            "aten::__getitem__", "aten::eq",   "aten::ne",
+                                            "aten::format",      "aten::warn", "aten::__is__",
+                                            "aten::__isnot__",   "aten::list", "aten::append"};
   return ops;
 }
 

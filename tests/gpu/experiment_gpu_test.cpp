@@ -18,7 +18,8 @@ namespace fs = std::filesystem;
 
 TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
-  fs::path dir = fs::temp_directory_path() / ("kforge_gpu_experiment_" + std::to_string(::getpid()));
+  fs::path dir =
+      fs::temp_directory_path() / ("kforge_gpu_experiment_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "experiment.json")

@@ -31,7 +31,8 @@ actor_host::~actor_host() {
 
 bool actor_host::start(runtime_options options, std::string& error) {
   std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(options.archive_path).parent_path(), ec);
+  std::filesystem::create_directories(std::filesystem::path(options.archive_path).parent_path(),
+                                      ec);
   runtime_ = runtime::start(*system_, std::move(options), error);
   return runtime_ != nullptr;
 }

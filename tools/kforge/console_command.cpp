@@ -58,10 +58,12 @@ bool connect_info(const std::string& state_dir, unsigned port, const std::string
     return false;
   }
   c.token = token.text;
-  while (!c.token.empty() && std::isspace(static_cast<unsigned char>(c.token.back()))) c.token.pop_back();
-  const bool plausible = !c.token.empty() && std::all_of(c.token.begin(), c.token.end(), [](char ch) {
-    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
-  });
+  while (!c.token.empty() && std::isspace(static_cast<unsigned char>(c.token.back())))
+    c.token.pop_back();
+  const bool plausible =
+      !c.token.empty() && std::all_of(c.token.begin(), c.token.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
+      });
   if (!plausible) {
     error = "the token file " + (token_file.empty() ? state_dir + "/token" : token_file) +
             " does not hold a token (one line of letters and digits)";
@@ -270,7 +272,9 @@ int run_console(const std::vector<std::string>& args) {
     std::string target = "/api/events";
     if (words.size() > 2 && words[1] == "--experiment") target += "?experiment=" + words[2];
     net::WebSocketClient ws;
-    follow_events(c, target, ws, [](const std::string& line) { std::cout << line << "\n" << std::flush; });
+    follow_events(c, target, ws, [](const std::string& line) {
+      std::cout << line << "\n" << std::flush;
+    });
     return 1;
   }
   return command(c, words);

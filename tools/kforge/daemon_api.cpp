@@ -27,10 +27,17 @@ net::HttpResponse from_error(const caf::error& e) {
   if (e.category() == error_category) {
     switch (static_cast<error_code>(e.code())) {
       case error_code::unknown_experiment:
-      case error_code::unknown_candidate: status = 404; break;
-      case error_code::bad_config: status = 400; break;
-      case error_code::invalid_request: status = 409; break;
-      default: break;
+      case error_code::unknown_candidate:
+        status = 404;
+        break;
+      case error_code::bad_config:
+        status = 400;
+        break;
+      case error_code::invalid_request:
+        status = 409;
+        break;
+      default:
+        break;
     }
   } else if (e == caf::sec::request_timeout) {
     status = 504;
@@ -149,9 +156,7 @@ std::string prometheus_metrics(const system_state& s) {
 net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
   caf::scoped_actor self{system_};
   net::HttpResponse response = error_response(500, "no answer");
-  auto ask = [&](auto... message) {
-    return self->request(gateway_, 30s, message...);
-  };
+  auto ask = [&](auto... message) { return self->request(gateway_, 30s, message...); };
   auto reply_json_text = [&](std::string& text) { response = {200, "application/json", text}; };
   auto on_error = [&](caf::error& e) { response = from_error(e); };
   static const std::regex experiment_path(R"(^/api/experiments/(\d+)$)");
@@ -162,13 +167,15 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
   const bool get = req.method == "GET", post = req.method == "POST";
   if (req.path == "/api/state" || req.path == "/metrics") {
     if (!get) return error_response(405, "use GET");
-    ask(state_atom::value).receive(
-        [&](system_state& s) {
-          response = req.path == "/metrics"
-                         ? net::HttpResponse{200, "text/plain; version=0.0.4", prometheus_metrics(s)}
-                         : json_response(200, state_json(s));
-        },
-        on_error);
+    ask(state_atom::value)
+        .receive(
+            [&](system_state& s) {
+              response =
+                  req.path == "/metrics"
+                      ? net::HttpResponse{200, "text/plain; version=0.0.4", prometheus_metrics(s)}
+                      : json_response(200, state_json(s));
+            },
+            on_error);
   } else if (req.path == "/api/experiments") {
     if (get) {
       ask(query_atom::value, query_request{"experiments", 0}).receive(reply_json_text, on_error);
@@ -186,10 +193,12 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
     }
   } else if (std::regex_match(req.path, m, experiment_path)) {
     if (!get) return error_response(405, "use GET");
-    ask(query_atom::value, query_request{"experiment", std::stoll(m[1])}).receive(reply_json_text, on_error);
+    ask(query_atom::value, query_request{"experiment", std::stoll(m[1])})
+        .receive(reply_json_text, on_error);
   } else if (std::regex_match(req.path, m, experiment_events)) {
     if (!get) return error_response(405, "use GET");
-    ask(query_atom::value, query_request{"history", std::stoll(m[1])}).receive(reply_json_text, on_error);
+    ask(query_atom::value, query_request{"history", std::stoll(m[1])})
+        .receive(reply_json_text, on_error);
   } else if (std::regex_match(req.path, m, experiment_command)) {
     if (!post) return error_response(405, "use POST");
     const int64_t id = std::stoll(m[1]);
@@ -202,7 +211,8 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
       ask(stop_atom::value, id).receive(ok, on_error);
   } else if (std::regex_match(req.path, m, candidate_path)) {
     if (!get) return error_response(405, "use GET");
-    ask(query_atom::value, query_request{"candidate", std::stoll(m[1])}).receive(reply_json_text, on_error);
+    ask(query_atom::value, query_request{"candidate", std::stoll(m[1])})
+        .receive(reply_json_text, on_error);
   } else {
     return error_response(404, "no such endpoint: " + req.path);
   }
@@ -224,12 +234,13 @@ void DaemonApi::stream_events(const net::HttpRequest& req, net::WebSocketChannel
         [&](event_atom, event_record& ev) {
           if (!only || ev.experiment_id == only) alive = channel.send(event_json(ev).dump());
         },
-        caf::after(std::chrono::milliseconds(500)) >> [&] {
-          if (std::chrono::steady_clock::now() - last_ping > 5s) {
-            alive = channel.ping();
-            last_ping = std::chrono::steady_clock::now();
-          }
-        });
+        caf::after(std::chrono::milliseconds(500)) >>
+            [&] {
+              if (std::chrono::steady_clock::now() - last_ping > 5s) {
+                alive = channel.ping();
+                last_ping = std::chrono::steady_clock::now();
+              }
+            });
   }
 }
 

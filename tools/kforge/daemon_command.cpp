@@ -26,7 +26,8 @@ constexpr const char* kDaemonUsage =
     "  hosts kforge's actors, resumes the archive's unfinished experiments and serves the API on\n"
     "  127.0.0.1 (bearer token in <state>/token, readable by its owner only; port in\n"
     "  <state>/daemon.json). SIGINT or SIGTERM stop it; experiments resume at the next start.\n"
-    "  --state DIR   archive, token and port file (default $KFORGE_STATE or ~/.local/state/kforge)\n"
+    "  --state DIR   archive, token and port file (default $KFORGE_STATE or "
+    "~/.local/state/kforge)\n"
     "  --port N      port to listen on (default: any free port)\n"
     "  --cache DIR   compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
     "  --jobs N      compiler slots (default: one per core)\n";
@@ -81,7 +82,8 @@ int run_daemon(const std::vector<std::string>& args) {
     else if (a == "--jobs")
       jobs = static_cast<unsigned>(std::stoul(value()));
     else {
-      std::cerr << (a == "--help" ? "" : "kforge daemon: unknown option " + a + "\n") << kDaemonUsage;
+      std::cerr << (a == "--help" ? "" : "kforge daemon: unknown option " + a + "\n")
+                << kDaemonUsage;
       return a == "--help" ? 0 : 2;
     }
   }
@@ -133,7 +135,8 @@ int run_daemon(const std::vector<std::string>& args) {
     return 2;
   }
   json::Value info;
-  info.set("port", static_cast<int64_t>(server.port())).set("pid", static_cast<int64_t>(::getpid()));
+  info.set("port", static_cast<int64_t>(server.port()))
+      .set("pid", static_cast<int64_t>(::getpid()));
   info.set("url", "http://127.0.0.1:" + std::to_string(server.port()));
   if (auto e = write_private(state_dir + "/daemon.json", info.dump() + "\n"); !e.empty()) {
     std::cerr << "kforge daemon: " << e << "\n";
@@ -143,7 +146,8 @@ int run_daemon(const std::vector<std::string>& args) {
             << state_dir << ", pid " << ::getpid() << ")\n"
             << std::flush;
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  std::cout << "kforge daemon: stopping; unfinished experiments resume at the next start\n" << std::flush;
+  std::cout << "kforge daemon: stopping; unfinished experiments resume at the next start\n"
+            << std::flush;
   server.stop();
   caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
   fs::remove(state_dir + "/daemon.json", ec);

@@ -10,23 +10,24 @@
 namespace {
 
 void print_help() {
-  std::cout << "kforge: turn PyTorch code into fast, verified CUDA kernels\n\n"
-               "usage: kforge <command> [options]\n\n"
-               "commands:\n"
-               "  eval     check a kernel against a task and time it next to PyTorch\n"
-               "           kforge eval --task DIR --kernel FILE [--backend cpu|cuda] [--seeds N] "
-               "[--json]\n"
-               "  export   export a task (argument lists, draws, TorchScript reference, warnings)\n"
-               "           kforge export --task DIR\n"
-               "  run      run one experiment in the foreground (no daemon)\n"
-               "           kforge run CONFIG [--archive PATH] | kforge run --resume EXPERIMENT\n"
-               "  show     print an archived candidate: verdicts, results, profile, source\n"
-               "           kforge show CANDIDATE [--archive PATH]\n"
-               "  daemon   host the actors, resume unfinished experiments, serve the API on loopback\n"
-               "           kforge daemon [--state DIR] [--port N]\n"
-               "  console  attach to a daemon: actor states, experiments, live events, commands\n"
-               "           kforge console [--state DIR] [state|watch|events|submit FILE|pause ID|...]\n"
-               "  help     this text; `kforge <command> --help` for a command's options\n";
+  std::cout
+      << "kforge: turn PyTorch code into fast, verified CUDA kernels\n\n"
+         "usage: kforge <command> [options]\n\n"
+         "commands:\n"
+         "  eval     check a kernel against a task and time it next to PyTorch\n"
+         "           kforge eval --task DIR --kernel FILE [--backend cpu|cuda] [--seeds N] "
+         "[--json]\n"
+         "  export   export a task (argument lists, draws, TorchScript reference, warnings)\n"
+         "           kforge export --task DIR\n"
+         "  run      run one experiment in the foreground (no daemon)\n"
+         "           kforge run CONFIG [--archive PATH] | kforge run --resume EXPERIMENT\n"
+         "  show     print an archived candidate: verdicts, results, profile, source\n"
+         "           kforge show CANDIDATE [--archive PATH]\n"
+         "  daemon   host the actors, resume unfinished experiments, serve the API on loopback\n"
+         "           kforge daemon [--state DIR] [--port N]\n"
+         "  console  attach to a daemon: actor states, experiments, live events, commands\n"
+         "           kforge console [--state DIR] [state|watch|events|submit FILE|pause ID|...]\n"
+         "  help     this text; `kforge <command> --help` for a command's options\n";
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ constexpr const char* kRunUsage =
     "  --quiet          only the final table\n"
     "Ctrl-C once stops proposing and lets the pipeline finish; twice leaves at once (the\n"
     "experiment stays resumable: --resume, or a daemon on the same archive carries it on).\n"
-    "exit status: 0 every target has a correct kernel, 1 some has none, 2 usage or infrastructure\n";
+    "exit status: 0 every target has a correct kernel, 1 some has none, 2 usage or "
+    "infrastructure\n";
 
 std::atomic<int> g_interrupts{0};
 
@@ -135,7 +136,10 @@ int run_experiment(const std::vector<std::string>& args) {
   std::signal(SIGTERM, on_interrupt);
   const auto start = std::chrono::steady_clock::now();
   auto stamp = [&] {
-    return "[" + format("%6.1fs", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) + "] ";
+    return "[" +
+           format("%6.1fs",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
+           "] ";
   };
   bool done = false, stop_sent = false;
   experiment_status final_status;
@@ -144,33 +148,37 @@ int run_experiment(const std::vector<std::string>& args) {
         [&](event_atom, event_record& ev) {
           if (quiet) return;
           auto detail = json::parse(ev.detail_json);
-          std::cout << stamp() << describe_event(ev.kind, detail.value ? *detail.value : json::Value())
-                    << "\n"
+          std::cout << stamp()
+                    << describe_event(ev.kind, detail.value ? *detail.value : json::Value()) << "\n"
                     << std::flush;
         },
         [&](done_atom, experiment_status& s) {
           final_status = std::move(s);
           done = true;
         },
-        caf::after(std::chrono::milliseconds(250)) >> [&] {
-          if (g_interrupts >= 2) {
-            std::cerr << "\nkforge run: leaving now; experiment " << record.id
-                      << " stays resumable (kforge run --resume " << record.id << ")\n";
-            std::_Exit(130);
-          }
-          if (g_interrupts == 1 && !stop_sent) {
-            stop_sent = true;
-            std::cerr << "\nkforge run: stopping (candidates in the pipeline finish; Ctrl-C again "
-                         "to leave at once)\n";
-            self->request(coordinator, std::chrono::seconds(10), stop_atom::value).receive([] {}, [](caf::error&) {});
-          }
-        });
+        caf::after(std::chrono::milliseconds(250)) >>
+            [&] {
+              if (g_interrupts >= 2) {
+                std::cerr << "\nkforge run: leaving now; experiment " << record.id
+                          << " stays resumable (kforge run --resume " << record.id << ")\n";
+                std::_Exit(130);
+              }
+              if (g_interrupts == 1 && !stop_sent) {
+                stop_sent = true;
+                std::cerr
+                    << "\nkforge run: stopping (candidates in the pipeline finish; Ctrl-C again "
+                       "to leave at once)\n";
+                self->request(coordinator, std::chrono::seconds(10), stop_atom::value)
+                    .receive([] {}, [](caf::error&) {});
+              }
+            });
   }
   std::cout << "\nexperiment " << record.id << " " << final_status.status << " after "
             << format("%.0f s", final_status.elapsed_seconds) << ": " << final_status.proposed
             << " proposed, " << final_status.rejected << " rejected before evaluation, "
             << final_status.evaluated << " evaluated, " << final_status.correct << " correct\n";
-  if (!final_status.last_error.empty()) std::cout << "last error: " << final_status.last_error << "\n";
+  if (!final_status.last_error.empty())
+    std::cout << "last error: " << final_status.last_error << "\n";
   int code = final_status.status == "failed" ? 2 : 0;
   if (auto view = archive::experiment_view(*rt.db, record.id)) {
     std::cout << "\n" << experiment_table(*view);

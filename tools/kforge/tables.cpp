@@ -25,7 +25,8 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
     return seq() + " proposed for " + d["target"].as_string() + ": " + d["strategy"].as_string() +
            " " + d["params"].as_string() + " (" + d["rationale"].as_string() + ")";
   if (kind == "rejected")
-    return seq() + " rejected by the verifier: " + d["kind"].as_string() + ": " + d["reason"].as_string();
+    return seq() + " rejected by the verifier: " + d["kind"].as_string() + ": " +
+           d["reason"].as_string();
   if (kind == "compile_failed") return seq() + " does not compile: " + d["reason"].as_string();
   if (kind == "evaluated") {
     std::string s = seq() + " " + d["target"].as_string() + " " + d["strategy"].as_string() + ": ";
@@ -47,7 +48,8 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
            " (retry in " + std::to_string(d["retry_in_seconds"].as_int()) + " s)";
   if (kind == "target_exhausted") return d["target"].as_string() + ": every variant was tried";
   if (kind == "target_abandoned")
-    return d["target"].as_string() + ": abandoned, the proposer keeps failing: " + d["reason"].as_string();
+    return d["target"].as_string() +
+           ": abandoned, the proposer keeps failing: " + d["reason"].as_string();
   if (kind == "budget_spent") return "budget spent: " + d["budget"].as_string();
   if (kind == "resumed")
     return "resumed: " + std::to_string(d["candidates"].as_int()) + " candidates in the archive, " +
@@ -66,8 +68,8 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
 }
 
 std::string experiment_table(const json::Value& e) {
-  std::string out = pad("target", 30) + pad("candidates", 11) + pad("correct", 8) +
-                    pad("best", 8) + pad("speedup", 9) + "kernel\n";
+  std::string out = pad("target", 30) + pad("candidates", 11) + pad("correct", 8) + pad("best", 8) +
+                    pad("speedup", 9) + "kernel\n";
   for (const auto& t : e["targets"].as_array()) {
     bool has = t.contains("best_candidate");
     out += pad(t["target"].as_string(), 30) + pad(std::to_string(t["candidates"].as_int()), 11) +
@@ -120,13 +122,15 @@ std::string candidate_report(const json::Value& c, bool with_source) {
                     c["direction"].as_string() + "/" + c["backend"].as_string() + "\n";
   out += "proposer " + c["proposer"].as_string() + ", strategy " + c["strategy"].as_string() + " " +
          c["params"].dump() + "\n";
-  if (!c["parent_id"].is_null()) out += "parent: candidate " + std::to_string(c["parent_id"].as_int()) + "\n";
+  if (!c["parent_id"].is_null())
+    out += "parent: candidate " + std::to_string(c["parent_id"].as_int()) + "\n";
   for (const auto& v : c["verdicts"].as_array())
     out += "verdict " + v["stage"].as_string() + ": " + v["verdict"].as_string() +
            (v["kind"].as_string().empty() ? "" : " " + v["kind"].as_string()) +
            (v["reason"].as_string().empty() ? "" : ": " + v["reason"].as_string()) + "\n";
   if (!c["results"].as_array().empty()) {
-    out += pad(" #", 4) + pad("config", 44) + pad("ok", 4) + pad("kernel ms", 11) + pad("eager ms", 11) + "speedup\n";
+    out += pad(" #", 4) + pad("config", 44) + pad("ok", 4) + pad("kernel ms", 11) +
+           pad("eager ms", 11) + "speedup\n";
     for (const auto& r : c["results"].as_array()) {
       bool timed = r.contains("kernel_ms");
       out += pad(" " + std::to_string(r["index"].as_int()), 4) + pad(r["name"].as_string(), 44) +
@@ -136,8 +140,7 @@ std::string candidate_report(const json::Value& c, bool with_source) {
              (timed ? format("%.2fx", r["speedup"].as_number()) : "-") + "\n";
     }
   }
-  if (c.contains("profile"))
-    out += "profile: " + c["profile"]["summary"].dump() + "\n";
+  if (c.contains("profile")) out += "profile: " + c["profile"]["summary"].dump() + "\n";
   if (with_source) out += "\n" + c["source"].as_string();
   return out;
 }

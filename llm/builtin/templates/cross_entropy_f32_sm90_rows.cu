@@ -153,7 +153,8 @@ template <int V>
 void launch_rows(const float* x, const int64_t* t, float* loss, int rows, int cols,
                  cudaStream_t stream) {
   if (cols <= kWarpMaxCols) {
-    const dim3 grid((rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock), block(32 * kWarpRowsPerBlock);
+    const dim3 grid((rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock),
+        block(32 * kWarpRowsPerBlock);
     cross_entropy_warp_rows<V><<<grid, block, 0, stream>>>(x, t, loss, rows, cols);
   } else {
     cross_entropy_block_rows<V><<<rows, kBlockThreads, 0, stream>>>(x, t, loss, cols);
@@ -176,7 +177,9 @@ torch::Tensor forward(torch::Tensor logits, torch::Tensor targets) {
   auto stream = at::cuda::getCurrentCUDAStream();
   const float* in = x.data_ptr<float>();
   if (rows > 0 && cols > 0) {
-    auto aligned = [&](int v) { return cols % v == 0 && reinterpret_cast<uintptr_t>(in) % (4 * v) == 0; };
+    auto aligned = [&](int v) {
+      return cols % v == 0 && reinterpret_cast<uintptr_t>(in) % (4 * v) == 0;
+    };
     if (kVec >= 4 && aligned(4))
       launch_rows<4>(in, t.data_ptr<int64_t>(), loss.data_ptr<float>(), rows, cols, stream);
     else if (kVec >= 2 && aligned(2))

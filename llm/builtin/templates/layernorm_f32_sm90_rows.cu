@@ -190,10 +190,11 @@ __global__ void __launch_bounds__(kBlockThreads)
 }
 
 template <int V>
-void launch(const float* x, const float* w, const float* b, float* y, int rows, int cols,
-            float eps, cudaStream_t stream) {
+void launch(const float* x, const float* w, const float* b, float* y, int rows, int cols, float eps,
+            cudaStream_t stream) {
   if (cols <= kWarpMaxCols) {
-    const dim3 grid((rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock), block(32 * kWarpRowsPerBlock);
+    const dim3 grid((rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock),
+        block(32 * kWarpRowsPerBlock);
     const int chunks = (cols + 32 * V - 1) / (32 * V);
     if (chunks <= 1)
       layernorm_warp_rows<1, V><<<grid, block, 0, stream>>>(x, w, b, y, rows, cols, eps);
@@ -211,7 +212,8 @@ void launch(const float* x, const float* w, const float* b, float* y, int rows, 
   }
   constexpr int kChunks = kBlockElems / V > 0 ? kBlockElems / V : 1;
   if (cols <= kBlockThreads * kChunks * V)
-    layernorm_block_rows_cached<kChunks, V><<<rows, kBlockThreads, 0, stream>>>(x, w, b, y, cols, eps);
+    layernorm_block_rows_cached<kChunks, V>
+        <<<rows, kBlockThreads, 0, stream>>>(x, w, b, y, cols, eps);
   else
     layernorm_block_rows_streaming<V><<<rows, kBlockThreads, 0, stream>>>(x, w, b, y, cols, eps);
 }

@@ -11,9 +11,9 @@
 
 namespace {
 
-constexpr int kRows = 2;        // kforge:param block_rows 1 2 4
-constexpr int kCols = 4;        // kforge:param block_cols 1 2 4 8
-constexpr int kKStep = 512;     // kforge:param k_step 128 512 4096
+constexpr int kRows = 2;         // kforge:param block_rows 1 2 4
+constexpr int kCols = 4;         // kforge:param block_cols 1 2 4 8
+constexpr int kKStep = 512;      // kforge:param k_step 128 512 4096
 constexpr int kRowsPerTask = 8;  // kforge:param rows_per_task 4 8 32
 
 }  // namespace

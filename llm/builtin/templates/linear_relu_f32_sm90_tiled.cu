@@ -15,13 +15,13 @@
 
 namespace {
 
-constexpr int kBM = 64;           // kforge:param bm 32 64 128
-constexpr int kBN = 64;           // kforge:param bn 32 64 128
-constexpr int kBK = 16;           // kforge:param bk 8 16 32
-constexpr int kTM = 4;            // kforge:param tm 2 4 8
-constexpr int kTN = 4;            // kforge:param tn 2 4 8
-constexpr int kSmallBatch = 8;    // kforge:param small_batch 0 4 8 16
-constexpr int kMaxSplitK = 8;     // kforge:param max_split_k 1 4 8 16
+constexpr int kBM = 64;         // kforge:param bm 32 64 128
+constexpr int kBN = 64;         // kforge:param bn 32 64 128
+constexpr int kBK = 16;         // kforge:param bk 8 16 32
+constexpr int kTM = 4;          // kforge:param tm 2 4 8
+constexpr int kTN = 4;          // kforge:param tn 2 4 8
+constexpr int kSmallBatch = 8;  // kforge:param small_batch 0 4 8 16
+constexpr int kMaxSplitK = 8;   // kforge:param max_split_k 1 4 8 16
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kLoadsA = kBM * kBK / kThreads;  // elements of the x tile each thread loads
 constexpr int kLoadsB = kBN * kBK / kThreads;
@@ -187,8 +187,8 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
   linear_relu_tiled<<<grid, kThreads, 0, stream>>>(xp, wp, bp, yp, M, N, K, k_slice,
                                                    partial.data_ptr<float>());
   const size_t total = static_cast<size_t>(M) * N;
-  sum_split_bias_relu<<<(total + 255) / 256, 256, 0, stream>>>(partial.data_ptr<float>(), bp, yp,
-                                                               M, N, splits);
+  sum_split_bias_relu<<<(total + 255) / 256, 256, 0, stream>>>(partial.data_ptr<float>(), bp, yp, M,
+                                                               N, splits);
   return y;
 }
 

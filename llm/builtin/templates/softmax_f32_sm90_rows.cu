@@ -197,7 +197,8 @@ __global__ void __launch_bounds__(kBlockThreads)
 template <int V>
 void launch(const float* x, float* y, int rows, int cols, cudaStream_t stream) {
   if (cols <= kWarpMaxCols) {
-    const dim3 grid((rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock), block(32 * kWarpRowsPerBlock);
+    const dim3 grid((rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock),
+        block(32 * kWarpRowsPerBlock);
     const int chunks = (cols + 32 * V - 1) / (32 * V);
     // The smallest register footprint that holds the row.
     if (chunks <= 1)
