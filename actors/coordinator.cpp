@@ -85,6 +85,8 @@ experiment_status progress(self_ptr self) {
 /// listener hears of it.
 void conclude(self_ptr self, const std::string& status) {
   auto& st = self->state;
+  if (st.concluding) return;  // a second failure while the first is being recorded
+  st.concluding = true;
   st.status = status;
   json::Value d;
   d.set("status", status).set("proposed", st.proposed).set("correct", st.correct);
@@ -231,11 +233,9 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
   req.seed = st.cfg.spec.seed;
   req.timing_seconds = st.cfg.spec.timing_seconds;
   st.compile_logs[n] = compiled.log;
-  ++st.stage_in_flight["evaluate"];
   self->request(it->second, caf::infinite, evaluate_atom::value, req)
       .then(
           [self, n](eval_result& r) {
-            --self->state.stage_in_flight["evaluate"];
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
                 .then(
                     [self, n, r] {
@@ -272,10 +272,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                     },
                     [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
-          [self, n](caf::error& e) {
-            --self->state.stage_in_flight["evaluate"];
-            stage_error(self, n, "evaluate", e);
-          });
+          [self, n](caf::error& e) { stage_error(self, n, "evaluate", e); });
 }
 
 /// `record`: archive the compile outcome (false when a resumed candidate was compiled before).
@@ -288,11 +285,9 @@ void compile(self_ptr self, int64_t n, bool record) {
   req.backend = c.tgt.backend;
   req.cuda_arch = st.cuda_arch[evaluator_key(c.tgt.backend, c.tgt.device)];
   req.source_name = "candidate " + std::to_string(c.id) + " (" + c.strategy + ")";
-  ++st.stage_in_flight["compile"];
   self->request(st.stages.compiler, caf::infinite, compile_atom::value, req)
       .then(
           [self, n, record](compile_result& r) {
-            --self->state.stage_in_flight["compile"];
             auto next = [self, n, r] {
               if (!r.ok) {
                 ++self->state.rejected;
@@ -309,10 +304,7 @@ void compile(self_ptr self, int64_t n, bool record) {
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
                 .then(next, [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
-          [self, n](caf::error& e) {
-            --self->state.stage_in_flight["compile"];
-            stage_error(self, n, "compile", e);
-          });
+          [self, n](caf::error& e) { stage_error(self, n, "compile", e); });
 }
 
 void verify(self_ptr self, int64_t n) {
@@ -320,11 +312,9 @@ void verify(self_ptr self, int64_t n) {
   const auto& c = st.candidates[n];
   verify_request req{c, st.export_dirs[st.population.members().at(n).target],
                      st.cfg.spec.library_calls, st.cfg.spec.max_source_bytes};
-  ++st.stage_in_flight["verify"];
   self->request(st.stages.verifier, kProposalTimeout, verify_atom::value, req)
       .then(
           [self, n](verdict& v) {
-            --self->state.stage_in_flight["verify"];
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value,
                           self->state.candidates[n].id, v)
                 .then(
@@ -342,10 +332,7 @@ void verify(self_ptr self, int64_t n) {
                     },
                     [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
-          [self, n](caf::error& e) {
-            --self->state.stage_in_flight["verify"];
-            stage_error(self, n, "verify", e);
-          });
+          [self, n](caf::error& e) { stage_error(self, n, "verify", e); });
 }
 
 /// The target of the next proposal: the one with the fewest proposals that may have more.
@@ -396,7 +383,6 @@ void propose(self_ptr self, int64_t n, size_t t) {
   if (parent) {
     req.has_parent = true;
     req.parent = st.candidates[parent->sequence];
-    req.parent_speedup = parent->speedup;
   }
   req.tried = st.population.tried(t);
   // One proposer for now; an ensemble draws its member from the seeded stream.
@@ -602,6 +588,10 @@ void export_tasks(self_ptr self) {
               if (--*pending > 0) return;
               auto& st = self->state;
               const auto& spec = st.cfg.spec;
+              // Targets on cuda go to the GPUs in turn; a target stays on one GPU, so its
+              // candidates are timed on the same device.
+              int gpus = 0, next_gpu = 0;
+              while (st.stages.evaluators.count(evaluator_key("cuda", gpus))) ++gpus;
               for (size_t k = 0; k < spec.tasks.size(); ++k) {
                 const auto& e = (*results)[k];
                 if (!e.ok) return fail(self, "exporting " + spec.tasks[k] + ": " + e.error);
@@ -619,6 +609,7 @@ void export_tasks(self_ptr self) {
                     t.task_dir = spec.tasks[k];
                     t.direction = direction;
                     t.backend = backend;
+                    if (backend == "cuda" && gpus > 0) t.device = next_gpu++ % gpus;
                     t.config_set = spec.config_set != "auto" ? spec.config_set
                                    : backend == "cuda"       ? "multi"
                                                              : "single";

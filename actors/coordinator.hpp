@@ -49,11 +49,11 @@ struct coordinator_state {
   std::vector<bool> exhausted, abandoned;
   std::vector<int> proposer_failures;
   std::string status = "starting";
+  bool concluding = false;  ///< the final status is being recorded
   bool proposing = false;
   bool budget_spent = false;
   int pending_profiles = 0;
   int64_t proposed = 0, rejected = 0, evaluated = 0, correct = 0;
-  std::map<std::string, int64_t> stage_in_flight;
   std::deque<std::function<void()>> held;  ///< work held while paused
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::string last_error;

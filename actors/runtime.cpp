@@ -132,9 +132,6 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
       backends.push_back(chosen);
   }
   spec.backends = backends;
-  for (const auto& p : spec.proposers)
-    if (!rt.stages.proposers.count(p.name) && p.kind != "builtin")
-      errors.push_back("proposer " + p.name + ": unknown");
   return errors;
 }
 

@@ -45,19 +45,13 @@ int main(int argc, char** argv) {
   }
   auto& rt = host.rt();
   caf::scoped_actor self{host.system()};
-  experiment_record record{0, spec.name, spec.to_json().dump(), spec.seed, "starting"};
-  self->request(rt.stages.archive, std::chrono::minutes(1), record_atom::value, record)
-      .receive([&](int64_t id) { record.id = id; }, [&](caf::error& e) { error = describe(e); });
-  if (!record.id) {
+  experiment_record record;
+  if (!host.record_experiment(spec, record, error)) {
     std::cerr << "kforge-experiment-bench: " << error << "\n";
     return 2;
   }
-  coordinator_config cfg;
-  cfg.experiment = record;
-  cfg.spec = spec;
-  cfg.listener = caf::actor_cast<caf::actor>(self);
   const auto start = std::chrono::steady_clock::now();
-  host.system().spawn(coordinator_impl, cfg, rt.stages);
+  host.start_coordinator(record, spec, caf::actor_cast<caf::actor>(self), false);
   double first_evaluation = -1;
   bool done = false;
   experiment_status final_status;

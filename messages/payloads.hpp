@@ -60,14 +60,13 @@ struct propose_request {
   std::string mode;        ///< "translate" (a first correct kernel) or "optimise" (improve parent)
   bool has_parent = false;
   candidate_record parent;
-  double parent_speedup = 0;
   std::vector<std::string> tried;  ///< strategy+params keys already proposed for the target
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
   return f(caf::meta::type_name("propose_request"), x.experiment_id, x.sequence, x.seed, x.tgt,
-           x.export_dir, x.mode, x.has_parent, x.parent, x.parent_speedup, x.tried);
+           x.export_dir, x.mode, x.has_parent, x.parent, x.tried);
 }
 
 struct proposal {

@@ -113,6 +113,7 @@ caf::behavior fake_evaluator(caf::stateful_actor<fake_evaluator_state>* self, bo
         st.log->max_pending = std::max(st.log->max_pending, st.pending.size());
         return caf::delegated<eval_result>();
       },
+      [](device_atom) { return device_info{true, "cuda", "stand-in GPU", "sm_90", "{}", ""}; },
       [self](tick_atom, bool lifo) {
         auto& st = self->state;
         if (st.pending.empty()) return;
@@ -205,10 +206,13 @@ class ActorTest : public testing::Test {
     return s;
   }
 
-  search::ExperimentSpec spec(int64_t budget, int depth) {
+  search::ExperimentSpec spec(int64_t budget, int depth, const std::string& backend = "cpu",
+                              const std::string& extra_task = "") {
+    std::string tasks = "\"" + (dir_ / "softmax").string() + "\"";
+    if (!extra_task.empty()) tasks += ", \"" + (dir_ / extra_task).string() + "\"";
     auto parsed = search::parse_experiment_spec(
-        R"({"seed": 11, "tasks": [")" + (dir_ / "softmax").string() +
-        R"("], "backends": ["cpu"], "budget": {"candidates_per_target": )" +
+        R"({"seed": 11, "tasks": [)" + tasks + R"(], "backends": [")" + backend +
+        R"("], "budget": {"candidates_per_target": )" +
         std::to_string(budget) + R"(}, "search": {"pipeline_depth": )" + std::to_string(depth) +
         "}}");
     EXPECT_TRUE(parsed.ok()) << parsed.error_text();
@@ -383,6 +387,27 @@ TEST_F(ActorTest, AFailingProposerIsBackedOffThenAbandoned) {
                                   [](auto& e) { return e.kind == "proposer_error"; });
   ASSERT_NE(first_retry, history.end());
   EXPECT_NE(first_retry->detail_json.find("\"retry_in_seconds\":1"), std::string::npos);
+}
+
+TEST_F(ActorTest, CudaTargetsGoToTheGpusInTurnAndStayOnTheirs) {
+  start_system();
+  auto s = stages(false);
+  auto other_log = std::make_shared<EvaluatorLog>();
+  s.evaluators.clear();
+  s.evaluators["cuda:0"] = caf::actor_cast<evaluator_actor>(keep(sys_->spawn(fake_evaluator, false, log_)));
+  s.evaluators["cuda:1"] =
+      caf::actor_cast<evaluator_actor>(keep(sys_->spawn(fake_evaluator, false, other_log)));
+  start(spec(4, 2, "cuda", "softmax_copy"), s);
+  sched_->run();
+  ASSERT_TRUE(collect());
+  EXPECT_EQ(done_->status, "finished") << done_->last_error;
+  std::map<int64_t, std::string> task_of;
+  for (const auto& c : db_->candidates(experiment_)) task_of[c.id] = c.task;
+  ASSERT_EQ(task_of.size(), 8u);
+  ASSERT_EQ(log_->evaluated.size(), 4u);
+  ASSERT_EQ(other_log->evaluated.size(), 4u);
+  for (int64_t id : log_->evaluated) EXPECT_EQ(task_of[id], "softmax");
+  for (int64_t id : other_log->evaluated) EXPECT_EQ(task_of[id], "softmax_copy");
 }
 
 TEST_F(ActorTest, AResumedExperimentLosesNothingAndRepeatsNothing) {

@@ -1,9 +1,12 @@
 #include "tools/kforge/actor_host.hpp"
 
+#include <caf/all.hpp>
 #include <cstdlib>
+
 #include <filesystem>
 
 #include "gpu/hashing.hpp"
+#include "messages/errors.hpp"
 #include "messages/registration.hpp"
 
 namespace kforge::cli {
@@ -35,6 +38,26 @@ bool actor_host::start(runtime_options options, std::string& error) {
                                       ec);
   runtime_ = runtime::start(*system_, std::move(options), error);
   return runtime_ != nullptr;
+}
+
+bool actor_host::record_experiment(const search::ExperimentSpec& spec, experiment_record& record,
+                                   std::string& error) {
+  record = {0, spec.name, spec.to_json().dump(), spec.seed, "starting"};
+  caf::scoped_actor self{*system_};
+  self->request(runtime_->stages.archive, std::chrono::minutes(1), record_atom::value, record)
+      .receive([&](int64_t id) { record.id = id; }, [&](caf::error& e) { error = describe(e); });
+  return record.id != 0;
+}
+
+coordinator_actor actor_host::start_coordinator(const experiment_record& record,
+                                                const search::ExperimentSpec& spec,
+                                                caf::actor listener, bool resume) {
+  coordinator_config cfg;
+  cfg.experiment = record;
+  cfg.spec = spec;
+  cfg.resume = resume;
+  cfg.listener = std::move(listener);
+  return system_->spawn(coordinator_impl, std::move(cfg), runtime_->stages);
 }
 
 bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "actors/coordinator.hpp"
 #include "actors/runtime.hpp"
 
 namespace kforge::cli {
@@ -23,6 +24,13 @@ class actor_host {
   /// Starts the stage actors; false with `error` when it cannot (unopenable archive, ...).
   bool start(runtime_options options, std::string& error);
   runtime& rt() { return *runtime_; }
+  /// Records a new experiment (status "starting") in the archive; false with `error` if not.
+  bool record_experiment(const search::ExperimentSpec& spec, experiment_record& record,
+                         std::string& error);
+  /// Spawns the experiment's coordinator; `listener` hears its events and its end.
+  coordinator_actor start_coordinator(const experiment_record& record,
+                                      const search::ExperimentSpec& spec, caf::actor listener,
+                                      bool resume);
 
  private:
   caf::actor_system_config config_;

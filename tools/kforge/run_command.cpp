@@ -112,12 +112,7 @@ int run_experiment(const std::vector<std::string>& args) {
       std::cerr << "kforge run: " << error;
       return 2;
     }
-    record = {0, spec.name, spec.to_json().dump(), spec.seed, "starting"};
-    bool recorded = false;
-    self->request(rt.stages.archive, std::chrono::minutes(1), record_atom::value, record)
-        .receive([&](int64_t id) { record.id = id, recorded = true; },
-                 [&](caf::error& e) { error = describe(e); });
-    if (!recorded) {
+    if (!host.record_experiment(spec, record, error)) {
       std::cerr << "kforge run: " << error << "\n";
       return 2;
     }
@@ -125,12 +120,8 @@ int run_experiment(const std::vector<std::string>& args) {
   std::cout << "experiment " << record.id << " \"" << record.name << "\": seed " << spec.seed
             << ", " << spec.tasks.size() << " task(s), archive " << archive_path << "\n"
             << std::flush;
-  coordinator_config cfg;
-  cfg.experiment = record;
-  cfg.spec = spec;
-  cfg.resume = resume_id != 0;
-  cfg.listener = caf::actor_cast<caf::actor>(self);
-  auto coordinator = host.system().spawn(coordinator_impl, cfg, rt.stages);
+  auto coordinator =
+      host.start_coordinator(record, spec, caf::actor_cast<caf::actor>(self), resume_id != 0);
 
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
