@@ -1,13 +1,14 @@
-// Content hashes (SHA-256) for the compile and export caches.
+// Files of the compile and export caches (content hashes come from common/sha256.hpp).
 #pragma once
 
 #include <string>
 #include <string_view>
 
+#include "common/sha256.hpp"
+
 namespace kforge::gpu {
 
-/// Lower-case hex SHA-256 of the bytes.
-std::string sha256_hex(std::string_view bytes);
+using kforge::sha256_hex;
 
 /// Reads a whole file; empty optional-like result signalled by `ok`.
 struct FileText {

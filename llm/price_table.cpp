@@ -1,0 +1,55 @@
+#include "llm/price_table.hpp"
+
+#include "common/json.hpp"
+
+namespace kforge::llm {
+
+double cost_usd(const Price& price, const Usage& usage) {
+  return (static_cast<double>(usage.input_tokens) * price.input_per_mtok +
+          static_cast<double>(usage.output_tokens) * price.output_per_mtok) /
+         1e6;
+}
+
+std::optional<PriceTable> PriceTable::parse(std::string_view json_text, std::string& error) {
+  auto doc = json::parse(json_text);
+  if (!doc.value) {
+    error = "prices: " + doc.error;
+    return std::nullopt;
+  }
+  PriceTable table;
+  table.as_of_ = (*doc.value)["as_of"].as_string();
+  const auto& rows = (*doc.value)["prices"];
+  if (!rows.is_array()) {
+    error = "prices: \"prices\" must be a list of {provider, model, input_per_mtok, output_per_mtok}";
+    return std::nullopt;
+  }
+  for (size_t i = 0; i < rows.as_array().size(); ++i) {
+    const auto& row = rows[i];
+    Entry e{row["provider"].as_string(), row["model"].as_string(),
+            {row["input_per_mtok"].as_number(-1), row["output_per_mtok"].as_number(-1)}};
+    if (e.provider.empty() || e.model.empty() || e.price.input_per_mtok < 0 ||
+        e.price.output_per_mtok < 0) {
+      error = "prices: entry " + std::to_string(i) +
+              " needs provider, model and non-negative input_per_mtok and output_per_mtok";
+      return std::nullopt;
+    }
+    table.entries_.push_back(std::move(e));
+  }
+  return table;
+}
+
+std::optional<Price> PriceTable::find(std::string_view provider, std::string_view model) const {
+  const Entry* best = nullptr;
+  for (const auto& e : entries_) {
+    if (e.provider != provider) continue;
+    if (e.model == model) return e.price;
+    if (e.model.back() == '*' && model.substr(0, e.model.size() - 1) ==
+                                     std::string_view(e.model).substr(0, e.model.size() - 1)) {
+      if (!best || e.model.size() > best->model.size()) best = &e;
+    }
+  }
+  if (best) return best->price;
+  return std::nullopt;
+}
+
+}  // namespace kforge::llm

@@ -1,0 +1,40 @@
+// What a model's tokens cost, from configs/prices.json: dollars per million input and output
+// tokens per (provider, model), a trailing `*` matching model names by prefix.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm/chat.hpp"
+
+namespace kforge::llm {
+
+struct Price {
+  double input_per_mtok = 0;
+  double output_per_mtok = 0;
+};
+
+double cost_usd(const Price& price, const Usage& usage);
+
+class PriceTable {
+ public:
+  /// Parses the table; `error` says what is wrong when it returns nothing.
+  static std::optional<PriceTable> parse(std::string_view json_text, std::string& error);
+  /// The price of `model` at `provider` ("openai", "anthropic", "gemini"): an exact entry first,
+  /// then the longest matching prefix pattern.
+  std::optional<Price> find(std::string_view provider, std::string_view model) const;
+  const std::string& as_of() const { return as_of_; }
+
+ private:
+  struct Entry {
+    std::string provider;
+    std::string model;  ///< ends in '*' for a prefix pattern
+    Price price;
+  };
+  std::vector<Entry> entries_;
+  std::string as_of_;
+};
+
+}  // namespace kforge::llm

@@ -1,0 +1,201 @@
+#include "llm/prompts.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "common/json.hpp"
+
+namespace kforge::llm {
+
+// Generated from llm/prompts/*.md by cmake/EmbedTextFiles.cmake.
+const std::vector<std::pair<std::string, std::string>>& embedded_prompts();
+
+namespace {
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string shape_text(const json::Value& shape) {
+  std::string out = "[";
+  for (const auto& d : shape.as_array())
+    out += (out.size() > 1 ? ", " : "") + std::to_string(d.as_int());
+  return out + "]";
+}
+
+std::string argument_line(const json::Value& arg) {
+  const auto& kind = arg["kind"].as_string();
+  std::string line = "- `" + arg["name"].as_string() + "`: ";
+  if (kind == "none") return line + "None (pass-through optional, always None here)";
+  if (kind == "scalar")
+    return line + arg["type"].as_string() + " scalar = " + arg["value"].dump();
+  if (kind == "list") return line + "integer list " + arg["value"].dump();
+  return line + kind + " tensor " + arg["dtype"].as_string() + " " + shape_text(arg["shape"]);
+}
+
+std::string backend_rules(const std::string& backend) {
+  if (backend == "cuda")
+    return "This is the CUDA backend (an NVIDIA Hopper GPU, sm_90): tensors are on the GPU; launch "
+           "on `at::cuda::getCurrentCUDAStream()` (include <ATen/cuda/CUDAContext.h>) and check "
+           "for launch errors.";
+  return "This is the CPU backend: tensors are on the CPU; write plain C++ (no CUDA), single "
+         "threaded; loops the compiler can vectorise are welcome.";
+}
+
+std::string trimmed_log(const std::string& log) {
+  constexpr size_t kMax = 6000;  // the end of a compiler log says the most
+  if (log.size() <= kMax) return log;
+  return "[... " + std::to_string(log.size() - kMax) + " characters cut ...]\n" +
+         log.substr(log.size() - kMax);
+}
+
+}  // namespace
+
+std::optional<std::string> render_prompt(const std::string& text,
+                                         const std::map<std::string, std::string>& values,
+                                         std::string& error) {
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    auto open = text.find("{{", pos);
+    if (open == std::string::npos) break;
+    auto close = text.find("}}", open);
+    if (close == std::string::npos) {
+      error = "prompt: unclosed {{ at offset " + std::to_string(open);
+      return std::nullopt;
+    }
+    std::string name = text.substr(open + 2, close - open - 2);
+    auto it = values.find(name);
+    if (it == values.end()) {
+      error = "prompt: no value for {{" + name + "}}";
+      return std::nullopt;
+    }
+    out.append(text, pos, open - pos);
+    out += it->second;
+    pos = close + 2;
+  }
+  out.append(text, pos, std::string::npos);
+  return out;
+}
+
+const std::string& prompt_file(const std::string& name) {
+  static const std::string none;
+  for (const auto& [file, text] : embedded_prompts())
+    if (file == name) return text;
+  return none;
+}
+
+std::optional<TaskBrief> load_task_brief(const std::string& task_dir, const std::string& export_dir,
+                                         const std::string& direction, const std::string& backend,
+                                         const std::string& config_set, std::string& error) {
+  TaskBrief brief;
+  brief.direction = direction;
+  brief.backend = backend;
+  std::ifstream py(task_dir + "/func_" + direction + ".py");
+  if (!py) {
+    error = "cannot read " + task_dir + "/func_" + direction + ".py";
+    return std::nullopt;
+  }
+  std::ostringstream source;
+  source << py.rdbuf();
+  brief.reference_source = source.str();
+  auto doc = json::parse_file(export_dir + "/task.json");
+  if (!doc.value) {
+    error = "cannot read the task's export: " + doc.error;
+    return std::nullopt;
+  }
+  brief.task = (*doc.value)["task"].as_string();
+  const auto& configs = (*doc.value)["directions"][direction]["configs"].as_array();
+  if (configs.empty()) {
+    error = "the export of " + task_dir + " has no " + direction + " configs";
+    return std::nullopt;
+  }
+  for (const auto& arg : configs[0]["args"].as_array()) brief.signature += argument_line(arg) + "\n";
+  for (const auto& config : configs) {
+    bool judged = false;
+    for (const auto& mode : config["modes"].as_array()) judged |= mode.as_string() == config_set;
+    if (!judged) continue;
+    std::string shapes;
+    for (const auto& arg : config["args"].as_array())
+      if (arg["shape"].is_array())
+        shapes += (shapes.empty() ? "" : ", ") + arg["name"].as_string() + " " + shape_text(arg["shape"]);
+    brief.configs += "- " + config["name"].as_string() + ": " + shapes + "\n";
+  }
+  return brief;
+}
+
+std::optional<std::vector<Message>> proposal_messages(const ProposalInputs& in, std::string& error) {
+  const std::string entry = in.task.direction == "backward" ? "backward" : "forward";
+  std::map<std::string, std::string> values = {
+      {"entry", entry},
+      {"backend", in.task.backend},
+      {"backend_rules", backend_rules(in.task.backend)},
+      {"task", in.task.task},
+      {"direction", in.task.direction},
+      {"reference_source", in.task.reference_source},
+      {"signature", in.task.signature},
+      {"configs", in.task.configs},
+  };
+  std::string file;
+  if (in.mode == "translate") {
+    file = "translate.md";
+  } else if (in.mode == "optimise") {
+    file = "optimise.md";
+    std::string context;
+    for (const auto& k : in.context)
+      context += "\n### candidate " + std::to_string(k.sequence) + ": " + number_text(k.speedup) +
+                 "x (" + k.strategy + ")\n```cpp\n" + k.source + "\n```\n";
+    values["context"] = context.empty() ? "(none yet besides the kernel below)" : context;
+    values["parent_source"] = in.parent_source;
+    values["parent_speedup"] = number_text(in.parent_speedup);
+    values["parent_profile"] = in.parent_profile.empty() ? "(not profiled)" : in.parent_profile;
+    values["strategy"] = in.strategy.empty() ? "your choice" : in.strategy;
+  } else if (in.mode == "fix") {
+    file = "fix.md";
+    values["failed_source"] = in.failed_source;
+    values["failure_stage"] = in.failure_stage;
+    values["failure_log"] = trimmed_log(in.failure_log);
+  } else {
+    error = "prompt: unknown proposal mode \"" + in.mode + "\"";
+    return std::nullopt;
+  }
+  auto system = render_prompt(prompt_file("proposer_system.md"), values, error);
+  auto user = system ? render_prompt(prompt_file(file), values, error) : std::nullopt;
+  if (!user) return std::nullopt;
+  return std::vector<Message>{{"system", *system}, {"user", *user}};
+}
+
+const std::vector<std::string>& verifier_checks() {
+  static const std::vector<std::string> checks = {"compilation", "memory_safety", "numerics"};
+  return checks;
+}
+
+std::optional<std::vector<Message>> verifier_messages(const std::string& check,
+                                                      const TaskBrief& task,
+                                                      const std::string& candidate_source,
+                                                      std::string& error) {
+  const auto& checks = verifier_checks();
+  if (std::find(checks.begin(), checks.end(), check) == checks.end()) {
+    error = "prompt: unknown verifier check \"" + check + "\"";
+    return std::nullopt;
+  }
+  std::map<std::string, std::string> values = {
+      {"entry", task.direction == "backward" ? "backward" : "forward"},
+      {"backend", task.backend},
+      {"reference_source", task.reference_source},
+      {"signature", task.signature},
+      {"configs", task.configs},
+      {"candidate_source", candidate_source},
+  };
+  auto system = render_prompt(prompt_file("verifier_system.md"), values, error);
+  auto user = system ? render_prompt(prompt_file("verify_" + check + ".md"), values, error)
+                     : std::nullopt;
+  if (!user) return std::nullopt;
+  return std::vector<Message>{{"system", *system}, {"user", *user}};
+}
+
+}  // namespace kforge::llm

@@ -1,0 +1,71 @@
+// The prompts kforge sends to LLMs. Their text lives in llm/prompts/*.md (embedded at build
+// time); this file fills their {{placeholders}} from a task, a parent kernel, its profile and the
+// archive's best kernels, for proposers (translate, optimise, fix) and verifiers (compilation,
+// memory safety, numerical correctness).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "llm/chat.hpp"
+
+namespace kforge::llm {
+
+/// Fills every {{name}} of `text`; an unknown name is an error (returns nothing).
+std::optional<std::string> render_prompt(const std::string& text,
+                                         const std::map<std::string, std::string>& values,
+                                         std::string& error);
+
+/// The embedded prompt file `name` ("optimise.md"); empty when there is none.
+const std::string& prompt_file(const std::string& name);
+
+/// What a prompt says about the task: read from its folder and its export.
+struct TaskBrief {
+  std::string task;
+  std::string direction;  ///< "forward" or "backward"
+  std::string backend;    ///< "cuda" or "cpu"
+  std::string reference_source;
+  std::string signature;  ///< one line per argument, of the first config
+  std::string configs;    ///< one line per config of the set judged
+};
+
+/// Reads `func_<direction>.py` from the task folder and the argument lists from the export's
+/// task.json; `config_set` is "single" or "multi".
+std::optional<TaskBrief> load_task_brief(const std::string& task_dir, const std::string& export_dir,
+                                         const std::string& direction, const std::string& backend,
+                                         const std::string& config_set, std::string& error);
+
+/// A kernel of the context: what the optimise prompt shows of the archive's best.
+struct ContextKernel {
+  int64_t sequence = 0;
+  double speedup = 0;
+  std::string strategy;
+  std::string source;
+};
+
+struct ProposalInputs {
+  std::string mode;  ///< "translate", "optimise" or "fix"
+  TaskBrief task;
+  std::string parent_source;
+  double parent_speedup = 0;
+  std::string parent_profile;
+  std::vector<ContextKernel> context;  ///< least to most fast
+  std::string strategy;
+  std::string failed_source;
+  std::string failure_stage;
+  std::string failure_log;
+};
+
+std::optional<std::vector<Message>> proposal_messages(const ProposalInputs& inputs,
+                                                      std::string& error);
+
+/// The verifier checks: "compilation", "memory_safety", "numerics".
+const std::vector<std::string>& verifier_checks();
+std::optional<std::vector<Message>> verifier_messages(const std::string& check,
+                                                      const TaskBrief& task,
+                                                      const std::string& candidate_source,
+                                                      std::string& error);
+
+}  // namespace kforge::llm

@@ -1,0 +1,82 @@
+// A real HTTP(S) server on loopback that speaks the providers' wire formats (OpenAI chat
+// completions, Anthropic messages, Gemini generateContent; whole and streamed) and plays a
+// script: scripted replies and failures first (429 with retry-after, 5xx, malformed JSON,
+// streams cut short, slow answers, spent credit), then a responder function for the rest.
+// Tests of the LLM clients, of the proposer and verifier actors and of whole experiments use it
+// so that no test needs the internet. With TLS it makes its own CA-signed certificate for
+// 127.0.0.1 and localhost, and clients trust it through `ca_file()`.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kforge::test {
+
+/// A request as the fake provider understood it.
+struct ProviderRequest {
+  std::string kind;  ///< "openai", "anthropic" or "gemini"
+  std::string path;
+  std::map<std::string, std::string> headers;  ///< lower-case names
+  std::string body;
+  std::string model;
+  bool stream = false;
+  std::string system;  ///< the system text
+  std::string user;    ///< the last user message
+};
+
+/// What the server does with one request.
+struct ProviderStep {
+  enum class Action { reply, status, malformed, truncated, close };
+  Action action = Action::reply;
+  std::string text;  ///< reply: the text (empty: ask the responder)
+  int status = 200;  ///< status: the code; its body is the provider's error format
+  std::string message;
+  std::string error_code;  ///< status: OpenAI "code" / Anthropic "type" / Gemini "status"
+  std::map<std::string, std::string> headers;
+  int delay_ms = 0;  ///< wait before answering (a slow provider)
+  std::string finish = "stop";  ///< reply: "stop" or "length"
+
+  static ProviderStep reply(std::string text) {
+    ProviderStep s;
+    s.text = std::move(text);
+    return s;
+  }
+  static ProviderStep rate_limited(int retry_after_seconds);
+  static ProviderStep server_error(int status = 500);
+  static ProviderStep credit_exhausted();
+  static ProviderStep malformed_json();
+  static ProviderStep truncated_stream();
+  static ProviderStep slow(int delay_ms);
+};
+
+class FakeProvider {
+ public:
+  explicit FakeProvider(bool tls = false);
+  ~FakeProvider();
+  FakeProvider(const FakeProvider&) = delete;
+  FakeProvider& operator=(const FakeProvider&) = delete;
+
+  uint16_t port() const;
+  /// The base URL a client of `kind` is configured with ("http://127.0.0.1:PORT/v1", ...).
+  std::string base_url(const std::string& kind) const;
+  /// The PEM certificate clients must trust (TLS only).
+  std::string ca_file() const;
+
+  /// Steps for the next requests, in order; when none is left the responder answers.
+  void push(ProviderStep step);
+  void set_responder(std::function<std::string(const ProviderRequest&)> responder);
+  /// Requests must carry this key (in the provider's header); empty: any.
+  void require_key(std::string key);
+  std::vector<ProviderRequest> requests() const;
+  size_t request_count() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kforge::test

@@ -1,0 +1,556 @@
+// The LLM library against a real loopback server speaking each provider's wire format: requests
+// as the providers document them, whole and streamed replies, TLS verification, retries and what
+// is never retried, timeouts, the concurrency limit, cost, the response cache, offline mode,
+// prompts and reply parsing.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "common/json.hpp"
+#include "llm/client.hpp"
+#include "llm/prompts.hpp"
+#include "llm/reply_parser.hpp"
+#include "llm/sse.hpp"
+#include "tests/llm/fake_provider.hpp"
+#include "tests/test_support.hpp"
+
+namespace kforge {
+namespace {
+
+using llm::FailureKind;
+using llm::ProviderKind;
+using test::FakeProvider;
+using test::ProviderStep;
+
+/// Replies kept in memory, as the archive keeps them on disk.
+class MemoryStore : public llm::ReplyStore {
+ public:
+  std::optional<llm::CachedReply> find(const std::string& key) override {
+    std::lock_guard lock(mutex_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return std::nullopt;
+    return it->second;
+  }
+  std::string put(const llm::CachedReply& entry) override {
+    std::lock_guard lock(mutex_);
+    entries_[entry.key] = entry;
+    return {};
+  }
+  size_t size() const { return entries_.size(); }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, llm::CachedReply> entries_;
+};
+
+llm::ModelConfig model_for(const FakeProvider& fake, ProviderKind kind, bool stream = true) {
+  llm::ModelConfig c;
+  c.name = std::string("test-") + llm::to_string(kind);
+  c.kind = kind;
+  c.base_url = fake.base_url(llm::to_string(kind));
+  c.model = kind == ProviderKind::gemini ? "gemini-2.5-flash" : "model-x";
+  c.stream = stream;
+  c.ca_file = fake.ca_file();
+  c.timeout_seconds = 20;
+  c.idle_timeout_seconds = 5;
+  c.price = {2.0, 8.0};
+  return c;
+}
+
+const std::vector<llm::Message> kChat = {{"system", "You write kernels."},
+                                         {"user", "Write a softmax."}};
+
+/// A client whose waits between attempts are recorded instead of slept.
+struct RecordingClient {
+  llm::Client client;
+  std::vector<int64_t> waits_ms;
+  RecordingClient(llm::ModelConfig c, llm::ReplyStore* store = nullptr, bool offline = false)
+      : client(std::move(c), store, offline) {
+    client.sleep = [this](std::chrono::milliseconds d) { waits_ms.push_back(d.count()); };
+  }
+};
+
+TEST(Sse, EventsDoNotDependOnHowTheBytesAreCut) {
+  const std::string stream =
+      ": keep-alive\r\nevent: message_start\r\ndata: {\"a\":1}\r\n\r\ndata: line one\ndata: line "
+      "two\n\ndata: [DONE]\n\n";
+  llm::SseParser whole;
+  auto all = whole.feed(stream);
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].event, "message_start");
+  EXPECT_EQ(all[0].data, "{\"a\":1}");
+  EXPECT_EQ(all[1].data, "line one\nline two");
+  EXPECT_EQ(all[2].data, "[DONE]");
+  llm::SseParser bytewise;
+  std::vector<llm::SseEvent> pieces;
+  for (char c : stream)
+    for (auto& e : bytewise.feed(std::string_view(&c, 1))) pieces.push_back(e);
+  ASSERT_EQ(pieces.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) EXPECT_EQ(pieces[i].data, all[i].data);
+  EXPECT_FALSE(bytewise.pending());
+  llm::SseParser cut;
+  cut.feed("data: {\"half\"");
+  EXPECT_TRUE(cut.pending());
+}
+
+TEST(ProviderWire, RequestsFollowEachProvidersDocumentedFormat) {
+  llm::WireRequest r;
+  r.model = "m";
+  r.api_key = "sk-test";
+  r.messages = kChat;
+  r.sampling.temperature = 0.7;
+  r.sampling.max_tokens = 1000;
+  r.seed = 42;
+
+  r.kind = ProviderKind::openai;
+  auto h = llm::build_http_request(r);
+  EXPECT_EQ(h.url, "https://api.openai.com/v1/chat/completions");
+  auto body = *json::parse(h.body).value;
+  EXPECT_EQ(body["messages"][0]["role"].as_string(), "system");
+  EXPECT_EQ(body["max_tokens"].as_int(), 1000);
+  EXPECT_EQ(body["seed"].as_int(), 42);
+  EXPECT_TRUE(body["stream"].as_bool());
+  EXPECT_TRUE(body["stream_options"]["include_usage"].as_bool());
+  EXPECT_NE(std::find(h.headers.begin(), h.headers.end(),
+                      std::pair<std::string, std::string>{"authorization", "Bearer sk-test"}),
+            h.headers.end());
+  r.sampling.reasoning_effort = "high";
+  body = *json::parse(llm::build_http_request(r).body).value;
+  EXPECT_EQ(body["reasoning_effort"].as_string(), "high");
+  EXPECT_EQ(body["max_completion_tokens"].as_int(), 1000);
+  EXPECT_FALSE(body.contains("max_tokens"));
+  r.sampling.reasoning_effort.clear();
+
+  r.kind = ProviderKind::anthropic;
+  h = llm::build_http_request(r);
+  EXPECT_EQ(h.url, "https://api.anthropic.com/v1/messages");
+  body = *json::parse(h.body).value;
+  EXPECT_EQ(body["system"].as_string(), "You write kernels.");
+  ASSERT_EQ(body["messages"].as_array().size(), 1u);  // the system text is not a message
+  EXPECT_EQ(body["messages"][0]["role"].as_string(), "user");
+  EXPECT_EQ(body["max_tokens"].as_int(), 1000);
+  EXPECT_DOUBLE_EQ(body["temperature"].as_number(), 0.7);
+  bool has_version = false, has_key = false;
+  for (const auto& [n, v] : h.headers) {
+    has_version |= n == "anthropic-version" && v == "2023-06-01";
+    has_key |= n == "x-api-key" && v == "sk-test";
+  }
+  EXPECT_TRUE(has_version && has_key);
+  r.sampling.thinking_budget = 512;
+  body = *json::parse(llm::build_http_request(r).body).value;
+  EXPECT_EQ(body["thinking"]["type"].as_string(), "enabled");
+  EXPECT_EQ(body["thinking"]["budget_tokens"].as_int(), 512);
+  EXPECT_FALSE(body.contains("temperature"));  // not allowed with extended thinking
+
+  r.kind = ProviderKind::gemini;
+  r.stream = false;
+  h = llm::build_http_request(r);
+  EXPECT_EQ(h.url, "https://generativelanguage.googleapis.com/v1beta/models/m:generateContent");
+  body = *json::parse(h.body).value;
+  EXPECT_EQ(body["systemInstruction"]["parts"][0]["text"].as_string(), "You write kernels.");
+  EXPECT_EQ(body["contents"][0]["role"].as_string(), "user");
+  EXPECT_EQ(body["contents"][0]["parts"][0]["text"].as_string(), "Write a softmax.");
+  EXPECT_EQ(body["generationConfig"]["maxOutputTokens"].as_int(), 1000);
+  EXPECT_EQ(body["generationConfig"]["thinkingConfig"]["thinkingBudget"].as_int(), 512);
+  r.stream = true;
+  EXPECT_EQ(llm::build_http_request(r).url,
+            "https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse");
+}
+
+TEST(ProviderWire, ErrorsAreSortedIntoRetriedAndFinal) {
+  using llm::classify_http_error;
+  EXPECT_EQ(classify_http_error(ProviderKind::openai, 429,
+                                R"({"error":{"message":"slow down","code":"rate_limit_exceeded"}})")
+                .failure,
+            FailureKind::transient);
+  EXPECT_EQ(classify_http_error(ProviderKind::openai, 429,
+                                R"({"error":{"message":"quota","code":"insufficient_quota"}})")
+                .failure,
+            FailureKind::money);
+  EXPECT_EQ(classify_http_error(ProviderKind::anthropic, 400,
+                                R"({"type":"error","error":{"type":"invalid_request_error",)"
+                                R"("message":"Your credit balance is too low to access the API."}})")
+                .failure,
+            FailureKind::money);
+  EXPECT_EQ(classify_http_error(ProviderKind::anthropic, 529,
+                                R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})")
+                .failure,
+            FailureKind::transient);
+  EXPECT_EQ(classify_http_error(ProviderKind::gemini, 403,
+                                R"({"error":{"code":403,"message":"API key not valid","status":"PERMISSION_DENIED"}})")
+                .failure,
+            FailureKind::auth);
+  EXPECT_EQ(classify_http_error(ProviderKind::gemini, 404, "not json").failure,
+            FailureKind::bad_request);
+  auto e = classify_http_error(ProviderKind::gemini, 503,
+                               R"({"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}})");
+  EXPECT_EQ(e.failure, FailureKind::transient);
+  EXPECT_NE(e.error.find("UNAVAILABLE"), std::string::npos);
+}
+
+class EveryProvider : public ::testing::TestWithParam<std::tuple<ProviderKind, bool, bool>> {};
+
+TEST_P(EveryProvider, RepliesArriveWholeWithTheirUsage) {
+  auto [kind, stream, tls] = GetParam();
+  FakeProvider fake(tls);
+  fake.require_key("sk-right");
+  std::string long_text(5000, 'x');
+  fake.push(ProviderStep::reply("Name: a\n" + long_text));
+  auto config = model_for(fake, kind, stream);
+  config.api_key_env = "KFORGE_TEST_PROVIDER_KEY";
+  ::setenv("KFORGE_TEST_PROVIDER_KEY", "sk-right", 1);
+  RecordingClient c(config);
+  auto r = c.client.call(kChat, 7, 0);
+  ASSERT_TRUE(r.record.ok) << r.record.error;
+  EXPECT_EQ(r.reply.text, "Name: a\n" + long_text);
+  EXPECT_GT(r.record.usage.input_tokens, 0);
+  EXPECT_EQ(r.record.usage.output_tokens, static_cast<int64_t>(r.reply.text.size() / 4 + 1));
+  EXPECT_NEAR(r.record.cost_usd,
+              (r.record.usage.input_tokens * 2.0 + r.record.usage.output_tokens * 8.0) / 1e6, 1e-12);
+  EXPECT_EQ(r.record.attempts, 1);
+  auto seen = fake.requests();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].stream, stream);
+  EXPECT_EQ(seen[0].user, "Write a softmax.");
+  EXPECT_EQ(seen[0].system, "You write kernels.");
+  // A wrong key is final: one attempt, no retry.
+  ::setenv("KFORGE_TEST_PROVIDER_KEY", "sk-wrong", 1);
+  auto denied = c.client.call(kChat, 7, 1);
+  EXPECT_FALSE(denied.record.ok);
+  EXPECT_EQ(denied.record.failure, FailureKind::auth);
+  EXPECT_EQ(denied.record.attempts, 1);
+  EXPECT_EQ(denied.record.error.find("sk-wrong"), std::string::npos);  // keys are never shown
+  ::unsetenv("KFORGE_TEST_PROVIDER_KEY");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Wire, EveryProvider,
+    ::testing::Combine(::testing::Values(ProviderKind::openai, ProviderKind::anthropic,
+                                         ProviderKind::gemini),
+                       ::testing::Bool(), ::testing::Bool()),
+    [](const auto& info) {
+      return std::string(llm::to_string(std::get<0>(info.param))) +
+             (std::get<1>(info.param) ? "_streamed" : "_whole") +
+             (std::get<2>(info.param) ? "_https" : "_http");
+    });
+
+TEST(Transport, CertificatesAreVerified) {
+  FakeProvider fake(true);
+  auto config = model_for(fake, ProviderKind::openai);
+  config.ca_file.clear();  // the fake's certificate is not trusted by the system store
+  config.max_attempts = 1;
+  RecordingClient c(config);
+  auto r = c.client.call(kChat, 1, 0);
+  EXPECT_FALSE(r.record.ok);
+  EXPECT_NE(r.record.error.find("TLS handshake"), std::string::npos) << r.record.error;
+  EXPECT_EQ(fake.request_count(), 0u);
+  // The right name is checked too: the certificate is for 127.0.0.1 and localhost only.
+  std::string error;
+  auto url = llm::parse_url("https://user@host/x", error);
+  EXPECT_FALSE(url);
+  EXPECT_TRUE(llm::parse_url("https://localhost:8443/v1", error));
+}
+
+TEST(Transport, LoopbackNeverGoesThroughAProxy) {
+  ::setenv("HTTPS_PROXY", "http://127.0.0.1:9", 1);
+  EXPECT_EQ(llm::proxy_from_environment("127.0.0.1"), "");
+  EXPECT_EQ(llm::proxy_from_environment("api.openai.com"), "http://127.0.0.1:9");
+  ::setenv("NO_PROXY", "example.com,.openai.com", 1);
+  EXPECT_EQ(llm::proxy_from_environment("api.openai.com"), "");
+  EXPECT_EQ(llm::proxy_from_environment("api.anthropic.com"), "http://127.0.0.1:9");
+  ::unsetenv("NO_PROXY");
+  FakeProvider fake(true);
+  fake.push(ProviderStep::reply("through"));
+  RecordingClient c(model_for(fake, ProviderKind::openai));
+  auto r = c.client.call(kChat, 1, 0);
+  ::unsetenv("HTTPS_PROXY");
+  EXPECT_TRUE(r.record.ok) << r.record.error;
+}
+
+TEST(Retries, TransientFailuresAreRetriedAndRetryAfterIsHonoured) {
+  FakeProvider fake(true);
+  fake.push(ProviderStep::rate_limited(3));
+  fake.push(ProviderStep::server_error(503));
+  fake.push(ProviderStep::malformed_json());
+  fake.push(ProviderStep::truncated_stream());
+  fake.push(ProviderStep::reply("finally"));
+  auto config = model_for(fake, ProviderKind::openai);
+  config.backoff_initial_seconds = 2;
+  RecordingClient c(config);
+  auto r = c.client.call(kChat, 1, 0);
+  ASSERT_TRUE(r.record.ok) << r.record.error;
+  EXPECT_EQ(r.reply.text, "finally");
+  EXPECT_EQ(r.record.attempts, 5);
+  ASSERT_EQ(c.waits_ms.size(), 4u);
+  EXPECT_EQ(c.waits_ms[0], 3000);  // exactly what retry-after said
+  // Jittered exponential back-off otherwise: half to all of 2 s x 2^(failures - 1).
+  EXPECT_GE(c.waits_ms[1], 2000);
+  EXPECT_LE(c.waits_ms[1], 4000);
+  EXPECT_GE(c.waits_ms[2], 4000);
+  EXPECT_LE(c.waits_ms[2], 8000);
+  EXPECT_GE(c.waits_ms[3], 8000);
+  EXPECT_LE(c.waits_ms[3], 16000);
+  ASSERT_EQ(r.record.attempt_errors.size(), 4u);
+  EXPECT_NE(r.record.attempt_errors[3].find("stream ended"), std::string::npos)
+      << r.record.attempt_errors[3];
+}
+
+TEST(Retries, SpentMoneyIsNeverRetried) {
+  for (auto kind : {ProviderKind::openai, ProviderKind::anthropic}) {
+    FakeProvider fake;
+    if (kind == ProviderKind::openai) {
+      fake.push(ProviderStep::credit_exhausted());
+    } else {
+      ProviderStep s;
+      s.action = ProviderStep::Action::status;
+      s.status = 400;
+      s.error_code = "invalid_request_error";
+      s.message = "Your credit balance is too low to access the Anthropic API.";
+      fake.push(s);
+    }
+    RecordingClient c(model_for(fake, kind));
+    auto r = c.client.call(kChat, 1, 0);
+    EXPECT_EQ(r.record.failure, FailureKind::money) << r.record.error;
+    EXPECT_EQ(r.record.attempts, 1);
+    EXPECT_TRUE(c.waits_ms.empty());
+    EXPECT_EQ(fake.request_count(), 1u);
+  }
+}
+
+TEST(Retries, GiveUpAfterTheLastAttemptOrATooLongRetryAfter) {
+  FakeProvider fake;
+  for (int i = 0; i < 3; ++i) fake.push(ProviderStep::server_error());
+  auto config = model_for(fake, ProviderKind::anthropic);
+  config.max_attempts = 3;
+  RecordingClient c(config);
+  auto r = c.client.call(kChat, 1, 0);
+  EXPECT_FALSE(r.record.ok);
+  EXPECT_EQ(r.record.attempts, 3);
+  EXPECT_EQ(r.record.failure, FailureKind::transient);
+  fake.push(ProviderStep::rate_limited(3600));
+  auto hour = c.client.call(kChat, 1, 1);
+  EXPECT_EQ(hour.record.attempts, 1);
+  EXPECT_NE(hour.record.error.find("3600 s"), std::string::npos) << hour.record.error;
+}
+
+TEST(Timeouts, ASilentProviderIsCutAndTriedAgain) {
+  FakeProvider fake;
+  fake.push(ProviderStep::slow(3000));
+  fake.push(ProviderStep::reply("awake"));
+  auto config = model_for(fake, ProviderKind::gemini);
+  config.idle_timeout_seconds = 0.3;
+  RecordingClient c(config);
+  auto start = std::chrono::steady_clock::now();
+  auto r = c.client.call(kChat, 1, 0);
+  ASSERT_TRUE(r.record.ok) << r.record.error;
+  EXPECT_EQ(r.record.attempts, 2);
+  EXPECT_NE(r.record.attempt_errors[0].find("no data"), std::string::npos)
+      << r.record.attempt_errors[0];
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(2500));
+}
+
+TEST(Concurrency, OneEndpointNeverHasMoreThanItsLimitInFlight) {
+  FakeProvider fake;
+  std::atomic<int> now{0}, most{0};
+  fake.set_responder([&](const test::ProviderRequest&) {
+    int n = ++now;
+    for (int m = most; n > m && !most.compare_exchange_weak(m, n);) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    --now;
+    return std::string("ok");
+  });
+  auto config = model_for(fake, ProviderKind::openai);
+  config.max_concurrency = 2;
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 6; ++i)
+    threads.emplace_back([&, i] {
+      llm::Client client(config, nullptr, false);
+      ok += client.call(kChat, 1, i).record.ok;
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok, 6);
+  EXPECT_EQ(most, 2);
+}
+
+TEST(Cache, RepliesAreKeptAndReplayedOffline) {
+  FakeProvider fake;
+  fake.set_responder([](const test::ProviderRequest& r) { return "reply to " + r.user; });
+  MemoryStore store;
+  auto config = model_for(fake, ProviderKind::anthropic);
+  RecordingClient online(config, &store);
+  auto first = online.client.call(kChat, 5, 0);
+  ASSERT_TRUE(first.record.ok);
+  EXPECT_FALSE(first.record.cached);
+  EXPECT_GT(first.record.cost_usd, 0);
+  auto again = online.client.call(kChat, 5, 0);
+  EXPECT_TRUE(again.record.cached);
+  EXPECT_EQ(again.record.cost_usd, 0);  // a cached reply costs nothing again
+  EXPECT_EQ(again.reply.text, first.reply.text);
+  EXPECT_EQ(fake.request_count(), 1u);
+  // Another sample of the same request, or another seed, is another call.
+  online.client.call(kChat, 5, 1);
+  online.client.call(kChat, 6, 0);
+  EXPECT_EQ(fake.request_count(), 3u);
+  EXPECT_EQ(store.size(), 3u);
+
+  RecordingClient offline(config, &store, true);
+  auto replayed = offline.client.call(kChat, 5, 0);
+  EXPECT_TRUE(replayed.record.cached);
+  EXPECT_EQ(replayed.reply.text, first.reply.text);
+  auto miss = offline.client.call(kChat, 5, 9);
+  EXPECT_EQ(miss.record.failure, FailureKind::offline_miss);
+  EXPECT_NE(miss.record.error.find("--offline"), std::string::npos);
+  EXPECT_EQ(fake.request_count(), 3u);  // offline never called out
+  EXPECT_TRUE(offline.client.replay(first.record.key).record.ok);
+  EXPECT_EQ(offline.client.replay("nope").record.failure, FailureKind::offline_miss);
+
+  // The key covers the endpoint, the model, the messages and the sampling parameters.
+  auto key = [&](llm::ModelConfig c) { return llm::cache_key(c, kChat, 5, 0); };
+  auto other = config;
+  other.model = "other";
+  EXPECT_NE(key(config), key(other));
+  other = config;
+  other.sampling.temperature = 0.2;
+  EXPECT_NE(key(config), key(other));
+  other = config;
+  other.name = "renamed";  // the ensemble's name for it does not change what is asked
+  EXPECT_EQ(key(config), key(other));
+}
+
+TEST(Prices, BundledTableParsesAndMatchesPrefixes) {
+  std::ifstream in(test::source_dir() + "/configs/prices.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string error;
+  auto table = llm::PriceTable::parse(text, error);
+  ASSERT_TRUE(table) << error;
+  auto sonnet = table->find("anthropic", "claude-sonnet-4-5-20250929");
+  ASSERT_TRUE(sonnet);
+  EXPECT_DOUBLE_EQ(sonnet->output_per_mtok, 15.0);
+  auto lite = table->find("gemini", "gemini-2.5-flash-lite");
+  ASSERT_TRUE(lite);
+  EXPECT_DOUBLE_EQ(lite->input_per_mtok, 0.1);  // the longest pattern wins
+  EXPECT_FALSE(table->find("openai", "gpt-unknown"));
+  EXPECT_FALSE(table->find("gemini", "gpt-4.1"));
+  EXPECT_FALSE(llm::PriceTable::parse(R"({"prices":[{"provider":"x"}]})", error));
+  EXPECT_DOUBLE_EQ(llm::cost_usd({1, 10}, {1000000, 500000}), 6.0);
+}
+
+const char* kGoodReply = R"(Here is my kernel.
+
+**Name:** f32 SM90 warp-rows!
+Rationale: one warp per row, max and sum in registers.
+
+```cpp
+#include <torch/extension.h>
+torch::Tensor forward(torch::Tensor x) { return x; }
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward); }
+```
+)";
+
+TEST(ReplyParsing, KernelRepliesGiveSourceNameAndRationale) {
+  llm::ChatReply r;
+  r.text = kGoodReply;
+  auto k = llm::parse_kernel_reply(r, "forward");
+  ASSERT_TRUE(k.ok) << k.reason;
+  EXPECT_EQ(k.name, "f32_sm90_warp_rows");
+  EXPECT_EQ(k.rationale, "one warp per row, max and sum in registers.");
+  EXPECT_EQ(k.source.find("```"), std::string::npos);
+  EXPECT_NE(k.source.find("m.def(\"forward\""), std::string::npos);
+  EXPECT_FALSE(llm::parse_kernel_reply(r, "backward").ok);
+}
+
+TEST(ReplyParsing, TruncatedAndGarbledRepliesAreRejectedWithAReason) {
+  llm::ChatReply r;
+  auto reason = [&](const std::string& text, bool truncated = false) {
+    r.text = text;
+    r.truncated = truncated;
+    auto k = llm::parse_kernel_reply(r, "forward");
+    EXPECT_FALSE(k.ok);
+    return k.reason;
+  };
+  EXPECT_EQ(reason(""), "the reply is empty");
+  EXPECT_EQ(reason("I cannot help with that."), "the reply has no code block");
+  EXPECT_NE(reason("```cpp\nint main() {}\n```").find("PYBIND11_MODULE"), std::string::npos);
+  std::string cut = std::string(kGoodReply).substr(0, std::string(kGoodReply).size() - 5);
+  EXPECT_NE(reason(cut).find("not closed"), std::string::npos);
+  EXPECT_NE(reason(cut, true).find("token limit"), std::string::npos);
+  // Nothing crashes it.
+  std::mt19937 rng(3);
+  for (int i = 0; i < 2000; ++i) {
+    std::string junk;
+    for (int j = 0; j < 80; ++j) junk += "`{}\n:\"PYBIND11_MODULE x"[rng() % 24];
+    r.text = junk;
+    llm::parse_kernel_reply(r, "forward");
+    llm::parse_verifier_reply(r);
+  }
+}
+
+TEST(ReplyParsing, VerifierVerdicts) {
+  llm::ChatReply r;
+  r.text = "```json\n{\"verdict\": \"reject\", \"reasons\": [\"reads x[i+1] past the end\"]}\n```";
+  auto v = llm::parse_verifier_reply(r);
+  ASSERT_TRUE(v.decided);
+  EXPECT_FALSE(v.accept);
+  ASSERT_EQ(v.reasons.size(), 1u);
+  r.text = "Looks fine. {\"verdict\":\"accept\",\"reasons\":\"nothing found\"}";
+  v = llm::parse_verifier_reply(r);
+  EXPECT_TRUE(v.decided && v.accept);
+  r.text = "VERDICT: reject";
+  v = llm::parse_verifier_reply(r);
+  EXPECT_TRUE(v.decided && !v.accept);
+  r.text = "{\"verdict\": \"maybe\"}";
+  v = llm::parse_verifier_reply(r);
+  EXPECT_FALSE(v.decided);
+  EXPECT_FALSE(v.reason.empty());
+}
+
+TEST(Prompts, EveryModeFillsEveryPlaceholder) {
+  std::string error;
+  EXPECT_FALSE(llm::render_prompt("a {{b}} c", {}, error));
+  EXPECT_NE(error.find("{{b}}"), std::string::npos);
+  EXPECT_EQ(*llm::render_prompt("a {{b}} c", {{"b", "B"}}, error), "a B c");
+  llm::ProposalInputs in;
+  in.task = {"softmax", "forward", "cuda", "def forward_fn(x): ...", "- `x`: input tensor", "- c1\n"};
+  in.parent_source = "PARENT_SOURCE";
+  in.parent_speedup = 1.25;
+  in.parent_profile = "12 registers";
+  in.context = {{3, 0.5, "slow", "SLOW_SOURCE"}, {7, 1.25, "fast", "FAST_SOURCE"}};
+  in.strategy = "vectorise loads";
+  in.failed_source = "BROKEN";
+  in.failure_stage = "compile";
+  in.failure_log = "error: expected ';'";
+  for (const char* mode : {"translate", "optimise", "fix"}) {
+    in.mode = mode;
+    auto m = llm::proposal_messages(in, error);
+    ASSERT_TRUE(m) << mode << ": " << error;
+    ASSERT_EQ(m->size(), 2u);
+    EXPECT_NE((*m)[0].content.find("PYBIND11_MODULE"), std::string::npos);
+    EXPECT_NE((*m)[1].content.find("def forward_fn"), std::string::npos);
+    EXPECT_EQ((*m)[1].content.find("{{"), std::string::npos);
+  }
+  in.mode = "optimise";
+  auto m = *llm::proposal_messages(in, error);
+  auto slow = m[1].content.find("SLOW_SOURCE"), fast = m[1].content.find("FAST_SOURCE");
+  EXPECT_LT(slow, fast);  // least to most fast
+  EXPECT_NE(m[1].content.find("vectorise loads"), std::string::npos);
+  EXPECT_NE(m[1].content.find("12 registers"), std::string::npos);
+  in.mode = "fix";
+  m = *llm::proposal_messages(in, error);
+  EXPECT_NE(m[1].content.find("expected ';'"), std::string::npos);
+  for (const auto& check : llm::verifier_checks()) {
+    auto v = llm::verifier_messages(check, in.task, "CANDIDATE", error);
+    ASSERT_TRUE(v) << error;
+    EXPECT_NE((*v)[1].content.find("CANDIDATE"), std::string::npos);
+    EXPECT_NE((*v)[0].content.find("verdict"), std::string::npos);
+  }
+  EXPECT_FALSE(llm::verifier_messages("style", in.task, "x", error));
+}
+
+}  // namespace
+}  // namespace kforge
