@@ -22,7 +22,22 @@ archive::Candidate to_archive(const candidate_record& c) {
   a.strategy = c.strategy;
   a.params = c.params.empty() ? "{}" : c.params;
   a.seed = c.seed;
+  a.decision = c.decision.empty() ? "{}" : c.decision;
   return a;
+}
+
+archive::LlmCall to_archive(const llm_call& c, int64_t experiment_id, int64_t candidate_id,
+                            int64_t sequence) {
+  return {experiment_id, candidate_id, sequence,   c.role,          c.model_name,
+          c.endpoint,    c.model,      c.key,      c.ok,            c.cached,
+          c.failure,     c.error,      c.attempts, c.input_tokens,  c.output_tokens,
+          c.cost_usd,    c.seconds};
+}
+
+std::string reasons_json(const std::vector<std::string>& reasons) {
+  json::Value list{json::Array{}};
+  for (const auto& r : reasons) list.push(r);
+  return list.dump();
 }
 
 experiment_record from_archive(const archive::Experiment& e) {
@@ -48,6 +63,27 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
   };
   return {
       [self](status_atom) { return self->state.stats.status(); },
+      [write](record_atom, int64_t experiment, int64_t candidate, int64_t sequence,
+              std::vector<llm_call>& calls) {
+        return write("recording LLM calls", [&](archive::Archive& db) {
+          std::vector<archive::LlmCall> rows;
+          for (const auto& c : calls) rows.push_back(to_archive(c, experiment, candidate, sequence));
+          return db.add_llm_calls(rows);
+        });
+      },
+      [write](record_atom, int64_t experiment, int64_t candidate, int64_t sequence,
+              llm_verdict& v) {
+        return write("recording an LLM verdict", [&](archive::Archive& db) {
+          std::vector<archive::LlmCall> calls;
+          for (const auto& c : v.calls) calls.push_back(to_archive(c, experiment, candidate, sequence));
+          if (auto s = db.add_llm_calls(calls); !s) return s;
+          std::vector<archive::LlmVerdict> rows;
+          for (const auto& c : v.checks)
+            rows.push_back({candidate, v.verifier, c.check, c.decided, c.accepted,
+                            reasons_json(c.reasons)});
+          return db.add_llm_verdicts(rows);
+        });
+      },
       [self](record_atom, experiment_record& e) -> caf::result<int64_t> {
         archive::Experiment a{0, e.name, e.config_json, e.seed, e.status, 0};
         archive::Status s;
@@ -150,6 +186,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           cs.candidate.strategy = c.strategy;
           cs.candidate.params = c.params;
           cs.candidate.seed = c.seed;
+          cs.candidate.decision = c.decision;
           cs.verified = p.verified;
           cs.compiled = p.compiled;
           cs.finished = p.finished;
@@ -158,6 +195,9 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           cs.profiled = p.profiled;
           snap.candidates.push_back(std::move(cs));
         }
+        for (const auto& u : self->state.db->llm_usage(experiment_id))
+          snap.models.push_back({u.model_name, u.calls, u.failures, u.cached, u.input_tokens,
+                                 u.output_tokens, u.cost_usd});
         return snap;
       },
       [self](list_atom, std::string& status) {

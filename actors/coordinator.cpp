@@ -1,12 +1,16 @@
 #include "actors/coordinator.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include "actors/evaluator.hpp"
+#include "actors/llm_model.hpp"
 #include "gpu/hashing.hpp"
 #include "messages/errors.hpp"
+#include "search/ensemble.hpp"
 #include "search/random_stream.hpp"
+#include "search/strategies.hpp"
 
 namespace kforge {
 namespace {
@@ -31,6 +35,9 @@ std::string task_name(const std::string& dir) {
 void pump(self_ptr self);
 void check_done(self_ptr self);
 void verify(self_ptr self, int64_t n);
+void llm_verify(self_ptr self, int64_t n);
+void fail(self_ptr self, const std::string& why);
+void charge(self_ptr self, int64_t n, const std::vector<llm_call>& calls);
 void compile(self_ptr self, int64_t n, bool record);
 void profile(self_ptr self, int64_t n, eval_result result);
 
@@ -78,6 +85,8 @@ experiment_status progress(self_ptr self) {
     s.targets.push_back(b);
   }
   s.last_error = st.last_error;
+  s.cost_usd = st.cost_usd;
+  for (const auto& [name, u] : st.usage) s.models.push_back(u);
   return s;
 }
 
@@ -94,6 +103,8 @@ void conclude(self_ptr self, const std::string& status) {
   auto tell_and_quit = [self] {
     if (self->state.cfg.listener)
       caf::anon_send(self->state.cfg.listener, done_atom::value, progress(self));
+    for (auto* models : {&self->state.llm_proposers, &self->state.llm_verifiers})
+      for (auto& [name, model] : *models) self->send_exit(model, caf::exit_reason::user_shutdown);
     self->quit();
   };
   auto archive = st.stages.archive;
@@ -134,8 +145,9 @@ void when_running(self_ptr self, std::function<void()> work) {
     work();
 }
 
-void finish(self_ptr self, int64_t n, bool correct, double speedup) {
-  self->state.population.finish(n, correct, speedup);
+void finish(self_ptr self, int64_t n, bool correct, double speedup,
+            const std::string& failed_stage = {}) {
+  self->state.population.finish(n, correct, speedup, failed_stage);
   pump(self);
   check_done(self);
 }
@@ -171,6 +183,7 @@ void profile(self_ptr self, int64_t n, eval_result result) {
                 .then(
                     [self, n, brief = p.brief] {
                       --self->state.pending_profiles;
+                      self->state.profile_briefs[n] = brief;
                       self->state.compile_logs.erase(n);
                       json::Value d;
                       d.set("sequence", n).set("candidate", self->state.candidates[n].id);
@@ -264,11 +277,20 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                         b.set("speedup", speedup).set("strategy", st.candidates[n].strategy);
                         emit(self, "new_best", b);
                       }
-                      if (ok)
+                      if (ok) {
                         profile(self, n, r);
-                      else
+                      } else {
                         st.compile_logs.erase(n);
-                      finish(self, n, ok, speedup);
+                        std::string what = r.failure_kind + ": " + r.failure_message;
+                        for (const auto& c : r.configs)
+                          if (!c.correct && !c.failure_message.empty()) {
+                            what += "\nfirst failing config " + c.name + ": " + c.failure_kind +
+                                    ": " + c.failure_message;
+                            break;
+                          }
+                        st.failures[n] = {"evaluate", what};
+                      }
+                      finish(self, n, ok, speedup, ok ? "" : "evaluate");
                     },
                     [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
@@ -295,7 +317,8 @@ void compile(self_ptr self, int64_t n, bool record) {
                 d.set("sequence", n).set("candidate", self->state.candidates[n].id);
                 d.set("reason", r.error);
                 emit(self, "compile_failed", d);
-                finish(self, n, false, 0);
+                self->state.failures[n] = {"compile", r.log.empty() ? r.error : r.log};
+                finish(self, n, false, 0, "compile");
               } else {
                 when_running(self, [self, n, r] { evaluate(self, n, r); });
               }
@@ -325,14 +348,92 @@ void verify(self_ptr self, int64_t n) {
                         d.set("sequence", n).set("candidate", self->state.candidates[n].id);
                         d.set("kind", v.kind).set("reason", v.reason);
                         emit(self, "rejected", d);
-                        finish(self, n, false, 0);
+                        finish(self, n, false, 0, "verify");
                         return;
                       }
+                      if (!self->state.llm_verifiers.empty())
+                        return when_running(self, [self, n] { llm_verify(self, n); });
                       when_running(self, [self, n] { compile(self, n, true); });
                     },
                     [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
           [self, n](caf::error& e) { stage_error(self, n, "verify", e); });
+}
+
+/// The LLM verifiers' turn, after the static rules: every verifier judges every configured
+/// check. The candidate goes on to the hardware if none rejects it, or as an audit (a seeded
+/// share of the rejected ones) so that the verifiers' precision and recall are measured.
+void llm_verify(self_ptr self, int64_t n) {
+  auto& st = self->state;
+  const auto& c = st.candidates[n];
+  const size_t t = st.population.members().at(n).target;
+  llm_verify_request req{c, st.export_dirs[t], st.targets[t].config_set,
+                         st.cfg.spec.verifier_checks,
+                         search::derive_seed(st.cfg.spec.seed, "verify", static_cast<uint64_t>(n))};
+  auto verdicts = std::make_shared<std::vector<llm_verdict>>();
+  auto pending = std::make_shared<size_t>(st.llm_verifiers.size());
+  auto all_in = [self, n, verdicts] {
+    auto& st = self->state;
+    bool rejected = false;
+    std::string reasons;
+    for (const auto& v : *verdicts) {
+      if (v.failure_kind == "offline_miss")
+        return fail(self, "offline: verifier " + v.verifier + " has no cached reply for candidate " +
+                              std::to_string(n) + "; run without --offline to ask it");
+      for (const auto& check : v.checks) {
+        if (!check.decided || check.accepted) continue;
+        rejected = true;
+        std::string why;
+        for (const auto& r : check.reasons) why += (why.empty() ? "" : "; ") + r;
+        reasons += (reasons.empty() ? "" : " | ") + v.verifier + "/" + check.check + ": " + why;
+      }
+    }
+    json::Value d;
+    d.set("sequence", n).set("candidate", st.candidates[n].id);
+    d.set("verdict", rejected ? "reject" : "accept");
+    if (rejected) d.set("reason", reasons);
+    search::RandomStream audit(
+        search::derive_seed(st.cfg.spec.seed, "audit", static_cast<uint64_t>(n)));
+    const bool audited = rejected && audit.chance(st.cfg.spec.audit_fraction);
+    d.set("audited", audited);
+    emit(self, "llm_verified", d);
+    if (!rejected || audited) return when_running(self, [self, n] { compile(self, n, true); });
+    verdict v{"llm_verify", false, "llm_rejected", reasons, {}};
+    self->request(st.stages.archive, kArchiveTimeout, record_atom::value, st.candidates[n].id, v)
+        .then(
+            [self, n, v] {
+              ++self->state.rejected;
+              json::Value r;
+              r.set("sequence", n).set("candidate", self->state.candidates[n].id);
+              r.set("kind", v.kind).set("reason", v.reason);
+              emit(self, "rejected", r);
+              finish(self, n, false, 0, "verify");
+            },
+            [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
+  };
+  for (auto& [name, model] : st.llm_verifiers) {
+    auto take = [self, n, verdicts, pending, all_in](llm_verdict v) {
+      auto& st = self->state;
+      charge(self, n, v.calls);
+      self->request(st.stages.archive, kArchiveTimeout, record_atom::value, st.cfg.experiment.id,
+                    st.candidates[n].id, n, v)
+          .then(
+              [verdicts, pending, all_in, v] {
+                verdicts->push_back(v);
+                if (--*pending == 0) all_in();
+              },
+              [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
+    };
+    self->request(model, caf::infinite, verify_atom::value, req)
+        .then([take](llm_verdict& v) { take(std::move(v)); },
+              [take, name = name](caf::error& e) {
+                // The verifier itself failed: its checks stay undecided, which rejects nothing.
+                llm_verdict v;
+                v.verifier = name;
+                v.checks.push_back({"all", false, false, {"verifier failed: " + describe(e)}});
+                take(std::move(v));
+              });
+  }
 }
 
 /// The target of the next proposal: the one with the fewest proposals that may have more.
@@ -352,9 +453,27 @@ std::optional<size_t> next_target(self_ptr self) {
   return best;
 }
 
+/// A replay's target for proposal n: the recorded one, if the replay goes that far.
+std::optional<size_t> replay_target(self_ptr self, int64_t n) {
+  auto& st = self->state;
+  auto it = st.replay.find(n);
+  if (it == st.replay.end()) return std::nullopt;
+  for (size_t t = 0; t < st.targets.size(); ++t)
+    if (st.targets[t].key() == it->second.target_key && !st.abandoned[t]) return t;
+  return std::nullopt;
+}
+
+bool any_proposer_left(self_ptr self) {
+  for (const auto& p : self->state.cfg.spec.proposers)
+    if (!self->state.disabled.count(p.name)) return true;
+  return false;
+}
+
 bool proposals_over(self_ptr self) {
   auto& st = self->state;
-  return st.budget_spent || st.status == "stopping" || !next_target(self);
+  if (st.budget_spent || st.status == "stopping" || !any_proposer_left(self)) return true;
+  if (st.replaying) return !replay_target(self, st.population.next_sequence());
+  return !next_target(self);
 }
 
 void check_done(self_ptr self) {
@@ -366,67 +485,275 @@ void check_done(self_ptr self) {
   conclude(self, st.status == "stopping" ? "stopped" : "finished");
 }
 
-void propose(self_ptr self, int64_t n, size_t t) {
+void spend(self_ptr self, const std::string& budget, double limit) {
+  auto& st = self->state;
+  if (st.budget_spent) return;
+  st.budget_spent = true;
+  json::Value d;
+  d.set("budget", budget).set("limit", limit);
+  emit(self, "budget_spent", d);
+}
+
+/// Counts what LLM calls cost; `n` >= 0 charges it to that candidate too (the ensemble's
+/// improvement per dollar). Stops proposing once the money budget is spent.
+void charge(self_ptr self, int64_t n, const std::vector<llm_call>& calls) {
+  auto& st = self->state;
+  for (const auto& c : calls) {
+    auto& u = st.usage[c.model_name];
+    u.name = c.model_name;
+    account(u, {c});
+    st.cost_usd += c.cost_usd;
+    if (n >= 0) st.population.add_cost(n, c.cost_usd);
+  }
+  const double limit = st.cfg.spec.money_usd;
+  if (limit > 0 && st.cost_usd >= limit) spend(self, "money_usd", limit);
+}
+
+std::string decision_json(const proposal_decision& d) {
+  json::Value v;
+  v.set("target", d.target_key).set("proposer", d.proposer).set("mode", d.mode);
+  v.set("parent_sequence", d.parent_sequence).set("fix_of", d.fix_of);
+  v.set("strategy", d.strategy).set("reply_key", d.reply_key).set("attempt", d.attempt);
+  return v.dump();
+}
+
+/// The decision of a recorded candidate (older archives have none: proposer and parent only).
+proposal_decision recorded_decision(const candidate_record& c,
+                                    const std::map<int64_t, int64_t>& sequence_of_id) {
+  proposal_decision d;
+  d.target_key = c.tgt.key();
+  d.proposer = c.proposer;
+  auto doc = json::parse(c.decision.empty() ? "{}" : c.decision);
+  const json::Value v = doc.value ? *doc.value : json::Value();
+  if (v.contains("proposer")) {
+    d.proposer = v["proposer"].as_string();
+    d.mode = v["mode"].as_string();
+    d.parent_sequence = v["parent_sequence"].as_int(-1);
+    d.fix_of = v["fix_of"].as_int(-1);
+    d.strategy = v["strategy"].as_string();
+    d.reply_key = v["reply_key"].as_string();
+    d.attempt = static_cast<int32_t>(v["attempt"].as_int());
+  } else if (auto it = sequence_of_id.find(c.parent_id); it != sequence_of_id.end()) {
+    d.parent_sequence = it->second;
+  }
+  return d;
+}
+
+/// Decides proposal n of target t afresh: the ensemble member, the mode and what the prompt
+/// shows, all from what proposal n may see and the seeded streams.
+proposal_decision decide(self_ptr self, int64_t n, size_t t) {
   auto& st = self->state;
   const auto& spec = st.cfg.spec;
+  proposal_decision d;
+  d.target_key = st.targets[t].key();
+  d.attempt = st.attempt;
+  std::vector<search::Arm> arms;
+  for (const auto& p : spec.proposers)
+    if (!st.disabled.count(p.name)) arms.push_back({p.name, p.weight});
+  search::tally(arms, st.population.visible_all(n));
+  search::RandomStream ensemble(
+      search::derive_seed(spec.seed, "ensemble", static_cast<uint64_t>(n)));
+  d.proposer = arms[search::choose_arm(arms, spec.ensemble_policy, ensemble)].name;
+  const bool llm = std::any_of(spec.proposers.begin(), spec.proposers.end(), [&](const auto& p) {
+    return p.name == d.proposer && p.kind == "llm";
+  });
+  const auto visible = st.population.visible(t, n);
+  // An LLM may repair the latest visible failure of the target instead of optimising.
+  search::RandomStream fix_stream(search::derive_seed(spec.seed, "fix", static_cast<uint64_t>(n)));
+  if (llm && fix_stream.chance(spec.fix_probability)) {
+    for (auto it = visible.rbegin(); it != visible.rend(); ++it) {
+      if (it->correct || st.fixed.count(it->sequence) || !st.failures.count(it->sequence)) continue;
+      d.mode = "fix";
+      d.fix_of = it->sequence;
+      return d;
+    }
+  }
   search::RandomStream select_stream(
       search::derive_seed(spec.seed, "select", static_cast<uint64_t>(n)));
-  auto parent = search::select_parent(st.population.visible(t, n), spec.parent_selection,
-                                      spec.tournament_size, select_stream);
+  auto parent = search::select_parent(visible, spec.parent_selection, spec.tournament_size,
+                                      select_stream);
+  d.mode = parent ? "optimise" : "translate";
+  if (parent) d.parent_sequence = parent->sequence;
+  if (llm && parent) {
+    const auto& strategies = search::optimisation_strategies();
+    search::RandomStream strategy_stream(
+        search::derive_seed(spec.seed, "strategy", static_cast<uint64_t>(n)));
+    d.strategy = strategies[strategy_stream.below(strategies.size())];
+  }
+  return d;
+}
+
+propose_request make_request(self_ptr self, int64_t n, size_t t, const proposal_decision& d) {
+  auto& st = self->state;
+  const auto& spec = st.cfg.spec;
   propose_request req;
   req.experiment_id = st.cfg.experiment.id;
   req.sequence = n;
   req.seed = search::derive_seed(spec.seed, "propose", static_cast<uint64_t>(n));
   req.tgt = st.targets[t];
   req.export_dir = st.export_dirs[t];
-  req.mode = parent ? "optimise" : "translate";
-  if (parent) {
-    req.has_parent = true;
-    req.parent = st.candidates[parent->sequence];
-  }
+  req.mode = d.mode;
   req.tried = st.population.tried(t);
-  // One proposer for now; an ensemble draws its member from the seeded stream.
-  search::RandomStream ensemble(
-      search::derive_seed(spec.seed, "ensemble", static_cast<uint64_t>(n)));
-  const auto& chosen = spec.proposers[ensemble.below(spec.proposers.size())];
-  auto proposer = st.stages.proposers.find(chosen.kind == "builtin" ? "builtin" : chosen.name);
-  if (proposer == st.stages.proposers.end()) return fail(self, "no proposer named " + chosen.name);
-  st.proposing = true;
-  self->request(proposer->second, kProposalTimeout, propose_atom::value, req)
+  req.strategy = d.strategy;
+  req.attempt = d.attempt;
+  req.replay_key = d.reply_key;
+  const auto& members = st.population.members();
+  if (d.parent_sequence >= 0 && st.candidates.count(d.parent_sequence)) {
+    req.has_parent = true;
+    req.parent = st.candidates[d.parent_sequence];
+    auto m = members.find(d.parent_sequence);
+    if (m != members.end()) req.parent_speedup = m->second.speedup;
+    auto brief = st.profile_briefs.find(d.parent_sequence);
+    if (brief != st.profile_briefs.end()) req.parent_profile = brief->second;
+  }
+  if (d.fix_of >= 0 && st.candidates.count(d.fix_of)) {
+    req.failed = st.candidates[d.fix_of];
+    auto f = st.failures.find(d.fix_of);
+    if (f != st.failures.end()) {
+      req.failed_stage = f->second.first;
+      req.failure_log = f->second.second;
+    }
+  }
+  if (d.mode == "optimise") {
+    // The target's fastest correct kernels that n may see, least to most fast.
+    auto visible = st.population.visible(t, n);
+    std::vector<search::Member> correct;
+    for (const auto& m : visible)
+      if (m.correct) correct.push_back(m);
+    std::sort(correct.begin(), correct.end(), [](const auto& a, const auto& b) {
+      return a.speedup != b.speedup ? a.speedup < b.speedup : a.sequence < b.sequence;
+    });
+    const size_t k = static_cast<size_t>(spec.context_size);
+    for (size_t i = correct.size() > k ? correct.size() - k : 0; i < correct.size(); ++i) {
+      const auto& c = st.candidates[correct[i].sequence];
+      req.context.push_back({correct[i].sequence, correct[i].speedup, c.strategy, c.source});
+    }
+  }
+  return req;
+}
+
+/// A proposal came back without a candidate: retry, disable the proposer, or fail.
+void proposal_failed(self_ptr self, size_t t, const proposal_decision& d, const proposal& p) {
+  auto& st = self->state;
+  json::Value ev;
+  ev.set("target", st.targets[t].key()).set("proposer", d.proposer);
+  ev.set("kind", p.failure_kind).set("reason", p.failure);
+  st.last_error = p.failure;
+  if (p.failure_kind == "offline_miss") return fail(self, p.failure);
+  if (p.failure_kind == "money" || p.failure_kind == "auth") {
+    // The key or the account is spent: no retry helps; the other proposers go on.
+    st.disabled.insert(d.proposer);
+    emit(self, "proposer_disabled", ev);
+    pump(self);
+    check_done(self);
+    return;
+  }
+  ++st.attempt;  // the next try draws another sample of the same request
+  if (++st.proposer_failures[t] >= kProposerFailuresBeforeAbandoning) {
+    st.abandoned[t] = true;
+    st.attempt = 0;
+    emit(self, "target_abandoned", ev);
+    pump(self);
+    check_done(self);
+    return;
+  }
+  // A rejected reply is asked again at once; a failed call after a back-off: 1 s, 2 s ... 60 s.
+  auto delay = p.failure_kind == "reply_rejected"
+                   ? std::chrono::seconds(0)
+                   : std::chrono::seconds(std::min(60, 1 << (st.proposer_failures[t] - 1)));
+  ev.set("retry_in_seconds", static_cast<int64_t>(delay.count()));
+  emit(self, "proposal_failed", ev);
+  self->delayed_send(self, delay, tick_atom::value);
+}
+
+/// Records a proposed candidate (and then its LLM calls), then sends it on.
+void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& req,
+                     proposal_decision d, proposal p) {
+  auto& st = self->state;
+  d.reply_key = p.reply_key;
+  candidate_record c;
+  c.experiment_id = st.cfg.experiment.id;
+  c.sequence = n;
+  c.tgt = st.targets[t];
+  c.source = std::move(p.source);
+  c.source_hash = gpu::sha256_hex(c.source);
+  c.parent_id = p.parent_id;
+  c.proposer = p.proposer;
+  c.strategy = p.strategy;
+  c.params = p.params;
+  c.seed = req.seed;
+  c.decision = decision_json(d);
+  self->request(st.stages.archive, kArchiveTimeout, record_atom::value, c)
       .then(
-          [self, n, t, req](proposal& p) {
+          [self, n, t, c, d, rationale = p.rationale, calls = p.calls](int64_t id) mutable {
             auto& st = self->state;
-            candidate_record c;
-            c.experiment_id = st.cfg.experiment.id;
-            c.sequence = n;
-            c.tgt = st.targets[t];
-            c.source = std::move(p.source);
-            c.source_hash = gpu::sha256_hex(c.source);
-            c.parent_id = p.parent_id;
-            c.proposer = p.proposer;
-            c.strategy = p.strategy;
-            c.params = p.params;
-            c.seed = req.seed;
-            self->request(st.stages.archive, kArchiveTimeout, record_atom::value, c)
-                .then(
-                    [self, n, t, c, rationale = p.rationale](int64_t id) mutable {
-                      auto& st = self->state;
-                      c.id = id;
-                      st.candidates[n] = c;
-                      st.population.add({n, id, t, search::proposal_key(c.strategy, c.params)});
-                      st.proposing = false;
-                      st.proposer_failures[t] = 0;
-                      ++st.proposed;
-                      json::Value d;
-                      d.set("sequence", n).set("candidate", id).set("target", st.targets[t].key());
-                      d.set("proposer", c.proposer).set("strategy", c.strategy);
-                      d.set("params", c.params).set("rationale", rationale);
-                      if (c.parent_id) d.set("parent", c.parent_id);
-                      emit(self, "proposed", d);
-                      when_running(self, [self, n] { verify(self, n); });
-                      pump(self);
-                    },
-                    [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
+            c.id = id;
+            st.candidates[n] = c;
+            search::Member m;
+            m.sequence = n;
+            m.candidate_id = id;
+            m.target = t;
+            m.key = search::proposal_key(c.strategy, c.params);
+            m.proposer = d.proposer;
+            m.parent_sequence = d.mode == "fix" ? d.fix_of : d.parent_sequence;
+            st.population.add(m);
+            if (d.fix_of >= 0) st.fixed.insert(d.fix_of);
+            st.proposing = false;
+            st.proposer_failures[t] = 0;
+            st.attempt = 0;
+            ++st.proposed;
+            auto go_on = [self, n, t, c, d, rationale] {
+              auto& st = self->state;
+              json::Value ev;
+              ev.set("sequence", n).set("candidate", c.id).set("target", st.targets[t].key());
+              ev.set("proposer", c.proposer).set("strategy", c.strategy).set("mode", d.mode);
+              ev.set("params", c.params).set("rationale", rationale);
+              if (c.parent_id) ev.set("parent", c.parent_id);
+              emit(self, "proposed", ev);
+              when_running(self, [self, n] { verify(self, n); });
+              pump(self);
+            };
+            charge(self, n, calls);
+            if (calls.empty()) return go_on();
+            self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
+                          st.cfg.experiment.id, id, n, calls)
+                .then(go_on, [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
+          },
+          [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
+}
+
+void propose(self_ptr self, int64_t n, size_t t) {
+  auto& st = self->state;
+  proposal_decision d;
+  if (st.replaying) {
+    d = st.replay.at(n);
+    d.attempt = st.attempt;
+  } else {
+    d = decide(self, n, t);
+  }
+  std::optional<proposer_actor> proposer;
+  if (auto it = st.llm_proposers.find(d.proposer); it != st.llm_proposers.end())
+    proposer = caf::actor_cast<proposer_actor>(it->second);
+  else if (auto b = st.stages.proposers.find("builtin"); b != st.stages.proposers.end())
+    proposer = b->second;
+  if (!proposer) return fail(self, "no proposer named " + d.proposer);
+  auto req = make_request(self, n, t, d);
+  st.proposing = true;
+  self->request(*proposer, kProposalTimeout, propose_atom::value, req)
+      .then(
+          [self, n, t, req, d](proposal& p) {
+            auto& st = self->state;
+            if (!p.source.empty()) return accept_proposal(self, n, t, req, d, std::move(p));
+            // No candidate: its calls are recorded (they cost money), then the failure is handled.
+            auto handle = [self, t, d, p] {
+              self->state.proposing = false;
+              charge(self, -1, p.calls);
+              proposal_failed(self, t, d, p);
+            };
+            if (p.calls.empty()) return handle();
+            self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
+                          st.cfg.experiment.id, int64_t{0}, n, p.calls)
+                .then(handle, [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
           [self, t](caf::error& e) {
             auto& st = self->state;
@@ -463,16 +790,12 @@ void pump(self_ptr self) {
   const auto& spec = st.cfg.spec;
   if (!st.budget_spent && spec.wall_seconds > 0 &&
       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count() >
-          spec.wall_seconds) {
-    st.budget_spent = true;
-    json::Value d;
-    d.set("budget", "wall_seconds").set("limit", spec.wall_seconds);
-    emit(self, "budget_spent", d);
-  }
-  if (st.budget_spent) return;
-  auto t = next_target(self);
-  if (!t) return;
+          spec.wall_seconds)
+    spend(self, "wall_seconds", spec.wall_seconds);
+  if (st.budget_spent || !any_proposer_left(self)) return;
   const int64_t n = st.population.next_sequence();
+  auto t = st.replaying ? replay_target(self, n) : next_target(self);
+  if (!t) return;
   if (!st.population.may_propose(n)) return;  // a candidate up to n - depth is still in flight
   propose(self, n, *t);
 }
@@ -483,6 +806,12 @@ void resume_from(self_ptr self, experiment_snapshot& snap) {
   std::map<std::string, size_t> by_key;
   for (size_t t = 0; t < st.targets.size(); ++t) by_key[st.targets[t].key()] = t;
   int64_t carried = 0;
+  std::map<int64_t, int64_t> sequence_of_id;
+  for (const auto& cs : snap.candidates) sequence_of_id[cs.candidate.id] = cs.candidate.sequence;
+  for (const auto& u : snap.models) {
+    st.usage[u.name] = u;
+    st.cost_usd += u.cost_usd;
+  }
   for (auto& cs : snap.candidates) {
     auto c = cs.candidate;
     auto it = by_key.find(c.tgt.key());
@@ -491,8 +820,19 @@ void resume_from(self_ptr self, experiment_snapshot& snap) {
     const int64_t n = c.sequence;
     c.tgt = st.targets[t];
     st.candidates[n] = c;
-    st.population.add({n, c.id, t, search::proposal_key(c.strategy, c.params), cs.finished,
-                       cs.correct, cs.speedup});
+    auto d = recorded_decision(c, sequence_of_id);
+    search::Member m;
+    m.sequence = n;
+    m.candidate_id = c.id;
+    m.target = t;
+    m.key = search::proposal_key(c.strategy, c.params);
+    m.finished = cs.finished;
+    m.correct = cs.correct;
+    m.speedup = cs.speedup;
+    m.proposer = d.proposer;
+    m.parent_sequence = d.mode == "fix" ? d.fix_of : d.parent_sequence;
+    st.population.add(m);
+    if (d.fix_of >= 0) st.fixed.insert(d.fix_of);
     ++st.proposed;
     if (cs.finished) {
       st.evaluated += cs.verified && cs.compiled;
@@ -508,6 +848,9 @@ void resume_from(self_ptr self, experiment_snapshot& snap) {
     ++carried;
     if (!cs.verified)
       when_running(self, [self, n] { verify(self, n); });
+    else if (!cs.compiled && !st.llm_verifiers.empty())
+      // The LLM verdicts may have been lost with the process; asking again hits the cache.
+      when_running(self, [self, n] { llm_verify(self, n); });
     else
       when_running(self, [self, n, record = !cs.compiled] { compile(self, n, record); });
   }
@@ -533,15 +876,40 @@ void begin(self_ptr self) {
             },
             [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
   };
-  if (!st.cfg.resume) return go();
-  self->request(st.stages.archive, kArchiveTimeout, load_atom::value, st.cfg.experiment.id)
+  auto resume_then_go = [self, go] {
+    if (!self->state.cfg.resume) return go();
+    self->request(self->state.stages.archive, kArchiveTimeout, load_atom::value,
+                  self->state.cfg.experiment.id)
+        .then(
+            [self, go](experiment_snapshot& snap) {
+              self->state.status = self->state.cfg.start_paused ? "paused" : "running";
+              resume_from(self, snap);
+              go();
+            },
+            [self](caf::error& e) { fail(self, "loading the experiment: " + describe(e)); });
+  };
+  const int64_t replay_of = st.cfg.spec.replay_of;
+  if (!replay_of) return resume_then_go();
+  // A replay follows the recorded decisions of another experiment, sequence by sequence.
+  self->request(st.stages.archive, kArchiveTimeout, load_atom::value, replay_of)
       .then(
-          [self, go](experiment_snapshot& snap) {
-            self->state.status = self->state.cfg.start_paused ? "paused" : "running";
-            resume_from(self, snap);
-            go();
+          [self, resume_then_go, replay_of](experiment_snapshot& snap) {
+            auto& st = self->state;
+            std::map<int64_t, int64_t> sequence_of_id;
+            for (const auto& cs : snap.candidates)
+              sequence_of_id[cs.candidate.id] = cs.candidate.sequence;
+            for (const auto& cs : snap.candidates)
+              st.replay[cs.candidate.sequence] = recorded_decision(cs.candidate, sequence_of_id);
+            st.replaying = true;
+            json::Value d;
+            d.set("replay_of", replay_of).set("decisions", static_cast<int64_t>(st.replay.size()));
+            emit(self, "replaying", d);
+            resume_then_go();
           },
-          [self](caf::error& e) { fail(self, "loading the experiment: " + describe(e)); });
+          [self, replay_of](caf::error& e) {
+            fail(self, "loading experiment " + std::to_string(replay_of) + " to replay: " +
+                           describe(e));
+          });
 }
 
 /// Asks each cuda evaluator for its architecture, then begins.
@@ -650,6 +1018,18 @@ coordinator_actor::behavior_type coordinator_impl(
   st.cfg = std::move(config);
   st.stages = std::move(stages);
   st.population = search::Population(st.cfg.spec.pipeline_depth);
+  // The experiment's own LLMs: they end with it.
+  const auto& spec = st.cfg.spec;
+  auto spawn_model = [&](const std::string& name, const search::ModelSpec& m) {
+    llm_runner_options o;
+    o.model = model_config(name, m);
+    o.archive_path = st.cfg.archive_path;
+    o.offline = spec.offline;
+    return self->spawn(llm_model_impl, o);
+  };
+  for (const auto& p : spec.proposers)
+    if (p.kind == "llm") st.llm_proposers[p.name] = spawn_model(p.name, p.llm);
+  for (const auto& v : spec.verifiers) st.llm_verifiers[v.name] = spawn_model(v.name, v.llm);
   export_tasks(self);
   return {
       [self](progress_atom) { return progress(self); },

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,20 @@ struct coordinator_config {
   search::ExperimentSpec spec;   ///< with the "auto" choices resolved
   bool resume = false;           ///< carry on from the archive's candidates
   bool start_paused = false;
+  std::string archive_path;  ///< the LLM models' response cache lives in the archive database
   caf::actor listener;  ///< gets (event_atom, event_record) and (done_atom, experiment_status)
+};
+
+/// A proposal's decision as recorded with its candidate, and as a replay follows it.
+struct proposal_decision {
+  std::string target_key;
+  std::string proposer;
+  std::string mode;
+  int64_t parent_sequence = -1;
+  int64_t fix_of = -1;
+  std::string strategy;
+  std::string reply_key;
+  int32_t attempt = 0;
 };
 
 struct coordinator_state {
@@ -48,6 +62,18 @@ struct coordinator_state {
   std::map<int64_t, std::string> compile_logs;     ///< of correct candidates until profiled
   std::vector<bool> exhausted, abandoned;
   std::vector<int> proposer_failures;
+  std::map<std::string, llm_model_actor> llm_proposers;  ///< by name, this experiment's own
+  std::map<std::string, llm_model_actor> llm_verifiers;  ///< by name
+  std::set<std::string> disabled;  ///< proposers whose key or money is spent
+  std::map<int64_t, std::string> profile_briefs;  ///< by sequence
+  /// Failed candidates a fix may repair: stage and what went wrong, by sequence.
+  std::map<int64_t, std::pair<std::string, std::string>> failures;
+  std::set<int64_t> fixed;  ///< failed sequences a fix was already proposed for
+  std::map<std::string, model_usage> usage;  ///< LLM calls per model
+  double cost_usd = 0;
+  int32_t attempt = 0;  ///< failed proposals for the next sequence so far
+  std::map<int64_t, proposal_decision> replay;  ///< the recorded decisions being followed
+  bool replaying = false;
   std::string status = "starting";
   bool concluding = false;  ///< the final status is being recorded
   bool proposing = false;

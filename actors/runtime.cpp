@@ -10,9 +10,12 @@
 #include "actors/archive_actor.hpp"
 #include "actors/builtin_proposer_actor.hpp"
 #include "actors/compiler_pool.hpp"
+#include "actors/llm_runner.hpp"
 #include "actors/profiler.hpp"
 #include "actors/verifier.hpp"
 #include "gpu/build_config.hpp"
+#include "gpu/hashing.hpp"
+#include "llm/price_table.hpp"
 
 namespace kforge {
 
@@ -32,6 +35,10 @@ int gpu_count() {
 std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_options options,
                                         std::string& error) {
   auto rt = std::make_unique<runtime>();
+  rt->archive_path = options.archive_path;
+  rt->prices_path = options.prices_path.empty()
+                        ? std::string(build::source_dir) + "/configs/prices.json"
+                        : options.prices_path;
   {
     std::string open_error;
     auto db = archive::Archive::open(options.archive_path, open_error);
@@ -132,6 +139,38 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
       backends.push_back(chosen);
   }
   spec.backends = backends;
+  if (!spec.uses_llm()) return errors;
+  std::optional<llm::PriceTable> prices;
+  std::string price_error = "cannot read " + rt.prices_path;
+  if (auto text = gpu::read_file(rt.prices_path); text.ok)
+    prices = llm::PriceTable::parse(text.text, price_error);
+  auto check_model = [&](const std::string& what, search::ModelSpec& m) {
+    if (m.input_per_mtok < 0) {
+      auto price = prices ? prices->find(m.provider, m.model) : std::nullopt;
+      if (price) {
+        m.input_per_mtok = price->input_per_mtok;
+        m.output_per_mtok = price->output_per_mtok;
+      } else {
+        errors.push_back(what + ": no price for " + m.provider + " model " + m.model + " (" +
+                         (prices ? "not in " + rt.prices_path : price_error) +
+                         "); set input_per_mtok and output_per_mtok (0 for a local server)");
+      }
+    }
+    if (spec.offline) return;  // replies come from the cache: no key needed
+    if (m.api_key_env.empty() && m.key_file.empty()) {
+      if (m.base_url.empty())
+        errors.push_back(what + ": " + m.provider +
+                         "'s public endpoint needs a key: set api_key_env or key_file");
+      return;
+    }
+    auto config = model_config(what, m);
+    std::string key_error;
+    llm::load_api_key(config, key_error);
+    if (!key_error.empty()) errors.push_back(what + ": " + key_error);
+  };
+  for (auto& p : spec.proposers)
+    if (p.kind == "llm") check_model("proposer " + p.name, p.llm);
+  for (auto& v : spec.verifiers) check_model("verifier " + v.name, v.llm);
   return errors;
 }
 

@@ -25,6 +25,8 @@ struct runtime_options {
   /// Empty: the CPU backend, plus one cuda evaluator per GPU when the build has CUDA.
   std::vector<evaluator_options> evaluators;
   bool seccomp = true;
+  /// LLM prices (dollars per million tokens); empty: configs/prices.json of the source tree.
+  std::string prices_path;
 };
 
 struct runtime {
@@ -32,6 +34,8 @@ struct runtime {
   /// Every stage actor, for status queries, in display order.
   std::vector<status_reporter> reporters;
   std::shared_ptr<archive::Archive> db;
+  std::string archive_path;  ///< LLM models open their own connection for the response cache
+  std::string prices_path;
 
   /// Spawns the stage actors; `error` says why not (the archive could not be opened, ...).
   static std::unique_ptr<runtime> start(caf::actor_system& system, runtime_options options,
@@ -46,7 +50,9 @@ int gpu_count();
 
 /// Makes a parsed configuration concrete: task folders absolute (relative ones are looked up
 /// from `base_dir`, then in kforge's own source tree, where the bundled tasks are), "auto"
-/// backends chosen from the runtime's evaluators. Returns the problems, empty when none.
+/// backends chosen from the runtime's evaluators, LLM prices from the price table where the
+/// configuration gives none, API keys checked (unless offline). Returns the problems, empty when
+/// none.
 std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtime& rt,
                                       const std::string& base_dir);
 

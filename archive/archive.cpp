@@ -1,5 +1,7 @@
 #include "archive/archive.hpp"
 
+#include "archive/sqlite_statement.hpp"
+
 #include <sqlite3.h>
 
 #include <chrono>
@@ -10,7 +12,12 @@
 namespace kforge::archive {
 namespace {
 
-constexpr int kSchemaVersion = 2;
+using detail::exec;
+using detail::now;
+using detail::Statement;
+using detail::Transaction;
+
+constexpr int kSchemaVersion = 3;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS experiments (
@@ -21,7 +28,8 @@ CREATE TABLE IF NOT EXISTS candidates (
   sequence INTEGER NOT NULL, task TEXT NOT NULL, direction TEXT NOT NULL, backend TEXT NOT NULL,
   source TEXT NOT NULL, source_hash TEXT NOT NULL, parent_id INTEGER REFERENCES candidates(id),
   proposer TEXT NOT NULL, strategy TEXT NOT NULL, seed INTEGER NOT NULL, created_at REAL NOT NULL,
-  params TEXT NOT NULL DEFAULT '{}', UNIQUE (experiment_id, sequence));
+  params TEXT NOT NULL DEFAULT '{}', decision TEXT NOT NULL DEFAULT '{}',
+  UNIQUE (experiment_id, sequence));
 CREATE TABLE IF NOT EXISTS verdicts (
   id INTEGER PRIMARY KEY, candidate_id INTEGER NOT NULL REFERENCES candidates(id),
   stage TEXT NOT NULL, verdict TEXT NOT NULL, kind TEXT NOT NULL, reason TEXT NOT NULL,
@@ -39,6 +47,22 @@ CREATE TABLE IF NOT EXISTS profiles (
 CREATE TABLE IF NOT EXISTS events (
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   time REAL NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS llm_replies (
+  key TEXT PRIMARY KEY, endpoint TEXT NOT NULL, model TEXT NOT NULL, request TEXT NOT NULL,
+  text TEXT NOT NULL, finish_reason TEXT NOT NULL, truncated INTEGER NOT NULL,
+  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS llm_calls (
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  candidate_id INTEGER, sequence INTEGER NOT NULL, role TEXT NOT NULL, model_name TEXT NOT NULL,
+  endpoint TEXT NOT NULL, model TEXT NOT NULL, key TEXT NOT NULL, ok INTEGER NOT NULL,
+  cached INTEGER NOT NULL, failure TEXT NOT NULL, error TEXT NOT NULL, attempts INTEGER NOT NULL,
+  input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL, cost_usd REAL NOT NULL,
+  seconds REAL NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS llm_verdicts (
+  candidate_id INTEGER NOT NULL REFERENCES candidates(id), verifier TEXT NOT NULL,
+  check_name TEXT NOT NULL, decided INTEGER NOT NULL, accepted INTEGER NOT NULL,
+  reasons TEXT NOT NULL, PRIMARY KEY (candidate_id, verifier, check_name));
+CREATE INDEX IF NOT EXISTS llm_calls_by_experiment ON llm_calls (experiment_id, id);
 CREATE INDEX IF NOT EXISTS candidates_by_task ON candidates (task, direction, backend);
 CREATE INDEX IF NOT EXISTS verdicts_by_candidate ON verdicts (candidate_id);
 CREATE INDEX IF NOT EXISTS events_by_experiment ON events (experiment_id, id);
@@ -47,88 +71,16 @@ CREATE INDEX IF NOT EXISTS profiles_by_candidate ON profiles (candidate_id);
 CREATE INDEX IF NOT EXISTS compiles_by_candidate ON compiles (candidate_id);
 )sql";
 
-// Version 1 had no template parameters on candidates.
+// Version 1 had no template parameters on candidates, version 2 no recorded decisions (the LLM
+// tables are new in version 3 and made by the schema itself).
 constexpr const char* kMigrateFrom1 =
     "ALTER TABLE candidates ADD COLUMN params TEXT NOT NULL DEFAULT '{}';";
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-/// One prepared statement: bind by position from 1, step, read columns from 0.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) error_ = sqlite3_errmsg(db);
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  Statement(const Statement&) = delete;
-  Statement& operator=(const Statement&) = delete;
-
-  Statement& bind(int i, int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  Statement& bind(int i, double v) {
-    sqlite3_bind_double(stmt_, i, v);
-    return *this;
-  }
-  Statement& bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  template <class T>
-  Statement& bind(int i, const std::optional<T>& v) {
-    if (v) return bind(i, *v);
-    sqlite3_bind_null(stmt_, i);
-    return *this;
-  }
-  /// True while there is a row; errors land in error().
-  bool step() {
-    if (!error_.empty()) return false;
-    int rc = sqlite3_step(stmt_);
-    if (rc == SQLITE_ROW) return true;
-    if (rc != SQLITE_DONE) error_ = sqlite3_errmsg(db_);
-    return false;
-  }
-  Status run() {
-    step();
-    return Status{error_};
-  }
-  int64_t integer(int c) const { return sqlite3_column_int64(stmt_, c); }
-  double real(int c) const { return sqlite3_column_double(stmt_, c); }
-  std::string text(int c) const {
-    auto p = sqlite3_column_text(stmt_, c);
-    return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, c))
-             : std::string();
-  }
-  std::optional<double> maybe_real(int c) const {
-    if (sqlite3_column_type(stmt_, c) == SQLITE_NULL) return std::nullopt;
-    return real(c);
-  }
-  std::optional<int64_t> maybe_integer(int c) const {
-    if (sqlite3_column_type(stmt_, c) == SQLITE_NULL) return std::nullopt;
-    return integer(c);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-  std::string error_;
-};
-
-Status exec(sqlite3* db, const char* sql) {
-  char* message = nullptr;
-  if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return {};
-  Status s{message ? message : "sqlite error"};
-  sqlite3_free(message);
-  return s;
-}
+constexpr const char* kMigrateFrom2 =
+    "ALTER TABLE candidates ADD COLUMN decision TEXT NOT NULL DEFAULT '{}';";
 
 constexpr const char* kCandidateColumns =
     "id, experiment_id, sequence, task, direction, backend, source, source_hash, parent_id, "
-    "proposer, strategy, seed, created_at, params";
+    "proposer, strategy, seed, created_at, params, decision";
 
 Candidate read_candidate(const Statement& s) {
   Candidate c;
@@ -146,6 +98,7 @@ Candidate read_candidate(const Statement& s) {
   c.seed = static_cast<uint64_t>(s.integer(11));
   c.created_at = s.real(12);
   c.params = s.text(13);
+  c.decision = s.text(14);
   return c;
 }
 
@@ -159,26 +112,6 @@ Experiment read_experiment(const Statement& s) {
   e.created_at = s.real(5);
   return e;
 }
-
-/// BEGIN IMMEDIATE on construction; ROLLBACK unless commit() succeeded.
-class Transaction {
- public:
-  explicit Transaction(sqlite3* db) : db_(db), begun_(exec(db, "BEGIN IMMEDIATE;")) {}
-  ~Transaction() {
-    if (begun_ && !committed_) exec(db_, "ROLLBACK;");
-  }
-  const Status& begun() const { return begun_; }
-  Status commit() {
-    auto s = exec(db_, "COMMIT;");
-    committed_ = static_cast<bool>(s);
-    return s;
-  }
-
- private:
-  sqlite3* db_;
-  Status begun_;
-  bool committed_ = false;
-};
 
 std::vector<Candidate> candidate_query(sqlite3* db, const std::string& where, int64_t arg) {
   std::string sql = std::string("SELECT ") + kCandidateColumns + " FROM candidates " + where;
@@ -219,9 +152,11 @@ std::unique_ptr<Archive> Archive::open(const std::string& path, std::string& err
     sqlite3_close(db);
     return nullptr;
   }
-  if (found == 1) {
-    if (auto s = exec(db, kMigrateFrom1); !s) {
-      error = path + ": upgrading the schema from version 1 failed: " + s.error;
+  for (auto [from, sql] : {std::pair{1, kMigrateFrom1}, std::pair{2, kMigrateFrom2}}) {
+    if (found < 1 || found > from) continue;
+    if (auto s = exec(db, sql); !s) {
+      error = path + ": upgrading the schema from version " + std::to_string(from) +
+              " failed: " + s.error;
       sqlite3_close(db);
       return nullptr;
     }
@@ -280,9 +215,9 @@ int64_t Archive::add_candidate(const Candidate& c, Status& status) {
   // A sequence of -1 is computed inside the INSERT, so two writers cannot take the same one.
   Statement s(db_,
               "INSERT INTO candidates (experiment_id, sequence, task, direction, backend, source, "
-              "source_hash, parent_id, proposer, strategy, seed, created_at, params) VALUES (?1, "
-              "CASE WHEN ?12 >= 0 THEN ?12 ELSE (SELECT COUNT(*) FROM candidates WHERE "
-              "experiment_id = ?1) END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13)");
+              "source_hash, parent_id, proposer, strategy, seed, created_at, params, decision) VALUES "
+              "(?1, CASE WHEN ?12 >= 0 THEN ?12 ELSE (SELECT COUNT(*) FROM candidates WHERE "
+              "experiment_id = ?1) END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14)");
   s.bind(1, c.experiment_id)
       .bind(2, c.task)
       .bind(3, c.direction)
@@ -291,6 +226,7 @@ int64_t Archive::add_candidate(const Candidate& c, Status& status) {
   s.bind(6, c.source_hash).bind(7, c.parent_id).bind(8, c.proposer).bind(9, c.strategy);
   s.bind(10, static_cast<int64_t>(c.seed)).bind(11, c.created_at ? c.created_at : now());
   s.bind(12, c.sequence).bind(13, c.params.empty() ? std::string("{}") : c.params);
+  s.bind(14, c.decision.empty() ? std::string("{}") : c.decision);
   status = s.run();
   return status ? sqlite3_last_insert_rowid(db_) : 0;
 }

@@ -34,6 +34,9 @@ struct Candidate {
   std::optional<int64_t> parent_id;
   std::string proposer, strategy;
   std::string params = "{}";  ///< JSON object: the proposer's parameters (built-in templates)
+  /// JSON object: the decision that made it (proposer, mode, parent and fixed sequences, the
+  /// cached LLM reply's key), what a replay follows.
+  std::string decision = "{}";
   uint64_t seed = 0;
   double created_at = 0;
 };
@@ -94,6 +97,51 @@ struct Progress {
   bool profiled = false;
 };
 
+/// An LLM reply in the response cache.
+struct LlmReply {
+  std::string key;  ///< SHA-256 of the request's canonical document
+  std::string endpoint, model;
+  std::string request_json;
+  std::string text;
+  std::string finish_reason;
+  bool truncated = false;
+  int64_t input_tokens = 0, output_tokens = 0;
+};
+
+/// One LLM call of an experiment: the ledger of calls, failures, tokens and money.
+struct LlmCall {
+  int64_t experiment_id = 0;
+  int64_t candidate_id = 0;  ///< 0: none (a proposal that produced no candidate)
+  int64_t sequence = 0;
+  std::string role;  ///< "propose" or "verify:<check>"
+  std::string model_name, endpoint, model, key;
+  bool ok = false, cached = false;
+  std::string failure;  ///< "transient", "auth", "money", ... empty when ok
+  std::string error;
+  int64_t attempts = 0;
+  int64_t input_tokens = 0, output_tokens = 0;
+  double cost_usd = 0;
+  double seconds = 0;
+};
+
+/// One LLM verifier's judgement of one check of a candidate.
+struct LlmVerdict {
+  int64_t candidate_id = 0;
+  std::string verifier;
+  std::string check;
+  bool decided = false;
+  bool accepted = false;
+  std::string reasons_json = "[]";
+};
+
+/// Per ensemble member: the sums of an experiment's calls.
+struct LlmUsage {
+  std::string model_name;
+  int64_t calls = 0, failures = 0, cached = 0;
+  int64_t input_tokens = 0, output_tokens = 0;
+  double cost_usd = 0;
+};
+
 /// What a failed call says: empty when it succeeded.
 struct Status {
   std::string error;
@@ -146,6 +194,18 @@ class Archive {
   std::vector<Candidate> lineage(int64_t candidate_id);
   /// The experiment's events in order.
   std::vector<Event> history(int64_t experiment_id);
+  /// The response cache.
+  std::optional<LlmReply> llm_reply(const std::string& key);
+  Status put_llm_reply(const LlmReply& reply);
+  /// Calls of a proposal or a verification, in one transaction.
+  Status add_llm_calls(const std::vector<LlmCall>& calls);
+  std::vector<LlmCall> llm_calls(int64_t experiment_id);
+  std::vector<LlmUsage> llm_usage(int64_t experiment_id);
+  /// The verifiers' judgements of a candidate, in one transaction (a repeat replaces them).
+  Status add_llm_verdicts(const std::vector<LlmVerdict>& verdicts);
+  /// Every judgement of the experiment's candidates.
+  std::vector<LlmVerdict> llm_verdicts(int64_t experiment_id);
+
   /// Best per task; `experiment_id` 0 searches every experiment.
   std::optional<Best> best(const std::string& task, const std::string& direction,
                            const std::string& backend, const std::string& config_set,

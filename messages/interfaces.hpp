@@ -23,9 +23,20 @@ using proposer_actor = status_reporter::extend<
     // A new candidate for the request's target; error `exhausted` when it has nothing new.
     caf::replies_to<propose_atom, propose_request>::with<proposal>>;
 
+/// One LLM of an experiment: proposes kernels (when it is in the ensemble) and judges them (when
+/// it is a verifier). Calls run on a pool of its own threads, at most the model's concurrency.
+using llm_model_actor = proposer_actor::extend<
+    // The model's verdict on each requested check of a candidate, with what the calls cost.
+    caf::replies_to<verify_atom, llm_verify_request>::with<llm_verdict>>;
+
+/// One thread of an LLM model: builds the prompt, makes the (blocking) call, parses the reply.
+using llm_runner_actor =
+    caf::typed_actor<caf::replies_to<propose_atom, propose_request>::with<proposal>,
+                     caf::replies_to<verify_atom, llm_verify_request>::with<llm_verdict>>;
+
 /// Judges a candidate before it costs compile or GPU time.
 using verifier_actor = status_reporter::extend<
-    // Static rules (signature, forbidden constructs, size), then LLM verifiers when configured.
+    // Static rules (signature, forbidden constructs, size); the LLM verifiers come after.
     caf::replies_to<verify_atom, verify_request>::with<verdict>>;
 
 /// Compiles candidates on the CPU cores (one slot a core) and exports tasks.
@@ -65,6 +76,11 @@ using archive_actor = status_reporter::extend<
     caf::replies_to<record_atom, candidate_record>::with<int64_t>,
     // A verify verdict of a candidate.
     caf::replies_to<record_atom, int64_t, verdict>::with<void>,
+    // LLM calls of an experiment (experiment id, candidate id or 0, sequence), in one transaction.
+    caf::replies_to<record_atom, int64_t, int64_t, int64_t, std::vector<llm_call>>::with<void>,
+    // An LLM verifier's judgement of a candidate (experiment id, candidate id, sequence): its
+    // calls, then its verdicts.
+    caf::replies_to<record_atom, int64_t, int64_t, int64_t, llm_verdict>::with<void>,
     // A compile outcome of a candidate: the log and the compile verdict, in one transaction.
     caf::replies_to<record_atom, compile_result>::with<void>,
     // An evaluation: per-config results and the final verdict, in one transaction.

@@ -42,12 +42,52 @@ struct candidate_record {
   std::string strategy;  ///< what the proposer did (built-in: the template's name)
   std::string params;    ///< JSON object: the template's parameters, or {}
   uint64_t seed = 0;     ///< the random stream the proposal drew from
+  std::string decision;  ///< JSON object: what made it (see archive::Candidate::decision)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_record& x) {
   return f(caf::meta::type_name("candidate_record"), x.id, x.experiment_id, x.sequence, x.tgt,
-           x.source, x.source_hash, x.parent_id, x.proposer, x.strategy, x.params, x.seed);
+           x.source, x.source_hash, x.parent_id, x.proposer, x.strategy, x.params, x.seed,
+           x.decision);
+}
+
+/// A kernel the optimise prompt shows from the archive.
+struct context_kernel {
+  int64_t sequence = 0;
+  double speedup = 0;
+  std::string strategy;
+  std::string source;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, context_kernel& x) {
+  return f(caf::meta::type_name("context_kernel"), x.sequence, x.speedup, x.strategy, x.source);
+}
+
+/// One call to an LLM: what the ledger keeps of it.
+struct llm_call {
+  std::string role;  ///< "propose" or "verify:<check>"
+  std::string model_name;
+  std::string endpoint;
+  std::string model;
+  std::string key;  ///< the response cache's key
+  bool ok = false;
+  bool cached = false;
+  std::string failure;  ///< "transient", "auth", "money", "bad_request", "garbled", "offline_miss"
+  std::string error;
+  int32_t attempts = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  double cost_usd = 0;
+  double seconds = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_call& x) {
+  return f(caf::meta::type_name("llm_call"), x.role, x.model_name, x.endpoint, x.model, x.key, x.ok,
+           x.cached, x.failure, x.error, x.attempts, x.input_tokens, x.output_tokens, x.cost_usd,
+           x.seconds);
 }
 
 /// What the coordinator asks a proposer for: candidate `sequence` of an experiment.
@@ -57,16 +97,30 @@ struct propose_request {
   uint64_t seed = 0;  ///< the proposal's own random stream, derived from the experiment's seed
   target tgt;
   std::string export_dir;  ///< the exported task (task.json)
-  std::string mode;        ///< "translate" (a first correct kernel) or "optimise" (improve parent)
+  /// "translate" (a first correct kernel), "optimise" (improve the parent) or "fix" (repair
+  /// the failed candidate); the built-in proposer is never asked to fix.
+  std::string mode;
   bool has_parent = false;
   candidate_record parent;
   std::vector<std::string> tried;  ///< strategy+params keys already proposed for the target
+  // What an LLM proposer's prompt shows:
+  double parent_speedup = 0;
+  std::string parent_profile;           ///< the parent's profile, in brief
+  std::vector<context_kernel> context;  ///< the target's best kernels, least to most fast
+  std::string strategy;                 ///< the optimisation strategy to try
+  candidate_record failed;              ///< mode "fix": the candidate to repair
+  std::string failed_stage;             ///< "compile" or "evaluate"
+  std::string failure_log;              ///< the compiler's log or the failed check
+  int32_t attempt = 0;     ///< how many proposals for this sequence failed before (sample index)
+  std::string replay_key;  ///< replaying: the recorded reply to use instead of asking
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
   return f(caf::meta::type_name("propose_request"), x.experiment_id, x.sequence, x.seed, x.tgt,
-           x.export_dir, x.mode, x.has_parent, x.parent, x.tried);
+           x.export_dir, x.mode, x.has_parent, x.parent, x.tried, x.parent_speedup,
+           x.parent_profile, x.context, x.strategy, x.failed, x.failed_stage, x.failure_log,
+           x.attempt, x.replay_key);
 }
 
 struct proposal {
@@ -76,12 +130,75 @@ struct proposal {
   std::string params;     ///< JSON object
   std::string rationale;  ///< one line: why this candidate
   int64_t parent_id = 0;
+  /// No candidate (empty source): why not. `failure_kind` is the LLM call's failure ("money",
+  /// "auth", "offline_miss", "transient", ...) or "reply_rejected" for an unusable reply.
+  std::string failure_kind;
+  std::string failure;
+  std::string reply_key;        ///< the cached reply the candidate came from (LLM proposers)
+  std::vector<llm_call> calls;  ///< what the proposal cost
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, proposal& x) {
   return f(caf::meta::type_name("proposal"), x.source, x.proposer, x.strategy, x.params,
-           x.rationale, x.parent_id);
+           x.rationale, x.parent_id, x.failure_kind, x.failure, x.reply_key, x.calls);
+}
+
+/// What the coordinator asks an LLM verifier: its checks of one candidate.
+struct llm_verify_request {
+  candidate_record candidate;
+  std::string export_dir;
+  std::string config_set;
+  std::vector<std::string> checks;  ///< "compilation", "memory_safety", "numerics"
+  uint64_t seed = 0;                ///< the verification's stream (goes to the provider)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_verify_request& x) {
+  return f(caf::meta::type_name("llm_verify_request"), x.candidate, x.export_dir, x.config_set,
+           x.checks, x.seed);
+}
+
+struct llm_check {
+  std::string check;
+  bool decided = false;  ///< false: no call succeeded or the reply had no verdict
+  bool accepted = false;
+  std::vector<std::string> reasons;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_check& x) {
+  return f(caf::meta::type_name("llm_check"), x.check, x.decided, x.accepted, x.reasons);
+}
+
+/// One LLM verifier's judgement of a candidate.
+struct llm_verdict {
+  std::string verifier;
+  std::vector<llm_check> checks;
+  std::vector<llm_call> calls;
+  std::string failure_kind;  ///< a call's final failure ("money", "offline_miss", ...), or empty
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_verdict& x) {
+  return f(caf::meta::type_name("llm_verdict"), x.verifier, x.checks, x.calls, x.failure_kind);
+}
+
+/// An ensemble member's calls in an experiment.
+struct model_usage {
+  std::string name;
+  int64_t calls = 0;
+  int64_t failures = 0;
+  int64_t cached = 0;
+  int64_t input_tokens = 0;
+  int64_t output_tokens = 0;
+  double cost_usd = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, model_usage& x) {
+  return f(caf::meta::type_name("model_usage"), x.name, x.calls, x.failures, x.cached,
+           x.input_tokens, x.output_tokens, x.cost_usd);
 }
 
 struct verify_request {
@@ -314,13 +431,15 @@ struct experiment_status {
   double elapsed_seconds = 0;
   std::vector<target_best> targets;
   std::string last_error;
+  double cost_usd = 0;              ///< spent on LLM calls
+  std::vector<model_usage> models;  ///< per ensemble member and verifier
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, experiment_status& x) {
   return f(caf::meta::type_name("experiment_status"), x.id, x.name, x.status, x.proposed,
            x.rejected, x.evaluated, x.correct, x.in_flight, x.elapsed_seconds, x.targets,
-           x.last_error);
+           x.last_error, x.cost_usd, x.models);
 }
 
 /// Everything the console shows: every actor and every experiment.
@@ -382,11 +501,12 @@ typename Inspector::result_type inspect(Inspector& f, candidate_state& x) {
 struct experiment_snapshot {
   experiment_record experiment;
   std::vector<candidate_state> candidates;  ///< in sequence order
+  std::vector<model_usage> models;          ///< LLM calls so far
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, experiment_snapshot& x) {
-  return f(caf::meta::type_name("experiment_snapshot"), x.experiment, x.candidates);
+  return f(caf::meta::type_name("experiment_snapshot"), x.experiment, x.candidates, x.models);
 }
 
 /// A read of the archive for the console: `what` is "experiments", "experiment", "candidate",

@@ -91,7 +91,68 @@ class Reader {
   std::set<std::string> known_;
 };
 
+void read_model(Reader& r, ModelSpec& m) {
+  r.string("provider", m.provider, {"openai", "anthropic", "gemini"});
+  if (m.provider.empty()) r.error("provider", "is required: openai, anthropic or gemini");
+  r.string("base_url", m.base_url);
+  if (!m.base_url.empty() && m.base_url.rfind("http://", 0) != 0 &&
+      m.base_url.rfind("https://", 0) != 0)
+    r.error("base_url", "must start with http:// or https://");
+  r.string("model", m.model);
+  if (m.model.empty()) r.error("model", "is required");
+  r.string("api_key_env", m.api_key_env);
+  r.string("key_file", m.key_file);
+  r.string("ca_file", m.ca_file);
+  r.number("temperature", m.temperature, 0);
+  r.number("top_p", m.top_p, 0);
+  r.integer("max_tokens", m.max_tokens, 16, 1e7);
+  r.string("reasoning_effort", m.reasoning_effort, {"minimal", "low", "medium", "high"});
+  r.integer("thinking_budget", m.thinking_budget, 0, 1e7);
+  if (auto v = r.get("stream")) {
+    if (!v->is_bool()) r.error("stream", "must be true or false");
+    m.stream = v->as_bool(true);
+  }
+  r.integer("max_concurrency", m.max_concurrency, 1, 1024);
+  r.integer("max_attempts", m.max_attempts, 1, 100);
+  r.number("timeout_seconds", m.timeout_seconds, 1);
+  r.number("idle_timeout_seconds", m.idle_timeout_seconds, 0.1);
+  r.number("input_per_mtok", m.input_per_mtok, 0);
+  r.number("output_per_mtok", m.output_per_mtok, 0);
+  if ((m.input_per_mtok < 0) != (m.output_per_mtok < 0))
+    r.error("input_per_mtok", "and output_per_mtok go together");
+}
+
 }  // namespace
+
+bool ExperimentSpec::uses_llm() const {
+  if (!verifiers.empty()) return true;
+  return std::any_of(proposers.begin(), proposers.end(),
+                     [](const ProposerSpec& p) { return p.kind == "llm"; });
+}
+
+json::Value ModelSpec::to_json() const {
+  // Unset values are left out, so that the text parses back to the same settings.
+  json::Value o;
+  auto text = [&](const char* key, const std::string& v) {
+    if (!v.empty()) o.set(key, v);
+  };
+  text("provider", provider);
+  text("base_url", base_url);
+  text("model", model);
+  text("api_key_env", api_key_env);
+  text("key_file", key_file);
+  text("ca_file", ca_file);
+  if (temperature >= 0) o.set("temperature", temperature);
+  if (top_p >= 0) o.set("top_p", top_p);
+  o.set("max_tokens", max_tokens);
+  text("reasoning_effort", reasoning_effort);
+  if (thinking_budget > 0) o.set("thinking_budget", thinking_budget);
+  o.set("stream", stream).set("max_concurrency", max_concurrency);
+  o.set("max_attempts", max_attempts).set("timeout_seconds", timeout_seconds);
+  o.set("idle_timeout_seconds", idle_timeout_seconds);
+  if (input_per_mtok >= 0) o.set("input_per_mtok", input_per_mtok).set("output_per_mtok", output_per_mtok);
+  return o;
+}
 
 std::string SpecParse::error_text() const {
   std::string out;
@@ -133,6 +194,11 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
     r.strings("tasks", s.tasks);
     if (s.tasks.empty()) errors.push_back("config.tasks is required: a list of task folders");
     r.strings("directions", s.directions, {"forward", "backward"});
+    r.integer("replay_of", s.replay_of, 0, 9e15);
+    if (auto v = r.get("offline")) {
+      if (!v->is_bool()) r.error("offline", "must be true or false");
+      s.offline = v->as_bool(false);
+    }
     r.strings("backends", s.backends, {"cpu", "cuda", "auto"});
     r.string("config_set", s.config_set, {"single", "multi", "auto"});
     if (auto v = r.get("proposers")) {
@@ -143,12 +209,41 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
         for (size_t i = 0; i < v->as_array().size(); ++i) {
           Reader pr((*v)[i], "config.proposers[" + std::to_string(i) + "]", errors);
           ProposerSpec ps;
-          pr.string("kind", ps.kind, {"builtin"});
+          pr.string("kind", ps.kind, {"builtin", "llm"});
           pr.string("name", ps.name);
-          if (ps.name.empty()) ps.name = ps.kind;
+          pr.number("weight", ps.weight, 0);
+          if (ps.kind == "llm") read_model(pr, ps.llm);
+          if (ps.name.empty()) ps.name = ps.kind == "llm" ? ps.llm.model : ps.kind;
+          for (const auto& other : s.proposers)
+            if (other.name == ps.name)
+              pr.error("name", "\"" + ps.name + "\" is already the name of another proposer");
           s.proposers.push_back(ps);
         }
       }
+    }
+    if (auto v = r.get("ensemble")) {
+      Reader er(*v, "config.ensemble", errors);
+      er.string("policy", s.ensemble_policy, {"bandit", "fixed", "uniform"});
+    }
+    if (auto v = r.get("verifiers")) {
+      Reader vr(*v, "config.verifiers", errors);
+      if (auto list = vr.get("llm")) {
+        if (!list->is_array()) vr.error("llm", "must be a list of models");
+        for (size_t i = 0; i < list->as_array().size(); ++i) {
+          Reader mr((*list)[i], "config.verifiers.llm[" + std::to_string(i) + "]", errors);
+          VerifierSpec vs;
+          mr.string("name", vs.name);
+          read_model(mr, vs.llm);
+          if (vs.name.empty()) vs.name = vs.llm.model;
+          for (const auto& other : s.verifiers)
+            if (other.name == vs.name)
+              mr.error("name", "\"" + vs.name + "\" is already the name of another verifier");
+          s.verifiers.push_back(vs);
+        }
+      }
+      vr.strings("checks", s.verifier_checks, {"compilation", "memory_safety", "numerics"});
+      vr.number("audit_fraction", s.audit_fraction, 0);
+      if (s.audit_fraction > 1) vr.error("audit_fraction", "must be between 0 and 1");
     }
     if (auto v = r.get("budget")) {
       Reader br(*v, "config.budget", errors);
@@ -171,6 +266,9 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
       sr.string("parent_selection", s.parent_selection, {"uniform", "tournament"});
       sr.integer("tournament_size", s.tournament_size, 2, 64);
       sr.integer("pipeline_depth", s.pipeline_depth, 1, 1024);
+      sr.number("fix_probability", s.fix_probability, 0);
+      if (s.fix_probability > 1) sr.error("fix_probability", "must be between 0 and 1");
+      sr.integer("context_size", s.context_size, 0, 32);
     }
   }
   if (s.name.empty() && !s.tasks.empty()) {
@@ -197,9 +295,29 @@ json::Value ExperimentSpec::to_json() const {
   for (const auto& p : proposers) {
     json::Value o;
     o.set("kind", p.kind).set("name", p.name);
+    o.set("weight", p.weight);
+    if (p.kind == "llm") {
+      auto model = p.llm.to_json();
+      for (auto& [key, value] : model.object()) o.set(key, value);
+    }
     ps.push(o);
   }
   doc.set("proposers", ps);
+  json::Value ensemble;
+  ensemble.set("policy", ensemble_policy);
+  doc.set("ensemble", ensemble);
+  json::Value verifying, models;
+  models.array();
+  for (const auto& v : verifiers) {
+    json::Value o;
+    o.set("name", v.name);
+    auto model = v.llm.to_json();
+    for (auto& [key, value] : model.object()) o.set(key, value);
+    models.push(o);
+  }
+  verifying.set("llm", models).set("checks", list(verifier_checks));
+  verifying.set("audit_fraction", audit_fraction);
+  doc.set("verifiers", verifying);
   json::Value budget, policy, evaluation, search;
   budget.set("candidates_per_target", candidates_per_target)
       .set("wall_seconds", wall_seconds)
@@ -208,9 +326,13 @@ json::Value ExperimentSpec::to_json() const {
   evaluation.set("seeds", seeds).set("timing_seconds", timing_seconds);
   search.set("parent_selection", parent_selection)
       .set("tournament_size", tournament_size)
-      .set("pipeline_depth", pipeline_depth);
+      .set("pipeline_depth", pipeline_depth)
+      .set("fix_probability", fix_probability)
+      .set("context_size", context_size);
   doc.set("budget", budget).set("policy", policy).set("evaluation", evaluation);
   doc.set("search", search);
+  if (replay_of) doc.set("replay_of", replay_of);
+  if (offline) doc.set("offline", true);
   return doc;
 }
 

@@ -11,9 +11,41 @@
 
 namespace kforge::search {
 
+/// An LLM as a configuration names it (a proposer of the ensemble, or a verifier). The values
+/// are plain here; llm/ turns them into a client.
+struct ModelSpec {
+  std::string provider;  ///< "openai" (and OpenAI-compatible servers), "anthropic", "gemini"
+  std::string base_url;  ///< empty: the provider's public endpoint
+  std::string model;
+  std::string api_key_env;  ///< environment variable with the key
+  std::string key_file;     ///< or a file whose first line is the key
+  std::string ca_file;      ///< extra trust anchors (a private CA)
+  double temperature = -1;  ///< -1: the provider's default
+  double top_p = -1;
+  int64_t max_tokens = 8192;
+  std::string reasoning_effort;  ///< "low", "medium", "high" (OpenAI reasoning models)
+  int64_t thinking_budget = 0;   ///< tokens (Anthropic, Gemini)
+  bool stream = true;
+  int32_t max_concurrency = 4;
+  int32_t max_attempts = 6;
+  double timeout_seconds = 600;
+  double idle_timeout_seconds = 120;
+  double input_per_mtok = -1;  ///< -1: from configs/prices.json
+  double output_per_mtok = -1;
+
+  json::Value to_json() const;
+};
+
 struct ProposerSpec {
-  std::string kind = "builtin";  ///< "builtin" (LLM kinds come with the LLM proposers)
-  std::string name;              ///< how archives and consoles call it; defaults to the kind
+  std::string kind = "builtin";  ///< "builtin" or "llm"
+  std::string name;              ///< how archives and consoles call it; defaults to the kind/model
+  ModelSpec llm;                 ///< kind "llm"
+  double weight = 1;             ///< the "fixed" ensemble policy's weight
+};
+
+struct VerifierSpec {
+  std::string name;  ///< defaults to the model
+  ModelSpec llm;
 };
 
 struct ExperimentSpec {
@@ -24,6 +56,16 @@ struct ExperimentSpec {
   std::vector<std::string> backends = {"auto"};       ///< "cpu", "cuda" or "auto"
   std::string config_set = "auto";  ///< "single", "multi" or "auto" (multi on cuda, single on cpu)
   std::vector<ProposerSpec> proposers = {ProposerSpec{}};
+  /// How the ensemble picks a proposer per request: "bandit" (improvement per dollar),
+  /// "fixed" (the proposers' weights) or "uniform".
+  std::string ensemble_policy = "bandit";
+
+  /// LLM verifiers consulted after the static rules; a candidate goes on only if all accept.
+  std::vector<VerifierSpec> verifiers;
+  std::vector<std::string> verifier_checks = {"compilation", "memory_safety", "numerics"};
+  /// Share of LLM-rejected candidates run on the hardware anyway, so that the verifiers'
+  /// precision and recall are measured (drawn from the seed).
+  double audit_fraction = 0.1;
 
   // budget
   int64_t candidates_per_target = 16;
@@ -44,6 +86,17 @@ struct ExperimentSpec {
   /// Proposal n sees the outcomes of candidates up to n - depth only, so that what it sees never
   /// depends on which work finished first; it is also the bound on candidates in flight.
   int32_t pipeline_depth = 8;
+  /// Chance that an LLM proposal repairs the latest visible failed candidate instead.
+  double fix_probability = 0.25;
+  int32_t context_size = 4;  ///< kernels of the optimise prompt's context (top-k)
+
+  // replay
+  /// Follow the recorded decisions of this experiment (0: decide afresh): with its replies in the
+  /// response cache, the same candidates come back without calling out.
+  int64_t replay_of = 0;
+  bool offline = false;  ///< LLM replies come only from the response cache
+
+  bool uses_llm() const;
 
   /// The configuration as canonical JSON (what the archive keeps).
   json::Value to_json() const;

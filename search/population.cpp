@@ -11,12 +11,27 @@ void Population::add(Member m) {
   members_[s] = std::move(m);
 }
 
-void Population::finish(int64_t sequence, bool correct, double speedup) {
+void Population::finish(int64_t sequence, bool correct, double speedup, std::string failed_stage) {
   auto it = members_.find(sequence);
   if (it == members_.end()) return;
   it->second.finished = true;
   it->second.correct = correct;
   it->second.speedup = correct ? speedup : 0;
+  it->second.failed_stage = correct ? std::string() : std::move(failed_stage);
+}
+
+void Population::add_cost(int64_t sequence, double usd) {
+  auto it = members_.find(sequence);
+  if (it != members_.end()) it->second.cost_usd += usd;
+}
+
+std::vector<Member> Population::visible_all(int64_t n) const {
+  std::vector<Member> out;
+  for (const auto& [s, m] : members_) {
+    if (s > n - depth_) break;
+    if (m.finished) out.push_back(m);
+  }
+  return out;
 }
 
 bool Population::may_propose(int64_t n) const {

@@ -23,6 +23,10 @@ struct Member {
   bool finished = false;  ///< has its final verdict
   bool correct = false;
   double speedup = 0;  ///< geometric mean over the configs, when correct
+  std::string proposer;         ///< the ensemble member that wrote it
+  int64_t parent_sequence = -1;  ///< -1: no parent
+  double cost_usd = 0;           ///< what its proposal and verification cost
+  std::string failed_stage;      ///< "verify", "compile" or "evaluate" when it failed there
 };
 
 /// What `tried` lists for a proposal: strategy and parameters together.
@@ -34,12 +38,16 @@ class Population {
 
   void add(Member m);
   /// The final outcome of candidate `sequence`.
-  void finish(int64_t sequence, bool correct, double speedup);
+  void finish(int64_t sequence, bool correct, double speedup, std::string failed_stage = {});
+  /// Adds to what candidate `sequence` cost (verifiers are paid after the proposal).
+  void add_cost(int64_t sequence, double usd);
 
   /// Every candidate up to n - depth has finished.
   bool may_propose(int64_t n) const;
   /// Finished members of `target` that proposal n may see (sequence <= n - depth).
   std::vector<Member> visible(size_t target, int64_t n) const;
+  /// Finished members of every target that proposal n may see.
+  std::vector<Member> visible_all(int64_t n) const;
   /// Keys of every member of `target` (proposals are made one at a time, in order).
   std::vector<std::string> tried(size_t target) const;
   int64_t proposed(size_t target) const;

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "search/ensemble.hpp"
 #include "search/experiment_spec.hpp"
 #include "search/population.hpp"
 #include "search/random_stream.hpp"
@@ -45,7 +46,15 @@ TEST(RandomStream, BelowIsUniformEnoughAndInRange) {
 
 Member member(int64_t seq, size_t target, bool finished = false, bool correct = false,
               double speedup = 0) {
-  return {seq, seq + 100, target, "k" + std::to_string(seq), finished, correct, speedup};
+  Member m;
+  m.sequence = seq;
+  m.candidate_id = seq + 100;
+  m.target = target;
+  m.key = "k" + std::to_string(seq);
+  m.finished = finished;
+  m.correct = correct;
+  m.speedup = speedup;
+  return m;
 }
 
 TEST(Population, ProposalWaitsForEverythingBeforeTheWindow) {
@@ -148,6 +157,92 @@ TEST(ExperimentSpec, NameDefaultsToTheFirstTask) {
   auto p = parse_experiment_spec(R"({"seed": 1, "tasks": ["tasks/softmax/"]})");
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p.spec.name, "softmax");
+}
+
+Member by(int64_t seq, const std::string& proposer, bool correct, double speedup, double cost,
+          int64_t parent = -1) {
+  Member m = member(seq, 0, true, correct, speedup);
+  m.proposer = proposer;
+  m.cost_usd = cost;
+  m.parent_sequence = parent;
+  return m;
+}
+
+TEST(Ensemble, ImprovementCountsFirstTranslationsAndGainsOverTheParent) {
+  std::vector<Member> v = {by(0, "a", true, 1.0, 0), by(1, "b", true, 4.0, 0, 0),
+                           by(2, "a", true, 2.0, 0), by(3, "b", false, 0, 0, 0),
+                           by(4, "a", true, 0.5, 0, 1)};
+  EXPECT_DOUBLE_EQ(improvement(v[0], v), 1);  // the first correct kernel of the target
+  EXPECT_DOUBLE_EQ(improvement(v[1], v), 2);  // log2(4 / 1)
+  EXPECT_DOUBLE_EQ(improvement(v[2], v), 0);  // a translation after the first one
+  EXPECT_DOUBLE_EQ(improvement(v[3], v), 0);  // incorrect
+  EXPECT_DOUBLE_EQ(improvement(v[4], v), 0);  // slower than its parent
+}
+
+TEST(Ensemble, BanditTriesEveryArmThenPrefersImprovementPerDollar) {
+  RandomStream s(1);
+  std::vector<Arm> arms = {{"cheap"}, {"dear"}};
+  EXPECT_EQ(choose_arm(arms, "bandit", s) < 2, true);
+  arms[0].pulls = 1;
+  EXPECT_EQ(choose_arm(arms, "bandit", s), 1u);  // the untried arm first
+  // Same gains; "dear" costs 100 times more: "cheap" wins most draws.
+  std::vector<Member> v;
+  for (int i = 0; i < 40; ++i) {
+    bool cheap = i % 2 == 0;
+    v.push_back(by(i, cheap ? "cheap" : "dear", true, 1.0 + i, cheap ? 0.01 : 1.0, i - 1));
+  }
+  std::vector<Arm> fresh = {{"cheap"}, {"dear"}, {"unknown-to-tally"}};
+  fresh.pop_back();
+  tally(fresh, v);
+  EXPECT_EQ(fresh[0].pulls, 20);
+  EXPECT_NEAR(fresh[1].cost_usd, 20.0, 1e-9);
+  int cheap = 0;
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    RandomStream r(seed);
+    cheap += choose_arm(fresh, "bandit", r) == 0;
+  }
+  EXPECT_EQ(cheap, 50);
+}
+
+TEST(Ensemble, FixedWeightsAndUniformDraws) {
+  std::vector<Arm> arms = {{"a", 3}, {"b", 1}, {"c", 0}};
+  std::map<size_t, int> counts;
+  RandomStream s(9);
+  for (int i = 0; i < 4000; ++i) ++counts[choose_arm(arms, "fixed", s)];
+  EXPECT_NEAR(counts[0] / 4000.0, 0.75, 0.04);
+  EXPECT_EQ(counts[2], 0);
+  counts.clear();
+  for (int i = 0; i < 3000; ++i) ++counts[choose_arm(arms, "uniform", s)];
+  EXPECT_NEAR(counts[2] / 3000.0, 1 / 3.0, 0.04);
+}
+
+TEST(ExperimentSpec, LlmProposersAndVerifiersParseAndRoundTrip) {
+  auto p = parse_experiment_spec(R"({
+    "seed": 3, "tasks": ["softmax"],
+    "proposers": [{"kind": "llm", "name": "gpt", "provider": "openai", "model": "gpt-4.1",
+                   "api_key_env": "OPENAI_API_KEY", "temperature": 0.5, "weight": 2},
+                  {"kind": "builtin"}],
+    "ensemble": {"policy": "fixed"},
+    "verifiers": {"llm": [{"provider": "anthropic", "model": "claude-sonnet-4-5",
+                           "thinking_budget": 2048}], "checks": ["numerics"], "audit_fraction": 0.5},
+    "search": {"fix_probability": 0.5, "context_size": 2},
+    "replay_of": 7, "offline": true})");
+  ASSERT_TRUE(p.ok()) << p.error_text();
+  EXPECT_EQ(p.spec.proposers[0].llm.model, "gpt-4.1");
+  EXPECT_EQ(p.spec.proposers[0].weight, 2);
+  EXPECT_EQ(p.spec.verifiers[0].name, "claude-sonnet-4-5");
+  EXPECT_EQ(p.spec.verifiers[0].llm.thinking_budget, 2048);
+  EXPECT_TRUE(p.spec.uses_llm());
+  auto again = parse_experiment_doc(p.spec.to_json());
+  ASSERT_TRUE(again.ok()) << again.error_text();
+  EXPECT_EQ(again.spec.to_json().dump(), p.spec.to_json().dump());
+  EXPECT_EQ(again.spec.replay_of, 7);
+  EXPECT_TRUE(again.spec.offline);
+  auto bad = parse_experiment_spec(R"({"seed": 1, "tasks": ["x"],
+    "proposers": [{"kind": "llm", "provider": "bard", "temperature": -1}]})");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.error_text().find("provider must be one of"), std::string::npos) << bad.error_text();
+  EXPECT_NE(bad.error_text().find("model is required"), std::string::npos);
 }
 
 }  // namespace

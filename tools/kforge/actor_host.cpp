@@ -56,6 +56,7 @@ coordinator_actor actor_host::start_coordinator(const experiment_record& record,
   cfg.experiment = record;
   cfg.spec = spec;
   cfg.resume = resume;
+  cfg.archive_path = runtime_->archive_path;
   cfg.listener = std::move(listener);
   return system_->spawn(coordinator_impl, std::move(cfg), runtime_->stages);
 }

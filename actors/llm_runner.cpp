@@ -1,0 +1,213 @@
+#include "actors/llm_runner.hpp"
+
+#include <algorithm>
+
+#include "archive/archive.hpp"
+#include "llm/prompts.hpp"
+#include "llm/reply_parser.hpp"
+
+namespace kforge {
+namespace {
+
+/// The archive's llm_replies table as the client's response cache. Each runner has its own
+/// connection (SQLite in WAL mode serialises the writers).
+class ArchiveReplyStore : public llm::ReplyStore {
+ public:
+  explicit ArchiveReplyStore(std::unique_ptr<archive::Archive> db) : db_(std::move(db)) {}
+  std::optional<llm::CachedReply> find(const std::string& key) override {
+    auto r = db_->llm_reply(key);
+    if (!r) return std::nullopt;
+    llm::CachedReply out;
+    out.key = r->key;
+    out.endpoint = r->endpoint;
+    out.model = r->model;
+    out.request_json = r->request_json;
+    out.reply.text = r->text;
+    out.reply.finish_reason = r->finish_reason;
+    out.reply.truncated = r->truncated;
+    out.reply.usage = {r->input_tokens, r->output_tokens};
+    return out;
+  }
+  std::string put(const llm::CachedReply& e) override {
+    archive::LlmReply r{e.key,
+                        e.endpoint,
+                        e.model,
+                        e.request_json,
+                        e.reply.text,
+                        e.reply.finish_reason,
+                        e.reply.truncated,
+                        e.reply.usage.input_tokens,
+                        e.reply.usage.output_tokens};
+    return db_->put_llm_reply(r).error;
+  }
+
+ private:
+  std::unique_ptr<archive::Archive> db_;
+};
+
+struct runner_context {
+  std::unique_ptr<llm::ReplyStore> store;
+  std::unique_ptr<llm::Client> client;
+  std::string open_error;  ///< the archive could not be opened: every call fails with this
+};
+
+/// Seeds go to providers as non-negative 31-bit integers (Gemini's seed is an int32).
+int64_t provider_seed(uint64_t seed) { return static_cast<int64_t>(seed & 0x7fffffff); }
+
+proposal propose(runner_context& ctx, const propose_request& r) {
+  proposal out;
+  out.proposer = ctx.client->config().name;
+  std::string error;
+  auto brief = llm::load_task_brief(r.tgt.task_dir, r.export_dir, r.tgt.direction, r.tgt.backend,
+                                    r.tgt.config_set, error);
+  if (!brief) {
+    out.failure_kind = "bad_request";
+    out.failure = error;
+    return out;
+  }
+  llm::CallResult result;
+  if (!r.replay_key.empty()) {
+    result = ctx.client->replay(r.replay_key);
+  } else {
+    llm::ProposalInputs in;
+    in.mode = r.mode;
+    in.task = *brief;
+    in.parent_source = r.parent.source;
+    in.parent_speedup = r.parent_speedup;
+    in.parent_profile = r.parent_profile;
+    for (const auto& k : r.context) in.context.push_back({k.sequence, k.speedup, k.strategy, k.source});
+    in.strategy = r.strategy;
+    in.failed_source = r.failed.source;
+    in.failure_stage = r.failed_stage;
+    in.failure_log = r.failure_log;
+    auto messages = llm::proposal_messages(in, error);
+    if (!messages) {
+      out.failure_kind = "bad_request";
+      out.failure = error;
+      return out;
+    }
+    result = ctx.client->call(*messages, provider_seed(r.seed), r.attempt);
+  }
+  out.calls.push_back(to_payload(result.record, "propose"));
+  out.reply_key = result.record.key;
+  if (!result.record.ok) {
+    out.failure_kind = llm::to_string(result.record.failure);
+    out.failure = result.record.error;
+    return out;
+  }
+  auto kernel = llm::parse_kernel_reply(result.reply, r.tgt.direction == "backward" ? "backward"
+                                                                                    : "forward");
+  if (!kernel.ok) {
+    out.failure_kind = "reply_rejected";
+    out.failure = out.proposer + "'s reply was rejected: " + kernel.reason;
+    out.calls.back().error = kernel.reason;
+    return out;
+  }
+  out.source = std::move(kernel.source);
+  out.strategy = kernel.name.empty() ? r.mode + "_" + out.proposer : kernel.name;
+  out.params = "{}";
+  out.rationale = std::move(kernel.rationale);
+  out.parent_id = r.mode == "fix" ? r.failed.id : r.has_parent ? r.parent.id : 0;
+  return out;
+}
+
+llm_verdict verify(runner_context& ctx, const llm_verify_request& r) {
+  llm_verdict out;
+  out.verifier = ctx.client->config().name;
+  const auto& c = r.candidate;
+  std::string error;
+  auto brief = llm::load_task_brief(c.tgt.task_dir, r.export_dir, c.tgt.direction, c.tgt.backend,
+                                    r.config_set, error);
+  for (const auto& check : r.checks) {
+    llm_check verdict;
+    verdict.check = check;
+    auto messages = brief ? llm::verifier_messages(check, *brief, c.source, error) : std::nullopt;
+    if (!messages) {
+      verdict.reasons.push_back(error);
+      out.checks.push_back(std::move(verdict));
+      continue;
+    }
+    auto result = ctx.client->call(*messages, provider_seed(r.seed), 0);
+    out.calls.push_back(to_payload(result.record, "verify:" + check));
+    if (!result.record.ok) {
+      verdict.reasons.push_back("no verdict: " + result.record.error);
+      if (result.record.failure != llm::FailureKind::transient &&
+          result.record.failure != llm::FailureKind::garbled)
+        out.failure_kind = llm::to_string(result.record.failure);
+    } else {
+      auto parsed = llm::parse_verifier_reply(result.reply);
+      verdict.decided = parsed.decided;
+      verdict.accepted = parsed.accept;
+      verdict.reasons = parsed.decided ? parsed.reasons : std::vector<std::string>{parsed.reason};
+      if (!parsed.decided) out.calls.back().error = parsed.reason;
+    }
+    out.checks.push_back(std::move(verdict));
+  }
+  return out;
+}
+
+}  // namespace
+
+llm::ModelConfig model_config(const std::string& name, const search::ModelSpec& m) {
+  llm::ModelConfig c;
+  c.name = name;
+  c.kind = llm::parse_provider_kind(m.provider).value_or(llm::ProviderKind::openai);
+  c.base_url = m.base_url;
+  c.model = m.model;
+  c.api_key_env = m.api_key_env;
+  c.key_file = m.key_file;
+  c.ca_file = m.ca_file;
+  c.sampling.temperature = m.temperature;
+  c.sampling.top_p = m.top_p;
+  c.sampling.max_tokens = m.max_tokens;
+  c.sampling.reasoning_effort = m.reasoning_effort;
+  c.sampling.thinking_budget = m.thinking_budget;
+  c.stream = m.stream;
+  c.max_concurrency = m.max_concurrency;
+  c.max_attempts = m.max_attempts;
+  c.timeout_seconds = m.timeout_seconds;
+  c.idle_timeout_seconds = m.idle_timeout_seconds;
+  c.price = {std::max(0.0, m.input_per_mtok), std::max(0.0, m.output_per_mtok)};
+  return c;
+}
+
+llm_call to_payload(const llm::CallRecord& r, const std::string& role) {
+  llm_call c;
+  c.role = role;
+  c.model_name = r.model_name;
+  c.endpoint = r.endpoint;
+  c.model = r.model;
+  c.key = r.key;
+  c.ok = r.ok;
+  c.cached = r.cached;
+  c.failure = r.ok ? std::string() : llm::to_string(r.failure);
+  c.error = r.error;
+  c.attempts = r.attempts;
+  c.input_tokens = r.usage.input_tokens;
+  c.output_tokens = r.usage.output_tokens;
+  c.cost_usd = r.cost_usd;
+  c.seconds = r.seconds;
+  return c;
+}
+
+llm_runner_actor::behavior_type llm_runner_impl(llm_runner_options options) {
+  auto ctx = std::make_shared<runner_context>();
+  std::string error;
+  auto db = archive::Archive::open(options.archive_path, error);
+  if (db) ctx->store = std::make_unique<ArchiveReplyStore>(std::move(db));
+  else ctx->open_error = error;
+  // Without the archive there is no cache: offline calls then all fail, online ones still work
+  // but are not kept, which the call record says.
+  ctx->client = std::make_unique<llm::Client>(options.model, ctx->store.get(), options.offline);
+  return {
+      [ctx](propose_atom, propose_request& r) {
+        auto p = propose(*ctx, r);
+        if (!ctx->open_error.empty())
+          for (auto& c : p.calls) c.error += " (response cache unavailable: " + ctx->open_error + ")";
+        return p;
+      },
+      [ctx](verify_atom, llm_verify_request& r) { return verify(*ctx, r); },
+  };
+}
+
+}  // namespace kforge
