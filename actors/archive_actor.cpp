@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "archive/report.hpp"
 #include "archive/views.hpp"
 #include "messages/errors.hpp"
 
@@ -213,6 +214,11 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         if (q.what == "history") return archive::history_view(db, q.id).dump();
         if (q.what == "experiment") {
           if (auto v = archive::experiment_view(db, q.id)) return v->dump();
+          return make_error(error_code::unknown_experiment,
+                            "no experiment " + std::to_string(q.id));
+        }
+        if (q.what == "report") {
+          if (auto v = archive::report_view(db, q.id)) return v->dump();
           return make_error(error_code::unknown_experiment,
                             "no experiment " + std::to_string(q.id));
         }

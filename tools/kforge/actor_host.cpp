@@ -62,7 +62,7 @@ coordinator_actor actor_host::start_coordinator(const experiment_record& record,
 }
 
 bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
-                     std::string& error) {
+                     std::string& error, bool offline) {
   auto text = gpu::read_file(path);
   if (!text.ok) {
     error = "cannot read the configuration " + path + ": " + text.error;
@@ -73,6 +73,7 @@ bool load_experiment(const std::string& path, const runtime& rt, search::Experim
     error = path + ":\n" + parsed.error_text();
     return false;
   }
+  parsed.spec.offline = parsed.spec.offline || offline;
   std::error_code ec;
   auto problems = resolve_spec(parsed.spec, rt, std::filesystem::current_path(ec).string());
   if (!problems.empty()) {

@@ -42,6 +42,6 @@ class actor_host {
 /// folders relative to the current directory or kforge's source tree). `error` lists every
 /// problem.
 bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
-                     std::string& error);
+                     std::string& error, bool offline = false);
 
 }  // namespace kforge::cli

@@ -68,7 +68,16 @@ json::Value experiment_json(const experiment_status& e) {
     x.set("best_strategy", t.best_strategy);
     targets.push(x);
   }
-  v.set("targets", targets).set("last_error", e.last_error);
+  v.set("targets", targets).set("last_error", e.last_error).set("cost_usd", e.cost_usd);
+  json::Value models{json::Array{}};
+  for (const auto& u : e.models) {
+    json::Value x;
+    x.set("name", u.name).set("calls", u.calls).set("failures", u.failures).set("cached", u.cached);
+    x.set("input_tokens", u.input_tokens).set("output_tokens", u.output_tokens);
+    x.set("cost_usd", u.cost_usd);
+    models.push(std::move(x));
+  }
+  v.set("models", std::move(models));
   return v;
 }
 
@@ -161,6 +170,7 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
   auto on_error = [&](caf::error& e) { response = from_error(e); };
   static const std::regex experiment_path(R"(^/api/experiments/(\d+)$)");
   static const std::regex experiment_events(R"(^/api/experiments/(\d+)/events$)");
+  static const std::regex experiment_report(R"(^/api/experiments/(\d+)/report$)");
   static const std::regex experiment_command(R"(^/api/experiments/(\d+)/(pause|resume|stop)$)");
   static const std::regex candidate_path(R"(^/api/candidates/(\d+)$)");
   std::smatch m;
@@ -198,6 +208,10 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
   } else if (std::regex_match(req.path, m, experiment_events)) {
     if (!get) return error_response(405, "use GET");
     ask(query_atom::value, query_request{"history", std::stoll(m[1])})
+        .receive(reply_json_text, on_error);
+  } else if (std::regex_match(req.path, m, experiment_report)) {
+    if (!get) return error_response(405, "use GET");
+    ask(query_atom::value, query_request{"report", std::stoll(m[1])})
         .receive(reply_json_text, on_error);
   } else if (std::regex_match(req.path, m, experiment_command)) {
     if (!post) return error_response(405, "use POST");

@@ -20,9 +20,12 @@ void print_help() {
          "  export   export a task (argument lists, draws, TorchScript reference, warnings)\n"
          "           kforge export --task DIR\n"
          "  run      run one experiment in the foreground (no daemon)\n"
-         "           kforge run CONFIG [--archive PATH] | kforge run --resume EXPERIMENT\n"
+         "           kforge run CONFIG [--archive PATH] [--offline | --replay ID]\n"
+         "           kforge run --resume EXPERIMENT\n"
          "  show     print an archived candidate: verdicts, results, profile, source\n"
          "           kforge show CANDIDATE [--archive PATH]\n"
+         "  report   what an experiment's LLMs cost and how their verifiers did against the hardware\n"
+         "           kforge report EXPERIMENT [--archive PATH] [--json]\n"
          "  daemon   host the actors, resume unfinished experiments, serve the API on loopback\n"
          "           kforge daemon [--state DIR] [--port N]\n"
          "  console  attach to a daemon: actor states, experiments, live events, commands\n"
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   if (command == "export") return kforge::cli::run_export(args);
   if (command == "run") return kforge::cli::run_experiment(args);
   if (command == "show") return kforge::cli::run_show(args);
+  if (command == "report") return kforge::cli::run_report(args);
   if (command == "daemon") return kforge::cli::run_daemon(args);
   if (command == "console") return kforge::cli::run_console(args);
   std::cerr << "kforge: unknown command `" << command << "`; `kforge help` lists the commands\n";

@@ -1,5 +1,8 @@
 #include "tools/kforge/run_command.hpp"
 
+#include <functional>
+#include <optional>
+
 #include <unistd.h>
 
 #include <atomic>
@@ -7,6 +10,7 @@
 #include <iostream>
 
 #include "actors/coordinator.hpp"
+#include "archive/report.hpp"
 #include "archive/views.hpp"
 #include "gpu/task_export.hpp"
 #include "messages/errors.hpp"
@@ -24,6 +28,10 @@ constexpr const char* kRunUsage =
     "  --cache DIR      compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
     "  --jobs N         compiler slots (default: one per core)\n"
     "  --quiet          only the final table\n"
+    "  --offline        LLM replies only from the response cache (a miss fails the experiment);\n"
+    "                   replays the decisions of the latest experiment with this configuration\n"
+    "  --replay ID      follow the recorded decisions of experiment ID (same candidates with\n"
+    "                   its replies in the cache)\n"
     "Ctrl-C once stops proposing and lets the pipeline finish; twice leaves at once (the\n"
     "experiment stays resumable: --resume, or a daemon on the same archive carries it on).\n"
     "exit status: 0 every target has a correct kernel, 1 some has none, 2 usage or "
@@ -39,9 +47,9 @@ void on_interrupt(int) {
 
 int run_experiment(const std::vector<std::string>& args) {
   std::string config_path, archive_path = default_state_dir() + "/archive.db", cache;
-  int64_t resume_id = 0;
+  int64_t resume_id = 0, replay_of = 0;
   unsigned jobs = 0;
-  bool quiet = false;
+  bool quiet = false, offline = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     auto value = [&]() -> std::string {
@@ -59,6 +67,10 @@ int run_experiment(const std::vector<std::string>& args) {
         resume_id = std::stoll(value());
       else if (a == "--quiet")
         quiet = true;
+      else if (a == "--offline")
+        offline = true;
+      else if (a == "--replay")
+        replay_of = std::stoll(value());
       else if (a == "--help" || a == "-h") {
         std::cout << kRunUsage;
         return 0;
@@ -108,10 +120,34 @@ int run_experiment(const std::vector<std::string>& args) {
     spec = std::move(parsed.spec);
     record = {e->id, e->name, e->config_json, e->seed, e->status};
   } else {
-    if (!load_experiment(config_path, rt, spec, error)) {
+    if (!load_experiment(config_path, rt, spec, error, offline)) {
       std::cerr << "kforge run: " << error;
       return 2;
     }
+    if (offline && !replay_of) {
+      // Offline replays the latest run of the same configuration, whose replies are cached.
+      const std::string same = spec.to_json().dump();
+      for (const auto& e : rt.db->experiments()) {
+        auto earlier = search::parse_experiment_spec(e.config_json);
+        if (!earlier.ok()) continue;
+        earlier.spec.replay_of = 0;
+        earlier.spec.offline = false;
+        if (earlier.spec.to_json().dump() == same && !rt.db->candidates(e.id).empty()) {
+          replay_of = e.id;
+          break;
+        }
+      }
+      if (!replay_of)
+        std::cerr << "kforge run: no earlier run of this configuration in " << archive_path
+                  << "; deciding afresh from the cache alone\n";
+    }
+    if (replay_of && !rt.db->experiment(replay_of)) {
+      std::cerr << "kforge run: no experiment " << replay_of << " to replay in " << archive_path
+                << "\n";
+      return 2;
+    }
+    spec.replay_of = replay_of;
+    spec.offline = offline;
     if (!host.record_experiment(spec, record, error)) {
       std::cerr << "kforge run: " << error << "\n";
       return 2;
@@ -170,6 +206,17 @@ int run_experiment(const std::vector<std::string>& args) {
             << final_status.evaluated << " evaluated, " << final_status.correct << " correct\n";
   if (!final_status.last_error.empty())
     std::cout << "last error: " << final_status.last_error << "\n";
+  if (!final_status.models.empty()) {
+    json::Value models{json::Array{}};
+    for (const auto& u : final_status.models) {
+      json::Value m;
+      m.set("name", u.name).set("calls", u.calls).set("failures", u.failures);
+      m.set("cached", u.cached).set("input_tokens", u.input_tokens);
+      m.set("output_tokens", u.output_tokens).set("cost_usd", u.cost_usd);
+      models.push(std::move(m));
+    }
+    std::cout << "\n" << usage_table(models, "");
+  }
   int code = final_status.status == "failed" ? 2 : 0;
   if (auto view = archive::experiment_view(*rt.db, record.id)) {
     std::cout << "\n" << experiment_table(*view);
@@ -177,45 +224,72 @@ int run_experiment(const std::vector<std::string>& args) {
       if (!t.contains("best_candidate") && code == 0) code = 1;
     if ((*view)["targets"].as_array().empty() && code == 0) code = 1;
   }
-  std::cout << "\nkforge show CANDIDATE --archive " << archive_path << " prints a kernel\n";
+  std::cout << "\nkforge show CANDIDATE --archive " << archive_path << " prints a kernel; kforge report "
+            << record.id << " --archive " << archive_path << " what the LLMs were worth\n";
   return code;
 }
 
-int run_show(const std::vector<std::string>& args) {
+namespace {
+
+/// `kforge show` and `kforge report`: one archive document by id, as a table or JSON.
+int print_view(const std::vector<std::string>& args, const std::string& command,
+               const std::string& usage, const std::string& what,
+               const std::function<std::optional<json::Value>(archive::Archive&, int64_t)>& view,
+               const std::function<std::string(const json::Value&, bool plain)>& table) {
   std::string archive_path = default_state_dir() + "/archive.db";
   int64_t id = 0;
-  bool source = true, as_json = false;
+  bool plain = false, as_json = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--archive" && i + 1 < args.size())
       archive_path = args[++i];
     else if (args[i] == "--no-source")
-      source = false;
+      plain = true;
     else if (args[i] == "--json")
       as_json = true;
     else if (!args[i].empty() && std::isdigit(static_cast<unsigned char>(args[i][0])) && !id)
       id = std::stoll(args[i]);
     else {
-      std::cerr << "usage: kforge show CANDIDATE [--archive PATH] [--no-source] [--json]\n";
+      std::cerr << usage;
       return args[i] == "--help" ? 0 : 2;
     }
   }
   if (!id) {
-    std::cerr << "usage: kforge show CANDIDATE [--archive PATH] [--no-source] [--json]\n";
+    std::cerr << usage;
     return 2;
   }
   std::string error;
   auto db = archive::Archive::open(archive_path, error);
   if (!db) {
-    std::cerr << "kforge show: " << error << "\n";
+    std::cerr << "kforge " << command << ": " << error << "\n";
     return 2;
   }
-  auto view = archive::candidate_view(*db, id);
-  if (!view) {
-    std::cerr << "kforge show: no candidate " << id << " in " << archive_path << "\n";
+  auto doc = view(*db, id);
+  if (!doc) {
+    std::cerr << "kforge " << command << ": no " << what << " " << id << " in " << archive_path
+              << "\n";
     return 2;
   }
-  std::cout << (as_json ? view->dump() + "\n" : candidate_report(*view, source));
+  std::cout << (as_json ? doc->dump() + "\n" : table(*doc, plain));
   return 0;
+}
+
+}  // namespace
+
+int run_show(const std::vector<std::string>& args) {
+  return print_view(
+      args, "show", "usage: kforge show CANDIDATE [--archive PATH] [--no-source] [--json]\n",
+      "candidate", archive::candidate_view,
+      [](const json::Value& v, bool plain) { return candidate_report(v, !plain); });
+}
+
+int run_report(const std::vector<std::string>& args) {
+  return print_view(
+      args, "report",
+      "usage: kforge report EXPERIMENT [--archive PATH] [--json]\n"
+      "  LLM calls, tokens and money per model, the cost per correct kernel, and each LLM\n"
+      "  verifier's confusion matrix against the hardware's verdicts\n",
+      "experiment", archive::report_view,
+      [](const json::Value& v, bool) { return report_table(v); });
 }
 
 }  // namespace kforge::cli

@@ -22,10 +22,26 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
            std::to_string(d["sequence"].as_int()) + ")";
   };
   if (kind == "proposed")
-    return seq() + " proposed for " + d["target"].as_string() + ": " + d["strategy"].as_string() +
-           " " + d["params"].as_string() + " (" + d["rationale"].as_string() + ")";
+    return seq() + " proposed for " + d["target"].as_string() + " by " +
+           d["proposer"].as_string() + " (" + d["mode"].as_string("translate") +
+           "): " + d["strategy"].as_string() + " " + d["params"].as_string() + " (" +
+           d["rationale"].as_string() + ")";
+  if (kind == "proposal_failed")
+    return d["proposer"].as_string() + " gave no candidate for " + d["target"].as_string() + ": " +
+           d["kind"].as_string() + ": " + d["reason"].as_string().substr(0, 200) + " (again in " +
+           std::to_string(d["retry_in_seconds"].as_int()) + " s)";
+  if (kind == "proposer_disabled")
+    return d["proposer"].as_string() + " stops proposing: " + d["kind"].as_string() + ": " +
+           d["reason"].as_string();
+  if (kind == "llm_verified")
+    return seq() + " LLM verifiers: " + d["verdict"].as_string() +
+           (d["reason"].as_string().empty() ? "" : ": " + d["reason"].as_string().substr(0, 200)) +
+           (d["audited"].as_bool() ? " (run anyway as an audit)" : "");
+  if (kind == "replaying")
+    return "replaying the " + std::to_string(d["decisions"].as_int()) +
+           " recorded decisions of experiment " + std::to_string(d["replay_of"].as_int());
   if (kind == "rejected")
-    return seq() + " rejected by the verifier: " + d["kind"].as_string() + ": " +
+    return seq() + " rejected before compiling: " + d["kind"].as_string() + ": " +
            d["reason"].as_string();
   if (kind == "compile_failed") return seq() + " does not compile: " + d["reason"].as_string();
   if (kind == "evaluated") {
@@ -50,7 +66,8 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
   if (kind == "target_abandoned")
     return d["target"].as_string() +
            ": abandoned, the proposer keeps failing: " + d["reason"].as_string();
-  if (kind == "budget_spent") return "budget spent: " + d["budget"].as_string();
+  if (kind == "budget_spent")
+    return "budget spent: " + d["budget"].as_string() + " (limit " + format("%g", d["limit"].as_number()) + ")";
   if (kind == "resumed")
     return "resumed: " + std::to_string(d["candidates"].as_int()) + " candidates in the archive, " +
            std::to_string(d["carried_on"].as_int()) + " carried on";
@@ -111,7 +128,59 @@ std::string state_table(const json::Value& s) {
            pad(std::to_string(e["in_flight"].as_int()), 8) + best + "\n";
     if (!e["last_error"].as_string().empty())
       out += "    last error: " + e["last_error"].as_string() + "\n";
+    if (!e["models"].as_array().empty()) out += usage_table(e["models"], "    ");
   }
+  return out;
+}
+
+std::string usage_table(const json::Value& models, const std::string& indent) {
+  std::string out = indent + pad("model", 26) + pad("calls", 7) + pad("failed", 7) + pad("cached", 7) +
+                    pad("tokens in", 11) + pad("tokens out", 11) + "money\n";
+  for (const auto& m : models.as_array())
+    out += indent + pad(m["name"].as_string(), 26) + pad(std::to_string(m["calls"].as_int()), 7) +
+           pad(std::to_string(m["failures"].as_int()), 7) +
+           pad(std::to_string(m["cached"].as_int()), 7) +
+           pad(std::to_string(m["input_tokens"].as_int()), 11) +
+           pad(std::to_string(m["output_tokens"].as_int()), 11) +
+           format("$%.4f", m["cost_usd"].as_number()) + "\n";
+  return out;
+}
+
+std::string report_table(const json::Value& r) {
+  std::string out = "experiment " + std::to_string(r["experiment"].as_int()) + " \"" +
+                    r["name"].as_string() + "\" " + r["status"].as_string() + ": " +
+                    std::to_string(r["candidates"].as_int()) + " candidates, " +
+                    std::to_string(r["correct"].as_int()) + " correct on the hardware\n\n";
+  if (r["models"].as_array().empty()) {
+    out += "no LLM calls (built-in proposer only)\n";
+  } else {
+    out += usage_table(r["models"], "");
+  }
+  out += "\nmoney spent " + format("$%.4f", r["cost_usd"].as_number()) + "; cost per correct kernel " +
+         (r["cost_per_correct_usd"].is_null() ? std::string("- (none correct)")
+                                              : format("$%.4f", r["cost_per_correct_usd"].as_number())) +
+         "\n";
+  const auto& v = r["verifiers"];
+  if (v["judged_candidates"].as_int() == 0) return out + "\nno LLM verifier judged a candidate\n";
+  auto ratio = [](const json::Value& x) {
+    return x.is_null() ? std::string("-") : format("%.2f", x.as_number());
+  };
+  out += "\nLLM verifiers against the hardware (a reject is a positive: \"defective\"):\n";
+  out += pad("verifier/check", 34) + pad("TP", 5) + pad("FP", 5) + pad("TN", 5) + pad("FN", 5) +
+         pad("precision", 10) + pad("recall", 8) + pad("not run", 9) + "undecided\n";
+  auto row = [&](const std::string& name, const json::Value& m) {
+    out += pad(name, 34) + pad(std::to_string(m["true_positive"].as_int()), 5) +
+           pad(std::to_string(m["false_positive"].as_int()), 5) +
+           pad(std::to_string(m["true_negative"].as_int()), 5) +
+           pad(std::to_string(m["false_negative"].as_int()), 5) + pad(ratio(m["precision"]), 10) +
+           pad(ratio(m["recall"]), 8) +
+           pad(std::to_string(m["rejected_not_run"].as_int() + m["accepted_not_run"].as_int()), 9) +
+           std::to_string(m["undecided"].as_int()) + "\n";
+  };
+  for (const auto& c : v["checks"].as_array()) row(c["verifier"].as_string(), c);
+  row("all verifiers together", v["together"]);
+  out += "(TP rejected+defective, FP rejected+correct, TN accepted+correct, FN accepted+defective;\n"
+         " \"not run\": rejected and not audited, so the hardware never judged it)\n";
   return out;
 }
 

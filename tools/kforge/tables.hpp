@@ -20,6 +20,13 @@ std::string state_table(const json::Value& state);
 /// A candidate whole: record, verdicts, per-config results, profile, source.
 std::string candidate_report(const json::Value& candidate, bool with_source);
 
+/// LLM calls, failures, tokens and money per model (a list of model usage documents).
+std::string usage_table(const json::Value& models, const std::string& indent);
+
+/// An experiment's report (archive/report.hpp): money per model, cost per correct kernel, and
+/// the LLM verifiers' confusion matrices against the hardware.
+std::string report_table(const json::Value& report);
+
 std::string format(const char* f, double v);
 std::string pad(std::string s, size_t width);
 

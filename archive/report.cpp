@@ -1,0 +1,113 @@
+#include "archive/report.hpp"
+
+#include <map>
+
+namespace kforge::archive {
+namespace {
+
+/// What the hardware said of a candidate: "correct", "defective" (did not compile, or
+/// incorrect), or "" when it never ran (rejected before, an infrastructure error).
+std::string hardware_outcome(const std::vector<Verdict>& verdicts) {
+  std::string out;
+  for (const auto& v : verdicts) {
+    if (v.stage == "compile" && v.verdict == "rejected") out = "defective";
+    if (v.stage == "evaluate")
+      out = v.verdict == "correct" ? "correct" : v.verdict == "incorrect" ? "defective" : "";
+  }
+  return out;
+}
+
+struct Matrix {
+  int64_t true_positive = 0;   ///< rejected, and the hardware found it defective
+  int64_t false_positive = 0;  ///< rejected, yet correct on the hardware
+  int64_t true_negative = 0;   ///< accepted and correct
+  int64_t false_negative = 0;  ///< accepted, yet defective
+  int64_t rejected_not_run = 0;
+  int64_t accepted_not_run = 0;
+  int64_t undecided = 0;
+
+  void add(bool decided, bool rejected, const std::string& hw) {
+    if (!decided) {
+      ++undecided;
+      return;
+    }
+    if (hw.empty()) {
+      ++(rejected ? rejected_not_run : accepted_not_run);
+      return;
+    }
+    const bool defective = hw == "defective";
+    if (rejected) ++(defective ? true_positive : false_positive);
+    else ++(defective ? false_negative : true_negative);
+  }
+
+  json::Value to_json() const {
+    json::Value v;
+    v.set("true_positive", true_positive).set("false_positive", false_positive);
+    v.set("true_negative", true_negative).set("false_negative", false_negative);
+    v.set("rejected_not_run", rejected_not_run).set("accepted_not_run", accepted_not_run);
+    v.set("undecided", undecided);
+    const int64_t flagged = true_positive + false_positive;
+    const int64_t defective = true_positive + false_negative;
+    v.set("precision", flagged ? json::Value(static_cast<double>(true_positive) / flagged) : json::Value());
+    v.set("recall", defective ? json::Value(static_cast<double>(true_positive) / defective) : json::Value());
+    return v;
+  }
+};
+
+}  // namespace
+
+std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
+  auto e = a.experiment(experiment_id);
+  if (!e) return std::nullopt;
+  json::Value out;
+  out.set("experiment", experiment_id).set("name", e->name).set("status", e->status);
+
+  double cost = 0;
+  json::Value models{json::Array{}};
+  for (const auto& u : a.llm_usage(experiment_id)) {
+    json::Value m;
+    m.set("name", u.model_name).set("calls", u.calls).set("failures", u.failures);
+    m.set("cached", u.cached).set("input_tokens", u.input_tokens);
+    m.set("output_tokens", u.output_tokens).set("cost_usd", u.cost_usd);
+    models.push(std::move(m));
+    cost += u.cost_usd;
+  }
+  out.set("models", std::move(models)).set("cost_usd", cost);
+
+  std::map<int64_t, std::string> hardware;
+  int64_t candidates = 0, correct = 0;
+  for (const auto& c : a.candidates(experiment_id)) {
+    ++candidates;
+    hardware[c.id] = hardware_outcome(a.verdicts(c.id));
+    correct += hardware[c.id] == "correct";
+  }
+  out.set("candidates", candidates).set("correct", correct);
+  out.set("cost_per_correct_usd", correct ? json::Value(cost / static_cast<double>(correct)) : json::Value());
+
+  // Per verifier and check, and the verifiers together (a candidate is rejected when any
+  // decided check rejects it, as the coordinator does).
+  std::map<std::string, Matrix> per_check;
+  std::map<int64_t, std::pair<bool, bool>> together;  // candidate -> (decided any, rejected)
+  for (const auto& v : a.llm_verdicts(experiment_id)) {
+    const auto& hw = hardware[v.candidate_id];
+    per_check[v.verifier + "/" + v.check].add(v.decided, !v.accepted, hw);
+    auto& [decided, rejected] = together[v.candidate_id];
+    decided |= v.decided;
+    rejected |= v.decided && !v.accepted;
+  }
+  Matrix all;
+  for (const auto& [id, t] : together) all.add(t.first, t.second, hardware[id]);
+  json::Value checks{json::Array{}};
+  for (const auto& [name, m] : per_check) {
+    auto row = m.to_json();
+    row.set("verifier", name);
+    checks.push(std::move(row));
+  }
+  json::Value verifiers;
+  verifiers.set("checks", std::move(checks)).set("together", all.to_json());
+  verifiers.set("judged_candidates", static_cast<int64_t>(together.size()));
+  out.set("verifiers", std::move(verifiers));
+  return out;
+}
+
+}  // namespace kforge::archive
