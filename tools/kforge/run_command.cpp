@@ -126,7 +126,10 @@ int run_experiment(const std::vector<std::string>& args) {
     }
     if (offline && !replay_of) {
       // Offline replays the latest run of the same configuration, whose replies are cached.
-      const std::string same = spec.to_json().dump();
+      auto plain = spec;
+      plain.offline = false;
+      plain.replay_of = 0;
+      const std::string same = plain.to_json().dump();
       for (const auto& e : rt.db->experiments()) {
         auto earlier = search::parse_experiment_spec(e.config_json);
         if (!earlier.ok()) continue;

@@ -1,0 +1,203 @@
+// kforge run with LLMs, end to end on the CPU backend: the proposer and the verifier are models
+// behind the loopback fake provider (over TLS, in the OpenAI and Anthropic wire formats), which
+// opens with a storm of 429s and a stream cut short. Nothing is lost; the experiment replays
+// offline to the same candidates; `kforge report` shows the verifier against the hardware and the
+// cost per correct kernel; an offline run that needs a reply it does not have fails clearly.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "archive/archive.hpp"
+#include "gpu/process.hpp"
+#include "tests/llm/fake_provider.hpp"
+#include "tests/test_support.hpp"
+
+namespace kforge::test {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string kernel_reply(const std::string& name, const std::string& source) {
+  return "Name: " + name + "\nRationale: a scripted kernel for the end-to-end test.\n\n```cpp\n" +
+         source + "```\n";
+}
+
+/// The fake models: the proposer answers by the prompt's mode, the verifier by a marker.
+std::string scripted_reply(const ProviderRequest& r, const std::string& good) {
+  if (r.system.find("You review GPU kernels") != std::string::npos) {
+    if (r.user.find("kforge-test: flawed") != std::string::npos)
+      return R"({"verdict": "reject", "reasons": ["the reduction looks unsafe"]})";
+    return "```json\n{\"verdict\": \"accept\", \"reasons\": []}\n```";
+  }
+  if (r.user.find("Translate this PyTorch reference") != std::string::npos)
+    return kernel_reply("f32_cpu_rows", good);
+  if (r.user.find("failed at the") != std::string::npos)
+    return kernel_reply("f32_cpu_rows_fixed", good + "// fixed\n");
+  // Optimise: a broken kernel (a fix follows), a correct one the verifier distrusts, a plain one.
+  static std::atomic<int> variant{0};
+  switch (variant++ % 3) {
+    case 0: return kernel_reply("f32_cpu_rows_broken", good + "this does not compile;\n");
+    case 1: return kernel_reply("f32_cpu_rows_flagged", good + "// kforge-test: flawed\n");
+    default: return kernel_reply("f32_cpu_rows_v" + std::to_string(variant.load()), good + "// v\n");
+  }
+}
+
+class LlmSystemTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("kforge_llm_system_test_" + std::to_string(::getpid()) + "_" +
+            testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string write_config(const FakeProvider& fake, int seed) {
+    auto path = (dir_ / ("llm-" + std::to_string(seed) + ".json")).string();
+    std::ofstream(path) << R"({"name": "llm-system-test", "seed": )" << seed << R"(,
+      "tasks": [")" << source_dir() << R"(/tasks/softmax"], "backends": ["cpu"],
+      "config_set": "single",
+      "proposers": [{"kind": "llm", "name": "fake-gpt", "provider": "openai",
+                     "base_url": ")" << fake.base_url("openai") << R"(", "model": "gpt-test",
+                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")" << fake.ca_file() << R"(",
+                     "input_per_mtok": 2, "output_per_mtok": 8, "max_concurrency": 2}],
+      "verifiers": {"llm": [{"name": "fake-claude", "provider": "anthropic",
+                     "base_url": ")" << fake.base_url("anthropic") << R"(", "model": "claude-test",
+                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")" << fake.ca_file() << R"(",
+                     "input_per_mtok": 3, "output_per_mtok": 15}],
+                    "checks": ["memory_safety", "numerics"], "audit_fraction": 1.0},
+      "budget": {"candidates_per_target": 6, "money_usd": 5},
+      "evaluation": {"seeds": 1, "timing_seconds": 0.05},
+      "search": {"pipeline_depth": 1, "fix_probability": 1.0}})";
+    return path;
+  }
+
+  gpu::RunResult kforge(std::vector<std::string> args) {
+    gpu::SpawnOptions o;
+    o.argv = {KFORGE_CLI_PATH};
+    o.argv.insert(o.argv.end(), args.begin(), args.end());
+    o.set_env = {{"KFORGE_CACHE", cache_dir()}, {"KFORGE_FAKE_KEY", "sk-fake-test"}};
+    o.isolate_network = false;
+    return gpu::run(o, 10min);
+  }
+
+  std::unique_ptr<archive::Archive> open() {
+    std::string error;
+    auto a = archive::Archive::open((dir_ / "archive.db").string(), error);
+    EXPECT_TRUE(a) << error;
+    return a;
+  }
+
+  /// What a replay must reproduce: every candidate's proposal and every stage's verdict.
+  static std::vector<std::string> proposals(archive::Archive& a, int64_t experiment) {
+    std::vector<std::string> out;
+    for (const auto& c : a.candidates(experiment)) {
+      std::string line = std::to_string(c.sequence) + " " + c.proposer + " " + c.strategy + " " +
+                         c.source_hash;
+      for (const auto& v : a.verdicts(c.id)) line += " | " + v.stage + ":" + v.verdict;
+      out.push_back(line);
+    }
+    return out;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
+  const std::string good = file_text(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp");
+  ASSERT_FALSE(good.empty());
+  const std::string db = (dir_ / "archive.db").string();
+  std::string config;
+  size_t served = 0;
+  {
+    FakeProvider fake(true);
+    fake.require_key("sk-fake-test");
+    for (int i = 0; i < 4; ++i) fake.push(ProviderStep::rate_limited(1));  // a 429 storm
+    fake.push(ProviderStep::truncated_stream());
+    fake.set_responder([&](const ProviderRequest& r) { return scripted_reply(r, good); });
+    config = write_config(fake, 11);
+    auto first = kforge({"run", config, "--archive", db});
+    ASSERT_EQ(first.exit_code, 0) << first.output;
+    served = fake.request_count();
+    EXPECT_NE(first.output.find("fake-gpt"), std::string::npos) << first.output;
+  }
+  auto a = open();
+  ASSERT_TRUE(a);
+  auto candidates = a->candidates(1);
+  ASSERT_EQ(candidates.size(), 6u);
+  // Nothing lost: every candidate has one final verdict; every call is in the ledger, and every
+  // reply that came back is in the cache.
+  int correct = 0, fixes = 0, compile_failures = 0;
+  for (const auto& c : candidates) {
+    int finals = 0;
+    for (const auto& v : a->verdicts(c.id)) {
+      finals += v.stage == "evaluate" || v.verdict == "rejected";
+      correct += v.stage == "evaluate" && v.verdict == "correct";
+      compile_failures += v.stage == "compile" && v.verdict == "rejected";
+    }
+    EXPECT_EQ(finals, 1) << "candidate " << c.id;
+    fixes += c.decision.find("\"mode\":\"fix\"") != std::string::npos;
+  }
+  EXPECT_GE(correct, 3);
+  EXPECT_GE(compile_failures, 1);
+  EXPECT_GE(fixes, 1);  // a failed compile was repaired by a fix proposal
+  auto calls = a->llm_calls(1);
+  int64_t attempts = 0;
+  for (const auto& c : calls) {
+    attempts += c.attempts;
+    if (c.ok) {
+      EXPECT_TRUE(a->llm_reply(c.key)) << "reply " << c.key << " not cached";
+      EXPECT_GT(c.cost_usd, 0);
+    }
+  }
+  // The four 429s and the cut stream were retried inside the first call.
+  EXPECT_EQ(static_cast<size_t>(attempts), served);
+  EXPECT_GE(calls.front().attempts, 6);
+  EXPECT_FALSE(a->llm_verdicts(1).empty());
+
+  // Offline, the same configuration replays the first run's decisions from the cache alone.
+  auto second = kforge({"run", config, "--archive", db, "--offline"});
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_NE(second.output.find("replaying the 6 recorded decisions of experiment 1"),
+            std::string::npos)
+      << second.output;
+  a = open();
+  EXPECT_EQ(proposals(*a, 2), proposals(*a, 1));
+  for (const auto& c : a->llm_calls(2)) EXPECT_TRUE(c.cached) << c.role << " " << c.error;
+  double replay_cost = 0;
+  for (const auto& u : a->llm_usage(2)) replay_cost += u.cost_usd;
+  EXPECT_EQ(replay_cost, 0);  // a replay costs nothing
+
+  auto report = kforge({"report", "1", "--archive", db});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  for (const char* expected : {"fake-gpt", "fake-claude", "cost per correct kernel $",
+                               "precision", "all verifiers together"})
+    EXPECT_NE(report.output.find(expected), std::string::npos) << expected << "\n" << report.output;
+  auto json_report = kforge({"report", "1", "--archive", db, "--json"});
+  auto doc = json::parse(json_report.output);
+  ASSERT_TRUE(doc.value) << json_report.output;
+  const auto& together = (*doc.value)["verifiers"]["together"];
+  // The flagged kernel is correct: the verifier's reject is a false positive (run as an audit).
+  EXPECT_GE(together["false_positive"].as_int(), 1) << json_report.output;
+  EXPECT_GT((*doc.value)["cost_per_correct_usd"].as_number(), 0);
+
+  // Another seed needs replies nobody recorded: offline, that fails clearly, calling no one.
+  auto other = write_config(FakeProvider(true), 12);
+  auto miss = kforge({"run", other, "--archive", db, "--offline"});
+  EXPECT_EQ(miss.exit_code, 2) << miss.output;
+  EXPECT_NE(miss.output.find("offline: no cached reply"), std::string::npos) << miss.output;
+}
+
+}  // namespace
+}  // namespace kforge::test
