@@ -29,9 +29,9 @@ archive::Candidate to_archive(const candidate_record& c) {
 
 archive::LlmCall to_archive(const llm_call& c, int64_t experiment_id, int64_t candidate_id,
                             int64_t sequence) {
-  return {experiment_id, candidate_id, sequence,   c.role,          c.model_name,
-          c.endpoint,    c.model,      c.key,      c.ok,            c.cached,
-          c.failure,     c.error,      c.attempts, c.input_tokens,  c.output_tokens,
+  return {experiment_id, candidate_id, sequence,   c.role,         c.model_name,
+          c.endpoint,    c.model,      c.key,      c.ok,           c.cached,
+          c.failure,     c.error,      c.attempts, c.input_tokens, c.output_tokens,
           c.cost_usd,    c.seconds};
 }
 
@@ -68,7 +68,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
               std::vector<llm_call>& calls) {
         return write("recording LLM calls", [&](archive::Archive& db) {
           std::vector<archive::LlmCall> rows;
-          for (const auto& c : calls) rows.push_back(to_archive(c, experiment, candidate, sequence));
+          for (const auto& c : calls)
+            rows.push_back(to_archive(c, experiment, candidate, sequence));
           return db.add_llm_calls(rows);
         });
       },
@@ -76,12 +77,13 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
               llm_verdict& v) {
         return write("recording an LLM verdict", [&](archive::Archive& db) {
           std::vector<archive::LlmCall> calls;
-          for (const auto& c : v.calls) calls.push_back(to_archive(c, experiment, candidate, sequence));
+          for (const auto& c : v.calls)
+            calls.push_back(to_archive(c, experiment, candidate, sequence));
           if (auto s = db.add_llm_calls(calls); !s) return s;
           std::vector<archive::LlmVerdict> rows;
           for (const auto& c : v.checks)
-            rows.push_back({candidate, v.verifier, c.check, c.decided, c.accepted,
-                            reasons_json(c.reasons)});
+            rows.push_back(
+                {candidate, v.verifier, c.check, c.decided, c.accepted, reasons_json(c.reasons)});
           return db.add_llm_verdicts(rows);
         });
       },

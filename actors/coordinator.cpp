@@ -378,8 +378,9 @@ void llm_verify(self_ptr self, int64_t n) {
     std::string reasons;
     for (const auto& v : *verdicts) {
       if (v.failure_kind == "offline_miss")
-        return fail(self, "offline: verifier " + v.verifier + " has no cached reply for candidate " +
-                              std::to_string(n) + "; run without --offline to ask it");
+        return fail(self, "offline: verifier " + v.verifier +
+                              " has no cached reply for candidate " + std::to_string(n) +
+                              "; run without --offline to ask it");
       for (const auto& check : v.checks) {
         if (!check.decided || check.accepted) continue;
         rejected = true;
@@ -570,8 +571,8 @@ proposal_decision decide(self_ptr self, int64_t n, size_t t) {
   }
   search::RandomStream select_stream(
       search::derive_seed(spec.seed, "select", static_cast<uint64_t>(n)));
-  auto parent = search::select_parent(visible, spec.parent_selection, spec.tournament_size,
-                                      select_stream);
+  auto parent =
+      search::select_parent(visible, spec.parent_selection, spec.tournament_size, select_stream);
   d.mode = parent ? "optimise" : "translate";
   if (parent) d.parent_sequence = parent->sequence;
   if (llm && parent) {
@@ -907,8 +908,8 @@ void begin(self_ptr self) {
             resume_then_go();
           },
           [self, replay_of](caf::error& e) {
-            fail(self, "loading experiment " + std::to_string(replay_of) + " to replay: " +
-                           describe(e));
+            fail(self,
+                 "loading experiment " + std::to_string(replay_of) + " to replay: " + describe(e));
           });
 }
 

@@ -36,7 +36,7 @@ struct coordinator_config {
   bool resume = false;           ///< carry on from the archive's candidates
   bool start_paused = false;
   std::string archive_path;  ///< the LLM models' response cache lives in the archive database
-  caf::actor listener;  ///< gets (event_atom, event_record) and (done_atom, experiment_status)
+  caf::actor listener;       ///< gets (event_atom, event_record) and (done_atom, experiment_status)
 };
 
 /// A proposal's decision as recorded with its candidate, and as a replay follows it.
@@ -64,14 +64,14 @@ struct coordinator_state {
   std::vector<int> proposer_failures;
   std::map<std::string, llm_model_actor> llm_proposers;  ///< by name, this experiment's own
   std::map<std::string, llm_model_actor> llm_verifiers;  ///< by name
-  std::set<std::string> disabled;  ///< proposers whose key or money is spent
-  std::map<int64_t, std::string> profile_briefs;  ///< by sequence
+  std::set<std::string> disabled;                        ///< proposers whose key or money is spent
+  std::map<int64_t, std::string> profile_briefs;         ///< by sequence
   /// Failed candidates a fix may repair: stage and what went wrong, by sequence.
   std::map<int64_t, std::pair<std::string, std::string>> failures;
-  std::set<int64_t> fixed;  ///< failed sequences a fix was already proposed for
+  std::set<int64_t> fixed;                   ///< failed sequences a fix was already proposed for
   std::map<std::string, model_usage> usage;  ///< LLM calls per model
   double cost_usd = 0;
-  int32_t attempt = 0;  ///< failed proposals for the next sequence so far
+  int32_t attempt = 0;                          ///< failed proposals for the next sequence so far
   std::map<int64_t, proposal_decision> replay;  ///< the recorded decisions being followed
   bool replaying = false;
   std::string status = "starting";

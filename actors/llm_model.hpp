@@ -24,8 +24,8 @@ struct llm_model_state {
   static inline const char* name = "kforge.llm_model";
 };
 
-llm_model_actor::behavior_type llm_model_impl(llm_model_actor::stateful_pointer<llm_model_state> self,
-                                              llm_runner_options options);
+llm_model_actor::behavior_type llm_model_impl(
+    llm_model_actor::stateful_pointer<llm_model_state> self, llm_runner_options options);
 
 /// Adds calls to a ledger row.
 void account(model_usage& usage, const std::vector<llm_call>& calls);

@@ -52,7 +52,9 @@ struct runner_context {
 };
 
 /// Seeds go to providers as non-negative 31-bit integers (Gemini's seed is an int32).
-int64_t provider_seed(uint64_t seed) { return static_cast<int64_t>(seed & 0x7fffffff); }
+int64_t provider_seed(uint64_t seed) {
+  return static_cast<int64_t>(seed & 0x7fffffff);
+}
 
 proposal propose(runner_context& ctx, const propose_request& r) {
   proposal out;
@@ -75,7 +77,8 @@ proposal propose(runner_context& ctx, const propose_request& r) {
     in.parent_source = r.parent.source;
     in.parent_speedup = r.parent_speedup;
     in.parent_profile = r.parent_profile;
-    for (const auto& k : r.context) in.context.push_back({k.sequence, k.speedup, k.strategy, k.source});
+    for (const auto& k : r.context)
+      in.context.push_back({k.sequence, k.speedup, k.strategy, k.source});
     in.strategy = r.strategy;
     in.failed_source = r.failed.source;
     in.failure_stage = r.failed_stage;
@@ -95,8 +98,8 @@ proposal propose(runner_context& ctx, const propose_request& r) {
     out.failure = result.record.error;
     return out;
   }
-  auto kernel = llm::parse_kernel_reply(result.reply, r.tgt.direction == "backward" ? "backward"
-                                                                                    : "forward");
+  auto kernel =
+      llm::parse_kernel_reply(result.reply, r.tgt.direction == "backward" ? "backward" : "forward");
   if (!kernel.ok) {
     out.failure_kind = "reply_rejected";
     out.failure = out.proposer + "'s reply was rejected: " + kernel.reason;
@@ -194,8 +197,10 @@ llm_runner_actor::behavior_type llm_runner_impl(llm_runner_options options) {
   auto ctx = std::make_shared<runner_context>();
   std::string error;
   auto db = archive::Archive::open(options.archive_path, error);
-  if (db) ctx->store = std::make_unique<ArchiveReplyStore>(std::move(db));
-  else ctx->open_error = error;
+  if (db)
+    ctx->store = std::make_unique<ArchiveReplyStore>(std::move(db));
+  else
+    ctx->open_error = error;
   // Without the archive there is no cache: offline calls then all fail, online ones still work
   // but are not kept, which the call record says.
   ctx->client = std::make_unique<llm::Client>(options.model, ctx->store.get(), options.offline);
@@ -203,7 +208,8 @@ llm_runner_actor::behavior_type llm_runner_impl(llm_runner_options options) {
       [ctx](propose_atom, propose_request& r) {
         auto p = propose(*ctx, r);
         if (!ctx->open_error.empty())
-          for (auto& c : p.calls) c.error += " (response cache unavailable: " + ctx->open_error + ")";
+          for (auto& c : p.calls)
+            c.error += " (response cache unavailable: " + ctx->open_error + ")";
         return p;
       },
       [ctx](verify_atom, llm_verify_request& r) { return verify(*ctx, r); },

@@ -213,11 +213,12 @@ std::vector<Experiment> Archive::experiments_with_status(const std::string& stat
 
 int64_t Archive::add_candidate(const Candidate& c, Status& status) {
   // A sequence of -1 is computed inside the INSERT, so two writers cannot take the same one.
-  Statement s(db_,
-              "INSERT INTO candidates (experiment_id, sequence, task, direction, backend, source, "
-              "source_hash, parent_id, proposer, strategy, seed, created_at, params, decision) VALUES "
-              "(?1, CASE WHEN ?12 >= 0 THEN ?12 ELSE (SELECT COUNT(*) FROM candidates WHERE "
-              "experiment_id = ?1) END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14)");
+  Statement s(
+      db_,
+      "INSERT INTO candidates (experiment_id, sequence, task, direction, backend, source, "
+      "source_hash, parent_id, proposer, strategy, seed, created_at, params, decision) VALUES "
+      "(?1, CASE WHEN ?12 >= 0 THEN ?12 ELSE (SELECT COUNT(*) FROM candidates WHERE "
+      "experiment_id = ?1) END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?13, ?14)");
   s.bind(1, c.experiment_id)
       .bind(2, c.task)
       .bind(3, c.direction)

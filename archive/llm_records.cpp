@@ -61,10 +61,11 @@ Status Archive::add_llm_calls(const std::vector<LlmCall>& calls) {
 }
 
 std::vector<LlmCall> Archive::llm_calls(int64_t experiment_id) {
-  Statement s(db_,
-              "SELECT experiment_id, candidate_id, sequence, role, model_name, endpoint, model, key, "
-              "ok, cached, failure, error, attempts, input_tokens, output_tokens, cost_usd, seconds "
-              "FROM llm_calls WHERE experiment_id = ? ORDER BY id");
+  Statement s(
+      db_,
+      "SELECT experiment_id, candidate_id, sequence, role, model_name, endpoint, model, key, "
+      "ok, cached, failure, error, attempts, input_tokens, output_tokens, cost_usd, seconds "
+      "FROM llm_calls WHERE experiment_id = ? ORDER BY id");
   s.bind(1, experiment_id);
   std::vector<LlmCall> out;
   while (s.step()) {
@@ -127,8 +128,8 @@ std::vector<LlmVerdict> Archive::llm_verdicts(int64_t experiment_id) {
   s.bind(1, experiment_id);
   std::vector<LlmVerdict> out;
   while (s.step())
-    out.push_back({s.integer(0), s.text(1), s.text(2), s.integer(3) != 0, s.integer(4) != 0,
-                   s.text(5)});
+    out.push_back(
+        {s.integer(0), s.text(1), s.text(2), s.integer(3) != 0, s.integer(4) != 0, s.text(5)});
   return out;
 }
 

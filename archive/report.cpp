@@ -36,8 +36,10 @@ struct Matrix {
       return;
     }
     const bool defective = hw == "defective";
-    if (rejected) ++(defective ? true_positive : false_positive);
-    else ++(defective ? false_negative : true_negative);
+    if (rejected)
+      ++(defective ? true_positive : false_positive);
+    else
+      ++(defective ? false_negative : true_negative);
   }
 
   json::Value to_json() const {
@@ -48,8 +50,10 @@ struct Matrix {
     v.set("undecided", undecided);
     const int64_t flagged = true_positive + false_positive;
     const int64_t defective = true_positive + false_negative;
-    v.set("precision", flagged ? json::Value(static_cast<double>(true_positive) / flagged) : json::Value());
-    v.set("recall", defective ? json::Value(static_cast<double>(true_positive) / defective) : json::Value());
+    v.set("precision",
+          flagged ? json::Value(static_cast<double>(true_positive) / flagged) : json::Value());
+    v.set("recall",
+          defective ? json::Value(static_cast<double>(true_positive) / defective) : json::Value());
     return v;
   }
 };
@@ -82,7 +86,8 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
     correct += hardware[c.id] == "correct";
   }
   out.set("candidates", candidates).set("correct", correct);
-  out.set("cost_per_correct_usd", correct ? json::Value(cost / static_cast<double>(correct)) : json::Value());
+  out.set("cost_per_correct_usd",
+          correct ? json::Value(cost / static_cast<double>(correct)) : json::Value());
 
   // Per verifier and check, and the verifiers together (a candidate is rejected when any
   // decided check rejects it, as the coordinator does).

@@ -89,7 +89,8 @@ std::string host_of(const std::string& url) {
 }  // namespace
 
 std::string ModelConfig::endpoint() const {
-  return std::string(to_string(kind)) + "@" + host_of(base_url.empty() ? default_base_url(kind) : base_url);
+  return std::string(to_string(kind)) + "@" +
+         host_of(base_url.empty() ? default_base_url(kind) : base_url);
 }
 
 std::string load_api_key(const ModelConfig& config, std::string& error) {
@@ -115,8 +116,8 @@ std::string load_api_key(const ModelConfig& config, std::string& error) {
   return {};
 }
 
-std::string cache_key(const ModelConfig& config, const std::vector<Message>& messages,
-                      int64_t seed, int64_t sample_index, std::string* document) {
+std::string cache_key(const ModelConfig& config, const std::vector<Message>& messages, int64_t seed,
+                      int64_t sample_index, std::string* document) {
   json::Value doc;
   doc.set("endpoint", config.endpoint()).set("model", config.model);
   json::Value list{json::Array{}};

@@ -88,8 +88,8 @@ struct CallResult {
 
 /// The cache key of a request: SHA-256 of the canonical (endpoint, model, messages, sampling,
 /// seed, sample index) document, which is also returned in `document`.
-std::string cache_key(const ModelConfig& config, const std::vector<Message>& messages,
-                      int64_t seed, int64_t sample_index, std::string* document = nullptr);
+std::string cache_key(const ModelConfig& config, const std::vector<Message>& messages, int64_t seed,
+                      int64_t sample_index, std::string* document = nullptr);
 
 class Client {
  public:

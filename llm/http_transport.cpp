@@ -178,8 +178,8 @@ void exchange(Stream& stream, const Url& url, const HttpRequest& request,
               TransportResult& out) {
   beast::error_code ec;
   http::request<http::string_body> req{http::string_to_verb(request.method), url.target, 11};
-  const bool default_port = (url.scheme == "https" && url.port == "443") ||
-                            (url.scheme == "http" && url.port == "80");
+  const bool default_port =
+      (url.scheme == "https" && url.port == "443") || (url.scheme == "http" && url.port == "80");
   req.set(http::field::host, default_port ? url.host : url.host + ":" + url.port);
   req.set(http::field::user_agent, "kforge");
   for (const auto& [name, value] : request.headers) req.set(name, value);
@@ -207,8 +207,7 @@ void exchange(Stream& stream, const Url& url, const HttpRequest& request,
   size_t delivered = 0;
   auto deliver = [&] {
     const auto& body = parser.get().body();
-    if (body.size() > delivered && on_body)
-      on_body(std::string_view(body).substr(delivered));
+    if (body.size() > delivered && on_body) on_body(std::string_view(body).substr(delivered));
     delivered = body.size();
   };
   while (!parser.is_done()) {
@@ -253,7 +252,8 @@ std::optional<Url> parse_url(std::string_view text, std::string& error) {
     url.port = url.scheme == "https" ? "443" : "80";
   }
   if (url.host.empty() || url.port.empty() ||
-      !std::all_of(url.port.begin(), url.port.end(), [](unsigned char c) { return std::isdigit(c); })) {
+      !std::all_of(url.port.begin(), url.port.end(),
+                   [](unsigned char c) { return std::isdigit(c); })) {
     error = "\"" + std::string(text) + "\": no host, or a port that is not a number";
     return std::nullopt;
   }
@@ -274,9 +274,9 @@ std::string proxy_from_environment(const std::string& host) {
       if (item == "*") return {};
       if (!item.empty()) {
         if (item[0] == '.') item.erase(0, 1);
-        if (host == item ||
-            (host.size() > item.size() && host.compare(host.size() - item.size(), item.size(), item) == 0 &&
-             host[host.size() - item.size() - 1] == '.'))
+        if (host == item || (host.size() > item.size() &&
+                             host.compare(host.size() - item.size(), item.size(), item) == 0 &&
+                             host[host.size() - item.size() - 1] == '.'))
           return {};
       }
       item.clear();

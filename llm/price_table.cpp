@@ -20,12 +20,14 @@ std::optional<PriceTable> PriceTable::parse(std::string_view json_text, std::str
   table.as_of_ = (*doc.value)["as_of"].as_string();
   const auto& rows = (*doc.value)["prices"];
   if (!rows.is_array()) {
-    error = "prices: \"prices\" must be a list of {provider, model, input_per_mtok, output_per_mtok}";
+    error =
+        "prices: \"prices\" must be a list of {provider, model, input_per_mtok, output_per_mtok}";
     return std::nullopt;
   }
   for (size_t i = 0; i < rows.as_array().size(); ++i) {
     const auto& row = rows[i];
-    Entry e{row["provider"].as_string(), row["model"].as_string(),
+    Entry e{row["provider"].as_string(),
+            row["model"].as_string(),
             {row["input_per_mtok"].as_number(-1), row["output_per_mtok"].as_number(-1)}};
     if (e.provider.empty() || e.model.empty() || e.price.input_per_mtok < 0 ||
         e.price.output_per_mtok < 0) {

@@ -31,8 +31,7 @@ std::string argument_line(const json::Value& arg) {
   const auto& kind = arg["kind"].as_string();
   std::string line = "- `" + arg["name"].as_string() + "`: ";
   if (kind == "none") return line + "None (pass-through optional, always None here)";
-  if (kind == "scalar")
-    return line + arg["type"].as_string() + " scalar = " + arg["value"].dump();
+  if (kind == "scalar") return line + arg["type"].as_string() + " scalar = " + arg["value"].dump();
   if (kind == "list") return line + "integer list " + arg["value"].dump();
   return line + kind + " tensor " + arg["dtype"].as_string() + " " + shape_text(arg["shape"]);
 }
@@ -114,7 +113,8 @@ std::optional<TaskBrief> load_task_brief(const std::string& task_dir, const std:
     error = "the export of " + task_dir + " has no " + direction + " configs";
     return std::nullopt;
   }
-  for (const auto& arg : configs[0]["args"].as_array()) brief.signature += argument_line(arg) + "\n";
+  for (const auto& arg : configs[0]["args"].as_array())
+    brief.signature += argument_line(arg) + "\n";
   for (const auto& config : configs) {
     bool judged = false;
     for (const auto& mode : config["modes"].as_array()) judged |= mode.as_string() == config_set;
@@ -122,13 +122,15 @@ std::optional<TaskBrief> load_task_brief(const std::string& task_dir, const std:
     std::string shapes;
     for (const auto& arg : config["args"].as_array())
       if (arg["shape"].is_array())
-        shapes += (shapes.empty() ? "" : ", ") + arg["name"].as_string() + " " + shape_text(arg["shape"]);
+        shapes +=
+            (shapes.empty() ? "" : ", ") + arg["name"].as_string() + " " + shape_text(arg["shape"]);
     brief.configs += "- " + config["name"].as_string() + ": " + shapes + "\n";
   }
   return brief;
 }
 
-std::optional<std::vector<Message>> proposal_messages(const ProposalInputs& in, std::string& error) {
+std::optional<std::vector<Message>> proposal_messages(const ProposalInputs& in,
+                                                      std::string& error) {
   const std::string entry = in.task.direction == "backward" ? "backward" : "forward";
   std::map<std::string, std::string> values = {
       {"entry", entry},
@@ -192,8 +194,8 @@ std::optional<std::vector<Message>> verifier_messages(const std::string& check,
       {"candidate_source", candidate_source},
   };
   auto system = render_prompt(prompt_file("verifier_system.md"), values, error);
-  auto user = system ? render_prompt(prompt_file("verify_" + check + ".md"), values, error)
-                     : std::nullopt;
+  auto user =
+      system ? render_prompt(prompt_file("verify_" + check + ".md"), values, error) : std::nullopt;
   if (!user) return std::nullopt;
   return std::vector<Message>{{"system", *system}, {"user", *user}};
 }

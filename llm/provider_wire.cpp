@@ -10,7 +10,8 @@ namespace {
 
 bool contains_ci(std::string_view text, std::string_view word) {
   auto it = std::search(text.begin(), text.end(), word.begin(), word.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
   });
   return it != text.end();
 }
@@ -125,7 +126,8 @@ void openai_choice(const json::Value& doc, ChatReply& reply, bool streamed) {
     const auto& choice = choices[0];
     const auto& text = streamed ? choice["delta"]["content"] : choice["message"]["content"];
     reply.text += text.as_string();
-    if (choice["finish_reason"].is_string()) reply.finish_reason = choice["finish_reason"].as_string();
+    if (choice["finish_reason"].is_string())
+      reply.finish_reason = choice["finish_reason"].as_string();
   }
   if (doc["usage"].is_object()) {
     reply.usage.input_tokens = doc["usage"]["prompt_tokens"].as_int();
@@ -144,7 +146,8 @@ void gemini_chunk(const json::Value& doc, ChatReply& reply) {
   if (doc["usageMetadata"].is_object()) {
     const auto& u = doc["usageMetadata"];
     reply.usage.input_tokens = u["promptTokenCount"].as_int();
-    reply.usage.output_tokens = u["candidatesTokenCount"].as_int() + u["thoughtsTokenCount"].as_int();
+    reply.usage.output_tokens =
+        u["candidatesTokenCount"].as_int() + u["thoughtsTokenCount"].as_int();
   }
 }
 
@@ -164,13 +167,20 @@ std::string snippet(std::string_view body) {
 
 const char* to_string(FailureKind kind) {
   switch (kind) {
-    case FailureKind::none: return "none";
-    case FailureKind::transient: return "transient";
-    case FailureKind::auth: return "auth";
-    case FailureKind::money: return "money";
-    case FailureKind::bad_request: return "bad_request";
-    case FailureKind::garbled: return "garbled";
-    case FailureKind::offline_miss: return "offline_miss";
+    case FailureKind::none:
+      return "none";
+    case FailureKind::transient:
+      return "transient";
+    case FailureKind::auth:
+      return "auth";
+    case FailureKind::money:
+      return "money";
+    case FailureKind::bad_request:
+      return "bad_request";
+    case FailureKind::garbled:
+      return "garbled";
+    case FailureKind::offline_miss:
+      return "offline_miss";
   }
   return "unknown";
 }
@@ -184,18 +194,24 @@ std::optional<ProviderKind> parse_provider_kind(std::string_view text) {
 
 const char* to_string(ProviderKind kind) {
   switch (kind) {
-    case ProviderKind::openai: return "openai";
-    case ProviderKind::anthropic: return "anthropic";
-    case ProviderKind::gemini: return "gemini";
+    case ProviderKind::openai:
+      return "openai";
+    case ProviderKind::anthropic:
+      return "anthropic";
+    case ProviderKind::gemini:
+      return "gemini";
   }
   return "unknown";
 }
 
 std::string default_base_url(ProviderKind kind) {
   switch (kind) {
-    case ProviderKind::openai: return "https://api.openai.com/v1";
-    case ProviderKind::anthropic: return "https://api.anthropic.com";
-    case ProviderKind::gemini: return "https://generativelanguage.googleapis.com";
+    case ProviderKind::openai:
+      return "https://api.openai.com/v1";
+    case ProviderKind::anthropic:
+      return "https://api.anthropic.com";
+    case ProviderKind::gemini:
+      return "https://generativelanguage.googleapis.com";
   }
   return {};
 }
@@ -261,7 +277,7 @@ WireOutcome read_reply(ProviderKind kind, std::string_view body) {
     case ProviderKind::gemini:
       if (d["candidates"].as_array().empty()) {
         out.failure = d["promptFeedback"]["blockReason"].is_string() ? FailureKind::bad_request
-                                                                      : FailureKind::garbled;
+                                                                     : FailureKind::garbled;
         out.error = "the reply has no candidates: " + snippet(body);
         return out;
       }
@@ -283,7 +299,8 @@ WireOutcome classify_http_error(ProviderKind kind, int status, std::string_view 
   }
   if (message.empty()) message = snippet(body);
   out.error = "HTTP " + std::to_string(status) + (code.empty() ? "" : " " + code) + ": " + message;
-  const bool money_words = contains_ci(message, "credit balance") || contains_ci(message, "billing") ||
+  const bool money_words = contains_ci(message, "credit balance") ||
+                           contains_ci(message, "billing") ||
                            contains_ci(message, "insufficient_quota") ||
                            contains_ci(message, "exceeded your current quota");
   if (status == 401 || status == 403)

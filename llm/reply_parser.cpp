@@ -76,7 +76,8 @@ std::string sanitised_name(const std::string& raw) {
   std::string out;
   for (char c : raw) {
     unsigned char u = static_cast<unsigned char>(c);
-    if (std::isalnum(u)) out += static_cast<char>(std::tolower(u));
+    if (std::isalnum(u))
+      out += static_cast<char>(std::tolower(u));
     else if ((c == '_' || c == '-' || c == ' ' || c == '.') && !out.empty() && out.back() != '_')
       out += '_';
     if (out.size() >= 64) break;
@@ -135,7 +136,8 @@ VerifierReply parse_verifier_reply(const ChatReply& reply) {
     auto doc = json::parse(text);
     if (!doc.value || !(*doc.value)["verdict"].is_string()) continue;
     auto verdict = lower((*doc.value)["verdict"].as_string());
-    if (verdict != "accept" && verdict != "reject" && verdict != "pass" && verdict != "fail") continue;
+    if (verdict != "accept" && verdict != "reject" && verdict != "pass" && verdict != "fail")
+      continue;
     out.decided = true;
     out.accept = verdict == "accept" || verdict == "pass";
     const auto& reasons = (*doc.value)["reasons"];

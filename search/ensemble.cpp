@@ -28,7 +28,8 @@ double improvement(const Member& m, const std::vector<Member>& visible) {
 
 void tally(std::vector<Arm>& arms, const std::vector<Member>& visible) {
   for (const auto& m : visible) {
-    auto arm = std::find_if(arms.begin(), arms.end(), [&](const Arm& a) { return a.name == m.proposer; });
+    auto arm =
+        std::find_if(arms.begin(), arms.end(), [&](const Arm& a) { return a.name == m.proposer; });
     if (arm == arms.end()) continue;
     ++arm->pulls;
     arm->cost_usd += m.cost_usd;
@@ -61,7 +62,8 @@ size_t choose_arm(const std::vector<Arm>& arms, const std::string& policy, Rando
   std::vector<double> value(arms.size());
   double best = 0;
   for (size_t i = 0; i < arms.size(); ++i) {
-    double cost = std::max(arms[i].cost_usd, kFloorCostPerPull * static_cast<double>(arms[i].pulls));
+    double cost =
+        std::max(arms[i].cost_usd, kFloorCostPerPull * static_cast<double>(arms[i].pulls));
     value[i] = arms[i].gain / cost;
     best = std::max(best, value[i]);
   }

@@ -150,7 +150,8 @@ json::Value ModelSpec::to_json() const {
   o.set("stream", stream).set("max_concurrency", max_concurrency);
   o.set("max_attempts", max_attempts).set("timeout_seconds", timeout_seconds);
   o.set("idle_timeout_seconds", idle_timeout_seconds);
-  if (input_per_mtok >= 0) o.set("input_per_mtok", input_per_mtok).set("output_per_mtok", output_per_mtok);
+  if (input_per_mtok >= 0)
+    o.set("input_per_mtok", input_per_mtok).set("output_per_mtok", output_per_mtok);
   return o;
 }
 

@@ -22,8 +22,8 @@ struct Member {
   std::string key;        ///< what was proposed (strategy and parameters): no key twice
   bool finished = false;  ///< has its final verdict
   bool correct = false;
-  double speedup = 0;  ///< geometric mean over the configs, when correct
-  std::string proposer;         ///< the ensemble member that wrote it
+  double speedup = 0;            ///< geometric mean over the configs, when correct
+  std::string proposer;          ///< the ensemble member that wrote it
   int64_t parent_sequence = -1;  ///< -1: no parent
   double cost_usd = 0;           ///< what its proposal and verification cost
   std::string failed_stage;      ///< "verify", "compile" or "evaluate" when it failed there

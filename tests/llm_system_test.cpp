@@ -46,38 +46,47 @@ std::string scripted_reply(const ProviderRequest& r, const std::string& good) {
   // Optimise: a broken kernel (a fix follows), a correct one the verifier distrusts, a plain one.
   static std::atomic<int> variant{0};
   switch (variant++ % 3) {
-    case 0: return kernel_reply("f32_cpu_rows_broken", good + "this does not compile;\n");
-    case 1: return kernel_reply("f32_cpu_rows_flagged", good + "// kforge-test: flawed\n");
-    default: return kernel_reply("f32_cpu_rows_v" + std::to_string(variant.load()), good + "// v\n");
+    case 0:
+      return kernel_reply("f32_cpu_rows_broken", good + "this does not compile;\n");
+    case 1:
+      return kernel_reply("f32_cpu_rows_flagged", good + "// kforge-test: flawed\n");
+    default:
+      return kernel_reply("f32_cpu_rows_v" + std::to_string(variant.load()), good + "// v\n");
   }
 }
 
 class LlmSystemTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("kforge_llm_system_test_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() / ("kforge_llm_system_test_" + std::to_string(::getpid()) + "_" +
+                                     testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::string write_config(const FakeProvider& fake, int seed) {
+  std::string write_config(const FakeProvider& fake, int seed, double money_usd = 5) {
     auto path = (dir_ / ("llm-" + std::to_string(seed) + ".json")).string();
     std::ofstream(path) << R"({"name": "llm-system-test", "seed": )" << seed << R"(,
-      "tasks": [")" << source_dir() << R"(/tasks/softmax"], "backends": ["cpu"],
+      "tasks": [")" << source_dir()
+                        << R"(/tasks/softmax"], "backends": ["cpu"],
       "config_set": "single",
       "proposers": [{"kind": "llm", "name": "fake-gpt", "provider": "openai",
-                     "base_url": ")" << fake.base_url("openai") << R"(", "model": "gpt-test",
-                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")" << fake.ca_file() << R"(",
+                     "base_url": ")"
+                        << fake.base_url("openai") << R"(", "model": "gpt-test",
+                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")"
+                        << fake.ca_file() << R"(",
                      "input_per_mtok": 2, "output_per_mtok": 8, "max_concurrency": 2}],
       "verifiers": {"llm": [{"name": "fake-claude", "provider": "anthropic",
-                     "base_url": ")" << fake.base_url("anthropic") << R"(", "model": "claude-test",
-                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")" << fake.ca_file() << R"(",
+                     "base_url": ")"
+                        << fake.base_url("anthropic") << R"(", "model": "claude-test",
+                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")"
+                        << fake.ca_file() << R"(",
                      "input_per_mtok": 3, "output_per_mtok": 15}],
                     "checks": ["memory_safety", "numerics"], "audit_fraction": 1.0},
-      "budget": {"candidates_per_target": 6, "money_usd": 5},
+      "budget": {"candidates_per_target": 6, "money_usd": )"
+                        << money_usd << R"(},
       "evaluation": {"seeds": 1, "timing_seconds": 0.05},
       "search": {"pipeline_depth": 1, "fix_probability": 1.0}})";
     return path;
@@ -103,8 +112,8 @@ class LlmSystemTest : public testing::Test {
   static std::vector<std::string> proposals(archive::Archive& a, int64_t experiment) {
     std::vector<std::string> out;
     for (const auto& c : a.candidates(experiment)) {
-      std::string line = std::to_string(c.sequence) + " " + c.proposer + " " + c.strategy + " " +
-                         c.source_hash;
+      std::string line =
+          std::to_string(c.sequence) + " " + c.proposer + " " + c.strategy + " " + c.source_hash;
       for (const auto& v : a.verdicts(c.id)) line += " | " + v.stage + ":" + v.verdict;
       out.push_back(line);
     }
@@ -181,8 +190,8 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
 
   auto report = kforge({"report", "1", "--archive", db});
   ASSERT_EQ(report.exit_code, 0) << report.output;
-  for (const char* expected : {"fake-gpt", "fake-claude", "cost per correct kernel $",
-                               "precision", "all verifiers together"})
+  for (const char* expected : {"fake-gpt", "fake-claude", "cost per correct kernel $", "precision",
+                               "all verifiers together"})
     EXPECT_NE(report.output.find(expected), std::string::npos) << expected << "\n" << report.output;
   auto json_report = kforge({"report", "1", "--archive", db, "--json"});
   auto doc = json::parse(json_report.output);
@@ -197,6 +206,22 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
   auto miss = kforge({"run", other, "--archive", db, "--offline"});
   EXPECT_EQ(miss.exit_code, 2) << miss.output;
   EXPECT_NE(miss.output.find("offline: no cached reply"), std::string::npos) << miss.output;
+}
+
+TEST_F(LlmSystemTest, TheMoneyBudgetStopsProposing) {
+  const std::string good = file_text(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp");
+  FakeProvider fake(true);
+  fake.set_responder([&](const ProviderRequest& r) { return scripted_reply(r, good); });
+  // One proposal and its verification cost more than this: nothing is proposed after them.
+  auto config = write_config(fake, 13, 0.001);
+  auto run = kforge({"run", config, "--archive", (dir_ / "archive.db").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("budget spent: money_usd"), std::string::npos) << run.output;
+  auto a = open();
+  EXPECT_EQ(a->candidates(1).size(), 1u);
+  double spent = 0;
+  for (const auto& u : a->llm_usage(1)) spent += u.cost_usd;
+  EXPECT_GE(spent, 0.001);
 }
 
 }  // namespace

@@ -157,8 +157,9 @@ TEST(ProviderWire, RequestsFollowEachProvidersDocumentedFormat) {
   EXPECT_EQ(body["generationConfig"]["maxOutputTokens"].as_int(), 1000);
   EXPECT_EQ(body["generationConfig"]["thinkingConfig"]["thinkingBudget"].as_int(), 512);
   r.stream = true;
-  EXPECT_EQ(llm::build_http_request(r).url,
-            "https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse");
+  EXPECT_EQ(
+      llm::build_http_request(r).url,
+      "https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse");
 }
 
 TEST(ProviderWire, ErrorsAreSortedIntoRetriedAndFinal) {
@@ -171,19 +172,23 @@ TEST(ProviderWire, ErrorsAreSortedIntoRetriedAndFinal) {
                                 R"({"error":{"message":"quota","code":"insufficient_quota"}})")
                 .failure,
             FailureKind::money);
-  EXPECT_EQ(classify_http_error(ProviderKind::anthropic, 400,
-                                R"({"type":"error","error":{"type":"invalid_request_error",)"
-                                R"("message":"Your credit balance is too low to access the API."}})")
-                .failure,
-            FailureKind::money);
-  EXPECT_EQ(classify_http_error(ProviderKind::anthropic, 529,
-                                R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})")
+  EXPECT_EQ(
+      classify_http_error(ProviderKind::anthropic, 400,
+                          R"({"type":"error","error":{"type":"invalid_request_error",)"
+                          R"("message":"Your credit balance is too low to access the API."}})")
+          .failure,
+      FailureKind::money);
+  EXPECT_EQ(classify_http_error(
+                ProviderKind::anthropic, 529,
+                R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})")
                 .failure,
             FailureKind::transient);
-  EXPECT_EQ(classify_http_error(ProviderKind::gemini, 403,
-                                R"({"error":{"code":403,"message":"API key not valid","status":"PERMISSION_DENIED"}})")
-                .failure,
-            FailureKind::auth);
+  EXPECT_EQ(
+      classify_http_error(
+          ProviderKind::gemini, 403,
+          R"({"error":{"code":403,"message":"API key not valid","status":"PERMISSION_DENIED"}})")
+          .failure,
+      FailureKind::auth);
   EXPECT_EQ(classify_http_error(ProviderKind::gemini, 404, "not json").failure,
             FailureKind::bad_request);
   auto e = classify_http_error(ProviderKind::gemini, 503,
@@ -210,7 +215,8 @@ TEST_P(EveryProvider, RepliesArriveWholeWithTheirUsage) {
   EXPECT_GT(r.record.usage.input_tokens, 0);
   EXPECT_EQ(r.record.usage.output_tokens, static_cast<int64_t>(r.reply.text.size() / 4 + 1));
   EXPECT_NEAR(r.record.cost_usd,
-              (r.record.usage.input_tokens * 2.0 + r.record.usage.output_tokens * 8.0) / 1e6, 1e-12);
+              (r.record.usage.input_tokens * 2.0 + r.record.usage.output_tokens * 8.0) / 1e6,
+              1e-12);
   EXPECT_EQ(r.record.attempts, 1);
   auto seen = fake.requests();
   ASSERT_EQ(seen.size(), 1u);
@@ -227,16 +233,16 @@ TEST_P(EveryProvider, RepliesArriveWholeWithTheirUsage) {
   ::unsetenv("KFORGE_TEST_PROVIDER_KEY");
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Wire, EveryProvider,
-    ::testing::Combine(::testing::Values(ProviderKind::openai, ProviderKind::anthropic,
-                                         ProviderKind::gemini),
-                       ::testing::Bool(), ::testing::Bool()),
-    [](const auto& info) {
-      return std::string(llm::to_string(std::get<0>(info.param))) +
-             (std::get<1>(info.param) ? "_streamed" : "_whole") +
-             (std::get<2>(info.param) ? "_https" : "_http");
-    });
+INSTANTIATE_TEST_SUITE_P(Wire, EveryProvider,
+                         ::testing::Combine(::testing::Values(ProviderKind::openai,
+                                                              ProviderKind::anthropic,
+                                                              ProviderKind::gemini),
+                                            ::testing::Bool(), ::testing::Bool()),
+                         [](const auto& info) {
+                           return std::string(llm::to_string(std::get<0>(info.param))) +
+                                  (std::get<1>(info.param) ? "_streamed" : "_whole") +
+                                  (std::get<2>(info.param) ? "_https" : "_http");
+                         });
 
 TEST(Transport, CertificatesAreVerified) {
   FakeProvider fake(true);
@@ -516,7 +522,8 @@ TEST(Prompts, EveryModeFillsEveryPlaceholder) {
   EXPECT_NE(error.find("{{b}}"), std::string::npos);
   EXPECT_EQ(*llm::render_prompt("a {{b}} c", {{"b", "B"}}, error), "a B c");
   llm::ProposalInputs in;
-  in.task = {"softmax", "forward", "cuda", "def forward_fn(x): ...", "- `x`: input tensor", "- c1\n"};
+  in.task = {"softmax", "forward", "cuda", "def forward_fn(x): ...", "- `x`: input tensor",
+             "- c1\n"};
   in.parent_source = "PARENT_SOURCE";
   in.parent_speedup = 1.25;
   in.parent_profile = "12 registers";

@@ -241,7 +241,8 @@ TEST(ExperimentSpec, LlmProposersAndVerifiersParseAndRoundTrip) {
   auto bad = parse_experiment_spec(R"({"seed": 1, "tasks": ["x"],
     "proposers": [{"kind": "llm", "provider": "bard", "temperature": -1}]})");
   EXPECT_FALSE(bad.ok());
-  EXPECT_NE(bad.error_text().find("provider must be one of"), std::string::npos) << bad.error_text();
+  EXPECT_NE(bad.error_text().find("provider must be one of"), std::string::npos)
+      << bad.error_text();
   EXPECT_NE(bad.error_text().find("model is required"), std::string::npos);
 }
 

@@ -48,7 +48,8 @@ Certificate make_certificate(const std::string& dir) {
   X509_set_pubkey(cert, key);
   X509_NAME* name = X509_get_subject_name(cert);
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>("kforge test provider"), -1, -1, 0);
+                             reinterpret_cast<const unsigned char*>("kforge test provider"), -1, -1,
+                             0);
   X509_set_issuer_name(cert, name);
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
@@ -96,12 +97,16 @@ json::Value error_body(const std::string& kind, int status, const std::string& m
   return body;
 }
 
-int64_t tokens(const std::string& text) { return static_cast<int64_t>(text.size() / 4 + 1); }
+int64_t tokens(const std::string& text) {
+  return static_cast<int64_t>(text.size() / 4 + 1);
+}
 
 json::Value openai_chunk(const std::string& piece, const char* finish) {
   json::Value delta, choice, chunk;
-  if (!piece.empty()) delta.set("content", piece);
-  else delta = json::Value(json::Object{});
+  if (!piece.empty())
+    delta.set("content", piece);
+  else
+    delta = json::Value(json::Object{});
   choice.set("index", 0).set("delta", std::move(delta));
   choice.set("finish_reason", finish ? json::Value(finish) : json::Value());
   chunk.set("object", "chat.completion.chunk").set("choices", json::Array{choice});
@@ -128,7 +133,8 @@ std::vector<std::string> reply_payload(const ProviderRequest& req, const std::st
       body.set("choices", json::Array{choice}).set("usage", usage);
       return {body.dump()};
     }
-    for (const auto& p : pieces) events.push_back("data: " + openai_chunk(p, nullptr).dump() + "\n\n");
+    for (const auto& p : pieces)
+      events.push_back("data: " + openai_chunk(p, nullptr).dump() + "\n\n");
     events.push_back("data: " + openai_chunk("", finish).dump() + "\n\n");
     json::Value last;
     last.set("object", "chat.completion.chunk").set("choices", json::Array{}).set("usage", usage);
@@ -189,7 +195,9 @@ std::vector<std::string> reply_payload(const ProviderRequest& req, const std::st
     content.set("parts", json::Array{part}).set("role", "model");
     candidate.set("content", content).set("index", 0);
     if (last) candidate.set("finishReason", length ? "MAX_TOKENS" : "STOP");
-    usage.set("promptTokenCount", in).set("candidatesTokenCount", out).set("totalTokenCount", in + out);
+    usage.set("promptTokenCount", in)
+        .set("candidatesTokenCount", out)
+        .set("totalTokenCount", in + out);
     body.set("candidates", json::Array{candidate}).set("usageMetadata", usage);
     body.set("modelVersion", req.model);
     return body;
@@ -320,9 +328,9 @@ struct FakeProvider::Impl {
     auto send_status = [&](int status, const std::string& text,
                            const std::map<std::string, std::string>& headers,
                            const std::string& content_type) {
-      std::string head = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: " +
-                         content_type + "\r\nContent-Length: " + std::to_string(text.size()) +
-                         "\r\nConnection: close\r\n";
+      std::string head =
+          "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: " + content_type +
+          "\r\nContent-Length: " + std::to_string(text.size()) + "\r\nConnection: close\r\n";
       for (const auto& [n, v] : headers) head += n + ": " + v + "\r\n";
       write_raw(head + "\r\n" + text);
     };
@@ -337,11 +345,12 @@ struct FakeProvider::Impl {
       wanted = key;
     }
     if (req.kind.empty())
-      return send_status(404, "{\"error\":{\"message\":\"no such endpoint\"}}", {}, "application/json");
+      return send_status(404, "{\"error\":{\"message\":\"no such endpoint\"}}", {},
+                         "application/json");
     if (!wanted.empty() && presented != wanted)
-      return send_status(401,
-                         error_body(req.kind, 401, "Invalid API key", "authentication_error").dump(),
-                         {}, "application/json");
+      return send_status(
+          401, error_body(req.kind, 401, "Invalid API key", "authentication_error").dump(), {},
+          "application/json");
     auto step = next_step();
     if (step.delay_ms > 0 && !wait_ms(step.delay_ms)) return;
     using A = ProviderStep::Action;
@@ -454,12 +463,14 @@ uint16_t FakeProvider::port() const {
 }
 
 std::string FakeProvider::base_url(const std::string& kind) const {
-  std::string base = std::string(impl_->tls ? "https" : "http") + "://127.0.0.1:" +
-                     std::to_string(port());
+  std::string base =
+      std::string(impl_->tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port());
   return kind == "openai" ? base + "/v1" : base;
 }
 
-std::string FakeProvider::ca_file() const { return impl_->certificate.cert_pem_path; }
+std::string FakeProvider::ca_file() const {
+  return impl_->certificate.cert_pem_path;
+}
 
 void FakeProvider::push(ProviderStep step) {
   std::lock_guard lock(impl_->mutex);

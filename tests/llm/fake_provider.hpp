@@ -37,7 +37,7 @@ struct ProviderStep {
   std::string message;
   std::string error_code;  ///< status: OpenAI "code" / Anthropic "type" / Gemini "status"
   std::map<std::string, std::string> headers;
-  int delay_ms = 0;  ///< wait before answering (a slow provider)
+  int delay_ms = 0;             ///< wait before answering (a slow provider)
   std::string finish = "stop";  ///< reply: "stop" or "length"
 
   static ProviderStep reply(std::string text) {

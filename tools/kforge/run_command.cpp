@@ -227,8 +227,9 @@ int run_experiment(const std::vector<std::string>& args) {
       if (!t.contains("best_candidate") && code == 0) code = 1;
     if ((*view)["targets"].as_array().empty() && code == 0) code = 1;
   }
-  std::cout << "\nkforge show CANDIDATE --archive " << archive_path << " prints a kernel; kforge report "
-            << record.id << " --archive " << archive_path << " what the LLMs were worth\n";
+  std::cout << "\nkforge show CANDIDATE --archive " << archive_path
+            << " prints a kernel; kforge report " << record.id << " --archive " << archive_path
+            << " what the LLMs were worth\n";
   return code;
 }
 
@@ -279,10 +280,10 @@ int print_view(const std::vector<std::string>& args, const std::string& command,
 }  // namespace
 
 int run_show(const std::vector<std::string>& args) {
-  return print_view(
-      args, "show", "usage: kforge show CANDIDATE [--archive PATH] [--no-source] [--json]\n",
-      "candidate", archive::candidate_view,
-      [](const json::Value& v, bool plain) { return candidate_report(v, !plain); });
+  return print_view(args, "show",
+                    "usage: kforge show CANDIDATE [--archive PATH] [--no-source] [--json]\n",
+                    "candidate", archive::candidate_view,
+                    [](const json::Value& v, bool plain) { return candidate_report(v, !plain); });
 }
 
 int run_report(const std::vector<std::string>& args) {

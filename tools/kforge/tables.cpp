@@ -22,10 +22,9 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
            std::to_string(d["sequence"].as_int()) + ")";
   };
   if (kind == "proposed")
-    return seq() + " proposed for " + d["target"].as_string() + " by " +
-           d["proposer"].as_string() + " (" + d["mode"].as_string("translate") +
-           "): " + d["strategy"].as_string() + " " + d["params"].as_string() + " (" +
-           d["rationale"].as_string() + ")";
+    return seq() + " proposed for " + d["target"].as_string() + " by " + d["proposer"].as_string() +
+           " (" + d["mode"].as_string("translate") + "): " + d["strategy"].as_string() + " " +
+           d["params"].as_string() + " (" + d["rationale"].as_string() + ")";
   if (kind == "proposal_failed")
     return d["proposer"].as_string() + " gave no candidate for " + d["target"].as_string() + ": " +
            d["kind"].as_string() + ": " + d["reason"].as_string().substr(0, 200) + " (again in " +
@@ -67,7 +66,8 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
     return d["target"].as_string() +
            ": abandoned, the proposer keeps failing: " + d["reason"].as_string();
   if (kind == "budget_spent")
-    return "budget spent: " + d["budget"].as_string() + " (limit " + format("%g", d["limit"].as_number()) + ")";
+    return "budget spent: " + d["budget"].as_string() + " (limit " +
+           format("%g", d["limit"].as_number()) + ")";
   if (kind == "resumed")
     return "resumed: " + std::to_string(d["candidates"].as_int()) + " candidates in the archive, " +
            std::to_string(d["carried_on"].as_int()) + " carried on";
@@ -134,8 +134,8 @@ std::string state_table(const json::Value& s) {
 }
 
 std::string usage_table(const json::Value& models, const std::string& indent) {
-  std::string out = indent + pad("model", 26) + pad("calls", 7) + pad("failed", 7) + pad("cached", 7) +
-                    pad("tokens in", 11) + pad("tokens out", 11) + "money\n";
+  std::string out = indent + pad("model", 26) + pad("calls", 7) + pad("failed", 7) +
+                    pad("cached", 7) + pad("tokens in", 11) + pad("tokens out", 11) + "money\n";
   for (const auto& m : models.as_array())
     out += indent + pad(m["name"].as_string(), 26) + pad(std::to_string(m["calls"].as_int()), 7) +
            pad(std::to_string(m["failures"].as_int()), 7) +
@@ -156,9 +156,11 @@ std::string report_table(const json::Value& r) {
   } else {
     out += usage_table(r["models"], "");
   }
-  out += "\nmoney spent " + format("$%.4f", r["cost_usd"].as_number()) + "; cost per correct kernel " +
-         (r["cost_per_correct_usd"].is_null() ? std::string("- (none correct)")
-                                              : format("$%.4f", r["cost_per_correct_usd"].as_number())) +
+  out += "\nmoney spent " + format("$%.4f", r["cost_usd"].as_number()) +
+         "; cost per correct kernel " +
+         (r["cost_per_correct_usd"].is_null()
+              ? std::string("- (none correct)")
+              : format("$%.4f", r["cost_per_correct_usd"].as_number())) +
          "\n";
   const auto& v = r["verifiers"];
   if (v["judged_candidates"].as_int() == 0) return out + "\nno LLM verifier judged a candidate\n";
@@ -179,8 +181,9 @@ std::string report_table(const json::Value& r) {
   };
   for (const auto& c : v["checks"].as_array()) row(c["verifier"].as_string(), c);
   row("all verifiers together", v["together"]);
-  out += "(TP rejected+defective, FP rejected+correct, TN accepted+correct, FN accepted+defective;\n"
-         " \"not run\": rejected and not audited, so the hardware never judged it)\n";
+  out +=
+      "(TP rejected+defective, FP rejected+correct, TN accepted+correct, FN accepted+defective;\n"
+      " \"not run\": rejected and not audited, so the hardware never judged it)\n";
   return out;
 }
 
