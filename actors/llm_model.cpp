@@ -31,6 +31,29 @@ void enqueue(self_ptr self, std::function<void(size_t)> job) {
   dispatch(self);
 }
 
+/// Queues a request for the next free runner; its answer is accounted and passed back.
+template <class Reply, class Atom, class Request, class Ledger>
+caf::typed_response_promise<Reply> through_runner(self_ptr self, Atom atom, Request request,
+                                                  std::string what, Ledger ledger) {
+  auto promise = self->template make_response_promise<Reply>();
+  enqueue(self, [self, promise, atom, request, what, ledger](size_t slot) mutable {
+    self->state.stats.started(what);
+    self->request(self->state.runners[slot], caf::infinite, atom, request)
+        .then(
+            [self, promise, slot, ledger](Reply& reply) mutable {
+              auto [calls, failure] = ledger(reply);
+              account(self->state.usage, calls);
+              release(self, slot, failure);
+              promise.deliver(std::move(reply));
+            },
+            [self, promise, slot](caf::error& e) mutable {
+              release(self, slot, caf::to_string(e));
+              promise.deliver(std::move(e));
+            });
+  });
+  return promise;
+}
+
 }  // namespace
 
 void account(model_usage& usage, const std::vector<llm_call>& calls) {
@@ -66,40 +89,16 @@ llm_model_actor::behavior_type llm_model_impl(self_ptr self, llm_runner_options 
         return s;
       },
       [self](propose_atom, propose_request& r) {
-        auto promise = self->make_response_promise<proposal>();
-        enqueue(self, [self, promise, r](size_t slot) mutable {
-          self->state.stats.started("propose " + r.tgt.key() + " #" + std::to_string(r.sequence));
-          self->request(self->state.runners[slot], caf::infinite, propose_atom::value, r)
-              .then(
-                  [self, promise, slot](proposal& p) mutable {
-                    account(self->state.usage, p.calls);
-                    release(self, slot, p.failure);
-                    promise.deliver(std::move(p));
-                  },
-                  [self, promise, slot](caf::error& e) mutable {
-                    release(self, slot, caf::to_string(e));
-                    promise.deliver(std::move(e));
-                  });
-        });
-        return promise;
+        auto what = "propose " + r.tgt.key() + " #" + std::to_string(r.sequence);
+        return through_runner<proposal>(
+            self, propose_atom::value, std::move(r), std::move(what),
+            [](const proposal& p) { return std::make_pair(p.calls, p.failure); });
       },
       [self](verify_atom, llm_verify_request& r) {
-        auto promise = self->make_response_promise<llm_verdict>();
-        enqueue(self, [self, promise, r](size_t slot) mutable {
-          self->state.stats.started("verify #" + std::to_string(r.candidate.sequence));
-          self->request(self->state.runners[slot], caf::infinite, verify_atom::value, r)
-              .then(
-                  [self, promise, slot](llm_verdict& v) mutable {
-                    account(self->state.usage, v.calls);
-                    release(self, slot, v.failure_kind);
-                    promise.deliver(std::move(v));
-                  },
-                  [self, promise, slot](caf::error& e) mutable {
-                    release(self, slot, caf::to_string(e));
-                    promise.deliver(std::move(e));
-                  });
-        });
-        return promise;
+        auto what = "verify #" + std::to_string(r.candidate.sequence);
+        return through_runner<llm_verdict>(
+            self, verify_atom::value, std::move(r), std::move(what),
+            [](const llm_verdict& v) { return std::make_pair(v.calls, v.failure_kind); });
       },
   };
 }

@@ -143,13 +143,18 @@ Client::Client(ModelConfig config, ReplyStore* store, bool offline)
   sleep = [](milliseconds d) { std::this_thread::sleep_for(d); };
 }
 
-CallResult Client::replay(const std::string& key) {
+CallResult Client::result_for(const std::string& key) const {
   CallResult out;
+  out.record.model_name = config_.name;
+  out.record.endpoint = config_.endpoint();
+  out.record.model = config_.model;
+  out.record.key = key;
+  return out;
+}
+
+CallResult Client::replay(const std::string& key) {
+  CallResult out = result_for(key);
   auto& r = out.record;
-  r.model_name = config_.name;
-  r.endpoint = config_.endpoint();
-  r.model = config_.model;
-  r.key = key;
   auto hit = store_ ? store_->find(key) : std::nullopt;
   if (!hit) {
     r.failure = FailureKind::offline_miss;
@@ -168,12 +173,8 @@ CallResult Client::call(const std::vector<Message>& messages, int64_t seed, int6
   std::string document;
   const std::string key = cache_key(config_, messages, seed, sample_index, &document);
   if (store_ && store_->find(key)) return replay(key);
-  CallResult out;
+  CallResult out = result_for(key);
   auto& r = out.record;
-  r.model_name = config_.name;
-  r.endpoint = config_.endpoint();
-  r.model = config_.model;
-  r.key = key;
   auto seconds_since_start = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   };

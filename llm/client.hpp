@@ -107,6 +107,7 @@ class Client {
   std::function<void(std::chrono::milliseconds)> sleep;
 
  private:
+  CallResult result_for(const std::string& key) const;  ///< a record naming this model
   ModelConfig config_;
   ReplyStore* store_;
   bool offline_;
