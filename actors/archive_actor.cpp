@@ -49,7 +49,30 @@ caf::error failed(const std::string& what, const archive::Status& s) {
   return make_error(error_code::archive_failure, what + ": " + s.error);
 }
 
+/// What a fix prompt is told of a failed candidate, from its archived verdicts and compile log.
+std::pair<std::string, std::string> archived_failure(archive::Archive& db, int64_t id) {
+  for (const auto& v : db.verdicts(id)) {
+    if (v.stage == "compile" && v.verdict == "rejected") {
+      auto log = db.compile_log(id);
+      return {"compile", log && !log->log.empty() ? log->log : v.reason};
+    }
+    if (v.stage == "evaluate" && v.verdict == "incorrect")
+      return {"evaluate", failure_text(v.kind, v.reason)};
+  }
+  return {};
+}
+
 }  // namespace
+
+std::string evaluation_reason(const eval_result& r) {
+  std::string reason = r.failure_message;
+  for (const auto& f : r.flags) reason += (reason.empty() ? "flag: " : "; flag: ") + f;
+  return reason;
+}
+
+std::string failure_text(const std::string& kind, const std::string& reason) {
+  return kind + ": " + reason;
+}
 
 archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<archive_state> self,
                                                 std::shared_ptr<archive::Archive> db) {
@@ -145,11 +168,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                          row.detail_json = c.detail_json;
                          rows.push_back(std::move(row));
                        }
-                       std::string reason = r.failure_message;
-                       for (const auto& f : r.flags)
-                         reason += (reason.empty() ? "flag: " : "; flag: ") + f;
-                       return db.record_evaluation(
-                           rows, {r.candidate_id, "evaluate", r.verdict, r.failure_kind, reason});
+                       return db.record_evaluation(rows, {r.candidate_id, "evaluate", r.verdict,
+                                                          r.failure_kind, evaluation_reason(r)});
                      });
       },
       [write](record_atom, profile_summary& p) -> caf::result<void> {
@@ -196,6 +216,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           cs.correct = p.correct;
           cs.speedup = p.geomean_speedup;
           cs.profiled = p.profiled;
+          if (p.finished && !p.correct)
+            std::tie(cs.failed_stage, cs.failure) = archived_failure(*self->state.db, c.id);
           snap.candidates.push_back(std::move(cs));
         }
         for (const auto& u : self->state.db->llm_usage(experiment_id))

@@ -16,6 +16,12 @@ struct archive_state {
   static inline const char* name = "kforge.archive";
 };
 
+/// An evaluation's reason as its final verdict keeps it: the failure and any flags.
+std::string evaluation_reason(const eval_result& r);
+/// A failed check as a fix prompt shows it, the same whether it comes from the evaluation in this
+/// process or from the archive after a restart.
+std::string failure_text(const std::string& kind, const std::string& reason);
+
 archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<archive_state> self,
                                                 std::shared_ptr<archive::Archive> db);
 

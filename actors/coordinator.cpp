@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "actors/archive_actor.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/llm_model.hpp"
 #include "gpu/hashing.hpp"
@@ -281,14 +282,8 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                         profile(self, n, r);
                       } else {
                         st.compile_logs.erase(n);
-                        std::string what = r.failure_kind + ": " + r.failure_message;
-                        for (const auto& c : r.configs)
-                          if (!c.correct && !c.failure_message.empty()) {
-                            what += "\nfirst failing config " + c.name + ": " + c.failure_kind +
-                                    ": " + c.failure_message;
-                            break;
-                          }
-                        st.failures[n] = {"evaluate", what};
+                        st.failures[n] = {"evaluate",
+                                          failure_text(r.failure_kind, evaluation_reason(r))};
                       }
                       finish(self, n, ok, speedup, ok ? "" : "evaluate");
                     },
@@ -835,6 +830,7 @@ void resume_from(self_ptr self, experiment_snapshot& snap) {
     st.population.add(m);
     if (d.fix_of >= 0) st.fixed.insert(d.fix_of);
     ++st.proposed;
+    if (!cs.failed_stage.empty()) st.failures[n] = {cs.failed_stage, cs.failure};
     if (cs.finished) {
       st.evaluated += cs.verified && cs.compiled;
       st.rejected += !(cs.verified && cs.compiled);

@@ -490,12 +490,14 @@ struct candidate_state {
   bool correct = false;
   double speedup = 0;  ///< geometric mean over the configs when correct
   bool profiled = false;
+  std::string failed_stage;  ///< "compile" or "evaluate" when it failed there
+  std::string failure;       ///< the compiler's log or the failed check (what a fix is shown)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_state& x) {
   return f(caf::meta::type_name("candidate_state"), x.candidate, x.verified, x.compiled, x.finished,
-           x.correct, x.speedup, x.profiled);
+           x.correct, x.speedup, x.profiled, x.failed_stage, x.failure);
 }
 
 struct experiment_snapshot {
