@@ -440,6 +440,7 @@ std::optional<size_t> next_target(self_ptr self) {
   for (size_t t = 0; t < st.targets.size(); ++t) {
     if (st.exhausted[t] || st.abandoned[t]) continue;
     int64_t n = st.population.proposed(t);
+    for (const auto& [s, p] : st.pending) n += p.target == t;
     if (n >= st.cfg.spec.candidates_per_target) continue;
     if (!best || n < fewest) {
       best = t;
@@ -449,11 +450,12 @@ std::optional<size_t> next_target(self_ptr self) {
   return best;
 }
 
-/// A replay's target for proposal n: the recorded one, if the replay goes that far.
-std::optional<size_t> replay_target(self_ptr self, int64_t n) {
+/// A replay's next recorded sequence from `n` on and its target, if the replay goes that far.
+std::optional<size_t> replay_target(self_ptr self, int64_t& n) {
   auto& st = self->state;
-  auto it = st.replay.find(n);
+  auto it = st.replay.lower_bound(n);
   if (it == st.replay.end()) return std::nullopt;
+  n = it->first;
   for (size_t t = 0; t < st.targets.size(); ++t)
     if (st.targets[t].key() == it->second.target_key && !st.abandoned[t]) return t;
   return std::nullopt;
@@ -468,14 +470,25 @@ bool any_proposer_left(self_ptr self) {
 bool proposals_over(self_ptr self) {
   auto& st = self->state;
   if (st.budget_spent || st.status == "stopping" || !any_proposer_left(self)) return true;
-  if (st.replaying) return !replay_target(self, st.population.next_sequence());
+  int64_t n = st.next_sequence;
+  if (st.replaying) return !replay_target(self, n);
   return !next_target(self);
+}
+
+/// Proposals that are not at a proposer now are dropped once no more may be made.
+void drop_unsent(self_ptr self) {
+  auto& st = self->state;
+  if (!st.budget_spent && st.status != "stopping" && any_proposer_left(self)) return;
+  for (auto it = st.pending.begin(); it != st.pending.end();)
+    it = it->second.in_flight ? std::next(it) : st.pending.erase(it);
 }
 
 void check_done(self_ptr self) {
   auto& st = self->state;
   if (st.status != "running" && st.status != "stopping") return;
-  if (st.proposing || st.pending_profiles > 0 || !st.held.empty() || !proposals_over(self)) return;
+  drop_unsent(self);
+  if (!st.pending.empty() || st.pending_profiles > 0 || !st.held.empty() || !proposals_over(self))
+    return;
   for (const auto& [n, m] : st.population.members())
     if (!m.finished) return;
   conclude(self, st.status == "stopping" ? "stopped" : "finished");
@@ -542,7 +555,6 @@ proposal_decision decide(self_ptr self, int64_t n, size_t t) {
   const auto& spec = st.cfg.spec;
   proposal_decision d;
   d.target_key = st.targets[t].key();
-  d.attempt = st.attempt;
   std::vector<search::Arm> arms;
   for (const auto& p : spec.proposers)
     if (!st.disabled.count(p.name)) arms.push_back({p.name, p.weight});
@@ -561,6 +573,7 @@ proposal_decision decide(self_ptr self, int64_t n, size_t t) {
       if (it->correct || st.fixed.count(it->sequence) || !st.failures.count(it->sequence)) continue;
       d.mode = "fix";
       d.fix_of = it->sequence;
+      st.fixed.insert(d.fix_of);  // decisions are made in sequence order: no failure fixed twice
       return d;
     }
   }
@@ -628,38 +641,57 @@ propose_request make_request(self_ptr self, int64_t n, size_t t, const proposal_
   return req;
 }
 
-/// A proposal came back without a candidate: retry, disable the proposer, or fail.
-void proposal_failed(self_ptr self, size_t t, const proposal_decision& d, const proposal& p) {
+/// Drops the proposals of target t that are not at a proposer now (it is exhausted or abandoned).
+void drop_target(self_ptr self, size_t t) {
   auto& st = self->state;
+  for (auto it = st.pending.begin(); it != st.pending.end();)
+    it = it->second.target == t && !it->second.in_flight ? st.pending.erase(it) : std::next(it);
+}
+
+/// Proposal n came back without a candidate (`kind` says why): retry it, disable its proposer,
+/// or fail the experiment.
+void proposal_failed(self_ptr self, int64_t n, const std::string& proposer, const std::string& kind,
+                     const std::string& reason) {
+  auto& st = self->state;
+  auto& p = st.pending.at(n);
+  p.in_flight = false;
+  const size_t t = p.target;
   json::Value ev;
-  ev.set("target", st.targets[t].key()).set("proposer", d.proposer);
-  ev.set("kind", p.failure_kind).set("reason", p.failure);
-  st.last_error = p.failure;
-  if (p.failure_kind == "offline_miss") return fail(self, p.failure);
-  if (p.failure_kind == "money" || p.failure_kind == "auth") {
-    // The key or the account is spent: no retry helps; the other proposers go on.
-    st.disabled.insert(d.proposer);
+  ev.set("sequence", n).set("target", st.targets[t].key()).set("proposer", proposer);
+  ev.set("kind", kind).set("reason", reason);
+  st.last_error = reason;
+  if (kind == "offline_miss") return fail(self, reason);
+  if (kind == "exhausted") {
+    st.pending.erase(n);
+    st.exhausted[t] = true;
+    drop_target(self, t);
+    emit(self, "target_exhausted", ev);
+  } else if (kind == "money" || kind == "auth") {
+    // The key or the account is spent: no retry helps; the other proposers go on, and this
+    // proposal is decided again among them.
+    st.disabled.insert(proposer);
+    p.decision.reset();
     emit(self, "proposer_disabled", ev);
-    pump(self);
-    check_done(self);
-    return;
-  }
-  ++st.attempt;  // the next try draws another sample of the same request
-  if (++st.proposer_failures[t] >= kProposerFailuresBeforeAbandoning) {
+  } else if (++st.proposer_failures[t] >= kProposerFailuresBeforeAbandoning) {
+    st.pending.erase(n);
     st.abandoned[t] = true;
-    st.attempt = 0;
+    drop_target(self, t);
     emit(self, "target_abandoned", ev);
-    pump(self);
-    check_done(self);
-    return;
+  } else {
+    ++p.attempts;  // the next try draws another sample of the same request
+    // A rejected reply is asked again at once; a failed call after a back-off: 1 s, 2 s ... 60 s.
+    auto delay = kind == "reply_rejected"
+                     ? std::chrono::seconds(0)
+                     : std::chrono::seconds(std::min(60, 1 << (st.proposer_failures[t] - 1)));
+    ev.set("retry_in_seconds", static_cast<int64_t>(delay.count()));
+    emit(self, "proposal_failed", ev);
+    if (delay.count() > 0) {
+      p.backing_off = true;
+      self->delayed_send(self, delay, tick_atom::value, n);
+    }
   }
-  // A rejected reply is asked again at once; a failed call after a back-off: 1 s, 2 s ... 60 s.
-  auto delay = p.failure_kind == "reply_rejected"
-                   ? std::chrono::seconds(0)
-                   : std::chrono::seconds(std::min(60, 1 << (st.proposer_failures[t] - 1)));
-  ev.set("retry_in_seconds", static_cast<int64_t>(delay.count()));
-  emit(self, "proposal_failed", ev);
-  self->delayed_send(self, delay, tick_atom::value);
+  pump(self);
+  check_done(self);
 }
 
 /// Records a proposed candidate (and then its LLM calls), then sends it on.
@@ -693,10 +725,8 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
             m.proposer = d.proposer;
             m.parent_sequence = d.mode == "fix" ? d.fix_of : d.parent_sequence;
             st.population.add(m);
-            if (d.fix_of >= 0) st.fixed.insert(d.fix_of);
-            st.proposing = false;
+            st.pending.erase(n);
             st.proposer_failures[t] = 0;
-            st.attempt = 0;
             ++st.proposed;
             auto go_on = [self, n, t, c, d, rationale] {
               auto& st = self->state;
@@ -718,82 +748,84 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
           [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
 }
 
-void propose(self_ptr self, int64_t n, size_t t) {
+/// Sends pending proposal n to its proposer, deciding it first if it is new. False when it
+/// must wait: a built-in proposal needs every earlier one back (its list of what was tried).
+bool send(self_ptr self, int64_t n) {
   auto& st = self->state;
-  proposal_decision d;
-  if (st.replaying) {
-    d = st.replay.at(n);
-    d.attempt = st.attempt;
-  } else {
-    d = decide(self, n, t);
-  }
+  auto& p = st.pending.at(n);
+  if (!p.decision) p.decision = st.replaying ? st.replay.at(n) : decide(self, n, p.target);
+  proposal_decision d = *p.decision;
+  d.attempt = p.attempts;
+  const size_t t = p.target;
   std::optional<proposer_actor> proposer;
-  if (auto it = st.llm_proposers.find(d.proposer); it != st.llm_proposers.end())
+  if (auto it = st.llm_proposers.find(d.proposer); it != st.llm_proposers.end()) {
     proposer = caf::actor_cast<proposer_actor>(it->second);
-  else if (auto b = st.stages.proposers.find("builtin"); b != st.stages.proposers.end())
-    proposer = b->second;
-  if (!proposer) return fail(self, "no proposer named " + d.proposer);
+  } else {
+    if (st.pending.begin()->first < n) return false;
+    if (auto b = st.stages.proposers.find("builtin"); b != st.stages.proposers.end())
+      proposer = b->second;
+  }
+  if (!proposer) {
+    fail(self, "no proposer named " + d.proposer);
+    return false;
+  }
   auto req = make_request(self, n, t, d);
-  st.proposing = true;
+  p.in_flight = true;
   self->request(*proposer, kProposalTimeout, propose_atom::value, req)
       .then(
           [self, n, t, req, d](proposal& p) {
             auto& st = self->state;
             if (!p.source.empty()) return accept_proposal(self, n, t, req, d, std::move(p));
             // No candidate: its calls are recorded (they cost money), then the failure is handled.
-            auto handle = [self, t, d, p] {
-              self->state.proposing = false;
+            auto handle = [self, n, d, p] {
               charge(self, -1, p.calls);
-              proposal_failed(self, t, d, p);
+              proposal_failed(self, n, d.proposer, p.failure_kind, p.failure);
             };
             if (p.calls.empty()) return handle();
             self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
                           st.cfg.experiment.id, int64_t{0}, n, p.calls)
                 .then(handle, [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
-          [self, t](caf::error& e) {
-            auto& st = self->state;
-            st.proposing = false;
-            json::Value d;
-            d.set("target", st.targets[t].key()).set("reason", describe(e));
-            if (e.category() == error_category &&
-                e.code() == static_cast<uint8_t>(error_code::exhausted)) {
-              st.exhausted[t] = true;
-              emit(self, "target_exhausted", d);
-              pump(self);
-              check_done(self);
-              return;
-            }
-            st.last_error = describe(e);
-            if (++st.proposer_failures[t] >= kProposerFailuresBeforeAbandoning) {
-              st.abandoned[t] = true;
-              emit(self, "target_abandoned", d);
-              pump(self);
-              check_done(self);
-              return;
-            }
-            // Back off exponentially before asking again: 1 s, 2 s, 4 s ... up to a minute.
-            auto delay = std::chrono::seconds(std::min(60, 1 << (st.proposer_failures[t] - 1)));
-            d.set("retry_in_seconds", static_cast<int64_t>(delay.count()));
-            emit(self, "proposer_error", d);
-            self->delayed_send(self, delay, tick_atom::value);
+          [self, n, d](caf::error& e) {
+            const bool exhausted = e.category() == error_category &&
+                                   e.code() == static_cast<uint8_t>(error_code::exhausted);
+            proposal_failed(self, n, d.proposer, exhausted ? "exhausted" : "proposer_error",
+                            describe(e));
           });
+  return true;
 }
 
+/// Keeps up to `search.proposals_in_flight` proposals at the proposers: retries first, then new
+/// sequences, each once the candidates it may see (up to n - depth) have all finished.
 void pump(self_ptr self) {
   auto& st = self->state;
-  if (st.status != "running" || st.proposing) return;
+  if (st.status != "running") return;
   const auto& spec = st.cfg.spec;
   if (!st.budget_spent && spec.wall_seconds > 0 &&
       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count() >
           spec.wall_seconds)
     spend(self, "wall_seconds", spec.wall_seconds);
   if (st.budget_spent || !any_proposer_left(self)) return;
-  const int64_t n = st.population.next_sequence();
-  auto t = st.replaying ? replay_target(self, n) : next_target(self);
-  if (!t) return;
-  if (!st.population.may_propose(n)) return;  // a candidate up to n - depth is still in flight
-  propose(self, n, *t);
+  auto in_flight = [&] {
+    return std::count_if(st.pending.begin(), st.pending.end(),
+                         [](const auto& p) { return p.second.in_flight; });
+  };
+  for (auto& [n, p] : st.pending) {
+    if (in_flight() >= spec.proposals_in_flight) return;
+    if (p.in_flight || p.backing_off) continue;
+    if (!send(self, n)) return;
+  }
+  while (in_flight() < spec.proposals_in_flight && st.status == "running") {
+    int64_t n = st.next_sequence;
+    auto t = st.replaying ? replay_target(self, n) : next_target(self);
+    if (!t) return;
+    // Everything up to n - depth must have finished, and must be a candidate already.
+    if (!st.population.may_propose(n)) return;
+    if (!st.pending.empty() && st.pending.begin()->first <= n - spec.pipeline_depth) return;
+    st.pending[n].target = *t;
+    st.next_sequence = n + 1;
+    if (!send(self, n)) return;
+  }
 }
 
 /// Carries on with the archived candidates of a resumed experiment.
@@ -851,6 +883,7 @@ void resume_from(self_ptr self, experiment_snapshot& snap) {
     else
       when_running(self, [self, n, record = !cs.compiled] { compile(self, n, record); });
   }
+  st.next_sequence = st.population.next_sequence();
   json::Value d;
   d.set("candidates", static_cast<int64_t>(snap.candidates.size())).set("carried_on", carried);
   emit(self, "resumed", d);
@@ -1081,6 +1114,12 @@ coordinator_actor::behavior_type coordinator_impl(
         return caf::unit;
       },
       [self](tick_atom) {
+        pump(self);
+        check_done(self);
+      },
+      [self](tick_atom, int64_t n) {
+        if (auto it = self->state.pending.find(n); it != self->state.pending.end())
+          it->second.backing_off = false;
         pump(self);
         check_done(self);
       },

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,6 +52,15 @@ struct proposal_decision {
   int32_t attempt = 0;
 };
 
+/// A proposal being made: its target, its decision (kept across retries) and its attempts.
+struct pending_proposal {
+  size_t target = 0;
+  std::optional<proposal_decision> decision;  ///< made when it is first sent
+  int32_t attempts = 0;                       ///< failed tries so far: the next sample index
+  bool in_flight = false;
+  bool backing_off = false;  ///< after a failure, until its tick
+};
+
 struct coordinator_state {
   coordinator_config cfg;
   stage_handles stages;
@@ -71,12 +81,12 @@ struct coordinator_state {
   std::set<int64_t> fixed;                   ///< failed sequences a fix was already proposed for
   std::map<std::string, model_usage> usage;  ///< LLM calls per model
   double cost_usd = 0;
-  int32_t attempt = 0;                          ///< failed proposals for the next sequence so far
+  std::map<int64_t, pending_proposal> pending;  ///< proposals not yet candidates, by sequence
+  int64_t next_sequence = 0;                    ///< the next sequence to give a proposal
   std::map<int64_t, proposal_decision> replay;  ///< the recorded decisions being followed
   bool replaying = false;
   std::string status = "starting";
   bool concluding = false;  ///< the final status is being recorded
-  bool proposing = false;
   bool budget_spent = false;
   int pending_profiles = 0;
   int64_t proposed = 0, rejected = 0, evaluated = 0, correct = 0;

@@ -109,7 +109,9 @@ using coordinator_actor = caf::typed_actor<
     // Ends the experiment: nothing new is proposed; candidates in the pipeline finish.
     caf::replies_to<stop_atom>::with<void>,
     // Internal: try to make progress again (after a back-off).
-    caf::reacts_to<tick_atom>>;
+    caf::reacts_to<tick_atom>,
+    // Internal: proposal n's back-off is over.
+    caf::reacts_to<tick_atom, int64_t>>;
 
 /// The daemon's front: experiments, actor states and live events for the HTTP API and console.
 using gateway_actor = status_reporter::extend<

@@ -267,6 +267,7 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
       sr.string("parent_selection", s.parent_selection, {"uniform", "tournament"});
       sr.integer("tournament_size", s.tournament_size, 2, 64);
       sr.integer("pipeline_depth", s.pipeline_depth, 1, 1024);
+      sr.integer("proposals_in_flight", s.proposals_in_flight, 1, 256);
       sr.number("fix_probability", s.fix_probability, 0);
       if (s.fix_probability > 1) sr.error("fix_probability", "must be between 0 and 1");
       sr.integer("context_size", s.context_size, 0, 32);
@@ -328,6 +329,7 @@ json::Value ExperimentSpec::to_json() const {
   search.set("parent_selection", parent_selection)
       .set("tournament_size", tournament_size)
       .set("pipeline_depth", pipeline_depth)
+      .set("proposals_in_flight", proposals_in_flight)
       .set("fix_probability", fix_probability)
       .set("context_size", context_size);
   doc.set("budget", budget).set("policy", policy).set("evaluation", evaluation);

@@ -86,6 +86,9 @@ struct ExperimentSpec {
   /// Proposal n sees the outcomes of candidates up to n - depth only, so that what it sees never
   /// depends on which work finished first; it is also the bound on candidates in flight.
   int32_t pipeline_depth = 8;
+  /// Proposals asked for at once (LLM calls overlap). Each still decides from the outcomes of
+  /// candidates up to n - depth only; a built-in proposal also waits for every earlier proposal.
+  int32_t proposals_in_flight = 1;
   /// Chance that an LLM proposal repairs the latest visible failed candidate instead.
   double fix_probability = 0.25;
   int32_t context_size = 4;  ///< kernels of the optimise prompt's context (top-k)

@@ -212,9 +212,8 @@ class ActorTest : public testing::Test {
     if (!extra_task.empty()) tasks += ", \"" + (dir_ / extra_task).string() + "\"";
     auto parsed = search::parse_experiment_spec(
         R"({"seed": 11, "tasks": [)" + tasks + R"(], "backends": [")" + backend +
-        R"("], "budget": {"candidates_per_target": )" +
-        std::to_string(budget) + R"(}, "search": {"pipeline_depth": )" + std::to_string(depth) +
-        "}}");
+        R"("], "budget": {"candidates_per_target": )" + std::to_string(budget) +
+        R"(}, "search": {"pipeline_depth": )" + std::to_string(depth) + "}}");
     EXPECT_TRUE(parsed.ok()) << parsed.error_text();
     return parsed.spec;
   }
@@ -378,14 +377,15 @@ TEST_F(ActorTest, AFailingProposerIsBackedOffThenAbandoned) {
     sched_->trigger_timeouts();  // the back-off's delayed tick
   }
   ASSERT_TRUE(done_);
-  EXPECT_EQ(std::count(events_.begin(), events_.end(), "proposer_error"), 7);
+  EXPECT_EQ(std::count(events_.begin(), events_.end(), "proposal_failed"), 7);
   EXPECT_EQ(std::count(events_.begin(), events_.end(), "target_abandoned"), 1);
   EXPECT_EQ(done_->status, "finished");
   EXPECT_NE(done_->last_error.find("unreachable"), std::string::npos) << done_->last_error;
   auto history = db_->history(experiment_);
   auto first_retry = std::find_if(history.begin(), history.end(),
-                                  [](auto& e) { return e.kind == "proposer_error"; });
+                                  [](auto& e) { return e.kind == "proposal_failed"; });
   ASSERT_NE(first_retry, history.end());
+  EXPECT_NE(first_retry->detail_json.find("\"kind\":\"proposer_error\""), std::string::npos);
   EXPECT_NE(first_retry->detail_json.find("\"retry_in_seconds\":1"), std::string::npos);
 }
 
@@ -394,7 +394,8 @@ TEST_F(ActorTest, CudaTargetsGoToTheGpusInTurnAndStayOnTheirs) {
   auto s = stages(false);
   auto other_log = std::make_shared<EvaluatorLog>();
   s.evaluators.clear();
-  s.evaluators["cuda:0"] = caf::actor_cast<evaluator_actor>(keep(sys_->spawn(fake_evaluator, false, log_)));
+  s.evaluators["cuda:0"] =
+      caf::actor_cast<evaluator_actor>(keep(sys_->spawn(fake_evaluator, false, log_)));
   s.evaluators["cuda:1"] =
       caf::actor_cast<evaluator_actor>(keep(sys_->spawn(fake_evaluator, false, other_log)));
   start(spec(4, 2, "cuda", "softmax_copy"), s);
