@@ -4,6 +4,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -66,6 +67,13 @@ std::optional<milliseconds> retry_after(const HttpResponse& response) {
   if (auto s = header("retry-after")) {
     double v = std::strtod(s->c_str(), &end);
     if (end != s->c_str() && v >= 0) return milliseconds(static_cast<int64_t>(v * 1000));
+    // Or an HTTP date: "Wed, 21 Oct 2015 07:28:00 GMT".
+    std::tm when{};
+    if (::strptime(s->c_str(), "%a, %d %b %Y %H:%M:%S GMT", &when)) {
+      auto wait = std::chrono::system_clock::from_time_t(::timegm(&when)) -
+                  std::chrono::system_clock::now();
+      return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(wait));
+    }
   }
   return std::nullopt;
 }

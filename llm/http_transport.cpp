@@ -296,10 +296,11 @@ TransportResult send_http(const HttpRequest& request, const TransportOptions& op
     out.error = error;
     return out;
   }
+  // An explicit proxy is used as given; the environment's is not for loopback or NO_PROXY hosts.
   std::string proxy_text = options.proxy;
   if (proxy_text.empty() && url->scheme == "https") proxy_text = proxy_from_environment(url->host);
   std::optional<Url> proxy;
-  if (!proxy_text.empty() && !is_loopback(url->host)) {
+  if (!proxy_text.empty() && url->scheme == "https") {
     if (proxy_text.find("://") == std::string::npos) proxy_text = "http://" + proxy_text;
     proxy = parse_url(proxy_text, error);
     if (!proxy) {

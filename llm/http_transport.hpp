@@ -31,7 +31,7 @@ struct TransportOptions {
   std::chrono::milliseconds total_timeout{900000};
   std::string ca_file;  ///< extra trust anchors (a private CA, tests); the system store is kept
   /// "http://host:port" of a CONNECT proxy for https; empty: taken from HTTPS_PROXY/https_proxy
-  /// unless NO_PROXY names the host. Loopback hosts never go through a proxy.
+  /// unless NO_PROXY names the host or the host is loopback.
   std::string proxy;
   size_t body_limit = 64 << 20;
 };

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <ctime>
 #include <fstream>
 #include <mutex>
 #include <random>
@@ -15,6 +16,7 @@
 #include "llm/prompts.hpp"
 #include "llm/reply_parser.hpp"
 #include "llm/sse.hpp"
+#include "tests/llm/connect_proxy.hpp"
 #include "tests/llm/fake_provider.hpp"
 #include "tests/test_support.hpp"
 
@@ -277,6 +279,32 @@ TEST(Transport, LoopbackNeverGoesThroughAProxy) {
   EXPECT_TRUE(r.record.ok) << r.record.error;
 }
 
+TEST(Transport, HttpsGoesThroughAConnectProxyWithTheServersCertificateChecked) {
+  FakeProvider fake(true);
+  fake.push(ProviderStep::reply("tunnelled"));
+  test::ConnectProxy proxy;
+  llm::WireRequest w;
+  w.kind = ProviderKind::openai;
+  w.base_url = fake.base_url("openai");
+  w.model = "m";
+  w.stream = false;
+  w.messages = kChat;
+  llm::TransportOptions options;
+  options.proxy = proxy.url();
+  options.ca_file = fake.ca_file();
+  auto sent = llm::send_http(llm::build_http_request(w), options);
+  ASSERT_TRUE(sent.ok) << sent.error;
+  EXPECT_EQ(sent.response.status, 200);
+  EXPECT_EQ(llm::read_reply(ProviderKind::openai, sent.response.body).reply.text, "tunnelled");
+  EXPECT_EQ(proxy.tunnels(), 1);
+  EXPECT_EQ(proxy.last_authority(), "127.0.0.1:" + std::to_string(fake.port()));
+  // End to end through the tunnel, TLS still verifies the provider, not the proxy.
+  options.ca_file.clear();
+  auto untrusted = llm::send_http(llm::build_http_request(w), options);
+  EXPECT_FALSE(untrusted.ok);
+  EXPECT_NE(untrusted.error.find("TLS handshake"), std::string::npos) << untrusted.error;
+}
+
 TEST(Retries, TransientFailuresAreRetriedAndRetryAfterIsHonoured) {
   FakeProvider fake(true);
   fake.push(ProviderStep::rate_limited(3));
@@ -341,6 +369,20 @@ TEST(Retries, GiveUpAfterTheLastAttemptOrATooLongRetryAfter) {
   auto hour = c.client.call(kChat, 1, 1);
   EXPECT_EQ(hour.record.attempts, 1);
   EXPECT_NE(hour.record.error.find("3600 s"), std::string::npos) << hour.record.error;
+  // retry-after as an HTTP date (here two seconds from now, to the second).
+  auto step = ProviderStep::server_error(503);
+  std::time_t in_two = std::time(nullptr) + 2;
+  char date[64];
+  std::strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S GMT", std::gmtime(&in_two));
+  step.headers["retry-after"] = date;
+  fake.push(step);
+  fake.push(ProviderStep::reply("after the date"));
+  c.waits_ms.clear();
+  auto dated = c.client.call(kChat, 1, 2);
+  EXPECT_TRUE(dated.record.ok) << dated.record.error;
+  ASSERT_EQ(c.waits_ms.size(), 1u);
+  EXPECT_GE(c.waits_ms[0], 500);
+  EXPECT_LE(c.waits_ms[0], 2100);
 }
 
 TEST(Timeouts, ASilentProviderIsCutAndTriedAgain) {
