@@ -146,9 +146,8 @@ void when_running(self_ptr self, std::function<void()> work) {
     work();
 }
 
-void finish(self_ptr self, int64_t n, bool correct, double speedup,
-            const std::string& failed_stage = {}) {
-  self->state.population.finish(n, correct, speedup, failed_stage);
+void finish(self_ptr self, int64_t n, bool correct, double speedup) {
+  self->state.population.finish(n, correct, speedup);
   pump(self);
   check_done(self);
 }
@@ -285,7 +284,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                         st.failures[n] = {"evaluate",
                                           failure_text(r.failure_kind, evaluation_reason(r))};
                       }
-                      finish(self, n, ok, speedup, ok ? "" : "evaluate");
+                      finish(self, n, ok, speedup);
                     },
                     [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
@@ -313,7 +312,7 @@ void compile(self_ptr self, int64_t n, bool record) {
                 d.set("reason", r.error);
                 emit(self, "compile_failed", d);
                 self->state.failures[n] = {"compile", r.log.empty() ? r.error : r.log};
-                finish(self, n, false, 0, "compile");
+                finish(self, n, false, 0);
               } else {
                 when_running(self, [self, n, r] { evaluate(self, n, r); });
               }
@@ -343,7 +342,7 @@ void verify(self_ptr self, int64_t n) {
                         d.set("sequence", n).set("candidate", self->state.candidates[n].id);
                         d.set("kind", v.kind).set("reason", v.reason);
                         emit(self, "rejected", d);
-                        finish(self, n, false, 0, "verify");
+                        finish(self, n, false, 0);
                         return;
                       }
                       if (!self->state.llm_verifiers.empty())
@@ -403,7 +402,7 @@ void llm_verify(self_ptr self, int64_t n) {
               r.set("sequence", n).set("candidate", self->state.candidates[n].id);
               r.set("kind", v.kind).set("reason", v.reason);
               emit(self, "rejected", r);
-              finish(self, n, false, 0, "verify");
+              finish(self, n, false, 0);
             },
             [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
   };
@@ -542,8 +541,10 @@ proposal_decision recorded_decision(const candidate_record& c,
     d.strategy = v["strategy"].as_string();
     d.reply_key = v["reply_key"].as_string();
     d.attempt = static_cast<int32_t>(v["attempt"].as_int());
-  } else if (auto it = sequence_of_id.find(c.parent_id); it != sequence_of_id.end()) {
-    d.parent_sequence = it->second;
+  } else {
+    if (auto it = sequence_of_id.find(c.parent_id); it != sequence_of_id.end())
+      d.parent_sequence = it->second;
+    d.mode = d.parent_sequence >= 0 ? "optimise" : "translate";
   }
   return d;
 }
@@ -758,8 +759,12 @@ bool send(self_ptr self, int64_t n) {
   d.attempt = p.attempts;
   const size_t t = p.target;
   std::optional<proposer_actor> proposer;
+  // An LLM call has its own timeouts and retries and always answers; a CAF timeout on top would
+  // drop a reply that is still coming (and paid for).
+  caf::duration timeout{kProposalTimeout};
   if (auto it = st.llm_proposers.find(d.proposer); it != st.llm_proposers.end()) {
     proposer = caf::actor_cast<proposer_actor>(it->second);
+    timeout = caf::infinite;
   } else {
     if (st.pending.begin()->first < n) return false;
     if (auto b = st.stages.proposers.find("builtin"); b != st.stages.proposers.end())
@@ -771,7 +776,7 @@ bool send(self_ptr self, int64_t n) {
   }
   auto req = make_request(self, n, t, d);
   p.in_flight = true;
-  self->request(*proposer, kProposalTimeout, propose_atom::value, req)
+  self->request(*proposer, timeout, propose_atom::value, req)
       .then(
           [self, n, t, req, d](proposal& p) {
             auto& st = self->state;

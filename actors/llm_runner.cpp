@@ -1,6 +1,7 @@
 #include "actors/llm_runner.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "archive/archive.hpp"
 #include "llm/prompts.hpp"
@@ -49,6 +50,18 @@ struct runner_context {
   std::unique_ptr<llm::ReplyStore> store;
   std::unique_ptr<llm::Client> client;
   std::string open_error;  ///< the archive could not be opened: every call fails with this
+  /// Task briefs by export, direction, backend and config set: read once per runner.
+  std::map<std::string, llm::TaskBrief> briefs;
+
+  std::optional<llm::TaskBrief> brief(const target& t, const std::string& export_dir,
+                                      const std::string& config_set, std::string& error) {
+    const std::string key = export_dir + "|" + t.direction + "|" + t.backend + "|" + config_set;
+    if (auto it = briefs.find(key); it != briefs.end()) return it->second;
+    auto b =
+        llm::load_task_brief(t.task_dir, export_dir, t.direction, t.backend, config_set, error);
+    if (b) briefs.emplace(key, *b);
+    return b;
+  }
 };
 
 /// Seeds go to providers as non-negative 31-bit integers (Gemini's seed is an int32).
@@ -60,8 +73,7 @@ proposal propose(runner_context& ctx, const propose_request& r) {
   proposal out;
   out.proposer = ctx.client->config().name;
   std::string error;
-  auto brief = llm::load_task_brief(r.tgt.task_dir, r.export_dir, r.tgt.direction, r.tgt.backend,
-                                    r.tgt.config_set, error);
+  auto brief = ctx.brief(r.tgt, r.export_dir, r.tgt.config_set, error);
   if (!brief) {
     out.failure_kind = "bad_request";
     out.failure = error;
@@ -119,8 +131,7 @@ llm_verdict verify(runner_context& ctx, const llm_verify_request& r) {
   out.verifier = ctx.client->config().name;
   const auto& c = r.candidate;
   std::string error;
-  auto brief = llm::load_task_brief(c.tgt.task_dir, r.export_dir, c.tgt.direction, c.tgt.backend,
-                                    r.config_set, error);
+  auto brief = ctx.brief(c.tgt, r.export_dir, r.config_set, error);
   for (const auto& check : r.checks) {
     llm_check verdict;
     verdict.check = check;

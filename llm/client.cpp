@@ -161,9 +161,12 @@ CallResult Client::result_for(const std::string& key) const {
 }
 
 CallResult Client::replay(const std::string& key) {
+  return from_cache(key, store_ ? store_->find(key) : std::nullopt);
+}
+
+CallResult Client::from_cache(const std::string& key, const std::optional<CachedReply>& hit) const {
   CallResult out = result_for(key);
   auto& r = out.record;
-  auto hit = store_ ? store_->find(key) : std::nullopt;
   if (!hit) {
     r.failure = FailureKind::offline_miss;
     r.error = "replay: the recorded reply " + key.substr(0, 12) + " of " + config_.name +
@@ -180,7 +183,7 @@ CallResult Client::call(const std::vector<Message>& messages, int64_t seed, int6
   const auto started = std::chrono::steady_clock::now();
   std::string document;
   const std::string key = cache_key(config_, messages, seed, sample_index, &document);
-  if (store_ && store_->find(key)) return replay(key);
+  if (auto hit = store_ ? store_->find(key) : std::nullopt) return from_cache(key, hit);
   CallResult out = result_for(key);
   auto& r = out.record;
   auto seconds_since_start = [&] {

@@ -108,6 +108,8 @@ class Client {
 
  private:
   CallResult result_for(const std::string& key) const;  ///< a record naming this model
+  /// The cached reply as a call's result; an offline miss when there is none.
+  CallResult from_cache(const std::string& key, const std::optional<CachedReply>& hit) const;
   ModelConfig config_;
   ReplyStore* store_;
   bool offline_;

@@ -11,13 +11,12 @@ void Population::add(Member m) {
   members_[s] = std::move(m);
 }
 
-void Population::finish(int64_t sequence, bool correct, double speedup, std::string failed_stage) {
+void Population::finish(int64_t sequence, bool correct, double speedup) {
   auto it = members_.find(sequence);
   if (it == members_.end()) return;
   it->second.finished = true;
   it->second.correct = correct;
   it->second.speedup = correct ? speedup : 0;
-  it->second.failed_stage = correct ? std::string() : std::move(failed_stage);
 }
 
 void Population::add_cost(int64_t sequence, double usd) {

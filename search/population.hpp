@@ -26,7 +26,6 @@ struct Member {
   std::string proposer;          ///< the ensemble member that wrote it
   int64_t parent_sequence = -1;  ///< -1: no parent
   double cost_usd = 0;           ///< what its proposal and verification cost
-  std::string failed_stage;      ///< "verify", "compile" or "evaluate" when it failed there
 };
 
 /// What `tried` lists for a proposal: strategy and parameters together.
@@ -38,7 +37,7 @@ class Population {
 
   void add(Member m);
   /// The final outcome of candidate `sequence`.
-  void finish(int64_t sequence, bool correct, double speedup, std::string failed_stage = {});
+  void finish(int64_t sequence, bool correct, double speedup);
   /// Adds to what candidate `sequence` cost (verifiers are paid after the proposal).
   void add_cost(int64_t sequence, double usd);
 

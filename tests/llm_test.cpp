@@ -256,7 +256,7 @@ TEST(Transport, CertificatesAreVerified) {
   EXPECT_FALSE(r.record.ok);
   EXPECT_NE(r.record.error.find("TLS handshake"), std::string::npos) << r.record.error;
   EXPECT_EQ(fake.request_count(), 0u);
-  // The right name is checked too: the certificate is for 127.0.0.1 and localhost only.
+  // URLs with credentials are refused (keys go in headers only).
   std::string error;
   auto url = llm::parse_url("https://user@host/x", error);
   EXPECT_FALSE(url);
