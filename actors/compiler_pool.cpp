@@ -96,8 +96,12 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
         out.ok = e.ok;
         out.export_dir = e.dir;
         out.error = e.error;
-        for (const auto& [direction, doc] : e.doc["directions"].as_object())
-          if (!doc.is_null()) out.directions.push_back(direction);
+        for (const auto& [direction, doc] : e.doc["directions"].as_object()) {
+          if (doc.contains("error"))
+            out.failed_directions[direction] = doc["error"].as_string();
+          else if (!doc.is_null())
+            out.directions.push_back(direction);
+        }
         return out;
       },
   };

@@ -2,6 +2,7 @@
 
 #include "common/json.hpp"
 #include "gpu/source_check.hpp"
+#include "common/task_signature.hpp"
 
 namespace kforge {
 
@@ -17,14 +18,7 @@ bool task_parameter_types(const std::string& export_dir, const std::string& dire
     error = "the task export has no " + direction + " configs";
     return false;
   }
-  types.clear();
-  for (const auto& a : configs.front()["args"].as_array()) {
-    const std::string& kind = a["kind"].as_string();
-    types.push_back(kind == "none"       ? "Tensor?"
-                    : kind == "scalar"   ? a["type"].as_string()
-                    : kind == "int_list" ? "int[]"
-                                         : "Tensor");
-  }
+  types = tasks::parameter_types(configs.front());
   return true;
 }
 

@@ -1,5 +1,7 @@
 #include "gpu/source_check.hpp"
 
+#include "common/task_signature.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <regex>
@@ -144,6 +146,10 @@ std::string registry_type(const std::string& declaration) {
   std::string d = declaration;
   auto has = [&](const char* w) { return d.find(w) != std::string::npos; };
   if (has("optional") && has("Tensor")) return "Tensor?";
+  if (has("TensorList") || (has("Tensor") && (has("vector") || has("ArrayRef"))) ||
+      has("py::tuple") || has("py::list") || has("py::object") || has("pybind11::tuple") ||
+      has("pybind11::list") || has("pybind11::object"))
+    return "Tensor[]";
   if (has("Tensor")) return "Tensor";
   if (has("vector") || has("IntArrayRef") || has("ArrayRef")) return "int[]";
   if (has("double") || has("float")) return "float";
@@ -280,8 +286,7 @@ SourceVerdict check_source(std::string_view source, const std::string& function,
     for (size_t i = 0; ok && i < types->size(); ++i) {
       const auto& got = (*types)[i];
       const auto& want = expected_types[i];
-      ok = got == want || got == "?" || (got == "float" && want == "int") ||
-           (got == "Tensor?" && want == "Tensor");
+      ok = got == "?" || tasks::parameter_accepts(got, want);
     }
     if (!ok)
       return reject("signature_mismatch", "`" + function + "` takes (" + join(*types) +

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/json.hpp"
+#include "common/task_signature.hpp"
 
 namespace kforge::llm {
 
@@ -32,7 +33,7 @@ std::string argument_line(const json::Value& arg) {
   std::string line = "- `" + arg["name"].as_string() + "`: ";
   if (kind == "none") return line + "None (pass-through optional, always None here)";
   if (kind == "scalar") return line + arg["type"].as_string() + " scalar = " + arg["value"].dump();
-  if (kind == "list") return line + "integer list " + arg["value"].dump();
+  if (kind == "int_list") return line + "integer list " + arg["value"].dump();
   return line + kind + " tensor " + arg["dtype"].as_string() + " " + shape_text(arg["shape"]);
 }
 
@@ -113,8 +114,13 @@ std::optional<TaskBrief> load_task_brief(const std::string& task_dir, const std:
     error = "the export of " + task_dir + " has no " + direction + " configs";
     return std::nullopt;
   }
-  for (const auto& arg : configs[0]["args"].as_array())
-    brief.signature += argument_line(arg) + "\n";
+  if (direction == "backward") {
+    // What backward receives and which gradient each output must be.
+    brief.signature = tasks::describe_contract(configs[0], direction);
+  } else {
+    for (const auto& arg : configs[0]["args"].as_array())
+      brief.signature += argument_line(arg) + "\n";
+  }
   for (const auto& config : configs) {
     bool judged = false;
     for (const auto& mode : config["modes"].as_array()) judged |= mode.as_string() == config_set;

@@ -6,6 +6,7 @@
 #include <caf/meta/type_name.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -287,13 +288,15 @@ typename Inspector::result_type inspect(Inspector& f, export_request& x) {
 struct export_result {
   bool ok = false;
   std::string export_dir;
-  std::vector<std::string> directions;  ///< "forward", "backward"
+  std::vector<std::string> directions;  ///< "forward", "backward": the ones exported
+  std::map<std::string, std::string> failed_directions;  ///< the others: why not
   std::string error;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, export_result& x) {
-  return f(caf::meta::type_name("export_result"), x.ok, x.export_dir, x.directions, x.error);
+  return f(caf::meta::type_name("export_result"), x.ok, x.export_dir, x.directions,
+           x.failed_directions, x.error);
 }
 
 struct eval_request {

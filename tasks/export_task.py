@@ -9,7 +9,11 @@ every direction it has (forward, backward), this records:
     watching the random draws that the task's own code makes (torch.randn, Tensor.uniform_ as
     used by nn.init, torch.randint, ...) and checked against the tensor's statistics;
   - a TorchScript reference (scripted when the function is scriptable, else traced per config);
-  - for backward tasks, the argument list of `AutogradFunction.backward_fn`;
+  - for backward tasks, what the candidate's `backward` receives (what AutogradFunction.backward
+    passes to backward_fn: saved tensors, output gradients, values kept on ctx, tuples of these,
+    tensors AutogradFunction computes, traced into a prelude) and which gradient each of its
+    results is; the reference gradients are autograd's through forward_fn, as in robust-kbench;
+  - per direction, the reason it cannot be exported, when it cannot (the other still is);
   - the task filters of robust-kbench as warnings: outputs near constant, inputs without effect.
 
 Python runs only here, at export time. The result is cached under --cache-root by a hash of the
@@ -20,6 +24,7 @@ Usage: export_task.py --task DIR --cache-root DIR   (prints the export folder on
 Exit status: 0 on success, 1 when the task cannot be exported (the reason on stderr).
 """
 import argparse
+import ast
 import hashlib
 import importlib.util
 import inspect
@@ -31,8 +36,9 @@ import re
 import shutil
 import sys
 import tempfile
+import textwrap
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 SAMPLE_SIZE = 4096  # elements of a draw kept to match it to the tensor it became
 MODES = {
     "single": ("single_input_configs", "single_init_configs", "single_shared_configs"),
@@ -256,6 +262,29 @@ def statistics_warning(name, tensor, dist):
 # loading the task and running one config
 
 
+# Parts of torch that tasks use and older torch versions lack, with the version that added them.
+TORCH_ADDITIONS = {
+    "RMSNorm": "2.4", "rms_norm": "2.4", "Buffer": "2.5", "scaled_dot_product_attention": "2.0",
+    "CircularPad1d": "2.1", "CircularPad2d": "2.1", "CircularPad3d": "2.1", "ZeroPad1d": "2.1",
+    "ZeroPad3d": "2.1", "compile": "2.0", "vmap": "2.0", "func": "2.0", "float8_e4m3fn": "2.1",
+    "float8_e5m2": "2.1", "uint16": "2.3", "uint32": "2.3", "uint64": "2.3",
+}
+
+
+def failure_text(e):
+    """An exception of the task's code, as a message; one that says which torch the task needs
+    when it uses a part of torch the installed version does not have."""
+    text = f"{type(e).__name__}: {e}"
+    match = re.search(r"module '(torch[\w.]*)' has no attribute '(\w+)'", str(e))
+    if isinstance(e, AttributeError) and match:
+        where, what = match.groups()
+        needed = TORCH_ADDITIONS.get(what)
+        need = f"torch >= {needed}" if needed else "a newer torch"
+        text += (f" (the task uses {where}.{what}, which needs {need}; this exporter runs torch "
+                 f"{torch.__version__} at {sys.executable}: set KFORGE_PYTHON to an interpreter with {need})")
+    return text
+
+
 def load_task_module(task_dir, direction):
     path = os.path.join(task_dir, f"func_{direction}.py")
     name = f"kforge_task_{hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:12]}_{direction}"
@@ -265,7 +294,7 @@ def load_task_module(task_dir, direction):
     try:
         spec.loader.exec_module(module)
     except Exception as e:
-        raise ExportError(f"{path}: importing it failed: {type(e).__name__}: {e}") from e
+        raise ExportError(f"{path}: importing it failed: {failure_text(e)}") from e
     for attr in ("Model", "get_inputs", "forward_fn"):
         if not hasattr(module, attr):
             raise ExportError(f"{path}: defines no `{attr}`; a robust-kbench task needs Model, get_inputs and forward_fn")
@@ -323,11 +352,11 @@ def build(module, entry, seed):
         try:
             model = module.Model(**init)
         except Exception as e:
-            raise ExportError(f"Model(**{init}) failed: {type(e).__name__}: {e}") from e
+            raise ExportError(f"Model(**{init}) failed: {failure_text(e)}") from e
         try:
             inputs = module.get_inputs(**inp)
         except Exception as e:
-            raise ExportError(f"get_inputs(**{inp}) failed: {type(e).__name__}: {e}") from e
+            raise ExportError(f"get_inputs(**{inp}) failed: {failure_text(e)}") from e
     if not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
     return model, list(inputs), recorder.draws
@@ -344,7 +373,7 @@ def capture_fn_args(model, inputs, call):
     try:
         out = model(*inputs, fn=recording_fn)
     except Exception as e:
-        raise ExportError(f"Model.forward(*inputs, fn=...) failed: {type(e).__name__}: {e}") from e
+        raise ExportError(f"Model.forward(*inputs, fn=...) failed: {failure_text(e)}") from e
     if "args" not in captured:
         raise ExportError("Model.forward never called `fn`; it must pass its work to fn(...)")
     return captured["args"], captured["kwargs"], out
@@ -618,39 +647,158 @@ def export_forward_config(module, entry, index, input_names, writer, out_dir):
             "warnings": warnings}
 
 
-def run_backward(module, entry, seed):
-    """Runs forward through AutogradFunction and then backward; records both argument lists."""
-    model, inputs, draws = build(module, entry, seed)
-    for t in inputs:
-        if isinstance(t, torch.Tensor) and float_dtype(t):
-            t.requires_grad_(True)
-    autograd_fn = module.AutogradFunction
-    original = autograd_fn.backward_fn
-    captured = {}
+class FakeContext:
+    """The `ctx` that AutogradFunction.forward and .backward see when kforge calls them directly:
+    saved tensors and any attribute the task sets (eps, normalized_shape, ...) are kept as given."""
 
-    def recording_backward(*args, **kwargs):
-        captured["args"], captured["kwargs"] = args, kwargs
-        captured["result"] = original(*args, **kwargs)
-        return captured["result"]
+    def __init__(self, args):
+        self.needs_input_grad = tuple(isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+        self.saved_tensors = ()
+        self.materialize_grads = True
 
-    autograd_fn.backward_fn = recording_backward
+    def save_for_backward(self, *tensors):
+        self.saved_tensors = tuple(tensors)
+
+    @property
+    def saved_variables(self):
+        return self.saved_tensors
+
+    def mark_dirty(self, *tensors):
+        pass
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = value
+
+
+class BackwardFnCalled(Exception):
+    """Raised by the stand-in for backward_fn once it has seen its arguments."""
+
+    def __init__(self, args, kwargs):
+        super().__init__("backward_fn called")
+        self.args_seen, self.kwargs_seen = args, kwargs
+
+
+class Marker:
+    """Stands for one tensor that backward_fn returns, to see where AutogradFunction.backward puts it."""
+
+    def __init__(self, index):
+        self.index = index
+
+    def __repr__(self):
+        return f"<output {self.index} of backward_fn>"
+
+
+def call_autograd_function(fn_cls, fwd_values, grads, stand_in):
+    """AutogradFunction.forward then .backward on a FakeContext, with backward_fn replaced."""
+    ctx = FakeContext(fwd_values)
+    original = fn_cls.backward_fn
+    fn_cls.backward_fn = stand_in
     try:
-        args, kwargs, out = capture_fn_args(model, inputs, autograd_fn.apply)
-        outs = outputs_of(out, "AutogradFunction")
-        torch.manual_seed(seed + 1000)
-        grads = [torch.randn_like(o) for o in outs]
-        try:
-            torch.autograd.backward(outs, grads)
-        except Exception as e:
-            raise ExportError(f"backward through AutogradFunction failed: {type(e).__name__}: {e}") from e
+        with torch.no_grad():
+            fn_cls.forward(ctx, *fwd_values)
+            return fn_cls.backward(ctx, *grads)
     finally:
-        autograd_fn.backward_fn = original
-    if "args" not in captured:
-        raise ExportError("AutogradFunction.backward never called backward_fn (does any argument require grad?)")
+        fn_cls.backward_fn = original
+
+
+def backward_fn_call_names(fn_cls, count, kwargs):
+    """Names for backward_fn's arguments: its own parameter names when the task defines it, else
+    the expressions AutogradFunction.backward passes (`grad_output`, `x`, ...)."""
+    if callable(fn_cls.backward_fn):
+        try:
+            return bind_names(fn_cls.backward_fn, [None] * count, {k: None for k in kwargs}, "backward_fn")[0]
+        except ExportError:
+            pass
+    names = [f"arg{i}" for i in range(count)]
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn_cls.backward)))
+    except (OSError, TypeError, SyntaxError):
+        return names + list(kwargs)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "backward_fn":
+            for i, a in enumerate(node.args[:count]):
+                text = ast.unparse(a)
+                names[i] = text if re.fullmatch(r"[\w.]+", text) else f"arg{i}"
+            break
+    return names + list(kwargs)
+
+
+def run_backward(module, entry, seed):
+    """Builds a config under `seed` and watches AutogradFunction: the arguments Model.forward
+    passes to fn (with which require grad), the gradients autograd computes through forward_fn,
+    what AutogradFunction.backward hands to backward_fn, and where it puts backward_fn's results."""
+    model, inputs, draws = build(module, entry, seed)
+    args, kwargs, _ = capture_fn_args(model, inputs, module.forward_fn)
     fwd_names, fwd_values = bind_names(module.forward_fn, args, kwargs, "forward_fn")
-    bwd_names, bwd_values = bind_names(original, captured["args"], captured["kwargs"], "backward_fn")
+    fn_cls = module.AutogradFunction
+    # The reference: autograd through forward_fn, as robust-kbench computes it.
+    out = module.forward_fn(*fwd_values)
+    outs = outputs_of(out, "forward_fn")
+    torch.manual_seed(seed + 1000)
+    grads = [torch.randn_like(o) if float_dtype(o) else None for o in outs]
+    leaves = [i for i, v in enumerate(fwd_values) if isinstance(v, torch.Tensor) and v.requires_grad]
+    differentiable = [(o, g) for o, g in zip(outs, grads) if o.requires_grad]
+    reference_grads = [None] * len(fwd_values)
+    if leaves and differentiable:
+        try:
+            got = torch.autograd.grad([o for o, _ in differentiable], [fwd_values[i] for i in leaves],
+                                      [g for _, g in differentiable], allow_unused=True)
+        except Exception as e:
+            raise ExportError(f"autograd through forward_fn failed: {type(e).__name__}: {e}") from e
+        for i, g in zip(leaves, got):
+            reference_grads[i] = g.detach() if g is not None else torch.zeros_like(fwd_values[i])
+    fwd_values = [v.detach() if isinstance(v, torch.Tensor) else v for v in fwd_values]
+    outs = [o.detach() for o in outs]
+
+    # What backward_fn receives.
+    def capture(*a, **k):
+        raise BackwardFnCalled(a, k)
+
+    try:
+        call_autograd_function(fn_cls, fwd_values, grads, capture)
+        raise ExportError("AutogradFunction.backward never called AutogradFunction.backward_fn")
+    except BackwardFnCalled as called:
+        bwd_args, bwd_kwargs = called.args_seen, called.kwargs_seen
+    except ExportError:
+        raise
+    except Exception as e:
+        raise ExportError(f"AutogradFunction.forward/backward failed before calling backward_fn: "
+                          f"{type(e).__name__}: {e}") from e
+    bwd_names = backward_fn_call_names(fn_cls, len(bwd_args), bwd_kwargs)
+    bwd_values = list(bwd_args) + list(bwd_kwargs.values())
+
+    # Where backward_fn's results go: the gradient of which argument of fn each one is.
+    gradient_of, last_error = None, None
+    for count in [None, 2, 3, 4, 5, 6, 7, 8, 1]:
+        markers = Marker(0) if count is None else tuple(Marker(i) for i in range(count))
+        try:
+            returned = call_autograd_function(fn_cls, fwd_values, grads, lambda *a, **k: markers)
+        except Exception as e:  # the task's own unpacking of the wrong count: try another
+            last_error = e
+            continue
+        returned = returned if isinstance(returned, tuple) else (returned,)
+        if len(returned) != len(fwd_values):
+            raise ExportError(f"AutogradFunction.backward returns {len(returned)} gradients but fn takes "
+                              f"{len(fwd_values)} arguments; autograd needs one per argument")
+        positions = {}
+        for p, r in enumerate(returned):
+            if isinstance(r, Marker):
+                positions[r.index] = p
+            elif r is not None:
+                raise ExportError(f"AutogradFunction.backward returns, as the gradient of `{fwd_names[p]}`, "
+                                  f"something other than a result of backward_fn ({type(r).__name__}); kforge "
+                                  f"checks backward_fn's results, so backward must return them unchanged")
+        gradient_of = [positions.get(k, -1) for k in range(1 if count is None else count)]
+        break
+    if gradient_of is None:
+        raise ExportError(f"cannot tell where AutogradFunction.backward puts backward_fn's results; it must "
+                          f"return them unchanged (last error: {type(last_error).__name__}: {last_error})")
     return dict(model=model, inputs=inputs, draws=draws, fwd_names=fwd_names, fwd_values=fwd_values, outs=outs,
-                grads=grads, bwd_names=bwd_names, bwd_values=bwd_values, result=captured["result"])
+                grads=grads, bwd_names=bwd_names, bwd_values=bwd_values, gradient_of=gradient_of,
+                reference_grads=reference_grads)
 
 
 def same_tensor(a, b):
@@ -658,47 +806,148 @@ def same_tensor(a, b):
             and a.shape == b.shape and a.stride() == b.stride() and a.dtype == b.dtype)
 
 
+def locate_backward_tensor(name, value, run, derived):
+    """Says where a tensor backward_fn receives comes from; tensors computed by AutogradFunction
+    (a mean saved in forward, a scaled grad_output) are `derived` and recomputed by the prelude."""
+    for i, v in enumerate(run["fwd_values"]):
+        if value is v or same_tensor(value, v):
+            return {"name": name, "kind": "forward_arg", "index": i}
+    for k, g in enumerate(run["grads"]):
+        if value is g or same_tensor(value, g):
+            return {"name": name, "kind": "grad_output", "index": k}
+    for k, o in enumerate(run["outs"]):
+        if same_tensor(value, o) or (value.shape == o.shape and value.dtype == o.dtype and torch.equal(value, o)):
+            return {"name": name, "kind": "forward_output", "index": k}
+    derived.append(value)
+    return {"name": name, "kind": "derived", "index": len(derived) - 1, "dtype": str(value.dtype).replace("torch.", ""),
+            "shape": list(value.shape)}
+
+
+def describe_backward_arg(name, value, run, derived):
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, torch.Tensor) for v in value):
+        return {"name": name, "kind": "tensor_list",
+                "elements": [locate_backward_tensor(f"{name}[{j}]", v, run, derived) for j, v in enumerate(value)]}
+    spec = describe_value(name, value)
+    return spec if spec is not None else locate_backward_tensor(name, value, run, derived)
+
+
+def write_prelude(module, run, derived_count, out_dir, index):
+    """Traces what AutogradFunction computes for backward_fn beyond fn's arguments and the output
+    gradients (saved means, scaled gradients): a TorchScript module from (fn's tensor arguments,
+    output gradients) to those tensors, in order."""
+    fn_cls = module.AutogradFunction
+    fwd_values, grads = run["fwd_values"], run["grads"]
+    tensor_positions = [i for i, v in enumerate(fwd_values) if isinstance(v, torch.Tensor)]
+    grad_positions = [k for k, g in enumerate(grads) if g is not None]
+
+    class Prelude(torch.nn.Module):
+        def forward(self, *tensors):
+            values = list(fwd_values)
+            for pos, t in zip(tensor_positions, tensors):
+                values[pos] = t
+            gs = list(grads)
+            for pos, t in zip(grad_positions, tensors[len(tensor_positions):]):
+                gs[pos] = t
+            seen = []
+
+            def capture(*a, **k):
+                raise BackwardFnCalled(a, k)
+
+            try:
+                call_autograd_function(fn_cls, values, gs, capture)
+            except BackwardFnCalled as called:
+                seen = list(called.args_seen) + list(called.kwargs_seen.values())
+            shadow = dict(run, fwd_values=values, grads=gs)
+            found = []
+            for v in seen:
+                for t in (v if isinstance(v, (list, tuple)) else [v]):
+                    if isinstance(t, torch.Tensor):
+                        describe_backward_arg("", t, shadow, found)
+            return tuple(found)
+
+    example = tuple(fwd_values[i] for i in tensor_positions) + tuple(grads[k] for k in grad_positions)
+    try:
+        with torch.no_grad():
+            traced = torch.jit.trace(Prelude(), example, check_trace=False)
+    except Exception as e:
+        raise ExportError(f"the tensors AutogradFunction computes for backward_fn cannot be traced: "
+                          f"{type(e).__name__}: {e}") from e
+    file_name = f"backward_prelude_config{index}.pt"
+    torch.jit.save(traced, os.path.join(out_dir, file_name))
+    with torch.no_grad():
+        again = outputs_of(traced(*example), "the prelude")
+    if len(again) != derived_count:
+        raise ExportError(f"the traced prelude gives {len(again)} tensors, backward_fn takes {derived_count} "
+                          f"computed ones")
+    return {"file": file_name, "forward_args": tensor_positions, "grad_outputs": grad_positions}
+
+
 def export_backward_config(module, entry, index, input_names, writer, out_dir):
     run = run_backward(module, entry, seed=1)
     other = run_backward(module, entry, seed=2)
     warnings = []
-    fwd_values = [v.detach() if isinstance(v, torch.Tensor) else v for v in run["fwd_values"]]
-    other_fwd = [v.detach() if isinstance(v, torch.Tensor) else None for v in other["fwd_values"]]
-    fwd_specs = describe_args(run["fwd_names"], run["fwd_values"], other_fwd, run["inputs"], run["model"],
-                              input_names, run["draws"], out_dir, f"backward_config{index}", warnings)
-    bwd_specs = []
-    for name, value in zip(run["bwd_names"], run["bwd_values"]):
-        spec = describe_value(name, value)
-        if spec is None:
-            spec = locate_backward_tensor(name, value, run)
-        bwd_specs.append(spec)
-    bwd_values = [v.detach() if isinstance(v, torch.Tensor) else v for v in run["bwd_values"]]
-    with torch.no_grad():
-        result = outputs_of(module.AutogradFunction.backward_fn(*bwd_values), "backward_fn")
-    warnings += [w for w in filter_warnings(module.AutogradFunction.backward_fn, [], bwd_values, [], result)]
+    fwd_values, fwd_names = run["fwd_values"], run["fwd_names"]
+    other_fwd = [v if isinstance(v, torch.Tensor) else None for v in other["fwd_values"]]
+    fwd_specs = describe_args(fwd_names, fwd_values, other_fwd, run["inputs"], run["model"], input_names,
+                              run["draws"], out_dir, f"backward_config{index}", warnings)
+    for i, spec in enumerate(fwd_specs):
+        if isinstance(fwd_values[i], torch.Tensor):
+            spec["requires_grad"] = run["reference_grads"][i] is not None
+    derived = []
+    bwd_specs = [describe_backward_arg(n, v, run, derived) for n, v in zip(run["bwd_names"], run["bwd_values"])]
+    outputs = []
+    for k, i in enumerate(run["gradient_of"]):
+        if i < 0:
+            warnings.append(f"AutogradFunction.backward drops output {k} of backward_fn; it is not checked")
+            outputs.append({"gradient_of": -1})
+            continue
+        v = fwd_values[i]
+        if not isinstance(v, torch.Tensor):
+            raise ExportError(f"backward_fn's output {k} is returned as the gradient of `{fwd_names[i]}`, which is "
+                              f"not a tensor")
+        checked = run["reference_grads"][i] is not None
+        if not checked:
+            warnings.append(f"output {k} of backward is the gradient of `{fwd_names[i]}`, which does not require "
+                            f"grad in this task, so it is not checked (set requires_grad=True in the task to "
+                            f"check it)")
+        outputs.append({"gradient_of": i, "name": f"grad of {fwd_names[i]}", "checked": checked,
+                        "dtype": str(v.dtype).replace("torch.", ""), "shape": list(v.shape)})
+    for i, g in enumerate(run["reference_grads"]):
+        if g is not None and i not in run["gradient_of"]:
+            warnings.append(f"`{fwd_names[i]}` requires grad but AutogradFunction.backward returns no gradient "
+                            f"for it; it is not checked")
+    prelude = write_prelude(module, run, len(derived), out_dir, index) if derived else None
     forward_reference = writer.reference("forward_fn", fwd_specs, fwd_values, index)
-    backward_reference = writer.reference("backward_fn", bwd_specs, bwd_values, index)
-    check_reference(out_dir, backward_reference, bwd_specs, bwd_values, result)
-    return {"name": config_name(entry), "modes": entry["modes"], "init": entry["init"], "input": entry["input"],
-            "shared": entry["shared"], "forward_args": fwd_specs,
-            "forward_outputs": output_specs(run["outs"]), "forward_reference": forward_reference,
-            "args": bwd_specs, "outputs": output_specs(result), "reference": backward_reference,
-            "warnings": warnings}
+    check_reference(out_dir, forward_reference, fwd_specs, fwd_values, run["outs"])
+    if callable(module.AutogradFunction.backward_fn):
+        warnings += check_task_backward_fn(module, run)
+    config = {"name": config_name(entry), "modes": entry["modes"], "init": entry["init"], "input": entry["input"],
+              "shared": entry["shared"], "forward_args": fwd_specs, "forward_outputs": output_specs(run["outs"]),
+              "forward_reference": forward_reference, "args": bwd_specs, "outputs": outputs,
+              "reference": {"autograd_of": "forward_reference", "ops": forward_reference["ops"]},
+              "warnings": warnings}
+    if prelude:
+        config["prelude"] = prelude
+    return config
 
 
-def locate_backward_tensor(name, value, run):
-    for i, v in enumerate(run["fwd_values"]):
-        if same_tensor(value, v):
-            return {"name": name, "kind": "forward_arg", "index": i}
-    for k, g in enumerate(run["grads"]):
-        if same_tensor(value, g):
-            return {"name": name, "kind": "grad_output", "index": k, "dtype": str(g.dtype).replace("torch.", ""),
-                    "shape": list(g.shape), "dist": {"family": "normal", "mean": 0.0, "std": 1.0}}
-    for k, o in enumerate(run["outs"]):
-        if same_tensor(value, o):
-            return {"name": name, "kind": "forward_output", "index": k}
-    raise ExportError(f"backward_fn argument `{name}` is neither a forward argument, an output gradient nor a "
-                      f"forward output; kforge cannot regenerate it (save it from a forward argument instead)")
+def check_task_backward_fn(module, run):
+    """A task that ships its own backward_fn: its results should be autograd's gradients."""
+    try:
+        with torch.no_grad():
+            result = module.AutogradFunction.backward_fn(*run["bwd_values"])
+    except Exception as e:
+        return [f"the task's own backward_fn fails: {type(e).__name__}: {e}"]
+    result = list(result) if isinstance(result, (list, tuple)) else [result]
+    warnings = []
+    for k, (r, i) in enumerate(zip(result, run["gradient_of"])):
+        g = run["reference_grads"][i] if i >= 0 else None
+        if g is None or not isinstance(r, torch.Tensor):
+            continue
+        if r.shape != g.shape or not torch.allclose(r, g, rtol=1e-4, atol=1e-5):
+            warnings.append(f"the task's own backward_fn output {k} differs from autograd's gradient of "
+                            f"`{run['fwd_names'][i]}`; kforge checks kernels against autograd")
+    return warnings
 
 
 def check_reference(out_dir, reference, specs, values, expected):
@@ -725,10 +974,16 @@ def export(task_dir, out_dir):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         directions = {}
-        if os.path.exists(os.path.join(task_dir, "func_forward.py")):
-            directions["forward"] = export_direction(task_dir, out_dir, work_dir, "forward", export_forward_config)
-        if os.path.exists(os.path.join(task_dir, "func_backward.py")):
-            directions["backward"] = export_direction(task_dir, out_dir, work_dir, "backward", export_backward_config)
+        # A direction that cannot be exported says why; the task fails only if none can be.
+        for direction, export_config in (("forward", export_forward_config), ("backward", export_backward_config)):
+            if not os.path.exists(os.path.join(task_dir, f"func_{direction}.py")):
+                continue
+            try:
+                directions[direction] = export_direction(task_dir, out_dir, work_dir, direction, export_config)
+            except ExportError as e:
+                directions[direction] = {"error": str(e)}
+        if all("error" in d for d in directions.values()):
+            raise ExportError("; ".join(d["error"] for d in directions.values()))
         return directions
     finally:
         sys.path.remove(work_dir)

@@ -49,7 +49,7 @@ compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string
         return out;
       },
       [export_dir](export_atom, export_request&) {
-        return export_result{true, export_dir, {"forward"}, ""};
+        return export_result{true, export_dir, {"forward"}, {}, ""};
       },
   };
 }

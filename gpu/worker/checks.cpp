@@ -3,6 +3,7 @@
 #include <dirent.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 namespace kforge::worker {
@@ -36,9 +37,21 @@ Tolerance default_tolerance(at::ScalarType dtype) {
   }
 }
 
+namespace {
+
+std::vector<int64_t> without_unit_dims(at::IntArrayRef sizes) {
+  std::vector<int64_t> out;
+  for (auto d : sizes)
+    if (d != 1) out.push_back(d);
+  return out;
+}
+
+}  // namespace
+
 Comparison compare_outputs(const std::vector<at::Tensor>& got,
                            const std::vector<at::Tensor>& expected,
-                           const std::optional<Tolerance>& tolerance) {
+                           const std::optional<Tolerance>& tolerance,
+                           const std::vector<std::string>& names) {
   Comparison c;
   if (got.size() != expected.size()) {
     c.failure =
@@ -47,9 +60,11 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got,
     return c;
   }
   for (size_t k = 0; k < got.size(); ++k) {
-    const auto& g = got[k];
+    at::Tensor g = got[k];
     const auto& e = expected[k];
     std::string which = "output " + std::to_string(k);
+    if (k < names.size() && !names[k].empty()) which += " (" + names[k] + ")";
+    if (!e.defined()) continue;  // an output the task does not check
     if (!g.defined()) {
       c.failure = Failure{"output_undefined", which + " is an undefined tensor"};
       return c;
@@ -62,9 +77,15 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got,
       return c;
     }
     if (g.sizes() != e.sizes()) {
-      c.failure = Failure{"shape_mismatch", which + " has shape " + shape_text(g) +
-                                                ", the reference " + shape_text(e)};
-      return c;
+      if (g.numel() != e.numel() || without_unit_dims(g.sizes()) != without_unit_dims(e.sizes())) {
+        c.failure = Failure{"shape_mismatch", which + " has shape " + shape_text(g) +
+                                                  ", the reference " + shape_text(e)};
+        return c;
+      }
+      c.notes.push_back(which + " has shape " + shape_text(g) + ", the reference " +
+                        shape_text(e) +
+                        ": the same elements, so it is accepted (as robust-kbench accepts it)");
+      g = g.reshape(e.sizes());
     }
     if (g.device() != e.device()) {
       c.failure = Failure{"device_mismatch", which + " is on " + g.device().str() +
@@ -161,14 +182,14 @@ std::optional<Failure> check_no_aliasing(const std::vector<at::Tensor>& outputs,
   return std::nullopt;
 }
 
-int thread_count() {
-  int n = 0;
+std::set<int> thread_ids() {
+  std::set<int> ids;
   if (DIR* d = ::opendir("/proc/self/task")) {
     while (dirent* e = ::readdir(d))
-      if (e->d_name[0] != '.') ++n;
+      if (e->d_name[0] != '.') ids.insert(std::atoi(e->d_name));
     ::closedir(d);
   }
-  return n;
+  return ids;
 }
 
 }  // namespace kforge::worker

@@ -5,6 +5,7 @@
 #include <ATen/ATen.h>
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,21 @@ struct Comparison {
   std::optional<Failure> failure;
   double max_abs_error = 0;
   double max_rel_error = 0;
+  /// Differences that were accepted but deserve a flag (an output whose shape differs from the
+  /// reference's only in dimensions of size 1).
+  std::vector<std::string> notes;
 };
 
 /// Compares outputs with the expected ones. `std::nullopt` tolerance means per-dtype defaults.
+/// An undefined expected tensor is an output the task does not check (its count still must
+/// match). `names` (optional) says what each output is, for messages. An output holding the same
+/// elements as the reference in a shape that differs only in dimensions of size 1 ([1] against
+/// [], [n, 1] against [n]) is compared as the reference's shape and noted, as robust-kbench's
+/// allclose accepts it; any other shape difference fails.
 Comparison compare_outputs(const std::vector<at::Tensor>& got,
                            const std::vector<at::Tensor>& expected,
-                           const std::optional<Tolerance>& tolerance);
+                           const std::optional<Tolerance>& tolerance,
+                           const std::vector<std::string>& names = {});
 
 /// Bitwise comparison of a case's tensors with their pristine copies.
 std::optional<Failure> check_inputs_unchanged(const std::vector<at::Tensor>& now,
@@ -44,7 +54,7 @@ std::optional<Failure> check_no_aliasing(const std::vector<at::Tensor>& outputs,
                                          const std::vector<at::Tensor>& inputs,
                                          const std::vector<std::string>& names);
 
-/// Threads of this process right now (from /proc/self/task).
-int thread_count();
+/// The ids of this process's threads right now (from /proc/self/task).
+std::set<int> thread_ids();
 
 }  // namespace kforge::worker

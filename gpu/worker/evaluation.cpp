@@ -2,14 +2,17 @@
 
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "gpu/worker/candidate_library.hpp"
 #include "gpu/worker/checks.hpp"
 #include "gpu/worker/op_observer.hpp"
 #include "gpu/worker/timing.hpp"
+#include "common/task_signature.hpp"
 
 namespace kforge::worker {
 namespace {
@@ -34,13 +37,6 @@ Failure candidate_raised(const std::exception& e) {
              what.find("not enough memory") != std::string::npos ||
              what.find("can't allocate memory") != std::string::npos;
   return Failure{oom ? "out_of_memory" : "candidate_error", "the kernel raised: " + what};
-}
-
-bool types_compatible(const std::string& kernel, const std::string& task) {
-  if (kernel == task) return true;
-  if (kernel == "float" && task == "int") return true;  // an int scalar converts to double
-  if (kernel == "Tensor?" && task == "Tensor") return true;
-  return false;
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -122,6 +118,9 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   const auto& dir = t->direction(direction);
   if (dir.is_null())
     return infra("the task has no " + direction + " direction (no func_" + direction + ".py)");
+  if (dir.contains("error"))
+    return infra("the task's " + direction + " direction cannot be exported: " +
+                 dir["error"].as_string());
   std::optional<Tolerance> tolerance;
   if (request.contains("atol") || dir.contains("tolerance")) {
     Tolerance tol;
@@ -166,20 +165,44 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   std::optional<Failure> overall;
   std::set<std::string> library_ops;
   std::vector<std::string> flags;
-  int thread_baseline = -1;
+  auto flag = [&](const std::string& f) {
+    if (std::find(flags.begin(), flags.end(), f) == flags.end()) flags.push_back(f);
+  };
+  // Threads are blamed on the kernel only if they start during one of its calls and outlive it;
+  // those that its first call leaves are taken for pools (ATen's, a BLAS library's) and allowed.
+  // Threads LibTorch, the reference or the worker start outside the kernel's calls never count.
+  bool first_call = true;
+  std::optional<Failure> escaped_threads;
 
   auto call_candidate = [&](const std::vector<c10::IValue>& args) { return fn->call(args); };
   // A checked call: memory the candidate allocates during it starts out as NaN.
   auto call_poisoned = [&](const std::vector<c10::IValue>& args, size_t expected_bytes) {
+    const auto threads_before = thread_ids();
     device_.begin_poisoned_allocations(expected_bytes);
+    std::vector<at::Tensor> outputs;
     try {
-      auto outputs = call_candidate(args);
+      outputs = call_candidate(args);
       device_.end_poisoned_allocations();
-      return outputs;
     } catch (...) {
       device_.end_poisoned_allocations();
       throw;
     }
+    if (std::exchange(first_call, false)) return outputs;
+    auto started = [&] {
+      std::set<int> alive;
+      for (int id : thread_ids())
+        if (!threads_before.count(id)) alive.insert(id);
+      return alive;
+    };
+    if (!started().empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (auto left = started(); !left.empty())
+        escaped_threads = Failure{"threads_escaped",
+                                  "the kernel left " + std::to_string(left.size()) +
+                                      " thread(s) it started running after it returned; work "
+                                      "must finish inside the call"};
+    }
+    return outputs;
   };
   auto check_device = [&]() -> std::optional<Failure> {
     bool fatal = false;
@@ -201,14 +224,21 @@ json::Value Evaluator::evaluate(const json::Value& request) {
     };
 
     // The signature must match what the task passes, argument by argument.
-    auto expected = expected_parameter_types(config);
+    auto expected = tasks::parameter_types(config);
     bool signature_ok = expected.size() == fn->parameter_types.size();
     for (size_t i = 0; signature_ok && i < expected.size(); ++i)
-      signature_ok = types_compatible(fn->parameter_types[i], expected[i]);
+      signature_ok = tasks::parameter_accepts(fn->parameter_types[i], expected[i]);
     if (!signature_ok)
       failure = Failure{"signature_mismatch",
                         "`" + function + "` takes (" + join(fn->parameter_types) +
-                            ") but the task passes (" + describe_parameters(config) + ")"};
+                            ") but the task passes (" + tasks::describe_parameters(config) + ")"};
+    std::vector<std::string> output_names;
+    for (const auto& o : config["outputs"].as_array()) output_names.push_back(o["name"].as_string());
+    auto compare = [&](const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want) {
+      auto cmp = compare_outputs(got, want, tolerance, output_names);
+      for (const auto& note : cmp.notes) flag("config " + std::to_string(index) + ": " + note);
+      return cmp;
+    };
 
     // An upper bound of the outputs' bytes (8 per element), to size the NaN-primed blocks.
     size_t expected_bytes = 0;
@@ -242,7 +272,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         auto reference_outputs = t->reference(config, c);
         auto expected_outputs = clone_all(reference_outputs);
         device_.synchronize();
-        auto cmp = compare_outputs(before, expected_outputs, tolerance);
+        auto cmp = compare(before, expected_outputs);
         max_abs = std::max(max_abs, cmp.max_abs_error);
         max_rel = std::max(max_rel, cmp.max_rel_error);
         if ((failure = cmp.failure)) break;
@@ -252,7 +282,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         step(where + ": candidate (after the reference)", call_timeout);
         auto after = call_poisoned(c.args, expected_bytes);
         if ((failure = check_device())) break;
-        auto cmp_after = compare_outputs(after, expected_outputs, tolerance);
+        auto cmp_after = compare(after, expected_outputs);
         max_abs = std::max(max_abs, cmp_after.max_abs_error);
         max_rel = std::max(max_rel, cmp_after.max_rel_error);
         if (cmp_after.failure) {
@@ -264,21 +294,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         }
         if ((failure = check_inputs_unchanged(c.tensors, pristine, c.tensor_names))) break;
         // 4. No thread the candidate started may outlive its call.
-        int threads = thread_count();
-        if (thread_baseline < 0) {
-          thread_baseline =
-              threads;  // after the first seed: pools made on a first call are allowed
-        } else if (threads > thread_baseline) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-          threads = thread_count();
-          if (threads > thread_baseline) {
-            failure = Failure{"threads_escaped",
-                              "the kernel left " + std::to_string(threads - thread_baseline) +
-                                  " thread(s) running after it returned; work must finish "
-                                  "inside the call"};
-            break;
-          }
-        }
+        if ((failure = escaped_threads)) break;
         ++seeds_passed;
       } catch (const std::exception& e) {
         failure = candidate_raised(e);
@@ -305,9 +321,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         cases.push_back(std::move(first));
         for (size_t k = 1; k < sets; ++k)
           cases.push_back(t->draw(config, mix_seed(base_seed + 7777 + k, index), dev));
-        std::vector<ExportedTask::PreparedCall> ref_calls;
-        for (const auto& c : cases)
-          ref_calls.push_back(t->prepare_reference(config, c, /*copy_tensors=*/false));
+        std::vector<std::function<void()>> ref_calls;
+        for (const auto& c : cases) ref_calls.push_back(t->prepare_timed_reference(config, c));
         std::vector<at::Tensor> last_outputs;
         size_t last_set = 0;
         at::NoGradGuard no_grad;
@@ -329,7 +344,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
               last_outputs = call_candidate(cases[k].args);
               last_set = k;
             },
-            [&](size_t k) { ref_calls[k].module->forward(ref_calls[k].args); }, sets, timing,
+            [&](size_t k) { ref_calls[k](); }, sets, timing,
             refresh,
             [&](double planned_s) {
               // Warm-up is done: the step's deadline now follows the work actually planned.
@@ -348,8 +363,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         // The output of a timed call is checked too.
         step("config " + std::to_string(index) + ": check the timed output", call_timeout);
         if (!failure) {
-          auto cmp =
-              compare_outputs(last_outputs, t->reference(config, cases[last_set]), tolerance);
+          auto cmp = compare(last_outputs, t->reference(config, cases[last_set]));
           if (cmp.failure) {
             failure = cmp.failure;
             failure->kind = "timed_output_mismatch";
@@ -364,7 +378,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
           t->refill(config, cases[0], mix_seed(base_seed + 999331, index));
           auto again = call_candidate(cases[0].args);
           device_.synchronize();
-          auto cmp = compare_outputs(again, t->reference(config, cases[0]), tolerance);
+          auto cmp = compare(again, t->reference(config, cases[0]));
           if (cmp.failure) {
             failure = Failure{"stale_result",
                               "after its inputs were refilled in place with new values, the kernel "

@@ -3,6 +3,8 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <c10/util/Exception.h>
 
+#include <torch/csrc/autograd/autograd.h>
+
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -14,9 +16,22 @@
 namespace kforge::worker {
 namespace {
 
-bool is_tensor_kind(const std::string& kind) {
-  return kind == "input" || kind == "parameter" || kind == "buffer" || kind == "tensor" ||
-         kind == "grad_output" || kind == "forward_arg" || kind == "forward_output";
+// Kinds of arguments drawn fresh from their distribution (the others are made from them).
+bool is_drawn_tensor(const std::string& kind) {
+  return kind == "input" || kind == "parameter" || kind == "buffer" || kind == "tensor";
+}
+
+bool is_tensor_value(const json::Value& spec) {
+  const std::string& kind = spec["kind"].as_string();
+  return !(kind == "none" || kind == "scalar" || kind == "int_list");
+}
+
+// Whether any backward argument (or element of a sequence argument) is of `kind`.
+bool uses(const json::Value& specs, const std::string& kind) {
+  for (const auto& s : specs.as_array())
+    if (s["kind"].as_string() == kind || (s.contains("elements") && uses(s["elements"], kind)))
+      return true;
+  return false;
 }
 
 std::vector<int64_t> shape_of(const json::Value& spec) {
@@ -87,32 +102,6 @@ std::vector<at::Tensor> flatten_outputs(const c10::IValue& value) {
   return out;
 }
 
-std::vector<std::string> expected_parameter_types(const json::Value& config) {
-  std::vector<std::string> types;
-  for (const auto& spec : config["args"].as_array()) {
-    const std::string& kind = spec["kind"].as_string();
-    if (kind == "none")
-      types.push_back("Tensor?");
-    else if (kind == "scalar")
-      types.push_back(spec["type"].as_string());
-    else if (kind == "int_list")
-      types.push_back("int[]");
-    else
-      types.push_back("Tensor");
-  }
-  return types;
-}
-
-std::string describe_parameters(const json::Value& config) {
-  std::string out;
-  auto types = expected_parameter_types(config);
-  for (size_t i = 0; i < types.size(); ++i) {
-    if (i) out += ", ";
-    out += config["args"][i]["name"].as_string() + ": " + types[i];
-  }
-  return out;
-}
-
 std::unique_ptr<ExportedTask> ExportedTask::load(const std::string& export_dir,
                                                  std::string& error) {
   auto parsed = json::parse_file(export_dir + "/task.json");
@@ -123,7 +112,7 @@ std::unique_ptr<ExportedTask> ExportedTask::load(const std::string& export_dir,
   auto task = std::unique_ptr<ExportedTask>(new ExportedTask);
   task->dir_ = export_dir;
   task->doc_ = std::move(*parsed.value);
-  if (task->doc_["format"].as_int() != 1) {
+  if (task->doc_["format"].as_int() != 2) {
     error = export_dir + "/task.json: unknown export format; export the task again";
     return nullptr;
   }
@@ -166,6 +155,21 @@ at::Tensor ExportedTask::draw_tensor(const json::Value& spec, uint64_t seed, at:
   return t.scalar_type() == dtype ? t : t.to(dtype);
 }
 
+c10::IValue ExportedTask::draw_value(const json::Value& spec, uint64_t seed, at::Device device) {
+  const std::string& kind = spec["kind"].as_string();
+  if (kind == "none") return {};
+  if (kind == "scalar") return scalar_value(spec);
+  if (kind == "int_list") {
+    std::vector<int64_t> v;
+    for (const auto& e : spec["value"].as_array()) v.push_back(e.as_int());
+    return c10::IValue(v);
+  }
+  if (!is_drawn_tensor(kind))
+    throw std::runtime_error("unknown argument kind '" + kind + "' for " +
+                             spec["name"].as_string());
+  return c10::IValue(draw_tensor(spec, seed, device));
+}
+
 Case ExportedTask::draw(const json::Value& config, uint64_t seed, at::Device device) {
   Case c;
   auto add_tensor = [&](const at::Tensor& t, const std::string& name) {
@@ -174,65 +178,85 @@ Case ExportedTask::draw(const json::Value& config, uint64_t seed, at::Device dev
     c.tensors.push_back(t);
     c.tensor_names.push_back(name);
   };
-  std::vector<c10::IValue> forward_args;
-  std::vector<at::Tensor> forward_outputs;
+  std::vector<at::Tensor> forward_outputs, derived;
   if (config.contains("forward_args")) {
     const auto& specs = config["forward_args"].as_array();
-    for (size_t i = 0; i < specs.size(); ++i) {
-      const auto& spec = specs[i];
-      const std::string& kind = spec["kind"].as_string();
-      if (kind == "none")
-        forward_args.emplace_back();
-      else if (kind == "scalar")
-        forward_args.push_back(scalar_value(spec));
-      else if (kind == "int_list") {
-        std::vector<int64_t> v;
-        for (const auto& e : spec["value"].as_array()) v.push_back(e.as_int());
-        forward_args.emplace_back(v);
-      } else
-        forward_args.emplace_back(draw_tensor(spec, mix_seed(seed, 1000 + i), device));
+    for (size_t i = 0; i < specs.size(); ++i)
+      c.forward_args.push_back(draw_value(specs[i], mix_seed(seed, 1000 + i), device));
+    // The upstream gradient of each output: standard normal, as randn_like(out).
+    const auto& outs = config["forward_outputs"].as_array();
+    for (size_t k = 0; k < outs.size(); ++k) {
+      auto dtype = parse_dtype(outs[k]["dtype"].as_string());
+      if (!at::isFloatingType(dtype)) {
+        c.grad_outputs.emplace_back();
+        continue;
+      }
+      auto gen = make_generator(device, mix_seed(seed, 2000 + k));
+      auto draw_type = dtype == at::kDouble ? at::kDouble : at::kFloat;
+      auto g = at::empty(shape_of(outs[k]), at::TensorOptions().dtype(draw_type).device(device))
+                   .normal_(0.0, 1.0, gen);
+      c.grad_outputs.push_back(g.scalar_type() == dtype ? g : g.to(dtype));
     }
-    bool needs_outputs = false;
-    for (const auto& spec : config["args"].as_array())
-      needs_outputs |= spec["kind"].as_string() == "forward_output";
-    if (needs_outputs) {
-      at::NoGradGuard no_grad;
-      auto call = prepare(config["forward_reference"], config["forward_args"], forward_args, true);
-      forward_outputs = flatten_outputs(call.module->forward(call.args));
+    at::NoGradGuard no_grad;
+    if (uses(config["args"], "forward_output"))
+      forward_outputs = call(config["forward_reference"], config["forward_args"], c.forward_args,
+                             /*copy_tensors=*/true);
+    if (config.contains("prelude")) {
+      // The tensors AutogradFunction computes for backward_fn (a saved mean, a scaled gradient).
+      const auto& prelude = config["prelude"];
+      std::vector<c10::IValue> inputs;
+      for (const auto& i : prelude["forward_args"].as_array())
+        inputs.emplace_back(c.forward_args.at(static_cast<size_t>(i.as_int())).toTensor().clone());
+      for (const auto& k : prelude["grad_outputs"].as_array())
+        inputs.emplace_back(c.grad_outputs.at(static_cast<size_t>(k.as_int())).clone());
+      derived = flatten_outputs(module(prelude["file"].as_string()).forward(inputs));
     }
   }
+  // A tensor made from the drawn values, for a backward argument of kind forward_arg,
+  // grad_output, forward_output or derived.
+  auto made = [&](const json::Value& spec) -> at::Tensor {
+    const std::string& kind = spec["kind"].as_string();
+    const auto index = static_cast<size_t>(spec["index"].as_int());
+    if (kind == "forward_arg") return c.forward_args.at(index).toTensor();
+    if (kind == "grad_output") return c.grad_outputs.at(index);
+    if (kind == "forward_output") return forward_outputs.at(index);
+    if (kind == "derived") return derived.at(index);
+    throw std::runtime_error("unknown argument kind '" + kind + "' for " +
+                             spec["name"].as_string());
+  };
   const auto& specs = config["args"].as_array();
   for (size_t i = 0; i < specs.size(); ++i) {
     const auto& spec = specs[i];
     const std::string& kind = spec["kind"].as_string();
     const std::string& name = spec["name"].as_string();
-    if (kind == "none") {
-      c.args.emplace_back();
-    } else if (kind == "scalar") {
-      c.args.push_back(scalar_value(spec));
-    } else if (kind == "int_list") {
-      std::vector<int64_t> v;
-      for (const auto& e : spec["value"].as_array()) v.push_back(e.as_int());
-      c.args.emplace_back(v);
-    } else if (kind == "forward_arg") {
-      c.args.push_back(forward_args.at(spec["index"].as_int()));
+    if (kind == "tensor_list") {
+      c10::List<at::Tensor> list;
+      for (const auto& element : spec["elements"].as_array()) {
+        list.push_back(made(element));
+        add_tensor(list.get(list.size() - 1), element["name"].as_string());
+      }
+      c.args.emplace_back(std::move(list));
+    } else if (!is_tensor_value(spec) || is_drawn_tensor(kind)) {
+      c.args.push_back(draw_value(spec, mix_seed(seed, i), device));
       if (c.args.back().isTensor()) add_tensor(c.args.back().toTensor(), name);
-    } else if (kind == "forward_output") {
-      c.args.emplace_back(forward_outputs.at(spec["index"].as_int()));
-      add_tensor(c.args.back().toTensor(), name);
-    } else if (is_tensor_kind(kind)) {
-      auto t = draw_tensor(spec, mix_seed(seed, i), device);
-      c.args.emplace_back(t);
-      add_tensor(t, name);
     } else {
-      throw std::runtime_error("unknown argument kind '" + kind + "' for " + name);
+      c.args.emplace_back(made(spec));
+      add_tensor(c.args.back().toTensor(), name);
     }
   }
   return c;
 }
 
 void ExportedTask::refill(const json::Value& config, Case& c, uint64_t seed) {
-  Case fresh = draw(config, seed, c.tensors.empty() ? at::Device(at::kCPU) : c.tensors[0].device());
+  at::Device device = c.tensors.empty() ? at::Device(at::kCPU) : c.tensors[0].device();
+  Case fresh = draw(config, seed, device);
+  // The forward arguments and gradients first: the reference is computed from them, and
+  // arguments made from them (forward outputs, derived tensors) come fresh with `tensors`.
+  for (size_t i = 0; i < c.forward_args.size() && i < fresh.forward_args.size(); ++i)
+    if (c.forward_args[i].isTensor())
+      c.forward_args[i].toTensor().copy_(fresh.forward_args[i].toTensor());
+  for (size_t k = 0; k < c.grad_outputs.size() && k < fresh.grad_outputs.size(); ++k)
+    if (c.grad_outputs[k].defined()) c.grad_outputs[k].copy_(fresh.grad_outputs[k]);
   for (size_t i = 0; i < c.tensors.size() && i < fresh.tensors.size(); ++i)
     c.tensors[i].copy_(fresh.tensors[i]);
 }
@@ -247,32 +271,106 @@ torch::jit::Module& ExportedTask::module(const std::string& file) {
   return it->second;
 }
 
-ExportedTask::PreparedCall ExportedTask::prepare(const json::Value& reference,
-                                                 const json::Value& specs,
-                                                 const std::vector<c10::IValue>& args,
-                                                 bool copy_tensors) {
-  std::vector<c10::IValue> call;
+std::vector<at::Tensor> ExportedTask::call(const json::Value& reference, const json::Value& specs,
+                                           const std::vector<c10::IValue>& args,
+                                           bool copy_tensors) {
+  std::vector<c10::IValue> inputs;
   bool tensors_only = reference["call"].as_string() == "tensor_args";
   const auto& list = specs.as_array();
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& kind = list[i]["kind"].as_string();
-    bool is_tensor = !(kind == "none" || kind == "scalar" || kind == "int_list");
-    if (tensors_only && !is_tensor) continue;
-    call.push_back(copy_tensors && args[i].isTensor() ? c10::IValue(args[i].toTensor().clone())
-                                                      : args[i]);
+    if (tensors_only && !is_tensor_value(list[i])) continue;
+    inputs.push_back(copy_tensors && args[i].isTensor() ? c10::IValue(args[i].toTensor().clone())
+                                                        : args[i]);
   }
-  return {&module(reference["file"].as_string()), std::move(call)};
+  return flatten_outputs(module(reference["file"].as_string()).forward(inputs));
 }
 
-ExportedTask::PreparedCall ExportedTask::prepare_reference(const json::Value& config, const Case& c,
-                                                           bool copy_tensors) {
-  return prepare(config["reference"], config["args"], c.args, copy_tensors);
+/// The forward reference run with autograd recording, on copies of the case's forward
+/// arguments; the ones that require grad in the task are the leaves.
+struct ExportedTask::Graph {
+  std::vector<at::Tensor> outputs, grad_outputs;  ///< the outputs that require grad
+  std::vector<at::Tensor> leaves;
+  std::vector<size_t> leaf_of_arg;  ///< per forward argument: its leaf index, or SIZE_MAX
+};
+
+ExportedTask::Graph ExportedTask::forward_graph(const json::Value& config, const Case& c) {
+  at::AutoGradMode grad_mode(true);
+  Graph g;
+  const auto& specs = config["forward_args"].as_array();
+  std::vector<c10::IValue> args;
+  for (size_t i = 0; i < c.forward_args.size(); ++i) {
+    g.leaf_of_arg.push_back(SIZE_MAX);
+    if (!c.forward_args[i].isTensor()) {
+      args.push_back(c.forward_args[i]);
+      continue;
+    }
+    auto t = c.forward_args[i].toTensor().detach().clone();
+    if (specs[i]["requires_grad"].as_bool(false)) {
+      t.requires_grad_(true);
+      g.leaf_of_arg.back() = g.leaves.size();
+      g.leaves.push_back(t);
+    }
+    args.emplace_back(t);
+  }
+  auto outputs = call(config["forward_reference"], config["forward_args"], args, false);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (!outputs[k].requires_grad() || k >= c.grad_outputs.size() || !c.grad_outputs[k].defined())
+      continue;
+    g.outputs.push_back(outputs[k]);
+    g.grad_outputs.push_back(c.grad_outputs[k].clone());
+  }
+  return g;
+}
+
+std::vector<at::Tensor> ExportedTask::gradients(const json::Value& config, const Case& c,
+                                                Graph& g) {
+  std::vector<at::Tensor> grads;
+  if (!g.outputs.empty() && !g.leaves.empty())
+    grads = torch::autograd::grad(g.outputs, g.leaves, g.grad_outputs, /*retain_graph=*/false,
+                                  /*create_graph=*/false, /*allow_unused=*/true);
+  std::vector<at::Tensor> expected;
+  for (const auto& o : config["outputs"].as_array()) {
+    const int64_t i = o["gradient_of"].as_int(-1);
+    if (i < 0 || !o["checked"].as_bool(true) || g.leaf_of_arg.at(static_cast<size_t>(i)) == SIZE_MAX) {
+      expected.emplace_back();  // not checked
+      continue;
+    }
+    const size_t leaf = g.leaf_of_arg[static_cast<size_t>(i)];
+    // An argument the output does not depend on has a zero gradient.
+    expected.push_back(leaf < grads.size() && grads[leaf].defined()
+                           ? grads[leaf]
+                           : at::zeros_like(c.forward_args[static_cast<size_t>(i)].toTensor()));
+  }
+  return expected;
 }
 
 std::vector<at::Tensor> ExportedTask::reference(const json::Value& config, const Case& c) {
+  if (config["reference"].contains("autograd_of")) {
+    auto graph = forward_graph(config, c);
+    return gradients(config, c, graph);
+  }
   at::NoGradGuard no_grad;
-  auto call = prepare_reference(config, c, /*copy_tensors=*/true);
-  return flatten_outputs(call.module->forward(call.args));
+  return call(config["reference"], config["args"], c.args, /*copy_tensors=*/true);
+}
+
+std::function<void()> ExportedTask::prepare_timed_reference(const json::Value& config,
+                                                            const Case& c) {
+  if (config["reference"].contains("autograd_of")) {
+    // Only the backward pass is timed, as robust-kbench times `out.backward(grad)`.
+    auto g = std::make_shared<Graph>(forward_graph(config, c));
+    return [g] {
+      if (!g->outputs.empty() && !g->leaves.empty())
+        torch::autograd::grad(g->outputs, g->leaves, g->grad_outputs, /*retain_graph=*/true,
+                              /*create_graph=*/false, /*allow_unused=*/true);
+    };
+  }
+  torch::jit::Module* m = &module(config["reference"]["file"].as_string());
+  std::vector<c10::IValue> inputs;
+  bool tensors_only = config["reference"]["call"].as_string() == "tensor_args";
+  const auto& specs = config["args"].as_array();
+  for (size_t i = 0; i < c.args.size(); ++i)
+    if (!tensors_only || is_tensor_value(specs[i])) inputs.push_back(c.args[i]);
+  return [m, inputs] { m->forward(inputs); };
 }
 
 }  // namespace kforge::worker

@@ -1,6 +1,9 @@
 // The cases of an exported task: for a config and a seed, fresh inputs and weights drawn from the
-// distributions the exporter found (and, for backward, the forward outputs and output gradients
-// that backward_fn takes), and the TorchScript reference that computes the expected outputs.
+// distributions the exporter found, and the reference that computes the expected outputs. For a
+// backward config a case also holds the forward function's arguments and the output gradients;
+// the candidate's arguments are made from them (saved tensors, forward outputs, tensors the
+// task's AutogradFunction computes, tuples of these), and the expected outputs are the gradients
+// autograd computes through the forward reference, in the order the candidate returns them.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -8,6 +11,7 @@
 #include <torch/script.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,11 +26,11 @@ struct Case {
   std::vector<c10::IValue> args;
   std::vector<at::Tensor> tensors;
   std::vector<std::string> tensor_names;
+  /// Backward only: the forward function's arguments and the gradient of each forward output
+  /// (undefined for outputs that are not floating point).
+  std::vector<c10::IValue> forward_args;
+  std::vector<at::Tensor> grad_outputs;
 };
-
-/// What the exported config says a candidate's function must accept, as registry type names.
-std::vector<std::string> expected_parameter_types(const json::Value& config);
-std::string describe_parameters(const json::Value& config);
 
 class ExportedTask {
  public:
@@ -40,21 +44,23 @@ class ExportedTask {
   Case draw(const json::Value& config, uint64_t seed, at::Device device);
   /// Refills the tensors of a case in place with values of another seed (same storage).
   void refill(const json::Value& config, Case& c, uint64_t seed);
-  /// Runs the reference of `config` on (copies of) the case's arguments.
+  /// The expected outputs for a case, computed on copies of its tensors. An output the task
+  /// does not check (the gradient of an argument that needs none) is an undefined tensor.
   std::vector<at::Tensor> reference(const json::Value& config, const Case& c);
-
-  /// The reference module and its argument list for a case, without copies (for timing).
-  struct PreparedCall {
-    torch::jit::Module* module;
-    std::vector<c10::IValue> args;
-  };
-  PreparedCall prepare_reference(const json::Value& config, const Case& c, bool copy_tensors);
+  /// The reference's work for timing, ready to be repeated: the forward function on the case's
+  /// own tensors, or for backward autograd's backward pass through a graph built once.
+  std::function<void()> prepare_timed_reference(const json::Value& config, const Case& c);
 
  private:
+  struct Graph;  // a forward pass recorded by autograd, and what to differentiate
   at::Tensor draw_tensor(const json::Value& spec, uint64_t seed, at::Device device);
+  c10::IValue draw_value(const json::Value& spec, uint64_t seed, at::Device device);
   torch::jit::Module& module(const std::string& file);
-  PreparedCall prepare(const json::Value& reference, const json::Value& specs,
-                       const std::vector<c10::IValue>& args, bool copy_tensors);
+  std::vector<at::Tensor> call(const json::Value& reference, const json::Value& specs,
+                               const std::vector<c10::IValue>& args, bool copy_tensors);
+  Graph forward_graph(const json::Value& config, const Case& c);
+  /// The expected outputs of a backward config: autograd's gradients, in the candidate's order.
+  std::vector<at::Tensor> gradients(const json::Value& config, const Case& c, Graph& graph);
   std::string dir_;
   json::Value doc_;
   std::map<std::string, torch::jit::Module> modules_;

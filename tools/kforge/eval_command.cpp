@@ -222,6 +222,11 @@ int run_eval(const std::vector<std::string>& argv) {
     return infrastructure("the task " + a.task + " has no " + direction + " direction (no func_" +
                           direction + ".py)");
   }
+  if (dir.contains("error")) {
+    if (!a.json) std::cout << "\n";
+    return infrastructure("the " + direction + " direction of " + a.task +
+                          " cannot be exported: " + dir["error"].as_string());
+  }
   if (!a.json) {
     std::cout << " done\n";
     std::set<std::string> warnings;

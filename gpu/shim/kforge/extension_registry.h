@@ -21,7 +21,7 @@ namespace kforge::ext {
 constexpr int kAbiVersion = 1;
 
 /// A function a candidate registered: its name, the kforge type names of its parameters
-/// ("Tensor", "Tensor?", "float", "int", "bool", "int[]") and an adapter that calls it.
+/// ("Tensor", "Tensor?", "Tensor[]", "float", "int", "bool", "int[]") and an adapter that calls it.
 struct Function {
   std::string name;
   std::vector<std::string> parameter_types;
@@ -41,9 +41,41 @@ struct Module {
 };
 
 namespace detail {
-
 template <class T>
 struct param;  // IValue -> C++ argument, and the kforge type name
+}  // namespace detail
+
+/// A Python value as pybind11 hands it to a function: what `py::object`, `py::tuple` and
+/// `py::list` parameters receive. A robust-kbench backward may pass a tuple such as
+/// `ctx.saved_tensors` as one argument; its elements are read with `size()`, `[i]` and
+/// `cast<T>()` as in pybind11.
+class Object {
+ public:
+  Object() = default;
+  explicit Object(c10::IValue value) : value_(std::move(value)) {}
+  template <class T>
+  T cast() const {
+    return detail::param<T>::get(value_);
+  }
+  size_t size() const {
+    if (value_.isTensorList()) return value_.toTensorList().size();
+    if (value_.isTuple()) return value_.toTupleRef().elements().size();
+    if (value_.isList()) return value_.toListRef().size();
+    TORCH_CHECK(false, "kforge: size() of a ", value_.tagKind(), ", which is not a sequence");
+  }
+  Object operator[](size_t i) const {
+    TORCH_CHECK(i < size(), "kforge: index ", i, " of a sequence of ", size());
+    if (value_.isTensorList()) return Object(value_.toTensorList().get(i));
+    if (value_.isTuple()) return Object(value_.toTupleRef().elements()[i]);
+    return Object(value_.toListRef()[i]);
+  }
+  const c10::IValue& ivalue() const { return value_; }
+
+ private:
+  c10::IValue value_;
+};
+
+namespace detail {
 
 template <>
 struct param<at::Tensor> {
@@ -93,6 +125,23 @@ template <>
 struct param<at::IntArrayRef> {
   static constexpr const char* type = "int[]";
   static std::vector<int64_t> get(const c10::IValue& v) { return v.toIntVector(); }
+};
+
+// Sequences of tensors: the task passes a list (a tuple in Python).
+template <>
+struct param<std::vector<at::Tensor>> {
+  static constexpr const char* type = "Tensor[]";
+  static std::vector<at::Tensor> get(const c10::IValue& v) { return v.toTensorVector(); }
+};
+template <>
+struct param<at::TensorList> {
+  static constexpr const char* type = "Tensor[]";
+  static std::vector<at::Tensor> get(const c10::IValue& v) { return v.toTensorVector(); }
+};
+template <>
+struct param<Object> {
+  static constexpr const char* type = "Tensor[]";
+  static Object get(const c10::IValue& v) { return Object(v); }
 };
 
 template <class T>

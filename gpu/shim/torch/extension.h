@@ -27,6 +27,18 @@ struct arg {
 };
 using module = kforge::ext::Module;
 using module_ = kforge::ext::Module;
+// Parameters of these types receive a sequence (a backward's saved tensors); see ext::Object.
+using object = kforge::ext::Object;
+using handle = object;
+using tuple = object;
+using list = object;
+template <class T>
+T cast(const kforge::ext::Object& o) {
+  return o.cast<T>();
+}
+inline size_t len(const kforge::ext::Object& o) {
+  return o.size();
+}
 }  // namespace pybind11
 namespace py = pybind11;
 
