@@ -35,7 +35,9 @@ proposer_actor::behavior_type builtin_proposer_impl(
         auto p = builtin::propose_builtin(b);
         if (!p.ok) {
           st.stats.finished(p.exhausted ? std::string() : p.error);
-          return make_error(p.exhausted ? error_code::exhausted : error_code::proposer_failure,
+          return make_error(p.exhausted     ? error_code::exhausted
+                            : p.unsupported ? error_code::unsupported_target
+                                            : error_code::proposer_failure,
                             r.tgt.key() + ": " + p.error);
         }
         st.stats.finished();

@@ -41,6 +41,7 @@ void fail(self_ptr self, const std::string& why);
 void charge(self_ptr self, int64_t n, const std::vector<llm_call>& calls);
 void compile(self_ptr self, int64_t n, bool record);
 void profile(self_ptr self, int64_t n, eval_result result);
+void end_target(self_ptr self, size_t t, const std::string& kind, const std::string& reason);
 
 /// Archives the event, then passes it to the listener: nothing is reported before it is kept.
 void emit(self_ptr self, const std::string& kind, json::Value detail) {
@@ -83,6 +84,7 @@ experiment_status progress(self_ptr self) {
         b.best_strategy = st.candidates[n].strategy;
       }
     }
+    if (t < st.ended.size()) b.ended = st.ended[t];
     s.targets.push_back(b);
   }
   s.last_error = st.last_error;
@@ -305,15 +307,23 @@ void compile(self_ptr self, int64_t n, bool record) {
       .then(
           [self, n, record](compile_result& r) {
             auto next = [self, n, r] {
+              auto& st = self->state;
+              const size_t t = st.population.members().at(n).target;
               if (!r.ok) {
-                ++self->state.rejected;
+                ++st.rejected;
                 json::Value d;
-                d.set("sequence", n).set("candidate", self->state.candidates[n].id);
+                d.set("sequence", n).set("candidate", st.candidates[n].id);
                 d.set("reason", r.error);
                 emit(self, "compile_failed", d);
-                self->state.failures[n] = {"compile", r.log.empty() ? r.error : r.log};
+                st.failures[n] = {"compile", r.log.empty() ? r.error : r.log};
+                const int limit = st.cfg.spec.abandon_after_compile_failures;
+                if (limit > 0 && ++st.compile_failures[t] >= limit)
+                  end_target(self, t, "target_abandoned",
+                             std::to_string(st.compile_failures[t]) +
+                                 " candidates in a row failed to compile; the last: " + r.error);
                 finish(self, n, false, 0);
               } else {
+                st.compile_failures[t] = 0;
                 when_running(self, [self, n, r] { evaluate(self, n, r); });
               }
             };
@@ -558,7 +568,8 @@ proposal_decision decide(self_ptr self, int64_t n, size_t t) {
   d.target_key = st.targets[t].key();
   std::vector<search::Arm> arms;
   for (const auto& p : spec.proposers)
-    if (!st.disabled.count(p.name)) arms.push_back({p.name, p.weight});
+    if (!st.disabled.count(p.name) && !st.unable[t].count(p.name))
+      arms.push_back({p.name, p.weight});
   search::tally(arms, st.population.visible_all(n));
   search::RandomStream ensemble(
       search::derive_seed(spec.seed, "ensemble", static_cast<uint64_t>(n)));
@@ -649,6 +660,19 @@ void drop_target(self_ptr self, size_t t) {
     it = it->second.target == t && !it->second.in_flight ? st.pending.erase(it) : std::next(it);
 }
 
+/// Target t gets no more proposals (`kind`: target_failed, target_exhausted, target_abandoned);
+/// the experiment goes on with the others.
+void end_target(self_ptr self, size_t t, const std::string& kind, const std::string& reason) {
+  auto& st = self->state;
+  if (!st.ended[t].empty()) return;
+  st.ended[t] = reason;
+  (kind == "target_exhausted" ? st.exhausted : st.abandoned)[t] = true;
+  drop_target(self, t);
+  json::Value ev;
+  ev.set("target", st.targets[t].key()).set("reason", reason);
+  emit(self, kind, ev);
+}
+
 /// Proposal n came back without a candidate (`kind` says why): retry it, disable its proposer,
 /// or fail the experiment.
 void proposal_failed(self_ptr self, int64_t n, const std::string& proposer, const std::string& kind,
@@ -664,9 +688,20 @@ void proposal_failed(self_ptr self, int64_t n, const std::string& proposer, cons
   if (kind == "offline_miss") return fail(self, reason);
   if (kind == "exhausted") {
     st.pending.erase(n);
-    st.exhausted[t] = true;
-    drop_target(self, t);
-    emit(self, "target_exhausted", ev);
+    end_target(self, t, "target_exhausted", "every variant was tried");
+  } else if (kind == "unsupported") {
+    // The proposer cannot write this target at all: asking again cannot help. The others may.
+    st.unable[t].insert(proposer);
+    bool someone_can = false;
+    for (const auto& spec : st.cfg.spec.proposers)
+      someone_can |= !st.disabled.count(spec.name) && !st.unable[t].count(spec.name);
+    if (someone_can) {
+      p.decision.reset();
+      emit(self, "proposer_unsupported", ev);
+    } else {
+      st.pending.erase(n);
+      end_target(self, t, "target_abandoned", "no proposer can write it: " + reason);
+    }
   } else if (kind == "money" || kind == "auth") {
     // The key or the account is spent: no retry helps; the other proposers go on, and this
     // proposal is decided again among them.
@@ -675,9 +710,9 @@ void proposal_failed(self_ptr self, int64_t n, const std::string& proposer, cons
     emit(self, "proposer_disabled", ev);
   } else if (++st.proposer_failures[t] >= kProposerFailuresBeforeAbandoning) {
     st.pending.erase(n);
-    st.abandoned[t] = true;
-    drop_target(self, t);
-    emit(self, "target_abandoned", ev);
+    end_target(self, t, "target_abandoned",
+               "the proposer failed " + std::to_string(st.proposer_failures[t]) +
+                   " times in a row: " + reason);
   } else {
     ++p.attempts;  // the next try draws another sample of the same request
     // A rejected reply is asked again at once; a failed call after a back-off: 1 s, 2 s ... 60 s.
@@ -792,9 +827,13 @@ bool send(self_ptr self, int64_t n) {
                 .then(handle, [self](caf::error& e) { fail(self, "archive: " + describe(e)); });
           },
           [self, n, d](caf::error& e) {
-            const bool exhausted = e.category() == error_category &&
-                                   e.code() == static_cast<uint8_t>(error_code::exhausted);
-            proposal_failed(self, n, d.proposer, exhausted ? "exhausted" : "proposer_error",
+            auto is = [&](error_code c) {
+              return e.category() == error_category && e.code() == static_cast<uint8_t>(c);
+            };
+            proposal_failed(self, n, d.proposer,
+                            is(error_code::exhausted)            ? "exhausted"
+                            : is(error_code::unsupported_target) ? "unsupported"
+                                                                 : "proposer_error",
                             describe(e));
           });
   return true;
@@ -952,7 +991,9 @@ void ask_devices(self_ptr self) {
   auto& st = self->state;
   auto pending = std::make_shared<int>(0);
   std::vector<std::string> keys;
-  for (const auto& t : st.targets) {
+  for (size_t i = 0; i < st.targets.size(); ++i) {
+    if (!st.ended[i].empty()) continue;
+    const auto& t = st.targets[i];
     auto key = evaluator_key(t.backend, t.device);
     if (!st.stages.evaluators.count(key)) {
       std::string have;
@@ -992,15 +1033,22 @@ void export_tasks(self_ptr self) {
               auto& st = self->state;
               const auto& spec = st.cfg.spec;
               // Targets on cuda go to the GPUs in turn; a target stays on one GPU, so its
-              // candidates are timed on the same device.
+              // candidates are timed on the same device. A task or direction that cannot be
+              // exported gives targets that end at once with the reason; the others go on.
               int gpus = 0, next_gpu = 0;
               while (st.stages.evaluators.count(evaluator_key("cuda", gpus))) ++gpus;
+              std::vector<std::string> failed;  // per target: why it cannot start
               for (size_t k = 0; k < spec.tasks.size(); ++k) {
                 const auto& e = (*results)[k];
-                if (!e.ok) return fail(self, "exporting " + spec.tasks[k] + ": " + e.error);
                 for (const auto& direction : spec.directions) {
-                  if (std::find(e.directions.begin(), e.directions.end(), direction) ==
-                      e.directions.end()) {
+                  std::string why;
+                  if (!e.ok) {
+                    why = "the task cannot be exported: " + e.error;
+                  } else if (auto f = e.failed_directions.find(direction);
+                             f != e.failed_directions.end()) {
+                    why = "the " + direction + " direction cannot be exported: " + f->second;
+                  } else if (std::find(e.directions.begin(), e.directions.end(), direction) ==
+                             e.directions.end()) {
                     json::Value d;
                     d.set("task", spec.tasks[k]).set("direction", direction);
                     emit(self, "direction_missing", d);
@@ -1012,20 +1060,33 @@ void export_tasks(self_ptr self) {
                     t.task_dir = spec.tasks[k];
                     t.direction = direction;
                     t.backend = backend;
-                    if (backend == "cuda" && gpus > 0) t.device = next_gpu++ % gpus;
+                    if (backend == "cuda" && gpus > 0 && why.empty()) t.device = next_gpu++ % gpus;
                     t.config_set = spec.config_set != "auto" ? spec.config_set
                                    : backend == "cuda"       ? "multi"
                                                              : "single";
                     st.targets.push_back(t);
-                    st.export_dirs.push_back(e.export_dir);
+                    st.export_dirs.push_back(why.empty() ? e.export_dir : std::string());
+                    failed.push_back(why);
                   }
                 }
               }
               if (st.targets.empty())
                 return fail(self, "no task has any of the configured directions");
-              st.exhausted.assign(st.targets.size(), false);
-              st.abandoned.assign(st.targets.size(), false);
-              st.proposer_failures.assign(st.targets.size(), 0);
+              const size_t n = st.targets.size();
+              st.exhausted.assign(n, false);
+              st.abandoned.assign(n, false);
+              st.ended.assign(n, std::string());
+              st.unable.assign(n, {});
+              st.proposer_failures.assign(n, 0);
+              st.compile_failures.assign(n, 0);
+              std::string reasons;
+              for (size_t t = 0; t < n; ++t) {
+                if (failed[t].empty()) continue;
+                end_target(self, t, "target_failed", failed[t]);
+                reasons += (reasons.empty() ? "" : "; ") + st.targets[t].key() + ": " + failed[t];
+              }
+              if (std::all_of(failed.begin(), failed.end(), [](auto& f) { return !f.empty(); }))
+                return fail(self, "no target can start: " + reasons);
               ask_devices(self);
             },
             [self, i](caf::error& e) {

@@ -71,7 +71,10 @@ struct coordinator_state {
   std::map<int64_t, candidate_record> candidates;  ///< by sequence
   std::map<int64_t, std::string> compile_logs;     ///< of correct candidates until profiled
   std::vector<bool> exhausted, abandoned;
+  std::vector<std::string> ended;  ///< per target: why it gets no more proposals ("" while it may)
+  std::vector<std::set<std::string>> unable;  ///< per target: proposers that cannot write it
   std::vector<int> proposer_failures;
+  std::vector<int> compile_failures;  ///< per target: its latest candidates that did not compile
   std::map<std::string, llm_model_actor> llm_proposers;  ///< by name, this experiment's own
   std::map<std::string, llm_model_actor> llm_verifiers;  ///< by name
   std::set<std::string> disabled;                        ///< proposers whose key or money is spent

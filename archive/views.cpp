@@ -47,8 +47,22 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   struct Tally {
     int64_t candidates = 0, finished = 0, correct = 0;
     const Progress* best = nullptr;
+    std::string ended;  // why it got no more proposals, from its event
   };
   std::map<std::string, Tally> targets;
+  // Targets that ended (failed to export, abandoned, exhausted) are listed with their reason,
+  // also those that never had a candidate.
+  for (const auto& ev : a.history(experiment_id)) {
+    if (ev.kind != "target_failed" && ev.kind != "target_abandoned" &&
+        ev.kind != "target_exhausted")
+      continue;
+    auto d = json::parse(ev.detail_json);
+    if (!d.value || (*d.value)["target"].as_string().empty()) continue;
+    std::string reason = (*d.value)["reason"].as_string();
+    if (reason.empty()) reason = ev.kind == "target_exhausted" ? "every variant was tried" : "";
+    targets[(*d.value)["target"].as_string()].ended =
+        (ev.kind == "target_failed" ? "failed: " : ev.kind == "target_abandoned" ? "abandoned: " : "exhausted: ") + reason;
+  }
   auto progress = a.progress(experiment_id);
   int64_t finished = 0, correct = 0;
   for (const auto& p : progress) {
@@ -71,6 +85,7 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
     json::Value r;
     r.set("target", key).set("candidates", t.candidates).set("finished", t.finished);
     r.set("correct", t.correct);
+    if (!t.ended.empty()) r.set("ended", t.ended);
     if (t.best) {
       r.set("best_candidate", t.best->candidate.id).set("best_speedup", t.best->geomean_speedup);
       r.set("best_strategy", t.best->candidate.strategy);

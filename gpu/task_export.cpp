@@ -43,8 +43,14 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
   if (!result.ok()) {
     std::string output = result.output;
     while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
-    info.error =
-        "exporting " + task_dir + " " + result.describe() + (output.empty() ? "" : ":\n" + output);
+    // Exit 1 is the exporter's own verdict on the task, a message that says what and where;
+    // anything else (a crash, a timeout, no torch) is reported with how the exporter ended.
+    const std::string prefix = "export failed: ";
+    if (result.exit_code == 1 && output.rfind(prefix, 0) == 0)
+      info.error = output.substr(prefix.size());
+    else
+      info.error = "exporting " + task_dir + " " + result.describe() +
+                   (output.empty() ? "" : ":\n" + output);
     return info;
   }
   // The export folder is the last line the exporter printed.

@@ -413,12 +413,13 @@ struct target_best {
   int64_t best_candidate = 0;  ///< 0: none correct yet
   double best_speedup = 0;     ///< geometric mean over the configs
   std::string best_strategy;
+  std::string ended;  ///< why the target gets no more proposals, once it does not
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, target_best& x) {
   return f(caf::meta::type_name("target_best"), x.target_key, x.candidates, x.correct,
-           x.best_candidate, x.best_speedup, x.best_strategy);
+           x.best_candidate, x.best_speedup, x.best_strategy, x.ended);
 }
 
 /// Where an experiment stands: the console's row for it.

@@ -271,6 +271,7 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
       sr.number("fix_probability", s.fix_probability, 0);
       if (s.fix_probability > 1) sr.error("fix_probability", "must be between 0 and 1");
       sr.integer("context_size", s.context_size, 0, 32);
+      sr.integer("abandon_after_compile_failures", s.abandon_after_compile_failures, 0, 100000);
     }
   }
   if (s.name.empty() && !s.tasks.empty()) {
@@ -331,7 +332,8 @@ json::Value ExperimentSpec::to_json() const {
       .set("pipeline_depth", pipeline_depth)
       .set("proposals_in_flight", proposals_in_flight)
       .set("fix_probability", fix_probability)
-      .set("context_size", context_size);
+      .set("context_size", context_size)
+      .set("abandon_after_compile_failures", abandon_after_compile_failures);
   doc.set("budget", budget).set("policy", policy).set("evaluation", evaluation);
   doc.set("search", search);
   if (replay_of) doc.set("replay_of", replay_of);

@@ -92,6 +92,8 @@ struct ExperimentSpec {
   /// Chance that an LLM proposal repairs the latest visible failed candidate instead.
   double fix_probability = 0.25;
   int32_t context_size = 4;  ///< kernels of the optimise prompt's context (top-k)
+  /// A target whose last this many candidates all failed to compile is abandoned (0: never).
+  int32_t abandon_after_compile_failures = 12;
 
   // replay
   /// Follow the recorded decisions of this experiment (0: decide afresh): with its replies in the

@@ -33,22 +33,33 @@ const char* kTaskJson = R"({"format": 1, "task": "softmax", "directions": {"forw
    "outputs": [{"dtype": "float32", "shape": [4, 8]}],
    "reference": {"file": "forward_fn.pt", "call": "all_args", "ops": ["aten::softmax"]}}]}}})";
 
-compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string export_dir) {
+/// Compiles everything (or, `failing`, nothing) at once; exports to `export_dir`.
+compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string export_dir,
+                                            bool failing) {
   return {
       [](status_atom) {
         actor_status s;
         s.name = "compiler";
         return s;
       },
-      [](compile_atom, compile_request& r) {
+      [failing](compile_atom, compile_request& r) {
         compile_result out;
         out.candidate_id = r.candidate_id;
-        out.ok = true;
+        out.ok = !failing;
+        if (failing) out.error = "error: expected ';' before '}'";
         out.library_path = gpu::sha256_hex(r.source);  // the evaluator's verdict follows from it
         out.log = "fake compile";
         return out;
       },
-      [export_dir](export_atom, export_request&) {
+      [export_dir](export_atom, export_request& r) {
+        // Task folders named for what goes wrong: "broken" cannot be exported; "cumsum" exports
+        // a task no built-in template implements.
+        const auto name = fs::path(r.task_dir).filename().string();
+        if (name == "broken")
+          return export_result{false, "", {}, {}, "Model(**{'kernel_size': 2}) failed"};
+        if (name == "cumsum")
+          return export_result{true, (fs::path(export_dir).parent_path() / "export_cumsum").string(),
+                               {"forward"}, {}, ""};
         return export_result{true, export_dir, {"forward"}, {}, ""};
       },
   };
@@ -154,6 +165,10 @@ class ActorTest : public testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "export");
     std::ofstream(dir_ / "export" / "task.json") << kTaskJson;
+    fs::create_directories(dir_ / "export_cumsum");
+    std::string cumsum = kTaskJson;
+    cumsum.replace(cumsum.find("aten::softmax"), 13, "aten::cumsum");
+    std::ofstream(dir_ / "export_cumsum" / "task.json") << cumsum;
   }
   void TearDown() override {
     stop_system();
@@ -193,10 +208,11 @@ class ActorTest : public testing::Test {
     return h;
   }
 
-  stage_handles stages(bool deferred, bool failing_proposer_instead = false) {
+  stage_handles stages(bool deferred, bool failing_proposer_instead = false,
+                       bool failing_compiler = false) {
     stage_handles s;
     s.archive = keep(sys_->spawn(archive_actor_impl, db_));
-    s.compiler = keep(sys_->spawn(fake_compiler, (dir_ / "export").string()));
+    s.compiler = keep(sys_->spawn(fake_compiler, (dir_ / "export").string(), failing_compiler));
     s.verifier = keep(sys_->spawn(verifier_impl));
     s.profiler = keep(sys_->spawn(profiler_impl));
     s.proposers["builtin"] = failing_proposer_instead ? keep(sys_->spawn(failing_proposer))
@@ -387,6 +403,65 @@ TEST_F(ActorTest, AFailingProposerIsBackedOffThenAbandoned) {
   ASSERT_NE(first_retry, history.end());
   EXPECT_NE(first_retry->detail_json.find("\"kind\":\"proposer_error\""), std::string::npos);
   EXPECT_NE(first_retry->detail_json.find("\"retry_in_seconds\":1"), std::string::npos);
+}
+
+TEST_F(ActorTest, ATargetNoProposerCanWriteIsAbandonedAtOnceAndTheOthersGoOn) {
+  start_system();
+  start(spec(4, 2, "cpu", "cumsum"), stages(false));
+  for (int step = 0; step < 40 && !collect(); ++step) sched_->run();  // no timeouts needed
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(done_->status, "finished");
+  EXPECT_EQ(std::count(events_.begin(), events_.end(), "proposal_failed"), 0);
+  EXPECT_EQ(std::count(events_.begin(), events_.end(), "target_abandoned"), 1);
+  ASSERT_EQ(done_->targets.size(), 2u);
+  EXPECT_EQ(done_->targets[0].candidates, 4);  // softmax goes on to its budget
+  EXPECT_EQ(done_->targets[1].candidates, 0);
+  EXPECT_NE(done_->targets[1].ended.find("no proposer can write it"), std::string::npos)
+      << done_->targets[1].ended;
+  EXPECT_NE(done_->targets[1].ended.find("aten::cumsum"), std::string::npos)
+      << done_->targets[1].ended;
+}
+
+TEST_F(ActorTest, ATaskThatCannotBeExportedEndsItsTargetsAndTheOthersGoOn) {
+  start_system();
+  start(spec(3, 2, "cpu", "broken"), stages(false));
+  for (int step = 0; step < 40 && !collect(); ++step) sched_->run();
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(done_->status, "finished");
+  ASSERT_EQ(done_->targets.size(), 2u);
+  EXPECT_EQ(done_->targets[0].candidates, 3);
+  EXPECT_GT(done_->targets[0].best_candidate, 0);
+  EXPECT_EQ(done_->targets[1].target_key, "broken/forward/cpu");
+  EXPECT_NE(done_->targets[1].ended.find("kernel_size"), std::string::npos)
+      << done_->targets[1].ended;
+  EXPECT_EQ(std::count(events_.begin(), events_.end(), "target_failed"), 1);
+}
+
+TEST_F(ActorTest, OnlyBrokenTasksFailTheExperimentWithTheirReasons) {
+  start_system();
+  auto s = spec(3, 2, "cpu", "broken");
+  s.tasks = {s.tasks.back()};
+  start(s, stages(false));
+  for (int step = 0; step < 40 && !collect(); ++step) sched_->run();
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(done_->status, "failed");
+  EXPECT_NE(done_->last_error.find("kernel_size"), std::string::npos) << done_->last_error;
+}
+
+TEST_F(ActorTest, ATargetWhoseCandidatesKeepFailingToCompileIsAbandoned) {
+  start_system();
+  auto s = spec(30, 2);
+  s.abandon_after_compile_failures = 3;
+  start(s, stages(false, false, true));
+  for (int step = 0; step < 60 && !collect(); ++step) sched_->run();
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(done_->status, "finished");
+  ASSERT_EQ(done_->targets.size(), 1u);
+  EXPECT_LE(done_->targets[0].candidates, 3 + 2);  // the ones in flight when it ended finish
+  EXPECT_NE(done_->targets[0].ended.find("3 candidates in a row failed to compile"),
+            std::string::npos)
+      << done_->targets[0].ended;
+  EXPECT_NE(done_->targets[0].ended.find("expected ';'"), std::string::npos);
 }
 
 TEST_F(ActorTest, CudaTargetsGoToTheGpusInTurnAndStayOnTheirs) {

@@ -102,3 +102,41 @@ TEST(Cli, HonestKernelIsCorrectInTextAndJson) {
 
 }  // namespace
 }  // namespace kforge::test
+
+namespace kforge::test {
+namespace {
+
+gpu::RunResult kforge(std::vector<std::string> args) {
+  gpu::SpawnOptions o;
+  o.argv = {KFORGE_CLI_PATH};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.isolate_network = false;
+  o.set_env.emplace_back("KFORGE_CACHE", cache_dir());
+  return gpu::run(o, std::chrono::minutes(5));
+}
+
+// A broken task (its config passes `kernel_size` to a Model() that takes none) beside a good one:
+// the good one ends with its best kernel, the broken one says why it has none, and the exit
+// status says that some target has no kernel.
+TEST(Cli, AnExperimentWithABrokenTaskFinishesTheGoodOne) {
+  const std::string config = write_temp(
+      "broken_and_good.json",
+      R"({"name": "broken_and_good", "seed": 3, "tasks": [")" + source_dir() +
+          R"(/tests/tasks/broken_model", ")" + source_dir() + R"(/tasks/softmax"],
+          "directions": ["forward"], "backends": ["cpu"], "proposers": [{"kind": "builtin"}],
+          "budget": {"candidates_per_target": 2},
+          "evaluation": {"seeds": 2, "timing_seconds": 0.1}})");
+  const std::string archive = fs::path(config).parent_path() / "broken_and_good.db";
+  auto r = kforge({"run", config, "--archive", archive});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("broken_model/forward/cpu: cannot start"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("unexpected keyword argument 'kernel_size'"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("experiment 1 finished"), std::string::npos) << r.output;
+  auto row = r.output.find("\nsoftmax/forward/cpu");
+  ASSERT_NE(row, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("none correct", row), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace kforge::test

@@ -1,9 +1,13 @@
 // The exporter on tasks that use what the robust-kbench format allows: buffers, None arguments,
 // scalars and integer tuples reaching backward_fn, integer inputs, several init methods, the
-// single/multi switches, and the degenerate-task filters.
+// single/multi switches, and the degenerate-task filters; backward tasks in robust-kbench's own
+// shape (backward_fn = None, values kept on ctx, the saved tuple passed whole, tensors computed in
+// forward); directions that cannot be exported, and tasks that need a newer torch.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "tests/test_support.hpp"
 
@@ -61,6 +65,92 @@ TEST(Exporter, LinearInitialisationIsFoundFromTheTaskCode) {
   const auto& w = arg_named(c, "weight")["dist"];
   EXPECT_EQ(w["family"].as_string(), "uniform");
   EXPECT_NEAR(w["high"].as_number(), 1.0 / std::sqrt(300.0), 1e-6);  // kaiming_uniform_(a=sqrt(5))
+}
+
+std::string tests_task(const std::string& name) {
+  return source_dir() + "/tests/tasks/" + name;
+}
+
+// robust-kbench's layernorm: backward_fn is None; backward passes grad_output, the saved x, weight
+// and bias, then eps and normalized_shape kept on ctx; it returns three gradients and None.
+TEST(Exporter, RobustKbenchBackwardWithValuesFromCtx) {
+  const auto& t = exported(tests_task("rkb_layernorm"));
+  const auto& c = t.doc["directions"]["backward"]["configs"][0];
+  std::vector<std::string> kinds;
+  for (const auto& a : c["args"].as_array()) kinds.push_back(a["name"].as_string() + ":" + a["kind"].as_string());
+  EXPECT_EQ(kinds, (std::vector<std::string>{"grad_output:grad_output", "x:forward_arg",
+                                             "weight:forward_arg", "bias:forward_arg",
+                                             "eps:scalar", "normalized_shape:int_list"}));
+  EXPECT_EQ(arg_named(c, "normalized_shape")["value"].dump(), "[8,24]");
+  ASSERT_EQ(c["outputs"].as_array().size(), 3u);
+  for (int64_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(c["outputs"][k]["gradient_of"].as_int(), k);
+    EXPECT_TRUE(c["outputs"][k]["checked"].as_bool());
+  }
+  EXPECT_EQ(c["outputs"][1]["shape"].dump(), "[8,24]");
+  for (const auto& a : c["forward_args"].as_array())
+    if (a["kind"].as_string() != "scalar") EXPECT_TRUE(a["requires_grad"].as_bool()) << a.dump();
+  EXPECT_EQ(c["reference"]["autograd_of"].as_string(), "forward_reference");
+  EXPECT_TRUE(c["warnings"].as_array().empty()) << c["warnings"].dump();
+}
+
+// robust-kbench's mnist_pool: backward passes ctx.saved_tensors itself (a tuple); its forward
+// config passes kernel_size to a Model() that takes none, which fails that direction only.
+TEST(Exporter, SavedTupleIsOneSequenceArgumentAndABrokenDirectionFailsAlone) {
+  const auto& t = exported(tests_task("rkb_maxpool"));
+  const auto& b = t.doc["directions"]["backward"]["configs"][0];
+  EXPECT_EQ(b["args"][0]["kind"].as_string(), "tensor_list");
+  EXPECT_EQ(b["args"][0]["elements"][0]["kind"].as_string(), "forward_arg");
+  EXPECT_EQ(b["args"][1]["kind"].as_string(), "grad_output");
+  EXPECT_EQ(b["outputs"][0]["gradient_of"].as_int(), 0);
+  const auto& f = t.doc["directions"]["forward"];
+  EXPECT_NE(f["error"].as_string().find("unexpected keyword argument 'kernel_size'"),
+            std::string::npos)
+      << f.dump();
+}
+
+// A scalar loss against integer targets: one gradient, for the logits; targets need none.
+TEST(Exporter, ScalarLossGradientOfTheLogitsOnly) {
+  const auto& t = exported(tests_task("rkb_cross_entropy"));
+  const auto& c = t.doc["directions"]["backward"]["configs"][0];
+  EXPECT_EQ(c["forward_outputs"][0]["shape"].dump(), "[]");
+  EXPECT_FALSE(c["forward_args"][1]["requires_grad"].as_bool());
+  ASSERT_EQ(c["outputs"].as_array().size(), 1u);
+  EXPECT_EQ(c["outputs"][0]["gradient_of"].as_int(), 0);
+}
+
+// A tensor AutogradFunction.forward computes (rstd) reaches backward_fn: it is traced into a
+// prelude, so the worker recomputes it for every draw.
+TEST(Exporter, TensorsComputedInForwardAreTracedIntoAPrelude) {
+  const auto& t = exported(tests_task("rkb_rmsnorm"));
+  const auto& c = t.doc["directions"]["backward"]["configs"][0];
+  EXPECT_EQ(arg_named(c, "rstd")["kind"].as_string(), "derived");
+  EXPECT_EQ(arg_named(c, "rstd")["shape"].dump(), "[2,16,1]");
+  ASSERT_TRUE(c.contains("prelude"));
+  EXPECT_TRUE(std::filesystem::exists(t.dir + "/" + c["prelude"]["file"].as_string()));
+}
+
+// A task that uses a part of torch the exporter's torch lacks says which and what torch it needs.
+TEST(Exporter, ATaskNeedingANewerTorchSaysWhichVersion) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("kforge_exporter_newer_torch_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ifstream in(tests_task("rkb_rmsnorm") + "/func_forward.py");
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  source.replace(source.find("weight = torch.empty(num_features)"), 34,
+                 "weight = nn.RMSNorm([num_features]).weight.data.clone()");
+  std::ofstream(dir / "func_forward.py") << source;
+  std::filesystem::copy_file(tests_task("rkb_rmsnorm") + "/config_forward.json",
+                             dir / "config_forward.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  gpu::ExportOptions o;
+  o.cache_dir = cache_dir();
+  auto r = gpu::export_task(dir.string(), o);
+  std::filesystem::remove_all(dir);
+  if (r.ok) GTEST_SKIP() << "this torch has nn.RMSNorm (torch >= 2.4)";
+  EXPECT_NE(r.error.find("torch.nn.RMSNorm, which needs torch >= 2.4"), std::string::npos)
+      << r.error;
+  EXPECT_NE(r.error.find("KFORGE_PYTHON"), std::string::npos) << r.error;
 }
 
 TEST(Exporter, DegenerateTaskIsFlagged) {

@@ -1,8 +1,12 @@
-// Every bundled CPU fixture kernel (tasks/<task>/kernels/*_cpu.cpp), and every CPU template of the
-// built-in proposer with its defaults (llm/builtin/templates/*_cpu*.cpp), is correct on its task.
+// Every bundled CPU fixture kernel (tasks/<task>/kernels/*_cpu.cpp), every kernel of the test tasks
+// in robust-kbench's shape (tests/tasks/<task>/kernels/*_cpu.cpp: backward tasks whose backward_fn
+// is None, a saved tuple, a tensor computed in forward, a reference that starts threads), and every
+// CPU template of the built-in proposer with its defaults (llm/builtin/templates/*_cpu*.cpp), is
+// correct on its task.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "tests/test_support.hpp"
 
@@ -13,9 +17,9 @@ struct Fixture {
   std::string task, kernel, direction;
 };
 
-std::vector<Fixture> fixtures(const std::string& suffix) {
+std::vector<Fixture> fixtures(const std::string& tasks_dir, const std::string& suffix) {
   std::vector<Fixture> out;
-  for (const auto& task : std::filesystem::directory_iterator(source_dir() + "/tasks")) {
+  for (const auto& task : std::filesystem::directory_iterator(tasks_dir)) {
     auto kernels = task.path() / "kernels";
     if (!std::filesystem::exists(kernels)) continue;
     for (const auto& k : std::filesystem::directory_iterator(kernels)) {
@@ -23,7 +27,7 @@ std::vector<Fixture> fixtures(const std::string& suffix) {
       if (name.size() < suffix.size() ||
           name.compare(name.size() - suffix.size(), suffix.size(), suffix))
         continue;
-      out.push_back({task.path().filename(), k.path(),
+      out.push_back({task.path(), k.path(),
                      name.rfind("backward", 0) == 0 ? "backward" : "forward"});
     }
   }
@@ -52,7 +56,8 @@ void PrintTo(const Fixture& f, std::ostream* os) {
 }
 
 std::string name_of(const testing::TestParamInfo<Fixture>& info) {
-  return info.param.task + "_" + std::filesystem::path(info.param.kernel).stem().string();
+  return std::filesystem::path(info.param.task).filename().string() + "_" +
+         std::filesystem::path(info.param.kernel).stem().string();
 }
 
 class CpuFixture : public testing::TestWithParam<Fixture> {};
@@ -75,7 +80,46 @@ TEST_P(CpuFixture, IsCorrectOnTheSingleConfigs) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Bundled, CpuFixture, testing::ValuesIn(fixtures("_cpu.cpp")), name_of);
+// robust-kbench's cross-entropy kernels return the loss with shape [1] where the reference's is []:
+// the same element, accepted and flagged; a loss of another shape is rejected.
+TEST(CpuFixtureShapes, AOneElementLossOfShapeOneIsAcceptedAndFlagged) {
+  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  json::Value request;
+  request.set("direction", "forward").set("mode", "multi").set("seeds", 2).set("time", false);
+  const std::string task = source_dir() + "/tests/tasks/rkb_cross_entropy";
+  auto e = evaluate(worker, gpu::Backend::cpu, task, task + "/kernels/forward_cpu.cpp", request);
+  ASSERT_EQ(e.verdict(), "correct") << e.describe();
+  std::string flags = e.outcome.result["flags"].dump();
+  EXPECT_NE(flags.find("has shape [1], the reference []"), std::string::npos) << flags;
+
+  std::ifstream in(task + "/kernels/forward_cpu.cpp");
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  source.replace(source.find("torch::empty({1}"), 16, "torch::zeros({2}");
+  auto path = std::filesystem::temp_directory_path() / "kforge_fixture_loss_of_two.cpp";
+  std::ofstream(path) << source;
+  auto two = evaluate(worker, gpu::Backend::cpu, task, path, request);
+  EXPECT_EQ(two.failure_kind(), "shape_mismatch") << two.describe();
+}
+
+// The reference of reference_threads forks work onto LibTorch's inter-op pool on its large config,
+// which creates that pool's threads between the kernel's calls (seen: 2 threads, then 5); the
+// honest single-threaded kernel is not blamed for them (the thread count alone used to blame it).
+TEST(CpuFixtureThreads, ThreadsTheReferenceStartsAreNotTheKernels) {
+  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  json::Value request, timing;
+  timing.set("max_seconds", 0.2).set("min_reps", 3).set("max_reps", 5);
+  request.set("direction", "forward").set("mode", "multi").set("seeds", 3).set("timing", timing);
+  const std::string task = source_dir() + "/tests/tasks/reference_threads";
+  auto e = evaluate(worker, gpu::Backend::cpu, task, task + "/kernels/forward_cpu.cpp", request);
+  EXPECT_EQ(e.verdict(), "correct") << e.describe();
+  EXPECT_EQ(e.outcome.result["configs"].as_array().size(), 2u) << e.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Bundled, CpuFixture,
+                         testing::ValuesIn(fixtures(source_dir() + "/tasks", "_cpu.cpp")), name_of);
+INSTANTIATE_TEST_SUITE_P(TestTask, CpuFixture,
+                         testing::ValuesIn(fixtures(source_dir() + "/tests/tasks", "_cpu.cpp")),
+                         name_of);
 INSTANTIATE_TEST_SUITE_P(BuiltinTemplate, CpuFixture, testing::ValuesIn(cpu_templates()), name_of);
 
 }  // namespace

@@ -37,6 +37,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   BuiltinProposal out;
   auto family = recognise_family(r.direction_doc, r.direction);
   if (family.family.empty()) {
+    out.unsupported = true;
     out.error = family.why_not;
     return out;
   }
@@ -44,6 +45,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   for (const auto& t : builtin_templates())
     if (t.family() == family.family && t.backend() == r.backend) usable.push_back(&t);
   if (usable.empty()) {
+    out.unsupported = true;
     out.error =
         "no built-in template implements " + family.family + " on the " + r.backend + " backend";
     return out;

@@ -63,8 +63,12 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
            " (retry in " + std::to_string(d["retry_in_seconds"].as_int()) + " s)";
   if (kind == "target_exhausted") return d["target"].as_string() + ": every variant was tried";
   if (kind == "target_abandoned")
-    return d["target"].as_string() +
-           ": abandoned, the proposer keeps failing: " + d["reason"].as_string();
+    return d["target"].as_string() + ": abandoned: " + d["reason"].as_string();
+  if (kind == "target_failed")
+    return d["target"].as_string() + ": cannot start: " + d["reason"].as_string();
+  if (kind == "proposer_unsupported")
+    return d["proposer"].as_string() + " cannot write " + d["target"].as_string() +
+           "; the other proposers go on: " + d["reason"].as_string();
   if (kind == "budget_spent")
     return "budget spent: " + d["budget"].as_string() + " (limit " +
            format("%g", d["limit"].as_number()) + ")";
@@ -95,6 +99,7 @@ std::string experiment_table(const json::Value& e) {
            pad(has ? format("%.2fx", t["best_speedup"].as_number()) : "-", 9) +
            (has ? t["best_strategy"].as_string() + " " + t["best_params"].dump() : "none correct") +
            "\n";
+    if (!has && t.contains("ended")) out += "    " + t["ended"].as_string() + "\n";
   }
   return out;
 }
