@@ -35,9 +35,8 @@ proposer_actor::behavior_type builtin_proposer_impl(
         auto p = builtin::propose_builtin(b);
         if (!p.ok) {
           st.stats.finished(p.exhausted ? std::string() : p.error);
-          return make_error(p.exhausted     ? error_code::exhausted
-                            : p.unsupported ? error_code::unsupported_target
-                                            : error_code::proposer_failure,
+          if (p.unsupported) return make_error(error_code::unsupported_target, p.error);
+          return make_error(p.exhausted ? error_code::exhausted : error_code::proposer_failure,
                             r.tgt.key() + ": " + p.error);
         }
         st.stats.finished();

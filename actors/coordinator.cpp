@@ -830,10 +830,11 @@ bool send(self_ptr self, int64_t n) {
             auto is = [&](error_code c) {
               return e.category() == error_category && e.code() == static_cast<uint8_t>(c);
             };
+            if (is(error_code::unsupported_target))
+              return proposal_failed(self, n, d.proposer, "unsupported",
+                                     d.proposer + ": " + context_text(e));
             proposal_failed(self, n, d.proposer,
-                            is(error_code::exhausted)            ? "exhausted"
-                            : is(error_code::unsupported_target) ? "unsupported"
-                                                                 : "proposer_error",
+                            is(error_code::exhausted) ? "exhausted" : "proposer_error",
                             describe(e));
           });
   return true;

@@ -1,8 +1,8 @@
 #include "actors/verifier.hpp"
 
 #include "common/json.hpp"
-#include "gpu/source_check.hpp"
 #include "common/task_signature.hpp"
+#include "gpu/source_check.hpp"
 
 namespace kforge {
 

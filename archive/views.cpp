@@ -61,7 +61,10 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
     std::string reason = (*d.value)["reason"].as_string();
     if (reason.empty()) reason = ev.kind == "target_exhausted" ? "every variant was tried" : "";
     targets[(*d.value)["target"].as_string()].ended =
-        (ev.kind == "target_failed" ? "failed: " : ev.kind == "target_abandoned" ? "abandoned: " : "exhausted: ") + reason;
+        (ev.kind == "target_failed"      ? "failed: "
+         : ev.kind == "target_abandoned" ? "abandoned: "
+                                         : "exhausted: ") +
+        reason;
   }
   auto progress = a.progress(experiment_id);
   int64_t finished = 0, correct = 0;

@@ -63,8 +63,8 @@ std::string describe_contract(const json::Value& config, const std::string& dire
   std::string out = direction + "(";
   out += describe_parameters(config) + ")\n";
   for (const auto& spec : config["args"].as_array())
-    out += "  " + spec["name"].as_string() + ": " + type_of(spec) + ", " + origin(spec, config) +
-           "\n";
+    out +=
+        "  " + spec["name"].as_string() + ": " + type_of(spec) + ", " + origin(spec, config) + "\n";
   const auto& outputs = config["outputs"].as_array();
   if (direction != "backward") {
     out += "returns " + std::to_string(outputs.size()) + " tensor(s):";
@@ -81,9 +81,10 @@ std::string describe_contract(const json::Value& config, const std::string& dire
       out += "dropped by AutogradFunction.backward (not checked)\n";
       continue;
     }
-    out += "the gradient of `" +
-           config["forward_args"][static_cast<size_t>(o["gradient_of"].as_int())]["name"].as_string() +
-           "`, " + o["dtype"].as_string() + " " + shape_text(o["shape"]);
+    out +=
+        "the gradient of `" +
+        config["forward_args"][static_cast<size_t>(o["gradient_of"].as_int())]["name"].as_string() +
+        "`, " + o["dtype"].as_string() + " " + shape_text(o["shape"]);
     out += o["checked"].as_bool(true) ? "\n" : " (not checked: it does not require grad)\n";
   }
   return out;

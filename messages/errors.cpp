@@ -49,4 +49,10 @@ std::string describe(const caf::error& e) {
   return caf::to_string(e);
 }
 
+std::string context_text(const caf::error& e) {
+  if (e.category() == error_category && e.context().match_elements<std::string>())
+    return e.context().get_as<std::string>(0);
+  return describe(e);
+}
+
 }  // namespace kforge

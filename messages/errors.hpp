@@ -31,7 +31,9 @@ inline constexpr caf::atom_value error_category = caf::atom("kforge");
 caf::error make_error(error_code code);
 caf::error make_error(error_code code, std::string context);
 
-/// The context string of a kforge error, or CAF's rendering of any other error.
+/// The code and context string of a kforge error, or CAF's rendering of any other error.
 std::string describe(const caf::error& e);
+/// The context string alone (what went wrong, in words), or describe(e) where there is none.
+std::string context_text(const caf::error& e);
 
 }  // namespace kforge

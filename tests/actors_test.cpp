@@ -58,8 +58,11 @@ compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string
         if (name == "broken")
           return export_result{false, "", {}, {}, "Model(**{'kernel_size': 2}) failed"};
         if (name == "cumsum")
-          return export_result{true, (fs::path(export_dir).parent_path() / "export_cumsum").string(),
-                               {"forward"}, {}, ""};
+          return export_result{true,
+                               (fs::path(export_dir).parent_path() / "export_cumsum").string(),
+                               {"forward"},
+                               {},
+                               ""};
         return export_result{true, export_dir, {"forward"}, {}, ""};
       },
   };

@@ -56,7 +56,7 @@ json::Value softmax_task() {
 TEST(KernelTemplates, EveryEmbeddedTemplateParsesWithValidDefaults) {
   std::set<std::string> names, families;
   const auto& all = builtin_templates();
-  ASSERT_GE(all.size(), 8u) << "a template failed to parse";
+  ASSERT_GE(all.size(), 10u) << "a template failed to parse";
   for (const auto& t : all) {
     EXPECT_TRUE(names.insert(t.name()).second) << t.name();
     families.insert(t.family() + "/" + t.backend());
@@ -66,7 +66,7 @@ TEST(KernelTemplates, EveryEmbeddedTemplateParsesWithValidDefaults) {
     EXPECT_EQ(t.name().find("fast"), std::string::npos);
     EXPECT_NE(t.name().find(t.backend() == "cuda" ? "sm90" : "cpu"), std::string::npos) << t.name();
   }
-  for (const char* f : {"softmax", "layernorm", "linear_relu", "cross_entropy"})
+  for (const char* f : {"softmax", "layernorm", "rmsnorm", "linear", "cross_entropy"})
     for (const char* b : {"cpu", "cuda"})
       EXPECT_TRUE(families.count(std::string(f) + "/" + b)) << f << " on " << b;
 }
@@ -95,6 +95,30 @@ TEST(KernelTemplates, RenderSetsTheConstantsAndNothingElse) {
   EXPECT_FALSE(t->valid(v));  // not an allowed value
 }
 
+TEST(KernelTemplates, TraitsSetMacrosAndKeepOrDropMarkedLines) {
+  std::string error;
+  auto t = KernelTemplate::parse(
+      "t.cpp",
+      "// kforge:template demo_f32_cpu\n// kforge:family demo\n// kforge:backend cpu\n"
+      "#define KFORGE_RELU 1  // kforge:trait relu 0 1\n"
+      "constexpr int kA = 2;  // kforge:param a 1 2\n"
+      "int f(int x,\n"
+      "      int shape,  // kforge:if relu\n"
+      "      int eps) { return x; }\n",
+      error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_TRUE(t->supports({{"relu", 0}}));
+  EXPECT_FALSE(t->supports({{"relu", 2}}));
+  EXPECT_FALSE(t->supports({{"gelu", 1}}));
+  auto off = t->render(t->defaults(), {{"relu", 0}});
+  EXPECT_NE(off.find("#define KFORGE_RELU 0  // kforge:trait relu 0 1"), std::string::npos) << off;
+  EXPECT_EQ(off.find("int shape"), std::string::npos) << off;
+  EXPECT_NE(off.find("demo_f32_cpu{a=2} (relu=0)"), std::string::npos) << off;
+  auto on = t->render(t->defaults());  // the default keeps the line, without its marker
+  EXPECT_NE(on.find("      int shape,\n"), std::string::npos) << on;
+  EXPECT_EQ(on.find("kforge:if"), std::string::npos) << on;
+}
+
 TEST(KernelTemplates, MalformedTemplatesAreRefusedWithTheLine) {
   std::string error;
   EXPECT_FALSE(
@@ -107,7 +131,7 @@ TEST(KernelTemplates, MalformedTemplatesAreRefusedWithTheLine) {
 
 TEST(KernelTemplates, TiledGemmConstraintsRejectImpossibleShapes) {
   for (const auto& t : builtin_templates()) {
-    if (t.name() != "linear_relu_f32_sm90_tiled") continue;
+    if (t.name() != "linear_f32_sm90_tiled") continue;
     auto v = t.defaults();
     v["bm"] = 128;
     v["bn"] = 128;
@@ -138,16 +162,51 @@ TEST(TaskFamily, RecognisesTheBundledFamiliesFromOpsAndArguments) {
                  scalar("eps", "float", 1e-5)},
                 {4, 8});
   EXPECT_EQ(recognise_family(layernorm, "forward").family, "layernorm");
+  EXPECT_EQ(recognise_family(layernorm, "forward").traits.at("shape_arg"), 1);
   auto linear = direction(
       {"aten::linear", "aten::relu"},
       {tensor("x", "input", "float32", {4, 8}), tensor("w", "parameter", "float32", {3, 8}),
        tensor("b", "parameter", "float32", {3})},
       {4, 3});
-  EXPECT_EQ(recognise_family(linear, "forward").family, "linear_relu");
+  EXPECT_EQ(recognise_family(linear, "forward").family, "linear");
+  EXPECT_EQ(recognise_family(linear, "forward").traits.at("relu"), 1);
   auto ce = direction(
       {"aten::cross_entropy_loss", "aten::size"},
       {tensor("logits", "input", "float32", {4, 8}), tensor("t", "input", "int64", {4})}, {});
   EXPECT_EQ(recognise_family(ce, "forward").family, "cross_entropy");
+}
+
+// The forward tasks of robust-kbench as their exports read: layernorm over three trailing
+// dimensions with eps only (the shape derived inside forward_fn), LLaMA's RMSNorm, a plain linear.
+TEST(TaskFamily, RecognisesRobustKbenchShapes) {
+  auto layernorm = direction(
+      {"aten::size", "aten::Int", "aten::layer_norm"},
+      {tensor("x", "input", "float32", {16, 64, 256, 256}),
+       tensor("weight", "parameter", "float32", {64, 256, 256}),
+       tensor("bias", "parameter", "float32", {64, 256, 256}), scalar("eps", "float", 1e-5)},
+      {16, 64, 256, 256});
+  auto f = recognise_family(layernorm, "forward");
+  EXPECT_EQ(f.family, "layernorm") << f.why_not;
+  EXPECT_EQ(f.traits.at("shape_arg"), 0);
+  auto rms = direction({"aten::to", "aten::pow", "aten::mean", "aten::add", "aten::rsqrt",
+                        "aten::mul", "aten::type_as"},
+                       {tensor("x", "input", "float32", {16, 1024, 4096}),
+                        tensor("w", "parameter", "float32", {4096}), scalar("eps", "float", 1e-8)},
+                       {16, 1024, 4096});
+  EXPECT_EQ(recognise_family(rms, "forward").family, "rmsnorm");
+  auto linear = direction({"aten::linear"},
+                          {tensor("x", "input", "float32", {64, 128}),
+                           tensor("weights", "parameter", "float32", {10, 128}),
+                           tensor("biases", "parameter", "float32", {10})},
+                          {64, 10});
+  EXPECT_EQ(recognise_family(linear, "forward").family, "linear");
+  EXPECT_EQ(recognise_family(linear, "forward").traits.at("relu"), 0);
+  // A softmax with a mean is no RMSNorm.
+  auto other = direction({"aten::mean", "aten::rsqrt", "aten::softmax"},
+                         {tensor("x", "input", "float32", {4, 8}),
+                          tensor("w", "parameter", "float32", {8}), scalar("eps", "float", 1e-8)},
+                         {4, 8});
+  EXPECT_TRUE(recognise_family(other, "forward").family.empty());
 }
 
 TEST(TaskFamily, SaysWhyWhenNothingFits) {

@@ -119,10 +119,10 @@ gpu::RunResult kforge(std::vector<std::string> args) {
 // the good one ends with its best kernel, the broken one says why it has none, and the exit
 // status says that some target has no kernel.
 TEST(Cli, AnExperimentWithABrokenTaskFinishesTheGoodOne) {
-  const std::string config = write_temp(
-      "broken_and_good.json",
-      R"({"name": "broken_and_good", "seed": 3, "tasks": [")" + source_dir() +
-          R"(/tests/tasks/broken_model", ")" + source_dir() + R"(/tasks/softmax"],
+  const std::string config =
+      write_temp("broken_and_good.json", R"({"name": "broken_and_good", "seed": 3, "tasks": [")" +
+                                             source_dir() + R"(/tests/tasks/broken_model", ")" +
+                                             source_dir() + R"(/tasks/softmax"],
           "directions": ["forward"], "backends": ["cpu"], "proposers": [{"kind": "builtin"}],
           "budget": {"candidates_per_target": 2},
           "evaluation": {"seeds": 2, "timing_seconds": 0.1}})");

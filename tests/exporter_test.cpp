@@ -77,10 +77,11 @@ TEST(Exporter, RobustKbenchBackwardWithValuesFromCtx) {
   const auto& t = exported(tests_task("rkb_layernorm"));
   const auto& c = t.doc["directions"]["backward"]["configs"][0];
   std::vector<std::string> kinds;
-  for (const auto& a : c["args"].as_array()) kinds.push_back(a["name"].as_string() + ":" + a["kind"].as_string());
+  for (const auto& a : c["args"].as_array())
+    kinds.push_back(a["name"].as_string() + ":" + a["kind"].as_string());
   EXPECT_EQ(kinds, (std::vector<std::string>{"grad_output:grad_output", "x:forward_arg",
-                                             "weight:forward_arg", "bias:forward_arg",
-                                             "eps:scalar", "normalized_shape:int_list"}));
+                                             "weight:forward_arg", "bias:forward_arg", "eps:scalar",
+                                             "normalized_shape:int_list"}));
   EXPECT_EQ(arg_named(c, "normalized_shape")["value"].dump(), "[8,24]");
   ASSERT_EQ(c["outputs"].as_array().size(), 3u);
   for (int64_t k = 0; k < 3; ++k) {

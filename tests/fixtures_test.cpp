@@ -2,12 +2,15 @@
 // in robust-kbench's shape (tests/tasks/<task>/kernels/*_cpu.cpp: backward tasks whose backward_fn
 // is None, a saved tuple, a tensor computed in forward, a reference that starts threads), and every
 // CPU template of the built-in proposer with its defaults (llm/builtin/templates/*_cpu*.cpp), is
-// correct on its task.
+// correct on its task, rendered with the traits its task fixes.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "llm/builtin/kernel_template.hpp"
+#include "llm/builtin/task_family.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -27,8 +30,8 @@ std::vector<Fixture> fixtures(const std::string& tasks_dir, const std::string& s
       if (name.size() < suffix.size() ||
           name.compare(name.size() - suffix.size(), suffix.size(), suffix))
         continue;
-      out.push_back({task.path(), k.path(),
-                     name.rfind("backward", 0) == 0 ? "backward" : "forward"});
+      out.push_back(
+          {task.path(), k.path(), name.rfind("backward", 0) == 0 ? "backward" : "forward"});
     }
   }
   std::sort(out.begin(), out.end(),
@@ -36,19 +39,16 @@ std::vector<Fixture> fixtures(const std::string& tasks_dir, const std::string& s
   return out;
 }
 
-/// The built-in proposer's CPU templates, each on the bundled task of its family (the file name
-/// starts with the family: softmax_f32_cpu_rows.cpp -> tasks/softmax).
-std::vector<Fixture> cpu_templates() {
-  std::vector<Fixture> out;
-  for (const auto& f :
-       std::filesystem::directory_iterator(source_dir() + "/llm/builtin/templates")) {
-    std::string name = f.path().filename();
-    if (f.path().extension() != ".cpp") continue;
-    out.push_back({name.substr(0, name.find("_f32")), f.path(), "forward"});
-  }
-  std::sort(out.begin(), out.end(),
-            [](const auto& a, const auto& b) { return a.kernel < b.kernel; });
-  return out;
+/// Forward tasks the built-in proposer has templates for: the bundled ones and robust-kbench's
+/// shapes of layernorm (three trailing dimensions, eps only), RMSNorm and a plain linear.
+std::vector<std::string> template_tasks() {
+  return {"softmax",
+          "layernorm",
+          "cross_entropy",
+          "linear_relu",
+          source_dir() + "/tests/tasks/rkb_layernorm",
+          source_dir() + "/tests/tasks/rkb_rmsnorm",
+          source_dir() + "/tests/tasks/rkb_linear"};
 }
 
 void PrintTo(const Fixture& f, std::ostream* os) {
@@ -120,7 +120,49 @@ INSTANTIATE_TEST_SUITE_P(Bundled, CpuFixture,
 INSTANTIATE_TEST_SUITE_P(TestTask, CpuFixture,
                          testing::ValuesIn(fixtures(source_dir() + "/tests/tasks", "_cpu.cpp")),
                          name_of);
-INSTANTIATE_TEST_SUITE_P(BuiltinTemplate, CpuFixture, testing::ValuesIn(cpu_templates()), name_of);
+// Every CPU template of the task's recognised family, with its defaults and the traits the task
+// fixes (its signature, its epilogue), is correct on the task: what `kforge run` proposes first.
+class CpuTemplate : public testing::TestWithParam<std::string> {};
+
+TEST_P(CpuTemplate, DefaultsAreCorrectOnTheTask) {
+  const auto& t = exported(GetParam());
+  ASSERT_TRUE(t.ok);
+  auto family = builtin::recognise_family(t.doc["directions"]["forward"], "forward");
+  ASSERT_FALSE(family.family.empty()) << family.why_not;
+  const builtin::ParamValues traits(family.traits.begin(), family.traits.end());
+  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  json::Value request, timing;
+  timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
+  request.set("direction", "forward").set("mode", "single").set("seeds", 3).set("timing", timing);
+  int tried = 0;
+  for (const auto& tpl : builtin::builtin_templates()) {
+    if (tpl.family() != family.family || tpl.backend() != "cpu" || !tpl.supports(traits)) continue;
+    ++tried;
+    auto path = std::filesystem::temp_directory_path() /
+                ("kforge_template_" + std::to_string(::getpid()) + "_" + tpl.name() + ".cpp");
+    std::ofstream(path) << tpl.render(tpl.defaults(), traits);
+    auto e = evaluate(worker, gpu::Backend::cpu, GetParam(), path, request);
+    EXPECT_EQ(e.verdict(), "correct") << tpl.name() << "\n" << e.describe();
+    std::filesystem::remove(path);
+  }
+  EXPECT_GT(tried, 0) << "no CPU template for " << family.family;
+}
+
+INSTANTIATE_TEST_SUITE_P(BuiltinTemplate, CpuTemplate, testing::ValuesIn(template_tasks()),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return std::filesystem::path(info.param).filename().string();
+                         });
+
+// Each family of CPU templates has a task above (a new template needs a task to be checked on).
+TEST(CpuTemplateCoverage, EveryFamilyHasATask) {
+  std::set<std::string> families, covered;
+  for (const auto& tpl : builtin::builtin_templates())
+    if (tpl.backend() == "cpu") families.insert(tpl.family());
+  for (const auto& task : template_tasks())
+    covered.insert(
+        builtin::recognise_family(exported(task).doc["directions"]["forward"], "forward").family);
+  for (const auto& f : families) EXPECT_TRUE(covered.count(f)) << f;
+}
 
 }  // namespace
 }  // namespace kforge::test

@@ -82,8 +82,7 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got,
                                                   ", the reference " + shape_text(e)};
         return c;
       }
-      c.notes.push_back(which + " has shape " + shape_text(g) + ", the reference " +
-                        shape_text(e) +
+      c.notes.push_back(which + " has shape " + shape_text(g) + ", the reference " + shape_text(e) +
                         ": the same elements, so it is accepted (as robust-kbench accepts it)");
       g = g.reshape(e.sizes());
     }

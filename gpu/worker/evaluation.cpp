@@ -8,11 +8,11 @@
 #include <thread>
 #include <utility>
 
+#include "common/task_signature.hpp"
 #include "gpu/worker/candidate_library.hpp"
 #include "gpu/worker/checks.hpp"
 #include "gpu/worker/op_observer.hpp"
 #include "gpu/worker/timing.hpp"
-#include "common/task_signature.hpp"
 
 namespace kforge::worker {
 namespace {
@@ -119,8 +119,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   if (dir.is_null())
     return infra("the task has no " + direction + " direction (no func_" + direction + ".py)");
   if (dir.contains("error"))
-    return infra("the task's " + direction + " direction cannot be exported: " +
-                 dir["error"].as_string());
+    return infra("the task's " + direction +
+                 " direction cannot be exported: " + dir["error"].as_string());
   std::optional<Tolerance> tolerance;
   if (request.contains("atol") || dir.contains("tolerance")) {
     Tolerance tol;
@@ -197,10 +197,10 @@ json::Value Evaluator::evaluate(const json::Value& request) {
     if (!started().empty()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       if (auto left = started(); !left.empty())
-        escaped_threads = Failure{"threads_escaped",
-                                  "the kernel left " + std::to_string(left.size()) +
-                                      " thread(s) it started running after it returned; work "
-                                      "must finish inside the call"};
+        escaped_threads =
+            Failure{"threads_escaped", "the kernel left " + std::to_string(left.size()) +
+                                           " thread(s) it started running after it returned; work "
+                                           "must finish inside the call"};
     }
     return outputs;
   };
@@ -233,7 +233,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
                         "`" + function + "` takes (" + join(fn->parameter_types) +
                             ") but the task passes (" + tasks::describe_parameters(config) + ")"};
     std::vector<std::string> output_names;
-    for (const auto& o : config["outputs"].as_array()) output_names.push_back(o["name"].as_string());
+    for (const auto& o : config["outputs"].as_array())
+      output_names.push_back(o["name"].as_string());
     auto compare = [&](const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want) {
       auto cmp = compare_outputs(got, want, tolerance, output_names);
       for (const auto& note : cmp.notes) flag("config " + std::to_string(index) + ": " + note);
@@ -344,8 +345,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
               last_outputs = call_candidate(cases[k].args);
               last_set = k;
             },
-            [&](size_t k) { ref_calls[k](); }, sets, timing,
-            refresh,
+            [&](size_t k) { ref_calls[k](); }, sets, timing, refresh,
             [&](double planned_s) {
               // Warm-up is done: the step's deadline now follows the work actually planned.
               step("config " + std::to_string(index) + ": timing (about " +

@@ -331,7 +331,8 @@ std::vector<at::Tensor> ExportedTask::gradients(const json::Value& config, const
   std::vector<at::Tensor> expected;
   for (const auto& o : config["outputs"].as_array()) {
     const int64_t i = o["gradient_of"].as_int(-1);
-    if (i < 0 || !o["checked"].as_bool(true) || g.leaf_of_arg.at(static_cast<size_t>(i)) == SIZE_MAX) {
+    if (i < 0 || !o["checked"].as_bool(true) ||
+        g.leaf_of_arg.at(static_cast<size_t>(i)) == SIZE_MAX) {
       expected.emplace_back();  // not checked
       continue;
     }

@@ -15,10 +15,11 @@ std::string params_text(const ParamValues& v) {
   return KernelTemplate::to_json(v).dump();
 }
 
-BuiltinProposal make(const KernelTemplate& t, const ParamValues& v, std::string rationale) {
+BuiltinProposal make(const KernelTemplate& t, const ParamValues& v, const ParamValues& traits,
+                     std::string rationale) {
   BuiltinProposal p;
   p.ok = true;
-  p.source = t.render(v);
+  p.source = t.render(v, traits);
   p.strategy = t.name();
   p.params = params_text(v);
   p.rationale = std::move(rationale);
@@ -42,8 +43,10 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     return out;
   }
   std::vector<const KernelTemplate*> usable;
+  const ParamValues traits(family.traits.begin(), family.traits.end());
   for (const auto& t : builtin_templates())
-    if (t.family() == family.family && t.backend() == r.backend) usable.push_back(&t);
+    if (t.family() == family.family && t.backend() == r.backend && t.supports(traits))
+      usable.push_back(&t);
   if (usable.empty()) {
     out.unsupported = true;
     out.error =
@@ -86,7 +89,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
           v[p.name] = p.values[next];
         }
         if (!moved.empty() && untried(*parent, v)) {
-          auto p = make(*parent, v, "mutation of the parent: " + moved);
+          auto p = make(*parent, v, traits, "mutation of the parent: " + moved);
           p.from_parent = true;
           return p;
         }
@@ -96,14 +99,14 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   // Translate (and the fallback): each template's defaults, in order.
   for (const auto* t : usable) {
     auto v = t->defaults();
-    if (untried(*t, v)) return make(*t, v, "the template's defaults");
+    if (untried(*t, v)) return make(*t, v, traits, "the template's defaults");
   }
   // Explore: an untried point of a template drawn at random.
   for (int attempt = 0; attempt < 256; ++attempt) {
     const auto* t = usable[stream.below(usable.size())];
     ParamValues v;
     for (const auto& p : t->params()) v[p.name] = p.values[stream.below(p.values.size())];
-    if (untried(*t, v)) return make(*t, v, "an untried point: " + describe(v));
+    if (untried(*t, v)) return make(*t, v, traits, "an untried point: " + describe(v));
   }
   // Small or nearly exhausted spaces: the first untried point in order.
   for (const auto* t : usable) {
@@ -112,7 +115,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     for (size_t n = 0; n < t->space_size(); ++n) {
       ParamValues v;
       for (size_t i = 0; i < params.size(); ++i) v[params[i].name] = params[i].values[index[i]];
-      if (untried(*t, v)) return make(*t, v, "an untried point: " + describe(v));
+      if (untried(*t, v)) return make(*t, v, traits, "an untried point: " + describe(v));
       for (size_t i = 0; i < params.size() && ++index[i] == params[i].values.size(); ++i)
         index[i] = 0;
     }

@@ -27,9 +27,9 @@ struct BuiltinRequest {
 
 struct BuiltinProposal {
   bool ok = false;
-  bool exhausted = false;  ///< every combination of every applicable template was tried
+  bool exhausted = false;    ///< every combination of every applicable template was tried
   bool unsupported = false;  ///< no template implements the target: asking again cannot help
-  std::string error;       ///< why not, when !ok
+  std::string error;         ///< why not, when !ok
   std::string source;
   std::string strategy;  ///< the template's name
   std::string params;    ///< JSON object of the parameter values

@@ -1,6 +1,7 @@
 #include "llm/builtin/kernel_template.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <regex>
 #include <sstream>
 
@@ -25,6 +26,30 @@ const std::regex& param_line() {
   return re;
 }
 
+const std::regex& trait_line() {
+  // #define KFORGE_NAME 1  // kforge:trait name 0 1
+  static const std::regex re(
+      R"(^(\s*#define\s+\w+\s+)(-?\d+)(\s*//\s*kforge:trait\s+(\w+)\s+([-\d ]+))\s*$)");
+  return re;
+}
+
+// A param or trait line's allowed values and default; `error` when the default is not allowed.
+std::optional<TemplateParam> read_values(const std::smatch& m, const std::string& where,
+                                         std::string& error) {
+  TemplateParam p;
+  p.name = m[4];
+  std::istringstream values(m[5].str());
+  for (int64_t v; values >> v;) p.values.push_back(v);
+  const int64_t current = std::stoll(m[2]);
+  auto at = std::find(p.values.begin(), p.values.end(), current);
+  if (at == p.values.end()) {
+    error = where + ": the default " + m[2].str() + " of `" + p.name + "` is not among its values";
+    return std::nullopt;
+  }
+  p.default_index = static_cast<size_t>(at - p.values.begin());
+  return p;
+}
+
 int64_t get(const ParamValues& v, const char* name) {
   auto it = v.find(name);
   return it == v.end() ? 0 : it->second;
@@ -32,7 +57,7 @@ int64_t get(const ParamValues& v, const char* name) {
 
 // The rules of each template beyond its allowed values.
 void attach_constraints(KernelTemplate& t) {
-  if (t.name() == "linear_relu_f32_sm90_tiled") {
+  if (t.name() == "linear_f32_sm90_tiled") {
     t.constraint = [](const ParamValues& p) {
       const int64_t bm = get(p, "bm"), bn = get(p, "bn"), bk = get(p, "bk"), tm = get(p, "tm"),
                     tn = get(p, "tn");
@@ -43,7 +68,7 @@ void attach_constraints(KernelTemplate& t) {
       if (tm * tn > 64) return false;  // accumulators stay in registers
       return (bk * (bm + 1) + bk * (bn + 1)) * 4 <= 48 * 1024;
     };
-  } else if (t.family() == "softmax" || t.family() == "layernorm") {
+  } else if (t.family() == "softmax" || t.family() == "layernorm" || t.family() == "rmsnorm") {
     if (t.backend() == "cuda")
       t.constraint = [](const ParamValues& p) {
         // A thread holds block_elems floats; 1024-thread blocks have 64 registers a thread.
@@ -65,24 +90,24 @@ std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name
     if (std::regex_match(lines[i], m, meta)) {
       (m[1] == "template" ? t.name_ : m[1] == "family" ? t.family_ : t.backend_) = m[2];
     } else if (std::regex_match(lines[i], m, param_line())) {
-      TemplateParam p;
-      p.name = m[4];
-      std::istringstream values(m[5].str());
-      for (int64_t v; values >> v;) p.values.push_back(v);
-      const int64_t current = std::stoll(m[2]);
-      auto at = std::find(p.values.begin(), p.values.end(), current);
-      if (at == p.values.end()) {
-        error = file_name + ":" + std::to_string(i + 1) + ": the default " + m[2].str() + " of `" +
-                p.name + "` is not among its values";
-        return std::nullopt;
-      }
-      p.default_index = static_cast<size_t>(at - p.values.begin());
-      t.params_.push_back(p);
+      auto p = read_values(m, file_name + ":" + std::to_string(i + 1), error);
+      if (!p) return std::nullopt;
+      t.params_.push_back(*p);
       t.param_lines_.push_back(i);
+    } else if (std::regex_match(lines[i], m, trait_line())) {
+      auto p = read_values(m, file_name + ":" + std::to_string(i + 1), error);
+      if (!p) return std::nullopt;
+      t.traits_.push_back(*p);
+      t.trait_lines_.push_back(i);
     } else if (lines[i].find("kforge:param") != std::string::npos) {
       error = file_name + ":" + std::to_string(i + 1) +
               ": a kforge:param line must read `constexpr TYPE kName = VALUE;  // kforge:param "
               "name v1 v2 ...`";
+      return std::nullopt;
+    } else if (lines[i].find("kforge:trait") != std::string::npos) {
+      error = file_name + ":" + std::to_string(i + 1) +
+              ": a kforge:trait line must read `#define KFORGE_NAME VALUE  // kforge:trait name v1 "
+              "v2 ...`";
       return std::nullopt;
     }
   }
@@ -115,7 +140,18 @@ bool KernelTemplate::valid(const ParamValues& values) const {
   return !constraint || constraint(values);
 }
 
-std::string KernelTemplate::render(const ParamValues& values) const {
+bool KernelTemplate::supports(const ParamValues& traits) const {
+  for (const auto& [name, value] : traits) {
+    auto it = std::find_if(traits_.begin(), traits_.end(),
+                           [&](const TemplateParam& t) { return t.name == name; });
+    if (it == traits_.end() ||
+        std::find(it->values.begin(), it->values.end(), value) == it->values.end())
+      return false;
+  }
+  return true;
+}
+
+std::string KernelTemplate::render(const ParamValues& values, const ParamValues& traits) const {
   auto lines = split_lines(text_);
   for (size_t i = 0; i < params_.size(); ++i) {
     std::string& line = lines[param_lines_[i]];
@@ -123,8 +159,35 @@ std::string KernelTemplate::render(const ParamValues& values) const {
     std::regex_match(line, m, param_line());
     line = m[1].str() + std::to_string(values.at(params_[i].name)) + m[3].str();
   }
-  std::string out = "// Built-in proposer: " + key(values) + "\n";
-  for (const auto& l : lines) out += l + "\n";
+  std::string set_traits;
+  for (size_t i = 0; i < traits_.size(); ++i) {
+    const auto& trait = traits_[i];
+    auto given = traits.find(trait.name);
+    const int64_t value = given != traits.end() ? given->second : trait.values[trait.default_index];
+    std::string& line = lines[trait_lines_[i]];
+    std::smatch m;
+    std::regex_match(line, m, trait_line());
+    line = m[1].str() + std::to_string(value) + m[3].str();
+    set_traits += (set_traits.empty() ? " (" : ", ") + trait.name + "=" + std::to_string(value);
+  }
+  if (!set_traits.empty()) set_traits += ")";
+  std::string out = "// Built-in proposer: " + key(values) + set_traits + "\n";
+  // `code  // kforge:if name`: the code is kept where the trait is non-zero, else left out.
+  static const std::regex conditional(R"(^(.*?)\s*//\s*kforge:if\s+(\w+)\s*$)");
+  for (const auto& l : lines) {
+    std::smatch m;
+    if (!std::regex_match(l, m, conditional)) {
+      out += l + "\n";
+      continue;
+    }
+    int64_t value = 1;
+    for (const auto& trait : traits_)
+      if (trait.name == m[2]) {
+        auto given = traits.find(trait.name);
+        value = given != traits.end() ? given->second : trait.values[trait.default_index];
+      }
+    if (value != 0) out += m[1].str() + "\n";
+  }
   return out;
 }
 

@@ -3,6 +3,9 @@
 // backend, and whose tunable constants carry their allowed values:
 //   // kforge:template softmax_f32_sm90_rows
 //   constexpr int kBlockThreads = 512;  // kforge:param block_threads 128 256 512 1024
+// Traits are macros the task fixes rather than the search (the function's signature, an
+// epilogue); the family recogniser says their values:
+//   #define KFORGE_RELU 1  // kforge:trait relu 0 1
 // Rendering replaces those constants; `valid` says which combinations it can implement.
 #pragma once
 
@@ -34,12 +37,16 @@ class KernelTemplate {
   const std::string& family() const { return family_; }
   const std::string& backend() const { return backend_; }
   const std::vector<TemplateParam>& params() const { return params_; }
+  const std::vector<TemplateParam>& traits() const { return traits_; }
+  /// Whether the template can take these trait values (each must be among its allowed ones).
+  bool supports(const ParamValues& traits) const;
   ParamValues defaults() const;
   /// Whether the combination is one the template can implement (thread counts, tile shapes,
   /// registers, shared memory); every value must be among the allowed ones.
   bool valid(const ParamValues& values) const;
-  /// The candidate source for these values.
-  std::string render(const ParamValues& values) const;
+  /// The candidate source for these values, with `traits` set (those not given keep their
+  /// defaults).
+  std::string render(const ParamValues& values, const ParamValues& traits = {}) const;
   /// "name{a=1,b=2}": what `tried` lists, so no combination is proposed twice.
   std::string key(const ParamValues& values) const;
   size_t space_size() const;
@@ -52,8 +59,8 @@ class KernelTemplate {
 
  private:
   std::string name_, family_, backend_, text_;
-  std::vector<TemplateParam> params_;
-  std::vector<size_t> param_lines_;  // line index of each param in text_
+  std::vector<TemplateParam> params_, traits_;
+  std::vector<size_t> param_lines_, trait_lines_;  // line index of each in text_
 };
 
 /// Every template built into this kforge (parsed from the embedded files, with constraints).

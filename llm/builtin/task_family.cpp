@@ -1,5 +1,6 @@
 #include "llm/builtin/task_family.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace kforge::builtin {
@@ -7,10 +8,12 @@ namespace {
 
 // Operators that only inspect or route values; they say nothing about the computation.
 const std::set<std::string>& bookkeeping_ops() {
-  static const std::set<std::string> ops = {"aten::size",        "aten::dim",  "aten::len",
-                                            "aten::__getitem__", "aten::eq",   "aten::ne",
-                                            "aten::format",      "aten::warn", "aten::__is__",
-                                            "aten::__isnot__",   "aten::list", "aten::append"};
+  // aten::Int, aten::slice and aten::neg appear where a task derives a shape from another
+  // (robust-kbench's layernorm: `x.shape[-len(weight.shape):]`).
+  static const std::set<std::string> ops = {
+      "aten::size", "aten::dim",    "aten::len",  "aten::__getitem__", "aten::eq",
+      "aten::ne",   "aten::format", "aten::warn", "aten::__is__",      "aten::__isnot__",
+      "aten::list", "aten::append", "aten::Int",  "aten::slice",       "aten::neg"};
   return ops;
 }
 
@@ -64,15 +67,36 @@ TaskFamily recognise_family(const json::Value& direction_doc, const std::string&
     if (dim == -1 || dim == 1) return {"softmax", ""};
     return {"", "softmax over a dimension other than the last"};
   }
-  if (is({"aten::layer_norm"}) && args.size() == 5 && is_tensor(args[0], "float32", 0) &&
-      is_tensor(args[1], "float32", 1) && is_tensor(args[2], "float32", 1) &&
-      args[3].kind == "int_list" && args[4].kind == "scalar") {
-    if (args[3].value.as_array().size() == 1) return {"layernorm", ""};
-    return {"", "layer_norm over more than one dimension"};
+  // LayerNorm over the trailing dimensions that weight and bias have: (x, weight, bias,
+  // normalized_shape, eps) or, as robust-kbench writes it, (x, weight, bias, eps).
+  if (is({"aten::layer_norm"}) && (args.size() == 4 || args.size() == 5) &&
+      is_tensor(args[0], "float32", 0) && is_tensor(args[1], "float32", 0) &&
+      is_tensor(args[2], "float32", 0) && args[1].rank == args[2].rank &&
+      args[0].rank > args[1].rank && args.back().kind == "scalar") {
+    const bool shape_arg = args.size() == 5;
+    if (shape_arg &&
+        (args[3].kind != "int_list" || args[3].value.as_array().size() != args[1].rank))
+      return {"", "layer_norm whose normalized_shape is not the weight's shape"};
+    return {"layernorm", "", {{"shape_arg", shape_arg ? 1 : 0}}};
   }
-  if (is({"aten::linear", "aten::relu"}) && args.size() == 3 && is_tensor(args[0], "float32", 2) &&
-      is_tensor(args[1], "float32", 2) && is_tensor(args[2], "float32", 1))
-    return {"linear_relu", ""};
+  // RMSNorm over the last dimension, as LLaMA writes it (mean of squares, rsqrt, scale) or
+  // as torch's rms_norm.
+  const std::set<std::string> rms_ops = {
+      "aten::to",     "aten::float",      "aten::pow",     "aten::mul", "aten::mean",
+      "aten::add",    "aten::rsqrt",      "aten::sqrt",    "aten::div", "aten::type_as",
+      "aten::square", "aten::reciprocal", "aten::rms_norm"};
+  const bool only_rms_ops = std::all_of(ops.begin(), ops.end(),
+                                        [&](const std::string& o) { return rms_ops.count(o) > 0; });
+  if (only_rms_ops &&
+      (ops.count("aten::rms_norm") ||
+       (ops.count("aten::mean") && (ops.count("aten::rsqrt") || ops.count("aten::sqrt")))) &&
+      args.size() == 3 && is_tensor(args[0], "float32", 0) && args[0].rank >= 2 &&
+      is_tensor(args[1], "float32", 1) && args[2].kind == "scalar")
+    return {"rmsnorm", ""};
+  if ((is({"aten::linear", "aten::relu"}) || is({"aten::linear"})) && args.size() == 3 &&
+      is_tensor(args[0], "float32", 2) && is_tensor(args[1], "float32", 2) &&
+      is_tensor(args[2], "float32", 1))
+    return {"linear", "", {{"relu", ops.count("aten::relu") ? 1 : 0}}};
   if (is({"aten::cross_entropy_loss"}) && args.size() == 2 && is_tensor(args[0], "float32", 2) &&
       is_tensor(args[1], "int64", 1) && outputs.size() == 1 &&
       outputs[0]["shape"].as_array().empty())

@@ -4,6 +4,8 @@
 // candidate, never a wrong verdict: the evaluator is the judge.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,8 +14,12 @@
 namespace kforge::builtin {
 
 struct TaskFamily {
-  std::string family;   ///< "softmax", "layernorm", "linear_relu", "cross_entropy"; empty: none
+  /// "softmax", "layernorm", "rmsnorm", "linear", "cross_entropy"; empty: none
+  std::string family;
   std::string why_not;  ///< when empty family: what the task is that no template implements
+  /// The templates' traits this task fixes: layernorm `shape_arg` (1: the task passes
+  /// normalized_shape), linear `relu` (1: a ReLU follows).
+  std::map<std::string, int64_t> traits;
 };
 
 /// `direction_doc` is task.json's directions[direction].

@@ -1,6 +1,8 @@
-// The GPU suite (label `gpu`): every CUDA fixture kernel is correct on every config of its task,
-// every CUDA exploit is rejected with its reason while the worker keeps serving, and the backward
-// tasks evaluate end to end. Skips itself where there is no CUDA build or no GPU.
+// The GPU suite (label `gpu`): every CUDA fixture kernel (bundled tasks, and the test tasks in
+// robust-kbench's shape: backward with backward_fn None, a saved tuple, a tensor computed in
+// forward) is correct on every config of its task, every CUDA exploit and every backward exploit is
+// rejected with its reason while the worker keeps serving. Skips itself where there is no CUDA
+// build or no GPU.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -56,9 +58,12 @@ TEST(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
   gpu::WorkerClient worker(cuda_options());
   ASSERT_EQ(worker.ensure_started(), "");
-  precompile(files(source_dir() + "/tasks", "_cuda.cu"), device_arch(worker));
-  for (const auto& kernel : files(source_dir() + "/tasks", "_cuda.cu")) {
-    std::string task = std::filesystem::path(kernel).parent_path().parent_path().filename();
+  auto kernels = files(source_dir() + "/tasks", "_cuda.cu");
+  for (const auto& k : files(source_dir() + "/tests/tasks", "_cuda.cu")) kernels.push_back(k);
+  precompile(kernels, device_arch(worker));
+  for (const auto& kernel : kernels) {
+    std::string task = std::filesystem::path(kernel).parent_path().parent_path();
+    const bool bundled = task.rfind(source_dir() + "/tasks/", 0) == 0;
     std::string direction =
         std::filesystem::path(kernel).filename().string().rfind("backward", 0) == 0 ? "backward"
                                                                                     : "forward";
@@ -70,7 +75,47 @@ TEST(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
     auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, device_arch(worker));
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
-    EXPECT_GE(e.outcome.result["configs"].as_array().size(), 4u) << kernel;
+    EXPECT_GE(e.outcome.result["configs"].as_array().size(), bundled ? 4u : 2u) << kernel;
+  }
+}
+
+// The backward exploits of the CPU suite (ATen-based, so they build for either backend) against
+// the robust-kbench-shaped LayerNorm backward on the GPU.
+TEST(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+  gpu::WorkerClient worker(cuda_options());
+  ASSERT_EQ(worker.ensure_started(), "");
+  const std::string arch = device_arch(worker);
+  const std::string task = source_dir() + "/tests/tasks/rkb_layernorm";
+  auto kernels = files(source_dir() + "/tests/exploits/cpu_backward", ".cpp");
+  ASSERT_FALSE(kernels.empty());
+  auto all = kernels;
+  all.push_back(task + "/kernels/backward_cuda.cu");
+  precompile(all, arch);
+  for (const auto& kernel : kernels) {
+    std::ifstream in(kernel);
+    std::string first;
+    std::getline(in, first);
+    std::istringstream words(first.substr(first.find(':') + 1));
+    std::vector<std::string> expected;
+    for (std::string w; words >> w;) expected.push_back(w);
+    const bool library_call = std::filesystem::path(kernel).stem() == "library_call";
+    json::Value request, configs, timing;
+    configs.push(0).push(5);  // normalised over 8 x 24, and over 3 x 129 with random weights
+    timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
+    request.set("direction", "backward").set("seeds", 2).set("call_timeout_s", 10);
+    request.set("configs", configs).set("timing", timing);
+    request.set("library_calls", library_call ? "forbid" : "flag");
+    auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, arch);
+    ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
+    EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
+    EXPECT_NE(std::find(expected.begin(), expected.end(), e.failure_kind()), expected.end())
+        << kernel << " rejected as " << e.failure_kind() << "\n"
+        << e.describe();
+    request.set("library_calls", "flag");
+    auto honest = evaluate(worker, gpu::Backend::cuda, task, task + "/kernels/backward_cuda.cu",
+                           request, arch);
+    EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
   }
 }
 

@@ -1,11 +1,16 @@
 // kforge:template layernorm_f32_cpu_rows
 // kforge:family layernorm
 // kforge:backend cpu
-// LayerNorm over the last dimension, float32, on the CPU: OpenMP over rows in chunks; the mean
+// LayerNorm over the trailing dimensions that weight and bias have (a row is weight.numel()
+// values), float32, on the CPU: OpenMP over rows in chunks; the mean
 // and variance either in two passes over the row or in one pass of Welford updates.
 #include <torch/extension.h>
 
 #include <cmath>
+
+// 1: the task passes normalized_shape before eps; 0: eps only, as robust-kbench's layernorm does
+// (lines marked `kforge:if shape_arg` are left out then; a marked statement stays on one line).
+#define KFORGE_SHAPE_ARG 1  // kforge:trait shape_arg 0 1
 
 namespace {
 
@@ -40,13 +45,18 @@ void layernorm_row(const float* in, const float* w, const float* b, float* out, 
 }  // namespace
 
 torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias,
-                      std::vector<int64_t> normalized_shape, double eps) {
+                      std::vector<int64_t> normalized_shape,  // kforge:if shape_arg
+                      double eps) {
+  int64_t shape_numel = 1;                                         // kforge:if shape_arg
+  for (auto d : normalized_shape) shape_numel *= d;                // kforge:if shape_arg
+  TORCH_CHECK(shape_numel == weight.numel(), "normalized_shape");  // kforge:if shape_arg
   TORCH_CHECK(x.scalar_type() == torch::kFloat32, "a float32 tensor");
-  TORCH_CHECK(normalized_shape.size() == 1 && x.dim() >= 1 && x.size(-1) == normalized_shape[0],
-              "normalisation over the last dimension");
+  TORCH_CHECK(
+      weight.numel() == bias.numel() && weight.numel() > 0 && x.numel() % weight.numel() == 0,
+      "normalisation over the trailing dimensions of the weight's shape");
   auto xc = x.contiguous();
   auto wc = weight.contiguous(), bc = bias.contiguous();
-  const int64_t cols = normalized_shape[0];
+  const int64_t cols = weight.numel();
   const int64_t rows = cols ? xc.numel() / cols : 0;
   auto y = torch::empty_like(xc);
   const float *in = xc.data_ptr<float>(), *w = wc.data_ptr<float>(), *b = bc.data_ptr<float>();

@@ -1,10 +1,15 @@
 // kforge:template layernorm_f32_sm90_rows
 // kforge:family layernorm
 // kforge:backend cuda
-// LayerNorm over the last dimension, float32. Short rows: one warp per row; long rows: one block
-// per row. The row stays in registers when it fits, so it is read once and the variance is the
-// exact two-pass one; longer rows take a streaming pass (sums in double) and a write pass.
+// LayerNorm over the trailing dimensions that weight and bias have (a row is weight.numel()
+// values), float32. Short rows: one warp per row; long rows: one block per row. The row stays in
+// registers when it fits, so it is read once and the variance is the exact two-pass one; longer
+// rows take a streaming pass (sums in double) and a write pass.
 #include <torch/extension.h>
+
+// 1: the task passes normalized_shape before eps; 0: eps only, as robust-kbench's layernorm does
+// (lines marked `kforge:if shape_arg` are left out then; a marked statement stays on one line).
+#define KFORGE_SHAPE_ARG 1  // kforge:trait shape_arg 0 1
 
 namespace {
 
@@ -221,13 +226,18 @@ void launch(const float* x, const float* w, const float* b, float* y, int rows, 
 }  // namespace
 
 torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias,
-                      std::vector<int64_t> normalized_shape, double eps) {
+                      std::vector<int64_t> normalized_shape,  // kforge:if shape_arg
+                      double eps) {
+  int64_t shape_numel = 1;                                         // kforge:if shape_arg
+  for (auto d : normalized_shape) shape_numel *= d;                // kforge:if shape_arg
+  TORCH_CHECK(shape_numel == weight.numel(), "normalized_shape");  // kforge:if shape_arg
   TORCH_CHECK(x.is_cuda() && x.scalar_type() == torch::kFloat32, "a float32 CUDA tensor");
-  TORCH_CHECK(normalized_shape.size() == 1 && x.dim() >= 1 && x.size(-1) == normalized_shape[0],
-              "normalisation over the last dimension");
+  TORCH_CHECK(weight.numel() == bias.numel() && weight.numel() > 0 &&
+                  x.numel() % weight.numel() == 0 && weight.numel() <= INT32_MAX,
+              "normalisation over the trailing dimensions of the weight's shape");
   auto xc = x.contiguous();
   auto wc = weight.contiguous(), bc = bias.contiguous();
-  const int cols = static_cast<int>(normalized_shape[0]);
+  const int cols = static_cast<int>(weight.numel());
   const int rows = cols ? static_cast<int>(xc.numel() / cols) : 0;
   auto y = torch::empty_like(xc);
   if (rows == 0 || cols == 0) return y;

@@ -4,7 +4,8 @@
 
 #include <cmath>
 
-torch::Tensor backward(torch::Tensor grad_output, torch::Tensor predictions, torch::Tensor targets) {
+torch::Tensor backward(torch::Tensor grad_output, torch::Tensor predictions,
+                       torch::Tensor targets) {
   auto p = predictions.contiguous();
   auto t = targets.contiguous();
   const int64_t rows = p.size(0), cols = p.size(1);

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x, torch::Tensor weight,
-                                    torch::Tensor bias, double eps,
+std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x,
+                                    torch::Tensor weight, torch::Tensor bias, double eps,
                                     std::vector<int64_t> normalized_shape) {
   int64_t n = 1;
   for (auto d : normalized_shape) n *= d;

@@ -4,7 +4,8 @@
 
 #include <vector>
 
-std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x, torch::Tensor weights) {
+std::vector<torch::Tensor> backward(torch::Tensor grad_output, torch::Tensor x,
+                                    torch::Tensor weights) {
   auto g = grad_output.contiguous(), xc = x.contiguous(), wc = weights.contiguous();
   const int64_t batch = xc.size(0), in = xc.size(1), out = wc.size(0);
   auto dx = torch::zeros({batch, in}, xc.options());

@@ -1,8 +1,8 @@
 // 2x2 max-pool backward on the CPU, written as robust-kbench's published kernel takes its
 // arguments: the saved tensors as one Python tuple, then grad_output. The gradient goes to the
 // first maximum of each window (PyTorch's choice on ties); everything else is zero.
-#include <torch/extension.h>
 #include <pybind11/pybind11.h>
+#include <torch/extension.h>
 
 namespace py = pybind11;
 

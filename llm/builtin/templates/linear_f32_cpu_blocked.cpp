@@ -1,13 +1,16 @@
-// kforge:template linear_relu_f32_cpu_blocked
-// kforge:family linear_relu
+// kforge:template linear_f32_cpu_blocked
+// kforge:family linear
 // kforge:backend cpu
-// relu(x @ weight^T + bias) in float32 on the CPU. Both operands are K-major, so every output is
+// x @ weight^T + bias, with a ReLU after it where the task has one (trait relu), in float32 on
+// the CPU. Both operands are K-major, so every output is
 // a dot product of two contiguous rows. Outputs are computed in register blocks of ROWS x COLS
 // dot products (each loaded x and weight value is used several times), over K in steps that fit
 // the cache; OpenMP over blocks of output rows.
 #include <torch/extension.h>
 
 #include <algorithm>
+
+#define KFORGE_RELU 1  // kforge:trait relu 0 1
 
 namespace {
 
@@ -52,7 +55,8 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
         }
         for (int i = 0; i < kRows && m0 + i < m_end; ++i)
           for (int j = 0; j < kCols && n0 + j < N; ++j)
-            yp[(m0 + i) * N + n0 + j] = std::max(acc[i][j] + bp[n0 + j], 0.f);
+            yp[(m0 + i) * N + n0 + j] =
+                KFORGE_RELU ? std::max(acc[i][j] + bp[n0 + j], 0.f) : acc[i][j] + bp[n0 + j];
       }
     }
   }
@@ -60,5 +64,5 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-  m.def("forward", &forward, "linear + ReLU forward (CPU, built-in template)");
+  m.def("forward", &forward, "linear forward (CPU, built-in template)");
 }

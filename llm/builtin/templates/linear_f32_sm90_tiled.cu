@@ -1,17 +1,20 @@
-// kforge:template linear_relu_f32_sm90_tiled
-// kforge:family linear_relu
+// kforge:template linear_f32_sm90_tiled
+// kforge:family linear
 // kforge:backend cuda
-// relu(x @ weight^T + bias) in float32 (no TF32): a register-tiled GEMM, both operands K-major.
+// x @ weight^T + bias, with a ReLU after it where the task has one (trait relu), in float32 (no
+// TF32): a register-tiled GEMM, both operands K-major.
 // A block computes a BM x BN tile of the output in BK-deep steps through shared memory (stored
 // k-major, so the inner product reads are broadcast-free rows); each thread owns TM x TN outputs.
 // The next step's tiles are loaded into registers while the current one is multiplied. Bias and
-// ReLU are applied in the epilogue. When the output has too few tiles to fill the GPU, K is split
-// across up to max_split_k blocks per tile, whose partial sums a second kernel adds (in a fixed
-// order) before bias and ReLU. Few output rows (a small batch) take a GEMV-like kernel: one warp
-// per output column reads its weight row once, for every batch row at a time.
+// the ReLU are applied in the epilogue. When the output has too few tiles to fill the GPU, K is
+// split across up to max_split_k blocks per tile, whose partial sums a second kernel adds (in a
+// fixed order) before the epilogue. Few output rows (a small batch) take a GEMV-like kernel: one
+// warp per output column reads its weight row once, for every batch row at a time.
 #include <torch/extension.h>
 
 #include <algorithm>
+
+#define KFORGE_RELU 1  // kforge:trait relu 0 1
 
 namespace {
 
@@ -30,11 +33,16 @@ static_assert(kLoadsA >= 1 && kLoadsB >= 1 && kLoadsA * kThreads == kBM * kBK &&
                   kLoadsB * kThreads == kBN * kBK,
               "tiles divide evenly among the threads");
 
-// With `partial`, block z adds up its slice of K into partial[z] (no bias, no ReLU).
+// The epilogue: bias, then the ReLU if the task has one.
+__device__ __forceinline__ float epilogue(float sum, float bias) {
+  return KFORGE_RELU ? fmaxf(sum + bias, 0.f) : sum + bias;
+}
+
+// With `partial`, block z adds up its slice of K into partial[z] (no epilogue).
 __global__ void __launch_bounds__(kThreads)
-    linear_relu_tiled(const float* __restrict__ x, const float* __restrict__ w,
-                      const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K,
-                      int k_slice, float* __restrict__ partial) {
+    linear_tiled(const float* __restrict__ x, const float* __restrict__ w,
+                 const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K,
+                 int k_slice, float* __restrict__ partial) {
   __shared__ float As[kBK][kBM + 1];
   __shared__ float Bs[kBK][kBN + 1];
   const int tid = threadIdx.x;
@@ -103,30 +111,29 @@ __global__ void __launch_bounds__(kThreads)
       if (slice)
         slice[static_cast<size_t>(r) * N + c] = acc[i][j];
       else
-        y[static_cast<size_t>(r) * N + c] = fmaxf(acc[i][j] + bias[c], 0.f);
+        y[static_cast<size_t>(r) * N + c] = epilogue(acc[i][j], bias[c]);
     }
   }
 }
 
-// y = relu(sum of the split partial sums + bias), the slices added in order.
+// y = epilogue(sum of the split partial sums, bias), the slices added in order.
 __global__ void __launch_bounds__(256)
-    sum_split_bias_relu(const float* __restrict__ partial, const float* __restrict__ bias,
-                        float* __restrict__ y, int M, int N, int splits) {
+    sum_split_epilogue(const float* __restrict__ partial, const float* __restrict__ bias,
+                       float* __restrict__ y, int M, int N, int splits) {
   const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const size_t total = static_cast<size_t>(M) * N;
   if (i >= total) return;
   float s = 0;
   for (int z = 0; z < splits; ++z) s += partial[z * total + i];
-  y[i] = fmaxf(s + bias[i % N], 0.f);
+  y[i] = epilogue(s, bias[i % N]);
 }
 
 // Batch of at most Rows: warp n computes output column n for every batch row, reading weight
 // row n once; the batch rows of x are re-read from cache by every warp.
 template <int Rows>
 __global__ void __launch_bounds__(256)
-    linear_relu_small_batch(const float* __restrict__ x, const float* __restrict__ w,
-                            const float* __restrict__ bias, float* __restrict__ y, int M, int N,
-                            int K) {
+    linear_small_batch(const float* __restrict__ x, const float* __restrict__ w,
+                       const float* __restrict__ bias, float* __restrict__ y, int M, int N, int K) {
   const int n = blockIdx.x * 8 + threadIdx.x / 32, lane = threadIdx.x % 32;
   if (n >= N) return;
   const float* wr = w + static_cast<size_t>(n) * K;
@@ -141,7 +148,7 @@ __global__ void __launch_bounds__(256)
   for (int m = 0; m < Rows; ++m) {
     float v = acc[m];
     for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
-    if (lane == 0 && m < M) y[static_cast<size_t>(m) * N + n] = fmaxf(v + bias[n], 0.f);
+    if (lane == 0 && m < M) y[static_cast<size_t>(m) * N + n] = epilogue(v, bias[n]);
   }
 }
 
@@ -157,18 +164,18 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
   const int M = static_cast<int>(xc.size(0)), K = static_cast<int>(xc.size(1)),
             N = static_cast<int>(wc.size(0));
   auto y = torch::empty({M, N}, xc.options());
-  if (M == 0 || N == 0) return y;  // K == 0 needs no case: the sums are empty, relu(bias) remains
+  if (M == 0 || N == 0) return y;  // K == 0 needs no case: the sums are empty, bias remains
   auto stream = at::cuda::getCurrentCUDAStream();
   const float *xp = xc.data_ptr<float>(), *wp = wc.data_ptr<float>(), *bp = bc.data_ptr<float>();
   float* yp = y.data_ptr<float>();
   const dim3 small_grid((N + 7) / 8);
   if (M <= kSmallBatch) {
     if (M <= 4)
-      linear_relu_small_batch<4><<<small_grid, 256, 0, stream>>>(xp, wp, bp, yp, M, N, K);
+      linear_small_batch<4><<<small_grid, 256, 0, stream>>>(xp, wp, bp, yp, M, N, K);
     else if (M <= 8)
-      linear_relu_small_batch<8><<<small_grid, 256, 0, stream>>>(xp, wp, bp, yp, M, N, K);
+      linear_small_batch<8><<<small_grid, 256, 0, stream>>>(xp, wp, bp, yp, M, N, K);
     else
-      linear_relu_small_batch<16><<<small_grid, 256, 0, stream>>>(xp, wp, bp, yp, M, N, K);
+      linear_small_batch<16><<<small_grid, 256, 0, stream>>>(xp, wp, bp, yp, M, N, K);
     return y;
   }
   const int tiles = ((N + kBN - 1) / kBN) * ((M + kBM - 1) / kBM);
@@ -180,18 +187,18 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
   splits = (K + k_slice - 1) / k_slice;
   const dim3 grid((N + kBN - 1) / kBN, (M + kBM - 1) / kBM, splits);
   if (splits == 1) {
-    linear_relu_tiled<<<grid, kThreads, 0, stream>>>(xp, wp, bp, yp, M, N, K, K, nullptr);
+    linear_tiled<<<grid, kThreads, 0, stream>>>(xp, wp, bp, yp, M, N, K, K, nullptr);
     return y;
   }
   auto partial = torch::empty({splits, M, N}, xc.options());
-  linear_relu_tiled<<<grid, kThreads, 0, stream>>>(xp, wp, bp, yp, M, N, K, k_slice,
-                                                   partial.data_ptr<float>());
+  linear_tiled<<<grid, kThreads, 0, stream>>>(xp, wp, bp, yp, M, N, K, k_slice,
+                                              partial.data_ptr<float>());
   const size_t total = static_cast<size_t>(M) * N;
-  sum_split_bias_relu<<<(total + 255) / 256, 256, 0, stream>>>(partial.data_ptr<float>(), bp, yp, M,
-                                                               N, splits);
+  sum_split_epilogue<<<(total + 255) / 256, 256, 0, stream>>>(partial.data_ptr<float>(), bp, yp, M,
+                                                              N, splits);
   return y;
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
-  m.def("forward", &forward, "linear + ReLU forward (CUDA, built-in template)");
+  m.def("forward", &forward, "linear forward (CUDA, built-in template)");
 }
