@@ -1,5 +1,7 @@
 #include "common/task_signature.hpp"
 
+#include <sstream>
+
 namespace kforge::tasks {
 namespace {
 
@@ -31,7 +33,13 @@ std::string origin(const json::Value& spec, const json::Value& config) {
   if (kind == "derived")
     return "a tensor AutogradFunction computes " + shape_text(spec["shape"]) + " " +
            spec["dtype"].as_string();
-  if (kind == "scalar") return "the value " + spec["value"].dump();
+  if (kind == "scalar") {
+    if (spec["type"].as_string() != "float") return "the value " + spec["value"].dump();
+    std::ostringstream v;
+    v.precision(9);
+    v << spec["value"].as_number();
+    return "the value " + v.str();
+  }
   if (kind == "int_list") return "the integers " + spec["value"].dump();
   if (kind == "none") return "None";
   if (kind == "tensor_list") {

@@ -333,7 +333,8 @@ def config_sets(task_dir, direction):
                 if key not in entries:
                     entries[key] = {"init": init, "input": inp, "shared": shared, "modes": []}
                     order.append(key)
-                entries[key]["modes"].append(mode)
+                if mode not in entries[key]["modes"]:
+                    entries[key]["modes"].append(mode)
     options = {k: configs[k] for k in ("tolerance", "allow_output_input_alias") if k in configs}
     return [entries[k] for k in order], options
 

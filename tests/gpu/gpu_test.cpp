@@ -99,7 +99,12 @@ TEST(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
     std::istringstream words(first.substr(first.find(':') + 1));
     std::vector<std::string> expected;
     for (std::string w; words >> w;) expected.push_back(w);
-    const bool library_call = std::filesystem::path(kernel).stem() == "library_call";
+    const auto stem = std::filesystem::path(kernel).stem();
+    const bool library_call = stem == "library_call";
+    // On the GPU only the first allocations of a call are primed with NaN: this exploit's output
+    // is allocated after its ATen temporaries were freed, so its unwritten row holds a freed
+    // temporary's values and fails as a mismatch instead.
+    if (stem == "unwritten_output") expected.push_back("mismatch");
     json::Value request, configs, timing;
     configs.push(0).push(5);  // normalised over 8 x 24, and over 3 x 129 with random weights
     timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);

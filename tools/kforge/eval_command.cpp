@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <iostream>
 #include <set>
+#include <sstream>
 
+#include "common/task_signature.hpp"
 #include "gpu/build_config.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/hashing.hpp"
@@ -333,6 +335,13 @@ int run_eval(const std::vector<std::string>& argv) {
   return finish(doc, a.json, verdict == "correct" ? 0 : verdict == "incorrect" ? 1 : 2);
 }
 
+constexpr const char* kExportUsage =
+    "usage: kforge export --task DIR [--cache DIR] [--force]\n"
+    "Exports a task folder (robust-kbench format) and prints, per direction, what the kernel's\n"
+    "function receives and returns (for backward: where each argument comes from and which\n"
+    "gradient each output is), the configs and the task's warnings.\n"
+    "exit status: 0 every direction exported, 1 some direction cannot be, 2 the task cannot be\n";
+
 int run_export(const std::vector<std::string>& argv) {
   std::string task, cache;
   bool force = false;
@@ -344,12 +353,12 @@ int run_export(const std::vector<std::string>& argv) {
     else if (argv[i] == "--force")
       force = true;
     else {
-      std::cerr << "usage: kforge export --task DIR [--cache DIR] [--force]\n";
+      std::cerr << kExportUsage;
       return argv[i] == "--help" ? 0 : 2;
     }
   }
   if (task.empty()) {
-    std::cerr << "usage: kforge export --task DIR [--cache DIR] [--force]\n";
+    std::cerr << kExportUsage;
     return 2;
   }
   gpu::ExportOptions o;
@@ -362,17 +371,34 @@ int run_export(const std::vector<std::string>& argv) {
   }
   std::cout << "export: " << exported.dir << " (torch " << exported.doc["torch_version"].as_string()
             << ")\n";
+  int failed = 0;
   for (const auto& [direction, d] : exported.doc["directions"].as_object()) {
-    std::cout << direction << ": " << d["configs"].as_array().size() << " configs\n";
-    for (const auto& c : d["configs"].as_array()) {
+    if (d.contains("error")) {
+      ++failed;
+      std::cout << direction << ": cannot be exported: " << d["error"].as_string() << "\n";
+      continue;
+    }
+    const auto& configs = d["configs"].as_array();
+    std::cout << direction << ": " << configs.size() << " configs\n";
+    if (!configs.empty()) {
+      // What the candidate's function receives and returns (for backward: where each argument
+      // comes from and which gradient each output is), shown for the first config.
+      std::cout << "  the kernel registers `" << direction << "`; for the first config:\n";
+      std::istringstream contract(tasks::describe_contract(configs.front(), direction));
+      for (std::string line; std::getline(contract, line);) std::cout << "    " << line << "\n";
+    }
+    for (const auto& c : configs) {
       std::cout << "  " << c["name"].as_string() << "  [";
       for (const auto& m : c["modes"].as_array()) std::cout << " " << m.as_string();
-      std::cout << " ]  reference " << c["reference"]["call"].as_string() << "\n";
+      std::cout << " ]  reference "
+                << (c["reference"].contains("autograd_of") ? "autograd through forward_fn"
+                                                           : c["reference"]["call"].as_string())
+                << "\n";
       for (const auto& w : c["warnings"].as_array())
         std::cout << "    warning: " << w.as_string() << "\n";
     }
   }
-  return 0;
+  return failed ? 1 : 0;
 }
 
 }  // namespace kforge::cli
