@@ -40,7 +40,8 @@ std::vector<Fixture> fixtures(const std::string& tasks_dir, const std::string& s
 }
 
 /// Forward tasks the built-in proposer has templates for: the bundled ones and robust-kbench's
-/// shapes of layernorm (three trailing dimensions, eps only), RMSNorm and a plain linear.
+/// shapes of layernorm (three trailing dimensions, eps only), RMSNorm, a plain linear and a
+/// linear on batch x tokens x features.
 std::vector<std::string> template_tasks() {
   return {"softmax",
           "layernorm",
@@ -48,7 +49,8 @@ std::vector<std::string> template_tasks() {
           "linear_relu",
           source_dir() + "/tests/tasks/rkb_layernorm",
           source_dir() + "/tests/tasks/rkb_rmsnorm",
-          source_dir() + "/tests/tasks/rkb_linear"};
+          source_dir() + "/tests/tasks/rkb_linear",
+          source_dir() + "/tests/tasks/rkb_linear_tokens"};
 }
 
 void PrintTo(const Fixture& f, std::ostream* os) {

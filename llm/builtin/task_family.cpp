@@ -93,8 +93,10 @@ TaskFamily recognise_family(const json::Value& direction_doc, const std::string&
       args.size() == 3 && is_tensor(args[0], "float32", 0) && args[0].rank >= 2 &&
       is_tensor(args[1], "float32", 1) && args[2].kind == "scalar")
     return {"rmsnorm", ""};
+  // A linear layer on inputs of any rank >= 2 (robust-kbench's unet_linear: batch x tokens x
+  // features), with or without a ReLU after it.
   if ((is({"aten::linear", "aten::relu"}) || is({"aten::linear"})) && args.size() == 3 &&
-      is_tensor(args[0], "float32", 2) && is_tensor(args[1], "float32", 2) &&
+      is_tensor(args[0], "float32", 0) && args[0].rank >= 2 && is_tensor(args[1], "float32", 2) &&
       is_tensor(args[2], "float32", 1))
     return {"linear", "", {{"relu", ops.count("aten::relu") ? 1 : 0}}};
   if (is({"aten::cross_entropy_loss"}) && args.size() == 2 && is_tensor(args[0], "float32", 2) &&

@@ -1,9 +1,9 @@
 // The GPU suite's experiment (label `gpu`): `kforge run` with the built-in proposer on the cuda
 // backend, every multi config of every bundled forward task and of the forward tasks in
 // robust-kbench's shape (layernorm over trailing dimensions with eps only, RMSNorm, a plain
-// linear), a few candidates each; every task must end with a correct kernel, and the archive must
-// hold the profiles (registers from ptxas).
-// Skips itself where there is no CUDA build or no GPU.
+// linear, a linear on tokens), a few candidates each; every task must end with a correct kernel,
+// and the archive must hold the profiles (registers from ptxas). Skips itself where there is no
+// CUDA build or no GPU.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -27,7 +27,8 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
   std::ofstream(dir / "experiment.json")
       << R"({"name": "gpu-suite", "seed": 3, "tasks": ["tasks/softmax", "tasks/layernorm",
       "tasks/cross_entropy", "tasks/linear_relu", "tests/tasks/rkb_layernorm",
-      "tests/tasks/rkb_rmsnorm", "tests/tasks/rkb_linear"], "directions": ["forward"],
+      "tests/tasks/rkb_rmsnorm", "tests/tasks/rkb_linear", "tests/tasks/rkb_linear_tokens"],
+      "directions": ["forward"],
       "backends": ["cuda"], "config_set": "multi",
       "budget": {"candidates_per_target": 3}, "evaluation": {"seeds": 2, "timing_seconds": 0.2},
       "search": {"pipeline_depth": 12}})";
@@ -43,7 +44,7 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
   auto db = archive::Archive::open((dir / "archive.db").string(), error);
   ASSERT_TRUE(db) << error;
   for (const char* task : {"softmax", "layernorm", "cross_entropy", "linear_relu", "rkb_layernorm",
-                           "rkb_rmsnorm", "rkb_linear"}) {
+                           "rkb_rmsnorm", "rkb_linear", "rkb_linear_tokens"}) {
     auto best = db->best(task, "forward", "cuda", "multi", 1);
     ASSERT_TRUE(best) << task << " has no correct kernel\n" << r.output;
     EXPECT_GT(best->geomean_speedup, 0) << task;

@@ -21,7 +21,8 @@ constexpr int kRowsPerTask = 8;  // kforge:param rows_per_task 4 8 32
 
 }  // namespace
 
-torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias) {
+// y = x @ weight^T + bias for a 2-D x.
+torch::Tensor linear_2d(torch::Tensor x, torch::Tensor weight, torch::Tensor bias) {
   TORCH_CHECK(x.scalar_type() == torch::kFloat32 && x.dim() == 2, "2-D float32 input");
   TORCH_CHECK(weight.dim() == 2 && weight.size(1) == x.size(1) && bias.dim() == 1 &&
                   bias.size(0) == weight.size(0),
@@ -61,6 +62,15 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
     }
   }
   return y;
+}
+
+// x of any rank >= 2: its leading dimensions are rows, as F.linear treats them.
+torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias) {
+  TORCH_CHECK(x.scalar_type() == torch::kFloat32 && x.dim() >= 2,
+              "float32 input of rank 2 or more");
+  auto sizes = x.sizes().vec();
+  sizes.back() = weight.size(0);
+  return linear_2d(x.reshape({-1, x.size(-1)}), weight, bias).view(sizes);
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {

@@ -154,7 +154,8 @@ __global__ void __launch_bounds__(256)
 
 }  // namespace
 
-torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias) {
+// y = x @ weight^T + bias for a 2-D x.
+torch::Tensor linear_2d(torch::Tensor x, torch::Tensor weight, torch::Tensor bias) {
   TORCH_CHECK(x.is_cuda() && x.scalar_type() == torch::kFloat32 && x.dim() == 2,
               "2-D float32 CUDA input");
   TORCH_CHECK(weight.dim() == 2 && weight.size(1) == x.size(1) && bias.dim() == 1 &&
@@ -197,6 +198,15 @@ torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias)
   sum_split_epilogue<<<(total + 255) / 256, 256, 0, stream>>>(partial.data_ptr<float>(), bp, yp, M,
                                                               N, splits);
   return y;
+}
+
+// x of any rank >= 2: its leading dimensions are rows, as F.linear treats them.
+torch::Tensor forward(torch::Tensor x, torch::Tensor weight, torch::Tensor bias) {
+  TORCH_CHECK(x.is_cuda() && x.scalar_type() == torch::kFloat32 && x.dim() >= 2,
+              "float32 input of rank 2 or more");
+  auto sizes = x.sizes().vec();
+  sizes.back() = weight.size(0);
+  return linear_2d(x.reshape({-1, x.size(-1)}), weight, bias).view(sizes);
 }
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
