@@ -36,6 +36,14 @@ bool is_tensor(const Arg& a, const std::string& dtype, size_t rank) {
   return tensor && a.dtype == dtype && (rank == 0 || a.rank == rank);
 }
 
+TaskFamily none(std::string why_not) {
+  return {"", std::move(why_not), {}};
+}
+
+TaskFamily found(std::string family, std::map<std::string, int64_t> traits = {}) {
+  return {std::move(family), "", std::move(traits)};
+}
+
 std::string describe(const std::set<std::string>& ops) {
   std::string out;
   for (const auto& o : ops) out += (out.empty() ? "" : ", ") + o;
@@ -46,15 +54,15 @@ std::string describe(const std::set<std::string>& ops) {
 
 TaskFamily recognise_family(const json::Value& direction_doc, const std::string& direction) {
   const auto& configs = direction_doc["configs"].as_array();
-  if (configs.empty()) return {"", "the task has no configs"};
+  if (configs.empty()) return none("the task has no configs");
   if (direction != "forward")
-    return {"", "the built-in proposer has templates for forward functions only"};
+    return none("the built-in proposer has templates for forward functions only");
   std::set<std::string> ops;
   for (const auto& c : configs)
     for (const auto& o : c["reference"]["ops"].as_array())
       if (!bookkeeping_ops().count(o.as_string())) ops.insert(o.as_string());
   if (ops.empty())
-    return {"", "the export lists no operators (exported by an older kforge? export again)"};
+    return none("the export lists no operators (exported by an older kforge? export again)");
   auto args = args_of(configs.front());
   const auto& outputs = configs.front()["outputs"].as_array();
   auto is = [&](std::initializer_list<const char*> names) {
@@ -64,8 +72,8 @@ TaskFamily recognise_family(const json::Value& direction_doc, const std::string&
   if (is({"aten::softmax"}) && args.size() == 2 && is_tensor(args[0], "float32", 2) &&
       args[1].kind == "scalar" && args[1].type == "int") {
     int64_t dim = args[1].value.as_int(0);
-    if (dim == -1 || dim == 1) return {"softmax", ""};
-    return {"", "softmax over a dimension other than the last"};
+    if (dim == -1 || dim == 1) return found("softmax");
+    return none("softmax over a dimension other than the last");
   }
   // LayerNorm over the trailing dimensions that weight and bias have: (x, weight, bias,
   // normalized_shape, eps) or, as robust-kbench writes it, (x, weight, bias, eps).
@@ -76,8 +84,8 @@ TaskFamily recognise_family(const json::Value& direction_doc, const std::string&
     const bool shape_arg = args.size() == 5;
     if (shape_arg &&
         (args[3].kind != "int_list" || args[3].value.as_array().size() != args[1].rank))
-      return {"", "layer_norm whose normalized_shape is not the weight's shape"};
-    return {"layernorm", "", {{"shape_arg", shape_arg ? 1 : 0}}};
+      return none("layer_norm whose normalized_shape is not the weight's shape");
+    return found("layernorm", {{"shape_arg", shape_arg ? 1 : 0}});
   }
   // RMSNorm over the last dimension, as LLaMA writes it (mean of squares, rsqrt, scale) or
   // as torch's rms_norm.
@@ -92,18 +100,18 @@ TaskFamily recognise_family(const json::Value& direction_doc, const std::string&
        (ops.count("aten::mean") && (ops.count("aten::rsqrt") || ops.count("aten::sqrt")))) &&
       args.size() == 3 && is_tensor(args[0], "float32", 0) && args[0].rank >= 2 &&
       is_tensor(args[1], "float32", 1) && args[2].kind == "scalar")
-    return {"rmsnorm", ""};
+    return found("rmsnorm");
   // A linear layer on inputs of any rank >= 2 (robust-kbench's unet_linear: batch x tokens x
   // features), with or without a ReLU after it.
   if ((is({"aten::linear", "aten::relu"}) || is({"aten::linear"})) && args.size() == 3 &&
       is_tensor(args[0], "float32", 0) && args[0].rank >= 2 && is_tensor(args[1], "float32", 2) &&
       is_tensor(args[2], "float32", 1))
-    return {"linear", "", {{"relu", ops.count("aten::relu") ? 1 : 0}}};
+    return found("linear", {{"relu", ops.count("aten::relu") ? 1 : 0}});
   if (is({"aten::cross_entropy_loss"}) && args.size() == 2 && is_tensor(args[0], "float32", 2) &&
       is_tensor(args[1], "int64", 1) && outputs.size() == 1 &&
       outputs[0]["shape"].as_array().empty())
-    return {"cross_entropy", ""};
-  return {"", "no built-in template computes " + describe(ops) + " with these arguments"};
+    return found("cross_entropy");
+  return none("no built-in template computes " + describe(ops) + " with these arguments");
 }
 
 }  // namespace kforge::builtin
