@@ -692,17 +692,28 @@ class Marker:
         return f"<output {self.index} of backward_fn>"
 
 
-def call_autograd_function(fn_cls, fwd_values, grads, stand_in):
-    """AutogradFunction.forward then .backward on a FakeContext, with backward_fn replaced."""
+def autograd_forward(fn_cls, fwd_values):
+    """AutogradFunction.forward on a FakeContext; returns the context it filled."""
     ctx = FakeContext(fwd_values)
+    with torch.no_grad():
+        fn_cls.forward(ctx, *fwd_values)
+    return ctx
+
+
+def autograd_backward(fn_cls, ctx, grads, stand_in):
+    """AutogradFunction.backward on a filled context, with backward_fn replaced by `stand_in`."""
     original = fn_cls.backward_fn
     fn_cls.backward_fn = stand_in
     try:
         with torch.no_grad():
-            fn_cls.forward(ctx, *fwd_values)
             return fn_cls.backward(ctx, *grads)
     finally:
         fn_cls.backward_fn = original
+
+
+def call_autograd_function(fn_cls, fwd_values, grads, stand_in):
+    """AutogradFunction.forward then .backward, with backward_fn replaced."""
+    return autograd_backward(fn_cls, autograd_forward(fn_cls, fwd_values), grads, stand_in)
 
 
 def backward_fn_call_names(fn_cls, count, kwargs):
@@ -759,7 +770,8 @@ def run_backward(module, entry, seed):
         raise BackwardFnCalled(a, k)
 
     try:
-        call_autograd_function(fn_cls, fwd_values, grads, capture)
+        ctx = autograd_forward(fn_cls, fwd_values)
+        autograd_backward(fn_cls, ctx, grads, capture)
         raise ExportError("AutogradFunction.backward never called AutogradFunction.backward_fn")
     except BackwardFnCalled as called:
         bwd_args, bwd_kwargs = called.args_seen, called.kwargs_seen
@@ -776,7 +788,7 @@ def run_backward(module, entry, seed):
     for count in [None, 2, 3, 4, 5, 6, 7, 8, 1]:
         markers = Marker(0) if count is None else tuple(Marker(i) for i in range(count))
         try:
-            returned = call_autograd_function(fn_cls, fwd_values, grads, lambda *a, **k: markers)
+            returned = autograd_backward(fn_cls, ctx, grads, lambda *a, **k: markers)
         except Exception as e:  # the task's own unpacking of the wrong count: try another
             last_error = e
             continue
@@ -832,10 +844,24 @@ def describe_backward_arg(name, value, run, derived):
     return spec if spec is not None else locate_backward_tensor(name, value, run, derived)
 
 
-def write_prelude(module, run, derived_count, out_dir, index):
+def derived_paths(bwd_specs):
+    """Where each derived tensor sits in backward_fn's arguments: (argument, element or None),
+    in the order of their indices."""
+    paths = {}
+    for i, spec in enumerate(bwd_specs):
+        if spec["kind"] == "derived":
+            paths[spec["index"]] = (i, None)
+        for j, element in enumerate(spec.get("elements", [])):
+            if element["kind"] == "derived":
+                paths[element["index"]] = (i, j)
+    return [paths[k] for k in sorted(paths)]
+
+
+def write_prelude(module, run, paths, out_dir, index):
     """Traces what AutogradFunction computes for backward_fn beyond fn's arguments and the output
     gradients (saved means, scaled gradients): a TorchScript module from (fn's tensor arguments,
-    output gradients) to those tensors, in order."""
+    output gradients) to those tensors, in order; `paths` says where each sits in backward_fn's
+    arguments."""
     fn_cls = module.AutogradFunction
     fwd_values, grads = run["fwd_values"], run["grads"]
     tensor_positions = [i for i, v in enumerate(fwd_values) if isinstance(v, torch.Tensor)]
@@ -858,13 +884,7 @@ def write_prelude(module, run, derived_count, out_dir, index):
                 call_autograd_function(fn_cls, values, gs, capture)
             except BackwardFnCalled as called:
                 seen = list(called.args_seen) + list(called.kwargs_seen.values())
-            shadow = dict(run, fwd_values=values, grads=gs)
-            found = []
-            for v in seen:
-                for t in (v if isinstance(v, (list, tuple)) else [v]):
-                    if isinstance(t, torch.Tensor):
-                        describe_backward_arg("", t, shadow, found)
-            return tuple(found)
+            return tuple(seen[i] if j is None else seen[i][j] for i, j in paths)
 
     example = tuple(fwd_values[i] for i in tensor_positions) + tuple(grads[k] for k in grad_positions)
     try:
@@ -877,8 +897,8 @@ def write_prelude(module, run, derived_count, out_dir, index):
     torch.jit.save(traced, os.path.join(out_dir, file_name))
     with torch.no_grad():
         again = outputs_of(traced(*example), "the prelude")
-    if len(again) != derived_count:
-        raise ExportError(f"the traced prelude gives {len(again)} tensors, backward_fn takes {derived_count} "
+    if len(again) != len(paths):
+        raise ExportError(f"the traced prelude gives {len(again)} tensors, backward_fn takes {len(paths)} "
                           f"computed ones")
     return {"file": file_name, "forward_args": tensor_positions, "grad_outputs": grad_positions}
 
@@ -917,7 +937,7 @@ def export_backward_config(module, entry, index, input_names, writer, out_dir):
         if g is not None and i not in run["gradient_of"]:
             warnings.append(f"`{fwd_names[i]}` requires grad but AutogradFunction.backward returns no gradient "
                             f"for it; it is not checked")
-    prelude = write_prelude(module, run, len(derived), out_dir, index) if derived else None
+    prelude = write_prelude(module, run, derived_paths(bwd_specs), out_dir, index) if derived else None
     forward_reference = writer.reference("forward_fn", fwd_specs, fwd_values, index)
     check_reference(out_dir, forward_reference, fwd_specs, fwd_values, run["outs"])
     if callable(module.AutogradFunction.backward_fn):
