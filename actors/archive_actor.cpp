@@ -235,7 +235,12 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
       [self](query_atom, query_request& q) -> caf::result<std::string> {
         auto& db = *self->state.db;
         if (q.what == "experiments") return archive::experiments_view(db).dump();
-        if (q.what == "history") return archive::history_view(db, q.id).dump();
+        if (q.what == "history") {
+          if (!db.experiment(q.id))
+            return make_error(error_code::unknown_experiment,
+                              "no experiment " + std::to_string(q.id));
+          return archive::history_view(db, q.id).dump();
+        }
         if (q.what == "experiment") {
           if (auto v = archive::experiment_view(db, q.id)) return v->dump();
           return make_error(error_code::unknown_experiment,

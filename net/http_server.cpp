@@ -70,6 +70,7 @@ class Channel : public WebSocketChannel {
 struct HttpServer::Impl {
   std::string token;
   Handler handler;
+  WebSocketAdmission admit;
   WebSocketHandler websocket_handler;
   boost::asio::io_context io;
   std::unique_ptr<tcp::acceptor> acceptor;
@@ -117,6 +118,7 @@ struct HttpServer::Impl {
       auto raw = parser.release();
       HttpRequest req = to_request(raw);
       HttpResponse res = authorise(req);
+      if (res.status == 0 && websocket::is_upgrade(raw)) res = admit(req);
       if (res.status == 0 && websocket::is_upgrade(raw)) {
         websocket::stream<tcp::socket> ws(std::move(socket));
         ws.accept(raw, ec);
@@ -151,10 +153,12 @@ struct HttpServer::Impl {
   }
 };
 
-HttpServer::HttpServer(std::string token, Handler handler, WebSocketHandler websocket_handler)
+HttpServer::HttpServer(std::string token, Handler handler, WebSocketAdmission admit,
+                       WebSocketHandler websocket_handler)
     : impl_(std::make_shared<Impl>()) {
   impl_->token = std::move(token);
   impl_->handler = std::move(handler);
+  impl_->admit = std::move(admit);
   impl_->websocket_handler = std::move(websocket_handler);
 }
 

@@ -45,7 +45,13 @@ class HttpServer {
   using WebSocketHandler =
       std::function<void(const HttpRequest&, WebSocketChannel&, const std::atomic<bool>& stopping)>;
 
-  HttpServer(std::string token, Handler handler, WebSocketHandler websocket_handler);
+  /// Decides on an authorised WebSocket upgrade before it is accepted: status 0 accepts it; any
+  /// other response is sent instead (an upgrade on a route that streams nothing, a filter that
+  /// cannot be read).
+  using WebSocketAdmission = Handler;
+
+  HttpServer(std::string token, Handler handler, WebSocketAdmission admit,
+             WebSocketHandler websocket_handler);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

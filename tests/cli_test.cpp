@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "gpu/process.hpp"
 #include "tests/test_support.hpp"
@@ -136,6 +137,70 @@ TEST(Cli, AnExperimentWithABrokenTaskFinishesTheGoodOne) {
   auto row = r.output.find("\nsoftmax/forward/cpu");
   ASSERT_NE(row, std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("none correct", row), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace kforge::test
+
+namespace kforge::test {
+namespace {
+
+// Every number a user types on the command line, given garbage, boundary and random values: a
+// clear error naming the option (exit 2), never an abort. (The console's ids need a daemon: the
+// system test covers them.)
+TEST(Cli, EveryNumericOptionRejectsBadValuesClearly) {
+  const std::string kernel = source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp";
+  const std::string task = source_dir() + "/tasks/softmax";
+  const std::string state =
+      fs::temp_directory_path() / ("kforge_cli_fuzz_" + std::to_string(::getpid()));
+  struct Case {
+    std::vector<std::string> before;  // the command and what comes before the value
+    std::string what;                 // what the error names
+  };
+  const std::vector<Case> cases = {
+      {{"run", "--jobs"}, "--jobs"},
+      {{"run", "--resume"}, "--resume"},
+      {{"run", "x.json", "--replay"}, "--replay"},
+      {{"eval", "--task", task, "--kernel", kernel, "--seeds"}, "--seeds"},
+      {{"eval", "--task", task, "--kernel", kernel, "--seed"}, "--seed"},
+      {{"eval", "--task", task, "--kernel", kernel, "--device"}, "--device"},
+      {{"eval", "--task", task, "--kernel", kernel, "--max-seconds"}, "--max-seconds"},
+      {{"eval", "--task", task, "--kernel", kernel, "--atol"}, "--atol"},
+      {{"eval", "--task", task, "--kernel", kernel, "--rtol"}, "--rtol"},
+      {{"daemon", "--state", state, "--port"}, "--port"},
+      {{"daemon", "--state", state, "--jobs"}, "--jobs"},
+      {{"console", "--state", state, "--port"}, "--port"},
+      {{"show"}, "candidate id"},
+      {{"report"}, "experiment id"},
+  };
+  // None of these is a valid value for any of the options.
+  std::vector<std::string> values = {"abc", "-1",  "99999999999999999999", "1e400", "0x1f",
+                                     "nan", "inf", "-9223372036854775809", "12abc", "1.5.5",
+                                     "+",   "-"};
+  std::mt19937 random(7);
+  for (int i = 0; i < 6; ++i) {  // random printable junk that starts like a number
+    std::string junk = std::to_string(random() % 1000);
+    for (int k = 0; k < 3; ++k) junk += static_cast<char>(33 + random() % 90);
+    values.push_back(junk + "z");
+  }
+  for (const auto& c : cases) {
+    for (const auto& v : values) {
+      auto args = c.before;
+      args.push_back(v);
+      auto r = kforge(args);
+      const std::string shown = c.before[0] + " " + c.what + " " + v;
+      EXPECT_EQ(r.exit_code, 2) << shown << "\n" << r.output;
+      EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << shown << "\n" << r.output;
+      // show and report take the id as a word: one that does not start with a digit is not taken
+      // for an id, and the usage says what is expected instead.
+      const bool word = c.before[0] == "show" || c.before[0] == "report";
+      if (!word || std::isdigit(static_cast<unsigned char>(v[0]))) {
+        EXPECT_NE(r.output.find("needs a"), std::string::npos) << shown << "\n" << r.output;
+        EXPECT_NE(r.output.find(c.what), std::string::npos) << shown << "\n" << r.output;
+      }
+    }
+  }
+  fs::remove_all(state);
 }
 
 }  // namespace

@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "archive/archive.hpp"
+#include "common/json.hpp"
 #include "gpu/process.hpp"
+#include "net/http_client.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -91,6 +93,17 @@ class SystemTest : public testing::Test {
     }
   }
 
+  /// Starts `kforge daemon --state state` and waits for its port file.
+  void start_daemon(const fs::path& state) {
+    fs::remove(state / "daemon.json");  // a killed daemon leaves its port file behind
+    auto spawned = gpu::spawn(kforge({"daemon", "--state", state.string()}));
+    ASSERT_TRUE(spawned.child) << spawned.error;
+    daemon_ = std::move(spawned.child);
+    for (int i = 0; i < 200 && !fs::exists(state / "daemon.json"); ++i)
+      std::this_thread::sleep_for(50ms);
+    ASSERT_TRUE(fs::exists(state / "daemon.json"));
+  }
+
   fs::path dir_;
   std::string config_;
   std::optional<gpu::Child> daemon_;
@@ -115,16 +128,7 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   ASSERT_EQ(reference.exit_code, 0) << reference.output;
 
   const auto state = dir_ / "state";
-  auto start_daemon = [&] {
-    fs::remove(state / "daemon.json");  // a killed daemon leaves its port file behind
-    auto spawned = gpu::spawn(kforge({"daemon", "--state", state.string()}));
-    ASSERT_TRUE(spawned.child) << spawned.error;
-    daemon_ = std::move(spawned.child);
-    for (int i = 0; i < 200 && !fs::exists(state / "daemon.json"); ++i)
-      std::this_thread::sleep_for(50ms);
-    ASSERT_TRUE(fs::exists(state / "daemon.json"));
-  };
-  start_daemon();
+  start_daemon(state);
   EXPECT_EQ(fs::status(state / "token").permissions() & fs::perms::all,
             fs::perms::owner_read | fs::perms::owner_write);
   auto submitted = run({"console", "--state", state.string(), "submit", config_}, 1min);
@@ -160,7 +164,7 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   EXPECT_EQ(db->experiment(1)->status, "running");
 
   // A wrong token is refused; then the daemon comes back and carries on.
-  start_daemon();
+  start_daemon(state);
   auto not_a_token =
       run({"console", "--state", state.string(), "--token-file", config_, "state"}, 1min);
   EXPECT_EQ(not_a_token.exit_code, 2);
@@ -201,6 +205,61 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   EXPECT_TRUE(resumed);
   auto shown = run({"console", "--state", state.string(), "experiment", "1"}, 1min);
   EXPECT_NE(shown.output.find("finished: 10 candidates"), std::string::npos) << shown.output;
+}
+
+// Ids a client types, at every route that takes one, and the events stream's filter: boundary and
+// malformed values get a 4xx that says what was expected, never a 5xx or a dead daemon; WebSocket
+// upgrades are served on the events route only.
+TEST_F(SystemTest, TheApiAnswersBadIdsWithClientErrorsAndStaysUp) {
+  const auto state = dir_ / "state";
+  start_daemon(state);
+  auto info = json::parse_file((state / "daemon.json").string());
+  ASSERT_TRUE(info.value) << info.error;
+  const auto port = static_cast<uint16_t>((*info.value)["port"].as_int());
+  std::ifstream token_file(state / "token");
+  std::string token;
+  std::getline(token_file, token);
+  auto call = [&](const std::string& method, const std::string& target) {
+    return net::http_call("127.0.0.1", port, method, target, token);
+  };
+  for (const std::string id : {"99999999999999999999", "9223372036854775808", "0", "-1", "abc",
+                               "1e3", "007x", "9223372036854775807"}) {
+    for (const auto& [method, route] : std::vector<std::pair<std::string, std::string>>{
+             {"GET", "/api/experiments/" + id},
+             {"GET", "/api/experiments/" + id + "/events"},
+             {"GET", "/api/experiments/" + id + "/report"},
+             {"POST", "/api/experiments/" + id + "/pause"},
+             {"GET", "/api/candidates/" + id}}) {
+      auto r = call(method, route);
+      EXPECT_TRUE(r.status == 400 || r.status == 404)
+          << method << " " << route << ": " << r.status << " " << r.body << r.error;
+      if (id == "99999999999999999999") {
+        EXPECT_NE(r.body.find("needs a whole number"), std::string::npos) << route << r.body;
+      }
+    }
+  }
+  for (const std::string target :
+       {"/api/events?experiment=99999999999999999999", "/api/events?experiment=abc",
+        "/api/events?experiment=", "/api/state", "/api/experiments"}) {
+    net::WebSocketClient ws;
+    EXPECT_NE(ws.connect("127.0.0.1", port, target, token), "") << target << " was upgraded";
+  }
+  net::WebSocketClient events;
+  EXPECT_EQ(events.connect("127.0.0.1", port, "/api/events?experiment=1", token), "");
+  events.close();
+  auto bad_filter =
+      run({"console", "--state", state.string(), "events", "--experiment", "99999999999999999999"},
+          1min);
+  EXPECT_EQ(bad_filter.exit_code, 2) << bad_filter.output;
+  EXPECT_NE(bad_filter.output.find("--experiment needs a whole number"), std::string::npos)
+      << bad_filter.output;
+  for (const std::string verb : {"pause", "resume", "stop", "experiment", "show"}) {
+    auto r = run({"console", "--state", state.string(), verb, "99999999999999999999"}, 1min);
+    EXPECT_EQ(r.exit_code, 2) << verb << " " << r.output;
+    EXPECT_NE(r.output.find("needs a whole number"), std::string::npos) << verb << " " << r.output;
+  }
+  auto alive = call("GET", "/api/state");
+  EXPECT_EQ(alive.status, 200) << alive.body << alive.error;
 }
 
 TEST_F(SystemTest, BadConfigurationsAndRequestsGetClearErrors) {

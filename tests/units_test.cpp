@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "common/json.hpp"
+#include "common/numbers.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/process.hpp"
 #include "gpu/source_check.hpp"
@@ -19,6 +20,35 @@ TEST(Json, RoundTripKeepsOrderTypesAndEscapes) {
   EXPECT_EQ((*parsed.value)["c"]["d"].as_number(), 2.5);
   EXPECT_TRUE((*parsed.value)["missing"]["deeper"].is_null());
   EXPECT_FALSE(json::parse("{nope").value);
+}
+
+// Numbers users and clients type: whole strings only, in range, or nothing.
+TEST(Numbers, IntegersAreWholeAndInRange) {
+  EXPECT_EQ(parse_integer("42"), 42);
+  EXPECT_EQ(parse_integer("-7", -10, 10), -7);
+  EXPECT_EQ(parse_integer("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(parse_integer("-9223372036854775808"), INT64_MIN);
+  for (const char* bad : {"", "-", "+1", " 1", "1 ", "1x", "0x10", "1e3", "1.0", "abc",
+                          "9223372036854775808", "99999999999999999999", "-9223372036854775809"})
+    EXPECT_FALSE(parse_integer(bad)) << bad;
+  EXPECT_FALSE(parse_integer("0", 1, 10));
+  EXPECT_FALSE(parse_integer("11", 1, 10));
+  EXPECT_EQ(integer_error("--seeds", "abc", 1, 100),
+            "--seeds needs a whole number from 1 to 100, not 'abc'");
+  // What a client sent is echoed short and printable.
+  EXPECT_EQ(integer_error("id", std::string(50, '7') + "\n", 1, 2).size(),
+            std::string("id needs a whole number from 1 to 2, not '").size() + 40 + 4);
+}
+
+TEST(Numbers, RealsAreFiniteWholeAndInRange) {
+  EXPECT_EQ(parse_real("0.5"), 0.5);
+  EXPECT_EQ(parse_real("1e-3"), 1e-3);
+  EXPECT_EQ(parse_real("-2", -5, 5), -2);
+  for (const char* bad : {"", "nan", "inf", "-inf", "1e309", "0.5s", " 1", "1,5", "x"})
+    EXPECT_FALSE(parse_real(bad)) << bad;
+  EXPECT_FALSE(parse_real("0", 0.001, 10));
+  EXPECT_EQ(real_error("--max-seconds", "x", 0.001, 3600),
+            "--max-seconds needs a number from 0.001 to 3600, not 'x'");
 }
 
 TEST(SourceCheck, RegisteredFunctionsIgnoreComments) {

@@ -5,11 +5,13 @@
 #include <deque>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "common/json.hpp"
+#include "common/numbers.hpp"
 #include "gpu/hashing.hpp"
 #include "net/http_client.hpp"
 #include "tools/kforge/actor_host.hpp"
@@ -127,6 +129,17 @@ int command(const Connection& c, const std::vector<std::string>& words) {
     return std::find(words.begin(), words.end(), flag) != words.end();
   };
   json::Value doc;
+  // An id goes into a URL path: it must be a whole number first.
+  const bool takes_id = verb == "experiment" || verb == "pause" || verb == "resume" ||
+                        verb == "stop" || verb == "show";
+  constexpr int64_t kMaxId = std::numeric_limits<int64_t>::max();
+  if (takes_id && !arg(1).empty() && !parse_integer(arg(1), 1, kMaxId)) {
+    std::cerr << "kforge console: "
+              << integer_error(verb == "show" ? "the candidate id" : "the experiment id", arg(1), 1,
+                               kMaxId)
+              << "\n";
+    return 2;
+  }
   if (verb == "state") {
     if (!call(c, "GET", "/api/state", doc)) return 1;
     std::cout << (has("--json") ? doc.dump() + "\n" : state_table(doc));
@@ -246,9 +259,14 @@ int run_console(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--state" && i + 1 < args.size())
       state_dir = args[++i];
-    else if (args[i] == "--port" && i + 1 < args.size())
-      port = static_cast<unsigned>(std::stoul(args[++i]));
-    else if (args[i] == "--token-file" && i + 1 < args.size())
+    else if (args[i] == "--port" && i + 1 < args.size()) {
+      auto p = parse_integer(args[++i], 1, 65535);
+      if (!p) {
+        std::cerr << "kforge console: " << integer_error("--port", args[i], 1, 65535) << "\n";
+        return 2;
+      }
+      port = static_cast<unsigned>(*p);
+    } else if (args[i] == "--token-file" && i + 1 < args.size())
       token_file = args[++i];
     else if (args[i] == "--help" || args[i] == "-h") {
       std::cout << kConsoleUsage;
@@ -265,12 +283,27 @@ int run_console(const std::vector<std::string>& args) {
   if (words.empty()) return interactive(c);
   if (words[0] == "watch") {
     double interval = 2;
-    if (words.size() > 2 && words[1] == "--interval") interval = std::stod(words[2]);
+    if (words.size() > 2 && words[1] == "--interval") {
+      auto v = parse_real(words[2], 0.1, 3600);
+      if (!v) {
+        std::cerr << "kforge console: " << real_error("--interval", words[2], 0.1, 3600) << "\n";
+        return 2;
+      }
+      interval = *v;
+    }
     return watch(c, interval);
   }
   if (words[0] == "events") {
     std::string target = "/api/events";
-    if (words.size() > 2 && words[1] == "--experiment") target += "?experiment=" + words[2];
+    if (words.size() > 2 && words[1] == "--experiment") {
+      if (!parse_integer(words[2], 1, std::numeric_limits<int64_t>::max())) {
+        std::cerr << "kforge console: "
+                  << integer_error("--experiment", words[2], 1, std::numeric_limits<int64_t>::max())
+                  << "\n";
+        return 2;
+      }
+      target += "?experiment=" + words[2];
+    }
     net::WebSocketClient ws;
     follow_events(c, target, ws, [](const std::string& line) {
       std::cout << line << "\n" << std::flush;

@@ -2,8 +2,11 @@
 
 #include <caf/scoped_actor.hpp>
 
+#include <limits>
+#include <optional>
 #include <regex>
 
+#include "common/numbers.hpp"
 #include "messages/errors.hpp"
 
 namespace kforge::cli {
@@ -19,6 +22,22 @@ net::HttpResponse error_response(int status, const std::string& message) {
   json::Value doc;
   doc.set("error", message);
   return json_response(status, doc);
+}
+
+constexpr int64_t kMaxId = std::numeric_limits<int64_t>::max();
+
+/// The value of `key` in a query string ("a=1&experiment=7"), as sent; nullopt without the key.
+std::optional<std::string> query_value(const std::string& query, const std::string& key) {
+  size_t start = 0;
+  while (start <= query.size()) {
+    size_t end = query.find('&', start);
+    if (end == std::string::npos) end = query.size();
+    const std::string part = query.substr(start, end - start);
+    if (part.rfind(key + "=", 0) == 0) return part.substr(key.size() + 1);
+    if (part == key) return std::string();
+    start = end + 1;
+  }
+  return std::nullopt;
 }
 
 /// HTTP status for an actor's error: unknown things are 404, bad input 400, the rest 500.
@@ -175,6 +194,16 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
   static const std::regex candidate_path(R"(^/api/candidates/(\d+)$)");
   std::smatch m;
   const bool get = req.method == "GET", post = req.method == "POST";
+  // The routes' ids are digits; one too large for an id is a client error, not a server's.
+  int64_t id = 0;
+  auto id_in = [&](const std::regex& route) {
+    if (!std::regex_match(req.path, m, route)) return false;
+    id = parse_integer(m[1].str(), 1, kMaxId).value_or(0);
+    return true;
+  };
+  auto bad_id = [&](const char* what) {
+    return error_response(400, integer_error(what, m[1].str(), 1, kMaxId));
+  };
   if (req.path == "/api/state" || req.path == "/metrics") {
     if (!get) return error_response(405, "use GET");
     ask(state_atom::value)
@@ -201,21 +230,21 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
     } else {
       return error_response(405, "use GET or POST");
     }
-  } else if (std::regex_match(req.path, m, experiment_path)) {
+  } else if (id_in(experiment_path)) {
     if (!get) return error_response(405, "use GET");
-    ask(query_atom::value, query_request{"experiment", std::stoll(m[1])})
-        .receive(reply_json_text, on_error);
-  } else if (std::regex_match(req.path, m, experiment_events)) {
+    if (!id) return bad_id("the experiment id");
+    ask(query_atom::value, query_request{"experiment", id}).receive(reply_json_text, on_error);
+  } else if (id_in(experiment_events)) {
     if (!get) return error_response(405, "use GET");
-    ask(query_atom::value, query_request{"history", std::stoll(m[1])})
-        .receive(reply_json_text, on_error);
-  } else if (std::regex_match(req.path, m, experiment_report)) {
+    if (!id) return bad_id("the experiment id");
+    ask(query_atom::value, query_request{"history", id}).receive(reply_json_text, on_error);
+  } else if (id_in(experiment_report)) {
     if (!get) return error_response(405, "use GET");
-    ask(query_atom::value, query_request{"report", std::stoll(m[1])})
-        .receive(reply_json_text, on_error);
-  } else if (std::regex_match(req.path, m, experiment_command)) {
+    if (!id) return bad_id("the experiment id");
+    ask(query_atom::value, query_request{"report", id}).receive(reply_json_text, on_error);
+  } else if (id_in(experiment_command)) {
     if (!post) return error_response(405, "use POST");
-    const int64_t id = std::stoll(m[1]);
+    if (!id) return bad_id("the experiment id");
     auto ok = [&] { response = json_response(200, json::Value(json::Object{})); };
     if (m[2] == "pause")
       ask(pause_atom::value, id).receive(ok, on_error);
@@ -223,22 +252,32 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
       ask(resume_atom::value, id).receive(ok, on_error);
     else
       ask(stop_atom::value, id).receive(ok, on_error);
-  } else if (std::regex_match(req.path, m, candidate_path)) {
+  } else if (id_in(candidate_path)) {
     if (!get) return error_response(405, "use GET");
-    ask(query_atom::value, query_request{"candidate", std::stoll(m[1])})
-        .receive(reply_json_text, on_error);
+    if (!id) return bad_id("the candidate id");
+    ask(query_atom::value, query_request{"candidate", id}).receive(reply_json_text, on_error);
   } else {
     return error_response(404, "no such endpoint: " + req.path);
   }
   return response;
 }
 
+net::HttpResponse DaemonApi::admit_events(const net::HttpRequest& req) {
+  if (req.path != "/api/events")
+    return error_response(
+        404, "WebSocket upgrades are served on /api/events only, not " + req.path.substr(0, 80));
+  if (auto filter = query_value(req.query, "experiment");
+      filter && !parse_integer(*filter, 1, kMaxId))
+    return error_response(400, integer_error("the experiment filter", *filter, 1, kMaxId));
+  return {0, "", ""};
+}
+
 void DaemonApi::stream_events(const net::HttpRequest& req, net::WebSocketChannel& channel,
                               const std::atomic<bool>& stopping) {
+  // admit_events has read the filter already.
   int64_t only = 0;
-  static const std::regex experiment(R"((^|&)experiment=(\d+))");
-  std::smatch m;
-  if (std::regex_search(req.query, m, experiment)) only = std::stoll(m[2]);
+  if (auto filter = query_value(req.query, "experiment"))
+    only = parse_integer(*filter, 1, kMaxId).value_or(0);
   caf::scoped_actor self{system_};
   self->send(gateway_, subscribe_atom::value, caf::actor_cast<caf::actor>(self));
   bool alive = channel.send("{\"kind\":\"subscribed\"}");

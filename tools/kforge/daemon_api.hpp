@@ -27,6 +27,9 @@ class DaemonApi {
       : system_(system), gateway_(std::move(gateway)) {}
 
   net::HttpResponse handle(const net::HttpRequest& request);
+  /// WebSocket upgrades: accepted (status 0) on /api/events with a readable `experiment=` filter
+  /// or none; 404 on any other path, 400 for a filter that is not an experiment id.
+  net::HttpResponse admit_events(const net::HttpRequest& request);
   void stream_events(const net::HttpRequest& request, net::WebSocketChannel& channel,
                      const std::atomic<bool>& stopping);
 

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "actors/gateway.hpp"
+#include "common/numbers.hpp"
 #include "gpu/hashing.hpp"
 #include "gpu/task_export.hpp"
 #include "tools/kforge/actor_host.hpp"
@@ -77,11 +78,18 @@ int run_daemon(const std::vector<std::string>& args) {
       state_dir = value();
     else if (a == "--cache")
       cache = value();
-    else if (a == "--port")
-      port = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--jobs")
-      jobs = static_cast<unsigned>(std::stoul(value()));
-    else {
+    else if (a == "--port" || a == "--jobs") {
+      // 0 asks for any free port; at most 4096 compile slots.
+      const int64_t max = a == "--port" ? 65535 : 4096;
+      const std::string text = value();
+      auto v = parse_integer(text, a == "--port" ? 0 : 1, max);
+      if (!v) {
+        std::cerr << "kforge daemon: " << integer_error(a, text, a == "--port" ? 0 : 1, max)
+                  << "\n";
+        return 2;
+      }
+      (a == "--port" ? port : jobs) = static_cast<unsigned>(*v);
+    } else {
       std::cerr << (a == "--help" ? "" : "kforge daemon: unknown option " + a + "\n")
                 << kDaemonUsage;
       return a == "--help" ? 0 : 2;
@@ -126,6 +134,7 @@ int run_daemon(const std::vector<std::string>& args) {
   DaemonApi api(host.system(), gateway);
   net::HttpServer server(
       token, [&](const net::HttpRequest& r) { return api.handle(r); },
+      [&](const net::HttpRequest& r) { return api.admit_events(r); },
       [&](const net::HttpRequest& r, net::WebSocketChannel& c, const std::atomic<bool>& stopping) {
         api.stream_events(r, c, stopping);
       });

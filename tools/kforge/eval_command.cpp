@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/numbers.hpp"
 #include "common/task_signature.hpp"
 #include "gpu/build_config.hpp"
 #include "gpu/compiler.hpp"
@@ -73,24 +74,38 @@ bool parse(const std::vector<std::string>& args, EvalArgs& a, std::string& error
       if (!value(a.configs)) return false;
     } else if (k == "--cache") {
       if (!value(a.cache)) return false;
-    } else if (k == "--atol") {
-      if (!value(a.atol)) return false;
-    } else if (k == "--rtol") {
-      if (!value(a.rtol)) return false;
+    } else if (k == "--atol" || k == "--rtol") {
+      if (!value(k == "--atol" ? a.atol : a.rtol)) return false;
+      if (!parse_real(k == "--atol" ? a.atol : a.rtol, 0, 1e6)) {
+        error = real_error(k, k == "--atol" ? a.atol : a.rtol, 0, 1e6);
+        return false;
+      }
     } else if (k == "--library-calls") {
       if (!value(a.library_calls)) return false;
-    } else if (k == "--device") {
+    } else if (k == "--device" || k == "--seeds" || k == "--seed") {
+      // Seeds stay below 2^53: the request travels as JSON, whose numbers are doubles here.
+      const int64_t min = k == "--seeds" ? 1 : 0;
+      const int64_t max = k == "--device" ? 1023 : k == "--seeds" ? 100 : int64_t{1} << 53;
       if (!value(v)) return false;
-      a.device = std::stoi(v);
-    } else if (k == "--seeds") {
-      if (!value(v)) return false;
-      a.seeds = std::stoi(v);
-    } else if (k == "--seed") {
-      if (!value(v)) return false;
-      a.seed = std::stoll(v);
+      auto n = parse_integer(v, min, max);
+      if (!n) {
+        error = integer_error(k, v, min, max);
+        return false;
+      }
+      if (k == "--device")
+        a.device = static_cast<int>(*n);
+      else if (k == "--seeds")
+        a.seeds = static_cast<int>(*n);
+      else
+        a.seed = *n;
     } else if (k == "--max-seconds") {
       if (!value(v)) return false;
-      a.max_seconds = std::stod(v);
+      auto s = parse_real(v, 0.001, 3600);
+      if (!s) {
+        error = real_error(k, v, 0.001, 3600);
+        return false;
+      }
+      a.max_seconds = *s;
     } else if (k == "--json")
       a.json = true;
     else if (k == "--no-timing")
@@ -300,8 +315,8 @@ int run_eval(const std::vector<std::string>& argv) {
       .set("seeds", a.seeds)
       .set("seed", a.seed);
   request.set("library_calls", a.library_calls).set("time", a.timing);
-  if (!a.atol.empty()) request.set("atol", std::stod(a.atol));
-  if (!a.rtol.empty()) request.set("rtol", std::stod(a.rtol));
+  if (!a.atol.empty()) request.set("atol", *parse_real(a.atol));  // checked with the options
+  if (!a.rtol.empty()) request.set("rtol", *parse_real(a.rtol));
   json::Value timing;
   timing.set("max_seconds", a.max_seconds);
   request.set("timing", timing);

@@ -8,10 +8,12 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <limits>
 
 #include "actors/coordinator.hpp"
 #include "archive/report.hpp"
 #include "archive/views.hpp"
+#include "common/numbers.hpp"
 #include "gpu/task_export.hpp"
 #include "messages/errors.hpp"
 #include "tools/kforge/actor_host.hpp"
@@ -56,21 +58,28 @@ int run_experiment(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
       return args[++i];
     };
+    auto integer = [&](int64_t min, int64_t max) {
+      const std::string text = value();
+      auto v = parse_integer(text, min, max);
+      if (!v) throw std::invalid_argument(integer_error(a, text, min, max));
+      return *v;
+    };
+    constexpr int64_t kMaxId = std::numeric_limits<int64_t>::max();
     try {
       if (a == "--archive")
         archive_path = value();
       else if (a == "--cache")
         cache = value();
       else if (a == "--jobs")
-        jobs = static_cast<unsigned>(std::stoul(value()));
+        jobs = static_cast<unsigned>(integer(1, 4096));
       else if (a == "--resume")
-        resume_id = std::stoll(value());
+        resume_id = integer(1, kMaxId);
       else if (a == "--quiet")
         quiet = true;
       else if (a == "--offline")
         offline = true;
       else if (a == "--replay")
-        replay_of = std::stoll(value());
+        replay_of = integer(1, kMaxId);
       else if (a == "--help" || a == "-h") {
         std::cout << kRunUsage;
         return 0;
@@ -250,9 +259,17 @@ int print_view(const std::vector<std::string>& args, const std::string& command,
       plain = true;
     else if (args[i] == "--json")
       as_json = true;
-    else if (!args[i].empty() && std::isdigit(static_cast<unsigned char>(args[i][0])) && !id)
-      id = std::stoll(args[i]);
-    else {
+    else if (!args[i].empty() && std::isdigit(static_cast<unsigned char>(args[i][0])) && !id) {
+      auto v = parse_integer(args[i], 1, std::numeric_limits<int64_t>::max());
+      if (!v) {
+        std::cerr << "kforge " << command << ": "
+                  << integer_error("the " + what + " id", args[i], 1,
+                                   std::numeric_limits<int64_t>::max())
+                  << "\n";
+        return 2;
+      }
+      id = *v;
+    } else {
       std::cerr << usage;
       return args[i] == "--help" ? 0 : 2;
     }
