@@ -447,7 +447,7 @@ std::optional<size_t> next_target(self_ptr self) {
   std::optional<size_t> best;
   int64_t fewest = 0;
   for (size_t t = 0; t < st.targets.size(); ++t) {
-    if (st.exhausted[t] || st.abandoned[t]) continue;
+    if (!st.ended[t].empty()) continue;
     int64_t n = st.population.proposed(t);
     for (const auto& [s, p] : st.pending) n += p.target == t;
     if (n >= st.cfg.spec.candidates_per_target) continue;
@@ -466,7 +466,7 @@ std::optional<size_t> replay_target(self_ptr self, int64_t& n) {
   if (it == st.replay.end()) return std::nullopt;
   n = it->first;
   for (size_t t = 0; t < st.targets.size(); ++t)
-    if (st.targets[t].key() == it->second.target_key && !st.abandoned[t]) return t;
+    if (st.targets[t].key() == it->second.target_key && st.ended[t].empty()) return t;
   return std::nullopt;
 }
 
@@ -666,7 +666,6 @@ void end_target(self_ptr self, size_t t, const std::string& kind, const std::str
   auto& st = self->state;
   if (!st.ended[t].empty()) return;
   st.ended[t] = reason;
-  (kind == "target_exhausted" ? st.exhausted : st.abandoned)[t] = true;
   drop_target(self, t);
   json::Value ev;
   ev.set("target", st.targets[t].key()).set("reason", reason);
@@ -1074,8 +1073,6 @@ void export_tasks(self_ptr self) {
               if (st.targets.empty())
                 return fail(self, "no task has any of the configured directions");
               const size_t n = st.targets.size();
-              st.exhausted.assign(n, false);
-              st.abandoned.assign(n, false);
               st.ended.assign(n, std::string());
               st.unable.assign(n, {});
               st.proposer_failures.assign(n, 0);

@@ -70,8 +70,8 @@ struct coordinator_state {
   search::Population population{8};
   std::map<int64_t, candidate_record> candidates;  ///< by sequence
   std::map<int64_t, std::string> compile_logs;     ///< of correct candidates until profiled
-  std::vector<bool> exhausted, abandoned;
-  std::vector<std::string> ended;  ///< per target: why it gets no more proposals ("" while it may)
+  /// Per target: why it gets no more proposals (exhausted, abandoned, failed); "" while it may.
+  std::vector<std::string> ended;
   std::vector<std::set<std::string>> unable;  ///< per target: proposers that cannot write it
   std::vector<int> proposer_failures;
   std::vector<int> compile_failures;  ///< per target: its latest candidates that did not compile

@@ -460,11 +460,18 @@ std::vector<Candidate> Archive::lineage(int64_t candidate_id) {
   return out;
 }
 
-std::vector<Event> Archive::history(int64_t experiment_id) {
-  Statement s(db_,
-              "SELECT id, experiment_id, time, kind, detail FROM events WHERE experiment_id = ? "
-              "ORDER BY id");
+std::vector<Event> Archive::history(int64_t experiment_id, const std::vector<std::string>& kinds) {
+  std::string sql =
+      "SELECT id, experiment_id, time, kind, detail FROM events WHERE experiment_id = ?1";
+  if (!kinds.empty()) {
+    sql += " AND kind IN (";
+    for (size_t i = 0; i < kinds.size(); ++i) sql += (i ? ", ?" : "?") + std::to_string(i + 2);
+    sql += ")";
+  }
+  sql += " ORDER BY id";
+  Statement s(db_, sql.c_str());
   s.bind(1, experiment_id);
+  for (size_t i = 0; i < kinds.size(); ++i) s.bind(static_cast<int>(i + 2), kinds[i]);
   std::vector<Event> out;
   while (s.step()) out.push_back({s.integer(0), s.integer(1), s.real(2), s.text(3), s.text(4)});
   return out;

@@ -192,8 +192,8 @@ class Archive {
   std::vector<Candidate> unfinished(int64_t experiment_id);
   /// The candidate and its ancestors, the candidate first.
   std::vector<Candidate> lineage(int64_t candidate_id);
-  /// The experiment's events in order.
-  std::vector<Event> history(int64_t experiment_id);
+  /// The experiment's events in order; with `kinds`, only events of those kinds.
+  std::vector<Event> history(int64_t experiment_id, const std::vector<std::string>& kinds = {});
   /// The response cache.
   std::optional<LlmReply> llm_reply(const std::string& key);
   Status put_llm_reply(const LlmReply& reply);

@@ -52,10 +52,8 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   std::map<std::string, Tally> targets;
   // Targets that ended (failed to export, abandoned, exhausted) are listed with their reason,
   // also those that never had a candidate.
-  for (const auto& ev : a.history(experiment_id)) {
-    if (ev.kind != "target_failed" && ev.kind != "target_abandoned" &&
-        ev.kind != "target_exhausted")
-      continue;
+  for (const auto& ev :
+       a.history(experiment_id, {"target_failed", "target_abandoned", "target_exhausted"})) {
     auto d = json::parse(ev.detail_json);
     if (!d.value || (*d.value)["target"].as_string().empty()) continue;
     std::string reason = (*d.value)["reason"].as_string();

@@ -743,11 +743,11 @@ def run_backward(module, entry, seed):
     passes to fn (with which require grad), the gradients autograd computes through forward_fn,
     what AutogradFunction.backward hands to backward_fn, and where it puts backward_fn's results."""
     model, inputs, draws = build(module, entry, seed)
-    args, kwargs, _ = capture_fn_args(model, inputs, module.forward_fn)
+    # The reference: autograd through forward_fn, as robust-kbench computes it (the captured call
+    # ran with autograd recording, so its output's graph reaches fn's arguments).
+    args, kwargs, out = capture_fn_args(model, inputs, module.forward_fn)
     fwd_names, fwd_values = bind_names(module.forward_fn, args, kwargs, "forward_fn")
     fn_cls = module.AutogradFunction
-    # The reference: autograd through forward_fn, as robust-kbench computes it.
-    out = module.forward_fn(*fwd_values)
     outs = outputs_of(out, "forward_fn")
     torch.manual_seed(seed + 1000)
     grads = [torch.randn_like(o) if float_dtype(o) else None for o in outs]
@@ -857,11 +857,11 @@ def derived_paths(bwd_specs):
     return [paths[k] for k in sorted(paths)]
 
 
-def write_prelude(module, run, paths, out_dir, index):
+def write_prelude(module, run, paths, expected, out_dir, index):
     """Traces what AutogradFunction computes for backward_fn beyond fn's arguments and the output
     gradients (saved means, scaled gradients): a TorchScript module from (fn's tensor arguments,
     output gradients) to those tensors, in order; `paths` says where each sits in backward_fn's
-    arguments."""
+    arguments, `expected` what the untraced run gave."""
     fn_cls = module.AutogradFunction
     fwd_values, grads = run["fwd_values"], run["grads"]
     tensor_positions = [i for i, v in enumerate(fwd_values) if isinstance(v, torch.Tensor)]
@@ -897,18 +897,21 @@ def write_prelude(module, run, paths, out_dir, index):
     torch.jit.save(traced, os.path.join(out_dir, file_name))
     with torch.no_grad():
         again = outputs_of(traced(*example), "the prelude")
-    if len(again) != len(paths):
-        raise ExportError(f"the traced prelude gives {len(again)} tensors, backward_fn takes {len(paths)} "
-                          f"computed ones")
+    if len(again) != len(expected) or not all(
+            a.shape == e.shape and torch.allclose(a, e, rtol=1e-5, atol=1e-6) for a, e in zip(again, expected)):
+        raise ExportError("the traced prelude does not reproduce the tensors AutogradFunction computes for "
+                          "backward_fn (value-dependent Python code in it cannot be traced)")
     return {"file": file_name, "forward_args": tensor_positions, "grad_outputs": grad_positions}
 
 
 def export_backward_config(module, entry, index, input_names, writer, out_dir):
     run = run_backward(module, entry, seed=1)
-    other = run_backward(module, entry, seed=2)
+    # A second seed shows which of fn's arguments are drawn and which are fixed: fn's arguments
+    # are all it takes, not a second watch of AutogradFunction.
+    _, _, _, _, other_values, _ = run_forward(module, entry, seed=2)
     warnings = []
     fwd_values, fwd_names = run["fwd_values"], run["fwd_names"]
-    other_fwd = [v if isinstance(v, torch.Tensor) else None for v in other["fwd_values"]]
+    other_fwd = [v if isinstance(v, torch.Tensor) else None for v in other_values]
     fwd_specs = describe_args(fwd_names, fwd_values, other_fwd, run["inputs"], run["model"], input_names,
                               run["draws"], out_dir, f"backward_config{index}", warnings)
     for i, spec in enumerate(fwd_specs):
@@ -937,7 +940,7 @@ def export_backward_config(module, entry, index, input_names, writer, out_dir):
         if g is not None and i not in run["gradient_of"]:
             warnings.append(f"`{fwd_names[i]}` requires grad but AutogradFunction.backward returns no gradient "
                             f"for it; it is not checked")
-    prelude = write_prelude(module, run, derived_paths(bwd_specs), out_dir, index) if derived else None
+    prelude = write_prelude(module, run, derived_paths(bwd_specs), derived, out_dir, index) if derived else None
     forward_reference = writer.reference("forward_fn", fwd_specs, fwd_values, index)
     check_reference(out_dir, forward_reference, fwd_specs, fwd_values, run["outs"])
     if callable(module.AutogradFunction.backward_fn):

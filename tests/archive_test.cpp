@@ -142,6 +142,11 @@ TEST_F(ArchiveTest, ExperimentsEventsAndStatus) {
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0].kind, "started");
   EXPECT_EQ(h[1].kind, "candidate_evaluated");
+  a->add_event({0, e, 0, "target_failed", R"({"target":"t"})"}, st);
+  auto only = a->history(e, {"target_failed", "target_exhausted"});
+  ASSERT_EQ(only.size(), 1u);
+  EXPECT_EQ(only[0].kind, "target_failed");
+  EXPECT_EQ(a->history(e, {"candidate_evaluated", "started"}).size(), 2u);
   EXPECT_EQ(a->experiments_with_status("running").size(), 1u);
   ASSERT_TRUE(a->set_experiment_status(e, "finished"));
   EXPECT_TRUE(a->experiments_with_status("running").empty());

@@ -127,6 +127,11 @@ TEST(KernelTemplates, MalformedTemplatesAreRefusedWithTheLine) {
   EXPECT_FALSE(KernelTemplate::parse("t.cu", "int a;  // kforge:param a 1 2\n", error));
   EXPECT_FALSE(KernelTemplate::parse("t.cu", "// no header\n", error));
   EXPECT_NE(error.find("kforge:template"), std::string::npos);
+  EXPECT_FALSE(KernelTemplate::parse("t.cu",
+                                     "// kforge:template d_f32_cpu\n// kforge:family d\n// "
+                                     "kforge:backend cpu\nint x;  // kforge:if relu\n",
+                                     error));
+  EXPECT_NE(error.find("t.cu:4: kforge:if names `relu`"), std::string::npos) << error;
 }
 
 TEST(KernelTemplates, TiledGemmConstraintsRejectImpossibleShapes) {

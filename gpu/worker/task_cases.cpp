@@ -58,6 +58,21 @@ c10::IValue scalar_value(const json::Value& spec) {
   return c10::IValue(spec["value"].as_number());
 }
 
+// The arguments a reference module takes: all of them, or the tensors only where it was traced
+// with the others fixed; copies of the tensors where `copy_tensors`.
+std::vector<c10::IValue> reference_inputs(const json::Value& reference, const json::Value& specs,
+                                          const std::vector<c10::IValue>& args, bool copy_tensors) {
+  std::vector<c10::IValue> inputs;
+  const bool tensors_only = reference["call"].as_string() == "tensor_args";
+  const auto& list = specs.as_array();
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (tensors_only && !is_tensor_value(list[i])) continue;
+    inputs.push_back(copy_tensors && args[i].isTensor() ? c10::IValue(args[i].toTensor().clone())
+                                                        : args[i]);
+  }
+  return inputs;
+}
+
 }  // namespace
 
 uint64_t mix_seed(uint64_t a, uint64_t b) {
@@ -274,15 +289,8 @@ torch::jit::Module& ExportedTask::module(const std::string& file) {
 std::vector<at::Tensor> ExportedTask::call(const json::Value& reference, const json::Value& specs,
                                            const std::vector<c10::IValue>& args,
                                            bool copy_tensors) {
-  std::vector<c10::IValue> inputs;
-  bool tensors_only = reference["call"].as_string() == "tensor_args";
-  const auto& list = specs.as_array();
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (tensors_only && !is_tensor_value(list[i])) continue;
-    inputs.push_back(copy_tensors && args[i].isTensor() ? c10::IValue(args[i].toTensor().clone())
-                                                        : args[i]);
-  }
-  return flatten_outputs(module(reference["file"].as_string()).forward(inputs));
+  return flatten_outputs(module(reference["file"].as_string())
+                             .forward(reference_inputs(reference, specs, args, copy_tensors)));
 }
 
 /// The forward reference run with autograd recording, on copies of the case's forward
@@ -366,11 +374,7 @@ std::function<void()> ExportedTask::prepare_timed_reference(const json::Value& c
     };
   }
   torch::jit::Module* m = &module(config["reference"]["file"].as_string());
-  std::vector<c10::IValue> inputs;
-  bool tensors_only = config["reference"]["call"].as_string() == "tensor_args";
-  const auto& specs = config["args"].as_array();
-  for (size_t i = 0; i < c.args.size(); ++i)
-    if (!tensors_only || is_tensor_value(specs[i])) inputs.push_back(c.args[i]);
+  auto inputs = reference_inputs(config["reference"], config["args"], c.args, false);
   return [m, inputs] { m->forward(inputs); };
 }
 

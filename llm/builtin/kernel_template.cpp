@@ -33,6 +33,12 @@ const std::regex& trait_line() {
   return re;
 }
 
+const std::regex& conditional_line() {
+  // code  // kforge:if name
+  static const std::regex re(R"(^(.*?)\s*//\s*kforge:if\s+(\w+)\s*$)");
+  return re;
+}
+
 // A param or trait line's allowed values and default; `error` when the default is not allowed.
 std::optional<TemplateParam> read_values(const std::smatch& m, const std::string& where,
                                          std::string& error) {
@@ -115,6 +121,16 @@ std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name
     error = file_name + ": needs kforge:template, kforge:family and kforge:backend lines";
     return std::nullopt;
   }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::smatch m;
+    if (std::regex_match(lines[i], m, conditional_line()) &&
+        std::none_of(t.traits_.begin(), t.traits_.end(),
+                     [&](const TemplateParam& p) { return p.name == m[2]; })) {
+      error = file_name + ":" + std::to_string(i + 1) + ": kforge:if names `" + m[2].str() +
+              "`, which no kforge:trait line declares";
+      return std::nullopt;
+    }
+  }
   if (t.backend_ != "cpu" && t.backend_ != "cuda") {
     error = file_name + ": backend must be cpu or cuda";
     return std::nullopt;
@@ -159,11 +175,13 @@ std::string KernelTemplate::render(const ParamValues& values, const ParamValues&
     std::regex_match(line, m, param_line());
     line = m[1].str() + std::to_string(values.at(params_[i].name)) + m[3].str();
   }
+  ParamValues set;  // every trait: the value given, else its default
   std::string set_traits;
   for (size_t i = 0; i < traits_.size(); ++i) {
     const auto& trait = traits_[i];
     auto given = traits.find(trait.name);
     const int64_t value = given != traits.end() ? given->second : trait.values[trait.default_index];
+    set[trait.name] = value;
     std::string& line = lines[trait_lines_[i]];
     std::smatch m;
     std::regex_match(line, m, trait_line());
@@ -173,20 +191,12 @@ std::string KernelTemplate::render(const ParamValues& values, const ParamValues&
   if (!set_traits.empty()) set_traits += ")";
   std::string out = "// Built-in proposer: " + key(values) + set_traits + "\n";
   // `code  // kforge:if name`: the code is kept where the trait is non-zero, else left out.
-  static const std::regex conditional(R"(^(.*?)\s*//\s*kforge:if\s+(\w+)\s*$)");
   for (const auto& l : lines) {
     std::smatch m;
-    if (!std::regex_match(l, m, conditional)) {
+    if (!std::regex_match(l, m, conditional_line()))
       out += l + "\n";
-      continue;
-    }
-    int64_t value = 1;
-    for (const auto& trait : traits_)
-      if (trait.name == m[2]) {
-        auto given = traits.find(trait.name);
-        value = given != traits.end() ? given->second : trait.values[trait.default_index];
-      }
-    if (value != 0) out += m[1].str() + "\n";
+    else if (set.at(m[2]) != 0)  // parse() refused a line naming no declared trait
+      out += m[1].str() + "\n";
   }
   return out;
 }
