@@ -75,6 +75,7 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
         if (!r.cuda_arch.empty()) o.cuda_arch = r.cuda_arch;
         o.cache_dir = options.cache_dir;
         o.timeout = options.timeout;
+        o.allow_unconfined = options.allow_unconfined;
         o.source_name = r.source_name;
         auto c = gpu::compile_candidate(r.source, o);
         compile_result out;

@@ -17,6 +17,7 @@ struct compiler_options {
   unsigned slots = 2;
   std::string cache_dir;
   std::chrono::seconds timeout{300};
+  bool allow_unconfined = false;  ///< compile without Landlock where the kernel has none
 };
 
 struct compiler_pool_state {

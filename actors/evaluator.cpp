@@ -114,6 +114,8 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
   wo.seccomp = options.seccomp;
   wo.recycle_after = options.recycle_after;
   wo.scratch_dir = options.scratch_dir;
+  wo.readable_dirs = options.readable_dirs;
+  wo.allow_unconfined = options.allow_unconfined;
   self->state.worker = std::make_unique<gpu::WorkerClient>(wo);
   return {
       [self, options](device_atom) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "actors/stage_stats.hpp"
 #include "messages/interfaces.hpp"
@@ -19,7 +20,9 @@ struct evaluator_options {
   int device = 0;
   bool seccomp = true;
   int recycle_after = 50;
-  std::string scratch_dir;  ///< empty: the system's temporary folder
+  std::string scratch_dir;                 ///< empty: the system's temporary folder
+  std::vector<std::string> readable_dirs;  ///< task exports the worker may read
+  bool allow_unconfined = false;           ///< run candidates without Landlock where none exists
 };
 
 /// "cpu" or "cuda:0": how experiments name an evaluator.

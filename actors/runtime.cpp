@@ -54,6 +54,7 @@ std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_optio
     evaluator_options cpu;
     cpu.backend = "cpu";
     cpu.seccomp = options.seccomp;
+    cpu.allow_unconfined = options.allow_unconfined;
     options.evaluators.push_back(cpu);
     if (build::with_cuda)
       for (int d = 0; d < gpu_count(); ++d) {
@@ -61,14 +62,15 @@ std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_optio
         cuda.backend = "cuda";
         cuda.device = d;
         cuda.seccomp = options.seccomp;
+        cuda.allow_unconfined = options.allow_unconfined;
         options.evaluators.push_back(cuda);
       }
   }
   auto& s = rt->stages;
   s.archive = system.spawn<caf::detached>(archive_actor_impl, rt->db);
-  s.compiler = system.spawn(
-      compiler_pool_impl,
-      compiler_options{options.compile_slots, options.cache_dir, options.compile_timeout});
+  s.compiler = system.spawn(compiler_pool_impl,
+                            compiler_options{options.compile_slots, options.cache_dir,
+                                             options.compile_timeout, options.allow_unconfined});
   s.verifier = system.spawn(verifier_impl);
   s.profiler = system.spawn(profiler_impl);
   s.proposers["builtin"] = system.spawn(builtin_proposer_impl);
@@ -76,7 +78,13 @@ std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_optio
                    caf::actor_cast<status_reporter>(s.proposers["builtin"]),
                    caf::actor_cast<status_reporter>(s.verifier),
                    caf::actor_cast<status_reporter>(s.compiler)};
-  for (const auto& e : options.evaluators) {
+  // Workers may read task exports (and nothing else of the cache); the folder exists before they
+  // start, so that their confinement can name it.
+  const auto exports = std::filesystem::path(options.cache_dir) / "exports";
+  std::error_code ec;
+  std::filesystem::create_directories(exports, ec);
+  for (auto e : options.evaluators) {
+    e.readable_dirs.push_back(exports.string());
     auto key = evaluator_key(e.backend, e.device);
     s.evaluators[key] = system.spawn(evaluator_impl, e);
     rt->reporters.push_back(caf::actor_cast<status_reporter>(s.evaluators[key]));

@@ -25,6 +25,9 @@ struct runtime_options {
   /// Empty: the CPU backend, plus one cuda evaluator per GPU when the build has CUDA.
   std::vector<evaluator_options> evaluators;
   bool seccomp = true;
+  /// On a kernel without Landlock: compile and run candidates unconfined (with a warning) instead
+  /// of refusing to.
+  bool allow_unconfined = false;
   /// LLM prices (dollars per million tokens); empty: configs/prices.json of the source tree.
   std::string prices_path;
 };

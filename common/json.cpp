@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace kforge::json {
@@ -15,17 +16,40 @@ const std::string kEmptyString;
 const Array kEmptyArray;
 const Object kEmptyObject;
 
+// A key given twice in one object: which value counts would be the reader's guess, so the
+// document is refused. The path to the object ("budget", "tasks[2]") is added on the way out.
+struct DuplicateKey {
+  std::string key, path;
+};
+
 Value from_simdjson(simdjson::dom::element e) {
   switch (e.type()) {
     case simdjson::dom::element_type::ARRAY: {
       Array a;
-      for (auto child : e.get_array()) a.push_back(from_simdjson(child));
+      for (auto child : e.get_array()) {
+        try {
+          a.push_back(from_simdjson(child));
+        } catch (DuplicateKey& d) {
+          d.path = "[" + std::to_string(a.size()) + "]" +
+                   (d.path.empty() || d.path[0] == '[' ? "" : ".") + d.path;
+          throw;
+        }
+      }
       return Value(std::move(a));
     }
     case simdjson::dom::element_type::OBJECT: {
       Object o;
-      for (auto field : e.get_object())
-        o.emplace_back(std::string(field.key), from_simdjson(field.value));
+      std::set<std::string_view> seen;
+      for (auto field : e.get_object()) {
+        if (!seen.insert(field.key).second) throw DuplicateKey{std::string(field.key), ""};
+        try {
+          o.emplace_back(std::string(field.key), from_simdjson(field.value));
+        } catch (DuplicateKey& d) {
+          d.path =
+              std::string(field.key) + (d.path.empty() || d.path[0] == '[' ? "" : ".") + d.path;
+          throw;
+        }
+      }
       return Value(std::move(o));
     }
     case simdjson::dom::element_type::INT64:
@@ -200,7 +224,12 @@ ParseResult parse(std::string_view text) {
   simdjson::dom::element root;
   auto error = parser.parse(padded).get(root);
   if (error) return {std::nullopt, simdjson::error_message(error)};
-  return {from_simdjson(root), {}};
+  try {
+    return {from_simdjson(root), {}};
+  } catch (const DuplicateKey& d) {
+    return {std::nullopt, "the key \"" + d.key + "\" appears twice in " +
+                              (d.path.empty() ? std::string("the top-level object") : d.path)};
+  }
 }
 
 ParseResult parse_file(const std::string& path) {

@@ -68,7 +68,8 @@ class Value {
       data_;
 };
 
-/// Parses a document; the error says where and why when the text is not JSON.
+/// Parses a document; the error says where and why when the text is not JSON or an object gives
+/// a key twice.
 struct ParseResult {
   std::optional<Value> value;
   std::string error;

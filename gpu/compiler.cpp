@@ -95,6 +95,39 @@ bool ensure_precompiled_header(const CompileOptions& o, std::string& log) {
   return !ec;
 }
 
+// What a compiler of candidate source may open: the toolchain and system headers (/usr), kforge's
+// shim and LibTorch's and CUDA's headers and libraries, the precompiled header, and, writable,
+// the compile folder. Source that includes or embeds (#include, .incbin) a file elsewhere, a
+// user's key or kforge's token, gets "permission denied" instead of its contents.
+FilesystemView compiler_view(const CompileOptions& o, const std::string& compile_dir) {
+  namespace fs = std::filesystem;
+  FilesystemView view;
+  view.read_only = {"/usr",
+                    "/lib",
+                    "/lib64",
+                    "/bin",
+                    "/etc/ld.so.cache",
+                    "/etc/ld.so.conf",
+                    "/etc/ld.so.conf.d",
+                    "/etc/alternatives",
+                    "/proc/self",
+                    "/proc/cpuinfo",
+                    "/proc/meminfo",
+                    "/proc/stat",
+                    "/sys/devices/system/cpu",
+                    build::shim_dir,
+                    build::torch_library_dir,
+                    build::cuda_include_dir,
+                    build::cuda_library_dir};
+  for (const auto& dir : split(build::torch_include_dirs, ';')) view.read_only.push_back(dir);
+  for (const char* tool : {build::cxx_compiler, build::nvcc})
+    if (*tool) view.read_only.push_back(fs::path(tool).parent_path().parent_path().string());
+  if (o.backend == Backend::cpu && o.precompiled_header) view.read_only.push_back(pch_dir(o));
+  view.read_write = {compile_dir};
+  view.devices = {"/dev/null", "/dev/zero", "/dev/urandom"};
+  return view;
+}
+
 }  // namespace
 
 std::string pch_dir(const CompileOptions& o) {
@@ -214,6 +247,9 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
   SpawnOptions spawn;
   spawn.argv = compile_command(effective, src, tmp_so);
   spawn.working_dir = dir;
+  spawn.filesystem = compiler_view(effective, dir);
+  spawn.allow_unconfined = o.allow_unconfined;
+  spawn.environment = confined_environment(dir);
   spawn.limits.cpu_seconds = static_cast<uint64_t>(o.timeout.count()) * 2;
   spawn.limits.file_size_bytes = 1ull << 30;
   auto run_result = run(spawn, o.timeout, 4 << 20);

@@ -27,6 +27,8 @@ struct CompileOptions {
   std::string source_name;
   /// cpu backend: LibTorch's headers precompiled once per flag set and reused (g++ only).
   bool precompiled_header = true;
+  /// On a kernel without Landlock: compile unconfined (true) or refuse (false).
+  bool allow_unconfined = false;
 };
 
 struct CompileResult {

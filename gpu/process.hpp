@@ -1,6 +1,12 @@
 // Starting other programs without a shell: an argument vector, an optional new network namespace,
-// resource limits, a working directory, chosen file descriptors, and a deadline. Used for the
-// compiler, the task exporter and the worker; kernel source never reaches a shell.
+// resource limits, a working directory, chosen file descriptors, optional filesystem confinement,
+// and a deadline. Used for the compiler, the task exporter and the worker; kernel source never
+// reaches a shell.
+//
+// Lifetime: every child dies with the thread that started it (PR_SET_PDEATHSIG), also on kill -9
+// of kforge, and where the OS allows a new PID namespace (root, or unprivileged user namespaces)
+// the program runs as its first process, so that everything it starts dies with it: a compiler's
+// cc1plus or a Python exporter's helpers do not outlive kforge.
 #pragma once
 
 #include <sys/types.h>
@@ -11,6 +17,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "gpu/confinement.hpp"
 
 namespace kforge::gpu {
 
@@ -23,12 +31,21 @@ struct ResourceLimits {
 
 struct SpawnOptions {
   std::vector<std::string> argv;  ///< argv[0] is looked up on PATH when it has no '/'
-  std::vector<std::pair<std::string, std::string>> set_env;  ///< added to the inherited environment
+  std::vector<std::pair<std::string, std::string>> set_env;  ///< added to the environment
+  /// The whole environment ("NAME=value"); unset: the parent's is inherited.
+  std::optional<std::vector<std::string>> environment;
   std::string working_dir;
   bool isolate_network = true;  ///< a new network namespace (no interfaces) where the OS allows
+  /// A new PID namespace where the OS allows (its descendants die with it); false for a program
+  /// that should live as if started from a shell (a daemon under test).
+  bool own_pid_namespace = true;
   ResourceLimits limits;
   std::vector<std::pair<int, int>> fds;  ///< child fd <- parent fd, kept open across exec
   bool capture_output = true;            ///< stdout and stderr into one pipe (else /dev/null)
+  /// Landlock confinement and no capabilities; unset: the program sees what kforge sees.
+  std::optional<FilesystemView> filesystem;
+  /// With `filesystem` set on a kernel without Landlock: start unconfined (true) or refuse (false).
+  bool allow_unconfined = false;
 };
 
 /// A started child process, in its own process group. Destroying it kills the group.
@@ -41,9 +58,13 @@ class Child {
   Child& operator=(const Child&) = delete;
   ~Child();
 
-  pid_t pid() const { return pid_; }
+  /// The program's process id (as kforge sees it), for /proc.
+  pid_t pid() const { return program_pid_ > 0 ? program_pid_ : pid_; }
   int output_fd() const { return output_fd_; }  ///< read end of stdout+stderr, -1 if not captured
   bool network_isolated() const { return network_isolated_; }
+  /// Its descendants die with it (it is the first process of a new PID namespace).
+  bool owns_descendants() const { return program_pid_ > 0; }
+  bool confined() const { return confined_; }
 
   /// SIGKILL to the whole process group.
   void kill_group();
@@ -54,9 +75,12 @@ class Child {
 
  private:
   friend struct Spawner;
-  pid_t pid_ = -1;
+  pid_t pid_ = -1;          // the process kforge forked and waits for (leads the process group)
+  pid_t program_pid_ = -1;  // the program, when pid_ only relays its status from outside its PID
+                            // namespace
   int output_fd_ = -1;
   bool network_isolated_ = false;
+  bool confined_ = false;
   bool reaped_ = false;
   int status_ = 0;
 };
@@ -76,6 +100,7 @@ struct RunResult {
   std::string output;  ///< stdout+stderr, truncated to the limit with a note
   double seconds = 0;
   bool network_isolated = false;
+  bool confined = false;
   bool ok() const { return started && !timed_out && exit_code == 0; }
   std::string describe() const;  ///< "exit 1", "killed by signal 9 (Killed)", "timed out after 5 s"
 };

@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +58,7 @@ std::string default_worker_path() {
 }
 
 struct WorkerClient::Running {
+  std::string scratch;  // private: lib/ (read-only to the worker) and work/ (its own)
   Child child;
   int request_fd = -1;
   int event_fd = -1;
@@ -73,14 +76,15 @@ struct WorkerClient::Running {
     if (request_fd >= 0) ::close(request_fd);
     if (event_fd >= 0) ::close(event_fd);
     if (output_reader.joinable()) output_reader.join();
+    std::error_code ec;
+    if (!scratch.empty()) std::filesystem::remove_all(scratch, ec);
   }
 };
 
 WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options)) {
   if (options_.worker_path.empty()) options_.worker_path = default_worker_path();
   if (options_.memory_limit_bytes == 0) options_.memory_limit_bytes = physical_memory() / 2;
-  if (options_.scratch_dir.empty())
-    options_.scratch_dir = std::filesystem::temp_directory_path() / "kforge-scratch";
+  if (options_.scratch_dir.empty()) options_.scratch_dir = std::filesystem::temp_directory_path();
 }
 
 WorkerClient::~WorkerClient() {
@@ -99,8 +103,32 @@ std::string WorkerClient::ensure_started() {
     if (!running_->child.try_wait()) return {};
     running_.reset();
   }
+  std::string why_unconfined;
+  const bool confinable = landlock_abi(&why_unconfined) > 0;
+  if (!confinable && !options_.allow_unconfined)
+    return "candidates are not run: the worker cannot be confined to its files, " + why_unconfined +
+           ". Run on a kernel with Landlock, or pass --allow-unconfined to run candidates "
+           "with access to every file you can reach";
+  if (!confinable && !warned_unconfined_) {
+    warned_unconfined_ = true;
+    std::fprintf(stderr,
+                 "kforge: WARNING: candidates run WITHOUT filesystem confinement (%s); they can "
+                 "read and write every file you can\n",
+                 why_unconfined.c_str());
+  }
   std::error_code ec;
   std::filesystem::create_directories(options_.scratch_dir, ec);
+  std::string scratch = (std::filesystem::path(options_.scratch_dir) / "kforge-worker-XXXXXX");
+  if (!::mkdtemp(scratch.data()))
+    return "cannot create a scratch folder in " + options_.scratch_dir + ": " +
+           std::strerror(errno);
+  const std::string work = scratch + "/work", lib = scratch + "/lib";
+  std::filesystem::create_directory(work, ec);
+  std::filesystem::create_directory(lib, ec);
+  if (ec) {
+    std::filesystem::remove_all(scratch, ec);
+    return "cannot prepare the scratch folder " + scratch + ": " + ec.message();
+  }
   int req[2], ev[2];
   if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(ev, O_CLOEXEC) != 0)
     return std::string("pipe: ") + std::strerror(errno);
@@ -115,7 +143,15 @@ std::string WorkerClient::ensure_started() {
              "--event-fd",
              "4"};
   if (!options_.seccomp) so.argv.push_back("--no-seccomp");
-  so.working_dir = options_.scratch_dir;
+  so.argv.insert(so.argv.end(), {"--scratch", work, "--read", lib});
+  for (const auto& dir : options_.readable_dirs) so.argv.insert(so.argv.end(), {"--read", dir});
+  if (!confinable) so.argv.push_back("--unconfined");
+  so.working_dir = work;
+  // No PID namespace: the CUDA driver fails in one whose /proc is kforge's (cuInit returns
+  // CUDA_ERROR_OPERATING_SYSTEM). The worker cannot start processes (seccomp), so the parent-death
+  // signal alone ends it with kforge.
+  so.own_pid_namespace = false;
+  so.environment = confined_environment(work);
   so.fds = {{3, req[0]}, {4, ev[1]}};
   so.limits.file_size_bytes = 4ull << 30;
   so.limits.open_files = 4096;
@@ -129,10 +165,12 @@ std::string WorkerClient::ensure_started() {
   if (!started.child) {
     ::close(req[1]);
     ::close(ev[0]);
+    std::filesystem::remove_all(scratch, ec);
     return "cannot start the worker " + options_.worker_path + ": " + started.error;
   }
   ::signal(SIGPIPE, SIG_IGN);  // a dead worker must not take the supervisor with it
   running_ = std::make_unique<Running>();
+  running_->scratch = scratch;
   running_->child = std::move(*started.child);
   running_->request_fd = req[1];
   running_->event_fd = ev[0];
@@ -261,8 +299,35 @@ json::Value WorkerClient::died(const std::string& step, double step_timeout_s, b
   return result;
 }
 
+bool WorkerClient::readable(const std::string& path) const {
+  auto target = std::filesystem::weakly_canonical(path).lexically_normal();
+  for (const auto& dir : options_.readable_dirs) {
+    auto base = std::filesystem::weakly_canonical(dir).lexically_normal();
+    auto rel = target.lexically_relative(base);
+    if (!rel.empty() && *rel.begin() != "..") return true;
+  }
+  return false;
+}
+
+// The candidate's library is copied into the worker's lib/ folder, which the worker may read but
+// not write, under a name of kforge's choosing: the worker sees this library and no other
+// candidate's.
+std::string WorkerClient::stage_library(const std::string& library) {
+  auto staged = std::filesystem::path(running_->scratch) / "lib" /
+                ("candidate-" + std::to_string(++libraries_staged_) + ".so");
+  std::error_code ec;
+  std::filesystem::copy_file(library, staged, ec);
+  return ec ? std::string() : staged.string();
+}
+
 EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_event) {
   EvalOutcome outcome;
+  // A task export the running worker may not read: a new worker that may.
+  const std::string export_dir = request["export_dir"].as_string();
+  if (!export_dir.empty() && !readable(export_dir)) {
+    options_.readable_dirs.push_back(std::filesystem::weakly_canonical(export_dir).string());
+    stop();
+  }
   if (std::string error = ensure_started(); !error.empty()) {
     outcome.result.set("event", "result")
         .set("verdict", "error")
@@ -270,6 +335,16 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
     return outcome;
   }
   request.set("op", "evaluate");
+  const std::string library = request["library"].as_string();
+  std::string staged = library.empty() ? std::string() : stage_library(library);
+  if (!library.empty() && staged.empty()) {
+    outcome.result.set("event", "result")
+        .set("verdict", "error")
+        .set("failure", failure("infrastructure",
+                                "cannot copy " + library + " into the worker's scratch folder"));
+    return outcome;
+  }
+  if (!staged.empty()) request.set("library", staged);
   std::string line = request.dump() + "\n";
   if (::write(running_->request_fd, line.data(), line.size()) !=
       static_cast<ssize_t>(line.size())) {

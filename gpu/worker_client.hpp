@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/json.hpp"
 #include "gpu/compiler.hpp"
@@ -22,8 +23,15 @@ struct WorkerOptions {
   Backend backend = Backend::cpu;
   int device = 0;
   std::string worker_path;  ///< empty: next to the running program, else the build's
-  std::string scratch_dir;  ///< the worker's working directory
+  /// Where each worker gets its private scratch folder (mode 0700, removed when it stops): `work/`,
+  /// its only writable place, and `lib/`, the candidates' libraries it may only read. Empty: the
+  /// system's temporary folder.
+  std::string scratch_dir;
+  /// Folders the worker may read besides its own (task exports); others are added on first use.
+  std::vector<std::string> readable_dirs;
   bool seccomp = true;
+  /// On a kernel without Landlock: run candidates unconfined with a warning (true) or refuse.
+  bool allow_unconfined = false;
   /// Anonymous host memory a candidate may add to the worker's own (measured when it is ready);
   /// 0: half of physical memory.
   uint64_t memory_limit_bytes = 0;
@@ -61,11 +69,15 @@ class WorkerClient {
   json::Value died(const std::string& step, double step_timeout_s, bool timed_out, bool over_memory,
                    const std::optional<json::Value>& fatal, json::Value partial_configs);
   std::string take_output();
+  std::string stage_library(const std::string& library);
+  bool readable(const std::string& path) const;
 
   WorkerOptions options_;
   std::unique_ptr<Running> running_;
   json::Value ready_;
   int evaluations_ = 0;
+  int libraries_staged_ = 0;
+  bool warned_unconfined_ = false;
 };
 
 /// kforge-worker's path: beside /proc/self/exe if present, else the build tree's.

@@ -8,10 +8,12 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <sys/socket.h>
+
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <mutex>
-#include <set>
 #include <thread>
 
 namespace kforge::net {
@@ -67,19 +69,53 @@ class Channel : public WebSocketChannel {
 
 }  // namespace
 
+void write_response(tcp::socket& socket, int status, const std::string& body, unsigned version,
+                    bool keep_alive, const std::string& content_type, beast::error_code& ec) {
+  http::response<http::string_body> out{static_cast<http::status>(status), version};
+  out.set(http::field::server, "kforge");
+  out.set(http::field::content_type, content_type);
+  out.keep_alive(keep_alive);
+  out.body() = body;
+  out.prepare_payload();
+  http::write(socket, out, ec);
+}
+
+using Clock = std::chrono::steady_clock;
+
 struct HttpServer::Impl {
   std::string token;
   Handler handler;
   WebSocketAdmission admit;
   WebSocketHandler websocket_handler;
+  Limits limits;
   boost::asio::io_context io;
   std::unique_ptr<tcp::acceptor> acceptor;
-  std::thread accept_thread;
+  std::thread accept_thread, watchdog_thread;
   std::mutex mutex;
-  std::condition_variable idle;
-  std::set<tcp::socket*> open;  // connections to shut down on stop
+  std::condition_variable idle, wake_watchdog;
+  // Open connections (shut down on stop) and when each must have received its request.
+  std::map<tcp::socket*, Clock::time_point> open;
   int connections = 0;
   std::atomic<bool> stopping{false};
+
+  void set_deadline(tcp::socket* socket, Clock::time_point deadline) {
+    std::lock_guard lock(mutex);
+    open[socket] = deadline;
+  }
+
+  // Cuts off connections whose request is late: shutting the socket down ends the blocked read.
+  void watchdog() {
+    std::unique_lock lock(mutex);
+    while (!stopping) {
+      wake_watchdog.wait_for(lock, std::chrono::milliseconds(100));
+      const auto now = Clock::now();
+      for (auto& [socket, deadline] : open)
+        if (deadline <= now) {
+          ::shutdown(socket->native_handle(), SHUT_RDWR);
+          deadline = Clock::time_point::max();
+        }
+    }
+  }
 
   HttpResponse authorise(const HttpRequest& req) const {
     auto it = req.headers.find("authorization");
@@ -95,56 +131,73 @@ struct HttpServer::Impl {
   void serve(tcp::socket socket) {
     {
       std::lock_guard lock(mutex);
-      open.insert(&socket);
+      open[&socket] = Clock::time_point::max();
     }
     beast::flat_buffer buffer;
     beast::error_code ec;
     for (;;) {
+      set_deadline(&socket, Clock::now() + limits.request_timeout);
       http::request_parser<http::string_body> parser;
-      parser.body_limit(8 << 20);
-      http::read(socket, buffer, parser, ec);
+      parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+      parser.body_limit(limits.max_body_bytes);
+      // The header first: a request without the token is answered before its body is read.
+      http::read_header(socket, buffer, parser, ec);
+      HttpRequest req;
+      HttpResponse res;
+      if (!ec) {
+        req = to_request(parser.get());
+        res = authorise(req);
+        if (res.status != 0) {
+          write_response(socket, res.status, res.body, parser.get().version(), false,
+                         res.content_type, ec);
+          break;
+        }
+        http::read(socket, buffer, parser, ec);
+      }
       if (ec == http::error::end_of_stream || ec == boost::asio::error::eof ||
-          ec == boost::asio::error::connection_reset)
+          ec == boost::asio::error::connection_reset || ec == boost::asio::error::shut_down)
         break;
       if (ec) {
-        // A request that is not HTTP (or too large) gets a 400 and the connection ends.
-        http::response<http::string_body> bad{http::status::bad_request, 11};
-        bad.set(http::field::content_type, "application/json");
-        bad.body() = "{\"error\":\"malformed request: " + ec.message() + "\"}";
-        bad.prepare_payload();
-        http::write(socket, bad, ec);
+        // A request that is not HTTP, too large, or cut off at its deadline gets a 400 (when the
+        // socket still takes one) and the connection ends.
+        write_response(socket, 400, "{\"error\":\"malformed request: " + ec.message() + "\"}", 11,
+                       false, "application/json", ec);
         break;
       }
+      set_deadline(&socket, Clock::time_point::max());
       auto raw = parser.release();
-      HttpRequest req = to_request(raw);
-      HttpResponse res = authorise(req);
-      if (res.status == 0 && websocket::is_upgrade(raw)) res = admit(req);
-      if (res.status == 0 && websocket::is_upgrade(raw)) {
-        websocket::stream<tcp::socket> ws(std::move(socket));
-        ws.accept(raw, ec);
-        if (!ec) {
-          Channel channel(ws);
-          websocket_handler(req, channel, stopping);
-          ws.close(websocket::close_code::going_away, ec);
+      req = to_request(raw);
+      if (websocket::is_upgrade(raw)) {
+        res = admit(req);
+        if (res.status == 0) {
+          websocket::stream<tcp::socket> ws(std::move(socket));
+          {
+            std::lock_guard lock(mutex);  // the stream owns the socket now
+            open.erase(&socket);
+            open[&ws.next_layer()] = Clock::time_point::max();
+          }
+          ws.accept(raw, ec);
+          if (!ec) {
+            Channel channel(ws);
+            websocket_handler(req, channel, stopping);
+            ws.close(websocket::close_code::going_away, ec);
+          }
+          socket = std::move(ws.next_layer());
+          std::lock_guard lock(mutex);
+          open.erase(&ws.next_layer());
+          open[&socket] = Clock::time_point::max();
+          break;
         }
-        socket = std::move(ws.next_layer());
-        break;
-      }
-      if (res.status == 0) {
+      } else {
         try {
           res = handler(req);
         } catch (const std::exception& e) {
           res = {500, "application/json", std::string("{\"error\":\"") + e.what() + "\"}"};
         }
       }
-      http::response<http::string_body> out{static_cast<http::status>(res.status), raw.version()};
-      out.set(http::field::server, "kforge");
-      out.set(http::field::content_type, res.content_type);
-      out.keep_alive(raw.keep_alive());
-      out.body() = std::move(res.body);
-      out.prepare_payload();
-      http::write(socket, out, ec);
-      if (ec || !out.keep_alive()) break;
+      write_response(socket, res.status, res.body, raw.version(), raw.keep_alive(),
+                     res.content_type, ec);
+      if (ec || !raw.keep_alive()) break;
     }
     socket.shutdown(tcp::socket::shutdown_both, ec);
     std::lock_guard lock(mutex);
@@ -154,8 +207,9 @@ struct HttpServer::Impl {
 };
 
 HttpServer::HttpServer(std::string token, Handler handler, WebSocketAdmission admit,
-                       WebSocketHandler websocket_handler)
+                       WebSocketHandler websocket_handler, Limits limits)
     : impl_(std::make_shared<Impl>()) {
+  impl_->limits = limits;
   impl_->token = std::move(token);
   impl_->handler = std::move(handler);
   impl_->admit = std::move(admit);
@@ -185,11 +239,22 @@ std::string HttpServer::start(uint16_t port) {
         std::lock_guard lock(impl->mutex);
         if (impl->stopping) return;
         if (ec) continue;
+        if (impl->connections >= impl->limits.max_connections) {
+          // Over the cap: told so at once (the reply fits the socket's buffer) and closed.
+          beast::error_code ignored;
+          write_response(socket, 503,
+                         "{\"error\":\"too many open connections to the daemon (" +
+                             std::to_string(impl->limits.max_connections) + "); try again\"}",
+                         11, false, "application/json", ignored);
+          socket.shutdown(tcp::socket::shutdown_both, ignored);
+          continue;
+        }
         ++impl->connections;
       }
       std::thread([impl, s = std::move(socket)]() mutable { impl->serve(std::move(s)); }).detach();
     }
   });
+  impl_->watchdog_thread = std::thread([impl] { impl->watchdog(); });
   return {};
 }
 
@@ -205,8 +270,10 @@ void HttpServer::stop() {
     if (impl_->stopping) return;
     impl_->stopping = true;
     beast::error_code ec;
-    for (auto* s : impl_->open) s->shutdown(tcp::socket::shutdown_both, ec);
+    for (auto& [s, deadline] : impl_->open) s->shutdown(tcp::socket::shutdown_both, ec);
   }
+  impl_->wake_watchdog.notify_all();
+  if (impl_->watchdog_thread.joinable()) impl_->watchdog_thread.join();
   beast::error_code ec;
   // Unblock accept(): shut the acceptor down and poke it with a connection of our own.
   impl_->acceptor->cancel(ec);

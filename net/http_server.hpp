@@ -1,15 +1,20 @@
 // A small HTTP/1.1 + WebSocket server for the daemon's API (Boost.Beast, synchronous, a thread per
 // connection: a handful of local clients, never the internet). It listens on loopback only and
-// requires `Authorization: Bearer <token>` on every request, the WebSocket upgrade included.
+// requires `Authorization: Bearer <token>` on every request, the WebSocket upgrade included; the
+// token is checked on the request's header, before its body is read. Limits keep a misbehaving
+// local client from exhausting it: a cap on open connections (and so threads; one more gets 503),
+// and a deadline for each request to arrive whole (a silent or byte-a-second client is cut off).
 // No CAF here: the daemon's handlers talk to the actors.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 namespace kforge::net {
 
@@ -50,8 +55,21 @@ class HttpServer {
   /// cannot be read).
   using WebSocketAdmission = Handler;
 
+  struct Limits {
+    int max_connections = 64;  ///< open connections (each has a thread), WebSockets included
+    /// From the moment the server waits for a request (a new or kept-alive connection) until its
+    /// header and body have arrived.
+    std::chrono::milliseconds request_timeout{10000};
+    size_t max_header_bytes = 16 << 10;
+    size_t max_body_bytes = 8 << 20;
+  };
+
   HttpServer(std::string token, Handler handler, WebSocketAdmission admit,
-             WebSocketHandler websocket_handler);
+             WebSocketHandler websocket_handler, Limits limits);
+  HttpServer(std::string token, Handler handler, WebSocketAdmission admit,
+             WebSocketHandler websocket_handler)
+      : HttpServer(std::move(token), std::move(handler), std::move(admit),
+                   std::move(websocket_handler), Limits{}) {}
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -17,6 +17,8 @@ namespace fs = std::filesystem;
 
 gpu::RunResult kforge_eval(std::vector<std::string> args) {
   gpu::SpawnOptions o;
+  // As from a shell: a PID namespace whose /proc is not its own stops the CUDA driver.
+  o.own_pid_namespace = false;
   o.argv = {KFORGE_CLI_PATH, "eval"};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.argv.insert(o.argv.end(), {"--backend", "cpu", "--configs", "single", "--seeds", "2",
@@ -109,6 +111,8 @@ namespace {
 
 gpu::RunResult kforge(std::vector<std::string> args) {
   gpu::SpawnOptions o;
+  // As from a shell: a PID namespace whose /proc is not its own stops the CUDA driver.
+  o.own_pid_namespace = false;
   o.argv = {KFORGE_CLI_PATH};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.isolate_network = false;

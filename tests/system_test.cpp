@@ -3,10 +3,13 @@
 // nothing lost and nothing evaluated twice; the console shows the live state of the actors.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
+#include <sstream>
 #include <thread>
 
 #include "archive/archive.hpp"
@@ -47,6 +50,7 @@ class SystemTest : public testing::Test {
     o.argv.insert(o.argv.end(), args.begin(), args.end());
     o.set_env = {{"KFORGE_CACHE", cache_dir()}};
     o.isolate_network = false;
+    o.own_pid_namespace = false;  // as from a shell (see start_daemon)
     return o;
   }
   gpu::RunResult run(std::vector<std::string> args, std::chrono::seconds timeout = 10min) {
@@ -93,10 +97,13 @@ class SystemTest : public testing::Test {
     }
   }
 
-  /// Starts `kforge daemon --state state` and waits for its port file.
-  void start_daemon(const fs::path& state) {
+  /// Starts `kforge daemon --state state` as a shell would (no PID namespace of its own, so that
+  /// nothing but kforge itself ties its children's lives to it) and waits for its port file.
+  void start_daemon(const fs::path& state, const std::string& cache = cache_dir()) {
     fs::remove(state / "daemon.json");  // a killed daemon leaves its port file behind
-    auto spawned = gpu::spawn(kforge({"daemon", "--state", state.string()}));
+    auto options = kforge({"daemon", "--state", state.string()});
+    options.set_env = {{"KFORGE_CACHE", cache}};
+    auto spawned = gpu::spawn(options);
     ASSERT_TRUE(spawned.child) << spawned.error;
     daemon_ = std::move(spawned.child);
     for (int i = 0; i < 200 && !fs::exists(state / "daemon.json"); ++i)
@@ -207,6 +214,122 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   EXPECT_NE(shown.output.find("finished: 10 candidates"), std::string::npos) << shown.output;
 }
 
+struct Process {
+  pid_t pid;
+  std::string name;
+};
+
+/// Every process below `root` (children, their children, ...), from /proc.
+std::vector<Process> descendants(pid_t root) {
+  std::map<pid_t, std::vector<Process>> children;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat;
+    std::getline(in, stat);
+    auto open = stat.find('('), close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (state == 'Z') continue;  // already dead, waiting to be reaped
+    children[ppid].push_back({std::stoi(name), stat.substr(open + 1, close - open - 1)});
+  }
+  std::vector<Process> out;
+  std::vector<pid_t> todo{root};
+  while (!todo.empty()) {
+    pid_t p = todo.back();
+    todo.pop_back();
+    for (const auto& c : children[p]) {
+      out.push_back(c);
+      todo.push_back(c.pid);
+    }
+  }
+  return out;
+}
+
+bool alive(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+/// Waits until processes whose names contain each of `wanted` run below `parent`, lets them run
+/// `settle` longer, kills the parent with SIGKILL, and expects every process that was below it to
+/// be gone within 2 s.
+void kill_nine_when_running(std::optional<gpu::Child>& parent,
+                            const std::vector<std::string>& wanted,
+                            std::chrono::milliseconds settle, const char* phase) {
+  std::vector<Process> seen;
+  bool found = false;
+  for (int i = 0; i < 3600 && !found; ++i) {
+    seen = descendants(parent->pid());
+    found = std::all_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
+      return std::any_of(seen.begin(), seen.end(),
+                         [&](const Process& p) { return p.name.find(w) != std::string::npos; });
+    });
+    if (!found) std::this_thread::sleep_for(50ms);
+  }
+  std::string names;
+  for (const auto& p : seen) names += p.name + " ";
+  ASSERT_TRUE(found) << phase << ": never saw them all running; last seen: " << names;
+  std::this_thread::sleep_for(settle);
+  seen = descendants(parent->pid());
+  ::kill(parent->pid(), SIGKILL);
+  parent->wait();
+  parent.reset();
+  std::vector<Process> left = seen;
+  for (int i = 0; i < 40 && !left.empty(); ++i) {
+    std::erase_if(left, [](const Process& p) { return !alive(p.pid); });
+    if (!left.empty()) std::this_thread::sleep_for(50ms);
+  }
+  std::string survivors;
+  for (const auto& p : left) survivors += p.name + " (" + std::to_string(p.pid) + ") ";
+  EXPECT_TRUE(left.empty()) << phase << ": still running 2 s after kill -9: " << survivors;
+}
+
+// kill -9 of kforge while it exports a task whose Python never finishes, while the daemon
+// compiles and evaluates, and while `kforge eval` evaluates a kernel that loops forever: every
+// process it started (the exporter, g++ and its cc1plus, kforge-worker) goes with it.
+TEST_F(SystemTest, KillNineLeavesNoCompilerWorkerOrExporterBehind) {
+  const auto state = dir_ / "state", cache = dir_ / "cache";  // a cold cache: nothing is reused
+  // A copy of the softmax task whose module takes ten minutes to import.
+  fs::copy(source_dir() + "/tasks/softmax", dir_ / "slow_softmax", fs::copy_options::recursive);
+  std::ofstream(dir_ / "slow_softmax" / "func_forward.py", std::ios::app)
+      << "\nimport time\ntime.sleep(600)\n";
+  std::ofstream(dir_ / "slow.json")
+      << R"({"name": "slow", "seed": 1, "tasks": [")" << (dir_ / "slow_softmax").string()
+      << R"("], "backends": ["cpu"], "config_set": "single"})";
+  std::ofstream(dir_ / "fresh.json") << R"({"name": "orphans", "seed": 91, "tasks": [")"
+                                     << source_dir() << R"(/tasks/softmax"], "backends": ["cpu"],
+      "config_set": "single", "budget": {"candidates_per_target": 40},
+      "evaluation": {"seeds": 2, "timing_seconds": 0.4}, "search": {"pipeline_depth": 4}})";
+
+  start_daemon(state, cache.string());
+  auto slow = run({"console", "--state", state.string(), "submit", (dir_ / "slow.json")}, 1min);
+  ASSERT_EQ(slow.exit_code, 0) << slow.output;
+  kill_nine_when_running(daemon_, {"python"}, 1s, "during an export");
+
+  start_daemon(state, cache.string());
+  run({"console", "--state", state.string(), "stop", "1"}, 1min);
+  auto fresh = run({"console", "--state", state.string(), "submit", (dir_ / "fresh.json")}, 1min);
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.output;
+  kill_nine_when_running(daemon_, {"cc1plus", "kforge-worker"}, 0ms,
+                         "during compiles and an evaluation");
+
+  auto eval = kforge({"eval", "--task", source_dir() + "/tasks/softmax", "--kernel",
+                      source_dir() + "/tests/exploits/cpu/endless_loop.cpp", "--backend", "cpu"});
+  eval.set_env = {{"KFORGE_CACHE", cache.string()}};
+  auto spawned = gpu::spawn(eval);
+  ASSERT_TRUE(spawned.child) << spawned.error;
+  std::optional<gpu::Child> evaluating = std::move(spawned.child);
+  kill_nine_when_running(evaluating, {"kforge-worker"}, 3s, "during an endless evaluation");
+}
+
 // Ids a client types, at every route that takes one, and the events stream's filter: boundary and
 // malformed values get a 4xx that says what was expected, never a 5xx or a dead daemon; WebSocket
 // upgrades are served on the events route only.
@@ -276,9 +399,45 @@ TEST_F(SystemTest, BadConfigurationsAndRequestsGetClearErrors) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.output.find("no/such/task: no func_forward.py"), std::string::npos)
       << missing.output;
+  std::ofstream(dir_ / "twice.json") << R"({"seed": 1, "tasks": ["softmax"], "seed": 2})";
+  auto twice = run({"run", (dir_ / "twice.json").string(), "--archive", (dir_ / "a.db").string()});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.output.find("the key \"seed\" appears twice"), std::string::npos) << twice.output;
   auto no_daemon = run({"console", "--state", (dir_ / "nothing").string(), "state"});
   EXPECT_EQ(no_daemon.exit_code, 2);
   EXPECT_NE(no_daemon.output.find("no daemon runs on"), std::string::npos) << no_daemon.output;
+}
+
+// The daemon's state folder: created private where missing; an existing one that others may write
+// to, or that belongs to someone else, is refused with the reason and left as it was.
+TEST_F(SystemTest, TheDaemonRefusesAStateFolderOthersCanWriteAndNeverChangesIt) {
+  auto created = dir_ / "new" / "state";
+  start_daemon(created);
+  EXPECT_EQ(fs::status(created).permissions() & fs::perms::all, fs::perms::owner_all);
+  daemon_->kill_group();
+  daemon_->wait();
+  daemon_.reset();
+
+  auto shared = dir_ / "shared";
+  fs::create_directories(shared);
+  fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+  auto refused = run({"daemon", "--state", shared.string()}, 1min);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.output.find("writable by everyone (mode 1777)"), std::string::npos)
+      << refused.output;
+  EXPECT_EQ(fs::status(shared).permissions(), fs::perms::all | fs::perms::sticky_bit);
+  EXPECT_FALSE(fs::exists(shared / "token"));
+
+  if (::geteuid() == 0) {  // only root can give a folder away
+    auto foreign = dir_ / "foreign";
+    fs::create_directories(foreign);
+    fs::permissions(foreign, fs::perms::owner_all);
+    ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
+    auto not_ours = run({"daemon", "--state", foreign.string()}, 1min);
+    EXPECT_EQ(not_ours.exit_code, 2);
+    EXPECT_NE(not_ours.output.find("belongs to uid 65534"), std::string::npos) << not_ours.output;
+    EXPECT_FALSE(fs::exists(foreign / "token"));
+  }
 }
 
 }  // namespace

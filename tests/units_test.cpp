@@ -1,5 +1,8 @@
 // Unit tests of the host-side pieces: JSON, the static source check, processes and the compiler.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <fstream>
+#include <thread>
 
 #include <filesystem>
 
@@ -12,6 +15,16 @@
 
 namespace kforge::test {
 namespace {
+
+TEST(Json, AKeyGivenTwiceInAnObjectIsRefusedWithItsPath) {
+  auto top = json::parse(R"({"seed": 1, "name": "x", "seed": 2})");
+  EXPECT_FALSE(top.value);
+  EXPECT_EQ(top.error, "the key \"seed\" appears twice in the top-level object");
+  auto nested = json::parse(R"({"tasks": [{"a": 1}, {"b": {"c": 1, "c": 2}}]})");
+  EXPECT_FALSE(nested.value);
+  EXPECT_EQ(nested.error, "the key \"c\" appears twice in tasks[1].b");
+  EXPECT_TRUE(json::parse(R"({"a": {"k": 1}, "b": {"k": 2}})").value);  // same key, two objects
+}
 
 TEST(Json, RoundTripKeepsOrderTypesAndEscapes) {
   auto parsed = json::parse(R"({"b":1,"a":[true,null,"x\"y\n"],"c":{"d":2.5}})");
@@ -87,6 +100,54 @@ TEST(Process, CapturesOutputExitCodesSignalsAndTimeouts) {
   r = gpu::run(o, std::chrono::seconds(1));
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.start_error.find("/no/such/program"), std::string::npos);
+}
+
+/// Processes whose command line contains `marker`.
+std::vector<pid_t> processes_with(const std::string& marker) {
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ifstream stat_in(entry.path() / "stat");
+    std::string stat;
+    std::getline(stat_in, stat);
+    auto close = stat.rfind(')');
+    bool zombie = close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
+    if (!zombie && cmdline.find(marker) != std::string::npos) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// A program kforge starts, and everything that program starts in turn, dies when the process
+// that started it is killed with SIGKILL (here a forked helper plays kforge).
+TEST(Process, WhatAChildStartsDiesWithTheProcessThatStartedIt) {
+  const std::string marker = "3000." + std::to_string(::getpid());
+  pid_t helper = ::fork();
+  ASSERT_GE(helper, 0);
+  if (helper == 0) {
+    gpu::SpawnOptions o;
+    o.argv = {"sh", "-c", "sleep " + marker + " & sleep " + marker + "; wait"};
+    o.isolate_network = false;
+    auto started = gpu::spawn(o);
+    ::pause();
+    ::_exit(0);
+  }
+  std::vector<pid_t> running;
+  for (int i = 0; i < 200 && running.size() < 3; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    running = processes_with(marker);
+  }
+  EXPECT_EQ(running.size(), 3u);  // the shell and its two sleeps
+  ::kill(helper, SIGKILL);
+  ::waitpid(helper, nullptr, 0);
+  for (int i = 0; i < 200 && !running.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    running = processes_with(marker);
+  }
+  EXPECT_TRUE(running.empty()) << running.size() << " of them outlived it";
+  for (pid_t p : running) ::kill(p, SIGKILL);
 }
 
 TEST(Process, NetworkNamespaceHasOnlyLoopbackWhenAvailable) {

@@ -1,7 +1,8 @@
-// The worker's system-call filter: once the worker has initialised LibTorch and the device, a
-// candidate may not open sockets, run programs, fork, trace or signal other processes, change
-// namespaces, or catch the signal the filter raises. A forbidden call ends the worker with an
-// event that names the call.
+// The worker's system-call filter (libseccomp, on every thread of the worker): once the worker has
+// initialised LibTorch and the device, a candidate may not open sockets, run programs, fork, trace,
+// signal or reach into other processes, change namespaces or mounts, administer the machine, add
+// filters of its own, or catch the signal the filter raises. A forbidden call ends the worker with
+// an event that names the call.
 #pragma once
 
 #include <string>

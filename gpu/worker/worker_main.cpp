@@ -2,6 +2,7 @@
 // Requests arrive as JSON lines on --request-fd, events and results leave as JSON lines on
 // --event-fd; stdout and stderr belong to the candidates (the supervisor captures them). The
 // worker is expendable: a candidate that crashes, hangs or exits takes only this process down.
+#include <ATen/ATen.h>
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -21,6 +23,7 @@
 #include "gpu/worker/device.hpp"
 #include "gpu/worker/evaluation.hpp"
 #include "gpu/worker/seccomp_filter.hpp"
+#include "gpu/worker/worker_confinement.hpp"
 
 namespace {
 
@@ -66,6 +69,14 @@ bool only_loopback_network() {
   return interfaces > 0 && !other;
 }
 
+// Whether /proc shows this process under its own pid: not so in a PID namespace that kept its
+// parent's /proc.
+bool own_proc() {
+  std::error_code ec;
+  auto self = std::filesystem::read_symlink("/proc/self", ec);
+  return !ec && self.string() == std::to_string(::getpid());
+}
+
 bool read_line(int fd, std::string& buffer, std::string& line) {
   for (;;) {
     auto nl = buffer.find('\n');
@@ -85,7 +96,7 @@ bool read_line(int fd, std::string& buffer, std::string& line) {
 int usage() {
   std::cerr
       << "usage: kforge-worker --backend cpu|cuda [--device N] [--request-fd 3] [--event-fd 4] "
-         "[--no-seccomp]\n"
+         "--scratch DIR [--read DIR]... [--unconfined] [--no-seccomp]\n"
          "Started by kforge, not by hand: it speaks JSON lines on the two descriptors.\n";
   return 2;
 }
@@ -95,7 +106,8 @@ int usage() {
 int main(int argc, char** argv) {
   std::string backend = "cpu";
   int device_index = 0, request_fd = 3;
-  bool seccomp = true;
+  bool seccomp = true, confine = true;
+  kforge::worker::ConfinementRequest confinement;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -109,10 +121,32 @@ int main(int argc, char** argv) {
       g_event_fd = std::atoi(next().c_str());
     else if (a == "--no-seccomp")
       seccomp = false;
+    else if (a == "--scratch")
+      confinement.scratch = next();
+    else if (a == "--read")
+      confinement.readable.push_back(next());
+    else if (a == "--unconfined")
+      confine = false;
     else
       return usage();
   }
   if (backend != "cpu" && backend != "cuda") return usage();
+  if (confine && confinement.scratch.empty()) return usage();
+
+  // Confinement first, while this is the only thread: every thread started later inherits it.
+  confinement.cuda = backend == "cuda";
+  std::string confinement_rules;
+  std::string confinement_error =
+      confine ? kforge::worker::confine_worker(confinement, confinement_rules)
+              : "disabled by --unconfined";
+  if (confine && !confinement_error.empty()) {
+    kforge::json::Value e;
+    e.set("event", "fatal")
+        .set("kind", "infrastructure")
+        .set("message", "the worker cannot confine itself: " + confinement_error);
+    send(e);
+    return 3;
+  }
 
   // Reference semantics: full fp32 (no TF32), the TorchScript graph interpreted as written
   // (no fusion, so the reference time is the eager time of the same operators).
@@ -122,9 +156,30 @@ int main(int argc, char** argv) {
   at::set_num_threads(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   // Start LibTorch's OpenMP pool now, so that threads it creates are never taken for a candidate's.
   at::parallel_for(0, 1 << 16, 1, [](int64_t, int64_t) {});
+  // Start autograd's engine now too: its first backward pass starts one thread per device kind
+  // and, in a build with CUDA, initialises the CUDA driver (which opens a socket). Later, under
+  // the system-call filter, the reference of a backward task would be taken for a candidate
+  // making forbidden calls.
+  {
+    at::Tensor x = at::ones({1});
+    x.set_requires_grad(true);
+    (x * 2).sum().backward();
+  }
 
   std::unique_ptr<kforge::worker::Device> device;
   std::string error;
+  if (backend == "cuda" && !own_proc()) {
+    kforge::json::Value e;
+    e.set("event", "fatal")
+        .set("kind", "infrastructure")
+        .set("message",
+             "the worker runs in a PID namespace whose /proc belongs to another one (pid " +
+                 std::to_string(::getpid()) +
+                 " here, not in /proc/self): the CUDA driver cannot start there. Run kforge "
+                 "outside it, or give the namespace its own /proc (unshare --mount-proc)");
+    send(e);
+    return 3;
+  }
   if (backend == "cuda") {
     device = kforge::worker::make_cuda_device(device_index, error);
   } else {
@@ -145,6 +200,11 @@ int main(int argc, char** argv) {
   kforge::json::Value sandbox;
   sandbox.set("seccomp", seccomp_error.empty()).set("network_isolated", only_loopback_network());
   if (!seccomp_error.empty()) sandbox.set("seccomp_error", seccomp_error);
+  sandbox.set("filesystem_confined", confinement_error.empty());
+  if (confinement_error.empty())
+    sandbox.set("filesystem_rules", confinement_rules);
+  else
+    sandbox.set("filesystem_error", confinement_error);
   ready.set("event", "ready")
       .set("pid", static_cast<int64_t>(::getpid()))
       .set("device", device->describe());

@@ -33,6 +33,8 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
       "budget": {"candidates_per_target": 3}, "evaluation": {"seeds": 2, "timing_seconds": 0.2},
       "search": {"pipeline_depth": 12}})";
   gpu::SpawnOptions o;
+  // As from a shell: a PID namespace whose /proc is not its own stops the CUDA driver.
+  o.own_pid_namespace = false;
   o.argv = {KFORGE_CLI_PATH, "run", (dir / "experiment.json").string(), "--archive",
             (dir / "archive.db").string()};
   o.set_env = {{"KFORGE_CACHE", cache_dir()}};

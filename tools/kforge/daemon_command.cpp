@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,7 +33,9 @@ constexpr const char* kDaemonUsage =
     "~/.local/state/kforge)\n"
     "  --port N      port to listen on (default: any free port)\n"
     "  --cache DIR   compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
-    "  --jobs N      compiler slots (default: one per core)\n";
+    "  --jobs N      compiler slots (default: one per core)\n"
+    "  --allow-unconfined   on a kernel without Landlock, compile and run candidates with access\n"
+    "                to all your files instead of refusing to\n";
 
 std::atomic<bool> g_stop{false};
 
@@ -66,11 +70,43 @@ std::string write_private(const std::string& path, const std::string& text) {
   return {};
 }
 
+/// The state folder holds the token and the archive: created private (0700) where it is missing;
+/// an existing one must belong to this user and be writable by nobody else. It is never chmod'ed:
+/// a folder someone else could write to may already hold their files.
+std::string prepare_state_dir(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = fs::absolute(path, ec);
+  if (!fs::exists(dir, ec)) {
+    if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+      return "cannot create the state folder " + dir.string() + ": " + std::strerror(errno);
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0)
+    return "cannot read the state folder " + dir.string() + ": " + std::strerror(errno);
+  if (!S_ISDIR(st.st_mode)) return "the state folder " + dir.string() + " is not a folder";
+  if (st.st_uid != ::geteuid())
+    return "the state folder " + dir.string() + " belongs to uid " + std::to_string(st.st_uid) +
+           ", not to you (uid " + std::to_string(::geteuid()) +
+           "): choose a folder of your own with --state";
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return "the state folder " + dir.string() + " is writable by " +
+           ((st.st_mode & S_IWOTH) ? std::string("everyone") : std::string("its group")) +
+           " (mode " + mode + "): others could plant or replace the daemon's files there. " +
+           "Use a private folder (mkdir -m 700) or make this one private (chmod 700) yourself";
+  }
+  return {};
+}
+
 }  // namespace
 
 int run_daemon(const std::vector<std::string>& args) {
   std::string state_dir = default_state_dir(), cache;
   unsigned port = 0, jobs = 0;
+  bool allow_unconfined = false;
   for (size_t i = 0; i < args.size(); ++i) {
     auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
     const auto& a = args[i];
@@ -78,6 +114,8 @@ int run_daemon(const std::vector<std::string>& args) {
       state_dir = value();
     else if (a == "--cache")
       cache = value();
+    else if (a == "--allow-unconfined")
+      allow_unconfined = true;
     else if (a == "--port" || a == "--jobs") {
       // 0 asks for any free port; at most 4096 compile slots.
       const int64_t max = a == "--port" ? 65535 : 4096;
@@ -101,8 +139,10 @@ int run_daemon(const std::vector<std::string>& args) {
   }
   namespace fs = std::filesystem;
   std::error_code ec;
-  fs::create_directories(state_dir, ec);
-  ::chmod(state_dir.c_str(), 0700);
+  if (std::string why = prepare_state_dir(state_dir); !why.empty()) {
+    std::cerr << "kforge daemon: " << why << "\n";
+    return 2;
+  }
   // One daemon per state folder: the lock is held for the daemon's life.
   const std::string lock_path = state_dir + "/daemon.lock";
   int lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -126,6 +166,7 @@ int run_daemon(const std::vector<std::string>& args) {
   options.archive_path = state_dir + "/archive.db";
   options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
   options.compile_slots = jobs;
+  options.allow_unconfined = allow_unconfined;
   if (!host.start(options, error)) {
     std::cerr << "kforge daemon: " << error << "\n";
     return 2;

@@ -39,6 +39,8 @@ constexpr const char* kEvalUsage =
     "  --cache DIR             compile and export cache (default ~/.cache/kforge or "
     "$KFORGE_CACHE)\n"
     "  --json                  print the result as JSON\n"
+    "  --allow-unconfined      on a kernel without Landlock, compile and run the kernel with\n"
+    "                          access to all your files instead of refusing to\n"
     "exit status: 0 correct, 1 incorrect, 2 usage or infrastructure error\n";
 
 struct EvalArgs {
@@ -47,7 +49,7 @@ struct EvalArgs {
   int device = 0, seeds = 5;
   int64_t seed = 0;
   double max_seconds = 4;
-  bool json = false, timing = true;
+  bool json = false, timing = true, allow_unconfined = false;
 };
 
 bool parse(const std::vector<std::string>& args, EvalArgs& a, std::string& error) {
@@ -110,6 +112,8 @@ bool parse(const std::vector<std::string>& args, EvalArgs& a, std::string& error
       a.json = true;
     else if (k == "--no-timing")
       a.timing = false;
+    else if (k == "--allow-unconfined")
+      a.allow_unconfined = true;
     else if (k == "--help" || k == "-h") {
       error = "help";
       return false;
@@ -256,6 +260,7 @@ int run_eval(const std::vector<std::string>& argv) {
   gpu::WorkerOptions worker_options;
   worker_options.backend = backend;
   worker_options.device = a.device;
+  worker_options.allow_unconfined = a.allow_unconfined;
   gpu::WorkerClient worker(worker_options);
   if (auto e = worker.ensure_started(); !e.empty()) return infrastructure(e);
   const auto& device = worker.ready()["device"];
@@ -279,6 +284,7 @@ int run_eval(const std::vector<std::string>& argv) {
   compile_options.backend = backend;
   compile_options.cache_dir = cache;
   compile_options.source_name = a.kernel;
+  compile_options.allow_unconfined = a.allow_unconfined;
   if (backend == Backend::cuda) {
     std::string cc = device["compute_capability"].as_string("9.0");
     cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());

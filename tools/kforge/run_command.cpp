@@ -30,6 +30,8 @@ constexpr const char* kRunUsage =
     "  --cache DIR      compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
     "  --jobs N         compiler slots (default: one per core)\n"
     "  --quiet          only the final table\n"
+    "  --allow-unconfined   on a kernel without Landlock, compile and run candidates with\n"
+    "                   access to all your files instead of refusing to\n"
     "  --offline        LLM replies only from the response cache (a miss fails the experiment);\n"
     "                   replays the decisions of the latest experiment with this configuration\n"
     "  --replay ID      follow the recorded decisions of experiment ID (same candidates with\n"
@@ -51,7 +53,7 @@ int run_experiment(const std::vector<std::string>& args) {
   std::string config_path, archive_path = default_state_dir() + "/archive.db", cache;
   int64_t resume_id = 0, replay_of = 0;
   unsigned jobs = 0;
-  bool quiet = false, offline = false;
+  bool quiet = false, offline = false, allow_unconfined = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const auto& a = args[i];
     auto value = [&]() -> std::string {
@@ -78,6 +80,8 @@ int run_experiment(const std::vector<std::string>& args) {
         quiet = true;
       else if (a == "--offline")
         offline = true;
+      else if (a == "--allow-unconfined")
+        allow_unconfined = true;
       else if (a == "--replay")
         replay_of = integer(1, kMaxId);
       else if (a == "--help" || a == "-h") {
@@ -101,6 +105,7 @@ int run_experiment(const std::vector<std::string>& args) {
   options.archive_path = archive_path;
   options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
   options.compile_slots = jobs;
+  options.allow_unconfined = allow_unconfined;
   std::string error;
   if (!host.start(options, error)) {
     std::cerr << "kforge run: " << error << "\n";

@@ -1,0 +1,127 @@
+// The daemon's HTTP server against clients that misbehave: no token with a huge body announced,
+// a client that sends a byte at a time, more idle connections than the cap. Each is answered or
+// cut off within its limit, and a well-behaved client is served afterwards.
+#include <gtest/gtest.h>
+
+// Boost 1.74's Asio in C++20 needs <utility> before it.
+#include <utility>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+
+#include <chrono>
+#include <thread>
+
+#include "net/http_server.hpp"
+
+namespace kforge::test {
+namespace {
+
+using tcp = boost::asio::ip::tcp;
+using namespace std::chrono_literals;
+
+class HttpServerLimits : public testing::Test {
+ protected:
+  void SetUp() override {
+    net::HttpServer::Limits limits;
+    limits.max_connections = 4;
+    limits.request_timeout = 500ms;
+    server_ = std::make_unique<net::HttpServer>(
+        "secret-token",
+        [this](const net::HttpRequest& r) {
+          ++handled_;
+          return net::HttpResponse{200, "application/json", "{\"path\":\"" + r.path + "\"}"};
+        },
+        [](const net::HttpRequest&) {
+          return net::HttpResponse{0, "", ""};
+        },
+        [](const net::HttpRequest&, net::WebSocketChannel&, const std::atomic<bool>&) {}, limits);
+    ASSERT_EQ(server_->start(0), "");
+  }
+
+  tcp::socket connect() {
+    tcp::socket s(io_);
+    s.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), server_->port()));
+    return s;
+  }
+
+  /// Everything the server sends until it closes the connection (or `limit` passes).
+  static std::string read_until_closed(tcp::socket& s, std::chrono::milliseconds limit = 5s) {
+    std::string out;
+    auto until = std::chrono::steady_clock::now() + limit;
+    s.non_blocking(true);
+    char buf[4096];
+    while (std::chrono::steady_clock::now() < until) {
+      boost::system::error_code ec;
+      size_t n = s.read_some(boost::asio::buffer(buf), ec);
+      if (ec == boost::asio::error::would_block) {
+        std::this_thread::sleep_for(10ms);
+        continue;
+      }
+      if (ec) break;
+      out.append(buf, n);
+    }
+    return out;
+  }
+
+  std::string authorised_get(const std::string& path) {
+    auto s = connect();
+    std::string req = "GET " + path +
+                      " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret-token\r\n"
+                      "Connection: close\r\n\r\n";
+    boost::asio::write(s, boost::asio::buffer(req));
+    return read_until_closed(s);
+  }
+
+  boost::asio::io_context io_;
+  std::unique_ptr<net::HttpServer> server_;
+  std::atomic<int> handled_{0};
+};
+
+TEST_F(HttpServerLimits, TheTokenIsCheckedBeforeTheBodyIsRead) {
+  auto s = connect();
+  std::string head = "POST /api/experiments HTTP/1.1\r\nHost: x\r\nContent-Length: 8000000\r\n\r\n";
+  boost::asio::write(s, boost::asio::buffer(head));
+  auto start = std::chrono::steady_clock::now();
+  std::string reply = read_until_closed(s);  // no body sent: the answer must not wait for it
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 400ms);
+  EXPECT_NE(reply.find("401"), std::string::npos) << reply;
+  EXPECT_EQ(handled_, 0);
+}
+
+TEST_F(HttpServerLimits, AClientThatSendsAByteAtATimeIsCutOff) {
+  auto s = connect();
+  std::string req = "GET /api/state HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret-token\r\n";
+  auto start = std::chrono::steady_clock::now();
+  boost::system::error_code ec;
+  for (char c : req) {
+    boost::asio::write(s, boost::asio::buffer(&c, 1), ec);
+    if (ec) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  std::string rest = read_until_closed(s, 2s);
+  auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_TRUE(ec || rest.empty() || rest.find("400") != std::string::npos) << rest;
+  EXPECT_LT(took, 4s) << "the slow client was never cut off";
+  EXPECT_EQ(handled_, 0);
+  EXPECT_NE(authorised_get("/api/after").find("/api/after"), std::string::npos);
+}
+
+TEST_F(HttpServerLimits, ConnectionsOverTheCapAreRefusedAndIdleOnesAreClosed) {
+  std::vector<tcp::socket> idle;
+  for (int i = 0; i < 4; ++i) idle.push_back(connect());
+  std::this_thread::sleep_for(100ms);
+  auto extra = connect();
+  std::string refused = read_until_closed(extra, 2s);
+  EXPECT_NE(refused.find("503"), std::string::npos) << refused;
+  // The idle ones reach their deadline and are closed; then there is room again.
+  for (auto& s : idle) EXPECT_EQ(read_until_closed(s, 3s).find("200"), std::string::npos);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_NE(authorised_get("/api/ok").find("/api/ok"), std::string::npos);
+  EXPECT_EQ(handled_, 1);
+}
+
+}  // namespace
+}  // namespace kforge::test
