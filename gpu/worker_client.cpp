@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,6 +38,30 @@ uint64_t physical_memory() {
   long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGE_SIZE);
   return pages > 0 && size > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(size)
                                : (16ull << 30);
+}
+
+// Scratch folders are named kforge-worker-<pid>-XXXXXX and kforge-outputs-<pid>-XXXXXX after the
+// kforge process that made them. One whose maker is gone (killed with -9 before it could clean
+// up) is removed; one whose pid is alive is left alone, whoever runs under that pid now.
+void remove_orphaned_scratch(const std::string& root) {
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator(root, ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename();
+    for (const char* prefix : {"kforge-worker-", "kforge-outputs-"}) {
+      if (name.rfind(prefix, 0) != 0) continue;
+      const std::string rest = name.substr(std::strlen(prefix));
+      const auto dash = rest.find('-');
+      if (dash == std::string::npos || dash == 0 || rest.find_first_not_of("0123456789") != dash)
+        continue;
+      struct stat st {};
+      if (::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+        continue;
+      std::error_code gone;
+      if (!std::filesystem::exists("/proc/" + rest.substr(0, dash), gone))
+        std::filesystem::remove_all(it->path(), gone);
+    }
+  }
 }
 
 json::Value failure(const std::string& kind, const std::string& message) {
@@ -85,10 +110,14 @@ WorkerClient::WorkerClient(WorkerOptions options) : options_(std::move(options))
   if (options_.worker_path.empty()) options_.worker_path = default_worker_path();
   if (options_.memory_limit_bytes == 0) options_.memory_limit_bytes = physical_memory() / 2;
   if (options_.scratch_dir.empty()) options_.scratch_dir = std::filesystem::temp_directory_path();
+  remove_orphaned_scratch(options_.scratch_dir);
 }
 
 WorkerClient::~WorkerClient() {
   stop();
+  checker_.reset();
+  std::error_code ec;
+  if (!outputs_root_.empty()) std::filesystem::remove_all(outputs_root_, ec);
 }
 
 void WorkerClient::stop() {
@@ -118,7 +147,8 @@ std::string WorkerClient::ensure_started() {
   }
   std::error_code ec;
   std::filesystem::create_directories(options_.scratch_dir, ec);
-  std::string scratch = (std::filesystem::path(options_.scratch_dir) / "kforge-worker-XXXXXX");
+  std::string scratch = (std::filesystem::path(options_.scratch_dir) /
+                         ("kforge-worker-" + std::to_string(::getpid()) + "-XXXXXX"));
   if (!::mkdtemp(scratch.data()))
     return "cannot create a scratch folder in " + options_.scratch_dir + ": " +
            std::strerror(errno);
@@ -128,6 +158,17 @@ std::string WorkerClient::ensure_started() {
   if (ec) {
     std::filesystem::remove_all(scratch, ec);
     return "cannot prepare the scratch folder " + scratch + ": " + ec.message();
+  }
+  if (!options_.checker && options_.verify && outputs_root_.empty()) {
+    std::string root = (std::filesystem::path(options_.scratch_dir) /
+                        ("kforge-outputs-" + std::to_string(::getpid()) + "-XXXXXX"))
+                           .string();
+    if (!::mkdtemp(root.data())) {
+      std::filesystem::remove_all(scratch, ec);
+      return "cannot create a folder for outputs in " + options_.scratch_dir + ": " +
+             std::strerror(errno);
+    }
+    outputs_root_ = root;
   }
   int req[2], ev[2];
   if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(ev, O_CLOEXEC) != 0)
@@ -145,6 +186,7 @@ std::string WorkerClient::ensure_started() {
   if (!options_.seccomp) so.argv.push_back("--no-seccomp");
   so.argv.insert(so.argv.end(), {"--scratch", work, "--read", lib});
   for (const auto& dir : options_.readable_dirs) so.argv.insert(so.argv.end(), {"--read", dir});
+  if (!outputs_root_.empty()) so.argv.insert(so.argv.end(), {"--write", outputs_root_});
   if (!confinable) so.argv.push_back("--unconfined");
   so.working_dir = work;
   // No PID namespace: the CUDA driver fails in one whose /proc is kforge's (cuInit returns
@@ -321,6 +363,52 @@ std::string WorkerClient::stage_library(const std::string& library) {
 }
 
 EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_event) {
+  if (options_.checker || !options_.verify) return exchange(std::move(request), on_event);
+  if (std::string error = ensure_started(); !error.empty()) return exchange(request, on_event);
+  // The worker saves the candidate's outputs in a folder of this evaluation's own.
+  const auto outputs =
+      std::filesystem::path(outputs_root_) / ("evaluation-" + std::to_string(++evaluations_run_));
+  std::error_code ec;
+  std::filesystem::create_directory(outputs, ec);
+  request.set("outputs_dir", outputs.string());
+  json::Value check = request;
+  EvalOutcome outcome = exchange(std::move(request), on_event);
+  if (!ec && outcome.result["verdict"].as_string() == "correct") confirm(check, outcome);
+  std::filesystem::remove_all(outputs, ec);
+  return outcome;
+}
+
+// A correct verdict from the worker, where the candidate ran, counts only once the checker, which
+// never runs candidate code, agrees: it recomputes the reference and compares the saved outputs.
+void WorkerClient::confirm(const json::Value& request, EvalOutcome& outcome) {
+  if (!checker_) {
+    WorkerOptions o = options_;
+    o.checker = true;
+    o.verify = false;
+    o.readable_dirs.push_back(outputs_root_);
+    checker_ = std::make_unique<WorkerClient>(o);
+  }
+  auto checked = checker_->evaluate(request);
+  const std::string verdict = checked.result["verdict"].as_string();
+  if (verdict == "correct") {
+    outcome.result.set("checked_by_checker", checked.result["checked"]);
+    return;
+  }
+  const std::string message = checked.result["failure"]["message"].as_string();
+  if (verdict == "incorrect")
+    outcome.result.set("verdict", "incorrect")
+        .set("failure", failure(checked.result["failure"]["kind"].as_string(),
+                                "kforge's checker (a separate process that runs no candidate "
+                                "code) contradicts the worker's report of a correct result: " +
+                                    message));
+  else
+    outcome.result.set("verdict", "error")
+        .set("failure",
+             failure("infrastructure", "the checker could not confirm the result: " + message));
+  stop();  // the worker that reported it is not to be trusted with the next candidate
+}
+
+EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_event) {
   EvalOutcome outcome;
   // A task export the running worker may not read: a new worker that may.
   const std::string export_dir = request["export_dir"].as_string();
@@ -334,8 +422,8 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
         .set("failure", failure("infrastructure", error));
     return outcome;
   }
-  request.set("op", "evaluate");
-  const std::string library = request["library"].as_string();
+  request.set("op", options_.checker ? "check" : "evaluate");
+  const std::string library = options_.checker ? std::string() : request["library"].as_string();
   std::string staged = library.empty() ? std::string() : stage_library(library);
   if (!library.empty() && staged.empty()) {
     outcome.result.set("event", "result")
@@ -392,7 +480,7 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
   outcome.candidate_output = take_output();
   // A rejected candidate may have left threads, memory or a broken context behind: the next
   // candidate gets a fresh process. Accepted ones share a worker until it is recycled.
-  if (outcome.result["verdict"].as_string() != "correct" ||
+  if ((!options_.checker && outcome.result["verdict"].as_string() != "correct") ||
       ++evaluations_ >= options_.recycle_after)
     stop();
   return outcome;

@@ -2,6 +2,9 @@
 // enforces the timeout of every step and a memory limit, and turns a worker that died (crash,
 // exit, forbidden system call, illegal memory access, hang) into a result with its reason. The
 // next request starts a fresh worker; workers are also recycled after a number of evaluations.
+// A correct verdict is confirmed by a second worker, the checker, which runs no candidate code:
+// the worker saves the candidate's outputs, the checker recomputes the reference and compares
+// them, so a candidate that forges its worker's report or patches its memory gains nothing.
 #pragma once
 
 #include <chrono>
@@ -37,6 +40,11 @@ struct WorkerOptions {
   uint64_t memory_limit_bytes = 0;
   std::chrono::seconds start_timeout{180};
   int recycle_after = 50;  ///< evaluations per worker process
+  /// Confirm every correct verdict with a checker process (below) before reporting it.
+  bool verify = true;
+  /// This client drives a checker: a worker that never loads a candidate and answers "check"
+  /// requests (the reference recomputed, the saved outputs compared) instead of evaluations.
+  bool checker = false;
 };
 
 struct EvalOutcome {
@@ -69,6 +77,8 @@ class WorkerClient {
   json::Value died(const std::string& step, double step_timeout_s, bool timed_out, bool over_memory,
                    const std::optional<json::Value>& fatal, json::Value partial_configs);
   std::string take_output();
+  EvalOutcome exchange(json::Value request, const EventCallback& on_event);
+  void confirm(const json::Value& request, EvalOutcome& outcome);
   std::string stage_library(const std::string& library);
   bool readable(const std::string& path) const;
 
@@ -77,6 +87,9 @@ class WorkerClient {
   json::Value ready_;
   int evaluations_ = 0;
   int libraries_staged_ = 0;
+  int evaluations_run_ = 0;
+  std::string outputs_root_;  ///< where workers save outputs for the checker (runner only)
+  std::unique_ptr<WorkerClient> checker_;
   bool warned_unconfined_ = false;
 };
 

@@ -102,6 +102,8 @@ TEST_F(Confinement, ACandidateReadsNoFileOutsideItsBoxAndNoSecretFromTheEnvironm
   expect_no_secret(e.outcome.result.dump(), "the result");
   expect_no_secret(e.outcome.candidate_output, "the candidate's output");
   EXPECT_TRUE(worker.ready()["sandbox"]["filesystem_confined"].as_bool()) << worker.ready().dump();
+  // The verdict was confirmed outside the candidate's process: 1 config x 2 seeds.
+  EXPECT_EQ(e.outcome.result["checked_by_checker"].as_int(), 2) << e.describe();
   expect_honest_kernel_passes(worker);
 }
 
@@ -142,12 +144,24 @@ TEST_F(Confinement, TheScratchFolderIsPrivateAndGoesWithTheWorker) {
     gpu::WorkerClient worker(options);
     ASSERT_EQ(worker.ensure_started(), "");
     std::vector<fs::path> folders;
-    for (const auto& entry : fs::directory_iterator(root_ / "scratch")) folders.push_back(entry);
+    for (const auto& entry : fs::directory_iterator(root_ / "scratch"))
+      if (entry.path().filename().string().rfind("kforge-worker-", 0) == 0)
+        folders.push_back(entry);
     ASSERT_EQ(folders.size(), 1u);
     scratch = folders[0];
     EXPECT_EQ(fs::status(scratch).permissions() & fs::perms::all, fs::perms::owner_all);
   }
   EXPECT_FALSE(fs::exists(scratch));
+  EXPECT_TRUE(fs::is_empty(root_ / "scratch")) << "the outputs folder outlived its worker";
+  // What a kforge killed with -9 left behind is removed by the next one; a live one's is kept.
+  const auto orphan = root_ / "scratch" / "kforge-worker-999999999-abcdef";
+  const auto alive =
+      root_ / "scratch" / ("kforge-worker-" + std::to_string(::getppid()) + "-abcdef");
+  fs::create_directories(orphan / "work");
+  fs::create_directories(alive);
+  gpu::WorkerClient next(options);
+  EXPECT_FALSE(fs::exists(orphan));
+  EXPECT_TRUE(fs::exists(alive));
 }
 
 TEST(Spawn, AConfinedProgramSeesOnlyItsView) {

@@ -1,9 +1,11 @@
 #include "gpu/worker/evaluation.hpp"
 
 #include <c10/util/Exception.h>
+#include <torch/serialize.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
 #include <thread>
 #include <utility>
@@ -31,12 +33,31 @@ std::string short_what(const std::exception& e) {
   return what;
 }
 
+// The candidate's own words, quoted on one line: control characters are shown escaped, so that
+// text it raises cannot start a line that reads like kforge's (a "verdict: correct" of its own).
+std::string quoted_words(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '\n')
+      out += "\\n";
+    else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else
+      out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
 Failure candidate_raised(const std::exception& e) {
   std::string what = short_what(e);
   bool oom = what.find("out of memory") != std::string::npos ||
              what.find("not enough memory") != std::string::npos ||
              what.find("can't allocate memory") != std::string::npos;
-  return Failure{oom ? "out_of_memory" : "candidate_error", "the kernel raised: " + what};
+  return Failure{
+      oom ? "out_of_memory" : "candidate_error",
+      "the kernel raised (its own words, at most 600 characters): " + quoted_words(what)};
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -63,6 +84,41 @@ void poison_and_release(std::vector<at::Tensor>& outputs) {
   for (auto& t : outputs)
     if (t.defined() && t.numel()) t.view({-1}).view(at::kByte).fill_(0xFF);
   outputs.clear();
+}
+
+// The configs a request covers: those it lists, else those of its mode.
+std::vector<size_t> selected_configs(const json::Value& configs, const json::Value& request) {
+  const std::string mode = request["mode"].as_string("multi");
+  std::vector<size_t> selected;
+  for (size_t i = 0; i < configs.as_array().size(); ++i) {
+    bool in_mode = false;
+    for (const auto& m : configs[i]["modes"].as_array()) in_mode |= m.as_string() == mode;
+    if (request.contains("configs")) {
+      in_mode = false;
+      for (const auto& c : request["configs"].as_array())
+        in_mode |= static_cast<size_t>(c.as_int()) == i;
+    }
+    if (in_mode) selected.push_back(i);
+  }
+  return selected;
+}
+
+std::optional<Tolerance> tolerance_of(const json::Value& request, const json::Value& dir) {
+  if (!request.contains("atol") && !dir.contains("tolerance")) return std::nullopt;
+  Tolerance tol;
+  tol.atol = request["atol"].as_number(dir["tolerance"]["atol"].as_number(tol.atol));
+  tol.rtol = request["rtol"].as_number(dir["tolerance"]["rtol"].as_number(tol.rtol));
+  return tol;
+}
+
+std::vector<std::string> output_names_of(const json::Value& config) {
+  std::vector<std::string> names;
+  for (const auto& o : config["outputs"].as_array()) names.push_back(o["name"].as_string());
+  return names;
+}
+
+std::string outputs_file(const std::string& dir, size_t config, int seed) {
+  return dir + "/c" + std::to_string(config) + "-s" + std::to_string(seed) + ".pt";
 }
 
 }  // namespace
@@ -121,13 +177,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   if (dir.contains("error"))
     return infra("the task's " + direction +
                  " direction cannot be exported: " + dir["error"].as_string());
-  std::optional<Tolerance> tolerance;
-  if (request.contains("atol") || dir.contains("tolerance")) {
-    Tolerance tol;
-    tol.atol = request["atol"].as_number(dir["tolerance"]["atol"].as_number(tol.atol));
-    tol.rtol = request["rtol"].as_number(dir["tolerance"]["rtol"].as_number(tol.rtol));
-    tolerance = tol;
-  }
+  const std::optional<Tolerance> tolerance = tolerance_of(request, dir);
+  const std::string outputs_dir = request["outputs_dir"].as_string();
   const bool allow_alias = dir["allow_output_input_alias"].as_bool(false);
 
   auto library = CandidateLibrary::load(request["library"].as_string(), error);
@@ -145,18 +196,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
                             (names.empty() ? std::string("nothing") : join(names)) + ")"});
   }
 
-  std::vector<size_t> selected;
   const auto& configs = dir["configs"].as_array();
-  for (size_t i = 0; i < configs.size(); ++i) {
-    bool in_mode = false;
-    for (const auto& m : configs[i]["modes"].as_array()) in_mode |= m.as_string() == mode;
-    if (request.contains("configs")) {
-      in_mode = false;
-      for (const auto& c : request["configs"].as_array())
-        in_mode |= static_cast<size_t>(c.as_int()) == i;
-    }
-    if (in_mode) selected.push_back(i);
-  }
+  const std::vector<size_t> selected = selected_configs(dir["configs"], request);
   if (selected.empty()) return infra("no config of the task is in mode `" + mode + "`");
 
   const at::Device dev = device_.torch_device();
@@ -232,9 +273,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
       failure = Failure{"signature_mismatch",
                         "`" + function + "` takes (" + join(fn->parameter_types) +
                             ") but the task passes (" + tasks::describe_parameters(config) + ")"};
-    std::vector<std::string> output_names;
-    for (const auto& o : config["outputs"].as_array())
-      output_names.push_back(o["name"].as_string());
+    const std::vector<std::string> output_names = output_names_of(config);
     auto compare = [&](const std::vector<at::Tensor>& got, const std::vector<at::Tensor>& want) {
       auto cmp = compare_outputs(got, want, tolerance, output_names);
       for (const auto& note : cmp.notes) flag("config " + std::to_string(index) + ": " + note);
@@ -277,6 +316,15 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         max_abs = std::max(max_abs, cmp.max_abs_error);
         max_rel = std::max(max_rel, cmp.max_rel_error);
         if ((failure = cmp.failure)) break;
+        if (!outputs_dir.empty()) {
+          std::vector<at::Tensor> on_host;
+          for (const auto& t : before) on_host.push_back(t.detach().to(at::kCPU).contiguous());
+          try {
+            torch::save(on_host, outputs_file(outputs_dir, index, s));
+          } catch (const std::exception& e) {
+            return infra("cannot save the kernel's outputs for the checker: " + short_what(e));
+          }
+        }
         before.clear();
         // 3. The candidate again, after the reference's outputs were poisoned and freed.
         poison_and_release(reference_outputs);
@@ -433,6 +481,65 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   } else {
     result.set("verdict", "correct");
   }
+  return result;
+}
+
+}  // namespace kforge::worker
+
+namespace kforge::worker {
+
+json::Value Evaluator::check(const json::Value& request) {
+  json::Value result;
+  result.set("event", "result");
+  auto verdict = [&](const std::string& v, const Failure& f) {
+    result.set("verdict", v).set("failure", failure_json(f));
+    return result;
+  };
+  const std::string direction = request["direction"].as_string("forward");
+  const int seeds = static_cast<int>(request["seeds"].as_int(5));
+  const uint64_t base_seed = static_cast<uint64_t>(request["seed"].as_int(0));
+  const std::string outputs_dir = request["outputs_dir"].as_string();
+  const double call_timeout = request["call_timeout_s"].as_number(60);
+  step("load task", 120);
+  std::string error;
+  ExportedTask* t = task(request["export_dir"].as_string(), error);
+  if (!t) return verdict("error", Failure{"infrastructure", error});
+  const auto& dir = t->direction(direction);
+  if (dir.is_null() || dir.contains("error"))
+    return verdict("error",
+                   Failure{"infrastructure", "the task has no usable " + direction + " direction"});
+  const auto tolerance = tolerance_of(request, dir);
+  const at::Device dev = device_.torch_device();
+  int64_t checked = 0;
+  for (size_t index : selected_configs(dir["configs"], request)) {
+    const auto& config = dir["configs"][index];
+    for (int s = 0; s < seeds; ++s) {
+      const std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);
+      const std::string file = outputs_file(outputs_dir, index, s);
+      std::vector<at::Tensor> got;
+      try {
+        torch::load(got, file);
+      } catch (const std::exception&) {
+        return verdict("incorrect",
+                       Failure{"unverified_output",
+                               "the worker saved no outputs of the kernel for " + where +
+                                   ", so its report of a correct result did not come from the "
+                                   "evaluation (a forged result line or a patched worker)"});
+      }
+      step(where + ": reference (checker)", call_timeout);
+      Case c = t->draw(config, mix_seed(base_seed + static_cast<uint64_t>(s), index), dev);
+      auto want = t->reference(config, c);
+      for (auto& g : got) g = g.to(dev);
+      auto cmp = compare_outputs(got, want, tolerance, output_names_of(config));
+      if (cmp.failure) {
+        Failure f = *cmp.failure;
+        f.message = where + ": " + f.message;
+        return verdict("incorrect", f);
+      }
+      ++checked;
+    }
+  }
+  result.set("verdict", "correct").set("checked", checked);
   return result;
 }
 

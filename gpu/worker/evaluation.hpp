@@ -1,5 +1,12 @@
 // One evaluation request inside the worker: load the candidate, check its signature, run every
-// defence on every config and seed, time it next to the reference, and report per config.
+// defence on every config and seed, time it next to the reference, and report per config. With
+// `outputs_dir` in the request, the candidate's outputs of each config and seed are also saved
+// there, for the checker.
+//
+// The checker is a second worker process that never loads a candidate: for a check request (the
+// same fields, op "check") it draws the same inputs, computes the reference itself and compares
+// the saved outputs. The verdict that counts is decided there, where candidate code cannot write a
+// result line or patch the comparison.
 #pragma once
 
 #include <functional>
@@ -21,6 +28,9 @@ class Evaluator {
   Evaluator(Device& device, EventSink sink) : device_(device), sink_(std::move(sink)) {}
   /// Handles {"op":"evaluate", ...}; sends step events and returns the result document.
   json::Value evaluate(const json::Value& request);
+  /// Handles {"op":"check", ...}: the saved outputs of every config and seed against the
+  /// reference computed here. Returns the result document ("correct" or the first failure).
+  json::Value check(const json::Value& request);
 
  private:
   ExportedTask* task(const std::string& export_dir, std::string& error);

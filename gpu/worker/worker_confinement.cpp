@@ -54,6 +54,7 @@ std::string confine_worker(const ConfinementRequest& request, std::string& descr
   view.read_only.push_back(std::filesystem::read_symlink("/proc/self/exe", ec).string());
   for (const auto& dir : request.readable) view.read_only.push_back(dir);
   view.read_write.push_back(request.scratch);
+  for (const auto& dir : request.writable) view.read_write.push_back(dir);
   // The CUDA driver writes to the process's own /proc entries: without this cuInit fails with
   // CUDA_ERROR_OPERATING_SYSTEM (measured on the H100 host). They concern this process only.
   view.read_write.push_back("/proc/self");

@@ -15,6 +15,7 @@ struct ConfinementRequest {
   bool cuda = false;
   std::string scratch;                ///< writable
   std::vector<std::string> readable;  ///< read-only folders kforge names
+  std::vector<std::string> writable;  ///< more writable folders (where outputs are saved)
 };
 
 /// Confines this process. Returns an error ("" on success); `description` lists the rules.

@@ -96,7 +96,7 @@ bool read_line(int fd, std::string& buffer, std::string& line) {
 int usage() {
   std::cerr
       << "usage: kforge-worker --backend cpu|cuda [--device N] [--request-fd 3] [--event-fd 4] "
-         "--scratch DIR [--read DIR]... [--unconfined] [--no-seccomp]\n"
+         "--scratch DIR [--read DIR]... [--write DIR]... [--unconfined] [--no-seccomp]\n"
          "Started by kforge, not by hand: it speaks JSON lines on the two descriptors.\n";
   return 2;
 }
@@ -125,6 +125,8 @@ int main(int argc, char** argv) {
       confinement.scratch = next();
     else if (a == "--read")
       confinement.readable.push_back(next());
+    else if (a == "--write")
+      confinement.writable.push_back(next());
     else if (a == "--unconfined")
       confine = false;
     else
@@ -226,7 +228,7 @@ int main(int argc, char** argv) {
     }
     const std::string op = (*parsed.value)["op"].as_string();
     if (op == "exit") break;
-    if (op != "evaluate") {
+    if (op != "evaluate" && op != "check") {
       kforge::json::Value e;
       e.set("event", "result").set("verdict", "error");
       kforge::json::Value f;
@@ -236,7 +238,8 @@ int main(int argc, char** argv) {
       continue;
     }
     g_in_request = true;
-    auto result = evaluator.evaluate(*parsed.value);
+    auto result =
+        op == "check" ? evaluator.check(*parsed.value) : evaluator.evaluate(*parsed.value);
     g_in_request = false;
     send(result);
     bool fatal = false;
