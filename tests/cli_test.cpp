@@ -93,13 +93,18 @@ TEST(Cli, HonestKernelIsCorrectInTextAndJson) {
   auto text =
       kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp"});
   EXPECT_EQ(text.exit_code, 0) << text.output;
-  EXPECT_NE(text.output.find("verdict: correct (1/1 configs)"), std::string::npos) << text.output;
+  // One config, two seeds: both confirmed by the checker.
+  EXPECT_NE(text.output.find("verdict: correct (1/1 configs; confirmed by the checker on 2 "
+                             "config-seed pairs)"),
+            std::string::npos)
+      << text.output;
   auto json_run = kforge_eval(
       {"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp", "--json"});
   EXPECT_EQ(json_run.exit_code, 0) << json_run.output;
   auto doc = json::parse(json_run.output);
   ASSERT_TRUE(doc.value) << doc.error << "\n" << json_run.output;
   EXPECT_EQ((*doc.value)["verdict"].as_string(), "correct");
+  EXPECT_EQ((*doc.value)["checked_by_checker"].as_int(), 2);
   EXPECT_GT((*doc.value)["configs"][0]["speedup"].as_number(), 0);
 }
 

@@ -1,7 +1,6 @@
 #include "gpu/worker/evaluation.hpp"
 
 #include <c10/util/Exception.h>
-#include <torch/serialize.h>
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +13,7 @@
 #include "gpu/worker/candidate_library.hpp"
 #include "gpu/worker/checks.hpp"
 #include "gpu/worker/op_observer.hpp"
+#include "gpu/worker/saved_outputs.hpp"
 #include "gpu/worker/timing.hpp"
 
 namespace kforge::worker {
@@ -317,10 +317,8 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         max_rel = std::max(max_rel, cmp.max_rel_error);
         if ((failure = cmp.failure)) break;
         if (!outputs_dir.empty()) {
-          std::vector<at::Tensor> on_host;
-          for (const auto& t : before) on_host.push_back(t.detach().to(at::kCPU).contiguous());
           try {
-            torch::save(on_host, outputs_file(outputs_dir, index, s));
+            save_outputs(before, outputs_file(outputs_dir, index, s));
           } catch (const std::exception& e) {
             return infra("cannot save the kernel's outputs for the checker: " + short_what(e));
           }
@@ -516,16 +514,16 @@ json::Value Evaluator::check(const json::Value& request) {
     for (int s = 0; s < seeds; ++s) {
       const std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);
       const std::string file = outputs_file(outputs_dir, index, s);
-      std::vector<at::Tensor> got;
-      try {
-        torch::load(got, file);
-      } catch (const std::exception&) {
-        return verdict("incorrect",
-                       Failure{"unverified_output",
-                               "the worker saved no outputs of the kernel for " + where +
-                                   ", so its report of a correct result did not come from the "
-                                   "evaluation (a forged result line or a patched worker)"});
-      }
+      std::string why;
+      auto saved = load_outputs(file, why);
+      if (!saved)
+        return verdict(
+            "incorrect",
+            Failure{"unverified_output",
+                    "the worker saved no readable outputs of the kernel for " + where + " (" + why +
+                        "), so its report of a correct result did not come from the "
+                        "evaluation (a forged result line or a patched worker)"});
+      std::vector<at::Tensor> got = std::move(*saved);
       step(where + ": reference (checker)", call_timeout);
       Case c = t->draw(config, mix_seed(base_seed + static_cast<uint64_t>(s), index), dev);
       auto want = t->reference(config, c);

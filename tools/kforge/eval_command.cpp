@@ -335,6 +335,8 @@ int run_eval(const std::vector<std::string>& argv) {
       .set("configs", result["configs"])
       .set("flags", result["flags"]);
   if (result.contains("failure")) doc.set("failure", result["failure"]);
+  if (result.contains("checked_by_checker"))
+    doc.set("checked_by_checker", result["checked_by_checker"]);
   doc.set("candidate_output", outcome.candidate_output);
   std::string verdict = result["verdict"].as_string();
   if (!a.json) {
@@ -348,7 +350,9 @@ int run_eval(const std::vector<std::string>& argv) {
     size_t n = result["configs"].as_array().size(), ok = 0;
     for (const auto& c : result["configs"].as_array()) ok += c["correct"].as_bool();
     if (verdict == "correct")
-      std::cout << "verdict: correct (" << ok << "/" << n << " configs)\n";
+      std::cout << "verdict: correct (" << ok << "/" << n
+                << " configs; confirmed by the checker on " << result["checked_by_checker"].as_int()
+                << " config-seed pairs)\n";
     else
       std::cout << "verdict: " << verdict << ": " << result["failure"]["kind"].as_string() << ": "
                 << result["failure"]["message"].as_string() << "\n";
