@@ -6,6 +6,7 @@
 
 #include "gpu/build_config.hpp"
 #include "gpu/hashing.hpp"
+#include "gpu/process.hpp"
 
 namespace kforge::test {
 
@@ -53,6 +54,14 @@ Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::
   request.set("export_dir", task.dir).set("library", e.compile.library_path);
   e.outcome = worker.evaluate(request);
   return e;
+}
+
+bool pid_namespaces_work() {
+  gpu::SpawnOptions probe;
+  probe.argv = {"true"};
+  probe.isolate_network = false;
+  auto started = gpu::spawn(probe);
+  return started.child && started.child->owns_descendants();
 }
 
 bool cuda_available() {

@@ -37,6 +37,10 @@ Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::
                     const std::string& kernel_path, json::Value request,
                     const std::string& cuda_arch = "sm_90");
 
+/// True when this machine lets kforge start a program in its own PID namespace (root, or
+/// unprivileged user namespaces): only then do a program's own children die with it.
+bool pid_namespaces_work();
+
 /// True when this build has CUDA and a GPU is visible.
 bool cuda_available();
 
