@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 extern char** environ;
 
@@ -152,13 +153,18 @@ std::vector<std::string> mapped_library_dirs() {
   std::ifstream maps("/proc/self/maps");
   std::string line;
   while (std::getline(maps, line)) {
-    auto slash = line.find('/');
-    if (slash == std::string::npos) continue;
-    std::string path = line.substr(slash);
-    if (path.find(".so") == std::string::npos && path.find("(deleted)") != std::string::npos)
-      continue;
+    // "addr perms offset dev inode path": only files mapped executable (the program and its
+    // shared libraries). A data mapping (a device, a locale archive, a deleted memfd) must not
+    // open its folder: /dev would expose raw disks to a process running as root.
+    std::istringstream fields(line);
+    std::string range, perms, offset, device, inode, path;
+    fields >> range >> perms >> offset >> device >> inode >> path;
+    if (perms.size() < 3 || perms[2] != 'x' || path.empty() || path[0] != '/') continue;
+    if (line.find("(deleted)") != std::string::npos) continue;
+    for (const char* pseudo : {"/dev/", "/proc/", "/sys/", "/memfd:"})
+      if (path.rfind(pseudo, 0) == 0) path.clear();
     auto dir = std::filesystem::path(path).parent_path().string();
-    if (!dir.empty()) dirs.insert(dir);
+    if (!dir.empty() && dir != "/") dirs.insert(dir);
   }
   return {dirs.begin(), dirs.end()};
 }

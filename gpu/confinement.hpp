@@ -47,7 +47,8 @@ class PreparedView {
 /// a process running as root keeps uid 0 but not its privileges. Async-signal-safe; 0 or errno.
 int drop_capabilities();
 
-/// Folders of the shared libraries mapped into this process (from /proc/self/maps).
+/// Folders of the program and the shared libraries mapped executable into this process (from
+/// /proc/self/maps); never /, /dev, /proc or /sys.
 std::vector<std::string> mapped_library_dirs();
 
 /// The environment a confined process gets instead of its parent's: the variables toolchains,

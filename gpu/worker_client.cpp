@@ -70,6 +70,15 @@ json::Value failure(const std::string& kind, const std::string& message) {
   return f;
 }
 
+// What kforge, not the candidate, failed at: the verdict is "error".
+EvalOutcome infrastructure_error(const std::string& message) {
+  EvalOutcome outcome;
+  outcome.result.set("event", "result")
+      .set("verdict", "error")
+      .set("failure", failure("infrastructure", message));
+  return outcome;
+}
+
 }  // namespace
 
 std::string default_worker_path() {
@@ -362,9 +371,17 @@ std::string WorkerClient::stage_library(const std::string& library) {
   return ec ? std::string() : staged.string();
 }
 
+// A task export the running worker may not read: a new worker that may.
+void WorkerClient::allow_reading(const std::string& export_dir) {
+  if (export_dir.empty() || readable(export_dir)) return;
+  options_.readable_dirs.push_back(std::filesystem::weakly_canonical(export_dir).string());
+  stop();
+}
+
 EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_event) {
   if (options_.checker || !options_.verify) return exchange(std::move(request), on_event);
-  if (std::string error = ensure_started(); !error.empty()) return exchange(request, on_event);
+  allow_reading(request["export_dir"].as_string());
+  if (std::string error = ensure_started(); !error.empty()) return infrastructure_error(error);
   // The worker saves the candidate's outputs in a folder of this evaluation's own.
   const auto outputs =
       std::filesystem::path(outputs_root_) / ("evaluation-" + std::to_string(++evaluations_run_));
@@ -390,6 +407,16 @@ void WorkerClient::confirm(const json::Value& request, EvalOutcome& outcome) {
   }
   auto checked = checker_->evaluate(request);
   const std::string verdict = checked.result["verdict"].as_string();
+  if (checked.worker_died) {
+    // The checker runs no candidate code: its crash, timeout or memory overrun is kforge's.
+    outcome.result.set("verdict", "error")
+        .set("failure", failure("infrastructure",
+                                "the checker died before it could confirm the "
+                                "result: " +
+                                    checked.result["failure"]["message"].as_string()));
+    stop();
+    return;
+  }
   if (verdict == "correct") {
     outcome.result.set("checked_by_checker", checked.result["checked"]);
     return;
@@ -409,39 +436,21 @@ void WorkerClient::confirm(const json::Value& request, EvalOutcome& outcome) {
 }
 
 EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_event) {
-  EvalOutcome outcome;
-  // A task export the running worker may not read: a new worker that may.
-  const std::string export_dir = request["export_dir"].as_string();
-  if (!export_dir.empty() && !readable(export_dir)) {
-    options_.readable_dirs.push_back(std::filesystem::weakly_canonical(export_dir).string());
-    stop();
-  }
-  if (std::string error = ensure_started(); !error.empty()) {
-    outcome.result.set("event", "result")
-        .set("verdict", "error")
-        .set("failure", failure("infrastructure", error));
-    return outcome;
-  }
+  allow_reading(request["export_dir"].as_string());
+  if (std::string error = ensure_started(); !error.empty()) return infrastructure_error(error);
   request.set("op", options_.checker ? "check" : "evaluate");
   const std::string library = options_.checker ? std::string() : request["library"].as_string();
   std::string staged = library.empty() ? std::string() : stage_library(library);
-  if (!library.empty() && staged.empty()) {
-    outcome.result.set("event", "result")
-        .set("verdict", "error")
-        .set("failure", failure("infrastructure",
-                                "cannot copy " + library + " into the worker's scratch folder"));
-    return outcome;
-  }
+  if (!library.empty() && staged.empty())
+    return infrastructure_error("cannot copy " + library + " into the worker's scratch folder");
   if (!staged.empty()) request.set("library", staged);
   std::string line = request.dump() + "\n";
   if (::write(running_->request_fd, line.data(), line.size()) !=
       static_cast<ssize_t>(line.size())) {
     running_.reset();
-    outcome.result.set("event", "result")
-        .set("verdict", "error")
-        .set("failure", failure("infrastructure", "cannot send the request to the worker"));
-    return outcome;
+    return infrastructure_error("cannot send the request to the worker");
   }
+  EvalOutcome outcome;
   std::string step = "start";
   double step_timeout = 120;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
@@ -478,6 +487,9 @@ EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_
     if (on_event) on_event(*event);
   }
   outcome.candidate_output = take_output();
+  // The worker keeps the library mapped; the copy in lib/ is not needed any more.
+  std::error_code ec;
+  if (!staged.empty()) std::filesystem::remove(staged, ec);
   // A rejected candidate may have left threads, memory or a broken context behind: the next
   // candidate gets a fresh process. Accepted ones share a worker until it is recycled.
   if ((!options_.checker && outcome.result["verdict"].as_string() != "correct") ||

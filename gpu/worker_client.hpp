@@ -80,6 +80,7 @@ class WorkerClient {
   EvalOutcome exchange(json::Value request, const EventCallback& on_event);
   void confirm(const json::Value& request, EvalOutcome& outcome);
   std::string stage_library(const std::string& library);
+  void allow_reading(const std::string& export_dir);
   bool readable(const std::string& path) const;
 
   WorkerOptions options_;

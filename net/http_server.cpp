@@ -67,8 +67,6 @@ class Channel : public WebSocketChannel {
   websocket::stream<tcp::socket>& ws_;
 };
 
-}  // namespace
-
 void write_response(tcp::socket& socket, int status, const std::string& body, unsigned version,
                     bool keep_alive, const std::string& content_type, beast::error_code& ec) {
   http::response<http::string_body> out{static_cast<http::status>(status), version};
@@ -81,6 +79,8 @@ void write_response(tcp::socket& socket, int status, const std::string& body, un
 }
 
 using Clock = std::chrono::steady_clock;
+
+}  // namespace
 
 struct HttpServer::Impl {
   std::string token;
@@ -129,10 +129,6 @@ struct HttpServer::Impl {
   }
 
   void serve(tcp::socket socket) {
-    {
-      std::lock_guard lock(mutex);
-      open[&socket] = Clock::time_point::max();
-    }
     beast::flat_buffer buffer;
     beast::error_code ec;
     for (;;) {
@@ -195,6 +191,8 @@ struct HttpServer::Impl {
           res = {500, "application/json", std::string("{\"error\":\"") + e.what() + "\"}"};
         }
       }
+      // A client that does not read its answer is cut off like one that does not send.
+      set_deadline(&socket, Clock::now() + limits.request_timeout);
       write_response(socket, res.status, res.body, raw.version(), raw.keep_alive(),
                      res.content_type, ec);
       if (ec || !raw.keep_alive()) break;

@@ -58,7 +58,7 @@ class HttpServer {
   struct Limits {
     int max_connections = 64;  ///< open connections (each has a thread), WebSockets included
     /// From the moment the server waits for a request (a new or kept-alive connection) until its
-    /// header and body have arrived.
+    /// header and body have arrived; also the time a client gets to take its answer.
     std::chrono::milliseconds request_timeout{10000};
     size_t max_header_bytes = 16 << 10;
     size_t max_body_bytes = 8 << 20;

@@ -214,30 +214,11 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   EXPECT_NE(shown.output.find("finished: 10 candidates"), std::string::npos) << shown.output;
 }
 
-struct Process {
-  pid_t pid;
-  std::string name;
-};
-
-/// Every process below `root` (children, their children, ...), from /proc.
-std::vector<Process> descendants(pid_t root) {
-  std::map<pid_t, std::vector<Process>> children;
-  for (const auto& entry : fs::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "stat");
-    std::string stat;
-    std::getline(in, stat);
-    auto open = stat.find('('), close = stat.rfind(')');
-    if (open == std::string::npos || close == std::string::npos) continue;
-    std::istringstream rest(stat.substr(close + 2));
-    char state = 0;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    if (state == 'Z') continue;  // already dead, waiting to be reaped
-    children[ppid].push_back({std::stoi(name), stat.substr(open + 1, close - open - 1)});
-  }
-  std::vector<Process> out;
+/// Every process below `root` (children, their children, ...).
+std::vector<LiveProcess> descendants(pid_t root) {
+  std::map<pid_t, std::vector<LiveProcess>> children;
+  for (auto& p : live_processes()) children[p.parent].push_back(std::move(p));
+  std::vector<LiveProcess> out;
   std::vector<pid_t> todo{root};
   while (!todo.empty()) {
     pid_t p = todo.back();
@@ -250,27 +231,19 @@ std::vector<Process> descendants(pid_t root) {
   return out;
 }
 
-bool alive(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  std::getline(in, stat);
-  auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
-}
-
 /// Waits until processes whose names contain each of `wanted` run below `parent`, lets them run
 /// `settle` longer, kills the parent with SIGKILL, and expects every process that was below it to
 /// be gone within 2 s.
 void kill_nine_when_running(std::optional<gpu::Child>& parent,
                             const std::vector<std::string>& wanted,
                             std::chrono::milliseconds settle, const char* phase) {
-  std::vector<Process> seen;
+  std::vector<LiveProcess> seen;
   bool found = false;
   for (int i = 0; i < 3600 && !found; ++i) {
     seen = descendants(parent->pid());
     found = std::all_of(wanted.begin(), wanted.end(), [&](const std::string& w) {
       return std::any_of(seen.begin(), seen.end(),
-                         [&](const Process& p) { return p.name.find(w) != std::string::npos; });
+                         [&](const LiveProcess& p) { return p.name.find(w) != std::string::npos; });
     });
     if (!found) std::this_thread::sleep_for(50ms);
   }
@@ -282,9 +255,9 @@ void kill_nine_when_running(std::optional<gpu::Child>& parent,
   ::kill(parent->pid(), SIGKILL);
   parent->wait();
   parent.reset();
-  std::vector<Process> left = seen;
+  std::vector<LiveProcess> left = seen;
   for (int i = 0; i < 40 && !left.empty(); ++i) {
-    std::erase_if(left, [](const Process& p) { return !alive(p.pid); });
+    std::erase_if(left, [](const LiveProcess& p) { return !is_alive(p.pid); });
     if (!left.empty()) std::this_thread::sleep_for(50ms);
   }
   std::string survivors;

@@ -1,8 +1,11 @@
 #include "tests/test_support.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <sstream>
 
 #include "gpu/build_config.hpp"
 #include "gpu/hashing.hpp"
@@ -54,6 +57,46 @@ Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::
   request.set("export_dir", task.dir).set("library", e.compile.library_path);
   e.outcome = worker.evaluate(request);
   return e;
+}
+
+namespace {
+
+// /proc/PID as a LiveProcess; nullopt when it is gone or a zombie.
+std::optional<LiveProcess> read_process(const std::filesystem::path& dir) {
+  std::ifstream stat_in(dir / "stat");
+  std::string stat;
+  std::getline(stat_in, stat);
+  auto open = stat.find('('), close = stat.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close + 2 >= stat.size())
+    return std::nullopt;
+  std::istringstream rest(stat.substr(close + 2));
+  char state = 0;
+  LiveProcess p;
+  rest >> state >> p.parent;
+  if (state == 'Z') return std::nullopt;
+  p.pid = std::stoi(dir.filename().string());
+  p.name = stat.substr(open + 1, close - open - 1);
+  std::ifstream cmdline(dir / "cmdline");
+  p.command.assign(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
+  return p;
+}
+
+}  // namespace
+
+std::vector<LiveProcess> live_processes() {
+  std::vector<LiveProcess> out;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    if (it->path().filename().string().find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    if (auto p = read_process(it->path())) out.push_back(std::move(*p));
+  }
+  return out;
+}
+
+bool is_alive(pid_t pid) {
+  return read_process("/proc/" + std::to_string(pid)).has_value();
 }
 
 bool pid_namespaces_work() {

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/types.h>
+
 #include <string>
+#include <vector>
 
 #include "common/json.hpp"
 #include "gpu/compiler.hpp"
@@ -36,6 +39,16 @@ struct Evaluation {
 Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
                     const std::string& kernel_path, json::Value request,
                     const std::string& cuda_arch = "sm_90");
+
+/// A process that runs (zombies waiting to be reaped are left out), from /proc.
+struct LiveProcess {
+  pid_t pid = 0;
+  pid_t parent = 0;
+  std::string name;     ///< as in /proc/PID/stat
+  std::string command;  ///< /proc/PID/cmdline, arguments separated by NUL
+};
+std::vector<LiveProcess> live_processes();
+bool is_alive(pid_t pid);
 
 /// True when this machine lets kforge start a program in its own PID namespace (root, or
 /// unprivileged user namespaces): only then do a program's own children die with it.

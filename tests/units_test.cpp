@@ -105,18 +105,8 @@ TEST(Process, CapturesOutputExitCodesSignalsAndTimeouts) {
 /// Processes whose command line contains `marker`.
 std::vector<pid_t> processes_with(const std::string& marker) {
   std::vector<pid_t> out;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    const std::string name = entry.path().filename();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::ifstream stat_in(entry.path() / "stat");
-    std::string stat;
-    std::getline(stat_in, stat);
-    auto close = stat.rfind(')');
-    bool zombie = close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z';
-    if (!zombie && cmdline.find(marker) != std::string::npos) out.push_back(std::stoi(name));
-  }
+  for (const auto& p : live_processes())
+    if (p.command.find(marker) != std::string::npos) out.push_back(p.pid);
   return out;
 }
 

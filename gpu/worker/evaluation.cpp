@@ -118,7 +118,7 @@ std::vector<std::string> output_names_of(const json::Value& config) {
 }
 
 std::string outputs_file(const std::string& dir, size_t config, int seed) {
-  return dir + "/c" + std::to_string(config) + "-s" + std::to_string(seed) + ".pt";
+  return dir + "/c" + std::to_string(config) + "-s" + std::to_string(seed) + ".out";
 }
 
 }  // namespace
@@ -481,10 +481,6 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   }
   return result;
 }
-
-}  // namespace kforge::worker
-
-namespace kforge::worker {
 
 json::Value Evaluator::check(const json::Value& request) {
   json::Value result;

@@ -7,18 +7,10 @@
 
 #include "gpu/build_config.hpp"
 #include "gpu/confinement.hpp"
+#include "gpu/worker/checks.hpp"
 
 namespace kforge::worker {
 namespace {
-
-size_t thread_count() {
-  std::error_code ec;
-  size_t n = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/task", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
-    ++n;
-  return n;
-}
 
 // LibTorch inside a Python installation loads CUDA libraries from the wheels beside it
 // (site-packages/nvidia/*/lib) only when first used.
@@ -32,7 +24,7 @@ std::vector<std::string> python_wheel_library_roots() {
 }  // namespace
 
 std::string confine_worker(const ConfinementRequest& request, std::string& description) {
-  if (size_t n = thread_count(); n != 1)
+  if (size_t n = thread_ids().size(); n != 1)
     return "the worker already runs " + std::to_string(n) +
            " threads before it confines itself; confinement would miss all but one";
   int abi = gpu::landlock_abi();
