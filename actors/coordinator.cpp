@@ -618,6 +618,8 @@ propose_request make_request(self_ptr self, int64_t n, size_t t, const proposal_
   req.strategy = d.strategy;
   req.attempt = d.attempt;
   req.replay_key = d.reply_key;
+  for (const auto& p : spec.proposers)
+    if (p.name == d.proposer) req.kernel_pattern = p.pattern;
   const auto& members = st.population.members();
   if (d.parent_sequence >= 0 && st.candidates.count(d.parent_sequence)) {
     req.has_parent = true;
@@ -801,7 +803,11 @@ bool send(self_ptr self, int64_t n) {
     timeout = caf::infinite;
   } else {
     if (st.pending.begin()->first < n) return false;
-    if (auto b = st.stages.proposers.find("builtin"); b != st.stages.proposers.end())
+    // The built-in and files proposers are the runtime's, shared by its experiments.
+    std::string kind = "builtin";
+    for (const auto& p : st.cfg.spec.proposers)
+      if (p.name == d.proposer) kind = p.kind;
+    if (auto b = st.stages.proposers.find(kind); b != st.stages.proposers.end())
       proposer = b->second;
   }
   if (!proposer) {

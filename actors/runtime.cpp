@@ -10,6 +10,7 @@
 #include "actors/archive_actor.hpp"
 #include "actors/builtin_proposer_actor.hpp"
 #include "actors/compiler_pool.hpp"
+#include "actors/files_proposer_actor.hpp"
 #include "actors/llm_runner.hpp"
 #include "actors/profiler.hpp"
 #include "actors/verifier.hpp"
@@ -74,8 +75,10 @@ std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_optio
   s.verifier = system.spawn(verifier_impl);
   s.profiler = system.spawn(profiler_impl);
   s.proposers["builtin"] = system.spawn(builtin_proposer_impl);
+  s.proposers["files"] = system.spawn(files_proposer_impl);
   rt->reporters = {caf::actor_cast<status_reporter>(s.archive),
                    caf::actor_cast<status_reporter>(s.proposers["builtin"]),
+                   caf::actor_cast<status_reporter>(s.proposers["files"]),
                    caf::actor_cast<status_reporter>(s.verifier),
                    caf::actor_cast<status_reporter>(s.compiler)};
   // Workers may read task exports (and nothing else of the cache); the folder exists before they
@@ -147,6 +150,11 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
       backends.push_back(chosen);
   }
   spec.backends = backends;
+  // A relative kernel pattern is relative to the configuration's folder, like its tasks.
+  for (auto& p : spec.proposers)
+    if (p.kind == "files" && !p.pattern.empty() && p.pattern[0] != '/' &&
+        p.pattern.rfind("{task}", 0) != 0)
+      p.pattern = (fs::path(base_dir) / p.pattern).lexically_normal().string();
   if (!spec.uses_llm()) return errors;
   std::optional<llm::PriceTable> prices;
   std::string price_error = "cannot read " + rt.prices_path;

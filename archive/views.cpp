@@ -1,6 +1,11 @@
 #include "archive/views.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
+#include <set>
+#include <tuple>
+#include <vector>
 
 namespace kforge::archive {
 namespace {
@@ -150,6 +155,119 @@ json::Value history_view(Archive& a, int64_t experiment_id) {
     list.push(x);
   }
   return list;
+}
+
+namespace {
+
+/// The geometric mean of the values, or None when there are none or one is not positive.
+std::optional<double> geometric_mean(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  double log_sum = 0;
+  for (double v : values) {
+    if (!(v > 0)) return std::nullopt;
+    log_sum += std::log(v);
+  }
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+json::Value optional_number(const std::optional<double>& v) {
+  return v ? json::Value(*v) : json::Value();
+}
+
+/// One suite row for a candidate: its verdicts and per-config results condensed.
+json::Value suite_row(Archive& a, const Progress& p) {
+  const auto& c = p.candidate;
+  json::Value r;
+  r.set("task", c.task).set("direction", c.direction).set("backend", c.backend);
+  auto params = json::parse(c.params);
+  r.set("kernel", params.value ? (*params.value)["path"].as_string() : std::string());
+  r.set("candidate", c.id);
+  std::string status = p.finished ? "" : "pending", reason;
+  json::Value flags{json::Array{}};
+  for (const auto& v : a.verdicts(c.id)) {
+    if (v.verdict == "accepted" && !v.kind.empty())
+      flags.push(v.kind + (v.reason.empty() ? "" : ": " + v.reason));
+    if (v.verdict != "accepted") {
+      status = v.verdict == "correct" ? "correct" : (v.kind.empty() ? v.verdict : v.kind);
+      reason = v.verdict == "correct" ? "" : v.reason;
+    }
+  }
+  int64_t total = 0, correct = 0;
+  std::vector<double> eager_speedups, compiled_speedups;
+  std::optional<double> largest_eager, largest_kernel;
+  std::string compiled_note;
+  for (const auto& res : a.results(c.id)) {
+    ++total;
+    correct += res.correct;
+    if (res.speedup) eager_speedups.push_back(*res.speedup);
+    auto detail = json::parse(res.detail_json);
+    if (detail.value) {
+      const auto& d = *detail.value;
+      if (d["compiled_ms"].is_number() && res.kernel_ms && *res.kernel_ms > 0)
+        compiled_speedups.push_back(d["compiled_ms"].as_number() / *res.kernel_ms);
+      else if (compiled_note.empty() && d["compiled_unavailable"].is_string())
+        compiled_note = d["compiled_unavailable"].as_string();
+    }
+    if (res.eager_ms && (!largest_eager || *res.eager_ms > *largest_eager)) {
+      largest_eager = res.eager_ms;
+      largest_kernel = res.kernel_ms;
+    }
+  }
+  const bool all_correct = total > 0 && correct == total;
+  r.set("status", status).set("configs_correct", correct).set("configs_total", total);
+  r.set("speedup_eager",
+        optional_number(all_correct ? geometric_mean(eager_speedups) : std::nullopt));
+  const bool compiled = all_correct && compiled_speedups.size() == static_cast<size_t>(total);
+  r.set("speedup_compile",
+        optional_number(compiled ? geometric_mean(compiled_speedups) : std::nullopt));
+  if (all_correct && !compiled)
+    r.set("compile_baseline", compiled_note.empty() ? "not measured" : compiled_note);
+  r.set("kernel_ms_largest_config", optional_number(all_correct ? largest_kernel : std::nullopt));
+  r.set("flags", flags).set("reason", reason);
+  return r;
+}
+
+}  // namespace
+
+std::optional<json::Value> suite_view(Archive& a, int64_t experiment_id) {
+  auto e = a.experiment(experiment_id);
+  if (!e) return std::nullopt;
+  json::Value v = experiment_json(*e);
+  std::map<std::string, std::string> ended;  // target key -> why it ended
+  for (const auto& ev : a.history(experiment_id, {"target_failed", "target_abandoned"})) {
+    auto d = json::parse(ev.detail_json);
+    if (d.value && !(*d.value)["target"].as_string().empty())
+      ended[(*d.value)["target"].as_string()] = (*d.value)["reason"].as_string();
+  }
+  json::Value rows{json::Array{}};
+  std::set<std::string> with_candidates;
+  for (const auto& p : a.progress(experiment_id)) {
+    with_candidates.insert(p.candidate.task + "/" + p.candidate.direction + "/" +
+                           p.candidate.backend);
+    rows.push(suite_row(a, p));
+  }
+  for (const auto& [key, why] : ended) {
+    if (with_candidates.count(key)) continue;
+    const auto first = key.find('/'), second = key.find('/', first + 1);
+    json::Value r;
+    r.set("task", key.substr(0, first)).set("direction", key.substr(first + 1, second - first - 1));
+    r.set("backend", key.substr(second + 1)).set("kernel", "").set("candidate", json::Value());
+    r.set("status", "no_kernel").set("configs_correct", int64_t{0});
+    r.set("configs_total", int64_t{0}).set("speedup_eager", json::Value());
+    r.set("speedup_compile", json::Value()).set("kernel_ms_largest_config", json::Value());
+    r.set("flags", json::Value{json::Array{}}).set("reason", why);
+    rows.push(r);
+  }
+  auto& list = rows.array();
+  std::stable_sort(list.begin(), list.end(), [](const json::Value& a, const json::Value& b) {
+    auto key = [](const json::Value& r) {
+      return std::make_tuple(r["task"].as_string(), r["direction"].as_string(),
+                             r["backend"].as_string(), r["kernel"].as_string());
+    };
+    return key(a) < key(b);
+  });
+  v.set("rows", rows);
+  return v;
 }
 
 }  // namespace kforge::archive

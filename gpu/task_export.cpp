@@ -15,6 +15,12 @@ std::string default_cache_dir() {
   return "/tmp/kforge-cache";
 }
 
+std::string task_python(const std::string& configured) {
+  if (!configured.empty()) return configured;
+  const char* env = std::getenv("KFORGE_PYTHON");
+  return env && *env ? env : build::python;
+}
+
 ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o) {
   ExportedTaskInfo info;
   namespace fs = std::filesystem;
@@ -28,15 +34,13 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
                  ": no func_forward.py or func_backward.py; a task is a robust-kbench task folder";
     return info;
   }
-  std::string python = o.python;
-  if (python.empty()) {
-    const char* env = std::getenv("KFORGE_PYTHON");
-    python = env && *env ? env : build::python;
-  }
   SpawnOptions spawn;
-  spawn.argv = {python,         build::exporter,
-                "--task",       fs::absolute(task_dir).string(),
-                "--cache-root", (fs::path(o.cache_dir) / "exports").string()};
+  spawn.argv = {task_python(o.python),
+                build::exporter,
+                "--task",
+                fs::absolute(task_dir).string(),
+                "--cache-root",
+                (fs::path(o.cache_dir) / "exports").string()};
   if (o.force) spawn.argv.push_back("--force");
   spawn.isolate_network = false;  // the task's own code is trusted; the sandbox is for candidates
   auto result = run(spawn, o.timeout);

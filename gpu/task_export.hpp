@@ -28,4 +28,8 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
 /// $KFORGE_CACHE, else $XDG_CACHE_HOME/kforge, else ~/.cache/kforge.
 std::string default_cache_dir();
 
+/// The Python that runs task code (exports, imports): `configured` when given, else
+/// $KFORGE_PYTHON, else the one the build found.
+std::string task_python(const std::string& configured = "");
+
 }  // namespace kforge::gpu

@@ -210,16 +210,27 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
         for (size_t i = 0; i < v->as_array().size(); ++i) {
           Reader pr((*v)[i], "config.proposers[" + std::to_string(i) + "]", errors);
           ProposerSpec ps;
-          pr.string("kind", ps.kind, {"builtin", "llm"});
+          pr.string("kind", ps.kind, {"builtin", "llm", "files"});
           pr.string("name", ps.name);
           pr.number("weight", ps.weight, 0);
           if (ps.kind == "llm") read_model(pr, ps.llm);
+          if (ps.kind == "files") {
+            pr.string("pattern", ps.pattern);
+            if (ps.pattern.empty())
+              pr.error("pattern",
+                       "is required: a glob of the kernel files, e.g. "
+                       "\"{task}/kernels/*.cu\"");
+          }
           if (ps.name.empty()) ps.name = ps.kind == "llm" ? ps.llm.model : ps.kind;
           for (const auto& other : s.proposers)
             if (other.name == ps.name)
               pr.error("name", "\"" + ps.name + "\" is already the name of another proposer");
           s.proposers.push_back(ps);
         }
+        const bool files = std::any_of(s.proposers.begin(), s.proposers.end(),
+                                       [](const auto& p) { return p.kind == "files"; });
+        if (files && s.proposers.size() > 1)
+          r.error("proposers", "a \"files\" proposer evaluates given kernels and must be alone");
       }
     }
     if (auto v = r.get("ensemble")) {
@@ -299,6 +310,7 @@ json::Value ExperimentSpec::to_json() const {
     json::Value o;
     o.set("kind", p.kind).set("name", p.name);
     o.set("weight", p.weight);
+    if (p.kind == "files") o.set("pattern", p.pattern);
     if (p.kind == "llm") {
       auto model = p.llm.to_json();
       for (auto& [key, value] : model.object()) o.set(key, value);

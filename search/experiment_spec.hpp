@@ -37,10 +37,15 @@ struct ModelSpec {
 };
 
 struct ProposerSpec {
-  std::string kind = "builtin";  ///< "builtin" or "llm"
+  std::string kind = "builtin";  ///< "builtin", "llm" or "files"
   std::string name;              ///< how archives and consoles call it; defaults to the kind/model
   ModelSpec llm;                 ///< kind "llm"
-  double weight = 1;             ///< the "fixed" ensemble policy's weight
+  /// Kind "files": the kernels to evaluate, as a glob pattern with {task} (the task folder as
+  /// written), {name} (its last component), {direction} and {backend}; each matching file is
+  /// proposed once to the targets it fits (`.cu` for cuda, other files for cpu, registering the
+  /// target's direction). A suite (`kforge suite`) is an experiment with this proposer alone.
+  std::string pattern;
+  double weight = 1;  ///< the "fixed" ensemble policy's weight
 };
 
 struct VerifierSpec {

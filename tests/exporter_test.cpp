@@ -5,6 +5,8 @@
 // forward); directions that cannot be exported, and tasks that need a newer torch.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -163,6 +165,27 @@ TEST(Exporter, DegenerateTaskIsFlagged) {
     all += w.as_string() + "\n";
   EXPECT_NE(all.find("near constant"), std::string::npos) << all;
   EXPECT_NE(all.find("`unused` has no effect"), std::string::npos) << all;
+}
+
+TEST(Exporter, CachedByEveryPythonFileOfTheTask) {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("kforge_cache_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(source_dir() + "/tasks/softmax", dir, fs::copy_options::recursive);
+  gpu::ExportOptions o;
+  o.cache_dir = cache_dir();
+  auto first = gpu::export_task(dir.string(), o);
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_TRUE(first.doc["export_seconds"]["total"].is_number()) << first.doc.dump();
+  auto again = gpu::export_task(dir.string(), o);
+  ASSERT_TRUE(again.ok) << again.error;
+  EXPECT_EQ(again.dir, first.dir) << "the same files: the cached export";
+  // A helper module beside the task (an imported problem's file) is part of what is cached.
+  std::ofstream(dir / "helper.py") << "SCALE = 2\n";
+  auto changed = gpu::export_task(dir.string(), o);
+  ASSERT_TRUE(changed.ok) << changed.error;
+  EXPECT_NE(changed.dir, first.dir);
+  fs::remove_all(dir);
 }
 
 TEST(Exporter, ClearErrorForAFolderThatIsNotATask) {

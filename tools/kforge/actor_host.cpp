@@ -1,13 +1,18 @@
 #include "tools/kforge/actor_host.hpp"
 
 #include <caf/all.hpp>
+#include <csignal>
 #include <cstdlib>
 
+#include <atomic>
 #include <filesystem>
+#include <iostream>
 
 #include "gpu/hashing.hpp"
+#include "gpu/task_export.hpp"
 #include "messages/errors.hpp"
 #include "messages/registration.hpp"
+#include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
 
@@ -38,6 +43,16 @@ bool actor_host::start(runtime_options options, std::string& error) {
                                       ec);
   runtime_ = runtime::start(*system_, std::move(options), error);
   return runtime_ != nullptr;
+}
+
+bool actor_host::start_foreground(const std::string& archive_path, const std::string& cache,
+                                  unsigned jobs, bool allow_unconfined, std::string& error) {
+  runtime_options options;
+  options.archive_path = archive_path;
+  options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
+  options.compile_slots = jobs;
+  options.allow_unconfined = allow_unconfined;
+  return start(options, error);
 }
 
 bool actor_host::record_experiment(const search::ExperimentSpec& spec, experiment_record& record,
@@ -83,6 +98,64 @@ bool load_experiment(const std::string& path, const runtime& rt, search::Experim
   }
   spec = std::move(parsed.spec);
   return true;
+}
+
+namespace {
+
+std::atomic<int> g_interrupts{0};
+
+void on_interrupt(int) {
+  ++g_interrupts;
+}
+
+}  // namespace
+
+experiment_status follow_experiment(actor_host& host, const experiment_record& record,
+                                    const search::ExperimentSpec& spec, bool resume,
+                                    const std::string& command,
+                                    const std::function<void(const event_record&)>& on_event) {
+  caf::scoped_actor self{host.system()};
+  auto coordinator =
+      host.start_coordinator(record, spec, caf::actor_cast<caf::actor>(self), resume);
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  bool done = false, stop_sent = false;
+  experiment_status final_status;
+  while (!done) {
+    self->receive([&](event_atom, event_record& ev) { on_event(ev); },
+                  [&](done_atom, experiment_status& s) {
+                    final_status = std::move(s);
+                    done = true;
+                  },
+                  caf::after(std::chrono::milliseconds(250)) >>
+                      [&] {
+                        if (g_interrupts >= 2) {
+                          std::cerr << "\n"
+                                    << command << ": leaving now; experiment " << record.id
+                                    << " stays resumable (" << command << " --resume " << record.id
+                                    << ")\n";
+                          std::_Exit(130);
+                        }
+                        if (g_interrupts == 1 && !stop_sent) {
+                          stop_sent = true;
+                          std::cerr
+                              << "\n"
+                              << command
+                              << ": stopping (candidates in the pipeline finish; Ctrl-C again "
+                                 "to leave at once)\n";
+                          self->request(coordinator, std::chrono::seconds(10), stop_atom::value)
+                              .receive([] {}, [](caf::error&) {});
+                        }
+                      });
+  }
+  return final_status;
+}
+
+std::string elapsed_stamp(std::chrono::steady_clock::time_point start) {
+  return "[" +
+         format("%6.1fs",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
+         "] ";
 }
 
 }  // namespace kforge::cli

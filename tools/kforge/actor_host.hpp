@@ -5,6 +5,8 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,6 +25,10 @@ class actor_host {
   caf::actor_system& system() { return *system_; }
   /// Starts the stage actors; false with `error` when it cannot (unopenable archive, ...).
   bool start(runtime_options options, std::string& error);
+  /// start() for a foreground command: the archive, the cache ("" for the default), compiler
+  /// slots (0: one per core) and whether candidates may run unconfined.
+  bool start_foreground(const std::string& archive_path, const std::string& cache, unsigned jobs,
+                        bool allow_unconfined, std::string& error);
   runtime& rt() { return *runtime_; }
   /// Records a new experiment (status "starting") in the archive; false with `error` if not.
   bool record_experiment(const search::ExperimentSpec& spec, experiment_record& record,
@@ -43,5 +49,17 @@ class actor_host {
 /// problem.
 bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
                      std::string& error, bool offline = false);
+
+/// Runs a recorded experiment in the foreground until it ends and returns how it ended:
+/// `on_event` hears each event once it is archived. Ctrl-C once stops proposing and lets the
+/// pipeline finish; twice leaves at once (exit 130), the experiment staying resumable. `command`
+/// names the caller in those messages.
+experiment_status follow_experiment(actor_host& host, const experiment_record& record,
+                                    const search::ExperimentSpec& spec, bool resume,
+                                    const std::string& command,
+                                    const std::function<void(const event_record&)>& on_event);
+
+/// "[  12.3s] ": the time since `start`, for lines of a foreground run.
+std::string elapsed_stamp(std::chrono::steady_clock::time_point start);
 
 }  // namespace kforge::cli

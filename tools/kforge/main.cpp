@@ -5,7 +5,9 @@
 
 #include "tools/kforge/daemon_command.hpp"
 #include "tools/kforge/eval_command.hpp"
+#include "tools/kforge/import_command.hpp"
 #include "tools/kforge/run_command.hpp"
+#include "tools/kforge/suite_command.hpp"
 
 namespace {
 
@@ -19,6 +21,10 @@ void print_help() {
          "[--json]\n"
          "  export   export a task (argument lists, draws, TorchScript reference, warnings)\n"
          "           kforge export --task DIR\n"
+         "  import   KernelBench problem files as task folders\n"
+         "           kforge import --from kernelbench PROBLEM.py... --out DIR [--sizes N=V,...]\n"
+         "  suite    evaluate the kernels of many tasks; a results table (CSV, JSON, terminal)\n"
+         "           kforge suite --tasks DIR... --kernels PATTERN [--backend cpu|cuda]\n"
          "  run      run one experiment in the foreground (no daemon)\n"
          "           kforge run CONFIG [--archive PATH] [--offline | --replay ID]\n"
          "           kforge run --resume EXPERIMENT\n"
@@ -47,6 +53,8 @@ int main(int argc, char** argv) {
   if (command == "eval") return kforge::cli::run_eval(args);
   if (command == "export") return kforge::cli::run_export(args);
   if (command == "run") return kforge::cli::run_experiment(args);
+  if (command == "suite") return kforge::cli::run_suite(args);
+  if (command == "import") return kforge::cli::run_import(args);
   if (command == "show") return kforge::cli::run_show(args);
   if (command == "report") return kforge::cli::run_report(args);
   if (command == "daemon") return kforge::cli::run_daemon(args);

@@ -5,8 +5,6 @@
 
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
 #include <iostream>
 #include <limits>
 
@@ -40,12 +38,6 @@ constexpr const char* kRunUsage =
     "experiment stays resumable: --resume, or a daemon on the same archive carries it on).\n"
     "exit status: 0 every target has a correct kernel, 1 some has none, 2 usage or "
     "infrastructure\n";
-
-std::atomic<int> g_interrupts{0};
-
-void on_interrupt(int) {
-  ++g_interrupts;
-}
 
 }  // namespace
 
@@ -101,18 +93,12 @@ int run_experiment(const std::vector<std::string>& args) {
     return 2;
   }
   actor_host host;
-  runtime_options options;
-  options.archive_path = archive_path;
-  options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
-  options.compile_slots = jobs;
-  options.allow_unconfined = allow_unconfined;
   std::string error;
-  if (!host.start(options, error)) {
+  if (!host.start_foreground(archive_path, cache, jobs, allow_unconfined, error)) {
     std::cerr << "kforge run: " << error << "\n";
     return 2;
   }
   auto& rt = host.rt();
-  caf::scoped_actor self{host.system()};
   search::ExperimentSpec spec;
   experiment_record record;
   if (resume_id) {
@@ -173,50 +159,15 @@ int run_experiment(const std::vector<std::string>& args) {
   std::cout << "experiment " << record.id << " \"" << record.name << "\": seed " << spec.seed
             << ", " << spec.tasks.size() << " task(s), archive " << archive_path << "\n"
             << std::flush;
-  auto coordinator =
-      host.start_coordinator(record, spec, caf::actor_cast<caf::actor>(self), resume_id != 0);
-
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
   const auto start = std::chrono::steady_clock::now();
-  auto stamp = [&] {
-    return "[" +
-           format("%6.1fs",
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()) +
-           "] ";
-  };
-  bool done = false, stop_sent = false;
-  experiment_status final_status;
-  while (!done) {
-    self->receive(
-        [&](event_atom, event_record& ev) {
-          if (quiet) return;
-          auto detail = json::parse(ev.detail_json);
-          std::cout << stamp()
-                    << describe_event(ev.kind, detail.value ? *detail.value : json::Value()) << "\n"
-                    << std::flush;
-        },
-        [&](done_atom, experiment_status& s) {
-          final_status = std::move(s);
-          done = true;
-        },
-        caf::after(std::chrono::milliseconds(250)) >>
-            [&] {
-              if (g_interrupts >= 2) {
-                std::cerr << "\nkforge run: leaving now; experiment " << record.id
-                          << " stays resumable (kforge run --resume " << record.id << ")\n";
-                std::_Exit(130);
-              }
-              if (g_interrupts == 1 && !stop_sent) {
-                stop_sent = true;
-                std::cerr
-                    << "\nkforge run: stopping (candidates in the pipeline finish; Ctrl-C again "
-                       "to leave at once)\n";
-                self->request(coordinator, std::chrono::seconds(10), stop_atom::value)
-                    .receive([] {}, [](caf::error&) {});
-              }
-            });
-  }
+  auto final_status = follow_experiment(
+      host, record, spec, resume_id != 0, "kforge run", [&](const event_record& ev) {
+        if (quiet) return;
+        auto detail = json::parse(ev.detail_json);
+        std::cout << elapsed_stamp(start)
+                  << describe_event(ev.kind, detail.value ? *detail.value : json::Value()) << "\n"
+                  << std::flush;
+      });
   std::cout << "\nexperiment " << record.id << " " << final_status.status << " after "
             << format("%.0f s", final_status.elapsed_seconds) << ": " << final_status.proposed
             << " proposed, " << final_status.rejected << " rejected before evaluation, "

@@ -1,0 +1,94 @@
+"""What a task folder written by `kforge import --from kernelbench` runs with (a copy sits in each
+such folder, beside the problem file and func_forward.py): loading the problem with its sizes set,
+and running its module with given tensors."""
+import ast
+import hashlib
+import types
+
+import torch
+
+_loaded = {}
+
+
+def call_with_tensors(module, tensors, args):
+    """Runs `module(*args)` with its parameters and buffers replaced by `tensors` (by their
+    named_parameters/named_buffers names), put back afterwards. torch.func.functional_call does the
+    same but refuses to be traced, and the exporter traces this call."""
+    saved = []
+    try:
+        for name, tensor in tensors.items():
+            owner_name, _, leaf = name.rpartition(".")
+            owner = module.get_submodule(owner_name) if owner_name else module
+            table = owner._parameters if leaf in owner._parameters else owner._buffers
+            saved.append((table, leaf, table[leaf]))
+            table[leaf] = tensor
+        return module(*args)
+    finally:
+        for table, leaf, original in reversed(saved):
+            table[leaf] = original
+
+
+def assigned_names(statement):
+    """The names a top-level statement assigns (`a = ...`, `a, b = ...`, `a: int = ...`)."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else (
+        [statement.target] if isinstance(statement, ast.AnnAssign) else [])
+    names = []
+    for target in targets:
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                names.append(node.id)
+    return names
+
+
+def load_problem(path, sizes):
+    """The problem file at `path` run as a module, with each module-level constant named in `sizes`
+    set to its value right after the file assigns it, so constants computed from it follow."""
+    key = (path, tuple(sorted(sizes.items())))
+    if key in _loaded:
+        return _loaded[key]
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    tree = ast.parse(source, filename=path)
+    body = []
+    for statement in tree.body:
+        body.append(statement)
+        for name in assigned_names(statement):
+            if name in sizes:
+                setter = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Constant(sizes[name]))
+                body.append(ast.copy_location(setter, statement))
+    tree.body = body
+    ast.fix_missing_locations(tree)
+    digest = hashlib.sha1(repr(key).encode()).hexdigest()[:12]
+    module = types.ModuleType(f"kernelbench_problem_{digest}")
+    module.__file__ = path
+    exec(compile(tree, path, "exec"), module.__dict__)  # noqa: S102  (the user's own problem file)
+    _loaded[key] = module
+    return module
+
+
+def is_literal(node):
+    """A number written out (`16`, `-1.0`, `True`), or a tuple of them (`24, 48, 48`)."""
+    if isinstance(node, ast.Tuple):
+        return all(is_literal(e) for e in node.elts)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return is_literal(node.operand)
+    return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float))
+
+
+def size_constants(path):
+    """The problem's sizes: its module-level constants assigned a number written out (integers,
+    floats, booleans), in the order the file assigns them. Constants computed from others
+    (`dim2 = dim1 * 2`) are not sizes of their own: they follow what they are computed from."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), filename=path)
+    module = load_problem(path, {})
+    sizes = {}
+    for statement in tree.body:
+        value_node = getattr(statement, "value", None)
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or value_node is None or not is_literal(value_node):
+            continue
+        for name in assigned_names(statement):
+            value = getattr(module, name, None)
+            if isinstance(value, (bool, int, float)):
+                sizes[name] = value
+    return sizes

@@ -1,0 +1,376 @@
+#include "tools/kforge/suite_command.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "actors/files_proposer_actor.hpp"
+#include "archive/views.hpp"
+#include "common/numbers.hpp"
+#include "gpu/task_export.hpp"
+#include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/tables.hpp"
+
+namespace kforge::cli {
+namespace {
+
+constexpr const char* kSuiteUsage =
+    "usage: kforge suite --tasks DIR... --kernels PATTERN [options]\n"
+    "       kforge suite --resume EXPERIMENT [options]\n"
+    "  evaluates every kernel file that PATTERN names for each task, through the experiment\n"
+    "  pipeline (compiled in parallel, one evaluation at a time per GPU, archived, resumable),\n"
+    "  and writes a results table: PREFIX.csv, PREFIX.json and a table on the terminal\n"
+    "  --tasks DIR...     task folders; a folder that is no task adds the task folders under it\n"
+    "  --kernels PATTERN  a glob with {task} (the task folder), {name} (its last component),\n"
+    "                     {direction} and {backend}: '{task}/kernels/*', or robust-kbench's\n"
+    "                     'highlighted/{name}/{direction}/kernel.cu'. A .cu file is a cuda\n"
+    "                     kernel, any other a cpu one; without {direction}, a file belongs to\n"
+    "                     the direction it registers (m.def(\"forward\"/\"backward\", ...))\n"
+    "  --backend B        cpu, cuda or auto (default: cuda when there is a GPU)\n"
+    "  --directions D     forward, backward or forward,backward (default: both, where a task\n"
+    "                     has them)\n"
+    "  --configs C        single, multi or auto (default: multi on cuda, single on cpu)\n"
+    "  --seeds N          trials with fresh inputs per config (default 3)\n"
+    "  --library-calls P  allow, flag (default) or forbid kernels that hand work to libraries\n"
+    "  --out PREFIX       where the tables go (default suite-EXPERIMENT in the current folder)\n"
+    "  --archive PATH, --cache DIR, --jobs N, --allow-unconfined, --quiet: as for kforge run\n"
+    "exit status: 0 every kernel correct, 1 some row is not, 2 usage or infrastructure\n";
+
+bool is_task(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::exists(p / "func_forward.py", ec) ||
+         std::filesystem::exists(p / "func_backward.py", ec);
+}
+
+/// The task folders a --tasks argument names: itself, or the task folders under it (sorted).
+std::vector<std::string> task_folders(const std::string& arg) {
+  namespace fs = std::filesystem;
+  if (is_task(arg)) return {arg};
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(arg, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_directory(ec) && is_task(it->path())) {
+      out.push_back(it->path().string());
+      it.disable_recursion_pending();
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string number_text(const json::Value& v, const char* f) {
+  return v.is_number() ? format(f, v.as_number()) : "";
+}
+
+std::string flags_text(const json::Value& row) {
+  std::string out;
+  for (const auto& f : row["flags"].as_array()) {
+    const auto& text = f.as_string();
+    out += (out.empty() ? "" : "; ") + text.substr(0, text.find(':'));
+  }
+  return out;
+}
+
+std::string suite_csv(const json::Value& suite) {
+  std::string out =
+      "task,direction,backend,kernel,candidate,status,configs_correct,configs_total,"
+      "speedup_eager,speedup_compile,kernel_ms_largest_config,flags,reason,compile_baseline\n";
+  for (const auto& r : suite["rows"].as_array()) {
+    out += csv_field(r["task"].as_string()) + "," + r["direction"].as_string() + "," +
+           r["backend"].as_string() + "," + csv_field(r["kernel"].as_string()) + "," +
+           (r["candidate"].is_null() ? "" : std::to_string(r["candidate"].as_int())) + "," +
+           r["status"].as_string() + "," + std::to_string(r["configs_correct"].as_int()) + "," +
+           std::to_string(r["configs_total"].as_int()) + "," +
+           number_text(r["speedup_eager"], "%.4g") + "," +
+           number_text(r["speedup_compile"], "%.4g") + "," +
+           number_text(r["kernel_ms_largest_config"], "%.6g") + "," + csv_field(flags_text(r)) +
+           "," + csv_field(r["reason"].as_string()) + "," +
+           csv_field(r["compile_baseline"].as_string()) + "\n";
+  }
+  return out;
+}
+
+/// Drops the rows of directions a task does not have (a task that failed to export ends all
+/// the targets of its folder, also those of a direction it never had).
+void keep_existing_directions(json::Value& suite, const search::ExperimentSpec& spec) {
+  std::map<std::string, std::string> folders;
+  for (const auto& t : spec.tasks) folders[std::filesystem::path(t).filename().string()] = t;
+  json::Value kept{json::Array{}};
+  for (const auto& r : suite["rows"].as_array()) {
+    auto it = folders.find(r["task"].as_string());
+    if (r["candidate"].is_null() && it != folders.end() &&
+        !std::filesystem::exists(std::filesystem::path(it->second) /
+                                 ("func_" + r["direction"].as_string() + ".py")))
+      continue;
+    kept.push(r);
+  }
+  suite.set("rows", kept);
+}
+
+std::string one_line(std::string s, size_t width) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\t') c = ' ';
+  return s.size() > width ? s.substr(0, width - 3) + "..." : s;
+}
+
+std::string suite_table(const json::Value& suite) {
+  std::string out = pad("task", 28) + pad("dir", 9) + pad("kernel", 22) + pad("correct", 9) +
+                    pad("x eager", 9) + pad("x compile", 10) + pad("ms largest", 11) + "status\n";
+  for (const auto& r : suite["rows"].as_array()) {
+    const std::string kernel = std::filesystem::path(r["kernel"].as_string()).filename().string();
+    std::string status = r["status"].as_string();
+    if (!r["reason"].as_string().empty()) status += ": " + r["reason"].as_string();
+    if (!r["flags"].as_array().empty()) status += " [" + flags_text(r) + "]";
+    out += pad(one_line(r["task"].as_string(), 27), 28) + pad(r["direction"].as_string(), 9) +
+           pad(one_line(kernel.empty() ? "-" : kernel, 21), 22) +
+           pad(std::to_string(r["configs_correct"].as_int()) + "/" +
+                   std::to_string(r["configs_total"].as_int()),
+               9) +
+           pad(number_text(r["speedup_eager"], "%.2f"), 9) +
+           pad(r["speedup_compile"].is_number() ? number_text(r["speedup_compile"], "%.2f")
+                                                : (r.contains("compile_baseline") ? "n/a" : ""),
+               10) +
+           pad(number_text(r["kernel_ms_largest_config"], "%.4f"), 11) + one_line(status, 120) +
+           "\n";
+  }
+  return out;
+}
+
+/// How many kernels the suite has per target, to show progress against.
+std::map<std::string, int64_t> expected_kernels(const search::ExperimentSpec& spec) {
+  std::map<std::string, int64_t> out;
+  for (const auto& task : spec.tasks)
+    for (const auto& direction : spec.directions)
+      for (const auto& backend : spec.backends) {
+        if (!std::filesystem::exists(std::filesystem::path(task) / ("func_" + direction + ".py")))
+          continue;
+        target t;
+        t.task_dir = task;
+        t.task = std::filesystem::path(task).filename().string();
+        t.direction = direction;
+        t.backend = backend;
+        out[t.key()] = std::max<int64_t>(
+            1, static_cast<int64_t>(kernel_files(spec.proposers.front().pattern, t).size()));
+      }
+  return out;
+}
+
+}  // namespace
+
+int run_suite(const std::vector<std::string>& args) {
+  std::vector<std::string> task_args;
+  std::string pattern, backend = "auto", configs = "auto", out_prefix, library = "flag";
+  std::string archive_path = default_state_dir() + "/archive.db", cache, directions;
+  int64_t resume_id = 0, seeds = 3;
+  unsigned jobs = 0;
+  bool quiet = false, allow_unconfined = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const auto& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
+      return args[++i];
+    };
+    auto integer = [&](int64_t min, int64_t max) {
+      const std::string text = value();
+      auto v = parse_integer(text, min, max);
+      if (!v) throw std::invalid_argument(integer_error(a, text, min, max));
+      return *v;
+    };
+    try {
+      if (a == "--tasks") {
+        while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
+          task_args.push_back(args[++i]);
+        if (task_args.empty()) throw std::invalid_argument("--tasks needs at least one folder");
+      } else if (a == "--kernels")
+        pattern = value();
+      else if (a == "--backend")
+        backend = value();
+      else if (a == "--directions")
+        directions = value();
+      else if (a == "--configs")
+        configs = value();
+      else if (a == "--seeds")
+        seeds = integer(1, 100);
+      else if (a == "--library-calls")
+        library = value();
+      else if (a == "--out")
+        out_prefix = value();
+      else if (a == "--archive")
+        archive_path = value();
+      else if (a == "--cache")
+        cache = value();
+      else if (a == "--jobs")
+        jobs = static_cast<unsigned>(integer(1, 4096));
+      else if (a == "--resume")
+        resume_id = integer(1, std::numeric_limits<int64_t>::max());
+      else if (a == "--quiet")
+        quiet = true;
+      else if (a == "--allow-unconfined")
+        allow_unconfined = true;
+      else if (a == "--help" || a == "-h") {
+        std::cout << kSuiteUsage;
+        return 0;
+      } else
+        throw std::invalid_argument("unknown option " + a);
+    } catch (const std::exception& e) {
+      std::cerr << "kforge suite: " << e.what() << "\n" << kSuiteUsage;
+      return 2;
+    }
+  }
+  if (resume_id == 0 && (task_args.empty() || pattern.empty())) {
+    std::cerr << "kforge suite: give --tasks and --kernels, or --resume EXPERIMENT\n"
+              << kSuiteUsage;
+    return 2;
+  }
+  actor_host host;
+  std::string error;
+  if (!host.start_foreground(archive_path, cache, jobs, allow_unconfined, error)) {
+    std::cerr << "kforge suite: " << error << "\n";
+    return 2;
+  }
+  auto& rt = host.rt();
+  search::ExperimentSpec spec;
+  experiment_record record;
+  if (resume_id) {
+    auto e = rt.db->experiment(resume_id);
+    auto parsed = e ? search::parse_experiment_spec(e->config_json) : search::SpecParse{};
+    if (!e || !parsed.ok() || parsed.spec.proposers.front().kind != "files") {
+      std::cerr << "kforge suite: experiment " << resume_id << " in " << archive_path
+                << " is not a suite\n";
+      return 2;
+    }
+    if (e->status == "finished" || e->status == "stopped" || e->status == "failed") {
+      std::cerr << "kforge suite: suite " << resume_id << " has ended (" << e->status << ")\n";
+      return 2;
+    }
+    spec = std::move(parsed.spec);
+    record = {e->id, e->name, e->config_json, e->seed, e->status};
+  } else {
+    std::vector<std::string> tasks;
+    for (const auto& arg : task_args) {
+      auto found = task_folders(arg);
+      if (found.empty()) {
+        std::cerr << "kforge suite: " << arg << " is no task folder and holds none\n";
+        return 2;
+      }
+      tasks.insert(tasks.end(), found.begin(), found.end());
+    }
+    json::Value doc;
+    doc.set("name", "suite " + pattern).set("seed", int64_t{0});
+    json::Value task_list{json::Array{}};
+    for (const auto& t : tasks) task_list.push(std::filesystem::absolute(t).string());
+    doc.set("tasks", task_list);
+    json::Value dirs{json::Array{}};
+    for (const char* d : {"forward", "backward"})
+      if (directions.empty() || directions.find(d) != std::string::npos) dirs.push(d);
+    doc.set("directions", dirs);
+    doc.set("backends", json::Value{json::Array{json::Value(backend)}});
+    doc.set("config_set", configs);
+    json::Value proposer;
+    proposer.set("kind", "files").set("pattern", pattern);
+    doc.set("proposers", json::Value{json::Array{proposer}});
+    json::Value budget;
+    budget.set("candidates_per_target", int64_t{1000000});
+    doc.set("budget", budget);
+    json::Value policy;
+    policy.set("library_calls", library);
+    doc.set("policy", policy);
+    json::Value evaluation;
+    evaluation.set("seeds", seeds);
+    doc.set("evaluation", evaluation);
+    // Every kernel is evaluated, however many of a target fail to compile; many compile at once.
+    json::Value search;
+    search.set("abandon_after_compile_failures", int64_t{0}).set("pipeline_depth", int64_t{32});
+    doc.set("search", search);
+    auto parsed = search::parse_experiment_doc(doc);
+    std::error_code ec;
+    auto problems = parsed.ok()
+                        ? resolve_spec(parsed.spec, rt, std::filesystem::current_path(ec).string())
+                        : parsed.errors;
+    if (!problems.empty()) {
+      std::cerr << "kforge suite:\n";
+      for (const auto& p : problems) std::cerr << "  " << p << "\n";
+      return 2;
+    }
+    spec = std::move(parsed.spec);
+    if (!host.record_experiment(spec, record, error)) {
+      std::cerr << "kforge suite: " << error << "\n";
+      return 2;
+    }
+  }
+  const auto expected = expected_kernels(spec);
+  int64_t total = 0;
+  for (const auto& [key, n] : expected) total += n;
+  std::cout << "suite " << record.id << ": " << spec.tasks.size() << " task(s), " << total
+            << " kernel(s) for " << expected.size() << " target(s), archive " << archive_path
+            << "\n"
+            << std::flush;
+  const auto start = std::chrono::steady_clock::now();
+  std::map<std::string, int64_t> done_by_target;
+  int64_t done = 0;
+  auto follow = [&](const event_record& ev) {
+    auto parsed = json::parse(ev.detail_json);
+    const json::Value detail = parsed.value ? *parsed.value : json::Value();
+    const std::string key = detail["target"].as_string();
+    static const std::set<std::string> finished = {"evaluated", "compile_failed", "rejected",
+                                                   "stage_error"};
+    if (finished.count(ev.kind)) {
+      ++done_by_target[key];
+      ++done;
+    } else if (ev.kind == "target_failed" || ev.kind == "target_abandoned") {
+      auto it = expected.find(key);
+      const int64_t left = (it == expected.end() ? 1 : it->second) - done_by_target[key];
+      if (left > 0) {
+        done += left;
+        done_by_target[key] += left;
+      }
+    }
+    if (!quiet) std::cout << elapsed_stamp(start) << describe_event(ev.kind, detail) << "\n";
+    if (finished.count(ev.kind) || ev.kind == "target_failed" || ev.kind == "target_abandoned") {
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double left = done > 0 && done < total ? elapsed / static_cast<double>(done) *
+                                                         static_cast<double>(total - done)
+                                                   : 0.0;
+      std::cout << "progress: " << done << "/" << total << " done, " << format("%.0f s", elapsed)
+                << " elapsed"
+                << (done < total ? ", about " + format("%.0f s", left) + " left" : std::string())
+                << "\n";
+    }
+    std::cout << std::flush;
+  };
+  auto status = follow_experiment(host, record, spec, resume_id != 0, "kforge suite", follow);
+  auto suite = archive::suite_view(*rt.db, record.id);
+  if (!suite) {
+    std::cerr << "kforge suite: suite " << record.id << " is not in the archive\n";
+    return 2;
+  }
+  keep_existing_directions(*suite, spec);
+  suite->set("elapsed_seconds", status.elapsed_seconds).set("status", status.status);
+  if (out_prefix.empty()) out_prefix = "suite-" + std::to_string(record.id);
+  std::ofstream(out_prefix + ".csv") << suite_csv(*suite);
+  std::ofstream(out_prefix + ".json") << suite->dump() << "\n";
+  std::cout << "\n"
+            << suite_table(*suite) << "\nsuite " << record.id << " " << status.status << " after "
+            << format("%.0f s", status.elapsed_seconds) << "; tables in " << out_prefix
+            << ".csv and " << out_prefix << ".json\n";
+  if (!status.last_error.empty() && status.status == "failed")
+    std::cout << "error: " << status.last_error << "\n";
+  if (status.status == "failed") return 2;
+  for (const auto& r : (*suite)["rows"].as_array())
+    if (r["status"].as_string() != "correct") return 1;
+  return 0;
+}
+
+}  // namespace kforge::cli
