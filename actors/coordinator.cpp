@@ -247,6 +247,9 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
   req.seeds = st.cfg.spec.seeds;
   req.seed = st.cfg.spec.seed;
   req.timing_seconds = st.cfg.spec.timing_seconds;
+  // A suite (given kernel files) reports configs correct of all; a search needs the verdict only.
+  req.stop_on_failure =
+      st.cfg.spec.proposers.empty() || st.cfg.spec.proposers.front().kind != "files";
   st.compile_logs[n] = compiled.log;
   self->request(it->second, caf::infinite, evaluate_atom::value, req)
       .then(

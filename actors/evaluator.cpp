@@ -127,7 +127,7 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         request.set("direction", r.tgt.direction).set("function", r.tgt.direction);
         request.set("mode", r.tgt.config_set).set("seeds", r.seeds).set("seed", r.seed);
         request.set("library_calls", r.library_policy).set("time", true);
-        request.set("stop_on_failure", true);
+        request.set("stop_on_failure", r.stop_on_failure);
         json::Value timing;
         timing.set("max_seconds", r.timing_seconds);
         request.set("timing", timing);

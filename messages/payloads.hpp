@@ -309,12 +309,15 @@ struct eval_request {
   int32_t seeds = 3;
   uint64_t seed = 0;
   double timing_seconds = 1;  ///< timing budget per config
+  /// Stop at the first failing config (a search needs the verdict only); a suite runs them all,
+  /// so that its table says how many configs a kernel gets right.
+  bool stop_on_failure = true;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
   return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.export_dir,
-           x.library_path, x.library_policy, x.seeds, x.seed, x.timing_seconds);
+           x.library_path, x.library_policy, x.seeds, x.seed, x.timing_seconds, x.stop_on_failure);
 }
 
 /// One config of an evaluation.

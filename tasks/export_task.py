@@ -672,7 +672,10 @@ class ReferenceWriter:
         first = self.first_trace.get(fn_name)
         if first is None or not first[2] or first[3] != trace_signature(specs, values):
             return None
-        tensors = [to_meta(v) for v, s in zip(values, specs) if s["kind"] not in ("none", "scalar", "int_list")]
+        # On a GPU a real run is cheaper than meta tensors' first use; on the CPU meta computes nothing.
+        device = compute_device()
+        move = (lambda v: to_device(v, device)) if device.type == "cuda" else to_meta
+        tensors = [move(v) for v, s in zip(values, specs) if s["kind"] not in ("none", "scalar", "int_list")]
         try:
             with phase("meta"), torch.no_grad():
                 got = outputs_of(first[4](*tensors), "reference")
