@@ -43,15 +43,21 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
                 (fs::path(o.cache_dir) / "exports").string()};
   if (o.force) spawn.argv.push_back("--force");
   spawn.isolate_network = false;  // the task's own code is trusted; the sandbox is for candidates
+  // The exporter runs the task on the GPU when there is one, and the CUDA driver does not start
+  // in a PID namespace without its own /proc (as for the worker); it still dies with kforge.
+  spawn.own_pid_namespace = false;
   auto result = run(spawn, o.timeout);
   if (!result.ok()) {
     std::string output = result.output;
     while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();
     // Exit 1 is the exporter's own verdict on the task, a message that says what and where;
     // anything else (a crash, a timeout, no torch) is reported with how the exporter ended.
+    // (torch may print warnings before it, on lines of their own).
     const std::string prefix = "export failed: ";
-    if (result.exit_code == 1 && output.rfind(prefix, 0) == 0)
-      info.error = output.substr(prefix.size());
+    size_t at = output.rfind("\n" + prefix);
+    at = output.rfind(prefix, 0) == 0 ? 0 : (at == std::string::npos ? at : at + 1);
+    if (result.exit_code == 1 && at != std::string::npos)
+      info.error = output.substr(at + prefix.size());
     else
       info.error = "exporting " + task_dir + " " + result.describe() +
                    (output.empty() ? "" : ":\n" + output);

@@ -118,7 +118,7 @@ class Draw:
         self.params = params
         flat = tensor.detach().reshape(-1)
         self.numel = flat.numel()
-        self.sample = flat[:SAMPLE_SIZE].to(torch.float64).clone()
+        self.sample = flat[:SAMPLE_SIZE].to("cpu", torch.float64).clone()
 
 
 class DrawRecorder:
@@ -169,6 +169,7 @@ class DrawRecorder:
 
 
 FAST_DRAWS = False  # set by export(): the task's draws are made on the GPU when torch has one
+RESIDENT_DRAWS = False  # while a forward config is built: new tensors drawn stay on the GPU
 FAST_DRAW_ELEMENTS = 1 << 16  # in-place fills of CPU tensors at least this large are drawn on the GPU
 
 
@@ -194,7 +195,9 @@ def draw_on_gpu(name, original, args, kwargs):
         if device is not None and torch.device(device).type != "cpu":
             return None
         requires_grad = kwargs.get("requires_grad", False)
-        made = original(*args, **{**kwargs, "device": "cuda", "requires_grad": False}).to("cpu")
+        made = original(*args, **{**kwargs, "device": "cuda", "requires_grad": False})
+        if not RESIDENT_DRAWS:
+            made = made.to("cpu")
         return made.requires_grad_(True) if requires_grad else made
     except (RuntimeError, TypeError):  # out of GPU memory, an unusual signature: draw as asked
         return None
@@ -265,7 +268,7 @@ def dtype_eps(t):
 
 def match_draw(tensor, draws):
     flat = tensor.detach().reshape(-1)
-    values = flat[:SAMPLE_SIZE].to(torch.float64)
+    values = flat[:SAMPLE_SIZE].to("cpu", torch.float64)
     scale = values.abs().max().item() + 1e-30
     for draw in reversed(draws):
         if draw.numel != flat.numel():
@@ -408,12 +411,16 @@ def config_name(entry):
     return ",".join(f"{k}={v}" for k, v in merged.items()) or "default"
 
 
-def build(module, entry, seed):
-    """Builds the model and the inputs of one config under one seed, recording the draws."""
+def build(module, entry, seed, resident=False):
+    """Builds the model and the inputs of one config under one seed, recording the draws. With
+    `resident` (and a GPU), tensors the task's code draws anew stay on the GPU: a forward config's
+    full-size inputs are then never copied to or touched in host memory."""
+    global RESIDENT_DRAWS
     init = {**entry["init"], **entry["shared"]}
     inp = {**entry["input"], **entry["shared"]}
     torch.manual_seed(seed)
-    with phase("build"), DrawRecorder() as recorder:
+    RESIDENT_DRAWS = resident and FAST_DRAWS
+    with phase("build"), DrawRecorder() as recorder, restore_resident_draws():
         try:
             model = module.Model(**init)
         except Exception as e:
@@ -425,6 +432,15 @@ def build(module, entry, seed):
     if not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
     return model, list(inputs), recorder.draws
+
+
+@contextmanager
+def restore_resident_draws():
+    global RESIDENT_DRAWS
+    try:
+        yield
+    finally:
+        RESIDENT_DRAWS = False
 
 
 class FnCalled(Exception):
@@ -513,7 +529,7 @@ def describe_tensor(name, kind, source, value, deterministic, draws, files, file
             dist = {"family": "constant", "value": flat[0].item()}
         elif deterministic:
             file_name = f"{file_stem}.bin"
-            data = value.detach().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
+            data = value.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
             with open(os.path.join(files, file_name), "wb") as f:
                 f.write(data)
             dist = {"family": "fixed", "file": file_name}
@@ -754,6 +770,8 @@ class ReferenceWriter:
         whose outputs are not those shapes and dtypes."""
         fn = getattr(self.module, fn_name)
         tensor_positions = [i for i, s in enumerate(specs) if s["kind"] not in ("none", "scalar", "int_list")]
+        if meta_outputs is None:  # a real trace is made on the CPU, whatever device the values are on
+            values = [to_device(v, torch.device("cpu")) for v in values]
 
         class Traced(torch.nn.Module):
             def forward(self, *tensors):
@@ -848,22 +866,32 @@ def export_direction(task_dir, out_dir, work_dir, direction, export_config):
 
 
 def capture_forward(module, entry, seed, compute=False):
-    """Builds a config and takes the arguments Model.forward passes to fn; runs fn only if `compute`."""
-    model, inputs, draws = build(module, entry, seed)
-    with torch.no_grad():
-        args, kwargs, out = capture_fn_args(model, inputs, module.forward_fn if compute else None)
+    """Builds a config and takes the arguments Model.forward passes to fn; runs fn only if `compute`.
+    With a GPU the new draws stay there; a task whose code then mixes devices is built again with
+    its tensors where it asked for them."""
+    for resident in ([True, False] if FAST_DRAWS else [False]):
+        try:
+            model, inputs, draws = build(module, entry, seed, resident)
+            with torch.no_grad():
+                args, kwargs, out = capture_fn_args(model, inputs, module.forward_fn if compute else None)
+            break
+        except ExportError:
+            if not resident:
+                raise
     names, values = bind_names(module.forward_fn, args, kwargs, "forward_fn")
     return model, inputs, draws, names, values, out
 
 
 def same_under_seeds(values, other_values):
-    return [isinstance(v, torch.Tensor) and isinstance(o, torch.Tensor) and o.shape == v.shape and torch.equal(v, o)
-            for v, o in zip(values, other_values)]
+    return [isinstance(v, torch.Tensor) and isinstance(o, torch.Tensor) and o.shape == v.shape
+            and torch.equal(v, o.to(v.device)) for v, o in zip(values, other_values)]
 
 
 def is_constant(value):
     flat = value.detach().reshape(-1)
-    return flat.numel() > 0 and torch.all(flat == flat[0]).item()
+    if flat.numel() == 0 or not torch.all(flat[:SAMPLE_SIZE] == flat[0]).item():
+        return False  # most tensors differ within their first elements: no pass over all of them
+    return torch.all(flat == flat[0]).item()
 
 
 def fixed_arguments(module, entry, names, values, draws, facts):
@@ -925,6 +953,20 @@ def meta_outputs(fn, values):
         outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
         return outs if all(isinstance(o, torch.Tensor) and o.is_meta for o in outs) else None
     except Exception:  # noqa: BLE001  (any failure means: run it for real)
+        return None
+
+
+def output_shapes(fn, values):
+    """fn's outputs for their shapes: from meta tensors on the CPU (nothing computed), from a run on
+    the GPU when there is one (milliseconds; meta tensors' first use costs seconds there). None
+    when neither works."""
+    device = compute_device()
+    if device.type == "cpu":
+        return meta_outputs(fn, values)
+    try:
+        with phase("run"), torch.no_grad():
+            return outputs_of(fn(*[to_device(v, device) for v in values]), "forward_fn")
+    except Exception:  # noqa: BLE001  (the caller traces for real, which reports the failure)
         return None
 
 
@@ -1059,13 +1101,15 @@ def backward_fn_call_names(fn_cls, count, kwargs):
     return names + list(kwargs)
 
 
-def run_backward(module, entry, seed, with_gradients):
+def run_backward(module, entry, seed, with_gradients, known_gradient_of):
     """Builds a config under `seed` and watches AutogradFunction: the arguments Model.forward
     passes to fn (with which require grad), what AutogradFunction.backward hands to backward_fn,
     and where it puts backward_fn's results. `with_gradients`: also the gradients autograd computes
     through forward_fn (the reference the worker computes; here only to check the task's own
     backward_fn, on the probe config); otherwise forward_fn is not run at all and `reference_grads`
-    only says which arguments require grad (True) and which do not (None)."""
+    only says which arguments require grad (True) and which do not (None). `known_gradient_of`
+    (by count of fn's arguments): where backward_fn's results go, as earlier configs found it; it
+    is found once per count, since each try runs AutogradFunction.backward at full size."""
     model, inputs, draws = build(module, entry, seed)
     # The reference: autograd through forward_fn, as robust-kbench computes it (the captured call
     # runs with autograd recording, so its output's graph reaches fn's arguments).
@@ -1081,8 +1125,13 @@ def run_backward(module, entry, seed, with_gradients):
     except Exception as e:
         raise ExportError(f"AutogradFunction.forward failed: {type(e).__name__}: {e}") from e
     outs = outputs_of(af_out, "AutogradFunction.forward")
+    # Output gradients: random for the probe (its reference gradients check the task's own
+    # backward_fn); elsewhere only their shapes and identities matter, and a CPU randn of a full-size
+    # output costs seconds, so an even ramp stands in.
     torch.manual_seed(seed + 1000)
-    grads = [torch.randn_like(o) if float_dtype(o) else None for o in outs]
+    grads = [(torch.randn_like(o) if with_gradients else
+              torch.linspace(-1.0, 1.0, o.numel(), dtype=o.dtype, device=o.device).reshape(o.shape))
+             if float_dtype(o) else None for o in outs]
     reference_grads = [True if i in leaves else None for i in range(len(fwd_values))]
     fn_outs = outputs_of(out, "forward_fn") if with_gradients else []
     if with_gradients and [(o.shape, o.dtype) for o in fn_outs] != [(o.shape, o.dtype) for o in outs]:
@@ -1117,8 +1166,8 @@ def run_backward(module, entry, seed, with_gradients):
     bwd_values = list(bwd_args) + list(bwd_kwargs.values())
 
     # Where backward_fn's results go: the gradient of which argument of fn each one is.
-    gradient_of, last_error = None, None
-    for count in [None, 2, 3, 4, 5, 6, 7, 8, 1]:
+    gradient_of, last_error = known_gradient_of.get(len(fwd_values)), None
+    for count in [] if gradient_of is not None else [None, 2, 3, 4, 5, 6, 7, 8, 1]:
         markers = Marker(0) if count is None else tuple(Marker(i) for i in range(count))
         try:
             returned = autograd_backward(fn_cls, ctx, grads, lambda *a, **k: markers)
@@ -1139,6 +1188,7 @@ def run_backward(module, entry, seed, with_gradients):
                                   f"checks backward_fn's results, so backward must return them unchanged")
         gradient_of = [positions.get(k, -1) for k in range(1 if count is None else count)]
         break
+    known_gradient_of[len(fwd_values)] = gradient_of
     if gradient_of is None:
         raise ExportError(f"cannot tell where AutogradFunction.backward puts backward_fn's results; it must "
                           f"return them unchanged (last error: {type(last_error).__name__}: {last_error})")
@@ -1239,7 +1289,9 @@ def write_prelude(module, run, paths, expected, out_dir, index):
 
 def export_backward_config(module, entry, index, input_names, writer, out_dir, facts):
     probe = "fixed" not in facts
-    run = run_backward(module, entry, seed=1, with_gradients=probe)
+    # Where AutogradFunction.backward puts backward_fn's results is found once per argument count.
+    run = run_backward(module, entry, seed=1, with_gradients=probe,
+                       known_gradient_of=facts.setdefault("gradient_of", {}))
     # A second seed shows which of fn's arguments are drawn and which are fixed: fn's arguments
     # are all it takes, not a second watch of AutogradFunction.
     warnings = []
@@ -1273,7 +1325,8 @@ def export_backward_config(module, entry, index, input_names, writer, out_dir, f
         if g is not None and i not in run["gradient_of"]:
             warnings.append(f"`{fwd_names[i]}` requires grad but AutogradFunction.backward returns no gradient "
                             f"for it; it is not checked")
-    prelude = write_prelude(module, run, derived_paths(bwd_specs), derived, out_dir, index) if derived else None
+    with phase("prelude"):
+        prelude = write_prelude(module, run, derived_paths(bwd_specs), derived, out_dir, index) if derived else None
     if probe:
         forward_reference = writer.reference("forward_fn", fwd_specs, fwd_values, index)
         with phase("check"):
@@ -1283,7 +1336,7 @@ def export_backward_config(module, entry, index, input_names, writer, out_dir, f
                 warnings += check_task_backward_fn(module, run)
     else:
         forward_reference = writer.reference("forward_fn", fwd_specs, fwd_values, index,
-                                             expected=meta_outputs(module.forward_fn, fwd_values))
+                                             expected=output_shapes(module.forward_fn, fwd_values))
     config = {"name": config_name(entry), "modes": entry["modes"], "init": entry["init"], "input": entry["input"],
               "shared": entry["shared"], "forward_args": fwd_specs, "forward_outputs": output_specs(run["outs"]),
               "forward_reference": forward_reference, "args": bwd_specs, "outputs": outputs,
