@@ -4,6 +4,7 @@
 // the tests decide when and in which order evaluations finish) and for a failing proposer.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 
@@ -14,6 +15,7 @@
 #include "actors/archive_actor.hpp"
 #include "actors/builtin_proposer_actor.hpp"
 #include "actors/coordinator.hpp"
+#include "actors/files_proposer_actor.hpp"
 #include "actors/profiler.hpp"
 #include "actors/verifier.hpp"
 #include "gpu/hashing.hpp"
@@ -525,6 +527,49 @@ TEST_F(ActorTest, AResumedExperimentLosesNothingAndRepeatsNothing) {
   for (int64_t c : evaluated_before)
     EXPECT_EQ(std::count(log_->evaluated.begin(), log_->evaluated.end(), c), 1)
         << "candidate " << c;
+}
+
+// The files proposer's matching rules: the backend by extension, the direction by what a file
+// registers unless the pattern names {direction}; {task}, {name} expand.
+TEST(FilesProposer, KernelFilesFitTheirTargetsBackendAndDirection) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kforge_files_" + std::to_string(::getpid())) / "mytask";
+  fs::remove_all(dir.parent_path());
+  fs::create_directories(dir / "kernels");
+  auto write = [&](const std::string& name, const std::string& registers) {
+    std::ofstream(dir / "kernels" / name)
+        << "#include <torch/extension.h>\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { " << registers
+        << " }\n";
+  };
+  write("a.cu", "m.def(\"forward\", &f);");
+  write("b.cpp", "m.def(\"forward\", &f);");
+  write("c.cpp", "m.def(\"backward\", &g);");
+  write("d.cpp", "");  // registers nothing it can see: taken as a forward kernel
+  write("e.cpp", "m.def(\"forward\", &f); m.def(\"backward\", &g);");
+  target t;
+  t.task = "mytask";
+  t.task_dir = dir.string();
+  auto names = [&](const std::string& pattern, const std::string& direction,
+                   const std::string& backend) {
+    t.direction = direction;
+    t.backend = backend;
+    std::vector<std::string> out;
+    for (const auto& f : kernel_files(pattern, t)) out.push_back(fs::path(f).filename().string());
+    return out;
+  };
+  using list = std::vector<std::string>;
+  EXPECT_EQ(names("{task}/kernels/*", "forward", "cpu"), (list{"b.cpp", "d.cpp", "e.cpp"}));
+  EXPECT_EQ(names("{task}/kernels/*", "backward", "cpu"), (list{"c.cpp", "e.cpp"}));
+  EXPECT_EQ(names("{task}/kernels/*", "forward", "cuda"), (list{"a.cu"}));
+  EXPECT_TRUE(names("{task}/kernels/*", "backward", "cuda").empty());
+  // Naming {direction} or {name} in the pattern: the file is the user's word for it.
+  fs::create_directories(dir.parent_path() / "highlighted/mytask/backward");
+  std::ofstream(dir.parent_path() / "highlighted/mytask/backward/kernel.cu") << "// no m.def\n";
+  EXPECT_EQ(names(dir.parent_path().string() + "/highlighted/{name}/{direction}/kernel.cu",
+                  "backward", "cuda"),
+            (list{"kernel.cu"}));
+  EXPECT_TRUE(names("/no/such/{name}/*", "forward", "cpu").empty());
+  fs::remove_all(dir.parent_path());
 }
 
 }  // namespace
