@@ -110,6 +110,28 @@ void on_interrupt(int) {
 
 }  // namespace
 
+bool load_unfinished(runtime& rt, int64_t id, experiment_record& record,
+                     search::ExperimentSpec& spec, std::string& error) {
+  auto e = rt.db->experiment(id);
+  if (!e) {
+    error = "no experiment " + std::to_string(id) + " in the archive";
+    return false;
+  }
+  if (e->status == "finished" || e->status == "stopped" || e->status == "failed") {
+    error = "experiment " + std::to_string(id) + " has ended (" + e->status + ")";
+    return false;
+  }
+  auto parsed = search::parse_experiment_spec(e->config_json);
+  if (!parsed.ok()) {
+    error = "experiment " + std::to_string(id) +
+            " has an unreadable configuration: " + parsed.error_text();
+    return false;
+  }
+  spec = std::move(parsed.spec);
+  record = {e->id, e->name, e->config_json, e->seed, e->status};
+  return true;
+}
+
 experiment_status follow_experiment(actor_host& host, const experiment_record& record,
                                     const search::ExperimentSpec& spec, bool resume,
                                     const std::string& command,

@@ -50,6 +50,12 @@ class actor_host {
 bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
                      std::string& error, bool offline = false);
 
+/// An unfinished experiment of the runtime's archive with its configuration, for `--resume`;
+/// false with `error` (one line) when there is none, it has ended or its configuration is
+/// unreadable.
+bool load_unfinished(runtime& rt, int64_t id, experiment_record& record,
+                     search::ExperimentSpec& spec, std::string& error);
+
 /// Runs a recorded experiment in the foreground until it ends and returns how it ended:
 /// `on_event` hears each event once it is archived. Ctrl-C once stops proposing and lets the
 /// pipeline finish; twice leaves at once (exit 130), the experiment staying resumable. `command`

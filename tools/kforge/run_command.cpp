@@ -102,23 +102,10 @@ int run_experiment(const std::vector<std::string>& args) {
   search::ExperimentSpec spec;
   experiment_record record;
   if (resume_id) {
-    auto e = rt.db->experiment(resume_id);
-    if (!e) {
-      std::cerr << "kforge run: no experiment " << resume_id << " in " << archive_path << "\n";
+    if (!load_unfinished(rt, resume_id, record, spec, error)) {
+      std::cerr << "kforge run: " << error << " (" << archive_path << ")\n";
       return 2;
     }
-    if (e->status == "finished" || e->status == "stopped" || e->status == "failed") {
-      std::cerr << "kforge run: experiment " << resume_id << " has ended (" << e->status << ")\n";
-      return 2;
-    }
-    auto parsed = search::parse_experiment_spec(e->config_json);
-    if (!parsed.ok()) {
-      std::cerr << "kforge run: experiment " << resume_id << " has an unreadable configuration:\n"
-                << parsed.error_text();
-      return 2;
-    }
-    spec = std::move(parsed.spec);
-    record = {e->id, e->name, e->config_json, e->seed, e->status};
   } else {
     if (!load_experiment(config_path, rt, spec, error, offline)) {
       std::cerr << "kforge run: " << error;

@@ -1,5 +1,6 @@
 #include "tools/kforge/suite_command.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -246,19 +247,15 @@ int run_suite(const std::vector<std::string>& args) {
   search::ExperimentSpec spec;
   experiment_record record;
   if (resume_id) {
-    auto e = rt.db->experiment(resume_id);
-    auto parsed = e ? search::parse_experiment_spec(e->config_json) : search::SpecParse{};
-    if (!e || !parsed.ok() || parsed.spec.proposers.front().kind != "files") {
-      std::cerr << "kforge suite: experiment " << resume_id << " in " << archive_path
-                << " is not a suite\n";
+    if (!load_unfinished(rt, resume_id, record, spec, error)) {
+      std::cerr << "kforge suite: " << error << " (" << archive_path << ")\n";
       return 2;
     }
-    if (e->status == "finished" || e->status == "stopped" || e->status == "failed") {
-      std::cerr << "kforge suite: suite " << resume_id << " has ended (" << e->status << ")\n";
+    if (spec.proposers.empty() || spec.proposers.front().kind != "files") {
+      std::cerr << "kforge suite: experiment " << resume_id
+                << " is not a suite; resume it with kforge run --resume\n";
       return 2;
     }
-    spec = std::move(parsed.spec);
-    record = {e->id, e->name, e->config_json, e->seed, e->status};
   } else {
     std::vector<std::string> tasks;
     for (const auto& arg : task_args) {
@@ -275,8 +272,18 @@ int run_suite(const std::vector<std::string>& args) {
     for (const auto& t : tasks) task_list.push(std::filesystem::absolute(t).string());
     doc.set("tasks", task_list);
     json::Value dirs{json::Array{}};
-    for (const char* d : {"forward", "backward"})
-      if (directions.empty() || directions.find(d) != std::string::npos) dirs.push(d);
+    if (directions.empty()) directions = "forward,backward";
+    for (size_t at = 0; at <= directions.size();) {
+      const size_t comma = std::min(directions.find(',', at), directions.size());
+      const std::string d = directions.substr(at, comma - at);
+      if (d != "forward" && d != "backward") {
+        std::cerr << "kforge suite: --directions takes forward, backward or both, not \"" << d
+                  << "\"\n";
+        return 2;
+      }
+      dirs.push(d);
+      at = comma + 1;
+    }
     doc.set("directions", dirs);
     doc.set("backends", json::Value{json::Array{json::Value(backend)}});
     doc.set("config_set", configs);
