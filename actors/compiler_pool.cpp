@@ -2,6 +2,7 @@
 
 #include <caf/event_based_actor.hpp>
 
+#include "gpu/compiled_baseline.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/profile_summary.hpp"
 #include "gpu/task_export.hpp"
@@ -102,6 +103,18 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
             out.failed_directions[direction] = doc["error"].as_string();
           else if (!doc.is_null())
             out.directions.push_back(direction);
+        }
+        // The torch.compile baseline, built once per task and kept beside its export; a task
+        // without one is still evaluated, its configs say why there is no compiled time.
+        if (e.ok && r.compiled_baseline != "off") {
+          gpu::CompiledBaselineOptions b;
+          b.mode = r.compiled_baseline;
+          b.backend = gpu::parse_backend(r.backend).value_or(gpu::Backend::cpu);
+          b.config_set = r.config_set;
+          auto built = gpu::build_compiled_baseline(r.task_dir, e.dir, b);
+          out.compiled_dir = built.dir;
+          out.compiled_note = built.error.empty() ? gpu::describe_compiled_baseline(built.doc)
+                                                  : "none: " + built.error;
         }
         return out;
       },

@@ -242,6 +242,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
   req.candidate_id = c.id;
   req.tgt = c.tgt;
   req.export_dir = st.export_dirs[st.population.members().at(n).target];
+  req.compiled_dir = st.compiled_dirs[st.population.members().at(n).target];
   req.library_path = compiled.library_path;
   req.library_policy = st.cfg.spec.library_calls;
   req.seeds = st.cfg.spec.seeds;
@@ -273,6 +274,8 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                       d.set("target", st.targets[t].key()).set("verdict", r.verdict);
                       d.set("strategy", st.candidates[n].strategy);
                       if (ok) d.set("speedup", speedup);
+                      if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0)
+                        d.set("speedup_compiled", c);
                       if (!ok) d.set("kind", r.failure_kind).set("reason", r.failure_message);
                       d.set("seconds", r.seconds);
                       emit(self, "evaluated", d);
@@ -1033,10 +1036,19 @@ void export_tasks(self_ptr self) {
   const auto& spec = st.cfg.spec;
   auto results = std::make_shared<std::vector<export_result>>(spec.tasks.size());
   auto pending = std::make_shared<size_t>(spec.tasks.size());
+  // The torch.compile baseline is built for the GPU when some target runs there.
+  const bool on_gpu =
+      std::find(spec.backends.begin(), spec.backends.end(), "cuda") != spec.backends.end();
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
-    self->request(st.stages.compiler, 30min, export_atom::value, export_request{spec.tasks[i]})
+    // The export itself takes seconds; the compiled baseline (max-autotune) may take minutes.
+    const std::string config_set = spec.config_set != "auto" ? spec.config_set
+                                   : on_gpu                  ? "multi"
+                                                             : "single";
+    self->request(st.stages.compiler, 120min, export_atom::value,
+                  export_request{spec.tasks[i], spec.compiled_baseline, on_gpu ? "cuda" : "cpu",
+                                 config_set})
         .then(
-            [self, i, results, pending](export_result& r) {
+            [self, i, results, pending, on_gpu](export_result& r) {
               (*results)[i] = std::move(r);
               if (--*pending > 0) return;
               auto& st = self->state;
@@ -1049,6 +1061,11 @@ void export_tasks(self_ptr self) {
               std::vector<std::string> failed;  // per target: why it cannot start
               for (size_t k = 0; k < spec.tasks.size(); ++k) {
                 const auto& e = (*results)[k];
+                if (!e.compiled_note.empty()) {
+                  json::Value d;
+                  d.set("task", spec.tasks[k]).set("baseline", e.compiled_note);
+                  emit(self, "compiled_baseline", d);
+                }
                 for (const auto& direction : spec.directions) {
                   std::string why;
                   if (!e.ok) {
@@ -1075,6 +1092,8 @@ void export_tasks(self_ptr self) {
                                                              : "single";
                     st.targets.push_back(t);
                     st.export_dirs.push_back(why.empty() ? e.export_dir : std::string());
+                    st.compiled_dirs.push_back(backend == "cuda" || !on_gpu ? e.compiled_dir
+                                                                            : std::string());
                     failed.push_back(why);
                   }
                 }
@@ -1104,12 +1123,13 @@ void export_tasks(self_ptr self) {
 
 }  // namespace
 
-double geomean_speedup(const eval_result& r) {
+double geomean_speedup(const eval_result& r, bool over_compiled) {
   if (r.configs.empty()) return 0;
   double log_sum = 0;
   for (const auto& c : r.configs) {
-    if (!c.correct || !c.timed || c.speedup <= 0) return 0;
-    log_sum += std::log(c.speedup);
+    const double s = over_compiled ? c.speedup_compiled : c.speedup;
+    if (!c.correct || !c.timed || s <= 0) return 0;
+    log_sum += std::log(s);
   }
   return std::exp(log_sum / static_cast<double>(r.configs.size()));
 }

@@ -66,6 +66,7 @@ struct coordinator_state {
   stage_handles stages;
   std::vector<target> targets;
   std::vector<std::string> export_dirs;          ///< per target
+  std::vector<std::string> compiled_dirs;        ///< per target: its torch.compile baseline
   std::map<std::string, std::string> cuda_arch;  ///< per evaluator key
   search::Population population{8};
   std::map<int64_t, candidate_record> candidates;  ///< by sequence
@@ -104,6 +105,6 @@ coordinator_actor::behavior_type coordinator_impl(
     stage_handles stages);
 
 /// exp(mean log speedup) over the configs; 0 unless every config is correct and timed.
-double geomean_speedup(const eval_result& r);
+double geomean_speedup(const eval_result& r, bool over_compiled = false);
 
 }  // namespace kforge

@@ -54,6 +54,8 @@ eval_result to_result(const eval_request& r, const gpu::EvalOutcome& o, double s
       co.kernel_ms = c["candidate"]["median_ms"].as_number();
       co.eager_ms = c["reference"]["median_ms"].as_number();
       co.speedup = c["speedup"].as_number();
+      co.compiled_ms = c["compiled_ms"].as_number(0);
+      co.speedup_compiled = c["speedup_compiled"].as_number(0);
     }
     co.failure_kind = c["failure"]["kind"].as_string();
     co.failure_message = c["failure"]["message"].as_string();
@@ -124,6 +126,7 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
       [self, options](evaluate_atom, eval_request& r) {
         json::Value request;
         request.set("export_dir", r.export_dir).set("library", r.library_path);
+        if (!r.compiled_dir.empty()) request.set("compiled_dir", r.compiled_dir);
         request.set("direction", r.tgt.direction).set("function", r.tgt.direction);
         request.set("mode", r.tgt.config_set).set("seeds", r.seeds).set("seed", r.seed);
         request.set("library_calls", r.library_policy).set("time", true);

@@ -131,6 +131,14 @@ std::optional<json::Value> candidate_view(Archive& a, int64_t candidate_id) {
     if (r.kernel_ms) x.set("kernel_ms", *r.kernel_ms);
     if (r.eager_ms) x.set("eager_ms", *r.eager_ms);
     if (r.speedup) x.set("speedup", *r.speedup);
+    // The torch.compile baseline, from the worker's record of the config.
+    auto detail = json::parse(r.detail_json);
+    if (detail.value) {
+      for (const char* key : {"compiled_ms", "speedup_compiled"})
+        if ((*detail.value)[key].is_number()) x.set(key, (*detail.value)[key]);
+      if ((*detail.value)["compiled_unavailable"].is_string())
+        x.set("compiled_unavailable", (*detail.value)["compiled_unavailable"]);
+    }
     x.set("detail", parsed_or_text(r.detail_json));
     results.push(x);
   }
@@ -203,8 +211,8 @@ json::Value suite_row(Archive& a, const Progress& p) {
     auto detail = json::parse(res.detail_json);
     if (detail.value) {
       const auto& d = *detail.value;
-      if (d["compiled_ms"].is_number() && res.kernel_ms && *res.kernel_ms > 0)
-        compiled_speedups.push_back(d["compiled_ms"].as_number() / *res.kernel_ms);
+      if (d["speedup_compiled"].is_number() && d["speedup_compiled"].as_number() > 0)
+        compiled_speedups.push_back(d["speedup_compiled"].as_number());
       else if (compiled_note.empty() && d["compiled_unavailable"].is_string())
         compiled_note = d["compiled_unavailable"].as_string();
     }
@@ -221,7 +229,10 @@ json::Value suite_row(Archive& a, const Progress& p) {
   r.set("speedup_compile",
         optional_number(compiled ? geometric_mean(compiled_speedups) : std::nullopt));
   if (all_correct && !compiled)
-    r.set("compile_baseline", compiled_note.empty() ? "kforge does not time torch.compile yet" : compiled_note);
+    r.set("compile_baseline",
+          compiled_note.empty() ? "the torch.compile baseline was not asked for (compiled_baseline "
+                                  "off)"
+                                : compiled_note);
   r.set("kernel_ms_largest_config", optional_number(all_correct ? largest_kernel : std::nullopt));
   r.set("flags", flags).set("reason", reason);
   return r;

@@ -21,6 +21,16 @@ std::string task_python(const std::string& configured) {
   return env && *env ? env : build::python;
 }
 
+SpawnOptions task_script(const std::string& python, const char* script,
+                         std::vector<std::string> args) {
+  SpawnOptions spawn;
+  spawn.argv = {task_python(python), script};
+  spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
+  spawn.isolate_network = false;
+  spawn.own_pid_namespace = false;
+  return spawn;
+}
+
 ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o) {
   ExportedTaskInfo info;
   namespace fs = std::filesystem;
@@ -34,18 +44,10 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
                  ": no func_forward.py or func_backward.py; a task is a robust-kbench task folder";
     return info;
   }
-  SpawnOptions spawn;
-  spawn.argv = {task_python(o.python),
-                build::exporter,
-                "--task",
-                fs::absolute(task_dir).string(),
-                "--cache-root",
-                (fs::path(o.cache_dir) / "exports").string()};
+  SpawnOptions spawn = task_script(o.python, build::exporter,
+                                   {"--task", fs::absolute(task_dir).string(), "--cache-root",
+                                    (fs::path(o.cache_dir) / "exports").string()});
   if (o.force) spawn.argv.push_back("--force");
-  spawn.isolate_network = false;  // the task's own code is trusted; the sandbox is for candidates
-  // The exporter runs the task on the GPU when there is one, and the CUDA driver does not start
-  // in a PID namespace without its own /proc (as for the worker); it still dies with kforge.
-  spawn.own_pid_namespace = false;
   auto result = run(spawn, o.timeout);
   if (!result.ok()) {
     std::string output = result.output;

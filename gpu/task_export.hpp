@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/json.hpp"
+#include "gpu/process.hpp"
 
 namespace kforge::gpu {
 
@@ -31,5 +32,12 @@ std::string default_cache_dir();
 /// The Python that runs task code (exports, imports): `configured` when given, else
 /// $KFORGE_PYTHON, else the one the build found.
 std::string task_python(const std::string& configured = "");
+
+/// How kforge runs one of its Python scripts on the user's task code (the exporter, the
+/// KernelBench importer, the compiled baseline): with network (the task's code is trusted; the
+/// sandbox is for candidates) and outside a PID namespace, where the CUDA driver does not start
+/// without its own /proc (as for the worker); the process still dies with kforge.
+SpawnOptions task_script(const std::string& python, const char* script,
+                         std::vector<std::string> args);
 
 }  // namespace kforge::gpu

@@ -279,11 +279,17 @@ typename Inspector::result_type inspect(Inspector& f, device_info& x) {
 
 struct export_request {
   std::string task_dir;
+  /// The torch.compile baseline to build after the export: "off", "default" or "max-autotune",
+  /// for `backend` ("cuda" or "cpu").
+  std::string compiled_baseline = "off";
+  std::string backend = "cpu";
+  std::string config_set = "all";  ///< the configs to build it for
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, export_request& x) {
-  return f(caf::meta::type_name("export_request"), x.task_dir);
+  return f(caf::meta::type_name("export_request"), x.task_dir, x.compiled_baseline, x.backend,
+           x.config_set);
 }
 
 struct export_result {
@@ -292,18 +298,21 @@ struct export_result {
   std::vector<std::string> directions;  ///< "forward", "backward": the ones exported
   std::map<std::string, std::string> failed_directions;  ///< the others: why not
   std::string error;
+  std::string compiled_dir;   ///< the torch.compile baseline (compiled.json), when built
+  std::string compiled_note;  ///< what was built, or why there is none
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, export_result& x) {
   return f(caf::meta::type_name("export_result"), x.ok, x.export_dir, x.directions,
-           x.failed_directions, x.error);
+           x.failed_directions, x.error, x.compiled_dir, x.compiled_note);
 }
 
 struct eval_request {
   int64_t candidate_id = 0;
   target tgt;
   std::string export_dir;
+  std::string compiled_dir;  ///< the torch.compile baseline to time too ("" for none)
   std::string library_path;
   std::string library_policy;
   int32_t seeds = 3;
@@ -317,7 +326,8 @@ struct eval_request {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
   return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.export_dir,
-           x.library_path, x.library_policy, x.seeds, x.seed, x.timing_seconds, x.stop_on_failure);
+           x.compiled_dir, x.library_path, x.library_policy, x.seeds, x.seed, x.timing_seconds,
+           x.stop_on_failure);
 }
 
 /// One config of an evaluation.
@@ -331,6 +341,8 @@ struct config_outcome {
   double kernel_ms = 0;
   double eager_ms = 0;
   double speedup = 0;
+  double compiled_ms = 0;       ///< torch.compile's time, when measured (0: not)
+  double speedup_compiled = 0;  ///< over torch.compile, when measured
   std::string failure_kind;
   std::string failure_message;
   std::string detail_json;  ///< the worker's whole record of the config
@@ -339,8 +351,8 @@ struct config_outcome {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, config_outcome& x) {
   return f(caf::meta::type_name("config_outcome"), x.index, x.name, x.correct, x.timed,
-           x.max_abs_error, x.max_rel_error, x.kernel_ms, x.eager_ms, x.speedup, x.failure_kind,
-           x.failure_message, x.detail_json);
+           x.max_abs_error, x.max_rel_error, x.kernel_ms, x.eager_ms, x.speedup, x.compiled_ms,
+           x.speedup_compiled, x.failure_kind, x.failure_message, x.detail_json);
 }
 
 struct eval_result {

@@ -82,7 +82,10 @@ struct ExperimentSpec {
   int64_t max_source_bytes = 256 * 1024;
 
   // evaluation
-  int32_t seeds = 3;            ///< trials with fresh inputs and weights per config
+  int32_t seeds = 3;  ///< trials with fresh inputs and weights per config
+  /// Also time torch.compile's code for each config (AOTInductor, built once per task after its
+  /// export): "off", "default" or "max-autotune" (Inductor's mode).
+  std::string compiled_baseline = "off";
   double timing_seconds = 0.5;  ///< timing budget per config
 
   // search

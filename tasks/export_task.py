@@ -67,6 +67,21 @@ def phase(name):
         PHASE_SECONDS[name] = PHASE_SECONDS.get(name, 0.0) + time.monotonic() - start
 
 
+def phase_seconds(started):
+    """Where the time since `started` went, by phase (and in total), for the written record."""
+    return {k: round(v, 3) for k, v in sorted({**PHASE_SECONDS, "total": time.monotonic() - started}.items())}
+
+
+def publish(staging, final_dir, file_name, document):
+    """Writes `document` into the staging folder, which then takes the place of final_dir: a
+    reader sees the old folder or the whole new one, never half of it."""
+    with open(os.path.join(staging, file_name), "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=1, allow_nan=False)
+    if os.path.exists(final_dir):
+        shutil.rmtree(final_dir)
+    os.rename(staging, final_dir)
+
+
 # ----------------------------------------------------------------------------------------------
 # cache key, computed without importing torch
 
@@ -1452,14 +1467,8 @@ def main():
             directions = export(task_dir, staging)
             document = {"format": FORMAT_VERSION, "task": os.path.basename(task_dir), "task_dir": task_dir,
                         "content_hash": digest, "torch_version": torch.__version__, "directions": directions,
-                        "export_device": str(compute_device()),
-                        "export_seconds": {k: round(v, 3) for k, v in
-                                           sorted({**PHASE_SECONDS, "total": time.monotonic() - started}.items())}}
-            with open(os.path.join(staging, "task.json"), "w", encoding="utf-8") as f:
-                json.dump(document, f, indent=1, allow_nan=False)
-            if os.path.exists(final_dir):
-                shutil.rmtree(final_dir)
-            os.rename(staging, final_dir)
+                        "export_device": str(compute_device()), "export_seconds": phase_seconds(started)}
+            publish(staging, final_dir, "task.json", document)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

@@ -58,14 +58,14 @@ compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string
         // a task no built-in template implements.
         const auto name = fs::path(r.task_dir).filename().string();
         if (name == "broken")
-          return export_result{false, "", {}, {}, "Model(**{'kernel_size': 2}) failed"};
+          return export_result{false, "", {}, {}, "Model(**{'kernel_size': 2}) failed", "", ""};
         if (name == "cumsum")
-          return export_result{true,
-                               (fs::path(export_dir).parent_path() / "export_cumsum").string(),
-                               {"forward"},
-                               {},
-                               ""};
-        return export_result{true, export_dir, {"forward"}, {}, ""};
+          return export_result{
+              true,        (fs::path(export_dir).parent_path() / "export_cumsum").string(),
+              {"forward"}, {},
+              "",          "",
+              ""};
+        return export_result{true, export_dir, {"forward"}, {}, "", "", ""};
       },
   };
 }

@@ -108,6 +108,32 @@ TEST(Cli, HonestKernelIsCorrectInTextAndJson) {
   EXPECT_GT((*doc.value)["configs"][0]["speedup"].as_number(), 0);
 }
 
+// --compiled: each config is timed against torch.compile's code too, or says why it cannot be
+// (Debian's torch 1.13 has no AOTInductor; torch 2.6 and later build it for the CPU as well).
+TEST(Cli, CompiledBaselineIsTimedOrSaysWhyNot) {
+  auto r = kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp",
+                        "--compiled", "default", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  auto doc = json::parse(r.output);
+  ASSERT_TRUE(doc.value) << doc.error << "\n" << r.output;
+  EXPECT_FALSE((*doc.value)["compiled_baseline"].as_string().empty()) << r.output;
+  const auto& config = (*doc.value)["configs"][0];
+  if (config.contains("compiled_unavailable")) {
+    EXPECT_NE(config["compiled_unavailable"].as_string().find("has no AOTInductor"),
+              std::string::npos)
+        << config.dump();
+    EXPECT_FALSE(config.contains("compiled_ms")) << config.dump();
+  } else {
+    EXPECT_GT(config["compiled_ms"].as_number(), 0) << config.dump();
+    EXPECT_GT(config["speedup_compiled"].as_number(), 0) << config.dump();
+  }
+  auto bad = kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp",
+                          "--compiled", "fast"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--compiled must be max-autotune, default or off"), std::string::npos)
+      << bad.output;
+}
+
 }  // namespace
 }  // namespace kforge::test
 

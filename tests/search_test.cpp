@@ -122,7 +122,7 @@ TEST(ExperimentSpec, ParsesEverySettingAndWritesItBack) {
     "proposers": [{"kind": "builtin", "name": "b"}],
     "budget": {"candidates_per_target": 5, "wall_seconds": 60, "money_usd": 2.5},
     "policy": {"library_calls": "forbid", "max_source_bytes": 4096},
-    "evaluation": {"seeds": 2, "timing_seconds": 0.2},
+    "evaluation": {"seeds": 2, "timing_seconds": 0.2, "compiled_baseline": "max-autotune"},
     "search": {"parent_selection": "tournament", "tournament_size": 4, "pipeline_depth": 3}})");
   ASSERT_TRUE(p.ok()) << p.error_text();
   const auto& s = p.spec;
@@ -132,6 +132,7 @@ TEST(ExperimentSpec, ParsesEverySettingAndWritesItBack) {
   EXPECT_EQ(s.candidates_per_target, 5);
   EXPECT_EQ(s.library_calls, "forbid");
   EXPECT_EQ(s.pipeline_depth, 3);
+  EXPECT_EQ(s.compiled_baseline, "max-autotune");
   auto again = parse_experiment_spec(s.to_json().dump());
   ASSERT_TRUE(again.ok()) << again.error_text();
   EXPECT_EQ(again.spec.to_json().dump(), s.to_json().dump());
@@ -140,14 +141,16 @@ TEST(ExperimentSpec, ParsesEverySettingAndWritesItBack) {
 TEST(ExperimentSpec, ReportsEveryProblemWithItsPath) {
   auto p = parse_experiment_spec(R"({"tasks": [], "backends": ["tpu"],
     "budget": {"candidates_per_target": 0, "bogus": 1}, "search": {"pipeline_depth": "deep"},
-    "colour": "blue"})");
+    "evaluation": {"compiled_baseline": "fast"}, "colour": "blue"})");
   EXPECT_FALSE(p.ok());
   auto text = p.error_text();
   for (const char* expected :
        {"config.seed is required", "config.tasks", "config.backends entries must be among",
         "config.budget.candidates_per_target must be between",
         "config.budget.bogus is not a known setting",
-        "config.search.pipeline_depth must be an integer", "config.colour is not a known setting"})
+        "config.search.pipeline_depth must be an integer",
+        "config.evaluation.compiled_baseline must be one of off, default, max-autotune",
+        "config.colour is not a known setting"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
   EXPECT_FALSE(parse_experiment_spec("{not json").ok());
   EXPECT_NE(parse_experiment_spec("{not json").error_text().find("not JSON"), std::string::npos);

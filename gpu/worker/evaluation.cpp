@@ -12,6 +12,7 @@
 #include "common/task_signature.hpp"
 #include "gpu/worker/candidate_library.hpp"
 #include "gpu/worker/checks.hpp"
+#include "gpu/worker/compiled_baseline.hpp"
 #include "gpu/worker/op_observer.hpp"
 #include "gpu/worker/saved_outputs.hpp"
 #include "gpu/worker/timing.hpp"
@@ -137,6 +138,15 @@ ExportedTask* Evaluator::task(const std::string& export_dir, std::string& error)
   return tasks_.emplace(export_dir, std::move(loaded)).first->second.get();
 }
 
+CompiledBaseline* Evaluator::compiled(const std::string& dir) {
+  if (dir.empty()) return nullptr;
+  auto it = baselines_.find(dir);
+  if (it == baselines_.end())
+    it = baselines_.emplace(dir, std::make_unique<CompiledBaseline>(dir, device_.torch_device()))
+             .first;
+  return it->second.get();
+}
+
 json::Value Evaluator::evaluate(const json::Value& request) {
   json::Value result;
   result.set("event", "result");
@@ -179,6 +189,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
                  " direction cannot be exported: " + dir["error"].as_string());
   const std::optional<Tolerance> tolerance = tolerance_of(request, dir);
   const std::string outputs_dir = request["outputs_dir"].as_string();
+  CompiledBaseline* baseline = compiled(request["compiled_dir"].as_string());
   const bool allow_alias = dir["allow_output_input_alias"].as_bool(false);
 
   auto library = CandidateLibrary::load(request["library"].as_string(), error);
@@ -373,8 +384,6 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         std::vector<at::Tensor> last_outputs;
         size_t last_set = 0;
         at::NoGradGuard no_grad;
-        // Warm-up: two calls of each function, each within the call timeout.
-        step("config " + std::to_string(index) + ": timing warm-up", 4 * call_timeout + 60);
         // Values are refreshed before every batch where that is cheap next to the work timed;
         // above that, a remembered result returns faster than the speed-of-light bound allows.
         const double refill_max_bytes = request["timing"]["refill_max_bytes"].as_number(
@@ -385,27 +394,64 @@ json::Value Evaluator::evaluate(const json::Value& request) {
           refresh = [&](size_t k) {
             t->refill(config, cases[k], mix_seed(base_seed + 31337 + ++refill_round, index));
           };
-        auto pair = time_pair(
-            device_,
-            [&](size_t k) {
-              last_outputs = call_candidate(cases[k].args);
-              last_set = k;
-            },
-            [&](size_t k) { ref_calls[k](); }, sets, timing, refresh,
-            [&](double planned_s) {
-              // Warm-up is done: the step's deadline now follows the work actually planned.
-              step("config " + std::to_string(index) + ": timing (about " +
-                       std::to_string(static_cast<int>(planned_s + 0.5)) + " s planned)",
-                   3 * planned_s + 60 + call_timeout);
-            });
+        // The torch.compile baseline, when asked for: timed in the same repetitions, once it
+        // computes what the reference does on the first set.
+        std::vector<std::function<std::vector<at::Tensor>()>> compiled_calls;
+        std::string compiled_why;
+        if (baseline) {
+          step("config " + std::to_string(index) + ": prepare the compiled baseline", 300);
+          for (const auto& c : cases) {
+            auto call = baseline->prepare(direction, index, config, c, compiled_why);
+            if (!call) break;
+            compiled_calls.push_back(std::move(call));
+          }
+          if (compiled_calls.size() == cases.size()) {
+            try {
+              auto cmp = compare_outputs(compiled_calls[0](), t->reference(config, cases[0]),
+                                         tolerance, output_names);
+              if (cmp.failure)
+                compiled_why = "the compiled baseline disagrees with the reference (" +
+                               cmp.failure->message + ")";
+            } catch (const std::exception& e) {
+              compiled_why = "the compiled baseline failed: " + short_what(e);
+            }
+          }
+          if (!compiled_why.empty()) {
+            compiled_calls.clear();
+            cr.set("compiled_unavailable", compiled_why);
+          }
+        }
+        // The candidate comes last in every repetition: the inputs are refreshed before each
+        // batch, so its last outputs belong to the values its set holds when they are checked.
+        std::vector<std::function<void(size_t)>> timed = {[&](size_t k) { ref_calls[k](); }};
+        if (!compiled_calls.empty()) timed.push_back([&](size_t k) { compiled_calls[k](); });
+        timed.push_back([&](size_t k) {
+          last_outputs = call_candidate(cases[k].args);
+          last_set = k;
+        });
+        // Warm-up: two calls of each function, each within the call timeout.
+        step("config " + std::to_string(index) + ": timing warm-up",
+             2.0 * static_cast<double>(timed.size()) * call_timeout + 60);
+        auto group = time_group(device_, timed, sets, timing, refresh, [&](double planned_s) {
+          // Warm-up is done: the step's deadline now follows the work actually planned.
+          step("config " + std::to_string(index) + ": timing (about " +
+                   std::to_string(static_cast<int>(planned_s + 0.5)) + " s planned)",
+               3 * planned_s + 60 + call_timeout);
+        });
         cr.set("inputs_refreshed_per_batch", static_cast<bool>(refresh));
         if ((failure = check_device())) throw std::runtime_error(failure->message);
-        cr.set("candidate", pair.candidate.to_json()).set("reference", pair.reference.to_json());
+        const TimingStats& kernel = group.stats.back();
+        cr.set("candidate", kernel.to_json()).set("reference", group.stats[0].to_json());
         cr.set("input_sets", static_cast<int64_t>(sets));
-        double speedup =
-            pair.candidate.median_ms > 0 ? pair.reference.median_ms / pair.candidate.median_ms : 0;
+        double speedup = kernel.median_ms > 0 ? group.stats[0].median_ms / kernel.median_ms : 0;
         cr.set("speedup", speedup);
-        failure = pair.failure;
+        if (!compiled_calls.empty()) {
+          const TimingStats& compiled = group.stats[1];
+          cr.set("compiled", compiled.to_json()).set("compiled_ms", compiled.median_ms);
+          cr.set("speedup_compiled",
+                 kernel.median_ms > 0 ? compiled.median_ms / kernel.median_ms : 0);
+        }
+        failure = group.failure;
         // The output of a timed call is checked too.
         step("config " + std::to_string(index) + ": check the timed output", call_timeout);
         if (!failure) {
@@ -437,10 +483,10 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         for (const auto& o : last_outputs) bytes += o.defined() ? o.nbytes() : 0;
         double bound_ms = 1000.0 * bytes / (2.0 * device_.copy_bandwidth());
         cr.set("bytes_moved", static_cast<int64_t>(bytes)).set("speed_of_light_ms", bound_ms);
-        if (!failure && pair.candidate.median_ms < bound_ms)
+        if (!failure && kernel.median_ms < bound_ms)
           failure =
               Failure{"impossible_speed",
-                      "the kernel's median time " + std::to_string(pair.candidate.median_ms) +
+                      "the kernel's median time " + std::to_string(kernel.median_ms) +
                           " ms is below the speed-of-light bound " + std::to_string(bound_ms) +
                           " ms for moving " + std::to_string(bytes) + " bytes"};
         if (!failure && speedup > speedup_flag)

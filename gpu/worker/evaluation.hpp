@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/json.hpp"
+#include "gpu/worker/compiled_baseline.hpp"
 #include "gpu/worker/device.hpp"
 #include "gpu/worker/task_cases.hpp"
 
@@ -34,11 +35,14 @@ class Evaluator {
 
  private:
   ExportedTask* task(const std::string& export_dir, std::string& error);
+  /// The torch.compile baseline in `dir` (compiled.json), loaded once; none for "".
+  CompiledBaseline* compiled(const std::string& dir);
   void step(const std::string& what, double timeout_s);
 
   Device& device_;
   EventSink sink_;
   std::map<std::string, std::unique_ptr<ExportedTask>> tasks_;
+  std::map<std::string, std::unique_ptr<CompiledBaseline>> baselines_;
 };
 
 }  // namespace kforge::worker

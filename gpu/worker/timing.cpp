@@ -37,11 +37,11 @@ json::Value TimingStats::to_json() const {
   return v;
 }
 
-PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidate,
-                     const std::function<void(size_t)>& reference, size_t sets,
-                     const TimingOptions& o, const std::function<void(size_t)>& refresh,
-                     const std::function<void(double)>& on_plan) {
-  PairTiming result;
+GroupTiming time_group(Device& device, const std::vector<std::function<void(size_t)>>& functions,
+                       size_t sets, const TimingOptions& o,
+                       const std::function<void(size_t)>& refresh,
+                       const std::function<void(double)>& on_plan) {
+  GroupTiming result;
   size_t next_set = 0;
   auto batch = [&](const std::function<void(size_t)>& fn, int calls) {
     if (refresh)
@@ -54,36 +54,35 @@ PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidat
     });
   };
   // Warm-up; the second single call of each function estimates its time.
-  batch(candidate, 1);
-  batch(reference, 1);
-  double t_c = std::max(1e-4, batch(candidate, 1).device_ms);
-  double t_r = std::max(1e-4, batch(reference, 1).device_ms);
-  int n_c = std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t_c)), 1, 10000);
-  int n_r = std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t_r)), 1, 10000);
-  double rep_ms = n_c * t_c + n_r * t_r;
+  for (const auto& fn : functions) batch(fn, 1);
+  std::vector<int> calls;
+  double rep_ms = 0;
+  for (const auto& fn : functions) {
+    double t = std::max(1e-4, batch(fn, 1).device_ms);
+    calls.push_back(std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t)), 1, 10000));
+    rep_ms += calls.back() * t;
+  }
   // Slow functions (one repetition far over the budget's share) get fewer repetitions, never
   // fewer than 3: enough for a median, and the evaluation stays within minutes.
   const double budget_ms = o.max_seconds * 1000;
   const int least = rep_ms * o.min_reps > 4 * budget_ms ? std::min(3, o.min_reps) : o.min_reps;
   int reps = std::clamp(static_cast<int>(budget_ms / std::max(rep_ms, 1e-3)), least, o.max_reps);
   if (on_plan) on_plan(reps * rep_ms / 1000);
-  std::vector<double> c_ms, c_wall, r_ms, r_wall;
+  std::vector<std::vector<double>> ms(functions.size()), wall(functions.size());
   for (int r = 0; r < reps; ++r) {
-    auto rt = batch(reference, n_r);
-    auto ct = batch(candidate, n_c);
-    for (auto [t, n, ms, wall] :
-         {std::tuple{rt, n_r, &r_ms, &r_wall}, std::tuple{ct, n_c, &c_ms, &c_wall}}) {
+    for (size_t f = 0; f < functions.size(); ++f) {
+      auto t = batch(functions[f], calls[f]);
       if (t.device_ms > t.wall_ms * 1.05 + 0.05 && !result.failure)
         result.failure = Failure{"timer_disagreement",
                                  "the device timer measured " + std::to_string(t.device_ms) +
                                      " ms for a batch that took " + std::to_string(t.wall_ms) +
                                      " ms of wall time; the timer was tampered with"};
-      ms->push_back(t.device_ms / n);
-      wall->push_back(t.wall_ms / n);
+      ms[f].push_back(t.device_ms / calls[f]);
+      wall[f].push_back(t.wall_ms / calls[f]);
     }
   }
-  result.candidate = summarize(c_ms, c_wall, n_c);
-  result.reference = summarize(r_ms, r_wall, n_r);
+  for (size_t f = 0; f < functions.size(); ++f)
+    result.stats.push_back(summarize(ms[f], wall[f], calls[f]));
   return result;
 }
 

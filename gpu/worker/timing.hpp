@@ -30,17 +30,19 @@ struct TimingStats {
   json::Value to_json() const;
 };
 
-struct PairTiming {
-  TimingStats candidate, reference;
+struct GroupTiming {
+  std::vector<TimingStats> stats;  ///< per function, in the order given
   std::optional<Failure> failure;  ///< timer disagreement
 };
 
-/// `call(set)` runs one call on input set `set` (0 <= set < sets); `refresh(set)`, when given,
-/// gives a set new values before a batch that uses it; `on_plan(seconds)`, when given, learns how
-/// long the measured repetitions should take once warm-up has estimated both functions.
-PairTiming time_pair(Device& device, const std::function<void(size_t)>& candidate,
-                     const std::function<void(size_t)>& reference, size_t sets,
-                     const TimingOptions& options, const std::function<void(size_t)>& refresh = {},
-                     const std::function<void(double)>& on_plan = {});
+/// Each function `call(set)` runs one call on input set `set` (0 <= set < sets); `refresh(set)`,
+/// when given, gives a set new values before a batch that uses it; `on_plan(seconds)`, when given,
+/// learns how long the measured repetitions should take once warm-up has estimated the functions.
+/// Every repetition times one batch of each function, in the order given; the budget
+/// (options.max_seconds) is for all of them together.
+GroupTiming time_group(Device& device, const std::vector<std::function<void(size_t)>>& functions,
+                       size_t sets, const TimingOptions& options,
+                       const std::function<void(size_t)>& refresh = {},
+                       const std::function<void(double)>& on_plan = {});
 
 }  // namespace kforge::worker

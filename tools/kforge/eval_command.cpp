@@ -10,6 +10,7 @@
 #include "common/numbers.hpp"
 #include "common/task_signature.hpp"
 #include "gpu/build_config.hpp"
+#include "gpu/compiled_baseline.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/hashing.hpp"
 #include "gpu/source_check.hpp"
@@ -36,6 +37,9 @@ constexpr const char* kEvalUsage =
     "  --library-calls allow|flag|forbid   ATen/cuBLAS/cuDNN calls in the kernel (default flag)\n"
     "  --no-timing             check correctness only\n"
     "  --max-seconds S         timing budget per config (default 4)\n"
+    "  --compiled MODE         also time torch.compile's code (AOTInductor, built once per task\n"
+    "                          and cached; minutes the first time): max-autotune, default or off\n"
+    "                          (default off)\n"
     "  --cache DIR             compile and export cache (default ~/.cache/kforge or "
     "$KFORGE_CACHE)\n"
     "  --json                  print the result as JSON\n"
@@ -45,7 +49,7 @@ constexpr const char* kEvalUsage =
 
 struct EvalArgs {
   std::string task, kernel, backend, direction, configs = "multi", cache, atol, rtol;
-  std::string library_calls = "flag";
+  std::string library_calls = "flag", compiled = "off";
   int device = 0, seeds = 5;
   int64_t seed = 0;
   double max_seconds = 4;
@@ -84,6 +88,12 @@ bool parse(const std::vector<std::string>& args, EvalArgs& a, std::string& error
       }
     } else if (k == "--library-calls") {
       if (!value(a.library_calls)) return false;
+    } else if (k == "--compiled") {
+      if (!value(a.compiled)) return false;
+      if (a.compiled != "off" && !gpu::is_compiled_baseline_mode(a.compiled)) {
+        error = "--compiled must be max-autotune, default or off";
+        return false;
+      }
     } else if (k == "--device" || k == "--seeds" || k == "--seed") {
       // Seeds stay below 2^53: the request travels as JSON, whose numbers are doubles here.
       const int64_t min = k == "--seeds" ? 1 : 0;
@@ -172,21 +182,29 @@ int finish(const json::Value& doc, bool as_json, int code) {
 }
 
 void print_table(const json::Value& result) {
-  std::cout << pad(" #", 4) << pad("config", 46) << pad("ok", 4) << pad("max abs err", 13)
-            << pad("max rel err", 13) << pad("kernel ms", 12) << pad("eager ms", 12) << "speedup\n";
+  std::cout << pad(" #", 4) << pad("config", 40) << pad("ok", 4) << pad("max abs err", 12)
+            << pad("max rel err", 12) << pad("kernel ms", 11) << pad("eager ms", 11)
+            << pad("speedup", 9) << pad("compiled ms", 12) << "vs compiled\n";
+  std::set<std::string> compiled_notes;
   for (const auto& c : result["configs"].as_array()) {
     bool timed = c.contains("candidate");
-    std::cout << pad(" " + std::to_string(c["index"].as_int()), 4) << pad(c["name"].as_string(), 46)
+    bool compiled = c.contains("compiled_ms");
+    std::cout << pad(" " + std::to_string(c["index"].as_int()), 4) << pad(c["name"].as_string(), 40)
               << pad(c["correct"].as_bool() ? "yes" : "NO", 4)
-              << pad(fmt(c["max_abs_error"].as_number()), 13)
-              << pad(fmt(c["max_rel_error"].as_number()), 13)
-              << pad(timed ? fmt(c["candidate"]["median_ms"].as_number(), "%.4f") : "-", 12)
-              << pad(timed ? fmt(c["reference"]["median_ms"].as_number(), "%.4f") : "-", 12)
-              << (timed ? fmt(c["speedup"].as_number(), "%.2fx") : "-") << "\n";
+              << pad(fmt(c["max_abs_error"].as_number()), 12)
+              << pad(fmt(c["max_rel_error"].as_number()), 12)
+              << pad(timed ? fmt(c["candidate"]["median_ms"].as_number(), "%.4f") : "-", 11)
+              << pad(timed ? fmt(c["reference"]["median_ms"].as_number(), "%.4f") : "-", 11)
+              << pad(timed ? fmt(c["speedup"].as_number(), "%.2fx") : "-", 9)
+              << pad(compiled ? fmt(c["compiled_ms"].as_number(), "%.4f") : "-", 12)
+              << (compiled ? fmt(c["speedup_compiled"].as_number(), "%.2fx") : "-") << "\n";
     if (c.contains("failure"))
       std::cout << "     " << c["failure"]["kind"].as_string() << ": "
                 << c["failure"]["message"].as_string() << "\n";
+    if (c.contains("compiled_unavailable"))
+      compiled_notes.insert(c["compiled_unavailable"].as_string());
   }
+  for (const auto& note : compiled_notes) std::cout << "no torch.compile time: " << note << "\n";
 }
 
 }  // namespace
@@ -266,6 +284,24 @@ int run_eval(const std::vector<std::string>& argv) {
   const auto& device = worker.ready()["device"];
   doc.set("device", device).set("sandbox", worker.ready()["sandbox"]);
 
+  std::string compiled_dir;
+  if (a.compiled != "off") {
+    if (!a.json)
+      std::cout << "building the torch.compile baseline (" << a.compiled << ") ..." << std::flush;
+    gpu::CompiledBaselineOptions baseline_options;
+    baseline_options.mode = a.compiled;
+    baseline_options.backend = backend;
+    baseline_options.config_set = a.configs;
+    auto baseline = gpu::build_compiled_baseline(a.task, exported.dir, baseline_options);
+    if (!baseline.error.empty()) {
+      if (!a.json) std::cout << "\n";
+      return infrastructure(baseline.error);
+    }
+    compiled_dir = baseline.dir;
+    doc.set("compiled_baseline", gpu::describe_compiled_baseline(baseline.doc));
+    if (!a.json) std::cout << " " << gpu::describe_compiled_baseline(baseline.doc) << "\n";
+  }
+
   json::Value static_findings;
   static_findings.array();
   for (const auto& f : gpu::library_calls(source.text)) static_findings.push(f);
@@ -321,6 +357,7 @@ int run_eval(const std::vector<std::string>& argv) {
       .set("seeds", a.seeds)
       .set("seed", a.seed);
   request.set("library_calls", a.library_calls).set("time", a.timing);
+  if (!compiled_dir.empty()) request.set("compiled_dir", compiled_dir);
   if (!a.atol.empty()) request.set("atol", *parse_real(a.atol));  // checked with the options
   if (!a.rtol.empty()) request.set("rtol", *parse_real(a.rtol));
   json::Value timing;

@@ -55,14 +55,12 @@ int run_import(const std::vector<std::string>& args) {
     std::cerr << "kforge import: give problem files and --out DIR\n" << kImportUsage;
     return 2;
   }
-  gpu::SpawnOptions spawn;
-  spawn.argv = {gpu::task_python(), build::kernelbench_importer, "--out", out};
+  gpu::SpawnOptions spawn = gpu::task_script("", build::kernelbench_importer, {"--out", out});
   for (const auto& s : sizes) {
     spawn.argv.push_back("--sizes");
     spawn.argv.push_back(s);
   }
   for (const auto& p : problems) spawn.argv.push_back(p);
-  spawn.isolate_network = false;  // the user's own problem files, as for exports
   auto result = gpu::run(spawn, std::chrono::minutes(30));
   std::cout << result.output;
   if (!result.started) {

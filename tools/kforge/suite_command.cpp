@@ -36,6 +36,9 @@ constexpr const char* kSuiteUsage =
     "  --configs C        single, multi or auto (default: multi on cuda, single on cpu)\n"
     "  --seeds N          trials with fresh inputs per config (default 3)\n"
     "  --library-calls P  allow, flag (default) or forbid kernels that hand work to libraries\n"
+    "  --compiled MODE    the torch.compile baseline: max-autotune (default), default or off;\n"
+    "                     built once per task after its export (minutes for max-autotune),\n"
+    "                     kept in the cache\n"
     "  --out PREFIX       where the tables go (default suite-EXPERIMENT in the current folder)\n"
     "  --archive PATH, --cache DIR, --jobs N, --allow-unconfined, --quiet: as for kforge run\n"
     "exit status: 0 every kernel correct, 1 some row is not, 2 usage or infrastructure\n";
@@ -175,6 +178,7 @@ std::map<std::string, int64_t> expected_kernels(const search::ExperimentSpec& sp
 int run_suite(const std::vector<std::string>& args) {
   std::vector<std::string> task_args;
   std::string pattern, backend = "auto", configs = "auto", out_prefix, library = "flag";
+  std::string compiled = "max-autotune";
   std::string archive_path = default_state_dir() + "/archive.db", cache, directions;
   int64_t resume_id = 0, seeds = 3;
   unsigned jobs = 0;
@@ -208,6 +212,8 @@ int run_suite(const std::vector<std::string>& args) {
         seeds = integer(1, 100);
       else if (a == "--library-calls")
         library = value();
+      else if (a == "--compiled")
+        compiled = value();
       else if (a == "--out")
         out_prefix = value();
       else if (a == "--archive")
@@ -297,7 +303,7 @@ int run_suite(const std::vector<std::string>& args) {
     policy.set("library_calls", library);
     doc.set("policy", policy);
     json::Value evaluation;
-    evaluation.set("seeds", seeds);
+    evaluation.set("seeds", seeds).set("compiled_baseline", compiled);
     doc.set("evaluation", evaluation);
     // Every kernel is evaluated, however many of a target fail to compile; many compile at once.
     json::Value search;

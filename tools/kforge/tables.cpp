@@ -46,8 +46,12 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
   if (kind == "evaluated") {
     std::string s = seq() + " " + d["target"].as_string() + " " + d["strategy"].as_string() + ": ";
     if (d["verdict"].as_string() == "correct")
-      return s + "correct, " + format("%.2fx", d["speedup"].as_number()) + " over eager (" +
-             format("%.1f s", d["seconds"].as_number()) + ")";
+      return s + "correct, " + format("%.2fx", d["speedup"].as_number()) + " over eager" +
+             (d.contains("speedup_compiled")
+                  ? ", " + format("%.2fx", d["speedup_compiled"].as_number()) +
+                        " over torch.compile"
+                  : "") +
+             " (" + format("%.1f s", d["seconds"].as_number()) + ")";
     return s + d["verdict"].as_string() + ": " + d["kind"].as_string() + ": " +
            d["reason"].as_string().substr(0, 160);
   }
@@ -83,6 +87,8 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
     return "experiment " + d["status"].as_string() + ": " + std::to_string(d["proposed"].as_int()) +
            " proposed, " + std::to_string(d["correct"].as_int()) + " correct" +
            (d["error"].as_string().empty() ? "" : "; last error: " + d["error"].as_string());
+  if (kind == "compiled_baseline")
+    return "torch.compile baseline of " + d["task"].as_string() + ": " + d["baseline"].as_string();
   if (kind == "direction_missing")
     return d["task"].as_string() + " has no " + d["direction"].as_string() + " direction; skipped";
   return kind + (d.as_object().empty() ? "" : " " + d.dump());
@@ -206,16 +212,23 @@ std::string candidate_report(const json::Value& c, bool with_source) {
            (v["kind"].as_string().empty() ? "" : " " + v["kind"].as_string()) +
            (v["reason"].as_string().empty() ? "" : ": " + v["reason"].as_string()) + "\n";
   if (!c["results"].as_array().empty()) {
-    out += pad(" #", 4) + pad("config", 44) + pad("ok", 4) + pad("kernel ms", 11) +
-           pad("eager ms", 11) + "speedup\n";
+    out += pad(" #", 4) + pad("config", 40) + pad("ok", 4) + pad("kernel ms", 11) +
+           pad("eager ms", 11) + pad("speedup", 9) + pad("compiled ms", 12) + "vs compiled\n";
+    std::string compiled_note;
     for (const auto& r : c["results"].as_array()) {
       bool timed = r.contains("kernel_ms");
-      out += pad(" " + std::to_string(r["index"].as_int()), 4) + pad(r["name"].as_string(), 44) +
+      bool compiled = r.contains("compiled_ms");
+      out += pad(" " + std::to_string(r["index"].as_int()), 4) + pad(r["name"].as_string(), 40) +
              pad(r["correct"].as_bool() ? "yes" : "NO", 4) +
              pad(timed ? format("%.4f", r["kernel_ms"].as_number()) : "-", 11) +
              pad(timed ? format("%.4f", r["eager_ms"].as_number()) : "-", 11) +
-             (timed ? format("%.2fx", r["speedup"].as_number()) : "-") + "\n";
+             pad(timed ? format("%.2fx", r["speedup"].as_number()) : "-", 9) +
+             pad(compiled ? format("%.4f", r["compiled_ms"].as_number()) : "-", 12) +
+             (compiled ? format("%.2fx", r["speedup_compiled"].as_number()) : "-") + "\n";
+      if (compiled_note.empty() && r.contains("compiled_unavailable"))
+        compiled_note = r["compiled_unavailable"].as_string();
     }
+    if (!compiled_note.empty()) out += "no torch.compile time: " + compiled_note + "\n";
   }
   if (c.contains("profile")) out += "profile: " + c["profile"]["summary"].dump() + "\n";
   if (with_source) out += "\n" + c["source"].as_string();
