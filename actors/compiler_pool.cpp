@@ -113,6 +113,7 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
           b.config_set = r.config_set;
           auto built = gpu::build_compiled_baseline(r.task_dir, e.dir, b);
           out.compiled_dir = built.dir;
+          out.compiled_error = built.error;
           out.compiled_note = built.error.empty() ? gpu::describe_compiled_baseline(built.doc)
                                                   : "none: " + built.error;
         }

@@ -242,7 +242,8 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
   req.candidate_id = c.id;
   req.tgt = c.tgt;
   req.export_dir = st.export_dirs[st.population.members().at(n).target];
-  req.compiled_dir = st.compiled_dirs[st.population.members().at(n).target];
+  std::tie(req.compiled_dir, req.compiled_unavailable) =
+      st.baselines[st.population.members().at(n).target];
   req.library_path = compiled.library_path;
   req.library_policy = st.cfg.spec.library_calls;
   req.seeds = st.cfg.spec.seeds;
@@ -1092,8 +1093,13 @@ void export_tasks(self_ptr self) {
                                                              : "single";
                     st.targets.push_back(t);
                     st.export_dirs.push_back(why.empty() ? e.export_dir : std::string());
-                    st.compiled_dirs.push_back(backend == "cuda" || !on_gpu ? e.compiled_dir
-                                                                            : std::string());
+                    if (spec.compiled_baseline == "off")
+                      st.baselines.emplace_back();
+                    else if (backend == "cpu" && on_gpu)
+                      st.baselines.emplace_back(
+                          "", "the compiled baseline is built for the GPU targets only");
+                    else
+                      st.baselines.emplace_back(e.compiled_dir, e.compiled_error);
                     failed.push_back(why);
                   }
                 }

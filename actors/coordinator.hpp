@@ -65,8 +65,10 @@ struct coordinator_state {
   coordinator_config cfg;
   stage_handles stages;
   std::vector<target> targets;
-  std::vector<std::string> export_dirs;          ///< per target
-  std::vector<std::string> compiled_dirs;        ///< per target: its torch.compile baseline
+  std::vector<std::string> export_dirs;  ///< per target
+  /// Per target: its torch.compile baseline (compiled.json's folder), or why it has none when
+  /// one was asked for.
+  std::vector<std::pair<std::string, std::string>> baselines;
   std::map<std::string, std::string> cuda_arch;  ///< per evaluator key
   search::Population population{8};
   std::map<int64_t, candidate_record> candidates;  ///< by sequence

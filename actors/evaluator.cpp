@@ -127,6 +127,8 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         json::Value request;
         request.set("export_dir", r.export_dir).set("library", r.library_path);
         if (!r.compiled_dir.empty()) request.set("compiled_dir", r.compiled_dir);
+        if (!r.compiled_unavailable.empty())
+          request.set("compiled_unavailable", r.compiled_unavailable);
         request.set("direction", r.tgt.direction).set("function", r.tgt.direction);
         request.set("mode", r.tgt.config_set).set("seeds", r.seeds).set("seed", r.seed);
         request.set("library_calls", r.library_policy).set("time", true);

@@ -298,14 +298,15 @@ struct export_result {
   std::vector<std::string> directions;  ///< "forward", "backward": the ones exported
   std::map<std::string, std::string> failed_directions;  ///< the others: why not
   std::string error;
-  std::string compiled_dir;   ///< the torch.compile baseline (compiled.json), when built
-  std::string compiled_note;  ///< what was built, or why there is none
+  std::string compiled_dir;    ///< the torch.compile baseline (compiled.json), when built
+  std::string compiled_error;  ///< asked for but not built: why (the step failed as a whole)
+  std::string compiled_note;   ///< what was built, or why there is none
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, export_result& x) {
   return f(caf::meta::type_name("export_result"), x.ok, x.export_dir, x.directions,
-           x.failed_directions, x.error, x.compiled_dir, x.compiled_note);
+           x.failed_directions, x.error, x.compiled_dir, x.compiled_error, x.compiled_note);
 }
 
 struct eval_request {
@@ -313,6 +314,8 @@ struct eval_request {
   target tgt;
   std::string export_dir;
   std::string compiled_dir;  ///< the torch.compile baseline to time too ("" for none)
+  /// Asked for but there is none: why, for every timed config to say so.
+  std::string compiled_unavailable;
   std::string library_path;
   std::string library_policy;
   int32_t seeds = 3;
@@ -326,8 +329,8 @@ struct eval_request {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
   return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.export_dir,
-           x.compiled_dir, x.library_path, x.library_policy, x.seeds, x.seed, x.timing_seconds,
-           x.stop_on_failure);
+           x.compiled_dir, x.compiled_unavailable, x.library_path, x.library_policy, x.seeds,
+           x.seed, x.timing_seconds, x.stop_on_failure);
 }
 
 /// One config of an evaluation.

@@ -57,15 +57,17 @@ compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string
         // Task folders named for what goes wrong: "broken" cannot be exported; "cumsum" exports
         // a task no built-in template implements.
         const auto name = fs::path(r.task_dir).filename().string();
-        if (name == "broken")
-          return export_result{false, "", {}, {}, "Model(**{'kernel_size': 2}) failed", "", ""};
-        if (name == "cumsum")
-          return export_result{
-              true,        (fs::path(export_dir).parent_path() / "export_cumsum").string(),
-              {"forward"}, {},
-              "",          "",
-              ""};
-        return export_result{true, export_dir, {"forward"}, {}, "", "", ""};
+        export_result out;
+        out.ok = name != "broken";
+        if (!out.ok) {
+          out.error = "Model(**{'kernel_size': 2}) failed";
+          return out;
+        }
+        out.directions = {"forward"};
+        out.export_dir = name == "cumsum"
+                             ? (fs::path(export_dir).parent_path() / "export_cumsum").string()
+                             : export_dir;
+        return out;
       },
   };
 }

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "gpu/process.hpp"
+#include "gpu/task_export.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -15,8 +16,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-gpu::RunResult kforge_eval(std::vector<std::string> args) {
+gpu::RunResult kforge_eval(std::vector<std::string> args,
+                           std::vector<std::pair<std::string, std::string>> env = {}) {
   gpu::SpawnOptions o;
+  o.set_env = std::move(env);
   // As from a shell: a PID namespace whose /proc is not its own stops the CUDA driver.
   o.own_pid_namespace = false;
   o.argv = {KFORGE_CLI_PATH, "eval"};
@@ -127,6 +130,24 @@ TEST(Cli, CompiledBaselineIsTimedOrSaysWhyNot) {
     EXPECT_GT(config["compiled_ms"].as_number(), 0) << config.dump();
     EXPECT_GT(config["speedup_compiled"].as_number(), 0) << config.dump();
   }
+  // A build step that fails as a whole (here a Python that crashes on it, exit 3): the kernel is
+  // still evaluated, and its configs say why there is no compiled time.
+  const std::string python =
+      write_temp("python_without_baseline",
+                 "#!/bin/sh\ncase \"$1\" in *compile_baseline.py) echo crashed >&2; exit 3;; esac\n"
+                 "exec " +
+                     gpu::task_python() + " \"$@\"\n");
+  fs::permissions(python, fs::perms::owner_all);
+  auto crashed =
+      kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp",
+                   "--compiled", "default", "--json"},
+                  {{"KFORGE_PYTHON", python}});
+  EXPECT_EQ(crashed.exit_code, 0) << crashed.output;
+  auto crashed_doc = json::parse(crashed.output);
+  ASSERT_TRUE(crashed_doc.value) << crashed_doc.error << "\n" << crashed.output;
+  EXPECT_NE((*crashed_doc.value)["configs"][0]["compiled_unavailable"].as_string().find("exit 3"),
+            std::string::npos)
+      << crashed.output;
   auto bad = kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp",
                           "--compiled", "fast"});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;

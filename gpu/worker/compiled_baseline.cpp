@@ -74,11 +74,11 @@ CompiledBaseline::CompiledBaseline(const std::string& dir, at::Device device)
 
 CompiledBaseline::~CompiledBaseline() = default;
 
+#if defined(KFORGE_HAS_AOTI)
 CompiledBaseline::Library* CompiledBaseline::library(const json::Value& entry, std::string& why) {
   const std::string path = dir_ + "/" + entry["library"].as_string();
   auto it = libraries_.find(path);
   if (it != libraries_.end()) return it->second.get();
-#if defined(KFORGE_HAS_AOTI)
   auto lib = std::make_unique<Library>();
   try {
     if (device_.is_cuda()) {
@@ -99,11 +99,8 @@ CompiledBaseline::Library* CompiledBaseline::library(const json::Value& entry, s
     return nullptr;
   }
   return libraries_.emplace(path, std::move(lib)).first->second.get();
-#else
-  why = error_;
-  return nullptr;
-#endif
 }
+#endif
 
 std::function<std::vector<at::Tensor>()> CompiledBaseline::prepare(const std::string& direction,
                                                                    size_t index,

@@ -34,6 +34,7 @@ class CompiledBaseline {
 
  private:
   struct Library;
+  /// The loaded library of an entry of compiled.json (only where LibTorch has the runner).
   Library* library(const json::Value& entry, std::string& why);
   std::string dir_, error_;
   json::Value doc_;

@@ -416,10 +416,12 @@ json::Value Evaluator::evaluate(const json::Value& request) {
               compiled_why = "the compiled baseline failed: " + short_what(e);
             }
           }
-          if (!compiled_why.empty()) {
-            compiled_calls.clear();
-            cr.set("compiled_unavailable", compiled_why);
-          }
+        } else {
+          compiled_why = request["compiled_unavailable"].as_string();  // asked for, not built
+        }
+        if (!compiled_why.empty()) {
+          compiled_calls.clear();
+          cr.set("compiled_unavailable", compiled_why);
         }
         // The candidate comes last in every repetition: the inputs are refreshed before each
         // batch, so its last outputs belong to the values its set holds when they are checked.
