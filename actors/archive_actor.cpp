@@ -136,8 +136,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
       [write](record_atom, compile_result& r) -> caf::result<void> {
         return write(
             "compile of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
-              archive::CompileLog log{r.candidate_id, r.ok,  r.cache_hit,
-                                      r.seconds,      r.log, r.resources_json};
+              archive::CompileLog log{r.candidate_id,   r.ok,      r.cache_hit,  r.seconds, r.log,
+                                      r.resources_json, r.headers, r.light_error};
               archive::Verdict v{
                   r.candidate_id, "compile", r.ok ? "accepted" : "rejected",
                   r.ok ? ""

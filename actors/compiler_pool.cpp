@@ -78,6 +78,7 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
         o.timeout = options.timeout;
         o.allow_unconfined = options.allow_unconfined;
         o.source_name = r.source_name;
+        o.headers = gpu::parse_headers(r.headers).value_or(gpu::Headers::automatic);
         auto c = gpu::compile_candidate(r.source, o);
         compile_result out;
         out.candidate_id = r.candidate_id;
@@ -87,6 +88,8 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
         out.log = c.log;
         out.error = c.error;
         out.seconds = c.seconds;
+        out.headers = c.headers;
+        out.light_error = c.light_error;
         out.resources_json = o.backend == gpu::Backend::cuda ? resources_json(c.log) : "[]";
         return out;
       },

@@ -310,6 +310,7 @@ void compile(self_ptr self, int64_t n, bool record) {
   req.backend = c.tgt.backend;
   req.cuda_arch = st.cuda_arch[evaluator_key(c.tgt.backend, c.tgt.device)];
   req.source_name = "candidate " + std::to_string(c.id) + " (" + c.strategy + ")";
+  req.headers = st.cfg.spec.headers;
   self->request(st.stages.compiler, caf::infinite, compile_atom::value, req)
       .then(
           [self, n, record](compile_result& r) {

@@ -17,7 +17,7 @@ using detail::now;
 using detail::Statement;
 using detail::Transaction;
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS experiments (
@@ -36,7 +36,8 @@ CREATE TABLE IF NOT EXISTS verdicts (
   created_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS compiles (
   candidate_id INTEGER NOT NULL REFERENCES candidates(id), ok INTEGER NOT NULL,
-  cache_hit INTEGER NOT NULL, seconds REAL NOT NULL, log TEXT NOT NULL, resources TEXT NOT NULL);
+  cache_hit INTEGER NOT NULL, seconds REAL NOT NULL, log TEXT NOT NULL, resources TEXT NOT NULL,
+  headers TEXT NOT NULL DEFAULT '', light_error TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS results (
   candidate_id INTEGER NOT NULL REFERENCES candidates(id), config_set TEXT NOT NULL,
   config_index INTEGER NOT NULL, config_name TEXT NOT NULL, correct INTEGER NOT NULL,
@@ -72,11 +73,15 @@ CREATE INDEX IF NOT EXISTS compiles_by_candidate ON compiles (candidate_id);
 )sql";
 
 // Version 1 had no template parameters on candidates, version 2 no recorded decisions (the LLM
-// tables are new in version 3 and made by the schema itself).
+// tables are new in version 3 and made by the schema itself), version 3 no record of which headers
+// built a candidate.
 constexpr const char* kMigrateFrom1 =
     "ALTER TABLE candidates ADD COLUMN params TEXT NOT NULL DEFAULT '{}';";
 constexpr const char* kMigrateFrom2 =
     "ALTER TABLE candidates ADD COLUMN decision TEXT NOT NULL DEFAULT '{}';";
+constexpr const char* kMigrateFrom3 =
+    "ALTER TABLE compiles ADD COLUMN headers TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE compiles ADD COLUMN light_error TEXT NOT NULL DEFAULT '';";
 
 constexpr const char* kCandidateColumns =
     "id, experiment_id, sequence, task, direction, backend, source, source_hash, parent_id, "
@@ -152,7 +157,8 @@ std::unique_ptr<Archive> Archive::open(const std::string& path, std::string& err
     sqlite3_close(db);
     return nullptr;
   }
-  for (auto [from, sql] : {std::pair{1, kMigrateFrom1}, std::pair{2, kMigrateFrom2}}) {
+  for (auto [from, sql] :
+       {std::pair{1, kMigrateFrom1}, std::pair{2, kMigrateFrom2}, std::pair{3, kMigrateFrom3}}) {
     if (found < 1 || found > from) continue;
     if (auto s = exec(db, sql); !s) {
       error = path + ": upgrading the schema from version " + std::to_string(from) +
@@ -250,11 +256,13 @@ Status Archive::insert_verdict(const Verdict& v) {
 }
 
 Status Archive::add_compile(const CompileLog& c) {
-  Statement s(db_,
-              "INSERT INTO compiles (candidate_id, ok, cache_hit, seconds, log, resources) VALUES "
-              "(?, ?, ?, ?, ?, ?)");
+  Statement s(
+      db_,
+      "INSERT INTO compiles (candidate_id, ok, cache_hit, seconds, log, resources, headers, "
+      "light_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   s.bind(1, c.candidate_id).bind(2, int64_t{c.ok}).bind(3, int64_t{c.cache_hit}).bind(4, c.seconds);
   s.bind(5, c.log).bind(6, c.resources_json.empty() ? std::string("{}") : c.resources_json);
+  s.bind(7, c.headers).bind(8, c.light_error);
   return s.run();
 }
 
@@ -369,12 +377,12 @@ std::vector<Experiment> Archive::experiments() {
 
 std::optional<CompileLog> Archive::compile_log(int64_t candidate_id) {
   Statement s(db_,
-              "SELECT candidate_id, ok, cache_hit, seconds, log, resources FROM compiles WHERE "
-              "candidate_id = ? ORDER BY rowid DESC LIMIT 1");
+              "SELECT candidate_id, ok, cache_hit, seconds, log, resources, headers, light_error "
+              "FROM compiles WHERE candidate_id = ? ORDER BY rowid DESC LIMIT 1");
   s.bind(1, candidate_id);
   if (!s.step()) return std::nullopt;
-  return CompileLog{s.integer(0), s.integer(1) != 0, s.integer(2) != 0,
-                    s.real(3),    s.text(4),         s.text(5)};
+  return CompileLog{s.integer(0), s.integer(1) != 0, s.integer(2) != 0, s.real(3),
+                    s.text(4),    s.text(5),         s.text(6),         s.text(7)};
 }
 
 std::optional<std::string> Archive::profile(int64_t candidate_id) {

@@ -57,6 +57,8 @@ struct CompileLog {
   double seconds = 0;
   std::string log;
   std::string resources_json;  ///< registers, shared memory, spills per kernel
+  std::string headers;         ///< "light" or "full": which headers built it; empty before v4
+  std::string light_error;     ///< why the light headers could not build it, when they could not
 };
 
 struct ConfigResult {

@@ -119,6 +119,8 @@ std::optional<json::Value> candidate_view(Archive& a, int64_t candidate_id) {
     json::Value x;
     x.set("ok", log->ok).set("cache_hit", log->cache_hit).set("seconds", log->seconds);
     x.set("log", log->log).set("resources", parsed_or_text(log->resources_json));
+    if (!log->headers.empty()) x.set("headers", log->headers);
+    if (!log->light_error.empty()) x.set("light_error", log->light_error);
     v.set("compile", x);
   }
   json::Value results;

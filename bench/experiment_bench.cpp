@@ -2,9 +2,12 @@
 // runtime: how busy the evaluator is (the fraction of wall time it spends evaluating: worker
 // start, checks and timing), how busy while compiled candidates were waiting for it (busy time
 // over the time it had work queued or running), candidates evaluated per minute, the time to the
-// first evaluation, and the best speedup over eager PyTorch per target after the budget.
+// first evaluation and to the first correct kernel, and the best speedup over eager PyTorch per
+// target after the budget. --headers overrides the experiment's evaluation.headers (auto, light,
+// full), so one config measures candidates built with kforge's light headers against LibTorch's.
 //
 //   build-gpu/bench/kforge-experiment-bench configs/builtin_gpu.json --archive /tmp/bench.db
+//       [--headers full]
 #include <caf/all.hpp>
 
 #include <iostream>
@@ -20,17 +23,20 @@ using namespace kforge;
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  std::string config, archive_path = "/tmp/kforge-experiment-bench.db", cache;
+  std::string config, archive_path = "/tmp/kforge-experiment-bench.db", cache, headers;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--archive" && i + 1 < args.size())
       archive_path = args[++i];
     else if (args[i] == "--cache" && i + 1 < args.size())
       cache = args[++i];
+    else if (args[i] == "--headers" && i + 1 < args.size())
+      headers = args[++i];
     else
       config = args[i];
   }
   if (config.empty()) {
-    std::cerr << "usage: kforge-experiment-bench CONFIG [--archive PATH] [--cache DIR]\n";
+    std::cerr << "usage: kforge-experiment-bench CONFIG [--archive PATH] [--cache DIR] "
+                 "[--headers auto|light|full]\n";
     return 2;
   }
   cli::actor_host host;
@@ -43,6 +49,7 @@ int main(int argc, char** argv) {
     std::cerr << "kforge-experiment-bench: " << error << "\n";
     return 2;
   }
+  if (!headers.empty()) spec.headers = headers;
   auto& rt = host.rt();
   caf::scoped_actor self{host.system()};
   experiment_record record;
@@ -52,15 +59,20 @@ int main(int argc, char** argv) {
   }
   const auto start = std::chrono::steady_clock::now();
   host.start_coordinator(record, spec, caf::actor_cast<caf::actor>(self), false);
-  double first_evaluation = -1;
+  double first_evaluation = -1, first_correct = -1;
   bool done = false;
   experiment_status final_status;
   while (!done)
     self->receive(
         [&](event_atom, event_record& ev) {
-          if (ev.kind == "evaluated" && first_evaluation < 0)
-            first_evaluation =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          if (ev.kind != "evaluated") return;
+          const double now =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          if (first_evaluation < 0) first_evaluation = now;
+          auto detail = json::parse(ev.detail_json);
+          if (first_correct < 0 && detail.value &&
+              (*detail.value)["verdict"].as_string() == "correct")
+            first_correct = now;
         },
         [&](done_atom, experiment_status& s) {
           final_status = std::move(s);
@@ -85,11 +97,12 @@ int main(int argc, char** argv) {
                              s.loaded_seconds > 0 ? 100 * s.busy_seconds / s.loaded_seconds : 0)
               << "\n";
   }
-  std::cout << "wall " << cli::format("%.1f s", wall) << ", first evaluation after "
-            << cli::format("%.1f s", first_evaluation) << ", " << final_status.evaluated
-            << " evaluated (" << cli::format("%.1f", 60.0 * final_status.evaluated / wall)
-            << " per minute), " << final_status.correct << " correct, " << final_status.rejected
-            << " rejected\n\n";
+  std::cout << "headers " << spec.headers << ", wall " << cli::format("%.1f s", wall)
+            << ", first evaluation after " << cli::format("%.1f s", first_evaluation)
+            << ", first correct after " << cli::format("%.1f s", first_correct) << ", "
+            << final_status.evaluated << " evaluated ("
+            << cli::format("%.1f", 60.0 * final_status.evaluated / wall) << " per minute), "
+            << final_status.correct << " correct, " << final_status.rejected << " rejected\n\n";
   if (auto view = archive::experiment_view(*rt.db, record.id))
     std::cout << cli::experiment_table(*view);
   return final_status.status == "finished" ? 0 : 1;

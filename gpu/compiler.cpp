@@ -29,14 +29,27 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-std::string shim_fingerprint() {
-  static const std::string fingerprint = [] {
-    std::string all;
-    for (const char* f : {"/torch/extension.h", "/kforge/extension_registry.h"})
-      all += read_file(std::string(build::shim_dir) + f).text;
-    return sha256_hex(all);
-  }();
-  return fingerprint;
+// Every header file under a folder, in name order, hashed together.
+std::string headers_hash(const std::vector<std::string>& roots) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& root : roots)
+    for (const auto& f : std::filesystem::recursive_directory_iterator(root))
+      if (f.is_regular_file()) files.push_back(f.path());
+  std::sort(files.begin(), files.end());
+  std::string all;
+  for (const auto& f : files) all += f.string() + '\0' + read_file(f).text + '\0';
+  return sha256_hex(all);
+}
+
+// The headers a compile reads besides LibTorch's: the light ones read gpu/shim's pybind11 names.
+std::string shim_fingerprint(bool light) {
+  static const std::string full = headers_hash({build::shim_dir});
+  static const std::string light_headers = headers_hash({build::shim_light_dir, build::shim_dir});
+  return light ? light_headers : full;
+}
+
+bool uses_light_headers(const CompileOptions& o) {
+  return o.headers != Headers::full;
 }
 
 // The first error line of a compiler log, for the one-line summary.
@@ -55,6 +68,7 @@ std::mutex pch_mutex;
 std::vector<std::string> base_cpu_command(const CompileOptions& o) {
   CompileOptions plain = o;
   plain.precompiled_header = false;
+  plain.headers = Headers::full;
   return compile_command(plain, "SRC", "OUT");
 }
 
@@ -116,13 +130,15 @@ FilesystemView compiler_view(const CompileOptions& o, const std::string& compile
                     "/proc/stat",
                     "/sys/devices/system/cpu",
                     build::shim_dir,
+                    build::shim_light_dir,
                     build::torch_library_dir,
                     build::cuda_include_dir,
                     build::cuda_library_dir};
   for (const auto& dir : split(build::torch_include_dirs, ';')) view.read_only.push_back(dir);
   for (const char* tool : {build::cxx_compiler, build::nvcc})
     if (*tool) view.read_only.push_back(fs::path(tool).parent_path().parent_path().string());
-  if (o.backend == Backend::cpu && o.precompiled_header) view.read_only.push_back(pch_dir(o));
+  if (o.backend == Backend::cpu && o.precompiled_header && !uses_light_headers(o))
+    view.read_only.push_back(pch_dir(o));
   view.read_write = {compile_dir};
   view.devices = {"/dev/null", "/dev/zero", "/dev/urandom"};
   return view;
@@ -134,7 +150,7 @@ std::string pch_dir(const CompileOptions& o) {
   std::string flags;
   for (const auto& a : base_cpu_command(o)) flags += a + '\n';
   return (std::filesystem::path(o.cache_dir) / "pch" /
-          sha256_hex(flags + shim_fingerprint()).substr(0, 24))
+          sha256_hex(flags + shim_fingerprint(false)).substr(0, 24))
       .string();
 }
 
@@ -148,14 +164,37 @@ std::optional<Backend> parse_backend(std::string_view text) {
   return std::nullopt;
 }
 
+std::string_view to_string(Headers headers) {
+  switch (headers) {
+    case Headers::light:
+      return "light";
+    case Headers::full:
+      return "full";
+    default:
+      return "automatic";
+  }
+}
+
+std::optional<Headers> parse_headers(std::string_view text) {
+  if (text == "automatic" || text == "auto") return Headers::automatic;
+  if (text == "light") return Headers::light;
+  if (text == "full") return Headers::full;
+  return std::nullopt;
+}
+
 std::vector<std::string> compile_command(const CompileOptions& o, const std::string& source_path,
                                          const std::string& output_path) {
   std::vector<std::string> cmd;
+  const bool light = uses_light_headers(o);
+  // The light headers answer to LibTorch's header names; LibTorch's own folders are left out, so a
+  // kernel that needs more than they offer fails to build with them and is built with LibTorch's.
   std::vector<std::string> includes = {std::string("-I") + build::shim_dir};
+  if (light) includes.insert(includes.begin(), std::string("-I") + build::shim_light_dir);
   // The precompiled header's folder comes first: g++ takes torch/extension.h.gch from there.
-  if (o.backend == Backend::cpu && o.precompiled_header && !o.cache_dir.empty())
+  if (!light && o.backend == Backend::cpu && o.precompiled_header && !o.cache_dir.empty())
     includes.insert(includes.begin(), "-I" + pch_dir(o));
-  for (const auto& dir : split(build::torch_include_dirs, ';')) includes.push_back("-I" + dir);
+  if (!light)
+    for (const auto& dir : split(build::torch_include_dirs, ';')) includes.push_back("-I" + dir);
   std::string libdir = build::torch_library_dir;
   if (o.backend == Backend::cpu) {
     cmd = {build::cxx_compiler,   "-std=c++17", "-O3",
@@ -164,8 +203,10 @@ std::vector<std::string> compile_command(const CompileOptions& o, const std::str
     for (const auto& f : split(build::torch_cxx_flags, ' ')) cmd.push_back(f);
     cmd.insert(cmd.end(), includes.begin(), includes.end());
     cmd.insert(cmd.end(), o.extra_flags.begin(), o.extra_flags.end());
-    cmd.insert(cmd.end(), {source_path, "-o", output_path, "-L" + libdir, "-Wl,-rpath," + libdir,
-                           "-Wl,--no-undefined", "-ltorch_cpu", "-lc10", "-lgomp"});
+    cmd.insert(cmd.end(), {source_path, "-o", output_path, "-Wl,--no-undefined"});
+    if (!light)
+      cmd.insert(cmd.end(), {"-L" + libdir, "-Wl,-rpath," + libdir, "-ltorch_cpu", "-lc10"});
+    cmd.push_back("-lgomp");
   } else {
     std::string arch = o.cuda_arch.rfind("sm_", 0) == 0 ? o.cuda_arch.substr(3) : o.cuda_arch;
     cmd = {build::nvcc,
@@ -190,22 +231,28 @@ std::vector<std::string> compile_command(const CompileOptions& o, const std::str
     cmd.insert(cmd.end(), includes.begin(), includes.end());
     if (*build::cuda_include_dir) cmd.push_back(std::string("-I") + build::cuda_include_dir);
     cmd.insert(cmd.end(), o.extra_flags.begin(), o.extra_flags.end());
-    cmd.insert(cmd.end(),
-               {source_path, "-o", output_path, "-L" + libdir, "-Xlinker", "-rpath=" + libdir,
-                "-ltorch_cpu", "-ltorch_cuda", "-lc10", "-lc10_cuda"});
+    cmd.insert(cmd.end(), {source_path, "-o", output_path});
+    if (!light)
+      cmd.insert(cmd.end(), {"-L" + libdir, "-Xlinker", "-rpath=" + libdir, "-ltorch_cpu",
+                             "-ltorch_cuda", "-lc10", "-lc10_cuda"});
     if (*build::cuda_library_dir) cmd.push_back(std::string("-L") + build::cuda_library_dir);
     cmd.push_back("-lcudart");
   }
   return cmd;
 }
 
-CompileResult compile_candidate(std::string_view source, const CompileOptions& o) {
+namespace {
+
+// One compile with the headers of `o` (light or full).
+CompileResult compile_with(std::string_view source, const CompileOptions& o) {
   CompileResult result;
+  const bool light = uses_light_headers(o);
+  result.headers = light ? "light" : "full";
   namespace fs = std::filesystem;
   std::string flags;
   for (const auto& a : compile_command(o, "SRC", "OUT")) flags += a + '\n';
-  result.key = sha256_hex(std::string(kCacheVersion) + '\0' + flags + '\0' + shim_fingerprint() +
-                          '\0' + std::string(source));
+  result.key = sha256_hex(std::string(kCacheVersion) + '\0' + flags + '\0' +
+                          shim_fingerprint(light) + '\0' + std::string(source));
   fs::path dir = fs::path(o.cache_dir) / "compile";
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -234,25 +281,32 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
   }
   std::string pch_log;
   CompileOptions effective = o;
-  if (o.backend == Backend::cpu && o.precompiled_header && !ensure_precompiled_header(o, pch_log))
+  if (!light && o.backend == Backend::cpu && o.precompiled_header &&
+      !ensure_precompiled_header(o, pch_log))
     effective.precompiled_header = false;
   if (auto err = write_file_atomic(src, source); !err.empty()) {
     result.error = err;
     return result;
   }
   // The compiler writes into a private temporary name; the rename publishes it to the cache.
-  fs::path tmp_so =
-      dir / (result.key + ".so.tmp" + std::to_string(::getpid()) + "_" +
-             std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())));
+  const std::string unique =
+      std::to_string(::getpid()) + "_" +
+      std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  fs::path tmp_so = dir / (result.key + ".so.tmp" + unique);
+  // nvcc names its intermediate files after the source and its process id, which is the same in
+  // every PID namespace: two compiles of one source (two kforge processes) need their own TMPDIR.
+  fs::path scratch = dir / ("tmp." + result.key.substr(0, 16) + "." + unique);
+  fs::create_directories(scratch, ec);
   SpawnOptions spawn;
   spawn.argv = compile_command(effective, src, tmp_so);
   spawn.working_dir = dir;
   spawn.filesystem = compiler_view(effective, dir);
   spawn.allow_unconfined = o.allow_unconfined;
-  spawn.environment = confined_environment(dir);
+  spawn.environment = confined_environment(scratch);
   spawn.limits.cpu_seconds = static_cast<uint64_t>(o.timeout.count()) * 2;
   spawn.limits.file_size_bytes = 1ull << 30;
   auto run_result = run(spawn, o.timeout, 4 << 20);
+  fs::remove_all(scratch, ec);
   result.seconds = run_result.seconds;
   result.log = pch_log + run_result.output;
   write_file_atomic(log, result.log);
@@ -282,6 +336,23 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
   write_file_atomic(failed, result.error);
   result.log = named(result.log);
   result.error = named(result.error);
+  return result;
+}
+
+}  // namespace
+
+CompileResult compile_candidate(std::string_view source, const CompileOptions& o) {
+  if (o.headers != Headers::automatic) return compile_with(source, o);
+  CompileOptions light = o;
+  light.headers = Headers::light;
+  CompileResult first = compile_with(source, light);
+  if (first.ok) return first;
+  // What the user and an LLM see is LibTorch's verdict on the source, not the light headers'.
+  CompileOptions full = o;
+  full.headers = Headers::full;
+  CompileResult result = compile_with(source, full);
+  result.seconds += first.seconds;
+  result.light_error = first.error;
   return result;
 }
 

@@ -1,8 +1,11 @@
 // Compiling a candidate source into a shared object the worker can load: g++ for the cpu backend,
-// nvcc for cuda, through kforge's own torch/extension.h. Results (and failures, with the compiler
-// log) are cached by a content hash of source, flags, shim and compiler; compiles run in parallel.
-// On the cpu backend the shim and LibTorch's headers are precompiled once per flag set, which
-// takes a compile from 12.0 s to 3.7 s on the development machine (see BENCHMARKS.md).
+// nvcc for cuda, through kforge's own torch/extension.h. Two sets of headers: kforge's light
+// headers (gpu/shim_light: LibTorch's common names, forwarding to the worker's LibTorch, parsed in
+// about a second) are tried first, and LibTorch's own headers (gpu/shim) build what the light
+// ones cannot; the result says which built it. Results (and failures, with the compiler log) are
+// cached by a content hash of source, headers, flags and compiler; compiles run in parallel. On
+// the cpu backend LibTorch's headers are precompiled once per flag set (12.0 s to 3.7 s per
+// compile on the development machine, see BENCHMARKS.md).
 #pragma once
 
 #include <chrono>
@@ -17,10 +20,16 @@ enum class Backend { cpu, cuda };
 std::string_view to_string(Backend backend);
 std::optional<Backend> parse_backend(std::string_view text);
 
+/// Which headers build a candidate: the light ones with LibTorch's as the fallback, or one of them.
+enum class Headers { automatic, light, full };
+std::string_view to_string(Headers headers);
+std::optional<Headers> parse_headers(std::string_view text);
+
 struct CompileOptions {
   Backend backend = Backend::cpu;
   std::string cuda_arch = "sm_90";  ///< sm_XY of the device the candidate will run on
   std::string cache_dir;            ///< where sources, objects and logs are kept
+  Headers headers = Headers::automatic;
   std::chrono::seconds timeout{300};
   std::vector<std::string> extra_flags;
   /// Shown in the compiler log instead of the cached copy's path (the user's file name).
@@ -38,14 +47,21 @@ struct CompileResult {
   std::string library_path;  ///< the shared object, when ok
   std::string log;           ///< what the compiler printed
   std::string error;         ///< one line: why it failed
-  double seconds = 0;        ///< compiler wall time (0 on a cache hit)
+  double seconds = 0;        ///< compiler wall time (0 on a cache hit), every attempt included
+  /// "light" or "full": the headers that built it, or whose error `error` and `log` are.
+  std::string headers;
+  /// The light headers were tried and could not build it: their first error (never in `log`).
+  std::string light_error;
 };
 
-/// The argument vector used for a source file and an output path (for logs and tests).
+/// The argument vector used for a source file and an output path (for logs and tests); automatic
+/// headers give the light headers' command.
 std::vector<std::string> compile_command(const CompileOptions& options,
                                          const std::string& source_path,
                                          const std::string& output_path);
 
+/// Builds with the headers of `options`; automatic: the light headers, then LibTorch's when the
+/// light ones fail, reporting LibTorch's log and error in that case.
 CompileResult compile_candidate(std::string_view source, const CompileOptions& options);
 
 /// Compiles several sources at once, at most `parallel` compilers running together.

@@ -234,14 +234,15 @@ struct compile_request {
   int64_t candidate_id = 0;
   std::string source;
   std::string backend;
-  std::string cuda_arch;    ///< sm_XY for cuda
-  std::string source_name;  ///< how logs name the source
+  std::string cuda_arch;         ///< sm_XY for cuda
+  std::string source_name;       ///< how logs name the source
+  std::string headers = "auto";  ///< "auto", "light" or "full" (gpu::Headers)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, compile_request& x) {
   return f(caf::meta::type_name("compile_request"), x.candidate_id, x.source, x.backend,
-           x.cuda_arch, x.source_name);
+           x.cuda_arch, x.source_name, x.headers);
 }
 
 struct compile_result {
@@ -253,12 +254,14 @@ struct compile_result {
   std::string error;
   double seconds = 0;
   std::string resources_json;  ///< registers, shared memory and spills per kernel (cuda)
+  std::string headers;         ///< "light" or "full": the headers that built it (gpu/compiler.hpp)
+  std::string light_error;     ///< why the light headers could not, when LibTorch's built it
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, compile_result& x) {
   return f(caf::meta::type_name("compile_result"), x.candidate_id, x.ok, x.cache_hit,
-           x.library_path, x.log, x.error, x.seconds, x.resources_json);
+           x.library_path, x.log, x.error, x.seconds, x.resources_json, x.headers, x.light_error);
 }
 
 /// The device an evaluator owns, as its worker reports it.

@@ -273,6 +273,7 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
       er.integer("seeds", s.seeds, 1, 100);
       er.number("timing_seconds", s.timing_seconds, 0.01);
       er.string("compiled_baseline", s.compiled_baseline, {"off", "default", "max-autotune"});
+      er.string("headers", s.headers, {"auto", "light", "full"});
     }
     if (auto v = r.get("search")) {
       Reader sr(*v, "config.search", errors);
@@ -341,6 +342,7 @@ json::Value ExperimentSpec::to_json() const {
   policy.set("library_calls", library_calls).set("max_source_bytes", max_source_bytes);
   evaluation.set("seeds", seeds).set("timing_seconds", timing_seconds);
   if (compiled_baseline != "off") evaluation.set("compiled_baseline", compiled_baseline);
+  if (headers != "auto") evaluation.set("headers", headers);
   search.set("parent_selection", parent_selection)
       .set("tournament_size", tournament_size)
       .set("pipeline_depth", pipeline_depth)

@@ -86,6 +86,9 @@ struct ExperimentSpec {
   /// Also time torch.compile's code for each config (AOTInductor, built once per task after its
   /// export): "off", "default" or "max-autotune" (Inductor's mode).
   std::string compiled_baseline = "off";
+  /// Which headers build CUDA and CPU candidates: "auto" (kforge's light headers, LibTorch's where
+  /// they cannot), "light" or "full" (LibTorch's only, as before the light headers).
+  std::string headers = "auto";
   double timing_seconds = 0.5;  ///< timing budget per config
 
   // search

@@ -238,7 +238,7 @@ TEST_F(ArchiveTest, ProgressSaysHowFarEachCandidateGot) {
   int64_t proposed = candidate(*a, e), rejected = candidate(*a, e), evaluated = candidate(*a, e);
   ASSERT_TRUE(a->add_verdict({rejected, "verify", "rejected", "forbidden_construct", "fork"}));
   ASSERT_TRUE(a->add_verdict({evaluated, "verify", "accepted", "", ""}));
-  ASSERT_TRUE(a->record_compile({evaluated, true, false, 1.0, "log", "[]"},
+  ASSERT_TRUE(a->record_compile({evaluated, true, false, 1.0, "log", "[]", "full", "no at::conv2d"},
                                 {evaluated, "compile", "accepted", "", ""}));
   ConfigResult r0{evaluated, "multi", 0, "c0", true, 0, 0, 1.0, 2.0, 2.0, "{}"};
   ConfigResult r1{evaluated, "multi", 1, "c1", true, 0, 0, 1.0, 8.0, 8.0, "{}"};
@@ -258,8 +258,39 @@ TEST_F(ArchiveTest, ProgressSaysHowFarEachCandidateGot) {
   auto cv = candidate_view(*a, evaluated);
   ASSERT_TRUE(cv);
   EXPECT_EQ((*cv)["results"].as_array().size(), 2u);
+  EXPECT_EQ((*cv)["compile"]["headers"].as_string(), "full");
+  EXPECT_EQ((*cv)["compile"]["light_error"].as_string(), "no at::conv2d");
   EXPECT_EQ((*cv)["compile"]["log"].as_string(), "log");
   EXPECT_FALSE(candidate_view(*a, 999));
+}
+
+// An archive of schema 3 (before compiles said which headers built a candidate) opens, keeps its
+// compile logs, and records the headers of new ones.
+TEST_F(ArchiveTest, ASchemaThreeArchiveGainsTheHeadersColumns) {
+  int64_t id = 0;
+  {
+    auto a = open();
+    id = candidate(*a, experiment(*a));
+    ASSERT_TRUE(a->record_compile({id, true, false, 1.0, "old log", "[]", "", ""},
+                                  {id, "compile", "accepted", "", ""}));
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
+  for (const char* sql :
+       {"CREATE TABLE old_compiles AS SELECT candidate_id, ok, cache_hit, seconds, "
+        "log, resources FROM compiles;",
+        "DROP TABLE compiles;", "ALTER TABLE old_compiles RENAME TO compiles;",
+        "PRAGMA user_version=3;"})
+    ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sql;
+  sqlite3_close(raw);
+  auto a = open();
+  auto old = a->compile_log(id);
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->log, "old log");
+  EXPECT_EQ(old->headers, "");
+  ASSERT_TRUE(a->record_compile({id, true, true, 0.0, "new log", "[]", "light", ""},
+                                {id, "compile", "accepted", "", ""}));
+  EXPECT_EQ(a->compile_log(id)->headers, "light");
 }
 
 TEST_F(ArchiveTest, ANewerSchemaIsRefusedWithAReason) {

@@ -57,24 +57,30 @@ void PrintTo(const Fixture& f, std::ostream* os) {
   *os << f.kernel;
 }
 
-std::string name_of(const testing::TestParamInfo<Fixture>& info) {
-  return std::filesystem::path(info.param.task).filename().string() + "_" +
-         std::filesystem::path(info.param.kernel).stem().string();
+using FixtureAndHeaders = std::tuple<Fixture, gpu::Headers>;
+
+std::string name_of(const testing::TestParamInfo<FixtureAndHeaders>& info) {
+  const auto& [f, headers] = info.param;
+  return std::filesystem::path(f.task).filename().string() + "_" +
+         std::filesystem::path(f.kernel).stem().string() + "_" + headers_suffix(headers);
 }
 
-class CpuFixture : public testing::TestWithParam<Fixture> {};
+// Each kernel is built both ways (the light headers first, and LibTorch's only) with the same
+// verdict; built light-first, every fixture takes the light path.
+class CpuFixture : public testing::TestWithParam<FixtureAndHeaders> {};
 
 TEST_P(CpuFixture, IsCorrectOnTheSingleConfigs) {
-  const auto& f = GetParam();
+  const auto& [f, headers] = GetParam();
   gpu::WorkerClient worker(gpu::WorkerOptions{});
   json::Value request;
   request.set("direction", f.direction).set("mode", "single").set("seeds", 3);
   json::Value timing;
   timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
   request.set("timing", timing);
-  auto e = evaluate(worker, gpu::Backend::cpu, f.task, f.kernel, request);
+  auto e = evaluate(worker, gpu::Backend::cpu, f.task, f.kernel, request, "sm_90", headers);
   ASSERT_TRUE(e.compile.ok) << e.describe();
   EXPECT_EQ(e.verdict(), "correct") << e.describe();
+  EXPECT_EQ(e.compile.headers, headers == gpu::Headers::full ? "full" : "light") << e.describe();
   for (const auto& c : e.outcome.result["configs"].as_array()) {
     EXPECT_EQ(c["seeds_passed"].as_int(), 3);
     EXPECT_GT(c["candidate"]["median_ms"].as_number(), 0);
@@ -118,16 +124,23 @@ TEST(CpuFixtureThreads, ThreadsTheReferenceStartsAreNotTheKernels) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, CpuFixture,
-                         testing::ValuesIn(fixtures(source_dir() + "/tasks", "_cpu.cpp")), name_of);
+                         testing::Combine(testing::ValuesIn(fixtures(source_dir() + "/tasks",
+                                                                     "_cpu.cpp")),
+                                          testing::ValuesIn(both_headers)),
+                         name_of);
 INSTANTIATE_TEST_SUITE_P(TestTask, CpuFixture,
-                         testing::ValuesIn(fixtures(source_dir() + "/tests/tasks", "_cpu.cpp")),
+                         testing::Combine(testing::ValuesIn(fixtures(source_dir() + "/tests/tasks",
+                                                                     "_cpu.cpp")),
+                                          testing::ValuesIn(both_headers)),
                          name_of);
 // Every CPU template of the task's recognised family, with its defaults and the traits the task
 // fixes (its signature, its epilogue), is correct on the task: what `kforge run` proposes first.
-class CpuTemplate : public testing::TestWithParam<std::string> {};
+// Built both ways, as the fixtures are.
+class CpuTemplate : public testing::TestWithParam<std::tuple<std::string, gpu::Headers>> {};
 
 TEST_P(CpuTemplate, DefaultsAreCorrectOnTheTask) {
-  const auto& t = exported(GetParam());
+  const auto& [task, headers] = GetParam();
+  const auto& t = exported(task);
   ASSERT_TRUE(t.ok);
   auto family = builtin::recognise_family(t.doc["directions"]["forward"], "forward");
   ASSERT_FALSE(family.family.empty()) << family.why_not;
@@ -143,17 +156,23 @@ TEST_P(CpuTemplate, DefaultsAreCorrectOnTheTask) {
     auto path = std::filesystem::temp_directory_path() /
                 ("kforge_template_" + std::to_string(::getpid()) + "_" + tpl.name() + ".cpp");
     std::ofstream(path) << tpl.render(tpl.defaults(), traits);
-    auto e = evaluate(worker, gpu::Backend::cpu, GetParam(), path, request);
+    auto e = evaluate(worker, gpu::Backend::cpu, task, path, request, "sm_90", headers);
     EXPECT_EQ(e.verdict(), "correct") << tpl.name() << "\n" << e.describe();
+    EXPECT_EQ(e.compile.headers, headers == gpu::Headers::full ? "full" : "light")
+        << tpl.name() << "\n"
+        << e.describe();
     std::filesystem::remove(path);
   }
   EXPECT_GT(tried, 0) << "no CPU template for " << family.family;
 }
 
-INSTANTIATE_TEST_SUITE_P(BuiltinTemplate, CpuTemplate, testing::ValuesIn(template_tasks()),
-                         [](const testing::TestParamInfo<std::string>& info) {
-                           return std::filesystem::path(info.param).filename().string();
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    BuiltinTemplate, CpuTemplate,
+    testing::Combine(testing::ValuesIn(template_tasks()), testing::ValuesIn(both_headers)),
+    [](const testing::TestParamInfo<std::tuple<std::string, gpu::Headers>>& info) {
+      return std::filesystem::path(std::get<0>(info.param)).filename().string() + "_" +
+             headers_suffix(std::get<1>(info.param));
+    });
 
 // Each family of CPU templates has a task above (a new template needs a task to be checked on).
 TEST(CpuTemplateCoverage, EveryFamilyHasATask) {

@@ -37,13 +37,15 @@ const gpu::ExportedTaskInfo& exported(const std::string& task_path) {
 }
 
 std::string Evaluation::describe() const {
-  if (!compile.ok) return "compile failed: " + compile.error + "\n" + compile.log;
-  return outcome.result.dump() + "\ncandidate output: " + outcome.candidate_output;
+  std::string built = "built with the " + compile.headers + " headers" +
+                      (compile.light_error.empty() ? "" : " (light: " + compile.light_error + ")");
+  if (!compile.ok) return "compile failed: " + compile.error + "\n" + compile.log + "\n" + built;
+  return outcome.result.dump() + "\ncandidate output: " + outcome.candidate_output + "\n" + built;
 }
 
 Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
                     const std::string& kernel_path, json::Value request,
-                    const std::string& cuda_arch) {
+                    const std::string& cuda_arch, gpu::Headers headers) {
   Evaluation e;
   const auto& task = exported(task_path);
   auto source = gpu::read_file(kernel_path);
@@ -52,6 +54,7 @@ Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::
   options.backend = backend;
   options.cache_dir = cache_dir();
   options.cuda_arch = cuda_arch;
+  options.headers = headers;
   e.compile = gpu::compile_candidate(source.text, options);
   if (!e.compile.ok) return e;
   request.set("export_dir", task.dir).set("library", e.compile.library_path);

@@ -14,6 +14,12 @@
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
 
+namespace kforge::gpu {
+inline void PrintTo(Headers headers, std::ostream* os) {
+  *os << to_string(headers);
+}
+}  // namespace kforge::gpu
+
 namespace kforge::test {
 
 std::string source_dir();
@@ -34,11 +40,19 @@ struct Evaluation {
   std::string describe() const;  ///< for assertion messages
 };
 
-/// Compiles `kernel_path` for `backend` and evaluates it on `task_path` with `request` fields
-/// added.
+/// Compiles `kernel_path` for `backend` (with `headers`) and evaluates it on `task_path` with
+/// `request` fields added.
 Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
                     const std::string& kernel_path, json::Value request,
-                    const std::string& cuda_arch = "sm_90");
+                    const std::string& cuda_arch = "sm_90",
+                    gpu::Headers headers = gpu::Headers::automatic);
+
+/// Both ways a kernel is built (the light headers first, and LibTorch's only), for suites that
+/// check that a kernel gets the same verdict either way; and a test-name suffix for each.
+inline const std::vector<gpu::Headers> both_headers = {gpu::Headers::automatic, gpu::Headers::full};
+inline std::string headers_suffix(gpu::Headers h) {
+  return h == gpu::Headers::full ? "full_headers" : "light_first";
+}
 
 /// A process that runs (zombies waiting to be reaped are left out), from /proc.
 struct LiveProcess {

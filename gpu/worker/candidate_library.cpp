@@ -6,6 +6,8 @@
 #include <map>
 #include <memory>
 
+#include "gpu/worker/light_api.hpp"
+
 namespace kforge::worker {
 namespace {
 
@@ -67,6 +69,19 @@ std::unique_ptr<CandidateLibrary> CandidateLibrary::load(const std::string& path
       lib->interposed_.push_back(std::string(name) + " (defined by the candidate)");
     if (::dlsym(RTLD_DEFAULT, name) != bound()[name])
       lib->interposed_.push_back(std::string(name) + " (rebound for the worker)");
+  }
+  // Built with kforge's light headers: its functions reach LibTorch through the worker.
+  if (auto light =
+          reinterpret_cast<kforge_light_entry_fn>(::dlsym(handle, KFORGE_LIGHT_ENTRY_SYMBOL))) {
+    const kforge_light_module* m = light(&light_api());
+    if (!m || m->abi_version != KFORGE_LIGHT_ABI_VERSION) {
+      error = "the candidate was compiled against another version of kforge's light headers";
+      return nullptr;
+    }
+    lib->light_module_.functions = adapt_light_module(*m);
+    lib->module_ = &lib->light_module_;
+    lib->light_ = true;
+    return lib;
   }
   auto entry =
       reinterpret_cast<kforge_extension_module_fn>(::dlsym(handle, KFORGE_EXTENSION_SYMBOL));

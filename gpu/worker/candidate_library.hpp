@@ -1,6 +1,6 @@
 // Loading a compiled candidate (RTLD_LOCAL, symbols of the worker bound beforehand), finding its
-// registered functions, and checking that it neither defines nor rebinds the functions the worker
-// times and synchronises with.
+// registered functions (through LibTorch's registry or kforge's light headers), and checking that
+// it neither defines nor rebinds the functions the worker times and synchronises with.
 #pragma once
 
 #include <string>
@@ -20,10 +20,14 @@ class CandidateLibrary {
   std::vector<std::string> function_names() const;
   /// Names of timing, synchronisation and allocation functions the candidate defines or rebinds.
   const std::vector<std::string>& interposed() const { return interposed_; }
+  /// Built with kforge's light headers (its LibTorch calls go through the worker's light_api).
+  bool light() const { return light_; }
 
  private:
   void* handle_ = nullptr;
   ext::Module* module_ = nullptr;
+  ext::Module light_module_;  ///< a light candidate's functions, adapted
+  bool light_ = false;
   std::vector<std::string> interposed_;
 };
 

@@ -1,8 +1,9 @@
 // The GPU suite (label `gpu`): every CUDA fixture kernel (bundled tasks, and the test tasks in
 // robust-kbench's shape: backward with backward_fn None, a saved tuple, a tensor computed in
 // forward) is correct on every config of its task, every CUDA exploit and every backward exploit is
-// rejected with its reason while the worker keeps serving. Skips itself where there is no CUDA
-// build or no GPU.
+// rejected with its reason while the worker keeps serving; each is built both ways (kforge's light
+// headers first, and LibTorch's only) with the same verdict, and every fixture builds with the
+// light headers. Skips itself where there is no CUDA build or no GPU.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -44,23 +45,27 @@ std::vector<std::string> files(const std::string& dir, const std::string& suffix
 
 // nvcc takes about 20 s for a kernel with LibTorch headers: compile everything at once, in
 // parallel.
-void precompile(const std::vector<std::string>& kernels, const std::string& arch) {
+void precompile(const std::vector<std::string>& kernels, const std::string& arch,
+                gpu::Headers headers) {
   std::vector<std::string> sources;
   for (const auto& k : kernels) sources.push_back(gpu::read_file(k).text);
   gpu::CompileOptions o;
   o.backend = gpu::Backend::cuda;
   o.cache_dir = cache_dir();
   o.cuda_arch = arch;
+  o.headers = headers;
   gpu::compile_all(sources, o, std::max(1u, std::thread::hardware_concurrency()));
 }
 
-TEST(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
+class Gpu : public testing::TestWithParam<gpu::Headers> {};
+
+TEST_P(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
   gpu::WorkerClient worker(cuda_options());
   ASSERT_EQ(worker.ensure_started(), "");
   auto kernels = files(source_dir() + "/tasks", "_cuda.cu");
   for (const auto& k : files(source_dir() + "/tests/tasks", "_cuda.cu")) kernels.push_back(k);
-  precompile(kernels, device_arch(worker));
+  precompile(kernels, device_arch(worker), GetParam());
   for (const auto& kernel : kernels) {
     std::string task = std::filesystem::path(kernel).parent_path().parent_path();
     const bool bundled = task.rfind(source_dir() + "/tasks/", 0) == 0;
@@ -72,16 +77,49 @@ TEST(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
     json::Value timing;
     timing.set("max_seconds", 0.5).set("min_reps", 5).set("max_reps", 10);
     request.set("timing", timing);
-    auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, device_arch(worker));
+    auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, device_arch(worker),
+                      GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
+    EXPECT_EQ(e.compile.headers, GetParam() == gpu::Headers::full ? "full" : "light")
+        << kernel << "\n"
+        << e.describe();
     EXPECT_GE(e.outcome.result["configs"].as_array().size(), bundled ? 4u : 2u) << kernel;
+  }
+}
+
+// Kernels written the way robust-kbench's published ones are (tests/light_headers/rkb_style: launch
+// configurations, AT_DISPATCH with half, guards, streams, optional arguments, packed accessors),
+// each naming its task on its first line, are correct on every config of their tasks.
+TEST_P(Gpu, RobustKbenchStyleKernelsAreCorrect) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+  gpu::WorkerClient worker(cuda_options());
+  ASSERT_EQ(worker.ensure_started(), "");
+  auto kernels = files(source_dir() + "/tests/light_headers/rkb_style", ".cu");
+  ASSERT_GE(kernels.size(), 4u);
+  precompile(kernels, device_arch(worker), GetParam());
+  for (const auto& kernel : kernels) {
+    std::ifstream in(kernel);
+    std::string first, task, direction;
+    std::getline(in, first);
+    std::istringstream(first.substr(first.find(':') + 1)) >> task >> direction;
+    json::Value request, timing;
+    timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
+    request.set("direction", direction).set("mode", "multi").set("seeds", 2);
+    request.set("timing", timing);
+    auto e = evaluate(worker, gpu::Backend::cuda, source_dir() + "/" + task, kernel, request,
+                      device_arch(worker), GetParam());
+    ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
+    EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
+    EXPECT_EQ(e.compile.headers, GetParam() == gpu::Headers::full ? "full" : "light")
+        << kernel << "\n"
+        << e.describe();
   }
 }
 
 // The backward exploits of the CPU suite (ATen-based, so they build for either backend) against
 // the robust-kbench-shaped LayerNorm backward on the GPU.
-TEST(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
+TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
   gpu::WorkerClient worker(cuda_options());
   ASSERT_EQ(worker.ensure_started(), "");
@@ -91,7 +129,7 @@ TEST(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
   ASSERT_FALSE(kernels.empty());
   auto all = kernels;
   all.push_back(task + "/kernels/backward_cuda.cu");
-  precompile(all, arch);
+  precompile(all, arch, GetParam());
   for (const auto& kernel : kernels) {
     std::ifstream in(kernel);
     std::string first;
@@ -111,7 +149,7 @@ TEST(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
     request.set("direction", "backward").set("seeds", 2).set("call_timeout_s", 10);
     request.set("configs", configs).set("timing", timing);
     request.set("library_calls", library_call ? "forbid" : "flag");
-    auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, arch);
+    auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, arch, GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
     EXPECT_NE(std::find(expected.begin(), expected.end(), e.failure_kind()), expected.end())
@@ -119,12 +157,12 @@ TEST(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
         << e.describe();
     request.set("library_calls", "flag");
     auto honest = evaluate(worker, gpu::Backend::cuda, task, task + "/kernels/backward_cuda.cu",
-                           request, arch);
+                           request, arch, GetParam());
     EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
   }
 }
 
-TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
+TEST_P(Gpu, ExploitsAreRejectedWithTheirReasons) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
   gpu::WorkerOptions o = cuda_options();
   gpu::WorkerClient worker(o);
@@ -132,7 +170,7 @@ TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
   std::string arch = device_arch(worker);
   auto kernels = files(source_dir() + "/tests/exploits/cuda", ".cu");
   kernels.push_back(source_dir() + "/tasks/softmax/kernels/forward_cuda.cu");
-  precompile(kernels, arch);
+  precompile(kernels, arch, GetParam());
   for (const auto& kernel : files(source_dir() + "/tests/exploits/cuda", ".cu")) {
     std::ifstream in(kernel);
     std::string first;
@@ -152,7 +190,7 @@ TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
     json::Value timing;
     timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
     request.set("timing", timing);
-    auto e = evaluate(worker, gpu::Backend::cuda, "softmax", kernel, request, arch);
+    auto e = evaluate(worker, gpu::Backend::cuda, "softmax", kernel, request, arch, GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     if (expected == std::vector<std::string>{"correct"}) {
       // A defence that neutralises: the kernel passes, and what it tried to hide is measured.
@@ -168,12 +206,17 @@ TEST(Gpu, ExploitsAreRejectedWithTheirReasons) {
         << e.describe();
     // The worker (restarted if the exploit killed it) still evaluates an honest kernel.
     json::Value honest_request = request;
-    auto honest =
-        evaluate(worker, gpu::Backend::cuda, "softmax",
-                 source_dir() + "/tasks/softmax/kernels/forward_cuda.cu", honest_request, arch);
+    auto honest = evaluate(worker, gpu::Backend::cuda, "softmax",
+                           source_dir() + "/tasks/softmax/kernels/forward_cuda.cu", honest_request,
+                           arch, GetParam());
     EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(BothWays, Gpu, testing::ValuesIn(both_headers),
+                         [](const testing::TestParamInfo<gpu::Headers>& info) {
+                           return headers_suffix(info.param);
+                         });
 
 }  // namespace
 }  // namespace kforge::test

@@ -40,6 +40,9 @@ constexpr const char* kEvalUsage =
     "  --compiled MODE         also time torch.compile's code (AOTInductor, built once per task\n"
     "                          and cached; minutes the first time): max-autotune, default or off\n"
     "                          (default off)\n"
+    "  --headers auto|light|full   which headers build the kernel: kforge's light ones (about a\n"
+    "                          second) with LibTorch's when they cannot, or one of them (default\n"
+    "                          auto)\n"
     "  --cache DIR             compile and export cache (default ~/.cache/kforge or "
     "$KFORGE_CACHE)\n"
     "  --json                  print the result as JSON\n"
@@ -49,7 +52,7 @@ constexpr const char* kEvalUsage =
 
 struct EvalArgs {
   std::string task, kernel, backend, direction, configs = "multi", cache, atol, rtol;
-  std::string library_calls = "flag", compiled = "off";
+  std::string library_calls = "flag", compiled = "off", headers = "auto";
   int device = 0, seeds = 5;
   int64_t seed = 0;
   double max_seconds = 4;
@@ -92,6 +95,12 @@ bool parse(const std::vector<std::string>& args, EvalArgs& a, std::string& error
       if (!value(a.compiled)) return false;
       if (a.compiled != "off" && !gpu::is_compiled_baseline_mode(a.compiled)) {
         error = "--compiled must be max-autotune, default or off";
+        return false;
+      }
+    } else if (k == "--headers") {
+      if (!value(a.headers)) return false;
+      if (!gpu::parse_headers(a.headers)) {
+        error = "--headers must be auto, light or full";
         return false;
       }
     } else if (k == "--device" || k == "--seeds" || k == "--seed") {
@@ -322,6 +331,7 @@ int run_eval(const std::vector<std::string>& argv) {
   compile_options.cache_dir = cache;
   compile_options.source_name = a.kernel;
   compile_options.allow_unconfined = a.allow_unconfined;
+  compile_options.headers = gpu::parse_headers(a.headers).value_or(gpu::Headers::automatic);
   if (backend == Backend::cuda) {
     std::string cc = device["compute_capability"].as_string("9.0");
     cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
@@ -335,7 +345,8 @@ int run_eval(const std::vector<std::string>& argv) {
   compile_doc.set("ok", compiled.ok)
       .set("cache_hit", compiled.cache_hit)
       .set("seconds", compiled.seconds);
-  compile_doc.set("key", compiled.key).set("log", compiled.log);
+  compile_doc.set("key", compiled.key).set("log", compiled.log).set("headers", compiled.headers);
+  if (!compiled.light_error.empty()) compile_doc.set("light_error", compiled.light_error);
   doc.set("compile", compile_doc);
   if (!compiled.ok) {
     json::Value f;
@@ -347,7 +358,9 @@ int run_eval(const std::vector<std::string>& argv) {
     return finish(doc, a.json, 1);
   }
   if (!a.json)
-    std::cout << (compiled.cache_hit ? " cached\n" : " " + fmt(compiled.seconds, "%.1f") + " s\n");
+    std::cout << (compiled.cache_hit ? " cached" : " " + fmt(compiled.seconds, "%.1f") + " s")
+              << (compiled.headers == "light" ? ", kforge's light headers\n"
+                                              : ", LibTorch's headers\n");
 
   json::Value request;
   request.set("export_dir", exported.dir)

@@ -207,6 +207,20 @@ std::string candidate_report(const json::Value& c, bool with_source) {
          c["params"].dump() + "\n";
   if (!c["parent_id"].is_null())
     out += "parent: candidate " + std::to_string(c["parent_id"].as_int()) + "\n";
+  if (c.contains("compile")) {
+    const auto& k = c["compile"];
+    std::string headers = k["headers"].as_string();
+    out += "compile: " +
+           std::string(k["cache_hit"].as_bool() ? "cached"
+                                                : format("%.1f s", k["seconds"].as_number())) +
+           (headers == "light"  ? ", kforge's light headers"
+            : headers == "full" ? ", LibTorch's headers"
+                                : "") +
+           (k.contains("light_error")
+                ? " (the light headers could not: " + k["light_error"].as_string() + ")"
+                : "") +
+           "\n";
+  }
   for (const auto& v : c["verdicts"].as_array())
     out += "verdict " + v["stage"].as_string() + ": " + v["verdict"].as_string() +
            (v["kind"].as_string().empty() ? "" : " " + v["kind"].as_string()) +

@@ -222,3 +222,13 @@ Module& Module::def(const char* name, F&& fn, Extra&&...) {
 /// The symbol the worker looks up in a candidate's shared object.
 #define KFORGE_EXTENSION_SYMBOL "kforge_extension_module"
 using kforge_extension_module_fn = kforge::ext::Module* (*)();
+
+/// Defines that symbol: the module `body` (PYBIND11_MODULE's) fills once.
+#define KFORGE_DEFINE_MODULE_ENTRY(body)                                   \
+  extern "C" __attribute__((visibility("default"))) ::kforge::ext::Module* \
+  kforge_extension_module() {                                              \
+    static ::kforge::ext::Module module_instance;                          \
+    static const bool registered = (body(module_instance), true);          \
+    (void)registered;                                                      \
+    return &module_instance;                                               \
+  }
