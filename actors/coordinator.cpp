@@ -7,6 +7,7 @@
 #include "actors/archive_actor.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/llm_model.hpp"
+#include "common/statistics.hpp"
 #include "gpu/hashing.hpp"
 #include "messages/errors.hpp"
 #include "search/ensemble.hpp"
@@ -1131,14 +1132,12 @@ void export_tasks(self_ptr self) {
 }  // namespace
 
 double geomean_speedup(const eval_result& r, bool over_compiled) {
-  if (r.configs.empty()) return 0;
-  double log_sum = 0;
+  std::vector<double> speedups;
   for (const auto& c : r.configs) {
-    const double s = over_compiled ? c.speedup_compiled : c.speedup;
-    if (!c.correct || !c.timed || s <= 0) return 0;
-    log_sum += std::log(s);
+    if (!c.correct || !c.timed) return 0;
+    speedups.push_back(over_compiled ? c.speedup_compiled : c.speedup);
   }
-  return std::exp(log_sum / static_cast<double>(r.configs.size()));
+  return geometric_mean(speedups).value_or(0);
 }
 
 coordinator_actor::behavior_type coordinator_impl(

@@ -1,6 +1,7 @@
 #include "archive/archive.hpp"
 
 #include "archive/sqlite_statement.hpp"
+#include "common/statistics.hpp"
 
 #include <sqlite3.h>
 
@@ -420,21 +421,12 @@ std::vector<Progress> Archive::progress(int64_t experiment_id) {
               "SELECT r.candidate_id, r.correct, r.speedup FROM results r JOIN candidates c ON "
               "c.id = r.candidate_id WHERE c.experiment_id = ? ORDER BY r.candidate_id");
   r.bind(1, experiment_id);
-  std::map<int64_t, std::pair<double, int>> logs;  // sum of log speedups, configs
-  std::map<int64_t, bool> all_timed;
-  while (r.step()) {
-    auto speedup = r.maybe_real(2);
-    auto& [sum, n] = logs[r.integer(0)];
-    bool timed = speedup && *speedup > 0;
-    if (timed) sum += std::log(*speedup);
-    ++n;
-    auto [at, fresh] = all_timed.emplace(r.integer(0), timed);
-    if (!fresh) at->second = at->second && timed;
-  }
+  std::map<int64_t, std::vector<double>> speedups;  // per config; 0 where not timed
+  while (r.step()) speedups[r.integer(0)].push_back(r.maybe_real(2).value_or(0));
   for (auto& p : out) {
-    auto it = logs.find(p.candidate.id);
-    if (p.correct && it != logs.end() && it->second.second > 0 && all_timed[p.candidate.id])
-      p.geomean_speedup = std::exp(it->second.first / it->second.second);
+    auto it = speedups.find(p.candidate.id);
+    if (p.correct && it != speedups.end())
+      p.geomean_speedup = geometric_mean(it->second).value_or(0);
   }
   Statement pr(db_,
                "SELECT DISTINCT p.candidate_id FROM profiles p JOIN candidates c ON c.id = "
@@ -501,16 +493,14 @@ std::optional<Best> Archive::best(const std::string& task, const std::string& di
   double best_geomean = 0;
   int best_configs = 0;
   int64_t current = -1;
-  double log_sum = 0;
-  int count = 0;
-  bool ok = true;
+  std::vector<double> speedups;  // per config; 0 where incorrect or not timed
   auto close = [&] {
-    if (current < 0 || !ok || count == 0) return;
-    double g = std::exp(log_sum / count);
-    if (!best_id || g > best_geomean) {
+    auto g = current < 0 ? std::nullopt : geometric_mean(speedups);
+    if (!g) return;
+    if (!best_id || *g > best_geomean) {
       best_id = current;
-      best_geomean = g;
-      best_configs = count;
+      best_geomean = *g;
+      best_configs = static_cast<int>(speedups.size());
     }
   };
   while (s.step()) {
@@ -518,14 +508,9 @@ std::optional<Best> Archive::best(const std::string& task, const std::string& di
     if (id != current) {
       close();
       current = id;
-      log_sum = 0;
-      count = 0;
-      ok = true;
+      speedups.clear();
     }
-    auto speedup = s.maybe_real(2);
-    ok = ok && s.integer(1) != 0 && speedup && *speedup > 0;
-    if (ok) log_sum += std::log(*speedup);
-    ++count;
+    speedups.push_back(s.integer(1) != 0 ? s.maybe_real(2).value_or(0) : 0);
   }
   close();
   if (!best_id) return std::nullopt;

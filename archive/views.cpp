@@ -7,6 +7,8 @@
 #include <tuple>
 #include <vector>
 
+#include "common/statistics.hpp"
+
 namespace kforge::archive {
 namespace {
 
@@ -168,17 +170,6 @@ json::Value history_view(Archive& a, int64_t experiment_id) {
 }
 
 namespace {
-
-/// The geometric mean of the values, or None when there are none or one is not positive.
-std::optional<double> geometric_mean(const std::vector<double>& values) {
-  if (values.empty()) return std::nullopt;
-  double log_sum = 0;
-  for (double v : values) {
-    if (!(v > 0)) return std::nullopt;
-    log_sum += std::log(v);
-  }
-  return std::exp(log_sum / static_cast<double>(values.size()));
-}
 
 json::Value optional_number(const std::optional<double>& v) {
   return v ? json::Value(*v) : json::Value();

@@ -1,6 +1,7 @@
 // Unit tests of the host-side pieces: JSON, the static source check, processes and the compiler.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <cmath>
 #include <fstream>
 #include <thread>
 
@@ -8,6 +9,7 @@
 
 #include "common/json.hpp"
 #include "common/numbers.hpp"
+#include "common/statistics.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/process.hpp"
 #include "gpu/source_check.hpp"
@@ -36,6 +38,18 @@ TEST(Json, RoundTripKeepsOrderTypesAndEscapes) {
 }
 
 // Numbers users and clients type: whole strings only, in range, or nothing.
+// One geometric mean for the coordinator's, the archive's and the views' speedups: none without
+// values, none when one value is not a positive finite number.
+TEST(Statistics, TheGeometricMeanNeedsPositiveValues) {
+  EXPECT_NEAR(geometric_mean({2.0, 8.0}).value(), 4.0, 1e-12);
+  EXPECT_NEAR(geometric_mean({3.0}).value(), 3.0, 1e-12);
+  EXPECT_FALSE(geometric_mean({}));
+  EXPECT_FALSE(geometric_mean({2.0, 0.0}));
+  EXPECT_FALSE(geometric_mean({2.0, -1.0}));
+  EXPECT_FALSE(geometric_mean({2.0, std::nan("")}));
+  EXPECT_FALSE(geometric_mean({2.0, HUGE_VAL}));
+}
+
 TEST(Numbers, IntegersAreWholeAndInRange) {
   EXPECT_EQ(parse_integer("42"), 42);
   EXPECT_EQ(parse_integer("-7", -10, 10), -7);
