@@ -3,7 +3,6 @@
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 
-#include <deque>
 #include <map>
 #include <mutex>
 
@@ -88,11 +87,11 @@ c10::IValue ivalue_of(const kforge_light_value& v) {
   }
 }
 
-kforge_light_value value_of(const c10::IValue& v) {
-  kforge_light_value out{};
-  if (v.isTensor()) {
-    out.tag = KFORGE_LIGHT_TENSOR;
-    out.u.tensor = owned_handle(v.toTensor());
+// None, a double, an integer or a bool as a light value; false for any other kind.
+bool scalar_value(const c10::IValue& v, kforge_light_value& out) {
+  out = kforge_light_value{};
+  if (v.isNone()) {
+    out.tag = KFORGE_LIGHT_NONE;
   } else if (v.isDouble()) {
     out.tag = KFORGE_LIGHT_DOUBLE;
     out.u.real = v.toDouble();
@@ -102,7 +101,19 @@ kforge_light_value value_of(const c10::IValue& v) {
   } else if (v.isBool()) {
     out.tag = KFORGE_LIGHT_BOOL;
     out.u.integer = v.toBool();
-  } else if (!v.isNone()) {
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// An operator's result: tensors as new handles the candidate owns.
+kforge_light_value value_of(const c10::IValue& v) {
+  kforge_light_value out{};
+  if (v.isTensor()) {
+    out.tag = KFORGE_LIGHT_TENSOR;
+    out.u.tensor = owned_handle(v.toTensor());
+  } else if (!scalar_value(v, out)) {
     TORCH_CHECK(false, "kforge: an operator result of kind ", v.tagKind(),
                 " cannot reach a kernel built with the light headers");
   }
@@ -247,10 +258,13 @@ kforge_light_api make_api() {
   return a;
 }
 
-/// An ext::Function call's arguments as light values, with the storage they point into.
+/// An ext::Function call's arguments as light values. Tensors are borrowed from the IValues, which
+/// outlive the call; integer lists and sequences are copied into buffers this object keeps (an
+/// inner vector's buffer stays put when the outer vector grows).
 class LightArguments {
  public:
   explicit LightArguments(const std::vector<c10::IValue>& args) {
+    values.reserve(args.size());
     for (const auto& a : args) values.push_back(convert(a));
   }
   std::vector<kforge_light_value> values;
@@ -258,49 +272,37 @@ class LightArguments {
  private:
   kforge_light_value convert(const c10::IValue& v) {
     kforge_light_value out{};
-    if (v.isNone()) {
-      out.tag = KFORGE_LIGHT_NONE;
-    } else if (v.isTensor()) {
+    if (scalar_value(v, out)) return out;
+    if (v.isTensor()) {
       out.tag = KFORGE_LIGHT_TENSOR;
       const at::Tensor& t = v.toTensor();
       out.u.tensor = t.defined() ? t.unsafeGetTensorImpl() : nullptr;
-      tensors_.push_back(t);  // keeps the handle alive for the call
-    } else if (v.isDouble()) {
-      out.tag = KFORGE_LIGHT_DOUBLE;
-      out.u.real = v.toDouble();
-    } else if (v.isInt()) {
-      out.tag = KFORGE_LIGHT_INT;
-      out.u.integer = v.toInt();
-    } else if (v.isBool()) {
-      out.tag = KFORGE_LIGHT_BOOL;
-      out.u.integer = v.toBool();
     } else if (v.isIntList()) {
-      out.tag = KFORGE_LIGHT_INTS;
       const auto& ints = ints_.emplace_back(v.toIntVector());
+      out.tag = KFORGE_LIGHT_INTS;
       out.u.ints.data = ints.data();
       out.u.ints.size = static_cast<int64_t>(ints.size());
     } else if (v.isTensorList() || v.isTuple() || v.isList()) {
-      std::vector<c10::IValue> elements;
-      if (v.isTensorList())
-        for (const auto& t : v.toTensorVector()) elements.emplace_back(t);
-      else if (v.isTuple())
-        elements = v.toTupleRef().elements().vec();
-      else
-        elements = v.toListRef().vec();
-      auto& list = lists_.emplace_back();
-      for (const auto& e : elements) list.push_back(convert(e));
+      // Elements are read in place (a tensor list's elements are its own IValues' tensors).
+      std::vector<kforge_light_value> list;
+      if (v.isTensorList()) {
+        for (const at::Tensor& t : v.toTensorList().vec()) list.push_back(convert(c10::IValue(t)));
+      } else {
+        for (const auto& e : v.isTuple() ? v.toTupleRef().elements().vec() : v.toListRef().vec())
+          list.push_back(convert(e));
+      }
+      const auto& kept = lists_.emplace_back(std::move(list));
       out.tag = KFORGE_LIGHT_LIST;
-      out.u.list.data = list.data();
-      out.u.list.size = static_cast<int64_t>(list.size());
+      out.u.list.data = kept.data();
+      out.u.list.size = static_cast<int64_t>(kept.size());
     } else {
       TORCH_CHECK(false, "kforge: an argument of kind ", v.tagKind(),
                   " cannot be passed to a kernel function");
     }
     return out;
   }
-  std::deque<at::Tensor> tensors_;
-  std::deque<std::vector<int64_t>> ints_;
-  std::deque<std::vector<kforge_light_value>> lists_;
+  std::vector<std::vector<int64_t>> ints_;
+  std::vector<std::vector<kforge_light_value>> lists_;
 };
 
 }  // namespace

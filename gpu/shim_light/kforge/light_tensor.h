@@ -7,6 +7,14 @@
 #include "kforge/light_half.h"
 #include "kforge/light_types.h"
 
+// The worker's handle of an ATen operator, looked up once per call site (a thread-safe static), so
+// a view or an add in a kernel's hot path costs no lookup.
+#define KFORGE_LIGHT_OP(name, overload)                                                  \
+  ([] {                                                                                  \
+    static const void* const kforge_op = ::kforge::light::api().find_op(name, overload); \
+    return kforge_op;                                                                    \
+  }())
+
 namespace kforge::light {
 
 template <class T>
@@ -328,111 +336,138 @@ class Tensor {
     return adopt(kforge::light::api().contiguous(checked(), int32_t(format)));
   }
   // Views and copies: LibTorch's operators, called boxed with every schema argument.
-  Tensor view(IntArrayRef size) const { return op("aten::view", "", self(), ints(size)); }
-  Tensor reshape(IntArrayRef shape) const { return op("aten::reshape", "", self(), ints(shape)); }
+  Tensor view(IntArrayRef size) const {
+    return op(KFORGE_LIGHT_OP("aten::view", ""), self(), ints(size));
+  }
+  Tensor reshape(IntArrayRef shape) const {
+    return op(KFORGE_LIGHT_OP("aten::reshape", ""), self(), ints(shape));
+  }
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
   Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const {
-    return op("aten::flatten", "using_ints", self(), integer(start_dim), integer(end_dim));
+    return op(KFORGE_LIGHT_OP("aten::flatten", "using_ints"), self(), integer(start_dim),
+              integer(end_dim));
   }
   Tensor transpose(int64_t dim0, int64_t dim1) const {
-    return op("aten::transpose", "int", self(), integer(dim0), integer(dim1));
+    return op(KFORGE_LIGHT_OP("aten::transpose", "int"), self(), integer(dim0), integer(dim1));
   }
-  Tensor t() const { return op("aten::t", "", self()); }
-  Tensor permute(IntArrayRef dims) const { return op("aten::permute", "", self(), ints(dims)); }
-  Tensor unsqueeze(int64_t d) const { return op("aten::unsqueeze", "", self(), integer(d)); }
-  Tensor squeeze() const { return op("aten::squeeze", "", self()); }
-  Tensor squeeze(int64_t d) const { return op("aten::squeeze", "dim", self(), integer(d)); }
+  Tensor t() const { return op(KFORGE_LIGHT_OP("aten::t", ""), self()); }
+  Tensor permute(IntArrayRef dims) const {
+    return op(KFORGE_LIGHT_OP("aten::permute", ""), self(), ints(dims));
+  }
+  Tensor unsqueeze(int64_t d) const {
+    return op(KFORGE_LIGHT_OP("aten::unsqueeze", ""), self(), integer(d));
+  }
+  Tensor squeeze() const { return op(KFORGE_LIGHT_OP("aten::squeeze", ""), self()); }
+  Tensor squeeze(int64_t d) const {
+    return op(KFORGE_LIGHT_OP("aten::squeeze", "dim"), self(), integer(d));
+  }
   Tensor expand(IntArrayRef size, bool implicit = false) const {
-    return op("aten::expand", "", self(), ints(size), boolean(implicit));
+    return op(KFORGE_LIGHT_OP("aten::expand", ""), self(), ints(size), boolean(implicit));
   }
   Tensor narrow(int64_t d, int64_t start, int64_t length) const {
-    return op("aten::narrow", "", self(), integer(d), integer(start), integer(length));
+    return op(KFORGE_LIGHT_OP("aten::narrow", ""), self(), integer(d), integer(start),
+              integer(length));
   }
   Tensor select(int64_t d, int64_t index) const {
-    return op("aten::select", "int", self(), integer(d), integer(index));
+    return op(KFORGE_LIGHT_OP("aten::select", "int"), self(), integer(d), integer(index));
   }
-  Tensor detach() const { return op("aten::detach", "", self()); }
+  Tensor detach() const { return op(KFORGE_LIGHT_OP("aten::detach", ""), self()); }
   Tensor clone(std::optional<MemoryFormat> format = std::nullopt) const {
-    return op("aten::clone", "", self(), memory_format(format));
+    return op(KFORGE_LIGHT_OP("aten::clone", ""), self(), memory_format(format));
   }
   Tensor to(ScalarType type, bool non_blocking = false, bool copy = false,
             std::optional<MemoryFormat> format = std::nullopt) const {
     kforge_light_value st = kforge::light::int_value(int64_t(type), KFORGE_LIGHT_SCALAR_TYPE);
-    return op("aten::to", "dtype", self(), st, boolean(non_blocking), boolean(copy),
-              memory_format(format));
+    return op(KFORGE_LIGHT_OP("aten::to", "dtype"), self(), st, boolean(non_blocking),
+              boolean(copy), memory_format(format));
   }
   Tensor to(caffe2::TypeMeta type) const { return to(type.toScalarType()); }
   Tensor& zero_() {
-    op("aten::zero_", "", self());
+    op(KFORGE_LIGHT_OP("aten::zero_", ""), self());
     return *this;
   }
   Tensor& fill_(const Scalar& value) {
-    op("aten::fill_", "Scalar", self(), value.light());
+    op(KFORGE_LIGHT_OP("aten::fill_", "Scalar"), self(), value.light());
     return *this;
   }
 
   // Arithmetic, as LibTorch's operators and methods compute it.
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const {
-    return op("aten::add", "Tensor", self(), other.self(), alpha.light());
+    return op(KFORGE_LIGHT_OP("aten::add", "Tensor"), self(), other.self(), alpha.light());
   }
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const {
-    return op("aten::add", "Scalar", self(), other.light(), alpha.light());
+    return op(KFORGE_LIGHT_OP("aten::add", "Scalar"), self(), other.light(), alpha.light());
   }
   Tensor sub(const Tensor& other, const Scalar& alpha = 1) const {
-    return op("aten::sub", "Tensor", self(), other.self(), alpha.light());
+    return op(KFORGE_LIGHT_OP("aten::sub", "Tensor"), self(), other.self(), alpha.light());
   }
   Tensor sub(const Scalar& other, const Scalar& alpha = 1) const {
-    return op("aten::sub", "Scalar", self(), other.light(), alpha.light());
+    return op(KFORGE_LIGHT_OP("aten::sub", "Scalar"), self(), other.light(), alpha.light());
   }
-  Tensor mul(const Tensor& other) const { return op("aten::mul", "Tensor", self(), other.self()); }
-  Tensor mul(const Scalar& other) const { return op("aten::mul", "Scalar", self(), other.light()); }
-  Tensor div(const Tensor& other) const { return op("aten::div", "Tensor", self(), other.self()); }
-  Tensor div(const Scalar& other) const { return op("aten::div", "Scalar", self(), other.light()); }
+  Tensor mul(const Tensor& other) const {
+    return op(KFORGE_LIGHT_OP("aten::mul", "Tensor"), self(), other.self());
+  }
+  Tensor mul(const Scalar& other) const {
+    return op(KFORGE_LIGHT_OP("aten::mul", "Scalar"), self(), other.light());
+  }
+  Tensor div(const Tensor& other) const {
+    return op(KFORGE_LIGHT_OP("aten::div", "Tensor"), self(), other.self());
+  }
+  Tensor div(const Scalar& other) const {
+    return op(KFORGE_LIGHT_OP("aten::div", "Scalar"), self(), other.light());
+  }
   Tensor& add_(const Tensor& other, const Scalar& alpha = 1) {
-    return in_place("aten::add_", "Tensor", other.self(), alpha.light());
+    return in_place(KFORGE_LIGHT_OP("aten::add_", "Tensor"), other.self(), alpha.light());
   }
   Tensor& add_(const Scalar& other, const Scalar& alpha = 1) {
-    return in_place("aten::add_", "Scalar", other.light(), alpha.light());
+    return in_place(KFORGE_LIGHT_OP("aten::add_", "Scalar"), other.light(), alpha.light());
   }
   Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) {
-    return in_place("aten::sub_", "Tensor", other.self(), alpha.light());
+    return in_place(KFORGE_LIGHT_OP("aten::sub_", "Tensor"), other.self(), alpha.light());
   }
   Tensor& sub_(const Scalar& other, const Scalar& alpha = 1) {
-    return in_place("aten::sub_", "Scalar", other.light(), alpha.light());
+    return in_place(KFORGE_LIGHT_OP("aten::sub_", "Scalar"), other.light(), alpha.light());
   }
-  Tensor& mul_(const Tensor& other) { return in_place("aten::mul_", "Tensor", other.self()); }
-  Tensor& mul_(const Scalar& other) { return in_place("aten::mul_", "Scalar", other.light()); }
-  Tensor& div_(const Tensor& other) { return in_place("aten::div_", "Tensor", other.self()); }
-  Tensor& div_(const Scalar& other) { return in_place("aten::div_", "Scalar", other.light()); }
-  Tensor neg() const { return op("aten::neg", "", self()); }
-  Tensor reciprocal() const { return op("aten::reciprocal", "", self()); }
-  Tensor rsqrt() const { return op("aten::rsqrt", "", self()); }
-  Tensor sqrt() const { return op("aten::sqrt", "", self()); }
-  Tensor exp() const { return op("aten::exp", "", self()); }
-  Tensor log() const { return op("aten::log", "", self()); }
-  Tensor abs() const { return op("aten::abs", "", self()); }
-  Tensor tanh() const { return op("aten::tanh", "", self()); }
-  Tensor sigmoid() const { return op("aten::sigmoid", "", self()); }
-  Tensor relu() const { return op("aten::relu", "", self()); }
+  Tensor& mul_(const Tensor& other) {
+    return in_place(KFORGE_LIGHT_OP("aten::mul_", "Tensor"), other.self());
+  }
+  Tensor& mul_(const Scalar& other) {
+    return in_place(KFORGE_LIGHT_OP("aten::mul_", "Scalar"), other.light());
+  }
+  Tensor& div_(const Tensor& other) {
+    return in_place(KFORGE_LIGHT_OP("aten::div_", "Tensor"), other.self());
+  }
+  Tensor& div_(const Scalar& other) {
+    return in_place(KFORGE_LIGHT_OP("aten::div_", "Scalar"), other.light());
+  }
+  Tensor neg() const { return op(KFORGE_LIGHT_OP("aten::neg", ""), self()); }
+  Tensor reciprocal() const { return op(KFORGE_LIGHT_OP("aten::reciprocal", ""), self()); }
+  Tensor rsqrt() const { return op(KFORGE_LIGHT_OP("aten::rsqrt", ""), self()); }
+  Tensor sqrt() const { return op(KFORGE_LIGHT_OP("aten::sqrt", ""), self()); }
+  Tensor exp() const { return op(KFORGE_LIGHT_OP("aten::exp", ""), self()); }
+  Tensor log() const { return op(KFORGE_LIGHT_OP("aten::log", ""), self()); }
+  Tensor abs() const { return op(KFORGE_LIGHT_OP("aten::abs", ""), self()); }
+  Tensor tanh() const { return op(KFORGE_LIGHT_OP("aten::tanh", ""), self()); }
+  Tensor sigmoid() const { return op(KFORGE_LIGHT_OP("aten::sigmoid", ""), self()); }
+  Tensor relu() const { return op(KFORGE_LIGHT_OP("aten::relu", ""), self()); }
   Tensor& copy_(const Tensor& src, bool non_blocking = false) {
-    op("aten::copy_", "", self(), src.self(), boolean(non_blocking));
+    op(KFORGE_LIGHT_OP("aten::copy_", ""), self(), src.self(), boolean(non_blocking));
     return *this;
   }
 
-  /// A boxed call of an operator that returns one tensor.
+  /// A boxed call of an operator (a KFORGE_LIGHT_OP handle) that returns one tensor.
   template <class... Values>
-  static Tensor op(const char* name, const char* overload, const Values&... args) {
+  static Tensor op(const void* handle, const Values&... args) {
     const kforge_light_value values[] = {args...};
-    const void* handle = kforge::light::api().find_op(name, overload);
     kforge_light_value result = kforge::light::none_value();
     int32_t n =
         kforge::light::api().call_op(handle, values, int32_t(sizeof...(Values)), &result, 1);
     return n == 1 && result.tag == KFORGE_LIGHT_TENSOR ? adopt(result.u.tensor) : Tensor();
   }
   template <class... Values>
-  Tensor& in_place(const char* name, const char* overload, const Values&... args) {
-    op(name, overload, self(), args...);
+  Tensor& in_place(const void* handle, const Values&... args) {
+    op(handle, self(), args...);
     return *this;
   }
   kforge_light_value self() const {
