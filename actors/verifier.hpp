@@ -1,7 +1,9 @@
 // The verifier: static rules before a candidate costs compile or GPU time. The registered
 // function must exist with the task's parameter types, no forbidden construct may appear, the
-// source must fit the size limit, and library calls follow the experiment's policy. (LLM
-// verifiers join here when they are configured.)
+// source must fit the size limit, and library calls follow the experiment's policy. Then, when
+// an experiment has LLM verifiers, it asks them all and judges from their verdicts together:
+// any decided rejection rejects, and a seeded share of the rejected candidates is audited (run
+// on the hardware anyway) so that the verifiers' precision and recall are measured.
 #pragma once
 
 #include <map>
@@ -14,6 +16,11 @@
 namespace kforge {
 
 struct verifier_state {
+  /// The LLM verifiers' verdicts together: rejected when any decided check rejects; audited when
+  /// rejected and the audit's draw (seeded per candidate) falls within `audit_fraction`.
+  llm_judgement judge_llm_verdicts(std::vector<llm_verdict> verdicts, double audit_fraction,
+                                   uint64_t audit_seed);
+
   /// The task's parameter types per (export folder, direction), read once from task.json.
   std::map<std::string, std::vector<std::string>> expected;
   stage_stats stats{"verifier", "verifier"};
@@ -21,6 +28,11 @@ struct verifier_state {
 };
 
 verifier_actor::behavior_type verifier_impl(verifier_actor::stateful_pointer<verifier_state> self);
+
+/// The LLM verifiers' verdicts together: rejected when any decided check rejects; audited when
+/// rejected and the audit's draw (seeded per candidate) falls within `audit_fraction`.
+llm_judgement judge_llm_verdicts(std::vector<llm_verdict> verdicts, double audit_fraction,
+                                 uint64_t audit_seed);
 
 /// The task's parameter types for a direction, in the registry's words; error when unreadable.
 bool task_parameter_types(const std::string& export_dir, const std::string& direction,

@@ -28,5 +28,9 @@ using event_atom = caf::atom_constant<caf::atom("event")>;
 using done_atom = caf::atom_constant<caf::atom("done")>;
 using device_atom = caf::atom_constant<caf::atom("device")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+using judge_atom = caf::atom_constant<caf::atom("judge")>;
+using charge_atom = caf::atom_constant<caf::atom("charge")>;
+using profiled_atom = caf::atom_constant<caf::atom("profiled")>;
+using setup_atom = caf::atom_constant<caf::atom("setup")>;
 
 }  // namespace kforge

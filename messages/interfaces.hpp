@@ -37,7 +37,10 @@ using llm_runner_actor =
 /// Judges a candidate before it costs compile or GPU time.
 using verifier_actor = status_reporter::extend<
     // Static rules (signature, forbidden constructs, size); the LLM verifiers come after.
-    caf::replies_to<verify_atom, verify_request>::with<verdict>>;
+    caf::replies_to<verify_atom, verify_request>::with<verdict>,
+    // The experiment's LLM verifiers on one candidate, together: every verdict, whether they
+    // reject it and whether it is audited anyway.
+    caf::replies_to<verify_atom, llm_panel_request>::with<llm_judgement>>;
 
 /// Compiles candidates on the CPU cores (one slot a core) and exports tasks.
 using compiler_actor = status_reporter::extend<
@@ -98,8 +101,30 @@ using archive_actor = status_reporter::extend<
     // A read for the console, answered as JSON.
     caf::replies_to<query_atom, query_request>::with<std::string>>;
 
+/// What a candidate pipeline tells its experiment's coordinator besides the outcomes it answers.
+using pipeline_listener = caf::typed_actor<
+    // An event to archive and report (kind and detail; the coordinator stamps it).
+    caf::reacts_to<event_atom, event_record>,
+    // LLM calls made for candidate n (the verifiers'), to count against the budget.
+    caf::reacts_to<charge_atom, int64_t, std::vector<llm_call>>,
+    // A correct candidate's profile is archived: its brief for prompts, or why there is none.
+    caf::reacts_to<profiled_atom, profile_outcome>>;
+
+/// One experiment's candidates from proposal to verdict: verify -> LLM verify -> compile ->
+/// evaluate -> profile, each stage's outcome archived before the next starts.
+using candidate_pipeline_actor = status_reporter::extend<
+    // The candidate's final verdict, once archived; a correct one is profiled after the answer.
+    // An error means the experiment cannot go on (the archive failed, an offline cache missed).
+    caf::replies_to<judge_atom, pipeline_job>::with<candidate_outcome>,
+    // Work between stages waits until resumed; stages already running finish.
+    caf::reacts_to<pause_atom>, caf::reacts_to<resume_atom>>;
+
+/// Exports an experiment's tasks, lays out its targets and asks its GPUs for their architecture.
+using experiment_setup_actor =
+    caf::typed_actor<caf::replies_to<setup_atom>::with<experiment_layout>>;
+
 /// One experiment's driver: keeps every stage busy within its bounds until the budget is spent.
-using coordinator_actor = caf::typed_actor<
+using coordinator_actor = pipeline_listener::extend<
     // Where the experiment stands.
     caf::replies_to<progress_atom>::with<experiment_status>,
     // No new work is started; work in flight finishes.

@@ -3,6 +3,7 @@
 // spelled without std::optional (CAF 0.17 cannot inspect it): ids use 0 for "none".
 #pragma once
 
+#include <caf/actor.hpp>
 #include <caf/meta/type_name.hpp>
 
 #include <cstdint>
@@ -535,6 +536,127 @@ struct experiment_snapshot {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, experiment_snapshot& x) {
   return f(caf::meta::type_name("experiment_snapshot"), x.experiment, x.candidates, x.models);
+}
+
+/// Where a candidate enters its experiment's pipeline: a new one at the static verifier, a
+/// resumed one where the archive says it stopped.
+enum class pipeline_entry : uint8_t {
+  verify,      ///< the static rules, then the LLM verifiers
+  llm_verify,  ///< the LLM verifiers (their verdicts may have been lost; the cache answers)
+  compile,     ///< compile and record the outcome
+  recompile,   ///< compiled before: compile again (a cache hit) without recording it twice
+  profile,     ///< correct, but its profile was lost: made again from the archived results
+};
+
+std::string to_string(pipeline_entry e);
+
+/// A candidate for the pipeline; `target` indexes the experiment's layout.
+struct pipeline_job {
+  candidate_record candidate;
+  int32_t target = 0;
+  pipeline_entry entry = pipeline_entry::verify;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pipeline_job& x) {
+  return f(caf::meta::type_name("pipeline_job"), x.candidate, x.target, x.entry);
+}
+
+/// A candidate's final verdict, archived before the pipeline answers with it.
+struct candidate_outcome {
+  int64_t sequence = 0;
+  /// The stage that decided: "verify", "llm_verify", "compile" or "evaluate".
+  std::string stage;
+  bool evaluated = false;  ///< it reached the hardware (else it was rejected)
+  bool correct = false;
+  double speedup = 0;        ///< geometric mean over the configs, when correct
+  bool compiled = false;     ///< it compiled (this time)
+  bool stage_error = false;  ///< the stage itself failed, so nothing was judged
+  std::string reason;        ///< why it was rejected or failed, in one line
+  std::string failure;       ///< what a fix is shown (compile log, failed check), or empty
+  std::string error;         ///< an infrastructure error to report, or empty
+  bool profiling = false;    ///< a profile follows (profiled_atom)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, candidate_outcome& x) {
+  return f(caf::meta::type_name("candidate_outcome"), x.sequence, x.stage, x.evaluated, x.correct,
+           x.speedup, x.compiled, x.stage_error, x.reason, x.failure, x.error, x.profiling);
+}
+
+/// A correct candidate's profile, archived (or why there is none).
+struct profile_outcome {
+  int64_t sequence = 0;
+  std::string brief;   ///< for prompts; empty when none was made
+  std::string error;   ///< why not
+  bool fatal = false;  ///< the archive failed: the experiment cannot go on
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, profile_outcome& x) {
+  return f(caf::meta::type_name("profile_outcome"), x.sequence, x.brief, x.error, x.fatal);
+}
+
+/// What the verifier asks an experiment's LLM verifiers (by name) about one candidate.
+struct llm_panel_request {
+  llm_verify_request request;
+  std::vector<std::string> names;
+  std::vector<caf::actor> models;  ///< llm_model_actor handles, by `names`
+  double audit_fraction = 0;       ///< share of rejected candidates run anyway
+  uint64_t audit_seed = 0;         ///< the audit's draw for this candidate
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_panel_request& x) {
+  return f(caf::meta::type_name("llm_panel_request"), x.request, x.names, x.models,
+           x.audit_fraction, x.audit_seed);
+}
+
+/// The LLM verifiers' judgement together: every verifier's verdict, and what follows from them.
+struct llm_judgement {
+  std::vector<llm_verdict> verdicts;  ///< each verifier's, with its calls
+  bool rejected = false;              ///< some decided check rejected the candidate
+  bool audited = false;               ///< rejected, but drawn to run on the hardware anyway
+  std::string reasons;                ///< "verifier/check: why | ..." of the rejections
+  /// Offline, a verifier had no cached reply: the experiment cannot go on.
+  std::string offline_miss;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_judgement& x) {
+  return f(caf::meta::type_name("llm_judgement"), x.verdicts, x.rejected, x.audited, x.reasons,
+           x.offline_miss);
+}
+
+/// One target of an experiment as its setup laid it out.
+struct target_layout {
+  target tgt;
+  std::string export_dir;            ///< the exported task; empty when it cannot start
+  std::string compiled_dir;          ///< the torch.compile baseline's folder, if built
+  std::string compiled_unavailable;  ///< why a baseline that was asked for is missing
+  std::string failed;                ///< why the target cannot start, or empty
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, target_layout& x) {
+  return f(caf::meta::type_name("target_layout"), x.tgt, x.export_dir, x.compiled_dir,
+           x.compiled_unavailable, x.failed);
+}
+
+/// An experiment's targets, exported and placed on devices: what its coordinator starts from.
+struct experiment_layout {
+  std::vector<target_layout> targets;
+  std::map<std::string, std::string> cuda_arch;  ///< per evaluator key
+  std::vector<event_record> notes;  ///< what the setup noticed (kind and detail), in order
+  std::string error;                ///< why the experiment cannot start, or empty
+  experiment_snapshot resumed;      ///< resuming: the experiment as the archive has it
+  experiment_snapshot replayed;     ///< replaying: the experiment whose decisions are followed
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, experiment_layout& x) {
+  return f(caf::meta::type_name("experiment_layout"), x.targets, x.cuda_arch, x.notes, x.error,
+           x.resumed, x.replayed);
 }
 
 /// A read of the archive for the console: `what` is "experiments", "experiment", "candidate",

@@ -38,6 +38,13 @@ void register_message_types(caf::actor_system_config& config) {
       .add_message_type<llm_check>("kforge::llm_check")
       .add_message_type<llm_verdict>("kforge::llm_verdict")
       .add_message_type<model_usage>("kforge::model_usage")
+      .add_message_type<pipeline_job>("kforge::pipeline_job")
+      .add_message_type<candidate_outcome>("kforge::candidate_outcome")
+      .add_message_type<profile_outcome>("kforge::profile_outcome")
+      .add_message_type<llm_panel_request>("kforge::llm_panel_request")
+      .add_message_type<llm_judgement>("kforge::llm_judgement")
+      .add_message_type<target_layout>("kforge::target_layout")
+      .add_message_type<experiment_layout>("kforge::experiment_layout")
       .add_message_type<llm_model_actor>("kforge::llm_model_actor")
       .add_message_type<llm_runner_actor>("kforge::llm_runner_actor")
       .add_message_type<proposer_actor>("kforge::proposer_actor")
@@ -49,6 +56,9 @@ void register_message_types(caf::actor_system_config& config) {
       .add_message_type<compile_runner_actor>("kforge::compile_runner_actor")
       .add_message_type<evaluation_runner_actor>("kforge::evaluation_runner_actor")
       .add_message_type<coordinator_actor>("kforge::coordinator_actor")
+      .add_message_type<pipeline_listener>("kforge::pipeline_listener")
+      .add_message_type<candidate_pipeline_actor>("kforge::candidate_pipeline_actor")
+      .add_message_type<experiment_setup_actor>("kforge::experiment_setup_actor")
       .add_message_type<gateway_actor>("kforge::gateway_actor");
   config.add_error_category(
       error_category, [](uint8_t code, caf::atom_value, const caf::message& context) {

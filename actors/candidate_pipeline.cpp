@@ -1,0 +1,411 @@
+#include "actors/candidate_pipeline.hpp"
+
+#include <chrono>
+
+#include "actors/archive_actor.hpp"
+#include "actors/evaluator.hpp"
+#include "common/json.hpp"
+#include "common/statistics.hpp"
+#include "messages/errors.hpp"
+#include "search/random_stream.hpp"
+
+namespace kforge {
+namespace {
+
+using self_ptr = candidate_pipeline_actor::stateful_pointer<candidate_pipeline_state>;
+using namespace std::chrono_literals;
+
+constexpr auto kArchiveTimeout = 2min;
+constexpr auto kVerifyTimeout = 15min;
+
+candidate_in_flight& flight(self_ptr self, int64_t n) {
+  return self->state.flights.at(n);
+}
+const candidate_record& candidate(self_ptr self, int64_t n) {
+  return flight(self, n).job.candidate;
+}
+const target_layout& layout(self_ptr self, int64_t n) {
+  return self->state.cfg.targets.at(static_cast<size_t>(flight(self, n).job.target));
+}
+
+/// The event's detail starts with the candidate: its sequence and id.
+json::Value about(self_ptr self, int64_t n) {
+  json::Value d;
+  d.set("sequence", n).set("candidate", candidate(self, n).id);
+  return d;
+}
+
+/// The coordinator archives and reports the event.
+void tell(self_ptr self, const std::string& kind, const json::Value& detail) {
+  event_record e;
+  e.kind = kind;
+  e.detail_json = detail.dump();
+  self->send(self->state.listener, event_atom::value, std::move(e));
+}
+
+void done_with(self_ptr self, int64_t n) {
+  self->state.flights.erase(n);
+  self->state.stats.finished();
+}
+
+/// Answers the coordinator with candidate n's final verdict; a correct one stays to be profiled.
+void answer(self_ptr self, int64_t n, candidate_outcome o) {
+  o.sequence = n;
+  flight(self, n).promise.deliver(o);
+  if (!o.profiling) done_with(self, n);
+}
+
+/// The experiment cannot go on (an archive write failed): the coordinator hears it as an error.
+void abort(self_ptr self, int64_t n, const std::string& what) {
+  self->state.stats.note_error(what);
+  flight(self, n).promise.deliver(make_error(error_code::archive_failure, what));
+  done_with(self, n);
+}
+
+/// An error handler for archive writes of candidate n.
+auto archive_failed(self_ptr self, int64_t n) {
+  return [self, n](caf::error& e) { abort(self, n, "archive: " + describe(e)); };
+}
+
+/// Runs `work` now, or when the pipeline is resumed if it is paused.
+void when_running(self_ptr self, std::function<void()> work) {
+  auto& st = self->state;
+  if (!st.paused) return work();
+  st.held.push_back(std::move(work));
+  st.stats.set_queued(static_cast<int64_t>(st.held.size()));
+}
+
+/// Archives a stage's verdict of candidate n, then carries on.
+void record(self_ptr self, int64_t n, const verdict& v, std::function<void()> then) {
+  self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value,
+                candidate(self, n).id, v)
+      .then([then] { then(); }, archive_failed(self, n));
+}
+
+/// A stage could not judge the candidate (the stage itself failed): a final "error" verdict.
+void stage_error(self_ptr self, int64_t n, const std::string& stage, const caf::error& e) {
+  const std::string why = stage + " of candidate " + std::to_string(n) + ": " + describe(e);
+  verdict v{stage, false, "stage_error", why, {}};
+  record(self, n, v, [self, n, stage, why] {
+    auto d = about(self, n);
+    d.set("stage", stage).set("reason", why);
+    tell(self, "stage_error", d);
+    candidate_outcome o;
+    o.stage = stage;
+    o.stage_error = true;
+    o.reason = o.error = why;
+    answer(self, n, o);
+  });
+}
+
+/// Rejected before the hardware: archived, reported, answered.
+void reject(self_ptr self, int64_t n, const verdict& v, bool archived) {
+  auto go_on = [self, n, v] {
+    auto d = about(self, n);
+    d.set("kind", v.kind).set("reason", v.reason);
+    tell(self, "rejected", d);
+    candidate_outcome o;
+    o.stage = v.stage;
+    o.reason = v.reason;
+    answer(self, n, o);
+  };
+  if (archived) return go_on();
+  record(self, n, v, go_on);
+}
+
+void profile(self_ptr self, int64_t n, eval_result result) {
+  auto& st = self->state;
+  profile_request req{candidate(self, n).id, candidate(self, n).tgt.backend,
+                      flight(self, n).compile_log, std::move(result)};
+  auto tell_profiled = [self, n](profile_outcome p) {
+    p.sequence = n;
+    if (!p.error.empty()) self->state.stats.note_error(p.error);
+    self->send(self->state.listener, profiled_atom::value, std::move(p));
+    done_with(self, n);
+  };
+  self->request(st.stages.profiler, kArchiveTimeout, profile_atom::value, req)
+      .then(
+          [self, tell_profiled](profile_summary& p) {
+            self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, p)
+                .then(
+                    [tell_profiled, brief = p.brief] {
+                      tell_profiled({0, brief, "", false});
+                    },
+                    [tell_profiled](caf::error& e) {
+                      tell_profiled({0, "", "archive: " + describe(e), true});
+                    });
+          },
+          [tell_profiled](caf::error& e) {
+            tell_profiled({0, "", "profiler: " + describe(e), false});
+          });
+}
+
+/// A resumed candidate whose profile was lost: compile log and results come from the archive.
+void reprofile(self_ptr self, int64_t n) {
+  query_request q{"candidate", candidate(self, n).id};
+  auto lost = [self, n](const std::string& why) {
+    self->send(self->state.listener, profiled_atom::value, profile_outcome{n, "", why, false});
+    done_with(self, n);
+  };
+  self->request(self->state.stages.archive, kArchiveTimeout, query_atom::value, q)
+      .then(
+          [self, n, lost](std::string& text) {
+            auto doc = json::parse(text);
+            if (!doc.value)
+              return lost("reading candidate " + std::to_string(n) + " back: " + doc.error);
+            eval_result r;
+            r.candidate_id = candidate(self, n).id;
+            r.verdict = "correct";
+            for (const auto& row : (*doc.value)["results"].as_array()) {
+              config_outcome c;
+              c.index = static_cast<int32_t>(row["index"].as_int());
+              c.name = row["name"].as_string();
+              c.correct = row["correct"].as_bool();
+              c.detail_json = row["detail"].dump();
+              r.configs.push_back(std::move(c));
+            }
+            flight(self, n).compile_log = (*doc.value)["compile"]["log"].as_string();
+            profile(self, n, std::move(r));
+          },
+          [lost](caf::error& e) { lost("reading a candidate back: " + describe(e)); });
+}
+
+void evaluate(self_ptr self, int64_t n, compile_result compiled) {
+  auto& st = self->state;
+  const auto& c = candidate(self, n);
+  const auto& l = layout(self, n);
+  eval_request req;
+  req.candidate_id = c.id;
+  req.tgt = c.tgt;
+  req.export_dir = l.export_dir;
+  req.compiled_dir = l.compiled_dir;
+  req.compiled_unavailable = l.compiled_unavailable;
+  req.library_path = compiled.library_path;
+  req.library_policy = st.cfg.spec.library_calls;
+  req.seeds = st.cfg.spec.seeds;
+  req.seed = st.cfg.spec.seed;
+  req.timing_seconds = st.cfg.spec.timing_seconds;
+  // A suite (given kernel files) reports configs correct of all; a search needs the verdict only.
+  req.stop_on_failure =
+      st.cfg.spec.proposers.empty() || st.cfg.spec.proposers.front().kind != "files";
+  flight(self, n).compile_log = compiled.log;
+  auto evaluator = st.stages.evaluators.at(evaluator_key(c.tgt.backend, c.tgt.device));
+  self->request(evaluator, caf::infinite, evaluate_atom::value, req)
+      .then(
+          [self, n](eval_result& r) {
+            self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
+                .then(
+                    [self, n, r] {
+                      const bool ok = r.verdict == "correct";
+                      candidate_outcome o;
+                      o.stage = "evaluate";
+                      o.evaluated = o.compiled = true;
+                      o.correct = ok;
+                      o.speedup = ok ? geomean_speedup(r) : 0;
+                      o.profiling = ok;
+                      auto d = about(self, n);
+                      d.set("target", candidate(self, n).tgt.key()).set("verdict", r.verdict);
+                      d.set("strategy", candidate(self, n).strategy);
+                      if (ok) d.set("speedup", o.speedup);
+                      if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0)
+                        d.set("speedup_compiled", c);
+                      if (!ok) {
+                        d.set("kind", r.failure_kind).set("reason", r.failure_message);
+                        o.reason = r.failure_message;
+                        o.failure = failure_text(r.failure_kind, evaluation_reason(r));
+                      }
+                      if (r.verdict == "error") o.error = r.failure_message;
+                      d.set("seconds", r.seconds);
+                      tell(self, "evaluated", d);
+                      answer(self, n, o);
+                      if (ok) profile(self, n, r);
+                    },
+                    archive_failed(self, n));
+          },
+          [self, n](caf::error& e) { stage_error(self, n, "evaluate", e); });
+}
+
+/// `record`: archive the compile outcome (false when a resumed candidate was compiled before).
+void compile(self_ptr self, int64_t n, bool record) {
+  auto& st = self->state;
+  const auto& c = candidate(self, n);
+  compile_request req;
+  req.candidate_id = c.id;
+  req.source = c.source;
+  req.backend = c.tgt.backend;
+  if (auto a = st.cfg.cuda_arch.find(evaluator_key(c.tgt.backend, c.tgt.device));
+      a != st.cfg.cuda_arch.end())
+    req.cuda_arch = a->second;
+  req.source_name = "candidate " + std::to_string(c.id) + " (" + c.strategy + ")";
+  req.headers = st.cfg.spec.headers;
+  self->request(st.stages.compiler, caf::infinite, compile_atom::value, req)
+      .then(
+          [self, n, record](compile_result& r) {
+            auto next = [self, n, r] {
+              if (r.ok) return when_running(self, [self, n, r] { evaluate(self, n, r); });
+              auto d = about(self, n);
+              d.set("reason", r.error);
+              tell(self, "compile_failed", d);
+              candidate_outcome o;
+              o.stage = "compile";
+              o.reason = r.error;
+              o.failure = r.log.empty() ? r.error : r.log;
+              answer(self, n, o);
+            };
+            if (!record) return next();
+            self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
+                .then(next, archive_failed(self, n));
+          },
+          [self, n](caf::error& e) { stage_error(self, n, "compile", e); });
+}
+
+/// The LLM verifiers' turn, after the static rules (the verifier asks them all and judges).
+void llm_verify(self_ptr self, int64_t n) {
+  auto& st = self->state;
+  const auto& spec = st.cfg.spec;
+  llm_panel_request panel;
+  panel.request = {candidate(self, n), layout(self, n).export_dir, layout(self, n).tgt.config_set,
+                   spec.verifier_checks,
+                   search::derive_seed(spec.seed, "verify", static_cast<uint64_t>(n))};
+  for (const auto& [name, model] : st.cfg.llm_verifiers) {
+    panel.names.push_back(name);
+    panel.models.push_back(caf::actor_cast<caf::actor>(model));
+  }
+  panel.audit_fraction = spec.audit_fraction;
+  panel.audit_seed = search::derive_seed(spec.seed, "audit", static_cast<uint64_t>(n));
+  self->request(st.stages.verifier, caf::infinite, verify_atom::value, panel)
+      .then(
+          [self, n](llm_judgement& j) {
+            auto& st = self->state;
+            std::vector<llm_call> calls;
+            for (const auto& v : j.verdicts)
+              calls.insert(calls.end(), v.calls.begin(), v.calls.end());
+            if (!calls.empty()) self->send(st.listener, charge_atom::value, n, std::move(calls));
+            auto pending = std::make_shared<size_t>(j.verdicts.size());
+            auto all_archived = [self, n, j] {
+              if (!j.offline_miss.empty())
+                return abort(self, n,
+                             "offline: verifier " + j.offline_miss +
+                                 " has no cached reply for candidate " + std::to_string(n) +
+                                 "; run without --offline to ask it");
+              auto d = about(self, n);
+              d.set("verdict", j.rejected ? "reject" : "accept");
+              if (j.rejected) d.set("reason", j.reasons);
+              d.set("audited", j.audited);
+              tell(self, "llm_verified", d);
+              if (!j.rejected || j.audited)
+                return when_running(self, [self, n] { compile(self, n, true); });
+              reject(self, n, {"llm_verify", false, "llm_rejected", j.reasons, {}}, false);
+            };
+            if (j.verdicts.empty()) return all_archived();
+            for (const auto& v : j.verdicts)
+              self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
+                            st.cfg.experiment_id, candidate(self, n).id, n, v)
+                  .then(
+                      [pending, all_archived] {
+                        if (--*pending == 0) all_archived();
+                      },
+                      [self, n, pending](caf::error& e) {
+                        if (*pending == 0) return;
+                        *pending = 0;  // one failure ends the candidate; later replies are moot
+                        abort(self, n, "archive: " + describe(e));
+                      });
+          },
+          [self, n](caf::error& e) { stage_error(self, n, "llm_verify", e); });
+}
+
+void verify(self_ptr self, int64_t n) {
+  auto& st = self->state;
+  verify_request req{candidate(self, n), layout(self, n).export_dir, st.cfg.spec.library_calls,
+                     st.cfg.spec.max_source_bytes};
+  self->request(st.stages.verifier, kVerifyTimeout, verify_atom::value, req)
+      .then(
+          [self, n](verdict& v) {
+            record(self, n, v, [self, n, v] {
+              if (!v.accepted) return reject(self, n, v, true);
+              if (!self->state.cfg.llm_verifiers.empty())
+                return when_running(self, [self, n] { llm_verify(self, n); });
+              when_running(self, [self, n] { compile(self, n, true); });
+            });
+          },
+          [self, n](caf::error& e) { stage_error(self, n, "verify", e); });
+}
+
+/// Takes a job in where its entry says.
+caf::result<candidate_outcome> take(self_ptr self, pipeline_job& job) {
+  auto& st = self->state;
+  const int64_t n = job.candidate.sequence;
+  if (job.target < 0 || static_cast<size_t>(job.target) >= st.cfg.targets.size())
+    return make_error(error_code::invalid_request,
+                      "candidate " + std::to_string(n) + " names no target of the experiment");
+  if (st.flights.count(n))
+    return make_error(error_code::invalid_request,
+                      "candidate " + std::to_string(n) + " is in the pipeline already");
+  auto promise = self->make_response_promise<candidate_outcome>();
+  const auto entry = job.entry;
+  st.stats.started("candidate " + std::to_string(job.candidate.id));
+  st.flights[n] = {std::move(job), promise, {}};
+  switch (entry) {
+    case pipeline_entry::verify:
+      when_running(self, [self, n] { verify(self, n); });
+      break;
+    case pipeline_entry::llm_verify:
+      when_running(self, [self, n] {
+        if (self->state.cfg.llm_verifiers.empty()) return compile(self, n, true);
+        llm_verify(self, n);
+      });
+      break;
+    case pipeline_entry::compile:
+      when_running(self, [self, n] { compile(self, n, true); });
+      break;
+    case pipeline_entry::recompile:
+      when_running(self, [self, n] { compile(self, n, false); });
+      break;
+    case pipeline_entry::profile: {
+      // Finished already: the answer says so at once, and the profile follows.
+      candidate_outcome o;
+      o.stage = "profile";
+      o.profiling = true;
+      answer(self, n, o);
+      when_running(self, [self, n] { reprofile(self, n); });
+      break;
+    }
+  }
+  return caf::delegated<candidate_outcome>();
+}
+
+}  // namespace
+
+double geomean_speedup(const eval_result& r, bool over_compiled) {
+  std::vector<double> speedups;
+  for (const auto& c : r.configs) {
+    if (!c.correct || !c.timed) return 0;
+    speedups.push_back(over_compiled ? c.speedup_compiled : c.speedup);
+  }
+  return geometric_mean(speedups).value_or(0);
+}
+
+candidate_pipeline_actor::behavior_type candidate_pipeline_impl(
+    candidate_pipeline_actor::stateful_pointer<candidate_pipeline_state> self,
+    pipeline_config config, stage_handles stages, pipeline_listener listener) {
+  auto& st = self->state;
+  st.cfg = std::move(config);
+  st.stages = std::move(stages);
+  st.listener = std::move(listener);
+  st.paused = st.cfg.start_paused;
+  return {
+      [self](status_atom) { return self->state.stats.status(); },
+      [self](judge_atom, pipeline_job& job) { return take(self, job); },
+      [self](pause_atom) { self->state.paused = true; },
+      [self](resume_atom) {
+        auto& st = self->state;
+        st.paused = false;
+        auto held = std::move(st.held);
+        st.held.clear();
+        st.stats.set_queued(0);
+        for (auto& work : held) work();
+      },
+  };
+}
+
+}  // namespace kforge

@@ -1,0 +1,114 @@
+#include "actors/experiment_records.hpp"
+
+#include "gpu/hashing.hpp"
+#include "search/random_stream.hpp"
+
+namespace kforge {
+
+propose_request make_propose_request(const experiment_view& v, int64_t n, size_t t,
+                                     const search::Plan& plan, int32_t attempt) {
+  const auto& d = plan.decision;
+  const auto& members = v.planner.population().members();
+  propose_request req;
+  req.experiment_id = v.experiment.id;
+  req.sequence = n;
+  req.seed = search::derive_seed(v.spec.seed, "propose", static_cast<uint64_t>(n));
+  req.tgt = v.targets.at(t).tgt;
+  req.export_dir = v.targets.at(t).export_dir;
+  req.mode = d.mode;
+  req.tried = v.planner.population().tried(t);
+  req.strategy = d.strategy;
+  req.attempt = attempt;
+  req.replay_key = d.reply_key;
+  for (const auto& p : v.spec.proposers)
+    if (p.name == d.proposer) req.kernel_pattern = p.pattern;
+  if (auto parent = v.candidates.find(d.parent_sequence); parent != v.candidates.end()) {
+    req.has_parent = true;
+    req.parent = parent->second;
+    if (auto m = members.find(d.parent_sequence); m != members.end())
+      req.parent_speedup = m->second.speedup;
+    if (auto b = v.profile_briefs.find(d.parent_sequence); b != v.profile_briefs.end())
+      req.parent_profile = b->second;
+  }
+  if (auto failed = v.candidates.find(d.fix_of); failed != v.candidates.end()) {
+    req.failed = failed->second;
+    if (const auto* f = v.planner.failure(d.fix_of)) {
+      req.failed_stage = f->stage;
+      req.failure_log = f->log;
+    }
+  }
+  for (int64_t s : plan.context) {
+    const auto& c = v.candidates.at(s);
+    req.context.push_back({s, members.at(s).speedup, c.strategy, c.source});
+  }
+  return req;
+}
+
+candidate_record make_candidate_record(const experiment_view& v, int64_t n, size_t t,
+                                       const search::Decision& d, const proposal& p,
+                                       uint64_t seed) {
+  candidate_record c;
+  c.experiment_id = v.experiment.id;
+  c.sequence = n;
+  c.tgt = v.targets.at(t).tgt;
+  c.source = p.source;
+  c.source_hash = gpu::sha256_hex(c.source);
+  c.parent_id = p.parent_id;
+  c.proposer = p.proposer;
+  c.strategy = p.strategy;
+  c.params = p.params;
+  c.seed = seed;
+  c.decision = d.to_json().dump();
+  return c;
+}
+
+search::Member make_member(const candidate_record& c, size_t t, const search::Decision& d) {
+  search::Member m;
+  m.sequence = c.sequence;
+  m.candidate_id = c.id;
+  m.target = t;
+  m.key = search::proposal_key(c.strategy, c.params);
+  m.proposer = d.proposer;
+  m.parent_sequence = d.lineage_parent();
+  return m;
+}
+
+experiment_status make_progress(const experiment_view* v, const experiment_record& experiment,
+                                const std::string& status, const experiment_counts& counts,
+                                double elapsed_seconds, const std::string& last_error) {
+  experiment_status s;
+  s.id = experiment.id;
+  s.name = experiment.name;
+  s.status = status;
+  s.proposed = counts.proposed;
+  s.rejected = counts.rejected;
+  s.evaluated = counts.evaluated;
+  s.correct = counts.correct;
+  s.elapsed_seconds = elapsed_seconds;
+  s.last_error = last_error;
+  s.cost_usd = counts.cost_usd;
+  for (const auto& [name, u] : counts.usage) s.models.push_back(u);
+  if (!v) return s;  // not set up yet
+  const auto& members = v->planner.population().members();
+  for (const auto& [n, m] : members) s.in_flight += !m.finished;
+  for (size_t t = 0; t < v->targets.size(); ++t) {
+    target_best b;
+    b.target_key = v->targets[t].tgt.key();
+    for (const auto& [n, m] : members) {
+      if (m.target != t) continue;
+      ++b.candidates;
+      if (!m.correct) continue;
+      ++b.correct;
+      if (m.speedup > b.best_speedup) {
+        b.best_speedup = m.speedup;
+        b.best_candidate = m.candidate_id;
+        b.best_strategy = v->candidates.at(n).strategy;
+      }
+    }
+    b.ended = v->planner.end_reason(t);
+    s.targets.push_back(b);
+  }
+  return s;
+}
+
+}  // namespace kforge

@@ -1,0 +1,50 @@
+// The values the coordinator builds from what it knows, as plain functions: a proposal's request
+// from its plan, a proposed candidate's record and population member, and the experiment's
+// progress. No messages are sent here.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/payloads.hpp"
+#include "search/planner.hpp"
+
+namespace kforge {
+
+/// What the coordinator knows of an experiment's candidates, for building requests and status.
+struct experiment_view {
+  const experiment_record& experiment;
+  const search::ExperimentSpec& spec;
+  const std::vector<target_layout>& targets;
+  const search::Planner& planner;
+  const std::map<int64_t, candidate_record>& candidates;  ///< by sequence
+  const std::map<int64_t, std::string>& profile_briefs;   ///< by sequence
+};
+
+/// Proposal n's request to its proposer: the plan's decision, the parent with its speedup and
+/// profile, the failure a fix repairs, and the context kernels, from what n may see.
+propose_request make_propose_request(const experiment_view& v, int64_t n, size_t t,
+                                     const search::Plan& plan, int32_t attempt);
+
+/// The record of proposal n's candidate (`d` with the reply it came from), to archive.
+candidate_record make_candidate_record(const experiment_view& v, int64_t n, size_t t,
+                                       const search::Decision& d, const proposal& p, uint64_t seed);
+
+/// The population's member for an archived candidate.
+search::Member make_member(const candidate_record& c, size_t t, const search::Decision& d);
+
+/// Counts of an experiment's candidates and what its LLM calls cost.
+struct experiment_counts {
+  int64_t proposed = 0, rejected = 0, evaluated = 0, correct = 0;
+  std::map<std::string, model_usage> usage;  ///< by model
+  double cost_usd = 0;
+};
+
+/// Where the experiment stands: its counts, and per target its best kernel so far.
+experiment_status make_progress(const experiment_view* v, const experiment_record& experiment,
+                                const std::string& status, const experiment_counts& counts,
+                                double elapsed_seconds, const std::string& last_error);
+
+}  // namespace kforge

@@ -1,0 +1,198 @@
+#include "search/planner.hpp"
+
+#include <algorithm>
+
+#include "search/ensemble.hpp"
+#include "search/random_stream.hpp"
+#include "search/strategies.hpp"
+
+namespace kforge::search {
+
+json::Value Decision::to_json() const {
+  json::Value v;
+  v.set("target", target_key).set("proposer", proposer).set("mode", mode);
+  v.set("parent_sequence", parent_sequence).set("fix_of", fix_of);
+  v.set("strategy", strategy).set("reply_key", reply_key).set("attempt", attempt);
+  return v;
+}
+
+Decision recorded_decision(const std::string& decision_json, const std::string& target_key,
+                           const std::string& proposer, int64_t parent_sequence) {
+  Decision d;
+  d.target_key = target_key;
+  d.proposer = proposer;
+  auto doc = json::parse(decision_json.empty() ? "{}" : decision_json);
+  const json::Value v = doc.value ? *doc.value : json::Value();
+  if (!v.contains("proposer")) {
+    d.parent_sequence = parent_sequence;
+    d.mode = parent_sequence >= 0 ? "optimise" : "translate";
+    return d;
+  }
+  d.proposer = v["proposer"].as_string();
+  d.mode = v["mode"].as_string();
+  d.parent_sequence = v["parent_sequence"].as_int(-1);
+  d.fix_of = v["fix_of"].as_int(-1);
+  d.strategy = v["strategy"].as_string();
+  d.reply_key = v["reply_key"].as_string();
+  d.attempt = static_cast<int32_t>(v["attempt"].as_int());
+  return d;
+}
+
+Planner::Planner(ExperimentSpec spec, std::vector<std::string> target_keys)
+    : spec_(std::move(spec)),
+      keys_(std::move(target_keys)),
+      population_(spec_.pipeline_depth),
+      ended_(keys_.size()),
+      unable_(keys_.size()),
+      compile_failures_(keys_.size(), 0),
+      proposal_failures_(keys_.size(), 0) {}
+
+const Failure* Planner::failure(int64_t sequence) const {
+  auto it = failures_.find(sequence);
+  return it == failures_.end() ? nullptr : &it->second;
+}
+
+bool Planner::end(size_t t, const std::string& reason) {
+  if (ended(t)) return false;
+  ended_[t] = reason.empty() ? "ended" : reason;
+  return true;
+}
+
+bool Planner::any_proposer_left() const {
+  return std::any_of(spec_.proposers.begin(), spec_.proposers.end(),
+                     [&](const auto& p) { return !disabled_.count(p.name); });
+}
+
+bool Planner::unable(size_t t, const std::string& proposer) {
+  unable_.at(t).insert(proposer);
+  return std::any_of(spec_.proposers.begin(), spec_.proposers.end(), [&](const auto& p) {
+    return !disabled_.count(p.name) && !unable_[t].count(p.name);
+  });
+}
+
+int Planner::compile_outcome(size_t t, bool compiled) {
+  return compile_failures_.at(t) = compiled ? 0 : compile_failures_[t] + 1;
+}
+
+int Planner::proposal_outcome(size_t t, bool proposed) {
+  return proposal_failures_.at(t) = proposed ? 0 : proposal_failures_[t] + 1;
+}
+
+Setback Planner::setback(size_t t, const std::string& proposer, const std::string& kind,
+                         const std::string& reason) {
+  using Then = Setback::Then;
+  constexpr int kFailuresBeforeAbandoning = 8;
+  if (kind == "offline_miss") return {Then::fail_experiment, "", reason, 0};
+  if (kind == "exhausted")
+    return {Then::end_target, "target_exhausted", "every variant was tried", 0};
+  if (kind == "unsupported") {
+    // The proposer cannot write this target at all: asking again cannot help. The others may.
+    if (unable(t, proposer)) return {Then::plan_again, "proposer_unsupported", reason, 0};
+    return {Then::end_target, "target_abandoned", "no proposer can write it: " + reason, 0};
+  }
+  if (kind == "money" || kind == "auth") {
+    // The key or the account is spent: no retry helps; the proposal is planned again among
+    // the other proposers.
+    disable(proposer);
+    return {Then::plan_again, "proposer_disabled", reason, 0};
+  }
+  const int failures = proposal_outcome(t, false);
+  if (failures >= kFailuresBeforeAbandoning)
+    return {Then::end_target, "target_abandoned",
+            "the proposer failed " + std::to_string(failures) + " times in a row: " + reason, 0};
+  const int delay = kind == "reply_rejected" ? 0 : std::min(60, 1 << (failures - 1));
+  return {Then::retry, "proposal_failed", reason, delay};
+}
+
+void Planner::follow(std::map<int64_t, Decision> recorded) {
+  recorded_ = std::move(recorded);
+  replaying_ = true;
+}
+
+std::string Planner::proposer_kind(const std::string& proposer) const {
+  for (const auto& p : spec_.proposers)
+    if (p.name == proposer) return p.kind;
+  return "builtin";
+}
+
+std::optional<size_t> Planner::next_target(int64_t& n, const std::vector<int64_t>& pending) const {
+  if (replaying_) {
+    auto it = recorded_.lower_bound(n);
+    if (it == recorded_.end()) return std::nullopt;
+    n = it->first;
+    for (size_t t = 0; t < keys_.size(); ++t)
+      if (keys_[t] == it->second.target_key && !ended(t)) return t;
+    return std::nullopt;
+  }
+  std::optional<size_t> best;
+  int64_t fewest = 0;
+  for (size_t t = 0; t < keys_.size(); ++t) {
+    if (ended(t)) continue;
+    const int64_t proposals = population_.proposed(t) + (t < pending.size() ? pending[t] : 0);
+    if (proposals >= spec_.candidates_per_target) continue;
+    if (!best || proposals < fewest) {
+      best = t;
+      fewest = proposals;
+    }
+  }
+  return best;
+}
+
+Plan Planner::plan(int64_t n, size_t t) {
+  Plan p;
+  p.decision = replaying_ ? recorded_.at(n) : decide(n, t);
+  if (p.decision.mode == "optimise") p.context = context(t, n);
+  return p;
+}
+
+Decision Planner::decide(int64_t n, size_t t) {
+  const auto stream = [&](const char* purpose) {
+    return RandomStream(derive_seed(spec_.seed, purpose, static_cast<uint64_t>(n)));
+  };
+  Decision d;
+  d.target_key = keys_.at(t);
+  std::vector<Arm> arms;
+  for (const auto& p : spec_.proposers)
+    if (!disabled_.count(p.name) && !unable_[t].count(p.name)) arms.push_back({p.name, p.weight});
+  tally(arms, population_.visible_all(n));
+  auto ensemble = stream("ensemble");
+  d.proposer = arms[choose_arm(arms, spec_.ensemble_policy, ensemble)].name;
+  const bool llm = proposer_kind(d.proposer) == "llm";
+  const auto visible = population_.visible(t, n);
+  // An LLM may repair the latest visible failure of the target instead of optimising.
+  auto fix = stream("fix");
+  if (llm && fix.chance(spec_.fix_probability)) {
+    for (auto it = visible.rbegin(); it != visible.rend(); ++it) {
+      if (it->correct || fixed_.count(it->sequence) || !failures_.count(it->sequence)) continue;
+      d.mode = "fix";
+      d.fix_of = it->sequence;
+      fixed_.insert(d.fix_of);  // decisions are made in sequence order: no failure fixed twice
+      return d;
+    }
+  }
+  auto select = stream("select");
+  auto parent = select_parent(visible, spec_.parent_selection, spec_.tournament_size, select);
+  d.mode = parent ? "optimise" : "translate";
+  if (parent) d.parent_sequence = parent->sequence;
+  if (llm && parent) {
+    const auto& strategies = optimisation_strategies();
+    d.strategy = strategies[stream("strategy").below(strategies.size())];
+  }
+  return d;
+}
+
+std::vector<int64_t> Planner::context(size_t t, int64_t n) const {
+  std::vector<Member> correct;
+  for (const auto& m : population_.visible(t, n))
+    if (m.correct) correct.push_back(m);
+  std::sort(correct.begin(), correct.end(), [](const auto& a, const auto& b) {
+    return a.speedup != b.speedup ? a.speedup < b.speedup : a.sequence < b.sequence;
+  });
+  const size_t k = static_cast<size_t>(std::max(0, spec_.context_size));
+  std::vector<int64_t> out;
+  for (size_t i = correct.size() > k ? correct.size() - k : 0; i < correct.size(); ++i)
+    out.push_back(correct[i].sequence);
+  return out;
+}
+
+}  // namespace kforge::search

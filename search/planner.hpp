@@ -1,0 +1,135 @@
+// The search's decisions for one experiment, as plain values: which target the next proposal
+// serves, which ensemble member writes it, whether it translates, optimises a parent or repairs
+// a failure, which strategy it tries and which kernels its prompt shows. Every draw comes from a
+// stream seeded by (experiment seed, purpose, sequence), and proposal n sees only the outcomes
+// of candidates up to n - depth (population.hpp), so the same seed gives the same plans whichever
+// order the stages finish in. A replay follows another experiment's recorded decisions instead.
+// The coordinator tells the planner what happened and asks it what to do; nothing here sends a
+// message or reads a file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "search/experiment_spec.hpp"
+#include "search/population.hpp"
+
+namespace kforge::search {
+
+/// A proposal's decision, as recorded with its candidate and as a replay follows it.
+struct Decision {
+  std::string target_key;
+  std::string proposer;
+  std::string mode;  ///< "translate", "optimise" or "fix"
+  int64_t parent_sequence = -1;
+  int64_t fix_of = -1;
+  std::string strategy;
+  std::string reply_key;  ///< the cached LLM reply the candidate came from
+  int32_t attempt = 0;    ///< failed tries before it (the LLM's sample index)
+
+  /// The sequence the candidate descends from: the parent, or the failure it repairs.
+  int64_t lineage_parent() const { return mode == "fix" ? fix_of : parent_sequence; }
+  json::Value to_json() const;
+};
+
+/// The decision recorded with a candidate. Archives older than recorded decisions keep the
+/// proposer and the parent only (`parent_sequence`, -1 for none): the mode follows from them.
+Decision recorded_decision(const std::string& decision_json, const std::string& target_key,
+                           const std::string& proposer, int64_t parent_sequence);
+
+/// What a fix of a failed candidate is shown.
+struct Failure {
+  std::string stage;  ///< "compile" or "evaluate"
+  std::string log;    ///< the compiler's log or the failed check
+};
+
+/// What follows a proposal that came back without a candidate.
+struct Setback {
+  enum class Then {
+    fail_experiment,  ///< offline, and the cache had no reply: nothing can go on
+    end_target,       ///< `event` (target_exhausted, target_abandoned) with `reason`
+    plan_again,       ///< `event` (proposer_unsupported, proposer_disabled): the others may
+    retry,            ///< `event` proposal_failed: the same request, after `delay_seconds`
+  };
+  Then then = Then::retry;
+  std::string event;
+  std::string reason;
+  int delay_seconds = 0;
+};
+
+/// Proposal n's plan: its decision and, when it optimises, the kernels its prompt shows.
+struct Plan {
+  Decision decision;
+  /// The target's fastest correct kernels that proposal n may see, least to most fast.
+  std::vector<int64_t> context;
+};
+
+class Planner {
+ public:
+  Planner(ExperimentSpec spec, std::vector<std::string> target_keys);
+
+  // What happened.
+  Population& population() { return population_; }
+  const Population& population() const { return population_; }
+  /// Candidate `sequence` failed where a fix may repair it.
+  void failed(int64_t sequence, Failure failure) { failures_[sequence] = std::move(failure); }
+  const Failure* failure(int64_t sequence) const;
+  /// A fix of `sequence` was proposed (a resumed experiment's record): none is proposed again.
+  void fixed(int64_t sequence) { fixed_.insert(sequence); }
+  /// Target t gets no more proposals; false when it had ended already.
+  bool end(size_t t, const std::string& reason);
+  const std::string& end_reason(size_t t) const { return ended_.at(t); }
+  bool ended(size_t t) const { return !ended_.at(t).empty(); }
+  /// The proposer's key or money is spent: it proposes nothing more.
+  void disable(const std::string& proposer) { disabled_.insert(proposer); }
+  bool any_proposer_left() const;
+  /// The proposer cannot write target t; false when no proposer is left that can.
+  bool unable(size_t t, const std::string& proposer);
+  /// Candidates of target t in a row that did not compile, after this one's outcome.
+  int compile_outcome(size_t t, bool compiled);
+  /// Proposals of target t in a row that came back without a candidate, after this one's.
+  int proposal_outcome(size_t t, bool proposed);
+  /// Proposal of target t by `proposer` came back without a candidate, for `kind` ("exhausted",
+  /// "unsupported", "money", "auth", "offline_miss", "reply_rejected" or any failure of a call):
+  /// the planner notes it and says what follows. A target whose proposals fail 8 times in a
+  /// row is abandoned; a failed call is retried after 1, 2, 4 ... 60 s, a rejected reply at once.
+  Setback setback(size_t t, const std::string& proposer, const std::string& kind,
+                  const std::string& reason);
+  /// Follow these recorded decisions (by sequence) instead of deciding afresh.
+  void follow(std::map<int64_t, Decision> recorded);
+  bool replaying() const { return replaying_; }
+
+  // What to do.
+  /// The target of the next proposal, which would take sequence n: the target with the fewest
+  /// proposals (counting `pending`, per target) that may have more. A replay moves n to its next
+  /// recorded sequence and takes that one's target. None when no proposal is left to make.
+  std::optional<size_t> next_target(int64_t& n, const std::vector<int64_t>& pending) const;
+  /// Proposal n of target t: decided from what n may see and the seeded streams, or as recorded.
+  Plan plan(int64_t n, size_t t);
+  /// The proposer kind of an ensemble member ("builtin", "llm", "files").
+  std::string proposer_kind(const std::string& proposer) const;
+  const ExperimentSpec& spec() const { return spec_; }
+  size_t targets() const { return keys_.size(); }
+
+ private:
+  Decision decide(int64_t n, size_t t);
+  std::vector<int64_t> context(size_t t, int64_t n) const;
+
+  ExperimentSpec spec_;
+  std::vector<std::string> keys_;  // per target
+  Population population_;
+  std::vector<std::string> ended_;             // per target: why it ended, "" while it goes on
+  std::vector<std::set<std::string>> unable_;  // per target
+  std::vector<int> compile_failures_, proposal_failures_;  // per target, in a row
+  std::set<std::string> disabled_;
+  std::map<int64_t, Failure> failures_;
+  std::set<int64_t> fixed_;
+  std::map<int64_t, Decision> recorded_;
+  bool replaying_ = false;
+};
+
+}  // namespace kforge::search

@@ -1,0 +1,215 @@
+// The planner's decisions as values, without actors: which target comes next, who proposes,
+// translate / optimise / fix, the prompt's context, a replay's recorded decisions, and that the
+// same seed and the same visible outcomes give the same plans.
+#include <gtest/gtest.h>
+
+#include "search/planner.hpp"
+
+namespace kforge::search {
+namespace {
+
+ExperimentSpec spec_with(const std::string& extra = "") {
+  auto parsed = parse_experiment_spec(
+      R"({"seed": 5, "tasks": ["/t/a", "/t/b"], "backends": ["cpu"],
+          "budget": {"candidates_per_target": 3}, "search": {"pipeline_depth": 2, "context_size": 2}
+          )" +
+      extra + "}");
+  EXPECT_TRUE(parsed.ok()) << parsed.error_text();
+  return parsed.spec;
+}
+
+const char* kLlmEnsemble = R"(, "proposers": [
+    {"kind": "llm", "name": "m1", "provider": "openai", "model": "m1"},
+    {"kind": "builtin"}])";
+
+Member member(int64_t sequence, size_t target, bool correct, double speedup,
+              const std::string& proposer = "builtin") {
+  Member m;
+  m.sequence = sequence;
+  m.candidate_id = sequence + 100;
+  m.target = target;
+  m.key = "k" + std::to_string(sequence);
+  m.finished = true;
+  m.correct = correct;
+  m.speedup = correct ? speedup : 0;
+  m.proposer = proposer;
+  return m;
+}
+
+TEST(Planner, TheNextTargetHasTheFewestProposalsAndEndedOrFullTargetsGetNone) {
+  Planner p(spec_with(), {"a", "b"});
+  int64_t n = 0;
+  EXPECT_EQ(p.next_target(n, {0, 0}), 0u);
+  EXPECT_EQ(p.next_target(n, {1, 0}), 1u);  // a proposal of a is already asked for
+  p.population().add(member(0, 0, true, 1));
+  p.population().add(member(1, 1, true, 1));
+  p.population().add(member(2, 0, true, 1));
+  EXPECT_EQ(p.next_target(n, {0, 0}), 1u);
+  EXPECT_TRUE(p.end(1, "abandoned"));
+  EXPECT_FALSE(p.end(1, "again"));
+  EXPECT_EQ(p.end_reason(1), "abandoned");
+  EXPECT_EQ(p.next_target(n, {0, 0}), 0u);
+  EXPECT_EQ(p.next_target(n, {1, 0}), std::nullopt);  // a has 3 with the pending one: its budget
+}
+
+TEST(Planner, TranslatesFirstThenOptimisesAVisibleCorrectParentWithTheFastestAsContext) {
+  Planner p(spec_with(), {"a", "b"});
+  auto first = p.plan(0, 0);
+  EXPECT_EQ(first.decision.mode, "translate");
+  EXPECT_EQ(first.decision.proposer, p.spec().proposers.at(0).name);  // the built-in one
+  EXPECT_EQ(first.decision.target_key, "a");
+  EXPECT_TRUE(first.context.empty());
+  p.population().add(member(0, 0, true, 2.0));
+  p.population().add(member(1, 0, true, 3.0));
+  p.population().add(member(2, 0, false, 0));
+  p.population().add(member(3, 0, true, 1.5));
+  p.population().add(member(4, 1, true, 9.0));  // another target's kernel is never context
+  // Proposal 5 sees up to 3 (depth 2): the two fastest correct of a, least to most fast.
+  auto plan = p.plan(5, 0);
+  EXPECT_EQ(plan.decision.mode, "optimise");
+  EXPECT_TRUE(plan.decision.parent_sequence == 0 || plan.decision.parent_sequence == 1 ||
+              plan.decision.parent_sequence == 3);
+  EXPECT_EQ(plan.context, (std::vector<int64_t>{0, 1}));
+  EXPECT_TRUE(plan.decision.strategy.empty());  // the built-in proposer follows no strategy
+}
+
+TEST(Planner, TheSameSeedAndOutcomesGiveTheSamePlans) {
+  auto plans = [] {
+    Planner p(spec_with(kLlmEnsemble), {"a", "b"});
+    for (int64_t s = 0; s < 6; ++s) p.population().add(member(s, s % 2, s % 3 != 0, 1.0 + s));
+    p.failed(0, {"compile", "error: x"});
+    std::vector<json::Value> out;
+    for (int64_t n = 8; n < 20; ++n) out.push_back(p.plan(n, n % 2).decision.to_json());
+    return out;
+  };
+  const auto first = plans();
+  const auto second = plans();
+  ASSERT_EQ(first.size(), second.size());
+  for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].dump(), second[i].dump()) << i;
+}
+
+TEST(Planner, AnLlmRepairsAVisibleFailureOnceAndNamesAStrategyWhenItOptimises) {
+  auto parsed = spec_with(kLlmEnsemble);
+  parsed.fix_probability = 1;
+  parsed.proposers.resize(1);  // the LLM alone
+  Planner p(parsed, {"a", "b"});
+  p.population().add(member(0, 0, true, 2.0, "m1"));
+  p.population().add(member(1, 0, false, 0, "m1"));
+  p.failed(1, {"evaluate", "mismatch at [0, 3]"});
+  auto fix = p.plan(3, 0);
+  EXPECT_EQ(fix.decision.mode, "fix");
+  EXPECT_EQ(fix.decision.fix_of, 1);
+  EXPECT_EQ(fix.decision.lineage_parent(), 1);
+  ASSERT_NE(p.failure(1), nullptr);
+  EXPECT_EQ(p.failure(1)->stage, "evaluate");
+  auto next = p.plan(4, 0);  // the failure is fixed already: optimise instead
+  EXPECT_EQ(next.decision.mode, "optimise");
+  EXPECT_EQ(next.decision.parent_sequence, 0);
+  EXPECT_FALSE(next.decision.strategy.empty());
+}
+
+TEST(Planner, DisabledAndUnableProposersAreNotChosen) {
+  Planner p(spec_with(kLlmEnsemble), {"a", "b"});
+  EXPECT_TRUE(p.unable(0, "builtin"));  // m1 can still write a
+  for (int64_t n = 0; n < 10; ++n) EXPECT_EQ(p.plan(n, 0).decision.proposer, "m1");
+  p.disable("m1");
+  EXPECT_TRUE(p.any_proposer_left());
+  EXPECT_FALSE(p.unable(0, "builtin"));  // nobody is left for a
+  EXPECT_EQ(p.plan(11, 1).decision.proposer, "builtin");
+  p.disable("builtin");
+  EXPECT_FALSE(p.any_proposer_left());
+}
+
+TEST(Planner, FailuresInARowAreCountedPerTargetAndResetBySuccess) {
+  Planner p(spec_with(), {"a", "b"});
+  EXPECT_EQ(p.compile_outcome(0, false), 1);
+  EXPECT_EQ(p.compile_outcome(0, false), 2);
+  EXPECT_EQ(p.compile_outcome(1, false), 1);
+  EXPECT_EQ(p.compile_outcome(0, true), 0);
+  EXPECT_EQ(p.proposal_outcome(1, false), 1);
+  EXPECT_EQ(p.proposal_outcome(1, true), 0);
+}
+
+TEST(Planner, AReplayFollowsTheRecordedDecisionsAndSkipsEndedTargets) {
+  Planner p(spec_with(), {"a", "b"});
+  Decision d3;
+  d3.target_key = "b";
+  d3.proposer = "builtin";
+  d3.mode = "translate";
+  Decision d5 = d3;
+  d5.target_key = "a";
+  d5.mode = "optimise";
+  d5.parent_sequence = 3;
+  p.follow({{3, d3}, {5, d5}});
+  EXPECT_TRUE(p.replaying());
+  int64_t n = 0;
+  EXPECT_EQ(p.next_target(n, {0, 0}), 1u);
+  EXPECT_EQ(n, 3);
+  EXPECT_EQ(p.plan(3, 1).decision.to_json().dump(), d3.to_json().dump());
+  n = 4;
+  EXPECT_EQ(p.next_target(n, {0, 0}), 0u);
+  EXPECT_EQ(n, 5);
+  EXPECT_EQ(p.plan(5, 0).decision.parent_sequence, 3);
+  p.end(0, "exhausted");
+  n = 4;
+  EXPECT_EQ(p.next_target(n, {0, 0}), std::nullopt);
+  n = 6;
+  EXPECT_EQ(p.next_target(n, {0, 0}), std::nullopt);  // the replay goes no further
+}
+
+TEST(Planner, RecordedDecisionsReadBackAndOlderArchivesKeepProposerAndParent) {
+  Decision d;
+  d.target_key = "a";
+  d.proposer = "m1";
+  d.mode = "fix";
+  d.fix_of = 4;
+  d.strategy = "tile";
+  d.reply_key = "r";
+  d.attempt = 2;
+  const auto back = recorded_decision(d.to_json().dump(), "a", "ignored", -1);
+  EXPECT_EQ(back.to_json().dump(), d.to_json().dump());
+  const auto old = recorded_decision("", "a", "builtin", 7);
+  EXPECT_EQ(old.proposer, "builtin");
+  EXPECT_EQ(old.mode, "optimise");
+  EXPECT_EQ(old.parent_sequence, 7);
+  EXPECT_EQ(recorded_decision("", "a", "builtin", -1).mode, "translate");
+}
+
+TEST(Planner, ASetbackIsRetriedWithBackOffThenTheTargetIsAbandoned) {
+  Planner p(spec_with(kLlmEnsemble), {"a", "b"});
+  using Then = Setback::Then;
+  EXPECT_EQ(p.setback(0, "m1", "reply_rejected", "no code").delay_seconds, 0);
+  std::vector<int> delays;
+  for (int i = 0; i < 6; ++i) {
+    auto s = p.setback(0, "m1", "transient", "503");
+    EXPECT_EQ(s.then, Then::retry);
+    EXPECT_EQ(s.event, "proposal_failed");
+    delays.push_back(s.delay_seconds);
+  }
+  EXPECT_EQ(delays, (std::vector<int>{2, 4, 8, 16, 32, 60}));
+  auto last = p.setback(0, "m1", "transient", "503");
+  EXPECT_EQ(last.then, Then::end_target);
+  EXPECT_EQ(last.reason, "the proposer failed 8 times in a row: 503");
+  EXPECT_EQ(p.setback(1, "m1", "transient", "503").delay_seconds, 1);  // per target
+}
+
+TEST(Planner, ASetbackSaysWhoElseMayProposeAndWhenNothingCanGoOn) {
+  Planner p(spec_with(kLlmEnsemble), {"a", "b"});
+  using Then = Setback::Then;
+  EXPECT_EQ(p.setback(0, "m1", "offline_miss", "no reply").then, Then::fail_experiment);
+  auto exhausted = p.setback(1, "builtin", "exhausted", "");
+  EXPECT_EQ(exhausted.then, Then::end_target);
+  EXPECT_EQ(exhausted.event, "target_exhausted");
+  auto unsupported = p.setback(0, "builtin", "unsupported", "no template");
+  EXPECT_EQ(unsupported.then, Then::plan_again);  // m1 may
+  EXPECT_EQ(unsupported.event, "proposer_unsupported");
+  auto money = p.setback(0, "m1", "money", "quota");
+  EXPECT_EQ(money.then, Then::plan_again);
+  EXPECT_EQ(money.event, "proposer_disabled");
+  auto abandoned = p.setback(0, "builtin", "unsupported", "no template");  // m1 is disabled
+  EXPECT_EQ(abandoned.then, Then::end_target);
+  EXPECT_EQ(abandoned.reason, "no proposer can write it: no template");
+}
+
+}  // namespace
+}  // namespace kforge::search
