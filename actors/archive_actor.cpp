@@ -87,21 +87,21 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
   };
   return {
       [self](status_atom) { return self->state.stats.status(); },
-      [write](record_atom, int64_t experiment, int64_t candidate, int64_t sequence,
-              std::vector<llm_call>& calls) {
+      [write](record_atom, llm_calls_record& r) {
         return write("recording LLM calls", [&](archive::Archive& db) {
           std::vector<archive::LlmCall> rows;
-          for (const auto& c : calls)
-            rows.push_back(to_archive(c, experiment, candidate, sequence));
+          for (const auto& c : r.calls)
+            rows.push_back(to_archive(c, r.experiment_id, r.candidate_id, r.sequence));
           return db.add_llm_calls(rows);
         });
       },
-      [write](record_atom, int64_t experiment, int64_t candidate, int64_t sequence,
-              llm_verdict& v) {
+      [write](record_atom, llm_verdict_record& r) {
+        const int64_t candidate = r.candidate_id;
+        const auto& v = r.judgement;
         return write("recording an LLM verdict", [&](archive::Archive& db) {
           std::vector<archive::LlmCall> calls;
           for (const auto& c : v.calls)
-            calls.push_back(to_archive(c, experiment, candidate, sequence));
+            calls.push_back(to_archive(c, r.experiment_id, candidate, r.sequence));
           if (auto s = db.add_llm_calls(calls); !s) return s;
           std::vector<archive::LlmVerdict> rows;
           for (const auto& c : v.checks)
@@ -126,11 +126,12 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                         s);
         return id;
       },
-      [write](record_atom, int64_t candidate_id, verdict& v) -> caf::result<void> {
+      [write](record_atom, verdict_record& r) -> caf::result<void> {
+        const auto& v = r.outcome;
         return write(
-            "verdict of candidate " + std::to_string(candidate_id), [&](archive::Archive& db) {
-              return db.add_verdict(
-                  {candidate_id, v.stage, v.accepted ? "accepted" : "rejected", v.kind, v.reason});
+            "verdict of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
+              return db.add_verdict({r.candidate_id, v.stage, v.accepted ? "accepted" : "rejected",
+                                     v.kind, v.reason});
             });
       },
       [write](record_atom, compile_result& r) -> caf::result<void> {
@@ -183,10 +184,11 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         if (!s) return failed("recording event " + ev.kind, s);
         return id;
       },
-      [write](update_atom, int64_t experiment_id, std::string& status) -> caf::result<void> {
-        return write(
-            "status of experiment " + std::to_string(experiment_id),
-            [&](archive::Archive& db) { return db.set_experiment_status(experiment_id, status); });
+      [write](update_atom, status_update& u) -> caf::result<void> {
+        return write("status of experiment " + std::to_string(u.experiment_id),
+                     [&](archive::Archive& db) {
+                       return db.set_experiment_status(u.experiment_id, u.status);
+                     });
       },
       [self](load_atom, int64_t experiment_id) -> caf::result<experiment_snapshot> {
         auto e = self->state.db->experiment(experiment_id);

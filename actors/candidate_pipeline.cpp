@@ -78,7 +78,7 @@ void when_running(self_ptr self, std::function<void()> work) {
 /// Archives a stage's verdict of candidate n, then carries on.
 void record(self_ptr self, int64_t n, const verdict& v, std::function<void()> then) {
   self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value,
-                candidate(self, n).id, v)
+                verdict_record{candidate(self, n).id, v})
       .then([then] { then(); }, archive_failed(self, n));
 }
 
@@ -300,7 +300,7 @@ void llm_verify(self_ptr self, int64_t n) {
             if (j.verdicts.empty()) return all_archived();
             for (const auto& v : j.verdicts)
               self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
-                            st.cfg.experiment_id, candidate(self, n).id, n, v)
+                            llm_verdict_record{st.cfg.experiment_id, candidate(self, n).id, n, v})
                   .then(
                       [pending, all_archived] {
                         if (--*pending == 0) all_archived();

@@ -86,8 +86,8 @@ void conclude(self_ptr self, const std::string& status) {
     self->quit();
   };
   event_record ev{0, 0, 0, "experiment_" + status, d.dump()};
-  self->request(st.stages.archive, kArchiveTimeout, update_atom::value, st.cfg.experiment.id,
-                status)
+  self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
+                status_update{st.cfg.experiment.id, status})
       .then([self, ev, tell_and_quit] { emit(self, ev, tell_and_quit); },
             [self, tell_and_quit](caf::error& e) {
               self->state.last_error = describe(e);
@@ -109,8 +109,8 @@ auto archive_failed(self_ptr self) {
 void set_status(self_ptr self, const std::string& status, std::function<void()> then) {
   auto& st = self->state;
   st.status = status;
-  self->request(st.stages.archive, kArchiveTimeout, update_atom::value, st.cfg.experiment.id,
-                status)
+  self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
+                status_update{st.cfg.experiment.id, status})
       .then([then] { then(); }, archive_failed(self));
 }
 
@@ -272,7 +272,7 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
             charge(self, n, calls);
             if (calls.empty()) return go_on();
             self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
-                          st.cfg.experiment.id, id, n, calls)
+                          llm_calls_record{st.cfg.experiment.id, id, n, calls})
                 .then(go_on, archive_failed(self));
           },
           archive_failed(self));
@@ -319,7 +319,7 @@ bool send(self_ptr self, int64_t n) {
             };
             if (p.calls.empty()) return handle();
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value,
-                          self->state.cfg.experiment.id, int64_t{0}, n, p.calls)
+                          llm_calls_record{self->state.cfg.experiment.id, 0, n, p.calls})
                 .then(handle, archive_failed(self));
           },
           [self, n, d](caf::error& e) {

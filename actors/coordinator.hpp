@@ -27,8 +27,8 @@ struct coordinator_config {
   search::ExperimentSpec spec;   ///< with the "auto" choices resolved
   bool resume = false;           ///< carry on from the archive's candidates
   bool start_paused = false;
-  std::string archive_path;  ///< the LLM models' response cache lives in the archive database
-  caf::actor listener;       ///< gets (event_atom, event_record) and (done_atom, experiment_status)
+  std::string archive_path;      ///< the LLM models' response cache lives in the archive database
+  experiment_listener listener;  ///< hears the events, each once archived, and the end
 };
 
 /// A proposal being made: its target, its plan (kept across retries) and its attempts.

@@ -19,7 +19,7 @@ void start_experiment(self_ptr self, experiment_record record, search::Experimen
   cfg.resume = resume;
   cfg.start_paused = paused;
   cfg.archive_path = self->state.rt->archive_path;
-  cfg.listener = caf::actor_cast<caf::actor>(self);
+  cfg.listener = caf::actor_cast<experiment_listener>(self);
   const int64_t id = cfg.experiment.id;
   auto coordinator = self->spawn(coordinator_impl, std::move(cfg), self->state.rt->stages);
   // Linked: when the gateway shuts down, its coordinators end with it (the archive has their

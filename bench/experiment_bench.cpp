@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const auto start = std::chrono::steady_clock::now();
-  host.start_coordinator(record, spec, caf::actor_cast<caf::actor>(self), false);
+  host.start_coordinator(record, spec, caf::actor_cast<experiment_listener>(self), false);
   double first_evaluation = -1, first_correct = -1;
   bool done = false;
   experiment_status final_status;

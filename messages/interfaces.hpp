@@ -77,13 +77,12 @@ using archive_actor = status_reporter::extend<
     caf::replies_to<record_atom, experiment_record>::with<int64_t>,
     // A proposed candidate (its sequence is the coordinator's); its id.
     caf::replies_to<record_atom, candidate_record>::with<int64_t>,
-    // A verify verdict of a candidate.
-    caf::replies_to<record_atom, int64_t, verdict>::with<void>,
-    // LLM calls of an experiment (experiment id, candidate id or 0, sequence), in one transaction.
-    caf::replies_to<record_atom, int64_t, int64_t, int64_t, std::vector<llm_call>>::with<void>,
-    // An LLM verifier's judgement of a candidate (experiment id, candidate id, sequence): its
-    // calls, then its verdicts.
-    caf::replies_to<record_atom, int64_t, int64_t, int64_t, llm_verdict>::with<void>,
+    // A stage's verdict of a candidate.
+    caf::replies_to<record_atom, verdict_record>::with<void>,
+    // LLM calls of an experiment, in one transaction.
+    caf::replies_to<record_atom, llm_calls_record>::with<void>,
+    // An LLM verifier's judgement of a candidate: its calls, then its verdicts.
+    caf::replies_to<record_atom, llm_verdict_record>::with<void>,
     // A compile outcome of a candidate: the log and the compile verdict, in one transaction.
     caf::replies_to<record_atom, compile_result>::with<void>,
     // An evaluation: per-config results and the final verdict, in one transaction.
@@ -92,14 +91,18 @@ using archive_actor = status_reporter::extend<
     caf::replies_to<record_atom, profile_summary>::with<void>,
     // An event of an experiment; its id.
     caf::replies_to<record_atom, event_record>::with<int64_t>,
-    // An experiment's new status ("running", "paused", ...).
-    caf::replies_to<update_atom, int64_t, std::string>::with<void>,
+    // An experiment's new status.
+    caf::replies_to<update_atom, status_update>::with<void>,
     // An experiment and all its candidates with how far each got: what a resume starts from.
     caf::replies_to<load_atom, int64_t>::with<experiment_snapshot>,
     // The experiments with a status ("" for all).
     caf::replies_to<list_atom, std::string>::with<std::vector<experiment_record>>,
     // A read for the console, answered as JSON.
     caf::replies_to<query_atom, query_request>::with<std::string>>;
+
+/// Hears an experiment's events (each after it is archived) and its end.
+using experiment_listener = caf::typed_actor<caf::reacts_to<event_atom, event_record>,
+                                             caf::reacts_to<done_atom, experiment_status>>;
 
 /// What a candidate pipeline tells its experiment's coordinator besides the outcomes it answers.
 using pipeline_listener = caf::typed_actor<

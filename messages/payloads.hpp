@@ -538,6 +538,56 @@ typename Inspector::result_type inspect(Inspector& f, experiment_snapshot& x) {
   return f(caf::meta::type_name("experiment_snapshot"), x.experiment, x.candidates, x.models);
 }
 
+/// A stage's verdict of a candidate, to archive.
+struct verdict_record {
+  int64_t candidate_id = 0;
+  verdict outcome;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, verdict_record& x) {
+  return f(caf::meta::type_name("verdict_record"), x.candidate_id, x.outcome);
+}
+
+/// LLM calls of an experiment, to archive in one transaction.
+struct llm_calls_record {
+  int64_t experiment_id = 0;
+  int64_t candidate_id = 0;  ///< 0: a proposal that gave no candidate
+  int64_t sequence = 0;
+  std::vector<llm_call> calls;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_calls_record& x) {
+  return f(caf::meta::type_name("llm_calls_record"), x.experiment_id, x.candidate_id, x.sequence,
+           x.calls);
+}
+
+/// An LLM verifier's judgement of a candidate, to archive: its calls, then its verdicts.
+struct llm_verdict_record {
+  int64_t experiment_id = 0;
+  int64_t candidate_id = 0;
+  int64_t sequence = 0;
+  llm_verdict judgement;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, llm_verdict_record& x) {
+  return f(caf::meta::type_name("llm_verdict_record"), x.experiment_id, x.candidate_id, x.sequence,
+           x.judgement);
+}
+
+/// An experiment's new status ("running", "paused", ...), to archive.
+struct status_update {
+  int64_t experiment_id = 0;
+  std::string status;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, status_update& x) {
+  return f(caf::meta::type_name("status_update"), x.experiment_id, x.status);
+}
+
 /// Where a candidate enters its experiment's pipeline: a new one at the static verifier, a
 /// resumed one where the archive says it stopped.
 enum class pipeline_entry : uint8_t {

@@ -38,6 +38,10 @@ void register_message_types(caf::actor_system_config& config) {
       .add_message_type<llm_check>("kforge::llm_check")
       .add_message_type<llm_verdict>("kforge::llm_verdict")
       .add_message_type<model_usage>("kforge::model_usage")
+      .add_message_type<verdict_record>("kforge::verdict_record")
+      .add_message_type<llm_calls_record>("kforge::llm_calls_record")
+      .add_message_type<llm_verdict_record>("kforge::llm_verdict_record")
+      .add_message_type<status_update>("kforge::status_update")
       .add_message_type<pipeline_job>("kforge::pipeline_job")
       .add_message_type<candidate_outcome>("kforge::candidate_outcome")
       .add_message_type<profile_outcome>("kforge::profile_outcome")
@@ -57,6 +61,7 @@ void register_message_types(caf::actor_system_config& config) {
       .add_message_type<evaluation_runner_actor>("kforge::evaluation_runner_actor")
       .add_message_type<coordinator_actor>("kforge::coordinator_actor")
       .add_message_type<pipeline_listener>("kforge::pipeline_listener")
+      .add_message_type<experiment_listener>("kforge::experiment_listener")
       .add_message_type<candidate_pipeline_actor>("kforge::candidate_pipeline_actor")
       .add_message_type<experiment_setup_actor>("kforge::experiment_setup_actor")
       .add_message_type<gateway_actor>("kforge::gateway_actor");

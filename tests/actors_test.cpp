@@ -251,7 +251,7 @@ class ActorTest : public testing::Test {
     c.experiment = {id, "test", s.to_json().dump(), s.seed, "starting"};
     c.spec = s;
     c.resume = resume;
-    c.listener = caf::actor_cast<caf::actor>(*self_);
+    c.listener = caf::actor_cast<experiment_listener>(*self_);
     experiment_ = id;
     return keep(sys_->spawn(coordinator_impl, c, st));
   }

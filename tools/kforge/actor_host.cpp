@@ -66,7 +66,7 @@ bool actor_host::record_experiment(const search::ExperimentSpec& spec, experimen
 
 coordinator_actor actor_host::start_coordinator(const experiment_record& record,
                                                 const search::ExperimentSpec& spec,
-                                                caf::actor listener, bool resume) {
+                                                experiment_listener listener, bool resume) {
   coordinator_config cfg;
   cfg.experiment = record;
   cfg.spec = spec;
@@ -138,7 +138,7 @@ experiment_status follow_experiment(actor_host& host, const experiment_record& r
                                     const std::function<void(const event_record&)>& on_event) {
   caf::scoped_actor self{host.system()};
   auto coordinator =
-      host.start_coordinator(record, spec, caf::actor_cast<caf::actor>(self), resume);
+      host.start_coordinator(record, spec, caf::actor_cast<experiment_listener>(self), resume);
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   bool done = false, stop_sent = false;

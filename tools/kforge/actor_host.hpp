@@ -35,8 +35,8 @@ class actor_host {
                          std::string& error);
   /// Spawns the experiment's coordinator; `listener` hears its events and its end.
   coordinator_actor start_coordinator(const experiment_record& record,
-                                      const search::ExperimentSpec& spec, caf::actor listener,
-                                      bool resume);
+                                      const search::ExperimentSpec& spec,
+                                      experiment_listener listener, bool resume);
 
  private:
   caf::actor_system_config config_;
