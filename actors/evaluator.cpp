@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "gpu/worker_client.hpp"
+#include "gpu/worker_request.hpp"
 
 namespace kforge {
 
@@ -124,18 +125,19 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         return describe_device(*self->state.worker, options.backend);
       },
       [self, options](evaluate_atom, eval_request& r) {
-        json::Value request;
-        request.set("export_dir", r.export_dir).set("library", r.library_path);
-        if (!r.compiled_dir.empty()) request.set("compiled_dir", r.compiled_dir);
-        if (!r.compiled_unavailable.empty())
-          request.set("compiled_unavailable", r.compiled_unavailable);
-        request.set("direction", r.tgt.direction).set("function", r.tgt.direction);
-        request.set("mode", r.tgt.config_set).set("seeds", r.seeds).set("seed", r.seed);
-        request.set("library_calls", r.library_policy).set("time", true);
-        request.set("stop_on_failure", r.stop_on_failure);
-        json::Value timing;
-        timing.set("max_seconds", r.timing_seconds);
-        request.set("timing", timing);
+        gpu::WorkerRequest w;
+        w.export_dir = r.export_dir;
+        w.library = r.library_path;
+        w.compiled_dir = r.compiled_dir;
+        w.compiled_unavailable = r.compiled_unavailable;
+        w.direction = r.tgt.direction;
+        w.mode = r.tgt.config_set;
+        w.seeds = r.seeds;
+        w.seed = r.seed;
+        w.library_calls = r.library_policy;
+        w.stop_on_failure = r.stop_on_failure;
+        w.timing.max_seconds = r.timing_seconds;
+        const auto request = w.to_json();
         auto start = std::chrono::steady_clock::now();
         auto outcome = self->state.worker->evaluate(request);
         // A worker that could not start (or lost its pipe) says nothing about the candidate:

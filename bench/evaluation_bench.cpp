@@ -21,6 +21,7 @@
 #include "gpu/hashing.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
+#include "gpu/worker_request.hpp"
 
 using namespace kforge;
 
@@ -117,13 +118,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     double start_s = seconds(t0);
-    json::Value request, configs, timing;
-    configs.push(config);
-    timing.set("max_seconds", max_seconds);
-    request.set("export_dir", exported.dir)
-        .set("library", warm.library_path)
-        .set("direction", "forward");
-    request.set("configs", configs).set("seeds", seeds).set("timing", timing).set("seed", r);
+    gpu::WorkerRequest w;
+    w.export_dir = exported.dir;
+    w.library = warm.library_path;
+    w.configs = {config};
+    w.seeds = seeds;
+    w.seed = static_cast<uint64_t>(r);
+    w.timing.max_seconds = max_seconds;
+    const auto request = w.to_json();
     t0 = std::chrono::steady_clock::now();
     auto outcome = worker.evaluate(request);
     double evaluate_s = seconds(t0);

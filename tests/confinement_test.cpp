@@ -76,12 +76,8 @@ class Confinement : public testing::Test {
   }
 
   Evaluation run(gpu::WorkerClient& worker, const std::string& kernel_path) {
-    json::Value request, configs;
-    configs.push(1);
-    request.set("direction", "forward").set("seeds", 2).set("configs", configs);
-    json::Value timing;
-    timing.set("max_seconds", 0.2).set("min_reps", 3).set("max_reps", 5);
-    request.set("timing", timing);
+    auto request = test_request("forward", "multi", 2, 0.2);
+    request.configs = {1};
     return evaluate(worker, gpu::Backend::cpu, "softmax", kernel_path, request);
   }
 

@@ -72,11 +72,7 @@ class CpuFixture : public testing::TestWithParam<FixtureAndHeaders> {};
 TEST_P(CpuFixture, IsCorrectOnTheSingleConfigs) {
   const auto& [f, headers] = GetParam();
   gpu::WorkerClient worker(gpu::WorkerOptions{});
-  json::Value request;
-  request.set("direction", f.direction).set("mode", "single").set("seeds", 3);
-  json::Value timing;
-  timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
-  request.set("timing", timing);
+  auto request = test_request(f.direction, "single", 3);
   auto e = evaluate(worker, gpu::Backend::cpu, f.task, f.kernel, request, "sm_90", headers);
   ASSERT_TRUE(e.compile.ok) << e.describe();
   EXPECT_EQ(e.verdict(), "correct") << e.describe();
@@ -92,8 +88,8 @@ TEST_P(CpuFixture, IsCorrectOnTheSingleConfigs) {
 // the same element, accepted and flagged; a loss of another shape is rejected.
 TEST(CpuFixtureShapes, AOneElementLossOfShapeOneIsAcceptedAndFlagged) {
   gpu::WorkerClient worker(gpu::WorkerOptions{});
-  json::Value request;
-  request.set("direction", "forward").set("mode", "multi").set("seeds", 2).set("time", false);
+  auto request = test_request("forward", "multi", 2);
+  request.time = false;
   const std::string task = source_dir() + "/tests/tasks/rkb_cross_entropy";
   auto e = evaluate(worker, gpu::Backend::cpu, task, task + "/kernels/forward_cpu.cpp", request);
   ASSERT_EQ(e.verdict(), "correct") << e.describe();
@@ -114,9 +110,7 @@ TEST(CpuFixtureShapes, AOneElementLossOfShapeOneIsAcceptedAndFlagged) {
 // honest single-threaded kernel is not blamed for them (the thread count alone used to blame it).
 TEST(CpuFixtureThreads, ThreadsTheReferenceStartsAreNotTheKernels) {
   gpu::WorkerClient worker(gpu::WorkerOptions{});
-  json::Value request, timing;
-  timing.set("max_seconds", 0.2).set("min_reps", 3).set("max_reps", 5);
-  request.set("direction", "forward").set("mode", "multi").set("seeds", 3).set("timing", timing);
+  auto request = test_request("forward", "multi", 3, 0.2);
   const std::string task = source_dir() + "/tests/tasks/reference_threads";
   auto e = evaluate(worker, gpu::Backend::cpu, task, task + "/kernels/forward_cpu.cpp", request);
   EXPECT_EQ(e.verdict(), "correct") << e.describe();
@@ -146,9 +140,7 @@ TEST_P(CpuTemplate, DefaultsAreCorrectOnTheTask) {
   ASSERT_FALSE(family.family.empty()) << family.why_not;
   const builtin::ParamValues traits(family.traits.begin(), family.traits.end());
   gpu::WorkerClient worker(gpu::WorkerOptions{});
-  json::Value request, timing;
-  timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
-  request.set("direction", "forward").set("mode", "single").set("seeds", 3).set("timing", timing);
+  auto request = test_request("forward", "single", 3);
   int tried = 0;
   for (const auto& tpl : builtin::builtin_templates()) {
     if (tpl.family() != family.family || tpl.backend() != "cpu" || !tpl.supports(traits)) continue;

@@ -15,13 +15,9 @@ std::string kernel(const std::string& name) {
   return source_dir() + "/tests/light_headers/" + name;
 }
 
-json::Value softmax_request() {
-  // 128 x 999 and 3 x 17.
-  json::Value request, timing, configs;
-  timing.set("max_seconds", 0.2).set("min_reps", 3).set("max_reps", 5);
-  configs.push(0).push(1);
-  request.set("direction", "forward").set("configs", configs).set("seeds", 2);
-  request.set("timing", timing);
+gpu::WorkerRequest softmax_request() {
+  auto request = test_request("forward", "multi", 2, 0.2);
+  request.configs = {0, 1};  // 128 x 999 and 3 x 17
   return request;
 }
 

@@ -44,7 +44,7 @@ std::string Evaluation::describe() const {
 }
 
 Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
-                    const std::string& kernel_path, json::Value request,
+                    const std::string& kernel_path, gpu::WorkerRequest request,
                     const std::string& cuda_arch, gpu::Headers headers) {
   Evaluation e;
   const auto& task = exported(task_path);
@@ -57,9 +57,22 @@ Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::
   options.headers = headers;
   e.compile = gpu::compile_candidate(source.text, options);
   if (!e.compile.ok) return e;
-  request.set("export_dir", task.dir).set("library", e.compile.library_path);
-  e.outcome = worker.evaluate(request);
+  request.export_dir = task.dir;
+  request.library = e.compile.library_path;
+  e.outcome = worker.evaluate(request.to_json());
   return e;
+}
+
+gpu::WorkerRequest test_request(const std::string& direction, const std::string& mode, int seeds,
+                                double max_seconds) {
+  gpu::WorkerRequest r;
+  r.direction = direction;
+  r.mode = mode;
+  r.seeds = seeds;
+  r.timing.max_seconds = max_seconds;
+  r.timing.min_reps = 3;
+  r.timing.max_reps = 5;
+  return r;
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include "gpu/compiler.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
+#include "gpu/worker_request.hpp"
 
 namespace kforge::gpu {
 inline void PrintTo(Headers headers, std::ostream* os) {
@@ -42,8 +43,13 @@ struct Evaluation {
 
 /// Compiles `kernel_path` for `backend` (with `headers`) and evaluates it on `task_path` with
 /// `request` fields added.
+/// A worker request for tests: `seeds` trials per config of `mode`, timed briefly (at most
+/// `max_seconds` and 3 to 5 repetitions per config).
+gpu::WorkerRequest test_request(const std::string& direction, const std::string& mode, int seeds,
+                                double max_seconds = 0.3);
+
 Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
-                    const std::string& kernel_path, json::Value request,
+                    const std::string& kernel_path, gpu::WorkerRequest request,
                     const std::string& cuda_arch = "sm_90",
                     gpu::Headers headers = gpu::Headers::automatic);
 

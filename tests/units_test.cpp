@@ -13,6 +13,7 @@
 #include "gpu/compiler.hpp"
 #include "gpu/process.hpp"
 #include "gpu/source_check.hpp"
+#include "gpu/worker_request.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -197,3 +198,42 @@ TEST(Compiler, CommandUsesTheShimFirstAndNoShell) {
 
 }  // namespace
 }  // namespace kforge::test
+
+namespace kforge::gpu {
+namespace {
+
+// The worker request's one set of defaults survives the pipe, and every field set comes back.
+TEST(WorkerRequest, DefaultsAndEveryFieldSurviveTheRoundTrip) {
+  const auto plain = WorkerRequest::from_json(WorkerRequest{}.to_json());
+  EXPECT_EQ(plain.seeds, WorkerRequest::kDefaultSeeds);
+  EXPECT_EQ(plain.function, "forward");  // the direction's name when none is given
+  EXPECT_EQ(WorkerRequest::from_json(json::Value(json::Object{})).seeds,
+            WorkerRequest::kDefaultSeeds);
+  WorkerRequest r;
+  r.export_dir = "/e";
+  r.library = "/l.so";
+  r.direction = "backward";
+  r.mode = "single";
+  r.configs = {0, 5};
+  r.seeds = 7;
+  r.seed = (uint64_t{1} << 53) - 1;  // exact through the JSON document
+  r.library_calls = "forbid";
+  r.call_timeout_s = 10;
+  r.time = false;
+  r.stop_on_failure = true;
+  r.atol = 1e-3;
+  r.compiled_dir = "/c";
+  r.timing.max_seconds = 0.5;
+  r.timing.refill_max_bytes = 0;
+  const auto back = WorkerRequest::from_json(r.to_json());
+  EXPECT_EQ(back.to_json().dump(), r.to_json().dump());
+  EXPECT_EQ(back.function, "backward");
+  EXPECT_EQ(back.configs, (std::vector<int64_t>{0, 5}));
+  EXPECT_EQ(back.seed, r.seed);
+  EXPECT_FALSE(back.rtol.has_value());
+  EXPECT_EQ(back.timing.refill_max_bytes, 0.0);
+  EXPECT_FALSE(back.timing.min_reps.has_value());
+}
+
+}  // namespace
+}  // namespace kforge::gpu

@@ -16,9 +16,12 @@
 #include "gpu/worker/op_observer.hpp"
 #include "gpu/worker/saved_outputs.hpp"
 #include "gpu/worker/timing.hpp"
+#include "gpu/worker_request.hpp"
 
 namespace kforge::worker {
 namespace {
+
+using gpu::WorkerRequest;
 
 json::Value failure_json(const Failure& f) {
   json::Value v;
@@ -88,27 +91,25 @@ void poison_and_release(std::vector<at::Tensor>& outputs) {
 }
 
 // The configs a request covers: those it lists, else those of its mode.
-std::vector<size_t> selected_configs(const json::Value& configs, const json::Value& request) {
-  const std::string mode = request["mode"].as_string("multi");
+std::vector<size_t> selected_configs(const json::Value& configs, const WorkerRequest& request) {
   std::vector<size_t> selected;
   for (size_t i = 0; i < configs.as_array().size(); ++i) {
     bool in_mode = false;
-    for (const auto& m : configs[i]["modes"].as_array()) in_mode |= m.as_string() == mode;
-    if (request.contains("configs")) {
+    for (const auto& m : configs[i]["modes"].as_array()) in_mode |= m.as_string() == request.mode;
+    if (!request.configs.empty()) {
       in_mode = false;
-      for (const auto& c : request["configs"].as_array())
-        in_mode |= static_cast<size_t>(c.as_int()) == i;
+      for (int64_t c : request.configs) in_mode |= static_cast<size_t>(c) == i;
     }
     if (in_mode) selected.push_back(i);
   }
   return selected;
 }
 
-std::optional<Tolerance> tolerance_of(const json::Value& request, const json::Value& dir) {
-  if (!request.contains("atol") && !dir.contains("tolerance")) return std::nullopt;
+std::optional<Tolerance> tolerance_of(const WorkerRequest& request, const json::Value& dir) {
+  if (!request.atol && !dir.contains("tolerance")) return std::nullopt;
   Tolerance tol;
-  tol.atol = request["atol"].as_number(dir["tolerance"]["atol"].as_number(tol.atol));
-  tol.rtol = request["rtol"].as_number(dir["tolerance"]["rtol"].as_number(tol.rtol));
+  tol.atol = request.atol.value_or(dir["tolerance"]["atol"].as_number(tol.atol));
+  tol.rtol = request.rtol.value_or(dir["tolerance"]["rtol"].as_number(tol.rtol));
   return tol;
 }
 
@@ -147,7 +148,7 @@ CompiledBaseline* Evaluator::compiled(const std::string& dir) {
   return it->second.get();
 }
 
-json::Value Evaluator::evaluate(const json::Value& request) {
+json::Value Evaluator::evaluate(const json::Value& request_doc) {
   json::Value result;
   result.set("event", "result");
   auto fail = [&](const Failure& f) {
@@ -159,27 +160,28 @@ json::Value Evaluator::evaluate(const json::Value& request) {
     return result;
   };
 
-  const std::string direction = request["direction"].as_string("forward");
-  const std::string function = request["function"].as_string(direction);
-  const std::string mode = request["mode"].as_string("multi");
-  const int seeds = static_cast<int>(request["seeds"].as_int(5));
-  const uint64_t base_seed = static_cast<uint64_t>(request["seed"].as_int(0));
-  const std::string library_policy = request["library_calls"].as_string("flag");
-  const double speedup_flag = request["speedup_flag"].as_number(20);
-  const double call_timeout = request["call_timeout_s"].as_number(60);
-  const bool do_timing = request["time"].as_bool(true);
+  const auto r = WorkerRequest::from_json(request_doc);
+  const std::string& direction = r.direction;
+  const std::string& function = r.function;
+  const std::string& mode = r.mode;
+  const int seeds = r.seeds;
+  const uint64_t base_seed = r.seed;
+  const std::string& library_policy = r.library_calls;
+  const double speedup_flag = r.speedup_flag;
+  const double call_timeout = r.call_timeout_s;
+  const bool do_timing = r.time;
   // A search needs only the verdict of a failing candidate: the configs after the first failure
   // are skipped (their results are not reported).
-  const bool stop_on_failure = request["stop_on_failure"].as_bool(false);
+  const bool stop_on_failure = r.stop_on_failure;
   TimingOptions timing;
-  timing.min_reps = static_cast<int>(request["timing"]["min_reps"].as_int(timing.min_reps));
-  timing.max_reps = static_cast<int>(request["timing"]["max_reps"].as_int(timing.max_reps));
-  timing.target_batch_ms = request["timing"]["target_batch_ms"].as_number(timing.target_batch_ms);
-  timing.max_seconds = request["timing"]["max_seconds"].as_number(timing.max_seconds);
+  timing.min_reps = r.timing.min_reps.value_or(timing.min_reps);
+  timing.max_reps = r.timing.max_reps.value_or(timing.max_reps);
+  timing.target_batch_ms = r.timing.target_batch_ms.value_or(timing.target_batch_ms);
+  timing.max_seconds = r.timing.max_seconds.value_or(timing.max_seconds);
 
   step("load task and candidate", 120);
   std::string error;
-  ExportedTask* t = task(request["export_dir"].as_string(), error);
+  ExportedTask* t = task(r.export_dir, error);
   if (!t) return infra(error);
   const auto& dir = t->direction(direction);
   if (dir.is_null())
@@ -187,12 +189,12 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   if (dir.contains("error"))
     return infra("the task's " + direction +
                  " direction cannot be exported: " + dir["error"].as_string());
-  const std::optional<Tolerance> tolerance = tolerance_of(request, dir);
-  const std::string outputs_dir = request["outputs_dir"].as_string();
-  CompiledBaseline* baseline = compiled(request["compiled_dir"].as_string());
+  const std::optional<Tolerance> tolerance = tolerance_of(r, dir);
+  const std::string& outputs_dir = r.outputs_dir;
+  CompiledBaseline* baseline = compiled(r.compiled_dir);
   const bool allow_alias = dir["allow_output_input_alias"].as_bool(false);
 
-  auto library = CandidateLibrary::load(request["library"].as_string(), error);
+  auto library = CandidateLibrary::load(r.library, error);
   if (!library) return fail(Failure{"load_error", error});
   if (!library->interposed().empty())
     return fail(Failure{"symbol_interposition",
@@ -208,7 +210,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   }
 
   const auto& configs = dir["configs"].as_array();
-  const std::vector<size_t> selected = selected_configs(dir["configs"], request);
+  const std::vector<size_t> selected = selected_configs(dir["configs"], r);
   if (selected.empty()) return infra("no config of the task is in mode `" + mode + "`");
 
   const at::Device dev = device_.torch_device();
@@ -386,7 +388,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
         at::NoGradGuard no_grad;
         // Values are refreshed before every batch where that is cheap next to the work timed;
         // above that, a remembered result returns faster than the speed-of-light bound allows.
-        const double refill_max_bytes = request["timing"]["refill_max_bytes"].as_number(
+        const double refill_max_bytes = r.timing.refill_max_bytes.value_or(
             dev.is_cuda() ? double(size_t(2) << 30) : double(size_t(16) << 20));
         uint64_t refill_round = 0;
         std::function<void(size_t)> refresh;
@@ -417,7 +419,7 @@ json::Value Evaluator::evaluate(const json::Value& request) {
             }
           }
         } else {
-          compiled_why = request["compiled_unavailable"].as_string();  // asked for, not built
+          compiled_why = r.compiled_unavailable;  // asked for, not built
         }
         if (!compiled_why.empty()) {
           compiled_calls.clear();
@@ -532,30 +534,31 @@ json::Value Evaluator::evaluate(const json::Value& request) {
   return result;
 }
 
-json::Value Evaluator::check(const json::Value& request) {
+json::Value Evaluator::check(const json::Value& request_doc) {
   json::Value result;
   result.set("event", "result");
   auto verdict = [&](const std::string& v, const Failure& f) {
     result.set("verdict", v).set("failure", failure_json(f));
     return result;
   };
-  const std::string direction = request["direction"].as_string("forward");
-  const int seeds = static_cast<int>(request["seeds"].as_int(5));
-  const uint64_t base_seed = static_cast<uint64_t>(request["seed"].as_int(0));
-  const std::string outputs_dir = request["outputs_dir"].as_string();
-  const double call_timeout = request["call_timeout_s"].as_number(60);
+  const auto r = WorkerRequest::from_json(request_doc);
+  const std::string& direction = r.direction;
+  const int seeds = r.seeds;
+  const uint64_t base_seed = r.seed;
+  const std::string& outputs_dir = r.outputs_dir;
+  const double call_timeout = r.call_timeout_s;
   step("load task", 120);
   std::string error;
-  ExportedTask* t = task(request["export_dir"].as_string(), error);
+  ExportedTask* t = task(r.export_dir, error);
   if (!t) return verdict("error", Failure{"infrastructure", error});
   const auto& dir = t->direction(direction);
   if (dir.is_null() || dir.contains("error"))
     return verdict("error",
                    Failure{"infrastructure", "the task has no usable " + direction + " direction"});
-  const auto tolerance = tolerance_of(request, dir);
+  const auto tolerance = tolerance_of(r, dir);
   const at::Device dev = device_.torch_device();
   int64_t checked = 0;
-  for (size_t index : selected_configs(dir["configs"], request)) {
+  for (size_t index : selected_configs(dir["configs"], r)) {
     const auto& config = dir["configs"][index];
     for (int s = 0; s < seeds; ++s) {
       const std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);

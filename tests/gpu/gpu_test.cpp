@@ -72,11 +72,9 @@ TEST_P(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
     std::string direction =
         std::filesystem::path(kernel).filename().string().rfind("backward", 0) == 0 ? "backward"
                                                                                     : "forward";
-    json::Value request;
-    request.set("direction", direction).set("mode", "multi").set("seeds", 3);
-    json::Value timing;
-    timing.set("max_seconds", 0.5).set("min_reps", 5).set("max_reps", 10);
-    request.set("timing", timing);
+    auto request = test_request(direction, "multi", 3, 0.5);
+    request.timing.min_reps = 5;
+    request.timing.max_reps = 10;
     auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, device_arch(worker),
                       GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
@@ -103,10 +101,7 @@ TEST_P(Gpu, RobustKbenchStyleKernelsAreCorrect) {
     std::string first, task, direction;
     std::getline(in, first);
     std::istringstream(first.substr(first.find(':') + 1)) >> task >> direction;
-    json::Value request, timing;
-    timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
-    request.set("direction", direction).set("mode", "multi").set("seeds", 2);
-    request.set("timing", timing);
+    auto request = test_request(direction, "multi", 2);
     auto e = evaluate(worker, gpu::Backend::cuda, source_dir() + "/" + task, kernel, request,
                       device_arch(worker), GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
@@ -143,19 +138,17 @@ TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
     // is allocated after its ATen temporaries were freed, so its unwritten row holds a freed
     // temporary's values and fails as a mismatch instead.
     if (stem == "unwritten_output") expected.push_back("mismatch");
-    json::Value request, configs, timing;
-    configs.push(0).push(5);  // normalised over 8 x 24, and over 3 x 129 with random weights
-    timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
-    request.set("direction", "backward").set("seeds", 2).set("call_timeout_s", 10);
-    request.set("configs", configs).set("timing", timing);
-    request.set("library_calls", library_call ? "forbid" : "flag");
+    auto request = test_request("backward", "multi", 2);
+    request.configs = {0, 5};  // normalised over 8 x 24, and over 3 x 129 with random weights
+    request.call_timeout_s = 10;
+    request.library_calls = library_call ? "forbid" : "flag";
     auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, arch, GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
     EXPECT_NE(std::find(expected.begin(), expected.end(), e.failure_kind()), expected.end())
         << kernel << " rejected as " << e.failure_kind() << "\n"
         << e.describe();
-    request.set("library_calls", "flag");
+    request.library_calls = "flag";
     auto honest = evaluate(worker, gpu::Backend::cuda, task, task + "/kernels/backward_cuda.cu",
                            request, arch, GetParam());
     EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
@@ -182,14 +175,9 @@ TEST_P(Gpu, ExploitsAreRejectedWithTheirReasons) {
     std::getline(in, second);
     double min_kernel_ms =
         second.rfind("// min-kernel-ms:", 0) == 0 ? std::stod(second.substr(17)) : 0;
-    json::Value request;
-    request.set("direction", "forward").set("seeds", 2).set("call_timeout_s", 10);
-    json::Value configs;
-    configs.push(0).push(1);
-    request.set("configs", configs);
-    json::Value timing;
-    timing.set("max_seconds", 0.3).set("min_reps", 3).set("max_reps", 5);
-    request.set("timing", timing);
+    auto request = test_request("forward", "multi", 2);
+    request.configs = {0, 1};
+    request.call_timeout_s = 10;
     auto e = evaluate(worker, gpu::Backend::cuda, "softmax", kernel, request, arch, GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     if (expected == std::vector<std::string>{"correct"}) {
@@ -205,7 +193,7 @@ TEST_P(Gpu, ExploitsAreRejectedWithTheirReasons) {
         << kernel << " rejected as " << e.failure_kind() << "\n"
         << e.describe();
     // The worker (restarted if the exploit killed it) still evaluates an honest kernel.
-    json::Value honest_request = request;
+    auto honest_request = request;
     auto honest = evaluate(worker, gpu::Backend::cuda, "softmax",
                            source_dir() + "/tasks/softmax/kernels/forward_cuda.cu", honest_request,
                            arch, GetParam());

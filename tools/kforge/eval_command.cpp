@@ -16,6 +16,7 @@
 #include "gpu/source_check.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
+#include "gpu/worker_request.hpp"
 
 namespace kforge::cli {
 namespace {
@@ -31,7 +32,7 @@ constexpr const char* kEvalUsage =
     "registers)\n"
     "  --configs single|multi|multi_input|multi_init   which config set of the task (default "
     "multi)\n"
-    "  --seeds N               trials with fresh inputs and weights per config (default 5)\n"
+    "  --seeds N               trials with fresh inputs and weights per config (default 3)\n"
     "  --seed N                base of the seeds (default 0)\n"
     "  --atol X --rtol X       tolerances (default: the task's, else per dtype; float32 1e-5)\n"
     "  --library-calls allow|flag|forbid   ATen/cuBLAS/cuDNN calls in the kernel (default flag)\n"
@@ -53,7 +54,7 @@ constexpr const char* kEvalUsage =
 struct EvalArgs {
   std::string task, kernel, backend, direction, configs = "multi", cache, atol, rtol;
   std::string library_calls = "flag", compiled = "off", headers = "auto";
-  int device = 0, seeds = 5;
+  int device = 0, seeds = gpu::WorkerRequest::kDefaultSeeds;
   int64_t seed = 0;
   double max_seconds = 4;
   bool json = false, timing = true, allow_unconfined = false;
@@ -362,26 +363,24 @@ int run_eval(const std::vector<std::string>& argv) {
               << (compiled.headers == "light" ? ", kforge's light headers\n"
                                               : ", LibTorch's headers\n");
 
-  json::Value request;
-  request.set("export_dir", exported.dir)
-      .set("library", compiled.library_path)
-      .set("direction", direction);
-  request.set("function", direction)
-      .set("mode", a.configs)
-      .set("seeds", a.seeds)
-      .set("seed", a.seed);
-  request.set("library_calls", a.library_calls).set("time", a.timing);
-  if (!compiled_dir.empty()) request.set("compiled_dir", compiled_dir);
-  if (!compiled_unavailable.empty()) request.set("compiled_unavailable", compiled_unavailable);
-  if (!a.atol.empty()) request.set("atol", *parse_real(a.atol));  // checked with the options
-  if (!a.rtol.empty()) request.set("rtol", *parse_real(a.rtol));
-  json::Value timing;
-  timing.set("max_seconds", a.max_seconds);
-  request.set("timing", timing);
+  gpu::WorkerRequest request;
+  request.export_dir = exported.dir;
+  request.library = compiled.library_path;
+  request.direction = direction;
+  request.mode = a.configs;
+  request.seeds = a.seeds;
+  request.seed = static_cast<uint64_t>(a.seed);
+  request.library_calls = a.library_calls;
+  request.time = a.timing;
+  request.compiled_dir = compiled_dir;
+  request.compiled_unavailable = compiled_unavailable;
+  if (!a.atol.empty()) request.atol = *parse_real(a.atol);  // checked with the options
+  if (!a.rtol.empty()) request.rtol = *parse_real(a.rtol);
+  request.timing.max_seconds = a.max_seconds;
   if (!a.json)
     std::cout << "evaluating on " << device["name"].as_string() << " (" << a.configs << " configs, "
               << a.seeds << " seeds) ...\n";
-  auto outcome = worker.evaluate(request);
+  auto outcome = worker.evaluate(request.to_json());
   const auto& result = outcome.result;
   doc.set("verdict", result["verdict"])
       .set("configs", result["configs"])
