@@ -61,20 +61,24 @@ experiment_status progress(self_ptr self) {
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count();
   if (!st.planner)
-    return make_progress(nullptr, st.cfg.experiment, st.status, st.counts, elapsed, st.last_error);
+    return make_progress(nullptr, st.cfg.experiment, to_string(st.status), st.counts, elapsed,
+                         st.last_error);
   const auto v = view(self);
-  return make_progress(&v, st.cfg.experiment, st.status, st.counts, elapsed, st.last_error);
+  return make_progress(&v, st.cfg.experiment, to_string(st.status), st.counts, elapsed,
+                       st.last_error);
 }
 
 /// Ends the experiment with a final status: the status and its event are archived before the
 /// listener hears of it.
-void conclude(self_ptr self, const std::string& status) {
+void conclude(self_ptr self, experiment_phase status) {
   auto& st = self->state;
   if (st.concluding) return;  // a second failure while the first is being recorded
   st.concluding = true;
   st.status = status;
   json::Value d;
-  d.set("status", status).set("proposed", st.counts.proposed).set("correct", st.counts.correct);
+  d.set("status", to_string(status))
+      .set("proposed", st.counts.proposed)
+      .set("correct", st.counts.correct);
   if (!st.last_error.empty()) d.set("error", st.last_error);
   auto tell_and_quit = [self] {
     if (self->state.cfg.listener)
@@ -85,9 +89,9 @@ void conclude(self_ptr self, const std::string& status) {
       self->send_exit(self->state.pipeline, caf::exit_reason::user_shutdown);
     self->quit();
   };
-  event_record ev{0, 0, 0, "experiment_" + status, d.dump()};
+  event_record ev{0, 0, 0, "experiment_" + to_string(status), d.dump()};
   self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
-                status_update{st.cfg.experiment.id, status})
+                status_update{st.cfg.experiment.id, to_string(status)})
       .then([self, ev, tell_and_quit] { emit(self, ev, tell_and_quit); },
             [self, tell_and_quit](caf::error& e) {
               self->state.last_error = describe(e);
@@ -96,9 +100,9 @@ void conclude(self_ptr self, const std::string& status) {
 }
 
 void fail(self_ptr self, const std::string& why) {
-  if (self->state.status == "failed") return;
+  if (self->state.status == experiment_phase::failed) return;
   self->state.last_error = why;
-  conclude(self, "failed");
+  conclude(self, experiment_phase::failed);
 }
 
 auto archive_failed(self_ptr self) {
@@ -106,11 +110,11 @@ auto archive_failed(self_ptr self) {
 }
 
 /// Records the experiment's new status in the archive.
-void set_status(self_ptr self, const std::string& status, std::function<void()> then) {
+void set_status(self_ptr self, experiment_phase status, std::function<void()> then) {
   auto& st = self->state;
   st.status = status;
   self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
-                status_update{st.cfg.experiment.id, status})
+                status_update{st.cfg.experiment.id, to_string(status)})
       .then([then] { then(); }, archive_failed(self));
 }
 
@@ -345,7 +349,9 @@ std::vector<int64_t> pending_per_target(self_ptr self) {
 
 bool proposals_over(self_ptr self) {
   auto& st = self->state;
-  if (st.budget_spent || st.status == "stopping" || !st.planner->any_proposer_left()) return true;
+  if (st.budget_spent || st.status == experiment_phase::stopping ||
+      !st.planner->any_proposer_left())
+    return true;
   int64_t n = st.next_sequence;
   return !st.planner->next_target(n, pending_per_target(self));
 }
@@ -354,7 +360,7 @@ bool proposals_over(self_ptr self) {
 /// sequences, each once the candidates it may see (up to n - depth) have all finished.
 void pump(self_ptr self) {
   auto& st = self->state;
-  if (st.status != "running") return;
+  if (st.status != experiment_phase::running) return;
   const auto& spec = st.cfg.spec;
   if (spec.wall_seconds > 0 &&
       std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count() >
@@ -370,7 +376,7 @@ void pump(self_ptr self) {
     if (p.in_flight || p.backing_off) continue;
     if (!send(self, n)) return;
   }
-  while (in_flight() < spec.proposals_in_flight && st.status == "running") {
+  while (in_flight() < spec.proposals_in_flight && st.status == experiment_phase::running) {
     int64_t n = st.next_sequence;
     auto t = st.planner->next_target(n, pending_per_target(self));
     if (!t) return;
@@ -385,19 +391,21 @@ void pump(self_ptr self) {
 
 void check_done(self_ptr self) {
   auto& st = self->state;
-  if (st.status != "running" && st.status != "stopping") return;
+  if (st.status != experiment_phase::running && st.status != experiment_phase::stopping) return;
   if (!st.planner) {  // stopped during the setup
-    if (st.status == "stopping") conclude(self, "stopped");
+    if (st.status == experiment_phase::stopping) conclude(self, experiment_phase::stopped);
     return;
   }
   // Proposals not at a proposer now are dropped once no more may be made.
-  if (st.budget_spent || st.status == "stopping" || !st.planner->any_proposer_left())
+  if (st.budget_spent || st.status == experiment_phase::stopping ||
+      !st.planner->any_proposer_left())
     for (auto it = st.pending.begin(); it != st.pending.end();)
       it = it->second.in_flight ? std::next(it) : st.pending.erase(it);
   if (!st.pending.empty() || st.pending_profiles > 0 || !proposals_over(self)) return;
   for (const auto& [n, m] : st.planner->population().members())
     if (!m.finished) return;
-  conclude(self, st.status == "stopping" ? "stopped" : "finished");
+  conclude(self, st.status == experiment_phase::stopping ? experiment_phase::stopped
+                                                         : experiment_phase::finished);
 }
 
 // ---- Lifecycle. ----
@@ -408,10 +416,11 @@ void begin(self_ptr self) {
   json::Value d;
   d.set("targets", static_cast<int64_t>(st.targets.size()));
   emit(self, "experiment_started", d);
-  set_status(self, st.cfg.start_paused ? "paused" : "running", [self] {
-    pump(self);
-    check_done(self);
-  });
+  set_status(self, st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running,
+             [self] {
+               pump(self);
+               check_done(self);
+             });
 }
 
 /// Carries on with the archived candidates of a resumed experiment.
@@ -420,7 +429,7 @@ void resume_from(self_ptr self, const experiment_snapshot& snapshot) {
   auto r = restore(*st.planner, snapshot, st.targets, !st.llm_verifiers.empty());
   st.candidates = std::move(r.candidates);
   st.counts = std::move(r.counts);
-  st.status = st.cfg.start_paused ? "paused" : "running";
+  st.status = st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running;
   for (const auto& job : r.jobs)
     judge(self, job.candidate.sequence, static_cast<size_t>(job.target), job.entry);
   st.next_sequence = st.planner->population().next_sequence();
@@ -460,11 +469,12 @@ void start_with(self_ptr self, experiment_layout& layout) {
 }
 
 /// Pause, resume and stop, as the console asks for them.
-caf::result<void> control(self_ptr self, const std::string& to) {
+caf::result<void> control(self_ptr self, experiment_phase to) {
   auto& st = self->state;
   auto refuse = [&] {
-    return make_error(error_code::invalid_request,
-                      "experiment " + std::to_string(st.cfg.experiment.id) + " is " + st.status);
+    return make_error(
+        error_code::invalid_request,
+        "experiment " + std::to_string(st.cfg.experiment.id) + " is " + to_string(st.status));
   };
   auto tell_pipeline = [&](bool pause) {
     if (!st.pipeline) return;
@@ -473,19 +483,21 @@ caf::result<void> control(self_ptr self, const std::string& to) {
     else
       self->send(st.pipeline, resume_atom::value);
   };
-  if (to == "paused" || to == "running") {
-    const bool pause = to == "paused";
-    if (pause && st.status != "running" && st.status != "starting") return refuse();
+  if (to == experiment_phase::paused || to == experiment_phase::running) {
+    const bool pause = to == experiment_phase::paused;
+    if (pause && st.status != experiment_phase::running && st.status != experiment_phase::starting)
+      return refuse();
     st.cfg.start_paused = pause;
-    if (st.status == "starting") return caf::unit;
-    if (!pause && st.status != "paused") return refuse();
+    if (st.status == experiment_phase::starting) return caf::unit;
+    if (!pause && st.status != experiment_phase::paused) return refuse();
     tell_pipeline(pause);
     emit(self, pause ? "experiment_paused" : "experiment_resumed", json::Value(json::Object{}));
     set_status(self, to, [] {});
-  } else if (st.status != "finished" && st.status != "stopped" && st.status != "failed") {
+  } else if (st.status != experiment_phase::finished && st.status != experiment_phase::stopped &&
+             st.status != experiment_phase::failed) {
     // Stopping: nothing new is proposed, and work held by a pause finishes.
-    if (st.status == "paused") tell_pipeline(false);
-    st.status = "stopping";
+    if (st.status == experiment_phase::paused) tell_pipeline(false);
+    st.status = experiment_phase::stopping;
     emit(self, "experiment_stopping", json::Value(json::Object{}));
   }
   pump(self);
@@ -494,6 +506,26 @@ caf::result<void> control(self_ptr self, const std::string& to) {
 }
 
 }  // namespace
+
+std::string to_string(experiment_phase p) {
+  switch (p) {
+    case experiment_phase::starting:
+      return "starting";
+    case experiment_phase::running:
+      return "running";
+    case experiment_phase::paused:
+      return "paused";
+    case experiment_phase::stopping:
+      return "stopping";
+    case experiment_phase::finished:
+      return "finished";
+    case experiment_phase::stopped:
+      return "stopped";
+    case experiment_phase::failed:
+      return "failed";
+  }
+  return "unknown";
+}
 
 coordinator_actor::behavior_type coordinator_impl(
     coordinator_actor::stateful_pointer<coordinator_state> self, coordinator_config config,
@@ -521,9 +553,9 @@ coordinator_actor::behavior_type coordinator_impl(
             [self](caf::error& e) { fail(self, "setting the experiment up: " + describe(e)); });
   return {
       [self](progress_atom) { return progress(self); },
-      [self](pause_atom) { return control(self, "paused"); },
-      [self](resume_atom) { return control(self, "running"); },
-      [self](stop_atom) { return control(self, "stopping"); },
+      [self](pause_atom) { return control(self, experiment_phase::paused); },
+      [self](resume_atom) { return control(self, experiment_phase::running); },
+      [self](stop_atom) { return control(self, experiment_phase::stopping); },
       [self](tick_atom) {
         pump(self);
         check_done(self);

@@ -31,6 +31,20 @@ struct coordinator_config {
   experiment_listener listener;  ///< hears the events, each once archived, and the end
 };
 
+/// Where an experiment is: starting, then running or paused, stopping, then one of the final
+/// three. The archive and the console see its name.
+enum class experiment_phase : uint8_t {
+  starting,
+  running,
+  paused,
+  stopping,
+  finished,
+  stopped,
+  failed
+};
+
+std::string to_string(experiment_phase p);
+
 /// A proposal being made: its target, its plan (kept across retries) and its attempts.
 struct pending_proposal {
   size_t target = 0;
@@ -53,7 +67,7 @@ struct coordinator_state {
   std::map<int64_t, pending_proposal> pending;  ///< proposals not yet candidates, by sequence
   int64_t next_sequence = 0;                    ///< the next sequence to give a proposal
   experiment_counts counts;                     ///< candidates, LLM calls and their cost
-  std::string status = "starting";
+  experiment_phase status = experiment_phase::starting;
   bool concluding = false;  ///< the final status is being recorded
   bool budget_spent = false;
   int pending_profiles = 0;
