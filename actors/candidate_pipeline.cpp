@@ -98,19 +98,15 @@ void stage_error(self_ptr self, int64_t n, const std::string& stage, const caf::
   });
 }
 
-/// Rejected before the hardware: archived, reported, answered.
-void reject(self_ptr self, int64_t n, const verdict& v, bool archived) {
-  auto go_on = [self, n, v] {
-    auto d = about(self, n);
-    d.set("kind", v.kind).set("reason", v.reason);
-    tell(self, "rejected", d);
-    candidate_outcome o;
-    o.stage = v.stage;
-    o.reason = v.reason;
-    answer(self, n, o);
-  };
-  if (archived) return go_on();
-  record(self, n, v, go_on);
+/// Rejected before the hardware, and archived: reported, answered.
+void rejected(self_ptr self, int64_t n, const verdict& v) {
+  auto d = about(self, n);
+  d.set("kind", v.kind).set("reason", v.reason);
+  tell(self, "rejected", d);
+  candidate_outcome o;
+  o.stage = v.stage;
+  o.reason = v.reason;
+  answer(self, n, o);
 }
 
 void profile(self_ptr self, int64_t n, eval_result result) {
@@ -199,7 +195,6 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                       const bool ok = r.verdict == "correct";
                       candidate_outcome o;
                       o.stage = "evaluate";
-                      o.evaluated = o.compiled = true;
                       o.correct = ok;
                       o.speedup = ok ? geomean_speedup(r) : 0;
                       o.profiling = ok;
@@ -295,7 +290,8 @@ void llm_verify(self_ptr self, int64_t n) {
               tell(self, "llm_verified", d);
               if (!j.rejected || j.audited)
                 return when_running(self, [self, n] { compile(self, n, true); });
-              reject(self, n, {"llm_verify", false, "llm_rejected", j.reasons, {}}, false);
+              const verdict v{"llm_verify", false, "llm_rejected", j.reasons, {}};
+              record(self, n, v, [self, n, v] { rejected(self, n, v); });
             };
             if (j.verdicts.empty()) return all_archived();
             for (const auto& v : j.verdicts)
@@ -322,7 +318,7 @@ void verify(self_ptr self, int64_t n) {
       .then(
           [self, n](verdict& v) {
             record(self, n, v, [self, n, v] {
-              if (!v.accepted) return reject(self, n, v, true);
+              if (!v.accepted) return rejected(self, n, v);
               if (!self->state.cfg.llm_verifiers.empty())
                 return when_running(self, [self, n] { llm_verify(self, n); });
               when_running(self, [self, n] { compile(self, n, true); });

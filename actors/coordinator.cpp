@@ -162,13 +162,13 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
   auto& planner = *st.planner;
   const size_t t = planner.population().members().at(n).target;
   if (!o.error.empty()) st.last_error = o.error;
-  if (o.evaluated) {
+  if (o.evaluated()) {
     ++st.counts.evaluated;
     st.counts.correct += o.correct;
   } else {
     ++st.counts.rejected;
   }
-  if (o.compiled) planner.compile_outcome(t, true);
+  if (o.compiled()) planner.compile_outcome(t, true);
   if (!o.failure.empty()) planner.failed(n, {o.stage, o.failure});
   if (o.correct) {
     ++st.pending_profiles;
@@ -429,7 +429,6 @@ void resume_from(self_ptr self, const experiment_snapshot& snapshot) {
   auto r = restore(*st.planner, snapshot, st.targets, !st.llm_verifiers.empty());
   st.candidates = std::move(r.candidates);
   st.counts = std::move(r.counts);
-  st.status = st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running;
   for (const auto& job : r.jobs)
     judge(self, job.candidate.sequence, static_cast<size_t>(job.target), job.entry);
   st.next_sequence = st.planner->population().next_sequence();

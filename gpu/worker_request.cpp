@@ -1,5 +1,7 @@
 #include "gpu/worker_request.hpp"
 
+#include <cstdlib>
+
 namespace kforge::gpu {
 
 json::Value WorkerRequest::to_json() const {
@@ -11,7 +13,9 @@ json::Value WorkerRequest::to_json() const {
     for (int64_t c : configs) list.emplace_back(c);
     r.set("configs", json::Value(std::move(list)));
   }
-  r.set("seeds", seeds).set("seed", static_cast<int64_t>(seed));
+  // As decimal text: the JSON document keeps numbers as doubles, exact only up to 2^53, and
+  // experiment seeds use all 64 bits.
+  r.set("seeds", seeds).set("seed", std::to_string(seed));
   r.set("library_calls", library_calls).set("speedup_flag", speedup_flag);
   r.set("call_timeout_s", call_timeout_s).set("time", time);
   r.set("stop_on_failure", stop_on_failure);
@@ -39,7 +43,10 @@ WorkerRequest WorkerRequest::from_json(const json::Value& doc) {
   r.mode = doc["mode"].as_string(r.mode);
   for (const auto& c : doc["configs"].as_array()) r.configs.push_back(c.as_int());
   r.seeds = static_cast<int>(doc["seeds"].as_int(r.seeds));
-  r.seed = static_cast<uint64_t>(doc["seed"].as_int(0));
+  if (const auto& s = doc["seed"]; s.is_string())
+    r.seed = std::strtoull(s.as_string().c_str(), nullptr, 10);
+  else
+    r.seed = static_cast<uint64_t>(s.as_int(0));
   r.library_calls = doc["library_calls"].as_string(r.library_calls);
   r.speedup_flag = doc["speedup_flag"].as_number(r.speedup_flag);
   r.call_timeout_s = doc["call_timeout_s"].as_number(r.call_timeout_s);

@@ -32,7 +32,7 @@ struct WorkerRequest {
   std::string mode = "multi";    ///< the config set: "single" or "multi"
   std::vector<int64_t> configs;  ///< these config indices instead of the mode's, when not empty
   int seeds = kDefaultSeeds;
-  uint64_t seed = 0;                   ///< base of the seeds
+  uint64_t seed = 0;                   ///< base of the seeds (all 64 bits reach the worker)
   std::string library_calls = "flag";  ///< "allow", "flag" or "forbid"
   double speedup_flag = 20;            ///< a speedup above this is flagged as suspicious
   double call_timeout_s = 60;

@@ -617,21 +617,24 @@ struct candidate_outcome {
   int64_t sequence = 0;
   /// The stage that decided: "verify", "llm_verify", "compile" or "evaluate".
   std::string stage;
-  bool evaluated = false;  ///< it reached the hardware (else it was rejected)
   bool correct = false;
   double speedup = 0;        ///< geometric mean over the configs, when correct
-  bool compiled = false;     ///< it compiled (this time)
   bool stage_error = false;  ///< the stage itself failed, so nothing was judged
   std::string reason;        ///< why it was rejected or failed, in one line
   std::string failure;       ///< what a fix is shown (compile log, failed check), or empty
   std::string error;         ///< an infrastructure error to report, or empty
   bool profiling = false;    ///< a profile follows (profiled_atom)
+
+  /// It compiled: the evaluation decided (or failed as a stage).
+  bool compiled() const { return stage == "evaluate"; }
+  /// It was judged on the hardware; everything else counts as rejected.
+  bool evaluated() const { return stage == "evaluate" && !stage_error; }
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_outcome& x) {
-  return f(caf::meta::type_name("candidate_outcome"), x.sequence, x.stage, x.evaluated, x.correct,
-           x.speedup, x.compiled, x.stage_error, x.reason, x.failure, x.error, x.profiling);
+  return f(caf::meta::type_name("candidate_outcome"), x.sequence, x.stage, x.correct, x.speedup,
+           x.stage_error, x.reason, x.failure, x.error, x.profiling);
 }
 
 /// A correct candidate's profile, archived (or why there is none).

@@ -234,7 +234,7 @@ TEST_F(PipelineTest, ACorrectCandidateIsArchivedAtEveryStageThenAnsweredThenProf
   ASSERT_EQ(heard_->outcomes.size(), 1u) << (heard_->errors.empty() ? "" : heard_->errors[0]);
   const auto& o = heard_->outcomes[0];
   EXPECT_EQ(o.stage, "evaluate");
-  EXPECT_TRUE(o.evaluated && o.compiled && o.correct && o.profiling);
+  EXPECT_TRUE(o.evaluated() && o.compiled() && o.correct && o.profiling);
   EXPECT_NEAR(o.speedup, 4.0, 1e-12);  // the geometric mean of 2 and 8
   EXPECT_EQ(verdicts(id), (Strings{"verify:accepted", "compile:accepted", "evaluate:correct"}));
   EXPECT_EQ(db_->results(id).size(), 2u);
@@ -256,12 +256,12 @@ TEST_F(PipelineTest, EveryStagesRejectionEndsTheCandidateThereWithWhatAFixIsShow
   for (const auto& o : heard_->outcomes) by[o.sequence] = o;
   EXPECT_EQ(by[0].stage, "verify");
   EXPECT_EQ(by[0].reason, "uses asm");
-  EXPECT_FALSE(by[0].evaluated);
+  EXPECT_FALSE(by[0].evaluated());
   EXPECT_EQ(by[1].stage, "compile");
-  EXPECT_FALSE(by[1].compiled);
+  EXPECT_FALSE(by[1].compiled());
   EXPECT_EQ(by[1].failure, "k.cu(3): error: expected ';'");  // the log, for a fix
   EXPECT_EQ(by[2].stage, "evaluate");
-  EXPECT_TRUE(by[2].evaluated && by[2].compiled && !by[2].correct);
+  EXPECT_TRUE(by[2].evaluated() && by[2].compiled() && !by[2].correct);
   EXPECT_FALSE(by[2].failure.empty());
   EXPECT_EQ(verdicts(rejected), (Strings{"verify:rejected"}));
   EXPECT_EQ(verdicts(not_compiled), (Strings{"verify:accepted", "compile:rejected"}));
@@ -279,6 +279,9 @@ TEST_F(PipelineTest, AStageThatFailsGivesAStageErrorVerdictNotALostCandidate) {
   ASSERT_EQ(heard_->outcomes.size(), 3u);
   for (const auto& o : heard_->outcomes) {
     EXPECT_TRUE(o.stage_error) << o.stage;
+    EXPECT_FALSE(o.evaluated()) << o.stage;  // counted as rejected
+    // An evaluator that fails still had a compiled kernel: the compile failures in a row end.
+    EXPECT_EQ(o.compiled(), o.stage == "evaluate");
     EXPECT_NE(o.error.find("is down"), std::string::npos) << o.error;
   }
   EXPECT_EQ(heard_->events, (Strings{"stage_error", "stage_error", "stage_error"}));

@@ -74,18 +74,25 @@ TEST(Planner, TranslatesFirstThenOptimisesAVisibleCorrectParentWithTheFastestAsC
 }
 
 TEST(Planner, TheSameSeedAndOutcomesGiveTheSamePlans) {
-  auto plans = [] {
-    Planner p(spec_with(kLlmEnsemble), {"a", "b"});
+  auto plans = [](uint64_t seed) {
+    auto spec = spec_with(kLlmEnsemble);
+    spec.seed = seed;
+    Planner p(spec, {"a", "b"});
     for (int64_t s = 0; s < 6; ++s) p.population().add(member(s, s % 2, s % 3 != 0, 1.0 + s));
     p.failed(0, {"compile", "error: x"});
     std::vector<json::Value> out;
     for (int64_t n = 8; n < 20; ++n) out.push_back(p.plan(n, n % 2).decision.to_json());
     return out;
   };
-  const auto first = plans();
-  const auto second = plans();
+  const auto first = plans(5);
+  const auto second = plans(5);
   ASSERT_EQ(first.size(), second.size());
   for (size_t i = 0; i < first.size(); ++i) EXPECT_EQ(first[i].dump(), second[i].dump()) << i;
+  // The plans follow the seed: another seed draws other proposers, parents or strategies.
+  const auto other = plans(6);
+  size_t differ = 0;
+  for (size_t i = 0; i < first.size(); ++i) differ += first[i].dump() != other[i].dump();
+  EXPECT_GT(differ, 0u);
 }
 
 TEST(Planner, AnLlmRepairsAVisibleFailureOnceAndNamesAStrategyWhenItOptimises) {
