@@ -117,9 +117,13 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         if (!s) return failed("recording experiment " + e.name, s);
         return id;
       },
-      [self](record_atom, candidate_record& c) -> caf::result<int64_t> {
+      [self](record_atom, proposed_candidate& p) -> caf::result<int64_t> {
+        const auto& c = p.candidate;
+        std::vector<archive::LlmCall> calls;
+        for (const auto& call : p.calls)
+          calls.push_back(to_archive(call, c.experiment_id, 0, c.sequence));
         archive::Status s;
-        int64_t id = self->state.db->add_candidate(to_archive(c), s);
+        int64_t id = self->state.db->add_candidate(to_archive(c), s, std::move(calls));
         if (!s)
           return failed("recording candidate " + std::to_string(c.sequence) + " of experiment " +
                             std::to_string(c.experiment_id),

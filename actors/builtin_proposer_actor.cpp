@@ -1,7 +1,6 @@
 #include "actors/builtin_proposer_actor.hpp"
 
 #include "llm/builtin/builtin_proposer.hpp"
-#include "messages/errors.hpp"
 
 namespace kforge {
 
@@ -9,17 +8,23 @@ proposer_actor::behavior_type builtin_proposer_impl(
     proposer_actor::stateful_pointer<builtin_proposer_state> self) {
   return {
       [self](status_atom) { return self->state.stats.status(); },
-      [self](propose_atom, propose_request& r) -> caf::result<proposal> {
+      [self](propose_atom, propose_request& r) {
         auto& st = self->state;
         st.stats.started(r.tgt.key() + " #" + std::to_string(r.sequence));
+        proposal out;
+        out.proposer = "builtin";
+        auto failed = [&](search::ProposalFailure kind, std::string why) {
+          st.stats.finished(kind == search::ProposalFailure::exhausted ? std::string() : why);
+          out.failure_kind = kind;
+          out.failure = std::move(why);
+          return out;
+        };
         auto it = st.exports.find(r.export_dir);
         if (it == st.exports.end()) {
           auto doc = json::parse_file(r.export_dir + "/task.json");
-          if (!doc.value) {
-            st.stats.finished("cannot read " + r.export_dir + "/task.json");
-            return make_error(error_code::proposer_failure,
-                              "cannot read the task export " + r.export_dir + ": " + doc.error);
-          }
+          if (!doc.value)
+            return failed(search::ProposalFailure::proposer_error,
+                          "cannot read the task export " + r.export_dir + ": " + doc.error);
           it = st.exports.emplace(r.export_dir, std::move(*doc.value)).first;
         }
         builtin::BuiltinRequest b;
@@ -33,16 +38,13 @@ proposer_actor::behavior_type builtin_proposer_impl(
         b.parent_params = r.parent.params;
         b.tried.insert(r.tried.begin(), r.tried.end());
         auto p = builtin::propose_builtin(b);
-        if (!p.ok) {
-          st.stats.finished(p.exhausted ? std::string() : p.error);
-          if (p.unsupported) return make_error(error_code::unsupported_target, p.error);
-          return make_error(p.exhausted ? error_code::exhausted : error_code::proposer_failure,
-                            r.tgt.key() + ": " + p.error);
-        }
+        if (p.unsupported) return failed(search::ProposalFailure::unsupported, p.error);
+        if (!p.ok)
+          return failed(p.exhausted ? search::ProposalFailure::exhausted
+                                    : search::ProposalFailure::proposer_error,
+                        r.tgt.key() + ": " + p.error);
         st.stats.finished();
-        proposal out;
         out.source = std::move(p.source);
-        out.proposer = "builtin";
         out.strategy = std::move(p.strategy);
         out.params = std::move(p.params);
         out.rationale = std::move(p.rationale);

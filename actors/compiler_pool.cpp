@@ -2,6 +2,8 @@
 
 #include <caf/event_based_actor.hpp>
 
+#include <limits>
+
 #include "gpu/compiled_baseline.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/profile_summary.hpp"
@@ -20,50 +22,6 @@ std::string resources_json(const std::string& log) {
     list.push(v);
   }
   return list.dump();
-}
-
-void dispatch(compiler_actor::stateful_pointer<compiler_pool_state> self) {
-  auto& st = self->state;
-  for (size_t slot = 0; slot < st.runners.size() && !st.queue.empty(); ++slot) {
-    if (st.busy[slot]) continue;
-    auto job = std::move(st.queue.front());
-    st.queue.pop_front();
-    st.busy[slot] = true;
-    st.stats.set_queued(static_cast<int64_t>(st.queue.size()));
-    auto release = [self, slot](const std::string& error) {
-      self->state.busy[slot] = false;
-      self->state.stats.finished(error);
-      dispatch(self);
-    };
-    if (job.is_export) {
-      st.stats.started("export " + job.exported.task_dir);
-      auto promise = job.export_promise;
-      self->request(st.runners[slot], caf::infinite, export_atom::value, job.exported)
-          .then(
-              [promise, release](export_result& r) mutable {
-                release(r.ok ? std::string() : r.error);
-                promise.deliver(std::move(r));
-              },
-              [promise, release](caf::error& e) mutable {
-                release(caf::to_string(e));
-                promise.deliver(std::move(e));
-              });
-    } else {
-      st.stats.started("candidate " + std::to_string(job.compile.candidate_id));
-      auto promise = job.compile_promise;
-      self->request(st.runners[slot], caf::infinite, compile_atom::value, job.compile)
-          .then(
-              [promise, release](compile_result& r) mutable {
-                // A candidate that does not compile is a verdict, not a failure of the stage.
-                release(r.ok || !r.log.empty() ? std::string() : r.error);
-                promise.deliver(std::move(r));
-              },
-              [promise, release](caf::error& e) mutable {
-                release(caf::to_string(e));
-                promise.deliver(std::move(e));
-              });
-    }
-  }
 }
 
 }  // namespace
@@ -127,35 +85,30 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
 
 compiler_actor::behavior_type compiler_pool_impl(
     compiler_actor::stateful_pointer<compiler_pool_state> self, compiler_options options) {
+  auto& pool = self->state.pool;
   for (unsigned i = 0; i < std::max(1u, options.slots); ++i) {
     auto runner = self->system().spawn<caf::detached>(compile_runner_impl, options);
     self->link_to(runner);  // the slots end with the pool
-    self->state.runners.push_back(runner);
-    self->state.busy.push_back(false);
+    pool.add(runner);
   }
   return {
-      [self](status_atom) { return self->state.stats.status(); },
+      [self](status_atom) { return self->state.pool.stats().status(); },
       [self](compile_atom, compile_request& r) {
-        compiler_pool_state::job j;
-        j.compile = std::move(r);
-        j.compile_promise = self->make_response_promise<compile_result>();
-        auto promise = j.compile_promise;
-        self->state.queue.push_back(std::move(j));
-        self->state.stats.set_queued(static_cast<int64_t>(self->state.queue.size()));
-        dispatch(self);
-        return promise;
+        auto what = "candidate " + std::to_string(r.candidate_id);
+        // A candidate that does not compile is a verdict, not a failure of the stage.
+        auto error_of = [](const compile_result& c) {
+          return c.ok || !c.log.empty() ? std::string() : c.error;
+        };
+        return relay<compile_result>(self, self->state.pool, std::move(what), std::nullopt,
+                                     error_of, compile_atom::value, std::move(r));
       },
       [self](export_atom, export_request& r) {
-        compiler_pool_state::job j;
-        j.is_export = true;
-        j.exported = std::move(r);
-        j.export_promise = self->make_response_promise<export_result>();
-        auto promise = j.export_promise;
+        auto what = "export " + r.task_dir;
+        auto error_of = [](const export_result& e) { return e.ok ? std::string() : e.error; };
         // Exports go first: every target of an experiment waits for them.
-        self->state.queue.push_front(std::move(j));
-        self->state.stats.set_queued(static_cast<int64_t>(self->state.queue.size()));
-        dispatch(self);
-        return promise;
+        return relay<export_result>(self, self->state.pool, std::move(what),
+                                    std::numeric_limits<int64_t>::min(), error_of,
+                                    export_atom::value, std::move(r));
       },
   };
 }

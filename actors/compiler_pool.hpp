@@ -4,11 +4,10 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <string>
 #include <vector>
 
-#include "actors/stage_stats.hpp"
+#include "actors/runner_pool.hpp"
 #include "messages/interfaces.hpp"
 
 namespace kforge {
@@ -21,17 +20,7 @@ struct compiler_options {
 };
 
 struct compiler_pool_state {
-  struct job {
-    bool is_export = false;
-    compile_request compile;
-    export_request exported;
-    caf::typed_response_promise<compile_result> compile_promise;
-    caf::typed_response_promise<export_result> export_promise;
-  };
-  std::vector<compile_runner_actor> runners;
-  std::vector<bool> busy;
-  std::deque<job> queue;
-  stage_stats stats{"compiler", "compiler"};
+  runner_pool<compile_runner_actor> pool{stage_stats("compiler", "compiler")};
   static inline const char* name = "kforge.compiler";
 };
 

@@ -131,13 +131,9 @@ void spend(self_ptr self, const std::string& budget, double limit) {
 /// improvement per dollar). Stops proposing once the money budget is spent.
 void charge(self_ptr self, int64_t n, const std::vector<llm_call>& calls) {
   auto& st = self->state;
-  for (const auto& c : calls) {
-    auto& u = st.counts.usage[c.model_name];
-    u.name = c.model_name;
-    account(u, {c});
-    st.counts.cost_usd += c.cost_usd;
-    if (n >= 0) st.planner->population().add_cost(n, c.cost_usd);
-  }
+  st.counts.charge(calls);
+  if (n >= 0)
+    for (const auto& c : calls) st.planner->population().add_cost(n, c.cost_usd);
   const double limit = st.cfg.spec.money_usd;
   if (limit > 0 && st.counts.cost_usd >= limit) spend(self, "money_usd", limit);
 }
@@ -147,8 +143,7 @@ void charge(self_ptr self, int64_t n, const std::vector<llm_call>& calls) {
 void end_target(self_ptr self, size_t t, const std::string& kind, const std::string& reason) {
   auto& st = self->state;
   if (!st.planner->end(t, reason)) return;
-  for (auto it = st.pending.begin(); it != st.pending.end();)
-    it = it->second.target == t && !it->second.in_flight ? st.pending.erase(it) : std::next(it);
+  st.proposals.drop_waiting(t);
   json::Value ev;
   ev.set("target", st.targets[t].tgt.key()).set("reason", reason);
   emit(self, kind, ev);
@@ -211,73 +206,65 @@ void judge(self_ptr self, int64_t n, size_t t, pipeline_entry entry) {
 // ---- Proposals. ----
 
 /// Proposal n came back without a candidate (`kind` says why): the planner says what follows.
-void proposal_failed(self_ptr self, int64_t n, const std::string& proposer, const std::string& kind,
-                     const std::string& reason) {
+void proposal_failed(self_ptr self, int64_t n, const std::string& proposer,
+                     search::ProposalFailure kind, const std::string& reason) {
   auto& st = self->state;
-  auto& p = st.pending.at(n);
-  p.in_flight = false;
-  const size_t t = p.target;
+  st.proposals.came_back(n);
+  const size_t t = st.proposals.at(n).target;
   json::Value ev;
   ev.set("sequence", n).set("target", st.targets[t].tgt.key()).set("proposer", proposer);
-  ev.set("kind", kind).set("reason", reason);
+  ev.set("kind", to_string(kind)).set("reason", reason);
   st.last_error = reason;
   const auto s = st.planner->setback(t, proposer, kind, reason);
   switch (s.then) {
     case search::Setback::Then::fail_experiment:
       return fail(self, reason);
     case search::Setback::Then::end_target:
-      st.pending.erase(n);
+      st.proposals.erase(n);
       end_target(self, t, s.event, s.reason);
       break;
     case search::Setback::Then::plan_again:
-      p.plan.reset();
+      st.proposals.replan(n);
       emit(self, s.event, ev);
       break;
     case search::Setback::Then::retry:
-      ++p.attempts;  // the next try draws another sample of the same request
+      // The next try draws another sample of the same request.
+      st.proposals.retry(n, s.delay_seconds > 0);
       ev.set("retry_in_seconds", static_cast<int64_t>(s.delay_seconds));
       emit(self, s.event, ev);
-      if (s.delay_seconds > 0) {
-        p.backing_off = true;
+      if (s.delay_seconds > 0)
         self->delayed_send(self, std::chrono::seconds(s.delay_seconds), tick_atom::value, n);
-      }
   }
   pump(self);
   check_done(self);
 }
 
-/// Records a proposed candidate (and then its LLM calls), then hands it to the pipeline.
+/// Records a proposed candidate with its LLM calls, then hands it to the pipeline.
 void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& req,
                      search::Decision d, proposal p) {
   auto& st = self->state;
   d.reply_key = p.reply_key;
   auto c = make_candidate_record(view(self), n, t, d, p, req.seed);
-  self->request(st.stages.archive, kArchiveTimeout, record_atom::value, c)
+  self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
+                proposed_candidate{c, p.calls})
       .then(
           [self, n, t, c, d, rationale = p.rationale, calls = p.calls](int64_t id) mutable {
             auto& st = self->state;
             c.id = id;
             st.candidates[n] = c;
             st.planner->population().add(make_member(c, t, d));
-            st.pending.erase(n);
+            st.proposals.erase(n);
             st.planner->proposal_outcome(t, true);
             ++st.counts.proposed;
-            auto go_on = [self, n, t, c, d, rationale] {
-              json::Value ev;
-              ev.set("sequence", n).set("candidate", c.id);
-              ev.set("target", self->state.targets[t].tgt.key());
-              ev.set("proposer", c.proposer).set("strategy", c.strategy).set("mode", d.mode);
-              ev.set("params", c.params).set("rationale", rationale);
-              if (c.parent_id) ev.set("parent", c.parent_id);
-              emit(self, "proposed", ev);
-              judge(self, n, t, pipeline_entry::verify);
-              pump(self);
-            };
             charge(self, n, calls);
-            if (calls.empty()) return go_on();
-            self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
-                          llm_calls_record{st.cfg.experiment.id, id, n, calls})
-                .then(go_on, archive_failed(self));
+            json::Value ev;
+            ev.set("sequence", n).set("candidate", c.id).set("target", st.targets[t].tgt.key());
+            ev.set("proposer", c.proposer).set("strategy", c.strategy).set("mode", d.mode);
+            ev.set("params", c.params).set("rationale", rationale);
+            if (c.parent_id) ev.set("parent", c.parent_id);
+            emit(self, "proposed", ev);
+            judge(self, n, t, pipeline_entry::verify);
+            pump(self);
           },
           archive_failed(self));
 }
@@ -286,7 +273,7 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
 /// must wait: a built-in proposal needs every earlier one back (its list of what was tried).
 bool send(self_ptr self, int64_t n) {
   auto& st = self->state;
-  auto& p = st.pending.at(n);
+  auto& p = st.proposals.at(n);
   if (!p.plan) p.plan = st.planner->plan(n, p.target);
   const auto plan = *p.plan;
   auto d = plan.decision;
@@ -300,7 +287,7 @@ bool send(self_ptr self, int64_t n) {
     proposer = caf::actor_cast<proposer_actor>(it->second);
     timeout = caf::infinite;
   } else {
-    if (st.pending.begin()->first < n) return false;
+    if (st.proposals.oldest() < n) return false;
     // The built-in and files proposers are the runtime's, shared by its experiments.
     if (auto b = st.stages.proposers.find(st.planner->proposer_kind(d.proposer));
         b != st.stages.proposers.end())
@@ -311,7 +298,7 @@ bool send(self_ptr self, int64_t n) {
     return false;
   }
   auto req = make_propose_request(view(self), n, t, plan, p.attempts);
-  p.in_flight = true;
+  st.proposals.sent(n);
   self->request(*proposer, timeout, propose_atom::value, req)
       .then(
           [self, n, t, req, d](proposal& p) {
@@ -327,37 +314,20 @@ bool send(self_ptr self, int64_t n) {
                 .then(handle, archive_failed(self));
           },
           [self, n, d](caf::error& e) {
-            auto is = [&](error_code c) {
-              return e.category() == error_category && e.code() == static_cast<uint8_t>(c);
-            };
-            if (is(error_code::unsupported_target))
-              return proposal_failed(self, n, d.proposer, "unsupported",
-                                     d.proposer + ": " + context_text(e));
-            proposal_failed(self, n, d.proposer,
-                            is(error_code::exhausted) ? "exhausted" : "proposer_error",
+            // The proposer itself failed: proposers say why they have no candidate in the answer.
+            proposal_failed(self, n, d.proposer, search::ProposalFailure::proposer_error,
                             describe(e));
           });
   return true;
 }
 
-/// Proposals waiting per target (a target's count includes what is already asked for).
-std::vector<int64_t> pending_per_target(self_ptr self) {
-  std::vector<int64_t> out(self->state.targets.size(), 0);
-  for (const auto& [n, p] : self->state.pending) ++out[p.target];
-  return out;
-}
-
 bool proposals_over(self_ptr self) {
   auto& st = self->state;
-  if (st.budget_spent || st.status == experiment_phase::stopping ||
-      !st.planner->any_proposer_left())
-    return true;
-  int64_t n = st.next_sequence;
-  return !st.planner->next_target(n, pending_per_target(self));
+  return st.budget_spent || st.status == experiment_phase::stopping ||
+         !st.planner->any_proposer_left() || st.proposals.no_more_sequences(*st.planner);
 }
 
-/// Keeps up to `search.proposals_in_flight` proposals at the proposers: retries first, then new
-/// sequences, each once the candidates it may see (up to n - depth) have all finished.
+/// Keeps up to `search.proposals_in_flight` proposals at the proposers (ProposalBook::next).
 void pump(self_ptr self) {
   auto& st = self->state;
   if (st.status != experiment_phase::running) return;
@@ -367,25 +337,9 @@ void pump(self_ptr self) {
           spec.wall_seconds)
     spend(self, "wall_seconds", spec.wall_seconds);
   if (st.budget_spent || !st.planner->any_proposer_left()) return;
-  auto in_flight = [&] {
-    return std::count_if(st.pending.begin(), st.pending.end(),
-                         [](const auto& p) { return p.second.in_flight; });
-  };
-  for (auto& [n, p] : st.pending) {
-    if (in_flight() >= spec.proposals_in_flight) return;
-    if (p.in_flight || p.backing_off) continue;
-    if (!send(self, n)) return;
-  }
-  while (in_flight() < spec.proposals_in_flight && st.status == experiment_phase::running) {
-    int64_t n = st.next_sequence;
-    auto t = st.planner->next_target(n, pending_per_target(self));
-    if (!t) return;
-    // Everything up to n - depth must have finished, and must be a candidate already.
-    if (!st.planner->population().may_propose(n)) return;
-    if (!st.pending.empty() && st.pending.begin()->first <= n - spec.pipeline_depth) return;
-    st.pending[n].target = *t;
-    st.next_sequence = n + 1;
-    if (!send(self, n)) return;
+  while (st.status == experiment_phase::running) {
+    auto n = st.proposals.next(*st.planner, spec.proposals_in_flight, spec.pipeline_depth);
+    if (!n || !send(self, *n)) return;
   }
 }
 
@@ -399,9 +353,8 @@ void check_done(self_ptr self) {
   // Proposals not at a proposer now are dropped once no more may be made.
   if (st.budget_spent || st.status == experiment_phase::stopping ||
       !st.planner->any_proposer_left())
-    for (auto it = st.pending.begin(); it != st.pending.end();)
-      it = it->second.in_flight ? std::next(it) : st.pending.erase(it);
-  if (!st.pending.empty() || st.pending_profiles > 0 || !proposals_over(self)) return;
+    st.proposals.drop_waiting();
+  if (!st.proposals.empty() || st.pending_profiles > 0 || !proposals_over(self)) return;
   for (const auto& [n, m] : st.planner->population().members())
     if (!m.finished) return;
   conclude(self, st.status == experiment_phase::stopping ? experiment_phase::stopped
@@ -431,7 +384,7 @@ void resume_from(self_ptr self, const experiment_snapshot& snapshot) {
   st.counts = std::move(r.counts);
   for (const auto& job : r.jobs)
     judge(self, job.candidate.sequence, static_cast<size_t>(job.target), job.entry);
-  st.next_sequence = st.planner->population().next_sequence();
+  st.proposals.continue_from(st.planner->population().next_sequence());
   json::Value d;
   d.set("candidates", static_cast<int64_t>(snapshot.candidates.size()))
       .set("carried_on", r.carried_on);
@@ -506,26 +459,6 @@ caf::result<void> control(self_ptr self, experiment_phase to) {
 
 }  // namespace
 
-std::string to_string(experiment_phase p) {
-  switch (p) {
-    case experiment_phase::starting:
-      return "starting";
-    case experiment_phase::running:
-      return "running";
-    case experiment_phase::paused:
-      return "paused";
-    case experiment_phase::stopping:
-      return "stopping";
-    case experiment_phase::finished:
-      return "finished";
-    case experiment_phase::stopped:
-      return "stopped";
-    case experiment_phase::failed:
-      return "failed";
-  }
-  return "unknown";
-}
-
 coordinator_actor::behavior_type coordinator_impl(
     coordinator_actor::stateful_pointer<coordinator_state> self, coordinator_config config,
     stage_handles stages) {
@@ -560,8 +493,7 @@ coordinator_actor::behavior_type coordinator_impl(
         check_done(self);
       },
       [self](tick_atom, int64_t n) {
-        if (auto it = self->state.pending.find(n); it != self->state.pending.end())
-          it->second.backing_off = false;
+        self->state.proposals.due(n);
         pump(self);
         check_done(self);
       },

@@ -19,6 +19,7 @@
 #include "messages/interfaces.hpp"
 #include "search/experiment_spec.hpp"
 #include "search/planner.hpp"
+#include "search/proposal_book.hpp"
 
 namespace kforge {
 
@@ -31,29 +32,6 @@ struct coordinator_config {
   experiment_listener listener;  ///< hears the events, each once archived, and the end
 };
 
-/// Where an experiment is: starting, then running or paused, stopping, then one of the final
-/// three. The archive and the console see its name.
-enum class experiment_phase : uint8_t {
-  starting,
-  running,
-  paused,
-  stopping,
-  finished,
-  stopped,
-  failed
-};
-
-std::string to_string(experiment_phase p);
-
-/// A proposal being made: its target, its plan (kept across retries) and its attempts.
-struct pending_proposal {
-  size_t target = 0;
-  std::optional<search::Plan> plan;  ///< made when it is first sent
-  int32_t attempts = 0;              ///< failed tries so far: the next sample index
-  bool in_flight = false;
-  bool backing_off = false;  ///< after a failure, until its tick
-};
-
 struct coordinator_state {
   coordinator_config cfg;
   stage_handles stages;
@@ -64,9 +42,8 @@ struct coordinator_state {
   std::map<std::string, llm_model_actor> llm_verifiers;  ///< by name
   std::map<int64_t, candidate_record> candidates;        ///< by sequence
   std::map<int64_t, std::string> profile_briefs;         ///< by sequence
-  std::map<int64_t, pending_proposal> pending;  ///< proposals not yet candidates, by sequence
-  int64_t next_sequence = 0;                    ///< the next sequence to give a proposal
-  experiment_counts counts;                     ///< candidates, LLM calls and their cost
+  search::ProposalBook proposals;                        ///< proposals not yet candidates
+  experiment_counts counts;                              ///< candidates, LLM calls and their cost
   experiment_phase status = experiment_phase::starting;
   bool concluding = false;  ///< the final status is being recorded
   bool budget_spent = false;

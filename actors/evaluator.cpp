@@ -72,36 +72,6 @@ eval_result to_result(const eval_request& r, const gpu::EvalOutcome& o, double s
   return out;
 }
 
-void dispatch(evaluator_actor::stateful_pointer<evaluator_state> self) {
-  auto& st = self->state;
-  if (st.running || st.queue.empty()) return;
-  // The oldest candidate first: a coordinator's next proposal waits for its oldest candidate in
-  // flight (the decision window), so serving in compile-completion order would idle the GPU.
-  auto oldest = std::min_element(
-      st.queue.begin(), st.queue.end(),
-      [](const auto& a, const auto& b) { return a.request.candidate_id < b.request.candidate_id; });
-  auto job = std::move(*oldest);
-  st.queue.erase(oldest);
-  st.running = true;
-  st.stats.set_queued(static_cast<int64_t>(st.queue.size()));
-  st.stats.started("candidate " + std::to_string(job.request.candidate_id));
-  auto promise = job.promise;
-  self->request(st.runner, caf::infinite, evaluate_atom::value, job.request)
-      .then(
-          [self, promise](eval_result& r) mutable {
-            self->state.running = false;
-            self->state.stats.finished(r.verdict == "error" ? r.failure_message : std::string());
-            promise.deliver(std::move(r));
-            dispatch(self);
-          },
-          [self, promise](caf::error& e) mutable {
-            self->state.running = false;
-            self->state.stats.finished(caf::to_string(e));
-            promise.deliver(std::move(e));
-            dispatch(self);
-          });
-}
-
 }  // namespace
 
 std::string evaluator_key(const std::string& backend, int device) {
@@ -158,20 +128,27 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
 
 evaluator_actor::behavior_type evaluator_impl(
     evaluator_actor::stateful_pointer<evaluator_state> self, evaluator_options options) {
-  self->state.stats =
+  auto& pool = self->state.pool;
+  pool.stats() =
       stage_stats("evaluator " + evaluator_key(options.backend, options.device), "evaluator");
-  self->state.runner = self->system().spawn<caf::detached>(evaluation_runner_impl, options);
-  self->link_to(self->state.runner);
+  pool.add(self->system().spawn<caf::detached>(evaluation_runner_impl, options));
+  self->link_to(pool.runners().front());
   return {
-      [self](status_atom) { return self->state.stats.status(); },
-      [self](device_atom) { return self->delegate(self->state.runner, device_atom::value); },
+      [self](status_atom) { return self->state.pool.stats().status(); },
+      [self](device_atom) {
+        return self->delegate(self->state.pool.runners().front(), device_atom::value);
+      },
       [self](evaluate_atom, eval_request& r) {
-        evaluator_state::job j{std::move(r), self->make_response_promise<eval_result>()};
-        auto promise = j.promise;
-        self->state.queue.push_back(std::move(j));
-        self->state.stats.set_queued(static_cast<int64_t>(self->state.queue.size()));
-        dispatch(self);
-        return promise;
+        auto what = "candidate " + std::to_string(r.candidate_id);
+        // The oldest candidate first: a coordinator's next proposal waits for its oldest
+        // candidate in flight (the decision window), so serving in compile-completion order
+        // would idle the GPU.
+        const int64_t oldest_first = r.candidate_id;
+        auto error_of = [](const eval_result& e) {
+          return e.verdict == "error" ? e.failure_message : std::string();
+        };
+        return relay<eval_result>(self, self->state.pool, std::move(what), oldest_first, error_of,
+                                  evaluate_atom::value, std::move(r));
       },
   };
 }

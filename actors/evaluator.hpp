@@ -6,11 +6,10 @@
 #pragma once
 
 #include <chrono>
-#include <deque>
 #include <string>
 #include <vector>
 
-#include "actors/stage_stats.hpp"
+#include "actors/runner_pool.hpp"
 #include "messages/interfaces.hpp"
 
 namespace kforge {
@@ -29,14 +28,7 @@ struct evaluator_options {
 std::string evaluator_key(const std::string& backend, int device);
 
 struct evaluator_state {
-  struct job {
-    eval_request request;
-    caf::typed_response_promise<eval_result> promise;
-  };
-  evaluation_runner_actor runner;
-  std::deque<job> queue;
-  bool running = false;
-  stage_stats stats{"evaluator", "evaluator"};
+  runner_pool<evaluation_runner_actor> pool{stage_stats("evaluator", "evaluator")};  ///< one runner
   static inline const char* name = "kforge.evaluator";
 };
 

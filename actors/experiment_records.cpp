@@ -1,9 +1,30 @@
 #include "actors/experiment_records.hpp"
 
+#include "actors/llm_model.hpp"
 #include "gpu/hashing.hpp"
 #include "search/random_stream.hpp"
 
 namespace kforge {
+
+std::string to_string(experiment_phase p) {
+  switch (p) {
+    case experiment_phase::starting:
+      return "starting";
+    case experiment_phase::running:
+      return "running";
+    case experiment_phase::paused:
+      return "paused";
+    case experiment_phase::stopping:
+      return "stopping";
+    case experiment_phase::finished:
+      return "finished";
+    case experiment_phase::stopped:
+      return "stopped";
+    case experiment_phase::failed:
+      return "failed";
+  }
+  return "unknown";
+}
 
 propose_request make_propose_request(const experiment_view& v, int64_t n, size_t t,
                                      const search::Plan& plan, int32_t attempt) {
@@ -71,6 +92,15 @@ search::Member make_member(const candidate_record& c, size_t t, const search::De
   m.proposer = d.proposer;
   m.parent_sequence = d.lineage_parent();
   return m;
+}
+
+void experiment_counts::charge(const std::vector<llm_call>& calls) {
+  for (const auto& c : calls) {
+    auto& u = usage[c.model_name];
+    u.name = c.model_name;
+    account(u, {c});
+    cost_usd += c.cost_usd;
+  }
 }
 
 experiment_status make_progress(const experiment_view* v, const experiment_record& experiment,

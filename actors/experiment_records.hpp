@@ -13,6 +13,20 @@
 
 namespace kforge {
 
+/// Where an experiment is: starting, then running or paused, stopping, then one of the final
+/// three. The archive and the console see its name.
+enum class experiment_phase : uint8_t {
+  starting,
+  running,
+  paused,
+  stopping,
+  finished,
+  stopped,
+  failed
+};
+
+std::string to_string(experiment_phase p);
+
 /// What the coordinator knows of an experiment's candidates, for building requests and status.
 struct experiment_view {
   const experiment_record& experiment;
@@ -40,6 +54,9 @@ struct experiment_counts {
   int64_t proposed = 0, rejected = 0, evaluated = 0, correct = 0;
   std::map<std::string, model_usage> usage;  ///< by model
   double cost_usd = 0;
+
+  /// Adds LLM calls to their models' usage and to the cost.
+  void charge(const std::vector<llm_call>& calls);
 };
 
 /// Where the experiment stands: its counts, and per target its best kernel so far.

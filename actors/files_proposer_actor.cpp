@@ -66,15 +66,21 @@ proposer_actor::behavior_type files_proposer_impl(
     proposer_actor::stateful_pointer<files_proposer_state> self) {
   return {
       [self](status_atom) { return self->state.stats.status(); },
-      [self](propose_atom, propose_request& r) -> caf::result<proposal> {
+      [self](propose_atom, propose_request& r) {
         auto& st = self->state;
         st.stats.started(r.tgt.key() + " #" + std::to_string(r.sequence));
-        const auto files = kernel_files(r.kernel_pattern, r.tgt);
-        if (files.empty()) {
+        proposal out;
+        out.proposer = "files";
+        auto failed = [&](search::ProposalFailure kind, std::string why) {
           st.stats.finished();
-          return make_error(error_code::unsupported_target,
-                            "no kernel file matches " + r.kernel_pattern + " for " + r.tgt.key());
-        }
+          out.failure_kind = kind;
+          out.failure = std::move(why);
+          return out;
+        };
+        const auto files = kernel_files(r.kernel_pattern, r.tgt);
+        if (files.empty())
+          return failed(search::ProposalFailure::unsupported,
+                        "no kernel file matches " + r.kernel_pattern + " for " + r.tgt.key());
         for (const auto& path : files) {
           json::Value params;
           params.set("path", path);
@@ -83,17 +89,15 @@ proposer_actor::behavior_type files_proposer_impl(
                         search::proposal_key("file", params_text)) != r.tried.end())
             continue;
           st.stats.finished();
-          proposal out;
           out.source = read_prefix(path, kMaxKernelBytes);
           if (out.source.empty()) out.source = "// " + path + ": empty or unreadable\n";
-          out.proposer = "files";
           out.strategy = "file";
           out.params = params_text;
           out.rationale = "the kernel file " + path;
           return out;
         }
-        st.stats.finished();
-        return make_error(error_code::exhausted, r.tgt.key() + ": every kernel file was proposed");
+        return failed(search::ProposalFailure::exhausted,
+                      r.tgt.key() + ": every kernel file was proposed");
       },
   };
 }

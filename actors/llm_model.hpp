@@ -4,22 +4,17 @@
 // calls, failures, tokens and money.
 #pragma once
 
-#include <deque>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "actors/llm_runner.hpp"
-#include "actors/stage_stats.hpp"
+#include "actors/runner_pool.hpp"
 #include "messages/interfaces.hpp"
 
 namespace kforge {
 
 struct llm_model_state {
-  std::vector<llm_runner_actor> runners;
-  std::vector<bool> busy;
-  std::deque<std::function<void(size_t)>> queue;  ///< jobs waiting for a free runner
-  stage_stats stats{"llm", "llm"};
+  runner_pool<llm_runner_actor> pool{stage_stats("llm", "llm")};
   model_usage usage;
   static inline const char* name = "kforge.llm_model";
 };

@@ -64,6 +64,28 @@ struct runner_context {
   }
 };
 
+/// A failed call, as the planner sees a proposal that failed.
+search::ProposalFailure proposal_failure(llm::FailureKind kind) {
+  using F = search::ProposalFailure;
+  switch (kind) {
+    case llm::FailureKind::none:
+      return F::none;
+    case llm::FailureKind::transient:
+      return F::transient;
+    case llm::FailureKind::auth:
+      return F::auth;
+    case llm::FailureKind::money:
+      return F::money;
+    case llm::FailureKind::bad_request:
+      return F::bad_request;
+    case llm::FailureKind::garbled:
+      return F::garbled;
+    case llm::FailureKind::offline_miss:
+      return F::offline_miss;
+  }
+  return F::proposer_error;
+}
+
 /// Seeds go to providers as non-negative 31-bit integers (Gemini's seed is an int32).
 int64_t provider_seed(uint64_t seed) {
   return static_cast<int64_t>(seed & 0x7fffffff);
@@ -75,7 +97,7 @@ proposal propose(runner_context& ctx, const propose_request& r) {
   std::string error;
   auto brief = ctx.brief(r.tgt, r.export_dir, r.tgt.config_set, error);
   if (!brief) {
-    out.failure_kind = "bad_request";
+    out.failure_kind = search::ProposalFailure::bad_request;
     out.failure = error;
     return out;
   }
@@ -97,7 +119,7 @@ proposal propose(runner_context& ctx, const propose_request& r) {
     in.failure_log = r.failure_log;
     auto messages = llm::proposal_messages(in, error);
     if (!messages) {
-      out.failure_kind = "bad_request";
+      out.failure_kind = search::ProposalFailure::bad_request;
       out.failure = error;
       return out;
     }
@@ -106,14 +128,14 @@ proposal propose(runner_context& ctx, const propose_request& r) {
   out.calls.push_back(to_payload(result.record, "propose"));
   out.reply_key = result.record.key;
   if (!result.record.ok) {
-    out.failure_kind = llm::to_string(result.record.failure);
+    out.failure_kind = proposal_failure(result.record.failure);
     out.failure = result.record.error;
     return out;
   }
   auto kernel =
       llm::parse_kernel_reply(result.reply, r.tgt.direction == "backward" ? "backward" : "forward");
   if (!kernel.ok) {
-    out.failure_kind = "reply_rejected";
+    out.failure_kind = search::ProposalFailure::reply_rejected;
     out.failure = out.proposer + "'s reply was rejected: " + kernel.reason;
     out.calls.back().error = kernel.reason;
     return out;
@@ -145,9 +167,8 @@ llm_verdict verify(runner_context& ctx, const llm_verify_request& r) {
     out.calls.push_back(to_payload(result.record, "verify:" + check));
     if (!result.record.ok) {
       verdict.reasons.push_back("no verdict: " + result.record.error);
-      if (result.record.failure != llm::FailureKind::transient &&
-          result.record.failure != llm::FailureKind::garbled)
-        out.failure_kind = llm::to_string(result.record.failure);
+      if (!llm::retryable(result.record.failure)) out.failure = result.record.error;
+      out.offline_miss |= result.record.failure == llm::FailureKind::offline_miss;
     } else {
       auto parsed = llm::parse_verifier_reply(result.reply);
       verdict.decided = parsed.decided;

@@ -28,7 +28,7 @@ llm_judgement judge_llm_verdicts(std::vector<llm_verdict> verdicts, double audit
                                  uint64_t audit_seed) {
   llm_judgement j;
   for (const auto& v : verdicts) {
-    if (v.failure_kind == "offline_miss" && j.offline_miss.empty()) j.offline_miss = v.verifier;
+    if (v.offline_miss && j.offline_miss.empty()) j.offline_miss = v.verifier;
     for (const auto& check : v.checks) {
       if (!check.decided || check.accepted) continue;
       j.rejected = true;

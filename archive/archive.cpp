@@ -218,7 +218,12 @@ std::vector<Experiment> Archive::experiments_with_status(const std::string& stat
   return out;
 }
 
-int64_t Archive::add_candidate(const Candidate& c, Status& status) {
+int64_t Archive::add_candidate(const Candidate& c, Status& status, std::vector<LlmCall> calls) {
+  Transaction tx(db_);
+  if (!tx.begun()) {
+    status = tx.begun();
+    return 0;
+  }
   // A sequence of -1 is computed inside the INSERT, so two writers cannot take the same one.
   Statement s(
       db_,
@@ -236,7 +241,12 @@ int64_t Archive::add_candidate(const Candidate& c, Status& status) {
   s.bind(12, c.sequence).bind(13, c.params.empty() ? std::string("{}") : c.params);
   s.bind(14, c.decision.empty() ? std::string("{}") : c.decision);
   status = s.run();
-  return status ? sqlite3_last_insert_rowid(db_) : 0;
+  if (!status) return 0;
+  const int64_t id = sqlite3_last_insert_rowid(db_);
+  for (auto& call : calls) call.candidate_id = id;
+  if (status = insert_llm_calls(calls); !status) return 0;
+  status = tx.commit();
+  return status ? id : 0;
 }
 
 Status Archive::add_verdict(const Verdict& v) {

@@ -166,8 +166,9 @@ class Archive {
   std::vector<Experiment> experiments();
 
   /// Stores a candidate with its sequence (or the next one when -1); a sequence taken twice is
-  /// an error. Returns the id.
-  int64_t add_candidate(const Candidate& c, Status& status);
+  /// an error. Returns the id. The LLM calls that wrote it are stored with it, in one
+  /// transaction: a proposal is kept with what it cost or not at all.
+  int64_t add_candidate(const Candidate& c, Status& status, std::vector<LlmCall> calls = {});
   Status add_verdict(const Verdict& v);
   Status add_compile(const CompileLog& c);
   /// All results of one evaluation, in one transaction.
@@ -217,6 +218,7 @@ class Archive {
   explicit Archive(sqlite3* db) : db_(db) {}
   Status insert_result(const ConfigResult& r);
   Status insert_verdict(const Verdict& v);
+  Status insert_llm_calls(const std::vector<LlmCall>& calls);
   sqlite3* db_;
 };
 

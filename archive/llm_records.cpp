@@ -42,6 +42,11 @@ Status Archive::put_llm_reply(const LlmReply& r) {
 Status Archive::add_llm_calls(const std::vector<LlmCall>& calls) {
   Transaction tx(db_);
   if (!tx.begun()) return tx.begun();
+  if (auto s = insert_llm_calls(calls); !s) return s;
+  return tx.commit();
+}
+
+Status Archive::insert_llm_calls(const std::vector<LlmCall>& calls) {
   for (const auto& c : calls) {
     Statement s(db_,
                 "INSERT INTO llm_calls (experiment_id, candidate_id, sequence, role, model_name, "
@@ -57,7 +62,7 @@ Status Archive::add_llm_calls(const std::vector<LlmCall>& calls) {
     s.bind(16, c.cost_usd).bind(17, c.seconds).bind(18, now());
     if (auto st = s.run(); !st) return st;
   }
-  return tx.commit();
+  return {};
 }
 
 std::vector<LlmCall> Archive::llm_calls(int64_t experiment_id) {

@@ -16,10 +16,6 @@ std::string to_string(error_code code) {
       return "unknown_candidate";
     case error_code::archive_failure:
       return "archive_failure";
-    case error_code::exhausted:
-      return "exhausted";
-    case error_code::unsupported_target:
-      return "unsupported_target";
     case error_code::proposer_failure:
       return "proposer_failure";
     case error_code::export_failure:

@@ -17,9 +17,7 @@ enum class error_code : uint8_t {
   unknown_experiment,  ///< no experiment with that id
   unknown_candidate,   ///< no candidate with that id
   archive_failure,     ///< the database refused a write or a read
-  exhausted,           ///< a proposer has nothing new to propose for the target
-  unsupported_target,  ///< a proposer cannot write kernels for the target at all (says why)
-  proposer_failure,    ///< a proposer could not produce a candidate
+  proposer_failure,    ///< a proposer failed; a missing candidate is said in the proposal instead
   export_failure,      ///< a task could not be exported
   invalid_request,     ///< a request is malformed or not allowed in the current state
 };

@@ -75,8 +75,9 @@ using profiler_actor = status_reporter::extend<
 using archive_actor = status_reporter::extend<
     // A new experiment; its id.
     caf::replies_to<record_atom, experiment_record>::with<int64_t>,
-    // A proposed candidate (its sequence is the coordinator's); its id.
-    caf::replies_to<record_atom, candidate_record>::with<int64_t>,
+    // A proposed candidate (its sequence is the coordinator's) and the LLM calls that wrote it,
+    // in one transaction; the candidate's id.
+    caf::replies_to<record_atom, proposed_candidate>::with<int64_t>,
     // A stage's verdict of a candidate.
     caf::replies_to<record_atom, verdict_record>::with<void>,
     // LLM calls of an experiment, in one transaction.

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "search/proposal_failure.hpp"
+
 namespace kforge {
 
 /// One thing an experiment optimises: a direction of a task, on a backend, judged on a config set.
@@ -133,9 +135,9 @@ struct proposal {
   std::string params;     ///< JSON object
   std::string rationale;  ///< one line: why this candidate
   int64_t parent_id = 0;
-  /// No candidate (empty source): why not. `failure_kind` is the LLM call's failure ("money",
-  /// "auth", "offline_miss", "transient", ...) or "reply_rejected" for an unusable reply.
-  std::string failure_kind;
+  /// No candidate (empty source): why not, and in words. Every proposer says it here, never
+  /// as an error, so what follows is decided in one place (search::Planner::setback).
+  search::ProposalFailure failure_kind = search::ProposalFailure::none;
   std::string failure;
   std::string reply_key;        ///< the cached reply the candidate came from (LLM proposers)
   std::vector<llm_call> calls;  ///< what the proposal cost
@@ -179,12 +181,14 @@ struct llm_verdict {
   std::string verifier;
   std::vector<llm_check> checks;
   std::vector<llm_call> calls;
-  std::string failure_kind;  ///< a call's final failure ("money", "offline_miss", ...), or empty
+  bool offline_miss = false;  ///< offline, and a reply was not in the cache
+  std::string failure;        ///< the last call's failure that retrying did not cure, or empty
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, llm_verdict& x) {
-  return f(caf::meta::type_name("llm_verdict"), x.verifier, x.checks, x.calls, x.failure_kind);
+  return f(caf::meta::type_name("llm_verdict"), x.verifier, x.checks, x.calls, x.offline_miss,
+           x.failure);
 }
 
 /// An ensemble member's calls in an experiment.
@@ -561,6 +565,17 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, llm_calls_record& x) {
   return f(caf::meta::type_name("llm_calls_record"), x.experiment_id, x.candidate_id, x.sequence,
            x.calls);
+}
+
+/// A proposed candidate with the LLM calls that wrote it, to archive together.
+struct proposed_candidate {
+  candidate_record candidate;
+  std::vector<llm_call> calls;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, proposed_candidate& x) {
+  return f(caf::meta::type_name("proposed_candidate"), x.candidate, x.calls);
 }
 
 /// An LLM verifier's judgement of a candidate, to archive: its calls, then its verdicts.

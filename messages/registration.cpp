@@ -40,6 +40,7 @@ void register_message_types(caf::actor_system_config& config) {
       .add_message_type<model_usage>("kforge::model_usage")
       .add_message_type<verdict_record>("kforge::verdict_record")
       .add_message_type<llm_calls_record>("kforge::llm_calls_record")
+      .add_message_type<proposed_candidate>("kforge::proposed_candidate")
       .add_message_type<llm_verdict_record>("kforge::llm_verdict_record")
       .add_message_type<status_update>("kforge::status_update")
       .add_message_type<pipeline_job>("kforge::pipeline_job")

@@ -78,19 +78,20 @@ int Planner::proposal_outcome(size_t t, bool proposed) {
   return proposal_failures_.at(t) = proposed ? 0 : proposal_failures_[t] + 1;
 }
 
-Setback Planner::setback(size_t t, const std::string& proposer, const std::string& kind,
+Setback Planner::setback(size_t t, const std::string& proposer, ProposalFailure kind,
                          const std::string& reason) {
   using Then = Setback::Then;
   constexpr int kFailuresBeforeAbandoning = 8;
-  if (kind == "offline_miss") return {Then::fail_experiment, "", reason, 0};
-  if (kind == "exhausted")
+  if (kind == ProposalFailure::offline_miss) return {Then::fail_experiment, "", reason, 0};
+  if (kind == ProposalFailure::exhausted)
     return {Then::end_target, "target_exhausted", "every variant was tried", 0};
-  if (kind == "unsupported") {
+  if (kind == ProposalFailure::unsupported) {
     // The proposer cannot write this target at all: asking again cannot help. The others may.
-    if (unable(t, proposer)) return {Then::plan_again, "proposer_unsupported", reason, 0};
-    return {Then::end_target, "target_abandoned", "no proposer can write it: " + reason, 0};
+    const std::string why = proposer + ": " + reason;
+    if (unable(t, proposer)) return {Then::plan_again, "proposer_unsupported", why, 0};
+    return {Then::end_target, "target_abandoned", "no proposer can write it: " + why, 0};
   }
-  if (kind == "money" || kind == "auth") {
+  if (kind == ProposalFailure::money || kind == ProposalFailure::auth) {
     // The key or the account is spent: no retry helps; the proposal is planned again among
     // the other proposers.
     disable(proposer);
@@ -100,7 +101,7 @@ Setback Planner::setback(size_t t, const std::string& proposer, const std::strin
   if (failures >= kFailuresBeforeAbandoning)
     return {Then::end_target, "target_abandoned",
             "the proposer failed " + std::to_string(failures) + " times in a row: " + reason, 0};
-  const int delay = kind == "reply_rejected" ? 0 : std::min(60, 1 << (failures - 1));
+  const int delay = kind == ProposalFailure::reply_rejected ? 0 : std::min(60, 1 << (failures - 1));
   return {Then::retry, "proposal_failed", reason, delay};
 }
 

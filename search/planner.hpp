@@ -17,6 +17,7 @@
 
 #include "search/experiment_spec.hpp"
 #include "search/population.hpp"
+#include "search/proposal_failure.hpp"
 
 namespace kforge::search {
 
@@ -93,11 +94,10 @@ class Planner {
   int compile_outcome(size_t t, bool compiled);
   /// Proposals of target t in a row that came back without a candidate, after this one's.
   int proposal_outcome(size_t t, bool proposed);
-  /// Proposal of target t by `proposer` came back without a candidate, for `kind` ("exhausted",
-  /// "unsupported", "money", "auth", "offline_miss", "reply_rejected" or any failure of a call):
-  /// the planner notes it and says what follows. A target whose proposals fail 8 times in a
-  /// row is abandoned; a failed call is retried after 1, 2, 4 ... 60 s, a rejected reply at once.
-  Setback setback(size_t t, const std::string& proposer, const std::string& kind,
+  /// Proposal of target t by `proposer` came back without a candidate, for `kind`: the planner
+  /// notes it and says what follows. A target whose proposals fail 8 times in a row is
+  /// abandoned; a failed call is retried after 1, 2, 4 ... 60 s, a rejected reply at once.
+  Setback setback(size_t t, const std::string& proposer, ProposalFailure kind,
                   const std::string& reason);
   /// Follow these recorded decisions (by sequence) instead of deciding afresh.
   void follow(std::map<int64_t, Decision> recorded);

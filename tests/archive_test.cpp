@@ -218,6 +218,34 @@ TEST_F(ArchiveTest, ExplicitSequencesAreKeptAndTakenOnlyOnce) {
   EXPECT_FALSE(st);  // a sequence proposed twice is refused
 }
 
+TEST_F(ArchiveTest, AProposalIsKeptWithItsLlmCallsOrNotAtAll) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  Candidate c;
+  c.experiment_id = e;
+  c.sequence = 0;
+  c.task = "softmax";
+  c.direction = "forward";
+  c.backend = "cpu";
+  LlmCall call;
+  call.experiment_id = e;
+  call.role = "propose";
+  call.model_name = "m1";
+  call.ok = true;
+  call.cost_usd = 0.5;
+  Status st;
+  const int64_t id = a->add_candidate(c, st, {call});
+  ASSERT_TRUE(st) << st.error;
+  auto calls = a->llm_calls(e);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].candidate_id, id);
+  a->add_candidate(c, st, {call, call});  // the sequence is taken: neither is kept
+  EXPECT_FALSE(st);
+  EXPECT_EQ(a->llm_calls(e).size(), 1u);
+  ASSERT_TRUE(a->add_llm_verdicts({{id, "judge", "numerics", true, false, "[]"}}));
+  EXPECT_EQ(a->llm_verdicts(e).size(), 1u);
+}
+
 TEST_F(ArchiveTest, AnEvaluationIsRecordedWholeOrNotAtAll) {
   auto a = open();
   int64_t e = experiment(*a);

@@ -48,7 +48,7 @@ verifier_actor::behavior_type stand_in_verifier(verifier_actor::pointer) {
         v.calls.push_back(llm_call{});
         v.calls.back().model_name = v.verifier;
         v.calls.back().cost_usd = 0.25;
-        if (says(source, "llm:offline")) v.failure_kind = "offline_miss";
+        if (says(source, "llm:offline")) v.offline_miss = true;
         return judge_llm_verdicts({v}, r.audit_fraction, r.audit_seed);
       },
   };

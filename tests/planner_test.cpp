@@ -185,37 +185,40 @@ TEST(Planner, RecordedDecisionsReadBackAndOlderArchivesKeepProposerAndParent) {
 TEST(Planner, ASetbackIsRetriedWithBackOffThenTheTargetIsAbandoned) {
   Planner p(spec_with(kLlmEnsemble), {"a", "b"});
   using Then = Setback::Then;
-  EXPECT_EQ(p.setback(0, "m1", "reply_rejected", "no code").delay_seconds, 0);
+  EXPECT_EQ(p.setback(0, "m1", ProposalFailure::reply_rejected, "no code").delay_seconds, 0);
   std::vector<int> delays;
   for (int i = 0; i < 6; ++i) {
-    auto s = p.setback(0, "m1", "transient", "503");
+    auto s = p.setback(0, "m1", ProposalFailure::transient, "503");
     EXPECT_EQ(s.then, Then::retry);
     EXPECT_EQ(s.event, "proposal_failed");
     delays.push_back(s.delay_seconds);
   }
   EXPECT_EQ(delays, (std::vector<int>{2, 4, 8, 16, 32, 60}));
-  auto last = p.setback(0, "m1", "transient", "503");
+  auto last = p.setback(0, "m1", ProposalFailure::transient, "503");
   EXPECT_EQ(last.then, Then::end_target);
   EXPECT_EQ(last.reason, "the proposer failed 8 times in a row: 503");
-  EXPECT_EQ(p.setback(1, "m1", "transient", "503").delay_seconds, 1);  // per target
+  EXPECT_EQ(p.setback(1, "m1", ProposalFailure::transient, "503").delay_seconds, 1);  // per target
 }
 
 TEST(Planner, ASetbackSaysWhoElseMayProposeAndWhenNothingCanGoOn) {
   Planner p(spec_with(kLlmEnsemble), {"a", "b"});
   using Then = Setback::Then;
-  EXPECT_EQ(p.setback(0, "m1", "offline_miss", "no reply").then, Then::fail_experiment);
-  auto exhausted = p.setback(1, "builtin", "exhausted", "");
+  EXPECT_EQ(p.setback(0, "m1", ProposalFailure::offline_miss, "no reply").then,
+            Then::fail_experiment);
+  auto exhausted = p.setback(1, "builtin", ProposalFailure::exhausted, "");
   EXPECT_EQ(exhausted.then, Then::end_target);
   EXPECT_EQ(exhausted.event, "target_exhausted");
-  auto unsupported = p.setback(0, "builtin", "unsupported", "no template");
+  auto unsupported = p.setback(0, "builtin", ProposalFailure::unsupported, "no template");
   EXPECT_EQ(unsupported.then, Then::plan_again);  // m1 may
   EXPECT_EQ(unsupported.event, "proposer_unsupported");
-  auto money = p.setback(0, "m1", "money", "quota");
+  EXPECT_EQ(unsupported.reason, "builtin: no template");
+  auto money = p.setback(0, "m1", ProposalFailure::money, "quota");
   EXPECT_EQ(money.then, Then::plan_again);
   EXPECT_EQ(money.event, "proposer_disabled");
-  auto abandoned = p.setback(0, "builtin", "unsupported", "no template");  // m1 is disabled
+  auto abandoned =
+      p.setback(0, "builtin", ProposalFailure::unsupported, "no template");  // m1 is disabled
   EXPECT_EQ(abandoned.then, Then::end_target);
-  EXPECT_EQ(abandoned.reason, "no proposer can write it: no template");
+  EXPECT_EQ(abandoned.reason, "no proposer can write it: builtin: no template");
 }
 
 }  // namespace
