@@ -15,7 +15,6 @@ namespace {
 using self_ptr = candidate_pipeline_actor::stateful_pointer<candidate_pipeline_state>;
 using namespace std::chrono_literals;
 
-constexpr auto kArchiveTimeout = 2min;
 constexpr auto kVerifyTimeout = 15min;
 
 candidate_in_flight& flight(self_ptr self, int64_t n) {

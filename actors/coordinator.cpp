@@ -14,7 +14,6 @@ namespace {
 using self_ptr = coordinator_actor::stateful_pointer<coordinator_state>;
 using namespace std::chrono_literals;
 
-constexpr auto kArchiveTimeout = 2min;
 constexpr auto kProposalTimeout = 15min;
 
 void pump(self_ptr self);

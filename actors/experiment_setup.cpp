@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "actors/evaluator.hpp"
+#include "actors/stage_handles.hpp"
 #include "common/json.hpp"
 #include "messages/errors.hpp"
 
@@ -45,7 +46,7 @@ void answer(self_ptr self, promise_ptr promise, experiment_layout layout) {
 void load(self_ptr self, archive_actor archive, int64_t id, promise_ptr promise,
           std::shared_ptr<experiment_layout> layout, experiment_snapshot experiment_layout::*into,
           std::string what, std::function<void()> then) {
-  self->request(archive, 2min, load_atom::value, id)
+  self->request(archive, kArchiveTimeout, load_atom::value, id)
       .then(
           [layout, into, then](experiment_snapshot& s) {
             (*layout).*into = std::move(s);

@@ -2,12 +2,16 @@
 // by every experiment.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 
 #include "messages/interfaces.hpp"
 
 namespace kforge {
+
+/// How long an actor waits for the archive to answer a read or a write.
+inline constexpr std::chrono::minutes kArchiveTimeout{2};
 
 struct stage_handles {
   archive_actor archive;

@@ -40,8 +40,8 @@ class ArchiveTest : public testing::Test {
     EXPECT_TRUE(st) << st.error;
     return id;
   }
-  int64_t candidate(Archive& a, int64_t experiment_id, std::optional<int64_t> parent = std::nullopt,
-                    const std::string& task = "softmax") {
+  /// A candidate of `task` to add, with the next sequence unless one is set.
+  static Candidate draft(int64_t experiment_id, const std::string& task = "softmax") {
     Candidate c;
     c.experiment_id = experiment_id;
     c.task = task;
@@ -49,10 +49,15 @@ class ArchiveTest : public testing::Test {
     c.backend = "cpu";
     c.source = "// kernel";
     c.source_hash = "abc";
-    c.parent_id = parent;
     c.proposer = "builtin";
     c.strategy = "rows_per_block=4";
     c.seed = 7;
+    return c;
+  }
+  int64_t candidate(Archive& a, int64_t experiment_id, std::optional<int64_t> parent = std::nullopt,
+                    const std::string& task = "softmax") {
+    Candidate c = draft(experiment_id, task);
+    c.parent_id = parent;
     Status st;
     int64_t id = a.add_candidate(c, st);
     EXPECT_TRUE(st) << st.error;
@@ -202,12 +207,8 @@ TEST_F(ArchiveTest, CommittedWorkSurvivesKillNine) {
 TEST_F(ArchiveTest, ExplicitSequencesAreKeptAndTakenOnlyOnce) {
   auto a = open();
   int64_t e = experiment(*a);
-  Candidate c;
-  c.experiment_id = e;
+  Candidate c = draft(e);
   c.sequence = 5;
-  c.task = "softmax";
-  c.direction = "forward";
-  c.backend = "cpu";
   c.params = R"({"vec":4})";
   Status st;
   int64_t id = a->add_candidate(c, st);
@@ -221,12 +222,8 @@ TEST_F(ArchiveTest, ExplicitSequencesAreKeptAndTakenOnlyOnce) {
 TEST_F(ArchiveTest, AProposalIsKeptWithItsLlmCallsOrNotAtAll) {
   auto a = open();
   int64_t e = experiment(*a);
-  Candidate c;
-  c.experiment_id = e;
+  Candidate c = draft(e);
   c.sequence = 0;
-  c.task = "softmax";
-  c.direction = "forward";
-  c.backend = "cpu";
   LlmCall call;
   call.experiment_id = e;
   call.role = "propose";
