@@ -9,6 +9,8 @@
 namespace kforge {
 namespace {
 
+// A candidate's record and the archive's row hold the same fields; the record's target also
+// says where the task lives and which device runs it, which the experiment's layout knows.
 archive::Candidate to_archive(const candidate_record& c) {
   archive::Candidate a;
   a.experiment_id = c.experiment_id;
@@ -27,18 +29,29 @@ archive::Candidate to_archive(const candidate_record& c) {
   return a;
 }
 
-archive::LlmCall to_archive(const llm_call& c, int64_t experiment_id, int64_t candidate_id,
-                            int64_t sequence) {
-  return {experiment_id, candidate_id, sequence,   c.role,         c.model_name,
-          c.endpoint,    c.model,      c.key,      c.ok,           c.cached,
-          c.failure,     c.error,      c.attempts, c.input_tokens, c.output_tokens,
-          c.cost_usd,    c.seconds};
-}
-
 std::string reasons_json(const std::vector<std::string>& reasons) {
   json::Value list{json::Array{}};
   for (const auto& r : reasons) list.push(r);
   return list.dump();
+}
+
+candidate_record from_archive(const archive::Candidate& c) {
+  candidate_record r;
+  r.id = c.id;
+  r.experiment_id = c.experiment_id;
+  r.sequence = c.sequence;
+  r.tgt.task = c.task;
+  r.tgt.direction = c.direction;
+  r.tgt.backend = c.backend;
+  r.source = c.source;
+  r.source_hash = c.source_hash;
+  r.parent_id = c.parent_id.value_or(0);
+  r.proposer = c.proposer;
+  r.strategy = c.strategy;
+  r.params = c.params;
+  r.seed = c.seed;
+  r.decision = c.decision;
+  return r;
 }
 
 experiment_record from_archive(const archive::Experiment& e) {
@@ -89,20 +102,15 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
       [self](status_atom) { return self->state.stats.status(); },
       [write](record_atom, llm_calls_record& r) {
         return write("recording LLM calls", [&](archive::Archive& db) {
-          std::vector<archive::LlmCall> rows;
-          for (const auto& c : r.calls)
-            rows.push_back(to_archive(c, r.experiment_id, r.candidate_id, r.sequence));
-          return db.add_llm_calls(rows);
+          return db.add_llm_calls(r.experiment_id, r.candidate_id, r.sequence, r.calls);
         });
       },
       [write](record_atom, llm_verdict_record& r) {
         const int64_t candidate = r.candidate_id;
         const auto& v = r.judgement;
         return write("recording an LLM verdict", [&](archive::Archive& db) {
-          std::vector<archive::LlmCall> calls;
-          for (const auto& c : v.calls)
-            calls.push_back(to_archive(c, r.experiment_id, candidate, r.sequence));
-          if (auto s = db.add_llm_calls(calls); !s) return s;
+          if (auto s = db.add_llm_calls(r.experiment_id, candidate, r.sequence, v.calls); !s)
+            return s;
           std::vector<archive::LlmVerdict> rows;
           for (const auto& c : v.checks)
             rows.push_back(
@@ -119,11 +127,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
       },
       [self](record_atom, proposed_candidate& p) -> caf::result<int64_t> {
         const auto& c = p.candidate;
-        std::vector<archive::LlmCall> calls;
-        for (const auto& call : p.calls)
-          calls.push_back(to_archive(call, c.experiment_id, 0, c.sequence));
         archive::Status s;
-        int64_t id = self->state.db->add_candidate(to_archive(c), s, std::move(calls));
+        int64_t id = self->state.db->add_candidate(to_archive(c), s, p.calls);
         if (!s)
           return failed("recording candidate " + std::to_string(c.sequence) + " of experiment " +
                             std::to_string(c.experiment_id),
@@ -141,8 +146,9 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
       [write](record_atom, compile_result& r) -> caf::result<void> {
         return write(
             "compile of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
-              archive::CompileLog log{r.candidate_id,   r.ok,      r.cache_hit,  r.seconds, r.log,
-                                      r.resources_json, r.headers, r.light_error};
+              archive::CompileLog log{r.candidate_id, r.ok,         r.cache_hit,
+                                      r.seconds,      r.log,        gpu::to_json(r.kernels).dump(),
+                                      r.headers,      r.light_error};
               archive::Verdict v{
                   r.candidate_id, "compile", r.ok ? "accepted" : "rejected",
                   r.ok ? ""
@@ -165,12 +171,12 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                          row.correct = c.correct;
                          row.max_abs_error = c.max_abs_error;
                          row.max_rel_error = c.max_rel_error;
-                         if (c.timed) {
-                           row.kernel_ms = c.kernel_ms;
-                           row.eager_ms = c.eager_ms;
+                         if (c.timed()) {
+                           row.kernel_ms = c.kernel.median_ms;
+                           row.eager_ms = c.eager.median_ms;
                            row.speedup = c.speedup;
                          }
-                         row.detail_json = c.detail_json;
+                         row.detail_json = c.record_json;
                          rows.push_back(std::move(row));
                        }
                        return db.record_evaluation(rows, {r.candidate_id, "evaluate", r.verdict,
@@ -194,6 +200,24 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                        return db.set_experiment_status(u.experiment_id, u.status);
                      });
       },
+      [write](record_atom, llm::CachedReply& e) -> caf::result<void> {
+        return write("caching an LLM reply", [&](archive::Archive& db) {
+          return db.put_llm_reply({e.key, e.endpoint, e.model, e.request_json, e.reply.text,
+                                   e.reply.finish_reason, e.reply.truncated,
+                                   e.reply.usage.input_tokens, e.reply.usage.output_tokens});
+        });
+      },
+      [self](load_atom, reply_key& k) {
+        reply_lookup out;
+        if (auto r = self->state.db->llm_reply(k.key)) {
+          out.found = true;
+          out.reply = {
+              r->key, r->endpoint, r->model, r->request_json,
+              llm::ChatReply{
+                  r->text, r->finish_reason, r->truncated, {r->input_tokens, r->output_tokens}}};
+        }
+        return out;
+      },
       [self](load_atom, int64_t experiment_id) -> caf::result<experiment_snapshot> {
         auto e = self->state.db->experiment(experiment_id);
         if (!e) return make_error(error_code::unknown_experiment, std::to_string(experiment_id));
@@ -202,20 +226,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         for (const auto& p : self->state.db->progress(experiment_id)) {
           candidate_state cs;
           const auto& c = p.candidate;
-          cs.candidate.id = c.id;
-          cs.candidate.experiment_id = c.experiment_id;
-          cs.candidate.sequence = c.sequence;
-          cs.candidate.tgt.task = c.task;
-          cs.candidate.tgt.direction = c.direction;
-          cs.candidate.tgt.backend = c.backend;
-          cs.candidate.source = c.source;
-          cs.candidate.source_hash = c.source_hash;
-          cs.candidate.parent_id = c.parent_id.value_or(0);
-          cs.candidate.proposer = c.proposer;
-          cs.candidate.strategy = c.strategy;
-          cs.candidate.params = c.params;
-          cs.candidate.seed = c.seed;
-          cs.candidate.decision = c.decision;
+          cs.candidate = from_archive(c);
           cs.verified = p.verified;
           cs.compiled = p.compiled;
           cs.finished = p.finished;
@@ -256,6 +267,10 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           if (auto v = archive::report_view(db, q.id)) return v->dump();
           return make_error(error_code::unknown_experiment,
                             "no experiment " + std::to_string(q.id));
+        }
+        if (q.what == "suite") {
+          if (auto v = archive::suite_view(db, q.id)) return v->dump();
+          return make_error(error_code::unknown_experiment, "no suite " + std::to_string(q.id));
         }
         if (q.what == "candidate") {
           if (auto v = archive::candidate_view(db, q.id)) return v->dump();

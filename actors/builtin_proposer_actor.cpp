@@ -1,5 +1,6 @@
 #include "actors/builtin_proposer_actor.hpp"
 
+#include "common/task_document.hpp"
 #include "llm/builtin/builtin_proposer.hpp"
 
 namespace kforge {
@@ -19,18 +20,12 @@ proposer_actor::behavior_type builtin_proposer_impl(
           out.failure = std::move(why);
           return out;
         };
-        auto it = st.exports.find(r.export_dir);
-        if (it == st.exports.end()) {
-          auto doc = json::parse_file(r.export_dir + "/task.json");
-          if (!doc.value)
-            return failed(search::ProposalFailure::proposer_error,
-                          "cannot read the task export " + r.export_dir + ": " + doc.error);
-          it = st.exports.emplace(r.export_dir, std::move(*doc.value)).first;
-        }
+        auto doc = tasks::read_task_document(r.export_dir);
+        if (!doc) return failed(search::ProposalFailure::proposer_error, doc.error);
         builtin::BuiltinRequest b;
         b.backend = r.tgt.backend;
         b.direction = r.tgt.direction;
-        b.direction_doc = it->second["directions"][r.tgt.direction];
+        b.direction_doc = (**doc)["directions"][r.tgt.direction];
         b.seed = r.seed;
         b.mode = r.mode;
         b.has_parent = r.has_parent;

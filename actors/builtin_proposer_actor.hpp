@@ -1,18 +1,13 @@
 // The built-in proposer as an actor: answers each proposal request from the parameterised
-// templates of llm/builtin (no LLM, no cost, instant). It keeps the tasks' exports it has read.
+// templates of llm/builtin (no LLM, no cost, instant).
 #pragma once
 
-#include <map>
-#include <string>
-
 #include "actors/stage_stats.hpp"
-#include "common/json.hpp"
 #include "messages/interfaces.hpp"
 
 namespace kforge {
 
 struct builtin_proposer_state {
-  std::map<std::string, json::Value> exports;  ///< task.json by export folder
   stage_stats stats{"proposer builtin", "proposer"};
   static inline const char* name = "kforge.builtin_proposer";
 };

@@ -108,10 +108,10 @@ void rejected(self_ptr self, int64_t n, const verdict& v) {
   answer(self, n, o);
 }
 
-void profile(self_ptr self, int64_t n, eval_result result) {
+void profile(self_ptr self, int64_t n, std::vector<gpu::ConfigReport> configs) {
   auto& st = self->state;
   profile_request req{candidate(self, n).id, candidate(self, n).tgt.backend,
-                      flight(self, n).compile_log, std::move(result)};
+                      flight(self, n).kernels, std::move(configs)};
   auto tell_profiled = [self, n](profile_outcome p) {
     p.sequence = n;
     if (!p.error.empty()) self->state.stats.note_error(p.error);
@@ -135,7 +135,8 @@ void profile(self_ptr self, int64_t n, eval_result result) {
           });
 }
 
-/// A resumed candidate whose profile was lost: compile log and results come from the archive.
+/// A resumed candidate whose profile was lost: its kernels' resources and its results come from
+/// the archive.
 void reprofile(self_ptr self, int64_t n) {
   query_request q{"candidate", candidate(self, n).id};
   auto lost = [self, n](const std::string& why) {
@@ -148,19 +149,12 @@ void reprofile(self_ptr self, int64_t n) {
             auto doc = json::parse(text);
             if (!doc.value)
               return lost("reading candidate " + std::to_string(n) + " back: " + doc.error);
-            eval_result r;
-            r.candidate_id = candidate(self, n).id;
-            r.verdict = "correct";
-            for (const auto& row : (*doc.value)["results"].as_array()) {
-              config_outcome c;
-              c.index = static_cast<int32_t>(row["index"].as_int());
-              c.name = row["name"].as_string();
-              c.correct = row["correct"].as_bool();
-              c.detail_json = row["detail"].dump();
-              r.configs.push_back(std::move(c));
-            }
-            flight(self, n).compile_log = (*doc.value)["compile"]["log"].as_string();
-            profile(self, n, std::move(r));
+            std::vector<gpu::ConfigReport> configs;
+            for (const auto& row : (*doc.value)["results"].as_array())
+              configs.push_back(gpu::read_config_report(row["detail"]));
+            flight(self, n).kernels =
+                gpu::kernel_resources_from_json((*doc.value)["compile"]["resources"]);
+            profile(self, n, std::move(configs));
           },
           [lost](caf::error& e) { lost("reading a candidate back: " + describe(e)); });
 }
@@ -183,7 +177,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
   // A suite (given kernel files) reports configs correct of all; a search needs the verdict only.
   req.stop_on_failure =
       st.cfg.spec.proposers.empty() || st.cfg.spec.proposers.front().kind != "files";
-  flight(self, n).compile_log = compiled.log;
+  flight(self, n).kernels = compiled.kernels;
   auto evaluator = st.stages.evaluators.at(evaluator_key(c.tgt.backend, c.tgt.device));
   self->request(evaluator, caf::infinite, evaluate_atom::value, req)
       .then(
@@ -212,7 +206,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                       d.set("seconds", r.seconds);
                       tell(self, "evaluated", d);
                       answer(self, n, o);
-                      if (ok) profile(self, n, r);
+                      if (ok) profile(self, n, r.configs);
                     },
                     archive_failed(self, n));
           },
@@ -271,7 +265,7 @@ void llm_verify(self_ptr self, int64_t n) {
       .then(
           [self, n](llm_judgement& j) {
             auto& st = self->state;
-            std::vector<llm_call> calls;
+            std::vector<LlmCall> calls;
             for (const auto& v : j.verdicts)
               calls.insert(calls.end(), v.calls.begin(), v.calls.end());
             if (!calls.empty()) self->send(st.listener, charge_atom::value, n, std::move(calls));
@@ -374,7 +368,7 @@ caf::result<candidate_outcome> take(self_ptr self, pipeline_job& job) {
 double geomean_speedup(const eval_result& r, bool over_compiled) {
   std::vector<double> speedups;
   for (const auto& c : r.configs) {
-    if (!c.correct || !c.timed) return 0;
+    if (!c.correct || !c.timed()) return 0;
     speedups.push_back(over_compiled ? c.speedup_compiled : c.speedup);
   }
   return geometric_mean(speedups).value_or(0);

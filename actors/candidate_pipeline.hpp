@@ -28,12 +28,12 @@ struct pipeline_config {
   bool start_paused = false;
 };
 
-/// A candidate in the pipeline: its job, the promise of its outcome and its compile log (the
-/// profiler reads the compiler's resource report from it).
+/// A candidate in the pipeline: its job, the promise of its outcome and what the compiler said
+/// its kernels use (for the profiler).
 struct candidate_in_flight {
   pipeline_job job;
   caf::typed_response_promise<candidate_outcome> promise;
-  std::string compile_log;
+  std::vector<gpu::KernelResources> kernels;
 };
 
 struct candidate_pipeline_state {

@@ -6,26 +6,9 @@
 
 #include "gpu/compiled_baseline.hpp"
 #include "gpu/compiler.hpp"
-#include "gpu/profile_summary.hpp"
 #include "gpu/task_export.hpp"
 
 namespace kforge {
-namespace {
-
-std::string resources_json(const std::string& log) {
-  json::Value list;
-  list.array();
-  for (const auto& k : gpu::parse_ptxas_report(log)) {
-    json::Value v;
-    v.set("name", k.name).set("registers", k.registers).set("shared_bytes", k.shared_bytes);
-    v.set("spill_store_bytes", k.spill_store_bytes).set("spill_load_bytes", k.spill_load_bytes);
-    list.push(v);
-  }
-  return list.dump();
-}
-
-}  // namespace
-
 compile_runner_actor::behavior_type compile_runner_impl(compiler_options options) {
   return {
       [options](compile_atom, compile_request& r) {
@@ -48,7 +31,7 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
         out.seconds = c.seconds;
         out.headers = c.headers;
         out.light_error = c.light_error;
-        out.resources_json = o.backend == gpu::Backend::cuda ? resources_json(c.log) : "[]";
+        out.kernels = std::move(c.kernels);
         return out;
       },
       [options](export_atom, export_request& r) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "actors/candidate_pipeline.hpp"
+#include "actors/coordinator_ledger.hpp"
 #include "actors/experiment_setup.hpp"
 #include "actors/llm_model.hpp"
 #include "messages/errors.hpp"
@@ -13,140 +14,17 @@ namespace {
 
 using self_ptr = coordinator_actor::stateful_pointer<coordinator_state>;
 using namespace std::chrono_literals;
+using ledger::archive_failed;
+using ledger::charge;
+using ledger::emit;
+using ledger::end_target;
+using ledger::fail;
+using ledger::view;
 
 constexpr auto kProposalTimeout = 15min;
 
 void pump(self_ptr self);
 void check_done(self_ptr self);
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// ---- The ledger: events, status, costs and budgets. ----
-
-/// Archives the event, then passes it to the listener: nothing is reported before it is kept.
-/// Every event of the experiment goes through here, so the listener hears them in archive order.
-void emit(self_ptr self, event_record ev, std::function<void()> then = {}) {
-  auto& st = self->state;
-  ev.experiment_id = st.cfg.experiment.id;
-  ev.time = now_seconds();
-  self->request(st.stages.archive, kArchiveTimeout, record_atom::value, ev)
-      .then(
-          [self, ev, then](int64_t id) mutable {
-            ev.id = id;
-            if (self->state.cfg.listener)
-              caf::anon_send(self->state.cfg.listener, event_atom::value, std::move(ev));
-            if (then) then();
-          },
-          [self, then](caf::error& e) {
-            self->state.last_error = "archiving an event: " + describe(e);
-            if (then) then();
-          });
-}
-
-void emit(self_ptr self, const std::string& kind, const json::Value& detail) {
-  emit(self, event_record{0, 0, 0, kind, detail.dump()});
-}
-
-experiment_view view(self_ptr self) {
-  auto& st = self->state;
-  return {st.cfg.experiment, st.cfg.spec,   st.targets,
-          *st.planner,       st.candidates, st.profile_briefs};
-}
-
-experiment_status progress(self_ptr self) {
-  auto& st = self->state;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count();
-  if (!st.planner)
-    return make_progress(nullptr, st.cfg.experiment, to_string(st.status), st.counts, elapsed,
-                         st.last_error);
-  const auto v = view(self);
-  return make_progress(&v, st.cfg.experiment, to_string(st.status), st.counts, elapsed,
-                       st.last_error);
-}
-
-/// Ends the experiment with a final status: the status and its event are archived before the
-/// listener hears of it.
-void conclude(self_ptr self, experiment_phase status) {
-  auto& st = self->state;
-  if (st.concluding) return;  // a second failure while the first is being recorded
-  st.concluding = true;
-  st.status = status;
-  json::Value d;
-  d.set("status", to_string(status))
-      .set("proposed", st.counts.proposed)
-      .set("correct", st.counts.correct);
-  if (!st.last_error.empty()) d.set("error", st.last_error);
-  auto tell_and_quit = [self] {
-    if (self->state.cfg.listener)
-      caf::anon_send(self->state.cfg.listener, done_atom::value, progress(self));
-    for (auto* models : {&self->state.llm_proposers, &self->state.llm_verifiers})
-      for (auto& [name, model] : *models) self->send_exit(model, caf::exit_reason::user_shutdown);
-    if (self->state.pipeline)
-      self->send_exit(self->state.pipeline, caf::exit_reason::user_shutdown);
-    self->quit();
-  };
-  event_record ev{0, 0, 0, "experiment_" + to_string(status), d.dump()};
-  self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
-                status_update{st.cfg.experiment.id, to_string(status)})
-      .then([self, ev, tell_and_quit] { emit(self, ev, tell_and_quit); },
-            [self, tell_and_quit](caf::error& e) {
-              self->state.last_error = describe(e);
-              tell_and_quit();
-            });
-}
-
-void fail(self_ptr self, const std::string& why) {
-  if (self->state.status == experiment_phase::failed) return;
-  self->state.last_error = why;
-  conclude(self, experiment_phase::failed);
-}
-
-auto archive_failed(self_ptr self) {
-  return [self](caf::error& e) { fail(self, "archive: " + describe(e)); };
-}
-
-/// Records the experiment's new status in the archive.
-void set_status(self_ptr self, experiment_phase status, std::function<void()> then) {
-  auto& st = self->state;
-  st.status = status;
-  self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
-                status_update{st.cfg.experiment.id, to_string(status)})
-      .then([then] { then(); }, archive_failed(self));
-}
-
-void spend(self_ptr self, const std::string& budget, double limit) {
-  auto& st = self->state;
-  if (st.budget_spent) return;
-  st.budget_spent = true;
-  json::Value d;
-  d.set("budget", budget).set("limit", limit);
-  emit(self, "budget_spent", d);
-}
-
-/// Counts what LLM calls cost; `n` >= 0 charges it to that candidate too (the ensemble's
-/// improvement per dollar). Stops proposing once the money budget is spent.
-void charge(self_ptr self, int64_t n, const std::vector<llm_call>& calls) {
-  auto& st = self->state;
-  st.counts.charge(calls);
-  if (n >= 0)
-    for (const auto& c : calls) st.planner->population().add_cost(n, c.cost_usd);
-  const double limit = st.cfg.spec.money_usd;
-  if (limit > 0 && st.counts.cost_usd >= limit) spend(self, "money_usd", limit);
-}
-
-/// Target t gets no more proposals (`kind`: target_failed, target_exhausted, target_abandoned);
-/// its proposals not at a proposer now are dropped, and the experiment goes on with the others.
-void end_target(self_ptr self, size_t t, const std::string& kind, const std::string& reason) {
-  auto& st = self->state;
-  if (!st.planner->end(t, reason)) return;
-  st.proposals.drop_waiting(t);
-  json::Value ev;
-  ev.set("target", st.targets[t].tgt.key()).set("reason", reason);
-  emit(self, kind, ev);
-}
 
 // ---- Candidates: the pipeline's verdicts. ----
 
@@ -258,7 +136,9 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
             charge(self, n, calls);
             json::Value ev;
             ev.set("sequence", n).set("candidate", c.id).set("target", st.targets[t].tgt.key());
-            ev.set("proposer", c.proposer).set("strategy", c.strategy).set("mode", d.mode);
+            ev.set("proposer", c.proposer)
+                .set("strategy", c.strategy)
+                .set("mode", to_string(d.mode));
             ev.set("params", c.params).set("rationale", rationale);
             if (c.parent_id) ev.set("parent", c.parent_id);
             emit(self, "proposed", ev);
@@ -331,10 +211,7 @@ void pump(self_ptr self) {
   auto& st = self->state;
   if (st.status != experiment_phase::running) return;
   const auto& spec = st.cfg.spec;
-  if (spec.wall_seconds > 0 &&
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - st.start).count() >
-          spec.wall_seconds)
-    spend(self, "wall_seconds", spec.wall_seconds);
+  ledger::check_wall_clock(self);
   if (st.budget_spent || !st.planner->any_proposer_left()) return;
   while (st.status == experiment_phase::running) {
     auto n = st.proposals.next(*st.planner, spec.proposals_in_flight, spec.pipeline_depth);
@@ -346,7 +223,7 @@ void check_done(self_ptr self) {
   auto& st = self->state;
   if (st.status != experiment_phase::running && st.status != experiment_phase::stopping) return;
   if (!st.planner) {  // stopped during the setup
-    if (st.status == experiment_phase::stopping) conclude(self, experiment_phase::stopped);
+    if (st.status == experiment_phase::stopping) ledger::conclude(self, experiment_phase::stopped);
     return;
   }
   // Proposals not at a proposer now are dropped once no more may be made.
@@ -356,8 +233,8 @@ void check_done(self_ptr self) {
   if (!st.proposals.empty() || st.pending_profiles > 0 || !proposals_over(self)) return;
   for (const auto& [n, m] : st.planner->population().members())
     if (!m.finished) return;
-  conclude(self, st.status == experiment_phase::stopping ? experiment_phase::stopped
-                                                         : experiment_phase::finished);
+  ledger::conclude(self, st.status == experiment_phase::stopping ? experiment_phase::stopped
+                                                                 : experiment_phase::finished);
 }
 
 // ---- Lifecycle. ----
@@ -368,11 +245,11 @@ void begin(self_ptr self) {
   json::Value d;
   d.set("targets", static_cast<int64_t>(st.targets.size()));
   emit(self, "experiment_started", d);
-  set_status(self, st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running,
-             [self] {
-               pump(self);
-               check_done(self);
-             });
+  ledger::set_status(
+      self, st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running, [self] {
+        pump(self);
+        check_done(self);
+      });
 }
 
 /// Carries on with the archived candidates of a resumed experiment.
@@ -443,7 +320,7 @@ caf::result<void> control(self_ptr self, experiment_phase to) {
     if (!pause && st.status != experiment_phase::paused) return refuse();
     tell_pipeline(pause);
     emit(self, pause ? "experiment_paused" : "experiment_resumed", json::Value(json::Object{}));
-    set_status(self, to, [] {});
+    ledger::set_status(self, to, [] {});
   } else if (st.status != experiment_phase::finished && st.status != experiment_phase::stopped &&
              st.status != experiment_phase::failed) {
     // Stopping: nothing new is proposed, and work held by a pause finishes.
@@ -469,7 +346,7 @@ coordinator_actor::behavior_type coordinator_impl(
   auto spawn_model = [&](const std::string& name, const search::ModelSpec& m) {
     llm_runner_options o;
     o.model = model_config(name, m);
-    o.archive_path = st.cfg.archive_path;
+    o.archive = st.stages.archive;
     o.offline = spec.offline;
     return self->spawn(llm_model_impl, o);
   };
@@ -483,7 +360,7 @@ coordinator_actor::behavior_type coordinator_impl(
       .then([self](experiment_layout& layout) { start_with(self, layout); },
             [self](caf::error& e) { fail(self, "setting the experiment up: " + describe(e)); });
   return {
-      [self](progress_atom) { return progress(self); },
+      [self](progress_atom) { return ledger::progress(self); },
       [self](pause_atom) { return control(self, experiment_phase::paused); },
       [self](resume_atom) { return control(self, experiment_phase::running); },
       [self](stop_atom) { return control(self, experiment_phase::stopping); },
@@ -497,7 +374,7 @@ coordinator_actor::behavior_type coordinator_impl(
         check_done(self);
       },
       [self](event_atom, event_record& e) { emit(self, std::move(e)); },
-      [self](charge_atom, int64_t n, std::vector<llm_call>& calls) { charge(self, n, calls); },
+      [self](charge_atom, int64_t n, std::vector<LlmCall>& calls) { charge(self, n, calls); },
       [self](profiled_atom, profile_outcome& p) {
         auto& st = self->state;
         --st.pending_profiles;

@@ -1,9 +1,9 @@
 // The coordinator: one per experiment. After its setup (experiment_setup.hpp) it asks the
 // proposers for candidates one at a time, in sequence order, as the planner (search/planner.hpp)
 // decides, and hands each to the experiment's candidate pipeline (candidate_pipeline.hpp), which
-// answers with the verdict. It keeps the experiment's ledger: events (archived before anyone
-// hears of them), LLM costs, budgets, progress and the final status. The pipeline depth bounds
-// the candidates in flight (back-pressure: nothing is proposed that the stages behind cannot
+// answers with the verdict. Its ledger (coordinator_ledger.hpp) archives the events before anyone
+// hears of them and keeps LLM costs, budgets, progress and the final status. The pipeline depth
+// bounds the candidates in flight (back-pressure: nothing is proposed that the stages behind cannot
 // take), and proposal n sees only outcomes of candidates up to n - depth, so what it proposes does
 // not depend on which stage finished first. Resumes from the archive.
 #pragma once
@@ -28,7 +28,6 @@ struct coordinator_config {
   search::ExperimentSpec spec;   ///< with the "auto" choices resolved
   bool resume = false;           ///< carry on from the archive's candidates
   bool start_paused = false;
-  std::string archive_path;      ///< the LLM models' response cache lives in the archive database
   experiment_listener listener;  ///< hears the events, each once archived, and the end
 };
 

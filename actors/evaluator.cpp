@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "gpu/worker_client.hpp"
+#include "gpu/worker_report.hpp"
 #include "gpu/worker_request.hpp"
 
 namespace kforge {
@@ -36,35 +37,15 @@ device_info describe_device(gpu::WorkerClient& worker, const std::string& backen
 
 eval_result to_result(const eval_request& r, const gpu::EvalOutcome& o, double seconds,
                       const std::string& device) {
+  auto report = gpu::read_worker_report(o.result);
   eval_result out;
   out.candidate_id = r.candidate_id;
   out.config_set = r.tgt.config_set;
-  const auto& doc = o.result;
-  out.verdict = doc["verdict"].as_string("error");
-  out.failure_kind = doc["failure"]["kind"].as_string();
-  out.failure_message = doc["failure"]["message"].as_string();
-  for (const auto& c : doc["configs"].as_array()) {
-    config_outcome co;
-    co.index = static_cast<int32_t>(c["index"].as_int());
-    co.name = c["name"].as_string();
-    co.correct = c["correct"].as_bool();
-    co.max_abs_error = c["max_abs_error"].as_number();
-    co.max_rel_error = c["max_rel_error"].as_number();
-    co.timed = c.contains("candidate") && c["candidate"]["median_ms"].as_number() > 0;
-    if (co.timed) {
-      co.kernel_ms = c["candidate"]["median_ms"].as_number();
-      co.eager_ms = c["reference"]["median_ms"].as_number();
-      co.speedup = c["speedup"].as_number();
-      co.compiled_ms = c["compiled_ms"].as_number(0);
-      co.speedup_compiled = c["speedup_compiled"].as_number(0);
-    }
-    co.failure_kind = c["failure"]["kind"].as_string();
-    co.failure_message = c["failure"]["message"].as_string();
-    json::Value detail = c;
-    co.detail_json = detail.dump();
-    out.configs.push_back(std::move(co));
-  }
-  for (const auto& f : doc["flags"].as_array()) out.flags.push_back(f.as_string());
+  out.verdict = std::move(report.verdict);
+  out.failure_kind = std::move(report.failure_kind);
+  out.failure_message = std::move(report.failure_message);
+  out.configs = std::move(report.configs);
+  out.flags = std::move(report.flags);
   out.worker_died = o.worker_died;
   out.seconds = seconds;
   out.device = device;

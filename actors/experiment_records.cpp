@@ -94,7 +94,7 @@ search::Member make_member(const candidate_record& c, size_t t, const search::De
   return m;
 }
 
-void experiment_counts::charge(const std::vector<llm_call>& calls) {
+void experiment_counts::charge(const std::vector<LlmCall>& calls) {
   for (const auto& c : calls) {
     auto& u = usage[c.model_name];
     u.name = c.model_name;

@@ -56,7 +56,7 @@ struct experiment_counts {
   double cost_usd = 0;
 
   /// Adds LLM calls to their models' usage and to the cost.
-  void charge(const std::vector<llm_call>& calls);
+  void charge(const std::vector<LlmCall>& calls);
 };
 
 /// Where the experiment stands: its counts, and per target its best kernel so far.

@@ -18,7 +18,6 @@ void start_experiment(self_ptr self, experiment_record record, search::Experimen
   cfg.spec = std::move(spec);
   cfg.resume = resume;
   cfg.start_paused = paused;
-  cfg.archive_path = self->state.rt->archive_path;
   cfg.listener = caf::actor_cast<experiment_listener>(self);
   const int64_t id = cfg.experiment.id;
   auto coordinator = self->spawn(coordinator_impl, std::move(cfg), self->state.rt->stages);

@@ -9,7 +9,7 @@ using self_ptr = llm_model_actor::stateful_pointer<llm_model_state>;
 
 }  // namespace
 
-void account(model_usage& usage, const std::vector<llm_call>& calls) {
+void account(model_usage& usage, const std::vector<LlmCall>& calls) {
   for (const auto& c : calls) {
     ++usage.calls;
     usage.failures += !c.ok;

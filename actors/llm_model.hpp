@@ -23,6 +23,6 @@ llm_model_actor::behavior_type llm_model_impl(
     llm_model_actor::stateful_pointer<llm_model_state> self, llm_runner_options options);
 
 /// Adds calls to a ledger row.
-void account(model_usage& usage, const std::vector<llm_call>& calls);
+void account(model_usage& usage, const std::vector<LlmCall>& calls);
 
 }  // namespace kforge

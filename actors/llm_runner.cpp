@@ -3,62 +3,57 @@
 #include <algorithm>
 #include <map>
 
-#include "archive/archive.hpp"
+#include <caf/scoped_actor.hpp>
+
+#include "actors/stage_handles.hpp"
 #include "llm/prompts.hpp"
 #include "llm/reply_parser.hpp"
+#include "messages/errors.hpp"
 
 namespace kforge {
 namespace {
 
-/// The archive's llm_replies table as the client's response cache. Each runner has its own
-/// connection (SQLite in WAL mode serialises the writers).
+/// The archive's llm_replies table as the client's response cache, through the archive actor
+/// (the database's one owner). A runner is a thread of its own, so it waits for each answer.
 class ArchiveReplyStore : public llm::ReplyStore {
  public:
-  explicit ArchiveReplyStore(std::unique_ptr<archive::Archive> db) : db_(std::move(db)) {}
+  ArchiveReplyStore(caf::actor_system& system, archive_actor archive)
+      : system_(system), archive_(std::move(archive)) {}
   std::optional<llm::CachedReply> find(const std::string& key) override {
-    auto r = db_->llm_reply(key);
-    if (!r) return std::nullopt;
-    llm::CachedReply out;
-    out.key = r->key;
-    out.endpoint = r->endpoint;
-    out.model = r->model;
-    out.request_json = r->request_json;
-    out.reply.text = r->text;
-    out.reply.finish_reason = r->finish_reason;
-    out.reply.truncated = r->truncated;
-    out.reply.usage = {r->input_tokens, r->output_tokens};
+    caf::scoped_actor self{system_};
+    std::optional<llm::CachedReply> out;
+    self->request(archive_, kArchiveTimeout, load_atom::value, reply_key{key})
+        .receive(
+            [&](reply_lookup& r) {
+              if (r.found) out = std::move(r.reply);
+            },
+            [](caf::error&) {});  // unreadable counts as not cached: the call is made
     return out;
   }
   std::string put(const llm::CachedReply& e) override {
-    archive::LlmReply r{e.key,
-                        e.endpoint,
-                        e.model,
-                        e.request_json,
-                        e.reply.text,
-                        e.reply.finish_reason,
-                        e.reply.truncated,
-                        e.reply.usage.input_tokens,
-                        e.reply.usage.output_tokens};
-    return db_->put_llm_reply(r).error;
+    caf::scoped_actor self{system_};
+    std::string error;
+    self->request(archive_, kArchiveTimeout, record_atom::value, e)
+        .receive([] {}, [&](caf::error& err) { error = describe(err); });
+    return error;
   }
 
  private:
-  std::unique_ptr<archive::Archive> db_;
+  caf::actor_system& system_;
+  archive_actor archive_;
 };
 
 struct runner_context {
   std::unique_ptr<llm::ReplyStore> store;
   std::unique_ptr<llm::Client> client;
-  std::string open_error;  ///< the archive could not be opened: every call fails with this
   /// Task briefs by export, direction, backend and config set: read once per runner.
   std::map<std::string, llm::TaskBrief> briefs;
 
-  std::optional<llm::TaskBrief> brief(const target& t, const std::string& export_dir,
-                                      const std::string& config_set, std::string& error) {
+  Result<llm::TaskBrief> brief(const target& t, const std::string& export_dir,
+                               const std::string& config_set) {
     const std::string key = export_dir + "|" + t.direction + "|" + t.backend + "|" + config_set;
-    if (auto it = briefs.find(key); it != briefs.end()) return it->second;
-    auto b =
-        llm::load_task_brief(t.task_dir, export_dir, t.direction, t.backend, config_set, error);
+    if (auto it = briefs.find(key); it != briefs.end()) return {it->second, {}};
+    auto b = llm::load_task_brief(t.task_dir, export_dir, t.direction, t.backend, config_set);
     if (b) briefs.emplace(key, *b);
     return b;
   }
@@ -94,11 +89,10 @@ int64_t provider_seed(uint64_t seed) {
 proposal propose(runner_context& ctx, const propose_request& r) {
   proposal out;
   out.proposer = ctx.client->config().name;
-  std::string error;
-  auto brief = ctx.brief(r.tgt, r.export_dir, r.tgt.config_set, error);
+  auto brief = ctx.brief(r.tgt, r.export_dir, r.tgt.config_set);
   if (!brief) {
     out.failure_kind = search::ProposalFailure::bad_request;
-    out.failure = error;
+    out.failure = brief.error;
     return out;
   }
   llm::CallResult result;
@@ -117,15 +111,15 @@ proposal propose(runner_context& ctx, const propose_request& r) {
     in.failed_source = r.failed.source;
     in.failure_stage = r.failed_stage;
     in.failure_log = r.failure_log;
-    auto messages = llm::proposal_messages(in, error);
+    auto messages = llm::proposal_messages(in);
     if (!messages) {
       out.failure_kind = search::ProposalFailure::bad_request;
-      out.failure = error;
+      out.failure = messages.error;
       return out;
     }
     result = ctx.client->call(*messages, provider_seed(r.seed), r.attempt);
   }
-  out.calls.push_back(to_payload(result.record, "propose"));
+  out.calls.push_back(llm::ledger_entry(result.record, "propose"));
   out.reply_key = result.record.key;
   if (!result.record.ok) {
     out.failure_kind = proposal_failure(result.record.failure);
@@ -141,10 +135,12 @@ proposal propose(runner_context& ctx, const propose_request& r) {
     return out;
   }
   out.source = std::move(kernel.source);
-  out.strategy = kernel.name.empty() ? r.mode + "_" + out.proposer : kernel.name;
+  out.strategy = kernel.name.empty() ? to_string(r.mode) + "_" + out.proposer : kernel.name;
   out.params = "{}";
   out.rationale = std::move(kernel.rationale);
-  out.parent_id = r.mode == "fix" ? r.failed.id : r.has_parent ? r.parent.id : 0;
+  out.parent_id = r.mode == search::ProposalMode::fix ? r.failed.id
+                  : r.has_parent                      ? r.parent.id
+                                                      : 0;
   return out;
 }
 
@@ -152,19 +148,19 @@ llm_verdict verify(runner_context& ctx, const llm_verify_request& r) {
   llm_verdict out;
   out.verifier = ctx.client->config().name;
   const auto& c = r.candidate;
-  std::string error;
-  auto brief = ctx.brief(c.tgt, r.export_dir, r.config_set, error);
+  auto brief = ctx.brief(c.tgt, r.export_dir, r.config_set);
   for (const auto& check : r.checks) {
     llm_check verdict;
     verdict.check = check;
-    auto messages = brief ? llm::verifier_messages(check, *brief, c.source, error) : std::nullopt;
+    auto messages = brief ? llm::verifier_messages(check, *brief, c.source)
+                          : Result<std::vector<llm::Message>>::failure(brief.error);
     if (!messages) {
-      verdict.reasons.push_back(error);
+      verdict.reasons.push_back(messages.error);
       out.checks.push_back(std::move(verdict));
       continue;
     }
     auto result = ctx.client->call(*messages, provider_seed(r.seed), 0);
-    out.calls.push_back(to_payload(result.record, "verify:" + check));
+    out.calls.push_back(llm::ledger_entry(result.record, "verify:" + check));
     if (!result.record.ok) {
       verdict.reasons.push_back("no verdict: " + result.record.error);
       if (!llm::retryable(result.record.failure)) out.failure = result.record.error;
@@ -206,44 +202,13 @@ llm::ModelConfig model_config(const std::string& name, const search::ModelSpec& 
   return c;
 }
 
-llm_call to_payload(const llm::CallRecord& r, const std::string& role) {
-  llm_call c;
-  c.role = role;
-  c.model_name = r.model_name;
-  c.endpoint = r.endpoint;
-  c.model = r.model;
-  c.key = r.key;
-  c.ok = r.ok;
-  c.cached = r.cached;
-  c.failure = r.ok ? std::string() : llm::to_string(r.failure);
-  c.error = r.error;
-  c.attempts = r.attempts;
-  c.input_tokens = r.usage.input_tokens;
-  c.output_tokens = r.usage.output_tokens;
-  c.cost_usd = r.cost_usd;
-  c.seconds = r.seconds;
-  return c;
-}
-
-llm_runner_actor::behavior_type llm_runner_impl(llm_runner_options options) {
+llm_runner_actor::behavior_type llm_runner_impl(llm_runner_actor::pointer self,
+                                                llm_runner_options options) {
   auto ctx = std::make_shared<runner_context>();
-  std::string error;
-  auto db = archive::Archive::open(options.archive_path, error);
-  if (db)
-    ctx->store = std::make_unique<ArchiveReplyStore>(std::move(db));
-  else
-    ctx->open_error = error;
-  // Without the archive there is no cache: offline calls then all fail, online ones still work
-  // but are not kept, which the call record says.
+  ctx->store = std::make_unique<ArchiveReplyStore>(self->system(), std::move(options.archive));
   ctx->client = std::make_unique<llm::Client>(options.model, ctx->store.get(), options.offline);
   return {
-      [ctx](propose_atom, propose_request& r) {
-        auto p = propose(*ctx, r);
-        if (!ctx->open_error.empty())
-          for (auto& c : p.calls)
-            c.error += " (response cache unavailable: " + ctx->open_error + ")";
-        return p;
-      },
+      [ctx](propose_atom, propose_request& r) { return propose(*ctx, r); },
       [ctx](verify_atom, llm_verify_request& r) { return verify(*ctx, r); },
   };
 }

@@ -1,7 +1,7 @@
 // One thread of an LLM model (spawned detached by llm_model): builds the prompt from the request,
-// makes the blocking call through llm::Client with the archive as its response cache, and parses
-// the reply. Failures come back inside the answer (a proposal without source, an undecided check)
-// with the calls they cost, never as a lost message.
+// makes the blocking call through llm::Client with the archive actor as its response cache, and
+// parses the reply. Failures come back inside the answer (a proposal without source, an undecided
+// check) with the calls they cost, never as a lost message.
 #pragma once
 
 #include <memory>
@@ -15,16 +15,14 @@ namespace kforge {
 
 struct llm_runner_options {
   llm::ModelConfig model;
-  std::string archive_path;  ///< the response cache lives in the archive database
-  bool offline = false;      ///< never call out: a reply missing from the cache is a failure
+  archive_actor archive;  ///< keeps the response cache (the archive's llm_replies)
+  bool offline = false;   ///< never call out: a reply missing from the cache is a failure
 };
 
 /// The client's configuration of a model as an experiment names it (prices already resolved).
 llm::ModelConfig model_config(const std::string& name, const search::ModelSpec& spec);
 
-/// Turns a client's call record into the message payload.
-llm_call to_payload(const llm::CallRecord& r, const std::string& role);
-
-llm_runner_actor::behavior_type llm_runner_impl(llm_runner_options options);
+llm_runner_actor::behavior_type llm_runner_impl(llm_runner_actor::pointer self,
+                                                llm_runner_options options);
 
 }  // namespace kforge

@@ -9,12 +9,7 @@ profiler_actor::behavior_type profiler_impl(profiler_actor::stateful_pointer<pro
       [self](status_atom) { return self->state.stats.status(); },
       [self](profile_atom, profile_request& r) {
         self->state.stats.started("candidate " + std::to_string(r.candidate_id));
-        std::vector<json::Value> configs;
-        for (const auto& c : r.result.configs) {
-          auto parsed = json::parse(c.detail_json);
-          if (parsed.value) configs.push_back(std::move(*parsed.value));
-        }
-        auto p = gpu::make_profile(r.backend, r.compile_log, configs);
+        auto p = gpu::make_profile(r.backend, r.kernels, r.configs);
         self->state.stats.finished();
         return profile_summary{r.candidate_id, p.doc.dump(), p.brief};
       },

@@ -36,18 +36,15 @@ int gpu_count() {
 std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_options options,
                                         std::string& error) {
   auto rt = std::make_unique<runtime>();
-  rt->archive_path = options.archive_path;
   rt->prices_path = options.prices_path.empty()
                         ? std::string(build::source_dir) + "/configs/prices.json"
                         : options.prices_path;
-  {
-    std::string open_error;
-    auto db = archive::Archive::open(options.archive_path, open_error);
-    if (!db) {
-      error = open_error;
-      return nullptr;
-    }
-    rt->db = std::move(db);
+  // The archive actor is the database's one owner: everything else asks it.
+  std::string open_error;
+  std::shared_ptr<archive::Archive> db = archive::Archive::open(options.archive_path, open_error);
+  if (!db) {
+    error = open_error;
+    return nullptr;
   }
   if (options.compile_slots == 0)
     options.compile_slots = std::max(1u, std::thread::hardware_concurrency());
@@ -68,7 +65,7 @@ std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_optio
       }
   }
   auto& s = rt->stages;
-  s.archive = system.spawn<caf::detached>(archive_actor_impl, rt->db);
+  s.archive = system.spawn<caf::detached>(archive_actor_impl, std::move(db));
   s.compiler = system.spawn(compiler_pool_impl,
                             compiler_options{options.compile_slots, options.cache_dir,
                                              options.compile_timeout, options.allow_unconfined});

@@ -12,7 +12,6 @@
 
 #include "actors/coordinator.hpp"
 #include "actors/evaluator.hpp"
-#include "archive/archive.hpp"
 #include "search/experiment_spec.hpp"
 
 namespace kforge {
@@ -36,8 +35,6 @@ struct runtime {
   stage_handles stages;
   /// Every stage actor, for status queries, in display order.
   std::vector<status_reporter> reporters;
-  std::shared_ptr<archive::Archive> db;
-  std::string archive_path;  ///< LLM models open their own connection for the response cache
   std::string prices_path;
 
   /// Spawns the stage actors; `error` says why not (the archive could not be opened, ...).

@@ -1,6 +1,6 @@
 #include "actors/verifier.hpp"
 
-#include "common/json.hpp"
+#include "common/task_document.hpp"
 #include "common/task_signature.hpp"
 #include "gpu/source_check.hpp"
 #include "messages/errors.hpp"
@@ -8,20 +8,14 @@
 
 namespace kforge {
 
-bool task_parameter_types(const std::string& export_dir, const std::string& direction,
-                          std::vector<std::string>& types, std::string& error) {
-  auto doc = json::parse_file(export_dir + "/task.json");
-  if (!doc.value) {
-    error = "cannot read the task export " + export_dir + ": " + doc.error;
-    return false;
-  }
-  const auto& configs = (*doc.value)["directions"][direction]["configs"].as_array();
-  if (configs.empty()) {
-    error = "the task export has no " + direction + " configs";
-    return false;
-  }
-  types = tasks::parameter_types(configs.front());
-  return true;
+Result<std::vector<std::string>> task_parameter_types(const std::string& export_dir,
+                                                      const std::string& direction) {
+  using Types = Result<std::vector<std::string>>;
+  auto doc = tasks::read_task_document(export_dir);
+  if (!doc) return Types::failure(doc.error);
+  auto configs = tasks::direction_configs(**doc, direction);
+  if (!configs) return Types::failure(configs.error);
+  return {tasks::parameter_types(configs->front()), {}};
 }
 
 llm_judgement judge_llm_verdicts(std::vector<llm_verdict> verdicts, double audit_fraction,
@@ -85,20 +79,14 @@ verifier_actor::behavior_type verifier_impl(verifier_actor::stateful_pointer<ver
         verdict v;
         v.stage = "verify";
         const std::string& direction = r.candidate.tgt.direction;
-        const std::string key = r.export_dir + "\n" + direction;
-        auto it = st.expected.find(key);
-        if (it == st.expected.end()) {
-          std::vector<std::string> types;
-          std::string error;
-          if (!task_parameter_types(r.export_dir, direction, types, error)) {
-            v.kind = "task_unreadable";
-            v.reason = error;
-            st.stats.finished(error);
-            return v;
-          }
-          it = st.expected.emplace(key, std::move(types)).first;
+        auto types = task_parameter_types(r.export_dir, direction);
+        if (!types) {
+          v.kind = "task_unreadable";
+          v.reason = types.error;
+          st.stats.finished(types.error);
+          return v;
         }
-        auto s = gpu::check_source(r.candidate.source, direction, it->second, r.library_policy,
+        auto s = gpu::check_source(r.candidate.source, direction, *types, r.library_policy,
                                    static_cast<size_t>(r.max_source_bytes));
         v.accepted = s.accepted;
         v.kind = s.kind;

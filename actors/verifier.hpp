@@ -6,23 +6,16 @@
 // on the hardware anyway) so that the verifiers' precision and recall are measured.
 #pragma once
 
-#include <map>
 #include <string>
 #include <vector>
 
 #include "actors/stage_stats.hpp"
+#include "common/result.hpp"
 #include "messages/interfaces.hpp"
 
 namespace kforge {
 
 struct verifier_state {
-  /// The LLM verifiers' verdicts together: rejected when any decided check rejects; audited when
-  /// rejected and the audit's draw (seeded per candidate) falls within `audit_fraction`.
-  llm_judgement judge_llm_verdicts(std::vector<llm_verdict> verdicts, double audit_fraction,
-                                   uint64_t audit_seed);
-
-  /// The task's parameter types per (export folder, direction), read once from task.json.
-  std::map<std::string, std::vector<std::string>> expected;
   stage_stats stats{"verifier", "verifier"};
   static inline const char* name = "kforge.verifier";
 };
@@ -35,7 +28,7 @@ llm_judgement judge_llm_verdicts(std::vector<llm_verdict> verdicts, double audit
                                  uint64_t audit_seed);
 
 /// The task's parameter types for a direction, in the registry's words; error when unreadable.
-bool task_parameter_types(const std::string& export_dir, const std::string& direction,
-                          std::vector<std::string>& types, std::string& error);
+Result<std::vector<std::string>> task_parameter_types(const std::string& export_dir,
+                                                      const std::string& direction);
 
 }  // namespace kforge

@@ -218,7 +218,8 @@ std::vector<Experiment> Archive::experiments_with_status(const std::string& stat
   return out;
 }
 
-int64_t Archive::add_candidate(const Candidate& c, Status& status, std::vector<LlmCall> calls) {
+int64_t Archive::add_candidate(const Candidate& c, Status& status,
+                               const std::vector<LlmCall>& calls) {
   Transaction tx(db_);
   if (!tx.begun()) {
     status = tx.begun();
@@ -243,8 +244,7 @@ int64_t Archive::add_candidate(const Candidate& c, Status& status, std::vector<L
   status = s.run();
   if (!status) return 0;
   const int64_t id = sqlite3_last_insert_rowid(db_);
-  for (auto& call : calls) call.candidate_id = id;
-  if (status = insert_llm_calls(calls); !status) return 0;
+  if (status = insert_llm_calls(c.experiment_id, id, c.sequence, calls); !status) return 0;
   status = tx.commit();
   return status ? id : 0;
 }

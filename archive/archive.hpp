@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "common/llm_call.hpp"
+#include "common/result.hpp"
+
 struct sqlite3;
 
 namespace kforge::archive {
@@ -111,19 +114,11 @@ struct LlmReply {
 };
 
 /// One LLM call of an experiment: the ledger of calls, failures, tokens and money.
-struct LlmCall {
+struct LlmCallRow {
   int64_t experiment_id = 0;
   int64_t candidate_id = 0;  ///< 0: none (a proposal that produced no candidate)
   int64_t sequence = 0;
-  std::string role;  ///< "propose" or "verify:<check>"
-  std::string model_name, endpoint, model, key;
-  bool ok = false, cached = false;
-  std::string failure;  ///< "transient", "auth", "money", ... empty when ok
-  std::string error;
-  int64_t attempts = 0;
-  int64_t input_tokens = 0, output_tokens = 0;
-  double cost_usd = 0;
-  double seconds = 0;
+  LlmCall call;
 };
 
 /// One LLM verifier's judgement of one check of a candidate.
@@ -145,10 +140,7 @@ struct LlmUsage {
 };
 
 /// What a failed call says: empty when it succeeded.
-struct Status {
-  std::string error;
-  explicit operator bool() const { return error.empty(); }
-};
+using Status = Result<void>;
 
 class Archive {
  public:
@@ -168,7 +160,7 @@ class Archive {
   /// Stores a candidate with its sequence (or the next one when -1); a sequence taken twice is
   /// an error. Returns the id. The LLM calls that wrote it are stored with it, in one
   /// transaction: a proposal is kept with what it cost or not at all.
-  int64_t add_candidate(const Candidate& c, Status& status, std::vector<LlmCall> calls = {});
+  int64_t add_candidate(const Candidate& c, Status& status, const std::vector<LlmCall>& calls = {});
   Status add_verdict(const Verdict& v);
   Status add_compile(const CompileLog& c);
   /// All results of one evaluation, in one transaction.
@@ -200,9 +192,11 @@ class Archive {
   /// The response cache.
   std::optional<LlmReply> llm_reply(const std::string& key);
   Status put_llm_reply(const LlmReply& reply);
-  /// Calls of a proposal or a verification, in one transaction.
-  Status add_llm_calls(const std::vector<LlmCall>& calls);
-  std::vector<LlmCall> llm_calls(int64_t experiment_id);
+  /// Calls of a proposal or a verification (`candidate_id` 0: it gave no candidate), in one
+  /// transaction.
+  Status add_llm_calls(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
+                       const std::vector<LlmCall>& calls);
+  std::vector<LlmCallRow> llm_calls(int64_t experiment_id);
   std::vector<LlmUsage> llm_usage(int64_t experiment_id);
   /// The verifiers' judgements of a candidate, in one transaction (a repeat replaces them).
   Status add_llm_verdicts(const std::vector<LlmVerdict>& verdicts);
@@ -218,7 +212,8 @@ class Archive {
   explicit Archive(sqlite3* db) : db_(db) {}
   Status insert_result(const ConfigResult& r);
   Status insert_verdict(const Verdict& v);
-  Status insert_llm_calls(const std::vector<LlmCall>& calls);
+  Status insert_llm_calls(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
+                          const std::vector<LlmCall>& calls);
   sqlite3* db_;
 };
 

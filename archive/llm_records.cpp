@@ -39,45 +39,48 @@ Status Archive::put_llm_reply(const LlmReply& r) {
   return s.run();
 }
 
-Status Archive::add_llm_calls(const std::vector<LlmCall>& calls) {
+Status Archive::add_llm_calls(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
+                              const std::vector<LlmCall>& calls) {
   Transaction tx(db_);
   if (!tx.begun()) return tx.begun();
-  if (auto s = insert_llm_calls(calls); !s) return s;
+  if (auto s = insert_llm_calls(experiment_id, candidate_id, sequence, calls); !s) return s;
   return tx.commit();
 }
 
-Status Archive::insert_llm_calls(const std::vector<LlmCall>& calls) {
+Status Archive::insert_llm_calls(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
+                                 const std::vector<LlmCall>& calls) {
   for (const auto& c : calls) {
     Statement s(db_,
                 "INSERT INTO llm_calls (experiment_id, candidate_id, sequence, role, model_name, "
                 "endpoint, model, key, ok, cached, failure, error, attempts, input_tokens, "
                 "output_tokens, cost_usd, seconds, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
                 "?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    s.bind(1, c.experiment_id)
-        .bind(2, c.candidate_id ? std::optional<int64_t>(c.candidate_id) : std::nullopt);
-    s.bind(3, c.sequence).bind(4, c.role).bind(5, c.model_name).bind(6, c.endpoint);
+    s.bind(1, experiment_id)
+        .bind(2, candidate_id ? std::optional<int64_t>(candidate_id) : std::nullopt);
+    s.bind(3, sequence).bind(4, c.role).bind(5, c.model_name).bind(6, c.endpoint);
     s.bind(7, c.model).bind(8, c.key).bind(9, static_cast<int64_t>(c.ok));
     s.bind(10, static_cast<int64_t>(c.cached)).bind(11, c.failure).bind(12, c.error);
-    s.bind(13, c.attempts).bind(14, c.input_tokens).bind(15, c.output_tokens);
+    s.bind(13, static_cast<int64_t>(c.attempts)).bind(14, c.input_tokens).bind(15, c.output_tokens);
     s.bind(16, c.cost_usd).bind(17, c.seconds).bind(18, now());
     if (auto st = s.run(); !st) return st;
   }
   return {};
 }
 
-std::vector<LlmCall> Archive::llm_calls(int64_t experiment_id) {
+std::vector<LlmCallRow> Archive::llm_calls(int64_t experiment_id) {
   Statement s(
       db_,
       "SELECT experiment_id, candidate_id, sequence, role, model_name, endpoint, model, key, "
       "ok, cached, failure, error, attempts, input_tokens, output_tokens, cost_usd, seconds "
       "FROM llm_calls WHERE experiment_id = ? ORDER BY id");
   s.bind(1, experiment_id);
-  std::vector<LlmCall> out;
+  std::vector<LlmCallRow> out;
   while (s.step()) {
-    LlmCall c;
-    c.experiment_id = s.integer(0);
-    c.candidate_id = s.maybe_integer(1).value_or(0);
-    c.sequence = s.integer(2);
+    LlmCallRow row;
+    row.experiment_id = s.integer(0);
+    row.candidate_id = s.maybe_integer(1).value_or(0);
+    row.sequence = s.integer(2);
+    auto& c = row.call;
     c.role = s.text(3);
     c.model_name = s.text(4);
     c.endpoint = s.text(5);
@@ -87,12 +90,12 @@ std::vector<LlmCall> Archive::llm_calls(int64_t experiment_id) {
     c.cached = s.integer(9) != 0;
     c.failure = s.text(10);
     c.error = s.text(11);
-    c.attempts = s.integer(12);
+    c.attempts = static_cast<int32_t>(s.integer(12));
     c.input_tokens = s.integer(13);
     c.output_tokens = s.integer(14);
     c.cost_usd = s.real(15);
     c.seconds = s.real(16);
-    out.push_back(std::move(c));
+    out.push_back(std::move(row));
   }
   return out;
 }

@@ -21,6 +21,7 @@
 #include "gpu/hashing.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
+#include "gpu/worker_report.hpp"
 #include "gpu/worker_request.hpp"
 
 using namespace kforge;
@@ -137,17 +138,17 @@ int main(int argc, char** argv) {
       std::cerr << again.result.dump() << "\n";
       return 1;
     }
-    const auto& c = outcome.result["configs"][0];
-    if (outcome.result["verdict"].as_string() != "correct") {
+    const auto report = gpu::read_worker_report(outcome.result);
+    if (report.verdict != "correct" || report.configs.empty()) {
       std::cerr << outcome.result.dump() << "\n";
       return 1;
     }
-    medians.push_back(c["candidate"]["median_ms"].as_number());
-    eager.push_back(c["reference"]["median_ms"].as_number());
+    const auto& c = report.configs.front();
+    medians.push_back(c.kernel.median_ms);
+    eager.push_back(c.eager.median_ms);
     std::printf("| %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.4f | %.4f | %.3f | %.3f |\n", r + 1,
-                start_s, c["check_seconds"].as_number(), c["timing_seconds"].as_number(),
-                evaluate_s, again_s, medians.back(), eager.back(),
-                c["candidate"]["spread"].as_number(), c["reference"]["spread"].as_number());
+                start_s, c.check_seconds, c.timing_seconds, evaluate_s, again_s, medians.back(),
+                eager.back(), c.kernel.spread(), c.eager.spread());
   }
   auto spread = [](std::vector<double> v) {
     std::sort(v.begin(), v.end());

@@ -13,7 +13,6 @@
 #include <iostream>
 
 #include "actors/coordinator.hpp"
-#include "archive/views.hpp"
 #include "gpu/task_export.hpp"
 #include "messages/errors.hpp"
 #include "tools/kforge/actor_host.hpp"
@@ -103,7 +102,6 @@ int main(int argc, char** argv) {
             << final_status.evaluated << " evaluated ("
             << cli::format("%.1f", 60.0 * final_status.evaluated / wall) << " per minute), "
             << final_status.correct << " correct, " << final_status.rejected << " rejected\n\n";
-  if (auto view = archive::experiment_view(*rt.db, record.id))
-    std::cout << cli::experiment_table(*view);
+  if (auto view = host.query({"experiment", record.id})) std::cout << cli::experiment_table(*view);
   return final_status.status == "finished" ? 0 : 1;
 }

@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "common/result.hpp"
+
 namespace kforge::json {
 
 class Value;
@@ -70,10 +72,7 @@ class Value {
 
 /// Parses a document; the error says where and why when the text is not JSON or an object gives
 /// a key twice.
-struct ParseResult {
-  std::optional<Value> value;
-  std::string error;
-};
+using ParseResult = Result<Value>;
 ParseResult parse(std::string_view text);
 ParseResult parse_file(const std::string& path);
 

@@ -342,18 +342,23 @@ CompileResult compile_with(std::string_view source, const CompileOptions& o) {
 }  // namespace
 
 CompileResult compile_candidate(std::string_view source, const CompileOptions& o) {
-  if (o.headers != Headers::automatic) return compile_with(source, o);
+  // The compiler's report of what each kernel uses is read once, here.
+  auto with_kernels = [&](CompileResult r) {
+    if (r.ok && o.backend == Backend::cuda) r.kernels = parse_ptxas_report(r.log);
+    return r;
+  };
+  if (o.headers != Headers::automatic) return with_kernels(compile_with(source, o));
   CompileOptions light = o;
   light.headers = Headers::light;
   CompileResult first = compile_with(source, light);
-  if (first.ok) return first;
+  if (first.ok) return with_kernels(std::move(first));
   // What the user and an LLM see is LibTorch's verdict on the source, not the light headers'.
   CompileOptions full = o;
   full.headers = Headers::full;
   CompileResult result = compile_with(source, full);
   result.seconds += first.seconds;
   result.light_error = first.error;
-  return result;
+  return with_kernels(std::move(result));
 }
 
 std::vector<CompileResult> compile_all(const std::vector<std::string>& sources,

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gpu/kernel_resources.hpp"
+
 namespace kforge::gpu {
 
 enum class Backend { cpu, cuda };
@@ -52,6 +54,7 @@ struct CompileResult {
   std::string headers;
   /// The light headers were tried and could not build it: their first error (never in `log`).
   std::string light_error;
+  std::vector<KernelResources> kernels;  ///< what each kernel uses (cuda, when ok)
 };
 
 /// The argument vector used for a source file and an output path (for logs and tests); automatic

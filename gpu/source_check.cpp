@@ -1,6 +1,7 @@
 #include "gpu/source_check.hpp"
 
 #include "common/task_signature.hpp"
+#include "gpu/library_policy.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,62 +10,6 @@
 
 namespace kforge::gpu {
 namespace {
-
-// torch:: and at:: functions that allocate or describe tensors rather than compute.
-const std::set<std::string>& allowed_namespace_calls() {
-  static const std::set<std::string> names = {
-      "empty",
-      "empty_like",
-      "empty_strided",
-      "zeros",
-      "zeros_like",
-      "ones",
-      "ones_like",
-      "full",
-      "full_like",
-      "from_blob",
-      "TensorOptions",
-      "Tensor",
-      "device",
-      "dtype",
-      "Device",
-      "Scalar",
-      "ScalarType",
-      "IntArrayRef",
-      "optional",
-      "make_optional",
-      "scalar_tensor",
-      "tensor",
-      "arange",
-      "getCurrentCUDAStream",
-      "getDefaultCUDAStream",
-      "getCurrentDeviceProperties",
-      "OptionalCUDAGuard",
-      "CUDAGuard",
-      "DeviceGuard",
-      "NoGradGuard",
-      "elementSize",
-      "toString",
-      "numel",
-      "size",
-      "kFloat32",
-      "kFloat",
-      "kHalf",
-      "kBFloat16",
-      "kInt64",
-      "kLong",
-      "kInt32",
-      "kInt",
-      "kBool",
-      "kCUDA",
-      "kCPU",
-      "globalContext",
-      "in_parallel_region",
-      "get_num_threads",
-      "parallel_for",
-  };
-  return names;
-}
 
 int line_of(std::string_view text, size_t offset) {
   int line = 1;
@@ -115,7 +60,7 @@ std::vector<std::string> library_calls(std::string_view source) {
       R"(\b(torch|at)\s*::\s*(?:nn\s*::\s*functional\s*::\s*)?([A-Za-z_]\w*)\s*\()");
   for (std::sregex_iterator it(text.begin(), text.end(), ns_call), end; it != end; ++it) {
     std::string name = (*it)[2];
-    if (!allowed_namespace_calls().count(name))
+    if (!is_allowed_namespace_call(name))
       found.push_back("line " + std::to_string(line_of(text, it->position())) + ": " +
                       std::string((*it)[1]) + "::" + name);
   }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/task_document.hpp"
 #include "gpu/build_config.hpp"
 #include "gpu/process.hpp"
 
@@ -69,12 +70,12 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
   std::string out = result.output;
   while (!out.empty() && out.back() == '\n') out.pop_back();
   info.dir = out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
-  auto parsed = json::parse_file(info.dir + "/task.json");
-  if (!parsed.value) {
+  auto parsed = tasks::read_task_document(info.dir);
+  if (!parsed) {
     info.error = "the exporter wrote no readable task.json: " + parsed.error;
     return info;
   }
-  info.doc = std::move(*parsed.value);
+  info.doc = **parsed;
   info.ok = true;
   return info;
 }

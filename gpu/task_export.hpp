@@ -20,7 +20,7 @@ struct ExportOptions {
 struct ExportedTaskInfo {
   bool ok = false;
   std::string dir;    ///< the export folder (holds task.json)
-  json::Value doc;    ///< task.json
+  json::Value doc;    ///< task.json, shared with tasks::read_task_document's cache: read only
   std::string error;  ///< why not, with the exporter's own message
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/evaluation_defaults.hpp"
 #include "common/json.hpp"
 
 namespace kforge::gpu {
@@ -21,18 +22,14 @@ struct WorkerTiming {
 };
 
 struct WorkerRequest {
-  /// Trials with fresh inputs and weights per config: experiments, `kforge eval` and the worker
-  /// all start from this.
-  static constexpr int kDefaultSeeds = 3;
-
   std::string export_dir;  ///< the exported task (task.json)
   std::string library;     ///< the candidate's shared object
   std::string direction = "forward";
   std::string function;          ///< the registered function to call; empty: the direction's name
   std::string mode = "multi";    ///< the config set: "single" or "multi"
   std::vector<int64_t> configs;  ///< these config indices instead of the mode's, when not empty
-  int seeds = kDefaultSeeds;
-  uint64_t seed = 0;                   ///< base of the seeds (all 64 bits reach the worker)
+  int seeds = kDefaultSeeds;     ///< trials per config (common/evaluation_defaults.hpp)
+  uint64_t seed = 0;             ///< base of the seeds (all 64 bits reach the worker)
   std::string library_calls = "flag";  ///< "allow", "flag" or "forbid"
   double speedup_flag = 20;            ///< a speedup above this is flagged as suspicious
   double call_timeout_s = 60;

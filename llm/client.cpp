@@ -277,4 +277,23 @@ CallResult Client::call(const std::vector<Message>& messages, int64_t seed, int6
   return out;
 }
 
+LlmCall ledger_entry(const CallRecord& r, const std::string& role) {
+  LlmCall c;
+  c.role = role;
+  c.model_name = r.model_name;
+  c.endpoint = r.endpoint;
+  c.model = r.model;
+  c.key = r.key;
+  c.ok = r.ok;
+  c.cached = r.cached;
+  c.failure = r.ok ? std::string() : to_string(r.failure);
+  c.error = r.error;
+  c.attempts = r.attempts;
+  c.input_tokens = r.usage.input_tokens;
+  c.output_tokens = r.usage.output_tokens;
+  c.cost_usd = r.cost_usd;
+  c.seconds = r.seconds;
+  return c;
+}
+
 }  // namespace kforge::llm

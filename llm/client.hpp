@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "common/llm_call.hpp"
 #include "llm/chat.hpp"
 #include "llm/price_table.hpp"
 #include "llm/provider_wire.hpp"
+#include "llm/reply_store.hpp"
 
 namespace kforge::llm {
 
@@ -45,26 +47,7 @@ struct ModelConfig {
 /// neither is configured (local servers need none).
 std::string load_api_key(const ModelConfig& config, std::string& error);
 
-/// What the cache keeps of one exchange.
-struct CachedReply {
-  std::string key;
-  std::string endpoint;
-  std::string model;
-  std::string request_json;  ///< the canonical key document (messages, sampling, seed, index)
-  ChatReply reply;
-};
-
-/// Where replies are kept (the archive database implements it). Must be safe to call from the
-/// caller's thread.
-class ReplyStore {
- public:
-  virtual ~ReplyStore() = default;
-  virtual std::optional<CachedReply> find(const std::string& key) = 0;
-  /// Returns an error, empty when stored.
-  virtual std::string put(const CachedReply& entry) = 0;
-};
-
-/// One call as the ledger records it.
+/// One call with everything the client knows of it (`ledger_entry` is what is kept of it).
 struct CallRecord {
   std::string model_name;  ///< the ensemble member
   std::string endpoint;
@@ -80,6 +63,9 @@ struct CallRecord {
   double seconds = 0;
   std::vector<std::string> attempt_errors;  ///< why each failed attempt failed
 };
+
+/// What the ledger keeps of a call made in `role` ("propose", "verify:<check>").
+LlmCall ledger_entry(const CallRecord& r, const std::string& role);
 
 struct CallResult {
   CallRecord record;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/json.hpp"
+#include "common/task_document.hpp"
 #include "common/task_signature.hpp"
 
 namespace kforge::llm {
@@ -55,32 +56,42 @@ std::string trimmed_log(const std::string& log) {
 
 }  // namespace
 
-std::optional<std::string> render_prompt(const std::string& text,
-                                         const std::map<std::string, std::string>& values,
-                                         std::string& error) {
+Result<std::string> render_prompt(const std::string& text,
+                                  const std::map<std::string, std::string>& values) {
   std::string out;
   size_t pos = 0;
   while (true) {
     auto open = text.find("{{", pos);
     if (open == std::string::npos) break;
     auto close = text.find("}}", open);
-    if (close == std::string::npos) {
-      error = "prompt: unclosed {{ at offset " + std::to_string(open);
-      return std::nullopt;
-    }
+    if (close == std::string::npos)
+      return Result<std::string>::failure("prompt: unclosed {{ at offset " + std::to_string(open));
     std::string name = text.substr(open + 2, close - open - 2);
     auto it = values.find(name);
-    if (it == values.end()) {
-      error = "prompt: no value for {{" + name + "}}";
-      return std::nullopt;
-    }
+    if (it == values.end())
+      return Result<std::string>::failure("prompt: no value for {{" + name + "}}");
     out.append(text, pos, open - pos);
     out += it->second;
     pos = close + 2;
   }
   out.append(text, pos, std::string::npos);
-  return out;
+  return {std::move(out), {}};
 }
+
+namespace {
+
+/// A system and a user message, both prompts filled from `values`.
+Result<std::vector<Message>> chat_messages(const std::string& system_prompt,
+                                           const std::string& user_prompt,
+                                           const std::map<std::string, std::string>& values) {
+  auto system = render_prompt(system_prompt, values);
+  if (!system) return Result<std::vector<Message>>::failure(system.error);
+  auto user = render_prompt(user_prompt, values);
+  if (!user) return Result<std::vector<Message>>::failure(user.error);
+  return {std::vector<Message>{{"system", *system}, {"user", *user}}, {}};
+}
+
+}  // namespace
 
 const std::string& prompt_file(const std::string& name) {
   static const std::string none;
@@ -89,31 +100,24 @@ const std::string& prompt_file(const std::string& name) {
   return none;
 }
 
-std::optional<TaskBrief> load_task_brief(const std::string& task_dir, const std::string& export_dir,
-                                         const std::string& direction, const std::string& backend,
-                                         const std::string& config_set, std::string& error) {
+Result<TaskBrief> load_task_brief(const std::string& task_dir, const std::string& export_dir,
+                                  const std::string& direction, const std::string& backend,
+                                  const std::string& config_set) {
   TaskBrief brief;
   brief.direction = direction;
   brief.backend = backend;
   std::ifstream py(task_dir + "/func_" + direction + ".py");
-  if (!py) {
-    error = "cannot read " + task_dir + "/func_" + direction + ".py";
-    return std::nullopt;
-  }
+  if (!py)
+    return Result<TaskBrief>::failure("cannot read " + task_dir + "/func_" + direction + ".py");
   std::ostringstream source;
   source << py.rdbuf();
   brief.reference_source = source.str();
-  auto doc = json::parse_file(export_dir + "/task.json");
-  if (!doc.value) {
-    error = "cannot read the task's export: " + doc.error;
-    return std::nullopt;
-  }
-  brief.task = (*doc.value)["task"].as_string();
-  const auto& configs = (*doc.value)["directions"][direction]["configs"].as_array();
-  if (configs.empty()) {
-    error = "the export of " + task_dir + " has no " + direction + " configs";
-    return std::nullopt;
-  }
+  auto doc = tasks::read_task_document(export_dir);
+  if (!doc) return Result<TaskBrief>::failure(doc.error);
+  brief.task = (**doc)["task"].as_string();
+  auto listed = tasks::direction_configs(**doc, direction);
+  if (!listed) return Result<TaskBrief>::failure(task_dir + ": " + listed.error);
+  const auto& configs = *listed;
   if (direction == "backward") {
     // What backward receives and which gradient each output must be.
     brief.signature = tasks::describe_contract(configs[0], direction);
@@ -132,11 +136,10 @@ std::optional<TaskBrief> load_task_brief(const std::string& task_dir, const std:
             (shapes.empty() ? "" : ", ") + arg["name"].as_string() + " " + shape_text(arg["shape"]);
     brief.configs += "- " + config["name"].as_string() + ": " + shapes + "\n";
   }
-  return brief;
+  return {std::move(brief), {}};
 }
 
-std::optional<std::vector<Message>> proposal_messages(const ProposalInputs& in,
-                                                      std::string& error) {
+Result<std::vector<Message>> proposal_messages(const ProposalInputs& in) {
   const std::string entry = in.task.direction == "backward" ? "backward" : "forward";
   std::map<std::string, std::string> values = {
       {"entry", entry},
@@ -149,9 +152,9 @@ std::optional<std::vector<Message>> proposal_messages(const ProposalInputs& in,
       {"configs", in.task.configs},
   };
   std::string file;
-  if (in.mode == "translate") {
+  if (in.mode == search::ProposalMode::translate) {
     file = "translate.md";
-  } else if (in.mode == "optimise") {
+  } else if (in.mode == search::ProposalMode::optimise) {
     file = "optimise.md";
     std::string context;
     for (const auto& k : in.context)
@@ -162,19 +165,13 @@ std::optional<std::vector<Message>> proposal_messages(const ProposalInputs& in,
     values["parent_speedup"] = number_text(in.parent_speedup);
     values["parent_profile"] = in.parent_profile.empty() ? "(not profiled)" : in.parent_profile;
     values["strategy"] = in.strategy.empty() ? "your choice" : in.strategy;
-  } else if (in.mode == "fix") {
+  } else {
     file = "fix.md";
     values["failed_source"] = in.failed_source;
     values["failure_stage"] = in.failure_stage;
     values["failure_log"] = trimmed_log(in.failure_log);
-  } else {
-    error = "prompt: unknown proposal mode \"" + in.mode + "\"";
-    return std::nullopt;
   }
-  auto system = render_prompt(prompt_file("proposer_system.md"), values, error);
-  auto user = system ? render_prompt(prompt_file(file), values, error) : std::nullopt;
-  if (!user) return std::nullopt;
-  return std::vector<Message>{{"system", *system}, {"user", *user}};
+  return chat_messages(prompt_file("proposer_system.md"), prompt_file(file), values);
 }
 
 const std::vector<std::string>& verifier_checks() {
@@ -182,15 +179,12 @@ const std::vector<std::string>& verifier_checks() {
   return checks;
 }
 
-std::optional<std::vector<Message>> verifier_messages(const std::string& check,
-                                                      const TaskBrief& task,
-                                                      const std::string& candidate_source,
-                                                      std::string& error) {
+Result<std::vector<Message>> verifier_messages(const std::string& check, const TaskBrief& task,
+                                               const std::string& candidate_source) {
   const auto& checks = verifier_checks();
-  if (std::find(checks.begin(), checks.end(), check) == checks.end()) {
-    error = "prompt: unknown verifier check \"" + check + "\"";
-    return std::nullopt;
-  }
+  if (std::find(checks.begin(), checks.end(), check) == checks.end())
+    return Result<std::vector<Message>>::failure("prompt: unknown verifier check \"" + check +
+                                                 "\"");
   std::map<std::string, std::string> values = {
       {"entry", task.direction == "backward" ? "backward" : "forward"},
       {"backend", task.backend},
@@ -199,11 +193,8 @@ std::optional<std::vector<Message>> verifier_messages(const std::string& check,
       {"configs", task.configs},
       {"candidate_source", candidate_source},
   };
-  auto system = render_prompt(prompt_file("verifier_system.md"), values, error);
-  auto user =
-      system ? render_prompt(prompt_file("verify_" + check + ".md"), values, error) : std::nullopt;
-  if (!user) return std::nullopt;
-  return std::vector<Message>{{"system", *system}, {"user", *user}};
+  return chat_messages(prompt_file("verifier_system.md"), prompt_file("verify_" + check + ".md"),
+                       values);
 }
 
 }  // namespace kforge::llm

@@ -9,14 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "llm/chat.hpp"
+#include "search/proposal_mode.hpp"
 
 namespace kforge::llm {
 
 /// Fills every {{name}} of `text`; an unknown name is an error (returns nothing).
-std::optional<std::string> render_prompt(const std::string& text,
-                                         const std::map<std::string, std::string>& values,
-                                         std::string& error);
+Result<std::string> render_prompt(const std::string& text,
+                                  const std::map<std::string, std::string>& values);
 
 /// The embedded prompt file `name` ("optimise.md"); empty when there is none.
 const std::string& prompt_file(const std::string& name);
@@ -33,9 +34,9 @@ struct TaskBrief {
 
 /// Reads `func_<direction>.py` from the task folder and the argument lists from the export's
 /// task.json; `config_set` is "single" or "multi".
-std::optional<TaskBrief> load_task_brief(const std::string& task_dir, const std::string& export_dir,
-                                         const std::string& direction, const std::string& backend,
-                                         const std::string& config_set, std::string& error);
+Result<TaskBrief> load_task_brief(const std::string& task_dir, const std::string& export_dir,
+                                  const std::string& direction, const std::string& backend,
+                                  const std::string& config_set);
 
 /// A kernel of the context: what the optimise prompt shows of the archive's best.
 struct ContextKernel {
@@ -46,7 +47,7 @@ struct ContextKernel {
 };
 
 struct ProposalInputs {
-  std::string mode;  ///< "translate", "optimise" or "fix"
+  search::ProposalMode mode = search::ProposalMode::translate;
   TaskBrief task;
   std::string parent_source;
   double parent_speedup = 0;
@@ -58,14 +59,11 @@ struct ProposalInputs {
   std::string failure_log;
 };
 
-std::optional<std::vector<Message>> proposal_messages(const ProposalInputs& inputs,
-                                                      std::string& error);
+Result<std::vector<Message>> proposal_messages(const ProposalInputs& inputs);
 
 /// The verifier checks: "compilation", "memory_safety", "numerics".
 const std::vector<std::string>& verifier_checks();
-std::optional<std::vector<Message>> verifier_messages(const std::string& check,
-                                                      const TaskBrief& task,
-                                                      const std::string& candidate_source,
-                                                      std::string& error);
+Result<std::vector<Message>> verifier_messages(const std::string& check, const TaskBrief& task,
+                                               const std::string& candidate_source);
 
 }  // namespace kforge::llm

@@ -94,6 +94,9 @@ using archive_actor = status_reporter::extend<
     caf::replies_to<record_atom, event_record>::with<int64_t>,
     // An experiment's new status.
     caf::replies_to<update_atom, status_update>::with<void>,
+    // An LLM reply for the response cache (the first one kept under a key stays), and a lookup.
+    caf::replies_to<record_atom, llm::CachedReply>::with<void>,
+    caf::replies_to<load_atom, reply_key>::with<reply_lookup>,
     // An experiment and all its candidates with how far each got: what a resume starts from.
     caf::replies_to<load_atom, int64_t>::with<experiment_snapshot>,
     // The experiments with a status ("" for all).
@@ -110,7 +113,7 @@ using pipeline_listener = caf::typed_actor<
     // An event to archive and report (kind and detail; the coordinator stamps it).
     caf::reacts_to<event_atom, event_record>,
     // LLM calls made for candidate n (the verifiers'), to count against the budget.
-    caf::reacts_to<charge_atom, int64_t, std::vector<llm_call>>,
+    caf::reacts_to<charge_atom, int64_t, std::vector<LlmCall>>,
     // A correct candidate's profile is archived: its brief for prompts, or why there is none.
     caf::reacts_to<profiled_atom, profile_outcome>>;
 

@@ -11,7 +11,58 @@
 #include <string>
 #include <vector>
 
+#include "common/evaluation_defaults.hpp"
+#include "common/llm_call.hpp"
+#include "gpu/kernel_resources.hpp"
+#include "gpu/worker_report.hpp"
+#include "llm/reply_store.hpp"
 #include "search/proposal_failure.hpp"
+#include "search/proposal_mode.hpp"
+
+// The evaluation's value types of gpu/ travel in messages as they are.
+namespace kforge::gpu {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, KernelResources& x) {
+  return f(caf::meta::type_name("KernelResources"), x.name, x.arch, x.registers, x.barriers,
+           x.shared_bytes, x.stack_bytes, x.spill_store_bytes, x.spill_load_bytes);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, TimingSummary& x) {
+  return f(caf::meta::type_name("TimingSummary"), x.median_ms, x.p10_ms, x.p90_ms);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ConfigReport& x) {
+  return f(caf::meta::type_name("ConfigReport"), x.index, x.name, x.correct, x.max_abs_error,
+           x.max_rel_error, x.kernel, x.eager, x.speedup, x.compiled_ms, x.speedup_compiled,
+           x.compiled_unavailable, x.bytes_moved, x.speed_of_light_ms, x.check_seconds,
+           x.timing_seconds, x.failure_kind, x.failure_message, x.record_json);
+}
+
+}  // namespace kforge::gpu
+
+// The LLM response cache's entries travel to and from the archive as they are.
+namespace kforge::llm {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Usage& x) {
+  return f(caf::meta::type_name("Usage"), x.input_tokens, x.output_tokens);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ChatReply& x) {
+  return f(caf::meta::type_name("ChatReply"), x.text, x.finish_reason, x.truncated, x.usage);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, CachedReply& x) {
+  return f(caf::meta::type_name("CachedReply"), x.key, x.endpoint, x.model, x.request_json,
+           x.reply);
+}
+
+}  // namespace kforge::llm
 
 namespace kforge {
 
@@ -69,27 +120,10 @@ typename Inspector::result_type inspect(Inspector& f, context_kernel& x) {
   return f(caf::meta::type_name("context_kernel"), x.sequence, x.speedup, x.strategy, x.source);
 }
 
-/// One call to an LLM: what the ledger keeps of it.
-struct llm_call {
-  std::string role;  ///< "propose" or "verify:<check>"
-  std::string model_name;
-  std::string endpoint;
-  std::string model;
-  std::string key;  ///< the response cache's key
-  bool ok = false;
-  bool cached = false;
-  std::string failure;  ///< "transient", "auth", "money", "bad_request", "garbled", "offline_miss"
-  std::string error;
-  int32_t attempts = 0;
-  int64_t input_tokens = 0;
-  int64_t output_tokens = 0;
-  double cost_usd = 0;
-  double seconds = 0;
-};
-
+/// One call to an LLM (common/llm_call.hpp).
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, llm_call& x) {
-  return f(caf::meta::type_name("llm_call"), x.role, x.model_name, x.endpoint, x.model, x.key, x.ok,
+typename Inspector::result_type inspect(Inspector& f, LlmCall& x) {
+  return f(caf::meta::type_name("LlmCall"), x.role, x.model_name, x.endpoint, x.model, x.key, x.ok,
            x.cached, x.failure, x.error, x.attempts, x.input_tokens, x.output_tokens, x.cost_usd,
            x.seconds);
 }
@@ -101,9 +135,9 @@ struct propose_request {
   uint64_t seed = 0;  ///< the proposal's own random stream, derived from the experiment's seed
   target tgt;
   std::string export_dir;  ///< the exported task (task.json)
-  /// "translate" (a first correct kernel), "optimise" (improve the parent) or "fix" (repair
-  /// the failed candidate); the built-in proposer is never asked to fix.
-  std::string mode;
+  /// A first correct kernel, a faster one from the parent, or a repair of `failed`; the
+  /// built-in proposer is never asked to fix.
+  search::ProposalMode mode = search::ProposalMode::translate;
   bool has_parent = false;
   candidate_record parent;
   std::vector<std::string> tried;  ///< strategy+params keys already proposed for the target
@@ -139,8 +173,8 @@ struct proposal {
   /// as an error, so what follows is decided in one place (search::Planner::setback).
   search::ProposalFailure failure_kind = search::ProposalFailure::none;
   std::string failure;
-  std::string reply_key;        ///< the cached reply the candidate came from (LLM proposers)
-  std::vector<llm_call> calls;  ///< what the proposal cost
+  std::string reply_key;       ///< the cached reply the candidate came from (LLM proposers)
+  std::vector<LlmCall> calls;  ///< what the proposal cost
 };
 
 template <class Inspector>
@@ -180,7 +214,7 @@ typename Inspector::result_type inspect(Inspector& f, llm_check& x) {
 struct llm_verdict {
   std::string verifier;
   std::vector<llm_check> checks;
-  std::vector<llm_call> calls;
+  std::vector<LlmCall> calls;
   bool offline_miss = false;  ///< offline, and a reply was not in the cache
   std::string failure;        ///< the last call's failure that retrying did not cure, or empty
 };
@@ -258,15 +292,15 @@ struct compile_result {
   std::string log;
   std::string error;
   double seconds = 0;
-  std::string resources_json;  ///< registers, shared memory and spills per kernel (cuda)
-  std::string headers;         ///< "light" or "full": the headers that built it (gpu/compiler.hpp)
-  std::string light_error;     ///< why the light headers could not, when LibTorch's built it
+  std::vector<gpu::KernelResources> kernels;  ///< what each kernel uses (cuda, when ok)
+  std::string headers;      ///< "light" or "full": the headers that built it (gpu/compiler.hpp)
+  std::string light_error;  ///< why the light headers could not, when LibTorch's built it
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, compile_result& x) {
   return f(caf::meta::type_name("compile_result"), x.candidate_id, x.ok, x.cache_hit,
-           x.library_path, x.log, x.error, x.seconds, x.resources_json, x.headers, x.light_error);
+           x.library_path, x.log, x.error, x.seconds, x.kernels, x.headers, x.light_error);
 }
 
 /// The device an evaluator owns, as its worker reports it.
@@ -326,7 +360,7 @@ struct eval_request {
   std::string compiled_unavailable;
   std::string library_path;
   std::string library_policy;
-  int32_t seeds = 3;
+  int32_t seeds = kDefaultSeeds;
   uint64_t seed = 0;
   double timing_seconds = 1;  ///< timing budget per config
   /// Stop at the first failing config (a search needs the verdict only); a suite runs them all,
@@ -341,38 +375,13 @@ typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
            x.seed, x.timing_seconds, x.stop_on_failure);
 }
 
-/// One config of an evaluation.
-struct config_outcome {
-  int32_t index = 0;
-  std::string name;
-  bool correct = false;
-  bool timed = false;
-  double max_abs_error = 0;
-  double max_rel_error = 0;
-  double kernel_ms = 0;
-  double eager_ms = 0;
-  double speedup = 0;
-  double compiled_ms = 0;       ///< torch.compile's time, when measured (0: not)
-  double speedup_compiled = 0;  ///< over torch.compile, when measured
-  std::string failure_kind;
-  std::string failure_message;
-  std::string detail_json;  ///< the worker's whole record of the config
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, config_outcome& x) {
-  return f(caf::meta::type_name("config_outcome"), x.index, x.name, x.correct, x.timed,
-           x.max_abs_error, x.max_rel_error, x.kernel_ms, x.eager_ms, x.speedup, x.compiled_ms,
-           x.speedup_compiled, x.failure_kind, x.failure_message, x.detail_json);
-}
-
 struct eval_result {
   int64_t candidate_id = 0;
   std::string config_set;
   std::string verdict;  ///< "correct", "incorrect" or "error" (infrastructure)
   std::string failure_kind;
   std::string failure_message;
-  std::vector<config_outcome> configs;
+  std::vector<gpu::ConfigReport> configs;  ///< as the worker reported them
   std::vector<std::string> flags;
   bool worker_died = false;
   double seconds = 0;  ///< wall time the evaluator spent on it
@@ -387,17 +396,18 @@ typename Inspector::result_type inspect(Inspector& f, eval_result& x) {
            x.device, x.candidate_output);
 }
 
+/// A correct candidate to profile: what its compile and its evaluation reported.
 struct profile_request {
   int64_t candidate_id = 0;
   std::string backend;
-  std::string compile_log;
-  eval_result result;
+  std::vector<gpu::KernelResources> kernels;
+  std::vector<gpu::ConfigReport> configs;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, profile_request& x) {
-  return f(caf::meta::type_name("profile_request"), x.candidate_id, x.backend, x.compile_log,
-           x.result);
+  return f(caf::meta::type_name("profile_request"), x.candidate_id, x.backend, x.kernels,
+           x.configs);
 }
 
 struct profile_summary {
@@ -558,7 +568,7 @@ struct llm_calls_record {
   int64_t experiment_id = 0;
   int64_t candidate_id = 0;  ///< 0: a proposal that gave no candidate
   int64_t sequence = 0;
-  std::vector<llm_call> calls;
+  std::vector<LlmCall> calls;
 };
 
 template <class Inspector>
@@ -570,7 +580,7 @@ typename Inspector::result_type inspect(Inspector& f, llm_calls_record& x) {
 /// A proposed candidate with the LLM calls that wrote it, to archive together.
 struct proposed_candidate {
   candidate_record candidate;
-  std::vector<llm_call> calls;
+  std::vector<LlmCall> calls;
 };
 
 template <class Inspector>
@@ -727,8 +737,29 @@ typename Inspector::result_type inspect(Inspector& f, experiment_layout& x) {
            x.resumed, x.replayed);
 }
 
-/// A read of the archive for the console: `what` is "experiments", "experiment", "candidate",
-/// "history" or "best"; the answer is a JSON document.
+/// The response cache's key of an LLM reply, to look up in the archive.
+struct reply_key {
+  std::string key;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reply_key& x) {
+  return f(caf::meta::type_name("reply_key"), x.key);
+}
+
+/// An LLM reply looked up in the archive, or none under that key.
+struct reply_lookup {
+  bool found = false;
+  llm::CachedReply reply;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reply_lookup& x) {
+  return f(caf::meta::type_name("reply_lookup"), x.found, x.reply);
+}
+
+/// A read of the archive for the console and the CLI: `what` is "experiments", "experiment",
+/// "candidate", "history", "report" or "suite"; the answer is a JSON document.
 struct query_request {
   std::string what;
   int64_t id = 0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/evaluation_defaults.hpp"
 #include "common/json.hpp"
 
 namespace kforge::search {
@@ -82,7 +83,7 @@ struct ExperimentSpec {
   int64_t max_source_bytes = 256 * 1024;
 
   // evaluation
-  int32_t seeds = 3;  ///< trials with fresh inputs and weights per config
+  int32_t seeds = kDefaultSeeds;  ///< trials with fresh inputs and weights per config
   /// Also time torch.compile's code for each config (AOTInductor, built once per task after its
   /// export): "off", "default" or "max-autotune" (Inductor's mode).
   std::string compiled_baseline = "off";

@@ -10,7 +10,7 @@ namespace kforge::search {
 
 json::Value Decision::to_json() const {
   json::Value v;
-  v.set("target", target_key).set("proposer", proposer).set("mode", mode);
+  v.set("target", target_key).set("proposer", proposer).set("mode", to_string(mode));
   v.set("parent_sequence", parent_sequence).set("fix_of", fix_of);
   v.set("strategy", strategy).set("reply_key", reply_key).set("attempt", attempt);
   return v;
@@ -25,11 +25,12 @@ Decision recorded_decision(const std::string& decision_json, const std::string& 
   const json::Value v = doc.value ? *doc.value : json::Value();
   if (!v.contains("proposer")) {
     d.parent_sequence = parent_sequence;
-    d.mode = parent_sequence >= 0 ? "optimise" : "translate";
+    d.mode = parent_sequence >= 0 ? ProposalMode::optimise : ProposalMode::translate;
     return d;
   }
   d.proposer = v["proposer"].as_string();
-  d.mode = v["mode"].as_string();
+  d.mode = parse_proposal_mode(v["mode"].as_string())
+               .value_or(parent_sequence >= 0 ? ProposalMode::optimise : ProposalMode::translate);
   d.parent_sequence = v["parent_sequence"].as_int(-1);
   d.fix_of = v["fix_of"].as_int(-1);
   d.strategy = v["strategy"].as_string();
@@ -142,7 +143,7 @@ std::optional<size_t> Planner::next_target(int64_t& n, const std::vector<int64_t
 Plan Planner::plan(int64_t n, size_t t) {
   Plan p;
   p.decision = replaying_ ? recorded_.at(n) : decide(n, t);
-  if (p.decision.mode == "optimise") p.context = context(t, n);
+  if (p.decision.mode == ProposalMode::optimise) p.context = context(t, n);
   return p;
 }
 
@@ -165,7 +166,7 @@ Decision Planner::decide(int64_t n, size_t t) {
   if (llm && fix.chance(spec_.fix_probability)) {
     for (auto it = visible.rbegin(); it != visible.rend(); ++it) {
       if (it->correct || fixed_.count(it->sequence) || !failures_.count(it->sequence)) continue;
-      d.mode = "fix";
+      d.mode = ProposalMode::fix;
       d.fix_of = it->sequence;
       fixed_.insert(d.fix_of);  // decisions are made in sequence order: no failure fixed twice
       return d;
@@ -173,7 +174,7 @@ Decision Planner::decide(int64_t n, size_t t) {
   }
   auto select = stream("select");
   auto parent = select_parent(visible, spec_.parent_selection, spec_.tournament_size, select);
-  d.mode = parent ? "optimise" : "translate";
+  d.mode = parent ? ProposalMode::optimise : ProposalMode::translate;
   if (parent) d.parent_sequence = parent->sequence;
   if (llm && parent) {
     const auto& strategies = optimisation_strategies();

@@ -18,6 +18,7 @@
 #include "search/experiment_spec.hpp"
 #include "search/population.hpp"
 #include "search/proposal_failure.hpp"
+#include "search/proposal_mode.hpp"
 
 namespace kforge::search {
 
@@ -25,7 +26,7 @@ namespace kforge::search {
 struct Decision {
   std::string target_key;
   std::string proposer;
-  std::string mode;  ///< "translate", "optimise" or "fix"
+  ProposalMode mode = ProposalMode::translate;
   int64_t parent_sequence = -1;
   int64_t fix_of = -1;
   std::string strategy;
@@ -33,7 +34,7 @@ struct Decision {
   int32_t attempt = 0;    ///< failed tries before it (the LLM's sample index)
 
   /// The sequence the candidate descends from: the parent, or the failure it repairs.
-  int64_t lineage_parent() const { return mode == "fix" ? fix_of : parent_sequence; }
+  int64_t lineage_parent() const { return mode == ProposalMode::fix ? fix_of : parent_sequence; }
   json::Value to_json() const;
 };
 

@@ -86,14 +86,13 @@ eval_result outcome(const eval_request& r) {
   const int a = std::stoi(r.library_path.substr(0, 1), nullptr, 16);
   const int b = std::stoi(r.library_path.substr(1, 1), nullptr, 16);
   e.verdict = a < 12 ? "correct" : "incorrect";
-  config_outcome c;
+  gpu::ConfigReport c;
   c.name = "c0";
   c.correct = a < 12;
-  c.timed = c.correct;
   c.speedup = 1 + b / 8.0;
-  c.kernel_ms = 1;
-  c.eager_ms = c.speedup;
-  c.detail_json = "{}";
+  if (c.correct) c.kernel.median_ms = 1;
+  c.eager.median_ms = c.speedup;
+  c.record_json = "{}";
   if (!c.correct) {
     e.failure_kind = c.failure_kind = "mismatch";
     e.failure_message = c.failure_message = "wrong values";

@@ -225,7 +225,6 @@ TEST_F(ArchiveTest, AProposalIsKeptWithItsLlmCallsOrNotAtAll) {
   Candidate c = draft(e);
   c.sequence = 0;
   LlmCall call;
-  call.experiment_id = e;
   call.role = "propose";
   call.model_name = "m1";
   call.ok = true;

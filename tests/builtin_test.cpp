@@ -6,6 +6,7 @@
 
 #include "llm/builtin/builtin_proposer.hpp"
 #include "llm/builtin/kernel_template.hpp"
+#include "llm/builtin/param_rule.hpp"
 #include "llm/builtin/task_family.hpp"
 #include "search/population.hpp"
 
@@ -64,7 +65,7 @@ TEST(KernelTemplates, EveryEmbeddedTemplateParsesWithValidDefaults) {
     EXPECT_GE(t.params().size(), 2u) << t.name();
     // The name says what it is (CUTLASS style), never fast/optimized/v2.
     EXPECT_EQ(t.name().find("fast"), std::string::npos);
-    EXPECT_NE(t.name().find(t.backend() == "cuda" ? "sm90" : "cpu"), std::string::npos) << t.name();
+    EXPECT_NE(t.name().find(t.backend() == "cuda" ? "cuda" : "cpu"), std::string::npos) << t.name();
   }
   for (const char* f : {"softmax", "layernorm", "rmsnorm", "linear", "cross_entropy"})
     for (const char* b : {"cpu", "cuda"})
@@ -134,21 +135,112 @@ TEST(KernelTemplates, MalformedTemplatesAreRefusedWithTheLine) {
   EXPECT_NE(error.find("t.cu:4: kforge:if names `relu`"), std::string::npos) << error;
 }
 
-TEST(KernelTemplates, TiledGemmConstraintsRejectImpossibleShapes) {
-  for (const auto& t : builtin_templates()) {
-    if (t.name() != "linear_f32_sm90_tiled") continue;
-    auto v = t.defaults();
-    v["bm"] = 128;
-    v["bn"] = 128;
-    v["tm"] = 2;
-    v["tn"] = 2;  // 4096 threads
-    EXPECT_FALSE(t.valid(v));
-    v["tm"] = 8;
-    v["tn"] = 8;  // 256 threads, 64 accumulators
-    EXPECT_TRUE(t.valid(v));
-    return;
+/// Every combination of a template's parameters, in order.
+std::vector<ParamValues> every_combination(const KernelTemplate& t) {
+  std::vector<ParamValues> all(1);
+  for (const auto& p : t.params()) {
+    std::vector<ParamValues> more;
+    for (const auto& v : all)
+      for (int64_t x : p.values) {
+        more.push_back(v);
+        more.back()[p.name] = x;
+      }
+    all = std::move(more);
   }
-  FAIL() << "no tiled GEMM template";
+  return all;
+}
+
+TEST(KernelTemplates, TheRulesBesideTheParametersAcceptExactlyWhatTheKernelsCanRun) {
+  // The rules as the kernels' own static_asserts and resource limits state them, written out.
+  auto gemm = [](ParamValues p) {
+    const int64_t bm = p["bm"], bn = p["bn"], bk = p["bk"], tm = p["tm"], tn = p["tn"];
+    if (bm % tm || bn % tn) return false;
+    const int64_t threads = (bm / tm) * (bn / tn);
+    if (threads < 32 || threads > 1024) return false;
+    if ((bm * bk) % threads || (bn * bk) % threads) return false;
+    if (tm * tn > 64) return false;
+    return (bk * (bm + 1) + bk * (bn + 1)) * 4 <= 48 * 1024;
+  };
+  auto rows = [](ParamValues p) { return p["block_threads"] * p["block_elems"] <= 16384; };
+  int checked = 0, refused = 0;
+  for (const auto& t : builtin_templates()) {
+    if (t.backend() != "cuda") continue;
+    for (const auto& v : every_combination(t)) {
+      bool expected = true;
+      if (t.family() == "linear") expected = gemm(v);
+      if (t.family() == "softmax" || t.family() == "layernorm" || t.family() == "rmsnorm")
+        expected = rows(v);
+      ASSERT_EQ(t.valid(v), expected) << t.key(v);
+      ++checked;
+      refused += !expected;
+    }
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_GT(refused, 100);  // the rules do refuse combinations
+}
+
+TEST(KernelTemplates, ARenamedTemplateAnswersToItsEarlierName) {
+  for (const auto& t : builtin_templates())
+    if (t.name() == "softmax_f32_cuda_rows") {
+      EXPECT_EQ(t.names(),
+                (std::vector<std::string>{"softmax_f32_cuda_rows", "softmax_f32_sm90_rows"}));
+      BuiltinRequest r;
+      r.backend = "cuda";
+      r.direction = "forward";
+      r.direction_doc = softmax_task();
+      r.mode = search::ProposalMode::optimise;
+      r.has_parent = true;
+      r.parent_strategy = "softmax_f32_sm90_rows";  // as an archive from before the rename says
+      r.parent_params = KernelTemplate::to_json(t.defaults()).dump();
+      auto p = propose_builtin(r);
+      ASSERT_TRUE(p.ok) << p.error;
+      EXPECT_TRUE(p.from_parent);
+      EXPECT_EQ(p.strategy, "softmax_f32_cuda_rows");
+      // What was tried under the old name is not proposed again under the new one.
+      r.mode = search::ProposalMode::translate;
+      r.tried = {search::proposal_key("softmax_f32_sm90_rows", r.parent_params)};
+      EXPECT_NE(propose_builtin(r).params, r.parent_params);
+      return;
+    }
+  FAIL() << "no softmax_f32_cuda_rows";
+}
+
+TEST(KernelTemplates, ARuleThatDoesNotReadOrThatTheDefaultsBreakIsRefused) {
+  const std::string head =
+      "// kforge:template d_f32_cpu\n// kforge:family d\n// kforge:backend cpu\n"
+      "constexpr int kA = 4;  // kforge:param a 2 4 8\n"
+      "constexpr int kB = 2;  // kforge:param b 1 2\n";
+  std::string error;
+  EXPECT_TRUE(KernelTemplate::parse("t.cpp", head + "// kforge:require a * b <= 8\n", error))
+      << error;
+  EXPECT_FALSE(KernelTemplate::parse("t.cpp", head + "// kforge:require a * b < 8\n", error));
+  EXPECT_NE(error.find("t.cpp:6: the defaults break the rule `a * b < 8`"), std::string::npos)
+      << error;
+  EXPECT_FALSE(KernelTemplate::parse("t.cpp", head + "// kforge:require a * c <= 8\n", error));
+  EXPECT_NE(error.find("`c` is no parameter"), std::string::npos) << error;
+  EXPECT_FALSE(KernelTemplate::parse("t.cpp", head + "// kforge:require (a <= 8\n", error));
+  EXPECT_NE(error.find("without its `)`"), std::string::npos) << error;
+}
+
+TEST(ParamRule, ReadsIntegerExpressionsWithCsPrecedence) {
+  const std::map<std::string, int64_t> v = {{"a", 6}, {"b", 4}, {"zero", 0}};
+  auto holds = [&](const std::string& rule) {
+    auto r = rule_holds(rule, v);
+    EXPECT_TRUE(r) << rule << ": " << r.error;
+    return r && *r;
+  };
+  EXPECT_TRUE(holds("a + b * 2 == 14"));
+  EXPECT_TRUE(holds("(a + b) * 2 == 20"));
+  EXPECT_TRUE(holds("a % b == 2 && a / b == 1"));
+  EXPECT_TRUE(holds("a < b || b <= 4"));
+  EXPECT_FALSE(holds("a < b || b > 4"));
+  EXPECT_TRUE(holds("a >= 6 && a != 5 && 10 - a - b == 0"));
+  EXPECT_FALSE(holds("a / zero == 0"));  // undefined: the combination is refused
+  EXPECT_FALSE(holds("a % zero == 0 || 0"));
+  EXPECT_TRUE(holds("a % zero == 0 || 1"));
+  EXPECT_FALSE(rule_holds("a +", v));
+  EXPECT_FALSE(rule_holds("a b", v));
+  EXPECT_FALSE(rule_holds("", v));
 }
 
 TEST(TaskFamily, RecognisesTheBundledFamiliesFromOpsAndArguments) {
@@ -240,7 +332,7 @@ BuiltinRequest request(const std::string& backend, uint64_t seed) {
 TEST(BuiltinProposer, TranslatesWithTheDefaultsFirst) {
   auto p = propose_builtin(request("cuda", 1));
   ASSERT_TRUE(p.ok) << p.error;
-  EXPECT_EQ(p.strategy, "softmax_f32_sm90_rows");
+  EXPECT_EQ(p.strategy, "softmax_f32_cuda_rows");
   EXPECT_EQ(p.rationale, "the template's defaults");
   EXPECT_NE(p.source.find("PYBIND11_MODULE"), std::string::npos);
 }
@@ -263,7 +355,7 @@ TEST(BuiltinProposer, MutatesOneOrTwoParametersOfTheParent) {
   auto r = request("cuda", 3);
   auto first = propose_builtin(r);
   r.tried.insert(search::proposal_key(first.strategy, first.params));
-  r.mode = "optimise";
+  r.mode = search::ProposalMode::optimise;
   r.has_parent = true;
   r.parent_strategy = first.strategy;
   r.parent_params = first.params;

@@ -176,7 +176,8 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
   EXPECT_GE(fixes, 1);  // a failed compile was repaired by a fix proposal
   auto calls = a->llm_calls(1);
   int64_t retries = 0;
-  for (const auto& c : calls) {
+  for (const auto& row : calls) {
+    const auto& c = row.call;
     retries += c.attempts - 1;
     if (c.ok) {
       EXPECT_TRUE(a->llm_reply(c.key)) << "reply " << c.key << " not cached";
@@ -196,7 +197,8 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
       << second.output;
   a = open();
   EXPECT_EQ(proposals(*a, 2), proposals(*a, 1));
-  for (const auto& c : a->llm_calls(2)) EXPECT_TRUE(c.cached) << c.role << " " << c.error;
+  for (const auto& row : a->llm_calls(2))
+    EXPECT_TRUE(row.call.cached) << row.call.role << " " << row.call.error;
   double replay_cost = 0;
   for (const auto& u : a->llm_usage(2)) replay_cost += u.cost_usd;
   EXPECT_EQ(replay_cost, 0);  // a replay costs nothing

@@ -559,10 +559,10 @@ TEST(ReplyParsing, VerifierVerdicts) {
 }
 
 TEST(Prompts, EveryModeFillsEveryPlaceholder) {
-  std::string error;
-  EXPECT_FALSE(llm::render_prompt("a {{b}} c", {}, error));
-  EXPECT_NE(error.find("{{b}}"), std::string::npos);
-  EXPECT_EQ(*llm::render_prompt("a {{b}} c", {{"b", "B"}}, error), "a B c");
+  auto unfilled = llm::render_prompt("a {{b}} c", {});
+  EXPECT_FALSE(unfilled);
+  EXPECT_NE(unfilled.error.find("{{b}}"), std::string::npos);
+  EXPECT_EQ(*llm::render_prompt("a {{b}} c", {{"b", "B"}}), "a B c");
   llm::ProposalInputs in;
   in.task = {"softmax", "forward", "cuda", "def forward_fn(x): ...", "- `x`: input tensor",
              "- c1\n"};
@@ -574,31 +574,32 @@ TEST(Prompts, EveryModeFillsEveryPlaceholder) {
   in.failed_source = "BROKEN";
   in.failure_stage = "compile";
   in.failure_log = "error: expected ';'";
-  for (const char* mode : {"translate", "optimise", "fix"}) {
+  for (auto mode : {search::ProposalMode::translate, search::ProposalMode::optimise,
+                    search::ProposalMode::fix}) {
     in.mode = mode;
-    auto m = llm::proposal_messages(in, error);
-    ASSERT_TRUE(m) << mode << ": " << error;
+    auto m = llm::proposal_messages(in);
+    ASSERT_TRUE(m) << to_string(mode) << ": " << m.error;
     ASSERT_EQ(m->size(), 2u);
     EXPECT_NE((*m)[0].content.find("PYBIND11_MODULE"), std::string::npos);
     EXPECT_NE((*m)[1].content.find("def forward_fn"), std::string::npos);
     EXPECT_EQ((*m)[1].content.find("{{"), std::string::npos);
   }
-  in.mode = "optimise";
-  auto m = *llm::proposal_messages(in, error);
+  in.mode = search::ProposalMode::optimise;
+  auto m = *llm::proposal_messages(in);
   auto slow = m[1].content.find("SLOW_SOURCE"), fast = m[1].content.find("FAST_SOURCE");
   EXPECT_LT(slow, fast);  // least to most fast
   EXPECT_NE(m[1].content.find("vectorise loads"), std::string::npos);
   EXPECT_NE(m[1].content.find("12 registers"), std::string::npos);
-  in.mode = "fix";
-  m = *llm::proposal_messages(in, error);
+  in.mode = search::ProposalMode::fix;
+  m = *llm::proposal_messages(in);
   EXPECT_NE(m[1].content.find("expected ';'"), std::string::npos);
   for (const auto& check : llm::verifier_checks()) {
-    auto v = llm::verifier_messages(check, in.task, "CANDIDATE", error);
-    ASSERT_TRUE(v) << error;
+    auto v = llm::verifier_messages(check, in.task, "CANDIDATE");
+    ASSERT_TRUE(v) << v.error;
     EXPECT_NE((*v)[1].content.find("CANDIDATE"), std::string::npos);
     EXPECT_NE((*v)[0].content.find("verdict"), std::string::npos);
   }
-  EXPECT_FALSE(llm::verifier_messages("style", in.task, "x", error));
+  EXPECT_FALSE(llm::verifier_messages("style", in.task, "x"));
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ verifier_actor::behavior_type stand_in_verifier(verifier_actor::pointer) {
         v.verifier = r.names.at(0);
         v.checks.push_back(
             {"numerics", true, !says(source, "llm:reject"), {"reads out of bounds"}});
-        v.calls.push_back(llm_call{});
+        v.calls.push_back(LlmCall{});
         v.calls.back().model_name = v.verifier;
         v.calls.back().cost_usd = 0.25;
         if (says(source, "llm:offline")) v.offline_miss = true;
@@ -64,6 +64,7 @@ compiler_actor::behavior_type stand_in_compiler(compiler_actor::pointer) {
         out.ok = !says(r.source, "compile:fail");
         if (!out.ok) out.error = "error: expected ';'";
         out.log = out.ok ? "ptxas info for " + r.source : "k.cu(3): error: expected ';'";
+        if (out.ok) out.kernels = {{r.source, "sm_90", 32}};  // named by the source: tests steer it
         out.library_path = r.source;
         return out;
       },
@@ -83,12 +84,13 @@ evaluator_actor::behavior_type stand_in_evaluator(evaluator_actor::pointer) {
         const bool ok = !says(r.library_path, "evaluate:incorrect");
         e.verdict = ok ? "correct" : "incorrect";
         for (double speedup : {2.0, 8.0}) {
-          config_outcome c;
+          gpu::ConfigReport c;
           c.index = static_cast<int32_t>(e.configs.size());
           c.name = "c" + std::to_string(c.index);
-          c.correct = c.timed = ok;
+          c.correct = ok;
+          c.kernel.median_ms = ok ? 1 : 0;
           c.speedup = speedup;
-          c.detail_json = "{}";
+          c.record_json = "{}";
           e.configs.push_back(c);
         }
         if (!ok) e.failure_kind = e.failure_message = "mismatch";
@@ -102,7 +104,8 @@ profiler_actor::behavior_type stand_in_profiler(profiler_actor::pointer) {
   return {
       [](status_atom) { return actor_status{}; },
       [](profile_atom, profile_request& r) -> caf::result<profile_summary> {
-        if (says(r.compile_log, "profile:error")) return stage_down("profiler");
+        for (const auto& k : r.kernels)
+          if (says(k.name, "profile:error")) return stage_down("profiler");
         return profile_summary{r.candidate_id, "{}", "32 registers"};
       },
   };
@@ -120,7 +123,7 @@ struct Heard {
 pipeline_listener::behavior_type listener(pipeline_listener::pointer, std::shared_ptr<Heard> h) {
   return {
       [h](event_atom, event_record& e) { h->events.push_back(e.kind); },
-      [h](charge_atom, int64_t, std::vector<llm_call>& calls) {
+      [h](charge_atom, int64_t, std::vector<LlmCall>& calls) {
         for (const auto& c : calls) h->charged += c.cost_usd;
       },
       [h](profiled_atom, profile_outcome& p) { h->profiles.push_back(p); },

@@ -55,7 +55,7 @@ TEST(Planner, TheNextTargetHasTheFewestProposalsAndEndedOrFullTargetsGetNone) {
 TEST(Planner, TranslatesFirstThenOptimisesAVisibleCorrectParentWithTheFastestAsContext) {
   Planner p(spec_with(), {"a", "b"});
   auto first = p.plan(0, 0);
-  EXPECT_EQ(first.decision.mode, "translate");
+  EXPECT_EQ(first.decision.mode, ProposalMode::translate);
   EXPECT_EQ(first.decision.proposer, p.spec().proposers.at(0).name);  // the built-in one
   EXPECT_EQ(first.decision.target_key, "a");
   EXPECT_TRUE(first.context.empty());
@@ -66,7 +66,7 @@ TEST(Planner, TranslatesFirstThenOptimisesAVisibleCorrectParentWithTheFastestAsC
   p.population().add(member(4, 1, true, 9.0));  // another target's kernel is never context
   // Proposal 5 sees up to 3 (depth 2): the two fastest correct of a, least to most fast.
   auto plan = p.plan(5, 0);
-  EXPECT_EQ(plan.decision.mode, "optimise");
+  EXPECT_EQ(plan.decision.mode, ProposalMode::optimise);
   EXPECT_TRUE(plan.decision.parent_sequence == 0 || plan.decision.parent_sequence == 1 ||
               plan.decision.parent_sequence == 3);
   EXPECT_EQ(plan.context, (std::vector<int64_t>{0, 1}));
@@ -104,13 +104,13 @@ TEST(Planner, AnLlmRepairsAVisibleFailureOnceAndNamesAStrategyWhenItOptimises) {
   p.population().add(member(1, 0, false, 0, "m1"));
   p.failed(1, {"evaluate", "mismatch at [0, 3]"});
   auto fix = p.plan(3, 0);
-  EXPECT_EQ(fix.decision.mode, "fix");
+  EXPECT_EQ(fix.decision.mode, ProposalMode::fix);
   EXPECT_EQ(fix.decision.fix_of, 1);
   EXPECT_EQ(fix.decision.lineage_parent(), 1);
   ASSERT_NE(p.failure(1), nullptr);
   EXPECT_EQ(p.failure(1)->stage, "evaluate");
   auto next = p.plan(4, 0);  // the failure is fixed already: optimise instead
-  EXPECT_EQ(next.decision.mode, "optimise");
+  EXPECT_EQ(next.decision.mode, ProposalMode::optimise);
   EXPECT_EQ(next.decision.parent_sequence, 0);
   EXPECT_FALSE(next.decision.strategy.empty());
 }
@@ -142,10 +142,10 @@ TEST(Planner, AReplayFollowsTheRecordedDecisionsAndSkipsEndedTargets) {
   Decision d3;
   d3.target_key = "b";
   d3.proposer = "builtin";
-  d3.mode = "translate";
+  d3.mode = ProposalMode::translate;
   Decision d5 = d3;
   d5.target_key = "a";
-  d5.mode = "optimise";
+  d5.mode = ProposalMode::optimise;
   d5.parent_sequence = 3;
   p.follow({{3, d3}, {5, d5}});
   EXPECT_TRUE(p.replaying());
@@ -168,7 +168,7 @@ TEST(Planner, RecordedDecisionsReadBackAndOlderArchivesKeepProposerAndParent) {
   Decision d;
   d.target_key = "a";
   d.proposer = "m1";
-  d.mode = "fix";
+  d.mode = ProposalMode::fix;
   d.fix_of = 4;
   d.strategy = "tile";
   d.reply_key = "r";
@@ -177,9 +177,9 @@ TEST(Planner, RecordedDecisionsReadBackAndOlderArchivesKeepProposerAndParent) {
   EXPECT_EQ(back.to_json().dump(), d.to_json().dump());
   const auto old = recorded_decision("", "a", "builtin", 7);
   EXPECT_EQ(old.proposer, "builtin");
-  EXPECT_EQ(old.mode, "optimise");
+  EXPECT_EQ(old.mode, ProposalMode::optimise);
   EXPECT_EQ(old.parent_sequence, 7);
-  EXPECT_EQ(recorded_decision("", "a", "builtin", -1).mode, "translate");
+  EXPECT_EQ(recorded_decision("", "a", "builtin", -1).mode, ProposalMode::translate);
 }
 
 TEST(Planner, ASetbackIsRetriedWithBackOffThenTheTargetIsAbandoned) {

@@ -1,7 +1,8 @@
 // The static rules the verifier applies before compiling (gpu/source_check) and the compiler
-// resource report the profiler reads (gpu/profile_summary).
+// resource report and the worker's per-config report the profiler reads (gpu/profile_summary).
 #include <gtest/gtest.h>
 
+#include "gpu/library_policy.hpp"
 #include "gpu/profile_summary.hpp"
 #include "gpu/source_check.hpp"
 
@@ -72,6 +73,24 @@ TEST(SourceRules, LambdaRegistrationIsLeftToTheWorker) {
   EXPECT_FALSE(v.notes.empty());
 }
 
+TEST(LibraryPolicy, TheSourceRulesAndTheOperatorObserverShareOneList) {
+  // The worker's observer allows an ATen operator exactly when it does no computation; the
+  // source rules allow the same operators, plus the extension API's names that are not ops.
+  for (const char* op : {"empty_like", "view", "transpose", "contiguous", "copy_", "arange"}) {
+    EXPECT_TRUE(is_bookkeeping_op(op)) << op;
+    EXPECT_TRUE(is_allowed_namespace_call(op)) << op;
+    std::string src = kGood;
+    src.replace(src.find("torch::empty_like(x)"), 20, std::string("at::") + op + "(x)");
+    EXPECT_TRUE(library_calls(src).empty()) << op;
+  }
+  for (const char* op : {"matmul", "softmax", "add", "layer_norm"}) {
+    EXPECT_FALSE(is_bookkeeping_op(op)) << op;
+    EXPECT_FALSE(is_allowed_namespace_call(op)) << op;
+  }
+  EXPECT_FALSE(is_bookkeeping_op("TensorOptions"));  // a type, never an operator
+  EXPECT_TRUE(is_allowed_namespace_call("TensorOptions"));
+}
+
 TEST(PtxasReport, ReadsEveryKernelsResources) {
   const char* log = R"(ptxas info    : 28 bytes gmem
 ptxas info    : Compiling entry function '_ZN57_GLOBAL__N__39961e0f_24_softmax_f32_sm90_rows_cu_13ab4bdb17softmax_warp_rowsILi32ELi1EEEvPKfPfii' for 'sm_90'
@@ -94,12 +113,27 @@ ptxas info    : Used 18 registers
   EXPECT_EQ(k[0].spill_load_bytes, 12);
   EXPECT_EQ(k[1].name, "kernel");
   EXPECT_EQ(k[1].stack_bytes, 16);
-  json::Value config;
+  // What the archive keeps of them reads back the same.
+  auto back = kernel_resources_from_json(*json::parse(to_json(k).dump()));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].name, k[0].name);
+  EXPECT_EQ(back[0].barriers, 1);
+  EXPECT_EQ(back[0].spill_load_bytes, 12);
+  EXPECT_EQ(back[1].stack_bytes, 16);
+  // The worker's record of a config, read as the evaluator reads it, gives the profile.
   auto parsed = json::parse(
-      R"({"index":3,"name":"big","candidate":{"median_ms":0.5,"p10_ms":0.49,"p90_ms":0.52},
-          "reference":{"median_ms":1.0},"bytes_moved":1e9,"speed_of_light_ms":0.25,
+      R"({"index":3,"name":"big","correct":true,
+          "candidate":{"median_ms":0.5,"p10_ms":0.49,"p90_ms":0.52},
+          "reference":{"median_ms":1.0},"speedup":2.0,"bytes_moved":1e9,"speed_of_light_ms":0.25,
           "check_seconds":0.1,"timing_seconds":0.3})");
-  auto p = make_profile("cuda", log, {*parsed.value});
+  const auto config = read_config_report(*parsed);
+  EXPECT_TRUE(config.timed());
+  EXPECT_EQ(config.index, 3);
+  EXPECT_DOUBLE_EQ(config.eager.median_ms, 1.0);
+  EXPECT_DOUBLE_EQ(config.kernel.p90_ms, 0.52);
+  EXPECT_DOUBLE_EQ(config.speedup, 2.0);
+  EXPECT_EQ(read_config_report(*json::parse(config.record_json)).name, "big");
+  auto p = make_profile("cuda", k, {config});
   EXPECT_EQ(p.doc["kernels"].as_array().size(), 2u);
   EXPECT_NEAR(p.doc["configs"][0]["achieved_gb_per_s"].as_number(), 2000, 1e-6);
   EXPECT_NEAR(p.doc["configs"][0]["fraction_of_speed_of_light"].as_number(), 0.5, 1e-9);

@@ -184,10 +184,10 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.output.find("401"), std::string::npos)
       << "[" << refused.output << "]" << refused.describe();
-  // Live events over the WebSocket while the experiment carries on; pause and resume it.
+  // Live events over the WebSocket while the experiment carries on, until it ends; pause and
+  // resume it.
   auto events = std::async(std::launch::async, [&] {
-    return run({"console", "--state", state.string(), "events", "--experiment", "1"},
-               std::chrono::seconds(25));
+    return run({"console", "--state", state.string(), "events", "--experiment", "1"}, 5min);
   });
   std::this_thread::sleep_for(500ms);
   auto paused = run({"console", "--state", state.string(), "pause", "1"}, 1min);
@@ -202,8 +202,16 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   ASSERT_EQ(db->experiment(1)->status, "finished");
   expect_complete(*db, 1, 10);
   auto streamed = events.get();
+  EXPECT_EQ(streamed.exit_code, 0) << streamed.describe();  // it ended with the experiment
   EXPECT_NE(streamed.output.find("[experiment 1] experiment paused"), std::string::npos)
       << streamed.output;
+  EXPECT_NE(streamed.output.find("[experiment 1] experiment finished"), std::string::npos)
+      << streamed.output;
+  // Following an experiment that has ended returns at once.
+  auto after = run({"console", "--state", state.string(), "events", "--experiment", "1"}, 1min);
+  EXPECT_EQ(after.exit_code, 0) << after.output;
+  EXPECT_NE(after.output.find("experiment 1 has ended: finished"), std::string::npos)
+      << after.output;
   EXPECT_NE(streamed.output.find("[experiment 1] candidate"), std::string::npos) << streamed.output;
   auto ref = open(dir_ / "reference.db");
   EXPECT_EQ(fingerprint(*db, 1), fingerprint(*ref, 1));

@@ -205,10 +205,9 @@ namespace {
 // The worker request's one set of defaults survives the pipe, and every field set comes back.
 TEST(WorkerRequest, DefaultsAndEveryFieldSurviveTheRoundTrip) {
   const auto plain = WorkerRequest::from_json(WorkerRequest{}.to_json());
-  EXPECT_EQ(plain.seeds, WorkerRequest::kDefaultSeeds);
+  EXPECT_EQ(plain.seeds, kDefaultSeeds);
   EXPECT_EQ(plain.function, "forward");  // the direction's name when none is given
-  EXPECT_EQ(WorkerRequest::from_json(json::Value(json::Object{})).seeds,
-            WorkerRequest::kDefaultSeeds);
+  EXPECT_EQ(WorkerRequest::from_json(json::Value(json::Object{})).seeds, kDefaultSeeds);
   WorkerRequest r;
   r.export_dir = "/e";
   r.library = "/l.so";

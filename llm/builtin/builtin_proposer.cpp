@@ -53,16 +53,21 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
         "no built-in template implements " + family.family + " on the " + r.backend + " backend";
     return out;
   }
+  // Tried under any of the template's names: an experiment resumed across a rename goes on.
   auto untried = [&](const KernelTemplate& t, const ParamValues& v) {
-    return t.valid(v) && !r.tried.count(search::proposal_key(t.name(), params_text(v)));
+    if (!t.valid(v)) return false;
+    const std::string params = params_text(v);
+    return std::none_of(t.names().begin(), t.names().end(), [&](const std::string& name) {
+      return r.tried.count(search::proposal_key(name, params)) > 0;
+    });
   };
   search::RandomStream stream(r.seed);
 
   // Optimise: move one or two of the parent's parameters.
-  if (r.mode == "optimise" && r.has_parent) {
+  if (r.mode == search::ProposalMode::optimise && r.has_parent) {
     const KernelTemplate* parent = nullptr;
     for (const auto* t : usable)
-      if (t->name() == r.parent_strategy) parent = t;
+      if (std::count(t->names().begin(), t->names().end(), r.parent_strategy)) parent = t;
     ParamValues base;
     auto parsed = json::parse(r.parent_params);
     if (parent && parsed.value && KernelTemplate::from_json(*parsed.value, base) &&

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/json.hpp"
+#include "search/proposal_mode.hpp"
 
 namespace kforge::builtin {
 
@@ -18,7 +19,7 @@ struct BuiltinRequest {
   std::string direction;      ///< "forward" or "backward"
   json::Value direction_doc;  ///< task.json's directions[direction]
   uint64_t seed = 0;
-  std::string mode = "translate";  ///< "translate" or "optimise"
+  search::ProposalMode mode = search::ProposalMode::translate;  ///< never fix
   bool has_parent = false;
   std::string parent_strategy;  ///< the parent's template name
   std::string parent_params;    ///< JSON object

@@ -1,5 +1,7 @@
 #include "llm/builtin/kernel_template.hpp"
 
+#include "llm/builtin/param_rule.hpp"
+
 #include <algorithm>
 #include <optional>
 #include <regex>
@@ -56,33 +58,6 @@ std::optional<TemplateParam> read_values(const std::smatch& m, const std::string
   return p;
 }
 
-int64_t get(const ParamValues& v, const char* name) {
-  auto it = v.find(name);
-  return it == v.end() ? 0 : it->second;
-}
-
-// The rules of each template beyond its allowed values.
-void attach_constraints(KernelTemplate& t) {
-  if (t.name() == "linear_f32_sm90_tiled") {
-    t.constraint = [](const ParamValues& p) {
-      const int64_t bm = get(p, "bm"), bn = get(p, "bn"), bk = get(p, "bk"), tm = get(p, "tm"),
-                    tn = get(p, "tn");
-      if (bm % tm || bn % tn) return false;
-      const int64_t threads = (bm / tm) * (bn / tn);
-      if (threads < 32 || threads > 1024) return false;
-      if ((bm * bk) % threads || (bn * bk) % threads) return false;
-      if (tm * tn > 64) return false;  // accumulators stay in registers
-      return (bk * (bm + 1) + bk * (bn + 1)) * 4 <= 48 * 1024;
-    };
-  } else if (t.family() == "softmax" || t.family() == "layernorm" || t.family() == "rmsnorm") {
-    if (t.backend() == "cuda")
-      t.constraint = [](const ParamValues& p) {
-        // A thread holds block_elems floats; 1024-thread blocks have 64 registers a thread.
-        return get(p, "block_threads") * get(p, "block_elems") <= 16384;
-      };
-  }
-}
-
 }  // namespace
 
 std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name, std::string text,
@@ -91,10 +66,19 @@ std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name
   t.text_ = std::move(text);
   auto lines = split_lines(t.text_);
   static const std::regex meta(R"(^//\s*kforge:(template|family|backend)\s+(\S+)\s*$)");
+  static const std::regex formerly(R"(^//\s*kforge:formerly\s+(\S+)\s*$)");
+  static const std::regex rule(R"(^\s*//\s*kforge:require\s+(.+?)\s*$)");
+  std::vector<std::string> former;
+  std::vector<size_t> rule_lines;
   for (size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
     if (std::regex_match(lines[i], m, meta)) {
       (m[1] == "template" ? t.name_ : m[1] == "family" ? t.family_ : t.backend_) = m[2];
+    } else if (std::regex_match(lines[i], m, formerly)) {
+      former.push_back(m[1]);
+    } else if (std::regex_match(lines[i], m, rule)) {
+      t.rules_.push_back(m[1]);
+      rule_lines.push_back(i);
     } else if (std::regex_match(lines[i], m, param_line())) {
       auto p = read_values(m, file_name + ":" + std::to_string(i + 1), error);
       if (!p) return std::nullopt;
@@ -135,7 +119,19 @@ std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name
     error = file_name + ": backend must be cpu or cuda";
     return std::nullopt;
   }
-  attach_constraints(t);
+  t.names_ = {t.name_};
+  t.names_.insert(t.names_.end(), former.begin(), former.end());
+  // Every rule must read, name only parameters, and hold for the defaults the source is written
+  // with (the template compiles and passes as it stands).
+  const auto defaults = t.defaults();
+  for (size_t r = 0; r < t.rules_.size(); ++r) {
+    auto holds = rule_holds(t.rules_[r], defaults);
+    if (!holds || !*holds) {
+      error = file_name + ":" + std::to_string(rule_lines[r] + 1) + ": " +
+              (holds ? "the defaults break the rule `" + t.rules_[r] + "`" : holds.error);
+      return std::nullopt;
+    }
+  }
   return t;
 }
 
@@ -153,7 +149,11 @@ bool KernelTemplate::valid(const ParamValues& values) const {
         std::find(p.values.begin(), p.values.end(), it->second) == p.values.end())
       return false;
   }
-  return !constraint || constraint(values);
+  for (const auto& rule : rules_) {
+    auto holds = rule_holds(rule, values);
+    if (!holds || !*holds) return false;
+  }
+  return true;
 }
 
 bool KernelTemplate::supports(const ParamValues& traits) const {

@@ -1,15 +1,19 @@
 // A parameterised kernel template of the built-in proposer. A template is an ordinary candidate
-// source (it compiles and passes with its defaults) whose header names it, its op family and its
-// backend, and whose tunable constants carry their allowed values:
-//   // kforge:template softmax_f32_sm90_rows
+// source (it compiles and passes with its defaults) whose header names it (by what it is: op,
+// dtype, backend, algorithm), its op family and its backend, and whose tunable constants carry
+// their allowed values:
+//   // kforge:template softmax_f32_cuda_rows
 //   constexpr int kBlockThreads = 512;  // kforge:param block_threads 128 256 512 1024
+// Rules the combinations must keep stand beside the parameters (llm/builtin/param_rule.hpp):
+//   // kforge:require block_threads * block_elems <= 16384
+// A template that was renamed lists its earlier names, so archived candidates still find it:
+//   // kforge:formerly softmax_f32_sm90_rows
 // Traits are macros the task fixes rather than the search (the function's signature, an
 // epilogue); the family recogniser says their values:
 //   #define KFORGE_RELU 1  // kforge:trait relu 0 1
 // Rendering replaces those constants; `valid` says which combinations it can implement.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,11 +42,15 @@ class KernelTemplate {
   const std::string& backend() const { return backend_; }
   const std::vector<TemplateParam>& params() const { return params_; }
   const std::vector<TemplateParam>& traits() const { return traits_; }
+  /// Its kforge:require rules, in the order written.
+  const std::vector<std::string>& rules() const { return rules_; }
+  /// Its name now and every earlier one (the first is `name()`).
+  const std::vector<std::string>& names() const { return names_; }
   /// Whether the template can take these trait values (each must be among its allowed ones).
   bool supports(const ParamValues& traits) const;
   ParamValues defaults() const;
-  /// Whether the combination is one the template can implement (thread counts, tile shapes,
-  /// registers, shared memory); every value must be among the allowed ones.
+  /// Whether the combination is one the template can implement: every value among the allowed
+  /// ones, and every rule kept (thread counts, tile shapes, registers, shared memory).
   bool valid(const ParamValues& values) const;
   /// The candidate source for these values, with `traits` set (those not given keep their
   /// defaults).
@@ -54,16 +62,14 @@ class KernelTemplate {
   static json::Value to_json(const ParamValues& values);
   static bool from_json(const json::Value& doc, ParamValues& values);
 
-  /// Extra rules beyond the allowed values, set for templates that have them.
-  std::function<bool(const ParamValues&)> constraint;
-
  private:
   std::string name_, family_, backend_, text_;
+  std::vector<std::string> names_, rules_;
   std::vector<TemplateParam> params_, traits_;
   std::vector<size_t> param_lines_, trait_lines_;  // line index of each in text_
 };
 
-/// Every template built into this kforge (parsed from the embedded files, with constraints).
+/// Every template built into this kforge (parsed from the embedded files).
 const std::vector<KernelTemplate>& builtin_templates();
 
 }  // namespace kforge::builtin

@@ -4,10 +4,12 @@
 #include <csignal>
 #include <cstdlib>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <iostream>
 
+#include "actors/stage_handles.hpp"
 #include "gpu/hashing.hpp"
 #include "gpu/task_export.hpp"
 #include "messages/errors.hpp"
@@ -64,6 +66,24 @@ bool actor_host::record_experiment(const search::ExperimentSpec& spec, experimen
   return record.id != 0;
 }
 
+Result<std::vector<experiment_record>> actor_host::experiments() {
+  caf::scoped_actor self{*system_};
+  Result<std::vector<experiment_record>> out;
+  self->request(runtime_->stages.archive, kArchiveTimeout, list_atom::value, std::string())
+      .receive([&](std::vector<experiment_record>& all) { out.value = std::move(all); },
+               [&](caf::error& e) { out.error = "reading the archive: " + describe(e); });
+  return out;
+}
+
+Result<json::Value> actor_host::query(const query_request& q) {
+  caf::scoped_actor self{*system_};
+  Result<json::Value> out;
+  self->request(runtime_->stages.archive, kArchiveTimeout, query_atom::value, q)
+      .receive([&](std::string& text) { out = json::parse(text); },
+               [&](caf::error& e) { out.error = describe(e); });
+  return out;
+}
+
 coordinator_actor actor_host::start_coordinator(const experiment_record& record,
                                                 const search::ExperimentSpec& spec,
                                                 experiment_listener listener, bool resume) {
@@ -71,7 +91,6 @@ coordinator_actor actor_host::start_coordinator(const experiment_record& record,
   cfg.experiment = record;
   cfg.spec = spec;
   cfg.resume = resume;
-  cfg.archive_path = runtime_->archive_path;
   cfg.listener = std::move(listener);
   return system_->spawn(coordinator_impl, std::move(cfg), runtime_->stages);
 }
@@ -110,10 +129,16 @@ void on_interrupt(int) {
 
 }  // namespace
 
-bool load_unfinished(runtime& rt, int64_t id, experiment_record& record,
+bool load_unfinished(actor_host& host, int64_t id, experiment_record& record,
                      search::ExperimentSpec& spec, std::string& error) {
-  auto e = rt.db->experiment(id);
-  if (!e) {
+  auto all = host.experiments();
+  if (!all) {
+    error = all.error;
+    return false;
+  }
+  auto e = std::find_if(all->begin(), all->end(),
+                        [id](const experiment_record& r) { return r.id == id; });
+  if (e == all->end()) {
     error = "no experiment " + std::to_string(id) + " in the archive";
     return false;
   }
@@ -128,7 +153,7 @@ bool load_unfinished(runtime& rt, int64_t id, experiment_record& record,
     return false;
   }
   spec = std::move(parsed.spec);
-  record = {e->id, e->name, e->config_json, e->seed, e->status};
+  record = *e;
   return true;
 }
 

@@ -12,6 +12,8 @@
 
 #include "actors/coordinator.hpp"
 #include "actors/runtime.hpp"
+#include "common/json.hpp"
+#include "common/result.hpp"
 
 namespace kforge::cli {
 
@@ -30,6 +32,10 @@ class actor_host {
   bool start_foreground(const std::string& archive_path, const std::string& cache, unsigned jobs,
                         bool allow_unconfined, std::string& error);
   runtime& rt() { return *runtime_; }
+  /// The archive's experiments, asked of the archive actor (the database's one owner).
+  Result<std::vector<experiment_record>> experiments();
+  /// A read of the archive (query_request's kinds), asked of the archive actor.
+  Result<json::Value> query(const query_request& q);
   /// Records a new experiment (status "starting") in the archive; false with `error` if not.
   bool record_experiment(const search::ExperimentSpec& spec, experiment_record& record,
                          std::string& error);
@@ -50,10 +56,10 @@ class actor_host {
 bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
                      std::string& error, bool offline = false);
 
-/// An unfinished experiment of the runtime's archive with its configuration, for `--resume`;
+/// An unfinished experiment of the host's archive with its configuration, for `--resume`;
 /// false with `error` (one line) when there is none, it has ended or its configuration is
 /// unreadable.
-bool load_unfinished(runtime& rt, int64_t id, experiment_record& record,
+bool load_unfinished(actor_host& host, int64_t id, experiment_record& record,
                      search::ExperimentSpec& spec, std::string& error);
 
 /// Runs a recorded experiment in the foreground until it ends and returns how it ended:

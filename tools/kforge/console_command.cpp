@@ -186,15 +186,38 @@ int command(const Connection& c, const std::vector<std::string>& words) {
 }
 
 /// Follows live events, calling `print` for each line, until the connection ends or `stop`.
-void follow_events(const Connection& c, const std::string& target, net::WebSocketClient& ws,
-                   const std::function<void(const std::string&)>& print) {
+/// An experiment's last event: it finished, stopped or failed.
+bool ends_an_experiment(const std::string& text) {
+  auto ev = json::parse(text);
+  if (!ev) return false;
+  const auto& kind = (*ev)["kind"].as_string();
+  return kind == "experiment_finished" || kind == "experiment_stopped" ||
+         kind == "experiment_failed";
+}
+
+/// Prints live events until the connection ends. With `ended` (the stream is filtered to one
+/// experiment), until that experiment's last event, or at once when `ended()` says, once
+/// subscribed, that it is over already. False when the stream broke off.
+bool follow_events(const Connection& c, const std::string& target, net::WebSocketClient& ws,
+                   const std::function<void(const std::string&)>& print,
+                   const std::function<bool()>& ended = {}) {
   std::string error = ws.connect("127.0.0.1", c.port, target, c.token);
   if (!error.empty()) {
     print("live events unavailable: " + error);
-    return;
+    return false;
   }
-  for (std::string message; ws.read(message, error);)
+  if (ended && ended()) {
+    ws.close();
+    return true;
+  }
+  for (std::string message; ws.read(message, error);) {
     if (auto line = event_line(message); !line.empty()) print(line);
+    if (ended && ends_an_experiment(message)) {
+      ws.close();
+      return true;
+    }
+  }
+  return false;
 }
 
 int watch(const Connection& c, double interval) {
@@ -295,6 +318,9 @@ int run_console(const std::vector<std::string>& args) {
   }
   if (words[0] == "events") {
     std::string target = "/api/events";
+    // One experiment's events end with it (exit 0); all events go on until interrupted.
+    std::function<bool()> over;
+    bool unknown = false;  // the experiment cannot be read (call() said why)
     if (words.size() > 2 && words[1] == "--experiment") {
       if (!parse_integer(words[2], 1, std::numeric_limits<int64_t>::max())) {
         std::cerr << "kforge console: "
@@ -303,12 +329,19 @@ int run_console(const std::vector<std::string>& args) {
         return 2;
       }
       target += "?experiment=" + words[2];
+      over = [&] {
+        json::Value doc;
+        if (!call(c, "GET", "/api/experiments/" + words[2], doc)) return unknown = true;
+        const auto& status = doc["status"].as_string();
+        const bool done = status == "finished" || status == "stopped" || status == "failed";
+        if (done) std::cout << "experiment " << words[2] << " has ended: " << status << "\n";
+        return done;
+      };
     }
+    auto print = [](const std::string& line) { std::cout << line << "\n" << std::flush; };
     net::WebSocketClient ws;
-    follow_events(c, target, ws, [](const std::string& line) {
-      std::cout << line << "\n" << std::flush;
-    });
-    return 1;
+    const bool ended = follow_events(c, target, ws, print, over);
+    return ended && !unknown ? 0 : 1;
   }
   return command(c, words);
 }

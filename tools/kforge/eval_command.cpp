@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/evaluation_defaults.hpp"
 #include "common/numbers.hpp"
 #include "common/task_signature.hpp"
 #include "gpu/build_config.hpp"
@@ -16,6 +17,7 @@
 #include "gpu/source_check.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
+#include "gpu/worker_report.hpp"
 #include "gpu/worker_request.hpp"
 
 namespace kforge::cli {
@@ -54,7 +56,7 @@ constexpr const char* kEvalUsage =
 struct EvalArgs {
   std::string task, kernel, backend, direction, configs = "multi", cache, atol, rtol;
   std::string library_calls = "flag", compiled = "off", headers = "auto";
-  int device = 0, seeds = gpu::WorkerRequest::kDefaultSeeds;
+  int device = 0, seeds = kDefaultSeeds;
   int64_t seed = 0;
   double max_seconds = 4;
   bool json = false, timing = true, allow_unconfined = false;
@@ -191,28 +193,24 @@ int finish(const json::Value& doc, bool as_json, int code) {
   return code;
 }
 
-void print_table(const json::Value& result) {
+void print_table(const gpu::WorkerReport& report) {
   std::cout << pad(" #", 4) << pad("config", 40) << pad("ok", 4) << pad("max abs err", 12)
             << pad("max rel err", 12) << pad("kernel ms", 11) << pad("eager ms", 11)
             << pad("speedup", 9) << pad("compiled ms", 12) << "vs compiled\n";
   std::set<std::string> compiled_notes;
-  for (const auto& c : result["configs"].as_array()) {
-    bool timed = c.contains("candidate");
-    bool compiled = c.contains("compiled_ms");
-    std::cout << pad(" " + std::to_string(c["index"].as_int()), 4) << pad(c["name"].as_string(), 40)
-              << pad(c["correct"].as_bool() ? "yes" : "NO", 4)
-              << pad(fmt(c["max_abs_error"].as_number()), 12)
-              << pad(fmt(c["max_rel_error"].as_number()), 12)
-              << pad(timed ? fmt(c["candidate"]["median_ms"].as_number(), "%.4f") : "-", 11)
-              << pad(timed ? fmt(c["reference"]["median_ms"].as_number(), "%.4f") : "-", 11)
-              << pad(timed ? fmt(c["speedup"].as_number(), "%.2fx") : "-", 9)
-              << pad(compiled ? fmt(c["compiled_ms"].as_number(), "%.4f") : "-", 12)
-              << (compiled ? fmt(c["speedup_compiled"].as_number(), "%.2fx") : "-") << "\n";
-    if (c.contains("failure"))
-      std::cout << "     " << c["failure"]["kind"].as_string() << ": "
-                << c["failure"]["message"].as_string() << "\n";
-    if (c.contains("compiled_unavailable"))
-      compiled_notes.insert(c["compiled_unavailable"].as_string());
+  for (const auto& c : report.configs) {
+    const bool timed = c.timed(), compiled = c.compiled_ms > 0;
+    std::cout << pad(" " + std::to_string(c.index), 4) << pad(c.name, 40)
+              << pad(c.correct ? "yes" : "NO", 4) << pad(fmt(c.max_abs_error), 12)
+              << pad(fmt(c.max_rel_error), 12)
+              << pad(timed ? fmt(c.kernel.median_ms, "%.4f") : "-", 11)
+              << pad(timed ? fmt(c.eager.median_ms, "%.4f") : "-", 11)
+              << pad(timed ? fmt(c.speedup, "%.2fx") : "-", 9)
+              << pad(compiled ? fmt(c.compiled_ms, "%.4f") : "-", 12)
+              << (compiled ? fmt(c.speedup_compiled, "%.2fx") : "-") << "\n";
+    if (!c.failure_kind.empty())
+      std::cout << "     " << c.failure_kind << ": " << c.failure_message << "\n";
+    if (!c.compiled_unavailable.empty()) compiled_notes.insert(c.compiled_unavailable);
   }
   for (const auto& note : compiled_notes) std::cout << "no torch.compile time: " << note << "\n";
 }
@@ -389,24 +387,25 @@ int run_eval(const std::vector<std::string>& argv) {
   if (result.contains("checked_by_checker"))
     doc.set("checked_by_checker", result["checked_by_checker"]);
   doc.set("candidate_output", outcome.candidate_output);
-  std::string verdict = result["verdict"].as_string();
+  const auto report = gpu::read_worker_report(result);
+  const std::string& verdict = report.verdict;
   if (!a.json) {
-    print_table(result);
+    print_table(report);
     for (const auto& f : static_findings.as_array())
       std::cout << "flag: library call in the source, " << f.as_string() << "\n";
-    for (const auto& f : result["flags"].as_array()) std::cout << "flag: " << f.as_string() << "\n";
+    for (const auto& f : report.flags) std::cout << "flag: " << f << "\n";
     if (!outcome.candidate_output.empty())
       std::cout << "candidate output (first lines):\n"
                 << outcome.candidate_output.substr(0, 2000) << "\n";
-    size_t n = result["configs"].as_array().size(), ok = 0;
-    for (const auto& c : result["configs"].as_array()) ok += c["correct"].as_bool();
+    size_t ok = 0;
+    for (const auto& c : report.configs) ok += c.correct;
     if (verdict == "correct")
-      std::cout << "verdict: correct (" << ok << "/" << n
-                << " configs; confirmed by the checker on " << result["checked_by_checker"].as_int()
+      std::cout << "verdict: correct (" << ok << "/" << report.configs.size()
+                << " configs; confirmed by the checker on " << report.checked_by_checker
                 << " config-seed pairs)\n";
     else
-      std::cout << "verdict: " << verdict << ": " << result["failure"]["kind"].as_string() << ": "
-                << result["failure"]["message"].as_string() << "\n";
+      std::cout << "verdict: " << verdict << ": " << report.failure_kind << ": "
+                << report.failure_message << "\n";
   }
   return finish(doc, a.json, verdict == "correct" ? 0 : verdict == "incorrect" ? 1 : 2);
 }

@@ -102,7 +102,7 @@ int run_experiment(const std::vector<std::string>& args) {
   search::ExperimentSpec spec;
   experiment_record record;
   if (resume_id) {
-    if (!load_unfinished(rt, resume_id, record, spec, error)) {
+    if (!load_unfinished(host, resume_id, record, spec, error)) {
       std::cerr << "kforge run: " << error << " (" << archive_path << ")\n";
       return 2;
     }
@@ -117,21 +117,26 @@ int run_experiment(const std::vector<std::string>& args) {
       plain.offline = false;
       plain.replay_of = 0;
       const std::string same = plain.to_json().dump();
-      for (const auto& e : rt.db->experiments()) {
-        auto earlier = search::parse_experiment_spec(e.config_json);
+      auto all = host.experiments();
+      if (!all) {
+        std::cerr << "kforge run: " << all.error << " (" << archive_path << ")\n";
+        return 2;
+      }
+      // The latest first, as the archive lists them.
+      for (auto e = all->begin(); e != all->end() && !replay_of; ++e) {
+        auto earlier = search::parse_experiment_spec(e->config_json);
         if (!earlier.ok()) continue;
         earlier.spec.replay_of = 0;
         earlier.spec.offline = false;
-        if (earlier.spec.to_json().dump() == same && !rt.db->candidates(e.id).empty()) {
-          replay_of = e.id;
-          break;
-        }
+        if (earlier.spec.to_json().dump() != same) continue;
+        auto view = host.query({"experiment", e->id});
+        if (view && (*view)["candidates"].as_int() > 0) replay_of = e->id;
       }
       if (!replay_of)
         std::cerr << "kforge run: no earlier run of this configuration in " << archive_path
                   << "; deciding afresh from the cache alone\n";
     }
-    if (replay_of && !rt.db->experiment(replay_of)) {
+    if (replay_of && !host.query({"experiment", replay_of})) {
       std::cerr << "kforge run: no experiment " << replay_of << " to replay in " << archive_path
                 << "\n";
       return 2;
@@ -173,7 +178,7 @@ int run_experiment(const std::vector<std::string>& args) {
     std::cout << "\n" << usage_table(models, "");
   }
   int code = final_status.status == "failed" ? 2 : 0;
-  if (auto view = archive::experiment_view(*rt.db, record.id)) {
+  if (auto view = host.query({"experiment", record.id})) {
     std::cout << "\n" << experiment_table(*view);
     for (const auto& t : (*view)["targets"].as_array())
       if (!t.contains("best_candidate") && code == 0) code = 1;

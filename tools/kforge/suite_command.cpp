@@ -9,7 +9,7 @@
 #include <set>
 
 #include "actors/files_proposer_actor.hpp"
-#include "archive/views.hpp"
+#include "common/evaluation_defaults.hpp"
 #include "common/numbers.hpp"
 #include "gpu/task_export.hpp"
 #include "tools/kforge/actor_host.hpp"
@@ -180,7 +180,7 @@ int run_suite(const std::vector<std::string>& args) {
   std::string pattern, backend = "auto", configs = "auto", out_prefix, library = "flag";
   std::string compiled = "max-autotune";
   std::string archive_path = default_state_dir() + "/archive.db", cache, directions;
-  int64_t resume_id = 0, seeds = 3;
+  int64_t resume_id = 0, seeds = kDefaultSeeds;
   unsigned jobs = 0;
   bool quiet = false, allow_unconfined = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -253,7 +253,7 @@ int run_suite(const std::vector<std::string>& args) {
   search::ExperimentSpec spec;
   experiment_record record;
   if (resume_id) {
-    if (!load_unfinished(rt, resume_id, record, spec, error)) {
+    if (!load_unfinished(host, resume_id, record, spec, error)) {
       std::cerr << "kforge suite: " << error << " (" << archive_path << ")\n";
       return 2;
     }
@@ -367,9 +367,9 @@ int run_suite(const std::vector<std::string>& args) {
     std::cout << std::flush;
   };
   auto status = follow_experiment(host, record, spec, resume_id != 0, "kforge suite", follow);
-  auto suite = archive::suite_view(*rt.db, record.id);
+  auto suite = host.query({"suite", record.id});
   if (!suite) {
-    std::cerr << "kforge suite: suite " << record.id << " is not in the archive\n";
+    std::cerr << "kforge suite: suite " << record.id << " cannot be read: " << suite.error << "\n";
     return 2;
   }
   keep_existing_directions(*suite, spec);

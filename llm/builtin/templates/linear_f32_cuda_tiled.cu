@@ -1,4 +1,5 @@
-// kforge:template linear_f32_sm90_tiled
+// kforge:template linear_f32_cuda_tiled
+// kforge:formerly linear_f32_sm90_tiled
 // kforge:family linear
 // kforge:backend cuda
 // x @ weight^T + bias, with a ReLU after it where the task has one (trait relu), in float32 (no
@@ -25,6 +26,14 @@ constexpr int kTM = 4;          // kforge:param tm 2 4 8
 constexpr int kTN = 4;          // kforge:param tn 2 4 8
 constexpr int kSmallBatch = 8;  // kforge:param small_batch 0 4 8 16
 constexpr int kMaxSplitK = 8;   // kforge:param max_split_k 1 4 8 16
+// Tiles divide among 32 to 1024 threads, the accumulators stay in registers and both tiles fit
+// in 48 KiB of shared memory (rows padded by one).
+// kforge:require bm % tm == 0 && bn % tn == 0
+// kforge:require (bm / tm) * (bn / tn) >= 32 && (bm / tm) * (bn / tn) <= 1024
+// kforge:require (bm * bk) % ((bm / tm) * (bn / tn)) == 0
+// kforge:require (bn * bk) % ((bm / tm) * (bn / tn)) == 0
+// kforge:require tm * tn <= 64
+// kforge:require (bk * (bm + 1) + bk * (bn + 1)) * 4 <= 49152
 constexpr int kThreads = (kBM / kTM) * (kBN / kTN);
 constexpr int kLoadsA = kBM * kBK / kThreads;  // elements of the x tile each thread loads
 constexpr int kLoadsB = kBN * kBK / kThreads;

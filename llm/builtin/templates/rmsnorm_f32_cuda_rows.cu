@@ -1,4 +1,5 @@
-// kforge:template rmsnorm_f32_sm90_rows
+// kforge:template rmsnorm_f32_cuda_rows
+// kforge:formerly rmsnorm_f32_sm90_rows
 // kforge:family rmsnorm
 // kforge:backend cuda
 // RMSNorm over the last dimension, float32, as LLaMA computes it: y = (x * rsqrt(mean(x^2) +
@@ -14,6 +15,8 @@ constexpr int kWarpRowsPerBlock = 4;  // kforge:param warp_rows_per_block 1 2 4 
 constexpr int kBlockThreads = 256;    // kforge:param block_threads 128 256 512 1024
 constexpr int kBlockElems = 16;       // kforge:param block_elems 4 8 16 32
 constexpr int kVec = 4;               // kforge:param vec 1 2 4
+// A thread holds block_elems floats; 1024-thread blocks have 64 registers a thread.
+// kforge:require block_threads * block_elems <= 16384
 
 __device__ __forceinline__ float warp_sum(float v) {
   for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);

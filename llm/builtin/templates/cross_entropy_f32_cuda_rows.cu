@@ -1,4 +1,5 @@
-// kforge:template cross_entropy_f32_sm90_rows
+// kforge:template cross_entropy_f32_cuda_rows
+// kforge:formerly cross_entropy_f32_sm90_rows
 // kforge:family cross_entropy
 // kforge:backend cuda
 // Mean cross-entropy of float32 logits against int64 targets (ignore_index -100, no weights, no

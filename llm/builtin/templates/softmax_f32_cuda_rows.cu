@@ -1,4 +1,5 @@
-// kforge:template softmax_f32_sm90_rows
+// kforge:template softmax_f32_cuda_rows
+// kforge:formerly softmax_f32_sm90_rows
 // kforge:family softmax
 // kforge:backend cuda
 // Row softmax over the last dimension of a 2-D float32 tensor. Short rows: one warp per row, the
@@ -15,6 +16,8 @@ constexpr int kBlockThreads = 512;    // kforge:param block_threads 128 256 512 
 constexpr int kBlockElems = 16;       // kforge:param block_elems 4 8 16 32
 constexpr int kVec = 4;               // kforge:param vec 1 2 4
 constexpr int kFastExp = 0;           // kforge:param fast_exp 0 1
+// A thread holds block_elems floats; 1024-thread blocks have 64 registers a thread.
+// kforge:require block_threads * block_elems <= 16384
 
 __device__ __forceinline__ float exp_f32(float x) {
   return kFastExp ? __expf(x) : expf(x);

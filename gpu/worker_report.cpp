@@ -1,0 +1,48 @@
+#include "gpu/worker_report.hpp"
+
+namespace kforge::gpu {
+namespace {
+
+TimingSummary read_timing(const json::Value& v) {
+  return {v["median_ms"].as_number(0), v["p10_ms"].as_number(0), v["p90_ms"].as_number(0)};
+}
+
+}  // namespace
+
+ConfigReport read_config_report(const json::Value& c) {
+  ConfigReport r;
+  r.index = static_cast<int32_t>(c["index"].as_int());
+  r.name = c["name"].as_string();
+  r.correct = c["correct"].as_bool();
+  r.max_abs_error = c["max_abs_error"].as_number(0);
+  r.max_rel_error = c["max_rel_error"].as_number(0);
+  r.kernel = read_timing(c["candidate"]);
+  if (r.timed()) {
+    r.eager = read_timing(c["reference"]);
+    r.speedup = c["speedup"].as_number(0);
+    r.compiled_ms = c["compiled_ms"].as_number(0);
+    r.speedup_compiled = c["speedup_compiled"].as_number(0);
+  }
+  r.compiled_unavailable = c["compiled_unavailable"].as_string();
+  r.bytes_moved = c["bytes_moved"].as_number(0);
+  r.speed_of_light_ms = c["speed_of_light_ms"].as_number(0);
+  r.check_seconds = c["check_seconds"].as_number(0);
+  r.timing_seconds = c["timing_seconds"].as_number(0);
+  r.failure_kind = c["failure"]["kind"].as_string();
+  r.failure_message = c["failure"]["message"].as_string();
+  r.record_json = c.dump();
+  return r;
+}
+
+WorkerReport read_worker_report(const json::Value& result) {
+  WorkerReport r;
+  r.verdict = result["verdict"].as_string("error");
+  r.failure_kind = result["failure"]["kind"].as_string();
+  r.failure_message = result["failure"]["message"].as_string();
+  for (const auto& c : result["configs"].as_array()) r.configs.push_back(read_config_report(c));
+  for (const auto& f : result["flags"].as_array()) r.flags.push_back(f.as_string());
+  r.checked_by_checker = result["checked_by_checker"].as_int();
+  return r;
+}
+
+}  // namespace kforge::gpu
