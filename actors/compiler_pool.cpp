@@ -9,6 +9,7 @@
 #include "gpu/task_export.hpp"
 
 namespace kforge {
+
 compile_runner_actor::behavior_type compile_runner_impl(compiler_options options) {
   return {
       [options](compile_atom, compile_request& r) {

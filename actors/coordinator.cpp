@@ -7,7 +7,6 @@
 #include "actors/experiment_setup.hpp"
 #include "actors/llm_model.hpp"
 #include "messages/errors.hpp"
-#include "search/random_stream.hpp"
 
 namespace kforge {
 namespace {

@@ -153,10 +153,9 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
         p.pattern.rfind("{task}", 0) != 0)
       p.pattern = (fs::path(base_dir) / p.pattern).lexically_normal().string();
   if (!spec.uses_llm()) return errors;
-  std::optional<llm::PriceTable> prices;
-  std::string price_error = "cannot read " + rt.prices_path;
-  if (auto text = gpu::read_file(rt.prices_path); text.ok)
-    prices = llm::PriceTable::parse(text.text, price_error);
+  auto text = gpu::read_file(rt.prices_path);
+  auto prices = text.ok ? llm::PriceTable::parse(text.text)
+                        : Result<llm::PriceTable>::failure("cannot read " + rt.prices_path);
   auto check_model = [&](const std::string& what, search::ModelSpec& m) {
     if (m.input_per_mtok < 0) {
       auto price = prices ? prices->find(m.provider, m.model) : std::nullopt;
@@ -165,7 +164,7 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
         m.output_per_mtok = price->output_per_mtok;
       } else {
         errors.push_back(what + ": no price for " + m.provider + " model " + m.model + " (" +
-                         (prices ? "not in " + rt.prices_path : price_error) +
+                         (prices ? "not in " + rt.prices_path : prices.error) +
                          "); set input_per_mtok and output_per_mtok (0 for a local server)");
       }
     }

@@ -17,22 +17,26 @@ const Array kEmptyArray;
 const Object kEmptyObject;
 
 // A key given twice in one object: which value counts would be the reader's guess, so the
-// document is refused. The path to the object ("budget", "tasks[2]") is added on the way out.
-struct DuplicateKey {
+// document is refused. The conversion stops at the first one and says where it is: the key, and
+// the path to its object ("budget", "tasks[2]"), built on the way out.
+struct Duplicate {
+  bool found = false;
   std::string key, path;
+
+  void inside(const std::string& step) {
+    path = step + (path.empty() || path[0] == '[' ? "" : ".") + path;
+  }
 };
 
-Value from_simdjson(simdjson::dom::element e) {
+Value from_simdjson(simdjson::dom::element e, Duplicate& duplicate) {
   switch (e.type()) {
     case simdjson::dom::element_type::ARRAY: {
       Array a;
       for (auto child : e.get_array()) {
-        try {
-          a.push_back(from_simdjson(child));
-        } catch (DuplicateKey& d) {
-          d.path = "[" + std::to_string(a.size()) + "]" +
-                   (d.path.empty() || d.path[0] == '[' ? "" : ".") + d.path;
-          throw;
+        a.push_back(from_simdjson(child, duplicate));
+        if (duplicate.found) {
+          duplicate.inside("[" + std::to_string(a.size() - 1) + "]");
+          return {};
         }
       }
       return Value(std::move(a));
@@ -41,13 +45,14 @@ Value from_simdjson(simdjson::dom::element e) {
       Object o;
       std::set<std::string_view> seen;
       for (auto field : e.get_object()) {
-        if (!seen.insert(field.key).second) throw DuplicateKey{std::string(field.key), ""};
-        try {
-          o.emplace_back(std::string(field.key), from_simdjson(field.value));
-        } catch (DuplicateKey& d) {
-          d.path =
-              std::string(field.key) + (d.path.empty() || d.path[0] == '[' ? "" : ".") + d.path;
-          throw;
+        if (!seen.insert(field.key).second) {
+          duplicate = {true, std::string(field.key), ""};
+          return {};
+        }
+        o.emplace_back(std::string(field.key), from_simdjson(field.value, duplicate));
+        if (duplicate.found) {
+          duplicate.inside(std::string(field.key));
+          return {};
         }
       }
       return Value(std::move(o));
@@ -224,12 +229,13 @@ ParseResult parse(std::string_view text) {
   simdjson::dom::element root;
   auto error = parser.parse(padded).get(root);
   if (error) return {std::nullopt, simdjson::error_message(error)};
-  try {
-    return {from_simdjson(root), {}};
-  } catch (const DuplicateKey& d) {
-    return {std::nullopt, "the key \"" + d.key + "\" appears twice in " +
-                              (d.path.empty() ? std::string("the top-level object") : d.path)};
-  }
+  Duplicate duplicate;
+  Value v = from_simdjson(root, duplicate);
+  if (duplicate.found)
+    return ParseResult::failure(
+        "the key \"" + duplicate.key + "\" appears twice in " +
+        (duplicate.path.empty() ? std::string("the top-level object") : duplicate.path));
+  return {std::move(v), {}};
 }
 
 ParseResult parse_file(const std::string& path) {

@@ -89,8 +89,7 @@ milliseconds jittered_backoff(const ModelConfig& c, int failed_attempts) {
 }
 
 std::string host_of(const std::string& url) {
-  std::string error;
-  auto u = parse_url(url, error);
+  auto u = parse_url(url);
   return u ? u->host + ":" + u->port : url;
 }
 

@@ -223,26 +223,22 @@ void exchange(Stream& stream, const Url& url, const HttpRequest& request,
 
 }  // namespace
 
-std::optional<Url> parse_url(std::string_view text, std::string& error) {
+Result<Url> parse_url(std::string_view text) {
   Url url;
   auto scheme_end = text.find("://");
-  if (scheme_end == std::string_view::npos) {
-    error = "\"" + std::string(text) + "\" is not an absolute URL (http://... or https://...)";
-    return std::nullopt;
-  }
+  if (scheme_end == std::string_view::npos)
+    return Result<Url>::failure("\"" + std::string(text) +
+                                "\" is not an absolute URL (http://... or https://...)");
   url.scheme = lower(std::string(text.substr(0, scheme_end)));
-  if (url.scheme != "http" && url.scheme != "https") {
-    error = "\"" + std::string(text) + "\": only http and https are supported";
-    return std::nullopt;
-  }
+  if (url.scheme != "http" && url.scheme != "https")
+    return Result<Url>::failure("\"" + std::string(text) + "\": only http and https are supported");
   auto rest = text.substr(scheme_end + 3);
   auto slash = rest.find('/');
   auto authority = rest.substr(0, slash);
   url.target = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
-  if (authority.find('@') != std::string_view::npos) {
-    error = "\"" + std::string(text) + "\": credentials in URLs are not supported";
-    return std::nullopt;
-  }
+  if (authority.find('@') != std::string_view::npos)
+    return Result<Url>::failure("\"" + std::string(text) +
+                                "\": credentials in URLs are not supported");
   auto colon = authority.rfind(':');
   if (colon != std::string_view::npos && authority.find(']') == std::string_view::npos) {
     url.host = std::string(authority.substr(0, colon));
@@ -253,11 +249,10 @@ std::optional<Url> parse_url(std::string_view text, std::string& error) {
   }
   if (url.host.empty() || url.port.empty() ||
       !std::all_of(url.port.begin(), url.port.end(),
-                   [](unsigned char c) { return std::isdigit(c); })) {
-    error = "\"" + std::string(text) + "\": no host, or a port that is not a number";
-    return std::nullopt;
-  }
-  return url;
+                   [](unsigned char c) { return std::isdigit(c); }))
+    return Result<Url>::failure("\"" + std::string(text) +
+                                "\": no host, or a port that is not a number");
+  return {std::move(url), {}};
 }
 
 std::string proxy_from_environment(const std::string& host) {
@@ -290,10 +285,9 @@ std::string proxy_from_environment(const std::string& host) {
 TransportResult send_http(const HttpRequest& request, const TransportOptions& options,
                           const BodyListener& on_body) {
   TransportResult out;
-  std::string error;
-  auto url = parse_url(request.url, error);
+  auto url = parse_url(request.url);
   if (!url) {
-    out.error = error;
+    out.error = url.error;
     return out;
   }
   // An explicit proxy is used as given; the environment's is not for loopback or NO_PROXY hosts.
@@ -302,20 +296,20 @@ TransportResult send_http(const HttpRequest& request, const TransportOptions& op
   std::optional<Url> proxy;
   if (!proxy_text.empty() && url->scheme == "https") {
     if (proxy_text.find("://") == std::string::npos) proxy_text = "http://" + proxy_text;
-    proxy = parse_url(proxy_text, error);
-    if (!proxy) {
-      out.error = "HTTPS_PROXY: " + error;
+    auto parsed = parse_url(proxy_text);
+    if (!parsed) {
+      out.error = "HTTPS_PROXY: " + parsed.error;
       return out;
     }
+    proxy = std::move(*parsed);
   }
   try {
     boost::asio::io_context io;
     tcp::socket socket(io);
     const Url& first_hop = proxy ? *proxy : *url;
-    if (!connect_within(socket, first_hop.host, first_hop.port, options.connect_timeout, error)) {
-      out.error = error;
+    if (!connect_within(socket, first_hop.host, first_hop.port, options.connect_timeout,
+                        out.error))
       return out;
-    }
     Watchdog watchdog(options);
     watchdog.watch_socket(socket.native_handle());
     auto finish = [&] {

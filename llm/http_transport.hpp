@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/result.hpp"
+
 namespace kforge::llm {
 
 struct Url {
@@ -22,8 +24,8 @@ struct Url {
   std::string target;  ///< path and query, at least "/"
 };
 
-/// Parses an absolute http(s) URL; `error` says what is wrong when it returns nothing.
-std::optional<Url> parse_url(std::string_view text, std::string& error);
+/// Parses an absolute http(s) URL, or says what is wrong with it.
+Result<Url> parse_url(std::string_view text);
 
 struct TransportOptions {
   std::chrono::milliseconds connect_timeout{15000};

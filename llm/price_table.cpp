@@ -10,34 +10,28 @@ double cost_usd(const Price& price, const Usage& usage) {
          1e6;
 }
 
-std::optional<PriceTable> PriceTable::parse(std::string_view json_text, std::string& error) {
+Result<PriceTable> PriceTable::parse(std::string_view json_text) {
   auto doc = json::parse(json_text);
-  if (!doc.value) {
-    error = "prices: " + doc.error;
-    return std::nullopt;
-  }
+  if (!doc) return Result<PriceTable>::failure("prices: " + doc.error);
   PriceTable table;
   table.as_of_ = (*doc.value)["as_of"].as_string();
   const auto& rows = (*doc.value)["prices"];
-  if (!rows.is_array()) {
-    error =
-        "prices: \"prices\" must be a list of {provider, model, input_per_mtok, output_per_mtok}";
-    return std::nullopt;
-  }
+  if (!rows.is_array())
+    return Result<PriceTable>::failure(
+        "prices: \"prices\" must be a list of {provider, model, input_per_mtok, output_per_mtok}");
   for (size_t i = 0; i < rows.as_array().size(); ++i) {
     const auto& row = rows[i];
     Entry e{row["provider"].as_string(),
             row["model"].as_string(),
             {row["input_per_mtok"].as_number(-1), row["output_per_mtok"].as_number(-1)}};
     if (e.provider.empty() || e.model.empty() || e.price.input_per_mtok < 0 ||
-        e.price.output_per_mtok < 0) {
-      error = "prices: entry " + std::to_string(i) +
-              " needs provider, model and non-negative input_per_mtok and output_per_mtok";
-      return std::nullopt;
-    }
+        e.price.output_per_mtok < 0)
+      return Result<PriceTable>::failure(
+          "prices: entry " + std::to_string(i) +
+          " needs provider, model and non-negative input_per_mtok and output_per_mtok");
     table.entries_.push_back(std::move(e));
   }
-  return table;
+  return {std::move(table), {}};
 }
 
 std::optional<Price> PriceTable::find(std::string_view provider, std::string_view model) const {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.hpp"
 #include "llm/chat.hpp"
 
 namespace kforge::llm {
@@ -20,8 +21,8 @@ double cost_usd(const Price& price, const Usage& usage);
 
 class PriceTable {
  public:
-  /// Parses the table; `error` says what is wrong when it returns nothing.
-  static std::optional<PriceTable> parse(std::string_view json_text, std::string& error);
+  /// Parses the table, or says what is wrong with it.
+  static Result<PriceTable> parse(std::string_view json_text);
   /// The price of `model` at `provider` ("openai", "anthropic", "gemini"): an exact entry first,
   /// then the longest matching prefix pattern.
   std::optional<Price> find(std::string_view provider, std::string_view model) const;

@@ -257,10 +257,11 @@ TEST(Transport, CertificatesAreVerified) {
   EXPECT_NE(r.record.error.find("TLS handshake"), std::string::npos) << r.record.error;
   EXPECT_EQ(fake.request_count(), 0u);
   // URLs with credentials are refused (keys go in headers only).
-  std::string error;
-  auto url = llm::parse_url("https://user@host/x", error);
+  auto url = llm::parse_url("https://user@host/x");
   EXPECT_FALSE(url);
-  EXPECT_TRUE(llm::parse_url("https://localhost:8443/v1", error));
+  EXPECT_NE(url.error.find("credentials in URLs are not supported"), std::string::npos)
+      << url.error;
+  EXPECT_TRUE(llm::parse_url("https://localhost:8443/v1"));
 }
 
 TEST(Transport, LoopbackNeverGoesThroughAProxy) {
@@ -474,9 +475,8 @@ TEST(Cache, RepliesAreKeptAndReplayedOffline) {
 TEST(Prices, BundledTableParsesAndMatchesPrefixes) {
   std::ifstream in(test::source_dir() + "/configs/prices.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::string error;
-  auto table = llm::PriceTable::parse(text, error);
-  ASSERT_TRUE(table) << error;
+  auto table = llm::PriceTable::parse(text);
+  ASSERT_TRUE(table) << table.error;
   auto sonnet = table->find("anthropic", "claude-sonnet-4-5-20250929");
   ASSERT_TRUE(sonnet);
   EXPECT_DOUBLE_EQ(sonnet->output_per_mtok, 15.0);
@@ -485,7 +485,9 @@ TEST(Prices, BundledTableParsesAndMatchesPrefixes) {
   EXPECT_DOUBLE_EQ(lite->input_per_mtok, 0.1);  // the longest pattern wins
   EXPECT_FALSE(table->find("openai", "gpt-unknown"));
   EXPECT_FALSE(table->find("gemini", "gpt-4.1"));
-  EXPECT_FALSE(llm::PriceTable::parse(R"({"prices":[{"provider":"x"}]})", error));
+  auto bad = llm::PriceTable::parse(R"({"prices":[{"provider":"x"}]})");
+  EXPECT_FALSE(bad);
+  EXPECT_NE(bad.error.find("entry 0 needs provider, model"), std::string::npos) << bad.error;
   EXPECT_DOUBLE_EQ(llm::cost_usd({1, 10}, {1000000, 500000}), 6.0);
 }
 

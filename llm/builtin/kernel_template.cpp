@@ -41,27 +41,25 @@ const std::regex& conditional_line() {
   return re;
 }
 
-// A param or trait line's allowed values and default; `error` when the default is not allowed.
-std::optional<TemplateParam> read_values(const std::smatch& m, const std::string& where,
-                                         std::string& error) {
+// A param or trait line's allowed values and default; an error when the default is not allowed.
+Result<TemplateParam> read_values(const std::smatch& m, const std::string& where) {
   TemplateParam p;
   p.name = m[4];
   std::istringstream values(m[5].str());
   for (int64_t v; values >> v;) p.values.push_back(v);
   const int64_t current = std::stoll(m[2]);
   auto at = std::find(p.values.begin(), p.values.end(), current);
-  if (at == p.values.end()) {
-    error = where + ": the default " + m[2].str() + " of `" + p.name + "` is not among its values";
-    return std::nullopt;
-  }
+  if (at == p.values.end())
+    return Result<TemplateParam>::failure(where + ": the default " + m[2].str() + " of `" + p.name +
+                                          "` is not among its values");
   p.default_index = static_cast<size_t>(at - p.values.begin());
-  return p;
+  return {std::move(p), {}};
 }
 
 }  // namespace
 
-std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name, std::string text,
-                                                    std::string& error) {
+Result<KernelTemplate> KernelTemplate::parse(const std::string& file_name, std::string text) {
+  using Parsed = Result<KernelTemplate>;
   KernelTemplate t;
   t.text_ = std::move(text);
   auto lines = split_lines(t.text_);
@@ -80,44 +78,42 @@ std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name
       t.rules_.push_back(m[1]);
       rule_lines.push_back(i);
     } else if (std::regex_match(lines[i], m, param_line())) {
-      auto p = read_values(m, file_name + ":" + std::to_string(i + 1), error);
-      if (!p) return std::nullopt;
+      auto p = read_values(m, file_name + ":" + std::to_string(i + 1));
+      if (!p) return Parsed::failure(p.error);
       t.params_.push_back(*p);
       t.param_lines_.push_back(i);
     } else if (std::regex_match(lines[i], m, trait_line())) {
-      auto p = read_values(m, file_name + ":" + std::to_string(i + 1), error);
-      if (!p) return std::nullopt;
+      auto p = read_values(m, file_name + ":" + std::to_string(i + 1));
+      if (!p) return Parsed::failure(p.error);
       t.traits_.push_back(*p);
       t.trait_lines_.push_back(i);
     } else if (lines[i].find("kforge:param") != std::string::npos) {
-      error = file_name + ":" + std::to_string(i + 1) +
-              ": a kforge:param line must read `constexpr TYPE kName = VALUE;  // kforge:param "
-              "name v1 v2 ...`";
-      return std::nullopt;
+      return Parsed::failure(
+          file_name + ":" + std::to_string(i + 1) +
+          ": a kforge:param line must read `constexpr TYPE kName = VALUE;  // kforge:param "
+          "name v1 v2 ...`");
     } else if (lines[i].find("kforge:trait") != std::string::npos) {
-      error = file_name + ":" + std::to_string(i + 1) +
-              ": a kforge:trait line must read `#define KFORGE_NAME VALUE  // kforge:trait name v1 "
-              "v2 ...`";
-      return std::nullopt;
+      return Parsed::failure(
+          file_name + ":" + std::to_string(i + 1) +
+          ": a kforge:trait line must read `#define KFORGE_NAME VALUE  // kforge:trait name v1 "
+          "v2 ...`");
     }
   }
   if (t.name_.empty() || t.family_.empty() || t.backend_.empty()) {
-    error = file_name + ": needs kforge:template, kforge:family and kforge:backend lines";
-    return std::nullopt;
+    return Parsed::failure(file_name +
+                           ": needs kforge:template, kforge:family and kforge:backend lines");
   }
   for (size_t i = 0; i < lines.size(); ++i) {
     std::smatch m;
     if (std::regex_match(lines[i], m, conditional_line()) &&
         std::none_of(t.traits_.begin(), t.traits_.end(),
                      [&](const TemplateParam& p) { return p.name == m[2]; })) {
-      error = file_name + ":" + std::to_string(i + 1) + ": kforge:if names `" + m[2].str() +
-              "`, which no kforge:trait line declares";
-      return std::nullopt;
+      return Parsed::failure(file_name + ":" + std::to_string(i + 1) + ": kforge:if names `" +
+                             m[2].str() + "`, which no kforge:trait line declares");
     }
   }
   if (t.backend_ != "cpu" && t.backend_ != "cuda") {
-    error = file_name + ": backend must be cpu or cuda";
-    return std::nullopt;
+    return Parsed::failure(file_name + ": backend must be cpu or cuda");
   }
   t.names_ = {t.name_};
   t.names_.insert(t.names_.end(), former.begin(), former.end());
@@ -127,12 +123,12 @@ std::optional<KernelTemplate> KernelTemplate::parse(const std::string& file_name
   for (size_t r = 0; r < t.rules_.size(); ++r) {
     auto holds = rule_holds(t.rules_[r], defaults);
     if (!holds || !*holds) {
-      error = file_name + ":" + std::to_string(rule_lines[r] + 1) + ": " +
-              (holds ? "the defaults break the rule `" + t.rules_[r] + "`" : holds.error);
-      return std::nullopt;
+      return Parsed::failure(
+          file_name + ":" + std::to_string(rule_lines[r] + 1) + ": " +
+          (holds ? "the defaults break the rule `" + t.rules_[r] + "`" : holds.error));
     }
   }
-  return t;
+  return {std::move(t), {}};
 }
 
 ParamValues KernelTemplate::defaults() const {
@@ -240,8 +236,7 @@ const std::vector<KernelTemplate>& builtin_templates() {
   static const std::vector<KernelTemplate> all = [] {
     std::vector<KernelTemplate> out;
     for (const auto& [file, text] : embedded_templates()) {
-      std::string error;
-      auto t = KernelTemplate::parse(file, text, error);
+      auto t = KernelTemplate::parse(file, text);
       // The templates are part of the build, and a test parses every one of them: a malformed
       // template is a build defect, reported where the templates are listed.
       if (t) out.push_back(std::move(*t));

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "common/result.hpp"
 
 namespace kforge::builtin {
 
@@ -33,9 +34,8 @@ using ParamValues = std::map<std::string, int64_t>;
 
 class KernelTemplate {
  public:
-  /// Reads a template's text; `error` says what is malformed.
-  static std::optional<KernelTemplate> parse(const std::string& file_name, std::string text,
-                                             std::string& error);
+  /// Reads a template's text, or says what is malformed (file and line).
+  static Result<KernelTemplate> parse(const std::string& file_name, std::string text);
 
   const std::string& name() const { return name_; }
   const std::string& family() const { return family_; }
