@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include <caf/scoped_actor.hpp>
 
@@ -27,9 +28,12 @@ class ArchiveReplyStore : public llm::ReplyStore {
             [&](reply_lookup& r) {
               if (r.found) out = std::move(r.reply);
             },
-            [](caf::error&) {});  // unreadable counts as not cached: the call is made
+            // Unreadable counts as not cached (the call is made); the calls say why.
+            [&](caf::error& e) { read_error_ = describe(e); });
     return out;
   }
+  /// Why the last lookups could not read the archive, once; empty when they could.
+  std::string take_read_error() { return std::exchange(read_error_, std::string()); }
   std::string put(const llm::CachedReply& e) override {
     caf::scoped_actor self{system_};
     std::string error;
@@ -41,10 +45,19 @@ class ArchiveReplyStore : public llm::ReplyStore {
  private:
   caf::actor_system& system_;
   archive_actor archive_;
+  std::string read_error_;
 };
 
 struct runner_context {
-  std::unique_ptr<llm::ReplyStore> store;
+  std::unique_ptr<ArchiveReplyStore> store;
+
+  /// A lookup that could not read the archive is said on the calls it concerns (offline, the
+  /// reply is then reported missing although the archive may hold it).
+  void note_cache_errors(std::vector<LlmCall>& calls) {
+    if (auto why = store->take_read_error(); !why.empty())
+      for (auto& c : calls)
+        c.error += (c.error.empty() ? "" : " ") + ("(response cache unreadable: " + why + ")");
+  }
   std::unique_ptr<llm::Client> client;
   /// Task briefs by export, direction, backend and config set: read once per runner.
   std::map<std::string, llm::TaskBrief> briefs;
@@ -208,8 +221,16 @@ llm_runner_actor::behavior_type llm_runner_impl(llm_runner_actor::pointer self,
   ctx->store = std::make_unique<ArchiveReplyStore>(self->system(), std::move(options.archive));
   ctx->client = std::make_unique<llm::Client>(options.model, ctx->store.get(), options.offline);
   return {
-      [ctx](propose_atom, propose_request& r) { return propose(*ctx, r); },
-      [ctx](verify_atom, llm_verify_request& r) { return verify(*ctx, r); },
+      [ctx](propose_atom, propose_request& r) {
+        auto p = propose(*ctx, r);
+        ctx->note_cache_errors(p.calls);
+        return p;
+      },
+      [ctx](verify_atom, llm_verify_request& r) {
+        auto v = verify(*ctx, r);
+        ctx->note_cache_errors(v.calls);
+        return v;
+      },
   };
 }
 

@@ -199,7 +199,10 @@ TEST(KernelTemplates, ARenamedTemplateAnswersToItsEarlierName) {
       // What was tried under the old name is not proposed again under the new one.
       r.mode = search::ProposalMode::translate;
       r.tried = {search::proposal_key("softmax_f32_sm90_rows", r.parent_params)};
-      EXPECT_NE(propose_builtin(r).params, r.parent_params);
+      auto next = propose_builtin(r);
+      ASSERT_TRUE(next.ok) << next.error;
+      EXPECT_EQ(next.strategy, "softmax_f32_cuda_rows");
+      EXPECT_NE(next.params, r.parent_params);
       return;
     }
   FAIL() << "no softmax_f32_cuda_rows";
