@@ -9,49 +9,10 @@
 namespace kforge {
 namespace {
 
-// A candidate's record and the archive's row hold the same fields; the record's target also
-// says where the task lives and which device runs it, which the experiment's layout knows.
-archive::Candidate to_archive(const candidate_record& c) {
-  archive::Candidate a;
-  a.experiment_id = c.experiment_id;
-  a.sequence = c.sequence;
-  a.task = c.tgt.task;
-  a.direction = c.tgt.direction;
-  a.backend = c.tgt.backend;
-  a.source = c.source;
-  a.source_hash = c.source_hash;
-  if (c.parent_id) a.parent_id = c.parent_id;
-  a.proposer = c.proposer;
-  a.strategy = c.strategy;
-  a.params = c.params.empty() ? "{}" : c.params;
-  a.seed = c.seed;
-  a.decision = c.decision.empty() ? "{}" : c.decision;
-  return a;
-}
-
 std::string reasons_json(const std::vector<std::string>& reasons) {
   json::Value list{json::Array{}};
   for (const auto& r : reasons) list.push(r);
   return list.dump();
-}
-
-candidate_record from_archive(const archive::Candidate& c) {
-  candidate_record r;
-  r.id = c.id;
-  r.experiment_id = c.experiment_id;
-  r.sequence = c.sequence;
-  r.tgt.task = c.task;
-  r.tgt.direction = c.direction;
-  r.tgt.backend = c.backend;
-  r.source = c.source;
-  r.source_hash = c.source_hash;
-  r.parent_id = c.parent_id.value_or(0);
-  r.proposer = c.proposer;
-  r.strategy = c.strategy;
-  r.params = c.params;
-  r.seed = c.seed;
-  r.decision = c.decision;
-  return r;
 }
 
 experiment_record from_archive(const archive::Experiment& e) {
@@ -63,16 +24,17 @@ caf::error failed(const std::string& what, const archive::Status& s) {
 }
 
 /// What a fix prompt is told of a failed candidate, from its archived verdicts and compile log.
-std::pair<std::string, std::string> archived_failure(archive::Archive& db, int64_t id) {
+std::pair<Stage, std::string> archived_failure(archive::Archive& db, int64_t id) {
   for (const auto& v : db.verdicts(id)) {
-    if (v.stage == "compile" && v.verdict == "rejected") {
+    const auto stage = parse_stage(v.stage);
+    if (stage == Stage::compile && v.verdict == "rejected") {
       auto log = db.compile_log(id);
-      return {"compile", log && !log->log.empty() ? log->log : v.reason};
+      return {Stage::compile, log && !log->log.empty() ? log->log : v.reason};
     }
-    if (v.stage == "evaluate" && v.verdict == "incorrect")
-      return {"evaluate", failure_text(v.kind, v.reason)};
+    if (stage == Stage::evaluate && v.verdict == to_string(EvalVerdict::incorrect))
+      return {Stage::evaluate, failure_text(v.kind, v.reason)};
   }
-  return {};
+  return {Stage::none, {}};
 }
 
 }  // namespace
@@ -128,7 +90,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
       [self](record_atom, proposed_candidate& p) -> caf::result<int64_t> {
         const auto& c = p.candidate;
         archive::Status s;
-        int64_t id = self->state.db->add_candidate(to_archive(c), s, p.calls);
+        int64_t id = self->state.db->add_candidate(c, s, p.calls);
         if (!s)
           return failed("recording candidate " + std::to_string(c.sequence) + " of experiment " +
                             std::to_string(c.experiment_id),
@@ -139,7 +101,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         const auto& v = r.outcome;
         return write(
             "verdict of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
-              return db.add_verdict({r.candidate_id, v.stage, v.accepted ? "accepted" : "rejected",
+              return db.add_verdict({r.candidate_id, to_string(v.stage), v.accepted ? "accepted" : "rejected",
                                      v.kind, v.reason});
             });
       },
@@ -150,7 +112,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                                       r.seconds,      r.log,        gpu::to_json(r.kernels).dump(),
                                       r.headers,      r.light_error};
               archive::Verdict v{
-                  r.candidate_id, "compile", r.ok ? "accepted" : "rejected",
+                  r.candidate_id, to_string(Stage::compile), r.ok ? "accepted" : "rejected",
                   r.ok ? ""
                        : (r.error.find("timed out") != std::string::npos ? "compile_timeout"
                                                                          : "compile_error"),
@@ -179,7 +141,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                          row.detail_json = c.record_json;
                          rows.push_back(std::move(row));
                        }
-                       return db.record_evaluation(rows, {r.candidate_id, "evaluate", r.verdict,
+                       return db.record_evaluation(rows, {r.candidate_id, to_string(Stage::evaluate),
+                                                          to_string(r.verdict),
                                                           r.failure_kind, evaluation_reason(r)});
                      });
       },
@@ -226,7 +189,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         for (const auto& p : self->state.db->progress(experiment_id)) {
           candidate_state cs;
           const auto& c = p.candidate;
-          cs.candidate = from_archive(c);
+          cs.candidate = c;
           cs.verified = p.verified;
           cs.compiled = p.compiled;
           cs.finished = p.finished;

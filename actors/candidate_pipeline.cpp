@@ -20,7 +20,7 @@ constexpr auto kVerifyTimeout = 15min;
 candidate_in_flight& flight(self_ptr self, int64_t n) {
   return self->state.flights.at(n);
 }
-const candidate_record& candidate(self_ptr self, int64_t n) {
+const Candidate& candidate(self_ptr self, int64_t n) {
   return flight(self, n).job.candidate;
 }
 const target_layout& layout(self_ptr self, int64_t n) {
@@ -82,12 +82,13 @@ void record(self_ptr self, int64_t n, const verdict& v, std::function<void()> th
 }
 
 /// A stage could not judge the candidate (the stage itself failed): a final "error" verdict.
-void stage_error(self_ptr self, int64_t n, const std::string& stage, const caf::error& e) {
-  const std::string why = stage + " of candidate " + std::to_string(n) + ": " + describe(e);
+void stage_error(self_ptr self, int64_t n, Stage stage, const caf::error& e) {
+  const std::string why =
+      to_string(stage) + " of candidate " + std::to_string(n) + ": " + describe(e);
   verdict v{stage, false, "stage_error", why, {}};
   record(self, n, v, [self, n, stage, why] {
     auto d = about(self, n);
-    d.set("stage", stage).set("reason", why);
+    d.set("stage", to_string(stage)).set("reason", why);
     tell(self, "stage_error", d);
     candidate_outcome o;
     o.stage = stage;
@@ -110,7 +111,7 @@ void rejected(self_ptr self, int64_t n, const verdict& v) {
 
 void profile(self_ptr self, int64_t n, std::vector<gpu::ConfigReport> configs) {
   auto& st = self->state;
-  profile_request req{candidate(self, n).id, candidate(self, n).tgt.backend,
+  profile_request req{candidate(self, n).id, candidate(self, n).backend,
                       flight(self, n).kernels, std::move(configs)};
   auto tell_profiled = [self, n](profile_outcome p) {
     p.sequence = n;
@@ -165,7 +166,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
   const auto& l = layout(self, n);
   eval_request req;
   req.candidate_id = c.id;
-  req.tgt = c.tgt;
+  req.tgt = l.tgt;
   req.export_dir = l.export_dir;
   req.compiled_dir = l.compiled_dir;
   req.compiled_unavailable = l.compiled_unavailable;
@@ -178,21 +179,21 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
   req.stop_on_failure =
       st.cfg.spec.proposers.empty() || st.cfg.spec.proposers.front().kind != "files";
   flight(self, n).kernels = compiled.kernels;
-  auto evaluator = st.stages.evaluators.at(evaluator_key(c.tgt.backend, c.tgt.device));
+  auto evaluator = st.stages.evaluators.at(evaluator_key(l.tgt.backend, l.tgt.device));
   self->request(evaluator, caf::infinite, evaluate_atom::value, req)
       .then(
           [self, n](eval_result& r) {
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
                 .then(
                     [self, n, r] {
-                      const bool ok = r.verdict == "correct";
+                      const bool ok = r.verdict == EvalVerdict::correct;
                       candidate_outcome o;
-                      o.stage = "evaluate";
+                      o.stage = Stage::evaluate;
                       o.correct = ok;
                       o.speedup = ok ? geomean_speedup(r) : 0;
                       o.profiling = ok;
                       auto d = about(self, n);
-                      d.set("target", candidate(self, n).tgt.key()).set("verdict", r.verdict);
+                      d.set("target", target_key(candidate(self, n))).set("verdict", to_string(r.verdict));
                       d.set("strategy", candidate(self, n).strategy);
                       if (ok) d.set("speedup", o.speedup);
                       if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0)
@@ -202,7 +203,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                         o.reason = r.failure_message;
                         o.failure = failure_text(r.failure_kind, evaluation_reason(r));
                       }
-                      if (r.verdict == "error") o.error = r.failure_message;
+                      if (r.verdict == EvalVerdict::error) o.error = r.failure_message;
                       d.set("seconds", r.seconds);
                       tell(self, "evaluated", d);
                       answer(self, n, o);
@@ -210,18 +211,19 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                     },
                     archive_failed(self, n));
           },
-          [self, n](caf::error& e) { stage_error(self, n, "evaluate", e); });
+          [self, n](caf::error& e) { stage_error(self, n, Stage::evaluate, e); });
 }
 
 /// `record`: archive the compile outcome (false when a resumed candidate was compiled before).
 void compile(self_ptr self, int64_t n, bool record) {
   auto& st = self->state;
   const auto& c = candidate(self, n);
+  const auto& tgt = layout(self, n).tgt;
   compile_request req;
   req.candidate_id = c.id;
   req.source = c.source;
-  req.backend = c.tgt.backend;
-  if (auto a = st.cfg.cuda_arch.find(evaluator_key(c.tgt.backend, c.tgt.device));
+  req.backend = tgt.backend;
+  if (auto a = st.cfg.cuda_arch.find(evaluator_key(tgt.backend, tgt.device));
       a != st.cfg.cuda_arch.end())
     req.cuda_arch = a->second;
   req.source_name = "candidate " + std::to_string(c.id) + " (" + c.strategy + ")";
@@ -235,7 +237,7 @@ void compile(self_ptr self, int64_t n, bool record) {
               d.set("reason", r.error);
               tell(self, "compile_failed", d);
               candidate_outcome o;
-              o.stage = "compile";
+              o.stage = Stage::compile;
               o.reason = r.error;
               o.failure = r.log.empty() ? r.error : r.log;
               answer(self, n, o);
@@ -244,7 +246,7 @@ void compile(self_ptr self, int64_t n, bool record) {
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
                 .then(next, archive_failed(self, n));
           },
-          [self, n](caf::error& e) { stage_error(self, n, "compile", e); });
+          [self, n](caf::error& e) { stage_error(self, n, Stage::compile, e); });
 }
 
 /// The LLM verifiers' turn, after the static rules (the verifier asks them all and judges).
@@ -252,7 +254,7 @@ void llm_verify(self_ptr self, int64_t n) {
   auto& st = self->state;
   const auto& spec = st.cfg.spec;
   llm_panel_request panel;
-  panel.request = {candidate(self, n), layout(self, n).export_dir, layout(self, n).tgt.config_set,
+  panel.request = {candidate(self, n), layout(self, n).tgt, layout(self, n).export_dir,
                    spec.verifier_checks,
                    search::derive_seed(spec.seed, "verify", static_cast<uint64_t>(n))};
   for (const auto& [name, model] : st.cfg.llm_verifiers) {
@@ -283,7 +285,7 @@ void llm_verify(self_ptr self, int64_t n) {
               tell(self, "llm_verified", d);
               if (!j.rejected || j.audited)
                 return when_running(self, [self, n] { compile(self, n, true); });
-              const verdict v{"llm_verify", false, "llm_rejected", j.reasons, {}};
+              const verdict v{Stage::llm_verify, false, "llm_rejected", j.reasons, {}};
               record(self, n, v, [self, n, v] { rejected(self, n, v); });
             };
             if (j.verdicts.empty()) return all_archived();
@@ -300,7 +302,7 @@ void llm_verify(self_ptr self, int64_t n) {
                         abort(self, n, "archive: " + describe(e));
                       });
           },
-          [self, n](caf::error& e) { stage_error(self, n, "llm_verify", e); });
+          [self, n](caf::error& e) { stage_error(self, n, Stage::llm_verify, e); });
 }
 
 void verify(self_ptr self, int64_t n) {
@@ -317,7 +319,7 @@ void verify(self_ptr self, int64_t n) {
               when_running(self, [self, n] { compile(self, n, true); });
             });
           },
-          [self, n](caf::error& e) { stage_error(self, n, "verify", e); });
+          [self, n](caf::error& e) { stage_error(self, n, Stage::verify, e); });
 }
 
 /// Takes a job in where its entry says.
@@ -353,7 +355,7 @@ caf::result<candidate_outcome> take(self_ptr self, pipeline_job& job) {
     case pipeline_entry::profile: {
       // Finished already: the answer says so at once, and the profile follows.
       candidate_outcome o;
-      o.stage = "profile";
+      o.stage = Stage::profile;
       o.profiling = true;
       answer(self, n, o);
       when_running(self, [self, n] { reprofile(self, n); });

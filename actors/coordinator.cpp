@@ -53,7 +53,7 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
       emit(self, "new_best", b);
     }
   }
-  if (o.stage == "compile" && !o.stage_error) {
+  if (o.stage == Stage::compile && !o.stage_error) {
     const int limit = st.cfg.spec.abandon_after_compile_failures;
     const int in_a_row = planner.compile_outcome(t, false);
     if (limit > 0 && in_a_row >= limit)
@@ -120,7 +120,7 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
                      search::Decision d, proposal p) {
   auto& st = self->state;
   d.reply_key = p.reply_key;
-  auto c = make_candidate_record(view(self), n, t, d, p, req.seed);
+  auto c = make_candidate(view(self), n, t, d, p, req.seed);
   self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
                 proposed_candidate{c, p.calls})
       .then(

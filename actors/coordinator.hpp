@@ -39,7 +39,7 @@ struct coordinator_state {
   candidate_pipeline_actor pipeline;
   std::map<std::string, llm_model_actor> llm_proposers;  ///< by name, this experiment's own
   std::map<std::string, llm_model_actor> llm_verifiers;  ///< by name
-  std::map<int64_t, candidate_record> candidates;        ///< by sequence
+  std::map<int64_t, Candidate> candidates;        ///< by sequence
   std::map<int64_t, std::string> profile_briefs;         ///< by sequence
   search::ProposalBook proposals;                        ///< proposals not yet candidates
   experiment_counts counts;                              ///< candidates, LLM calls and their cost

@@ -65,13 +65,15 @@ propose_request make_propose_request(const experiment_view& v, int64_t n, size_t
   return req;
 }
 
-candidate_record make_candidate_record(const experiment_view& v, int64_t n, size_t t,
-                                       const search::Decision& d, const proposal& p,
-                                       uint64_t seed) {
-  candidate_record c;
+Candidate make_candidate(const experiment_view& v, int64_t n, size_t t, const search::Decision& d,
+                         const proposal& p, uint64_t seed) {
+  Candidate c;
   c.experiment_id = v.experiment.id;
   c.sequence = n;
-  c.tgt = v.targets.at(t).tgt;
+  const auto& tgt = v.targets.at(t).tgt;
+  c.task = tgt.task;
+  c.direction = tgt.direction;
+  c.backend = tgt.backend;
   c.source = p.source;
   c.source_hash = gpu::sha256_hex(c.source);
   c.parent_id = p.parent_id;
@@ -83,7 +85,7 @@ candidate_record make_candidate_record(const experiment_view& v, int64_t n, size
   return c;
 }
 
-search::Member make_member(const candidate_record& c, size_t t, const search::Decision& d) {
+search::Member make_member(const Candidate& c, size_t t, const search::Decision& d) {
   search::Member m;
   m.sequence = c.sequence;
   m.candidate_id = c.id;

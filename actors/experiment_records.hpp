@@ -33,7 +33,7 @@ struct experiment_view {
   const search::ExperimentSpec& spec;
   const std::vector<target_layout>& targets;
   const search::Planner& planner;
-  const std::map<int64_t, candidate_record>& candidates;  ///< by sequence
+  const std::map<int64_t, Candidate>& candidates;  ///< by sequence
   const std::map<int64_t, std::string>& profile_briefs;   ///< by sequence
 };
 
@@ -43,11 +43,11 @@ propose_request make_propose_request(const experiment_view& v, int64_t n, size_t
                                      const search::Plan& plan, int32_t attempt);
 
 /// The record of proposal n's candidate (`d` with the reply it came from), to archive.
-candidate_record make_candidate_record(const experiment_view& v, int64_t n, size_t t,
-                                       const search::Decision& d, const proposal& p, uint64_t seed);
+Candidate make_candidate(const experiment_view& v, int64_t n, size_t t, const search::Decision& d,
+                         const proposal& p, uint64_t seed);
 
 /// The population's member for an archived candidate.
-search::Member make_member(const candidate_record& c, size_t t, const search::Decision& d);
+search::Member make_member(const Candidate& c, size_t t, const search::Decision& d);
 
 /// Counts of an experiment's candidates and what its LLM calls cost.
 struct experiment_counts {

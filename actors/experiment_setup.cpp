@@ -188,7 +188,7 @@ std::map<int64_t, search::Decision> recorded_decisions(const experiment_snapshot
     const auto& c = cs.candidate;
     auto parent = sequence_of_id.find(c.parent_id);
     out[c.sequence] =
-        search::recorded_decision(c.decision, c.tgt.key(), c.proposer,
+        search::recorded_decision(c.decision, target_key(c), c.proposer,
                                   parent == sequence_of_id.end() ? int64_t{-1} : parent->second);
   }
   return out;
@@ -205,12 +205,11 @@ resumed_experiment restore(search::Planner& planner, const experiment_snapshot& 
   for (size_t t = 0; t < targets.size(); ++t) by_key[targets[t].tgt.key()] = t;
   const auto decisions = recorded_decisions(snapshot);
   for (const auto& cs : snapshot.candidates) {
-    auto c = cs.candidate;
-    auto it = by_key.find(c.tgt.key());
+    const auto& c = cs.candidate;
+    auto it = by_key.find(target_key(c));
     if (it == by_key.end()) continue;  // a target the configuration no longer has
     const size_t t = it->second;
     const int64_t n = c.sequence;
-    c.tgt = targets[t].tgt;
     out.candidates[n] = c;
     const auto& d = decisions.at(n);
     search::Member m;
@@ -226,7 +225,7 @@ resumed_experiment restore(search::Planner& planner, const experiment_snapshot& 
     planner.population().add(m);
     if (d.fix_of >= 0) planner.fixed(d.fix_of);
     ++out.counts.proposed;
-    if (!cs.failed_stage.empty()) planner.failed(n, {cs.failed_stage, cs.failure});
+    if (cs.failed_stage != Stage::none) planner.failed(n, {cs.failed_stage, cs.failure});
     pipeline_job job{c, static_cast<int32_t>(t), pipeline_entry::verify};
     if (cs.finished) {
       out.counts.evaluated += cs.verified && cs.compiled;

@@ -33,7 +33,7 @@ std::map<int64_t, search::Decision> recorded_decisions(const experiment_snapshot
 
 /// What a resumed experiment carries on with.
 struct resumed_experiment {
-  std::map<int64_t, candidate_record> candidates;  ///< by sequence
+  std::map<int64_t, Candidate> candidates;  ///< by sequence
   std::vector<pipeline_job> jobs;  ///< unfinished candidates, and correct ones not profiled
   experiment_counts counts;        ///< of the candidates, and the LLM calls so far
   int64_t carried_on = 0;          ///< unfinished candidates

@@ -122,7 +122,7 @@ proposal propose(runner_context& ctx, const propose_request& r) {
       in.context.push_back({k.sequence, k.speedup, k.strategy, k.source});
     in.strategy = r.strategy;
     in.failed_source = r.failed.source;
-    in.failure_stage = r.failed_stage;
+    in.failure_stage = to_string(r.failed_stage);
     in.failure_log = r.failure_log;
     auto messages = llm::proposal_messages(in);
     if (!messages) {
@@ -161,7 +161,7 @@ llm_verdict verify(runner_context& ctx, const llm_verify_request& r) {
   llm_verdict out;
   out.verifier = ctx.client->config().name;
   const auto& c = r.candidate;
-  auto brief = ctx.brief(c.tgt, r.export_dir, r.config_set);
+  auto brief = ctx.brief(r.tgt, r.export_dir, r.tgt.config_set);
   for (const auto& check : r.checks) {
     llm_check verdict;
     verdict.check = check;

@@ -77,8 +77,8 @@ verifier_actor::behavior_type verifier_impl(verifier_actor::stateful_pointer<ver
         auto& st = self->state;
         st.stats.started("candidate " + std::to_string(r.candidate.id));
         verdict v;
-        v.stage = "verify";
-        const std::string& direction = r.candidate.tgt.direction;
+        v.stage = Stage::verify;
+        const std::string& direction = r.candidate.direction;
         auto types = task_parameter_types(r.export_dir, direction);
         if (!types) {
           v.kind = "task_unreadable";

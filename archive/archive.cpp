@@ -98,7 +98,7 @@ Candidate read_candidate(const Statement& s) {
   c.backend = s.text(5);
   c.source = s.text(6);
   c.source_hash = s.text(7);
-  c.parent_id = s.maybe_integer(8);
+  c.parent_id = s.maybe_integer(8).value_or(0);
   c.proposer = s.text(9);
   c.strategy = s.text(10);
   c.seed = static_cast<uint64_t>(s.integer(11));
@@ -237,7 +237,7 @@ int64_t Archive::add_candidate(const Candidate& c, Status& status,
       .bind(3, c.direction)
       .bind(4, c.backend)
       .bind(5, c.source);
-  s.bind(6, c.source_hash).bind(7, c.parent_id).bind(8, c.proposer).bind(9, c.strategy);
+  s.bind(6, c.source_hash).bind(7, c.parent_id ? std::optional<int64_t>(c.parent_id) : std::nullopt).bind(8, c.proposer).bind(9, c.strategy);
   s.bind(10, static_cast<int64_t>(c.seed)).bind(11, c.created_at ? c.created_at : now());
   s.bind(12, c.sequence).bind(13, c.params.empty() ? std::string("{}") : c.params);
   s.bind(14, c.decision.empty() ? std::string("{}") : c.decision);
@@ -460,9 +460,9 @@ std::vector<Candidate> Archive::unfinished(int64_t experiment_id) {
 
 std::vector<Candidate> Archive::lineage(int64_t candidate_id) {
   std::vector<Candidate> out;
-  std::optional<int64_t> next = candidate_id;
+  int64_t next = candidate_id;
   while (next && out.size() < 100000) {
-    auto c = candidate(*next);
+    auto c = candidate(next);
     if (!c) break;
     next = c->parent_id;
     out.push_back(std::move(*c));

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/candidate.hpp"
 #include "common/llm_call.hpp"
 #include "common/result.hpp"
 
@@ -27,22 +28,7 @@ struct Experiment {
   double created_at = 0;  ///< seconds since the epoch
 };
 
-struct Candidate {
-  int64_t id = 0;
-  int64_t experiment_id = 0;
-  int64_t sequence = -1;  ///< order of proposal within the experiment, from 0; -1: the next one
-  std::string task, direction, backend;
-  std::string source;
-  std::string source_hash;
-  std::optional<int64_t> parent_id;
-  std::string proposer, strategy;
-  std::string params = "{}";  ///< JSON object: the proposer's parameters (built-in templates)
-  /// JSON object: the decision that made it (proposer, mode, parent and fixed sequences, the
-  /// cached LLM reply's key), what a replay follows.
-  std::string decision = "{}";
-  uint64_t seed = 0;
-  double created_at = 0;
-};
+using Candidate = ::kforge::Candidate;
 
 /// The outcome of one stage for a candidate: "verify", "compile" or "evaluate".
 struct Verdict {

@@ -26,7 +26,7 @@ json::Value candidate_json(const Candidate& c, bool with_source) {
   v.set("proposer", c.proposer).set("strategy", c.strategy);
   auto params = json::parse(c.params);
   v.set("params", params.value ? *params.value : json::Value(c.params));
-  v.set("parent_id", c.parent_id ? json::Value(*c.parent_id) : json::Value());
+  v.set("parent_id", c.parent_id ? json::Value(c.parent_id) : json::Value());
   v.set("seed", c.seed).set("source_hash", c.source_hash).set("created_at", c.created_at);
   if (with_source) v.set("source", c.source);
   return v;

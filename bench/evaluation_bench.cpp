@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     const auto report = gpu::read_worker_report(outcome.result);
-    if (report.verdict != "correct" || report.configs.empty()) {
+    if (report.verdict != EvalVerdict::correct || report.configs.empty()) {
       std::cerr << outcome.result.dump() << "\n";
       return 1;
     }

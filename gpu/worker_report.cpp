@@ -36,7 +36,7 @@ ConfigReport read_config_report(const json::Value& c) {
 
 WorkerReport read_worker_report(const json::Value& result) {
   WorkerReport r;
-  r.verdict = result["verdict"].as_string("error");
+  r.verdict = parse_eval_verdict(result["verdict"].as_string()).value_or(EvalVerdict::error);
   r.failure_kind = result["failure"]["kind"].as_string();
   r.failure_message = result["failure"]["message"].as_string();
   for (const auto& c : result["configs"].as_array()) r.configs.push_back(read_config_report(c));

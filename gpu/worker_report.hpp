@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "common/stage.hpp"
 
 namespace kforge::gpu {
 
@@ -47,7 +48,7 @@ struct ConfigReport {
 };
 
 struct WorkerReport {
-  std::string verdict = "error";  ///< "correct", "incorrect" or "error" (infrastructure)
+  EvalVerdict verdict = EvalVerdict::error;  ///< an unknown name reads as error
   std::string failure_kind;
   std::string failure_message;
   std::vector<ConfigReport> configs;

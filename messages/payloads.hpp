@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "common/candidate.hpp"
 #include "common/evaluation_defaults.hpp"
 #include "common/llm_call.hpp"
+#include "common/stage.hpp"
 #include "gpu/kernel_resources.hpp"
 #include "gpu/worker_report.hpp"
 #include "llm/reply_store.hpp"
@@ -75,7 +77,7 @@ struct target {
   int32_t device = 0;      ///< GPU index on the cuda backend
   std::string config_set;  ///< "single" or "multi"
   /// "task/direction/backend": how tables and the archive name a target.
-  std::string key() const { return task + "/" + direction + "/" + backend; }
+  std::string key() const { return target_key(task, direction, backend); }
 };
 
 template <class Inspector>
@@ -84,27 +86,11 @@ typename Inspector::result_type inspect(Inspector& f, target& x) {
            x.config_set);
 }
 
-/// A candidate kernel as the archive keeps it.
-struct candidate_record {
-  int64_t id = 0;
-  int64_t experiment_id = 0;
-  int64_t sequence = 0;  ///< order of proposal within the experiment, from 0
-  target tgt;
-  std::string source;
-  std::string source_hash;
-  int64_t parent_id = 0;  ///< 0: no parent
-  std::string proposer;
-  std::string strategy;  ///< what the proposer did (built-in: the template's name)
-  std::string params;    ///< JSON object: the template's parameters, or {}
-  uint64_t seed = 0;     ///< the random stream the proposal drew from
-  std::string decision;  ///< JSON object: what made it (see archive::Candidate::decision)
-};
-
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, candidate_record& x) {
-  return f(caf::meta::type_name("candidate_record"), x.id, x.experiment_id, x.sequence, x.tgt,
-           x.source, x.source_hash, x.parent_id, x.proposer, x.strategy, x.params, x.seed,
-           x.decision);
+typename Inspector::result_type inspect(Inspector& f, Candidate& x) {
+  return f(caf::meta::type_name("Candidate"), x.id, x.experiment_id, x.sequence, x.task,
+           x.direction, x.backend, x.source, x.source_hash, x.parent_id, x.proposer, x.strategy,
+           x.params, x.decision, x.seed, x.created_at);
 }
 
 /// A kernel the optimise prompt shows from the archive.
@@ -139,15 +125,15 @@ struct propose_request {
   /// built-in proposer is never asked to fix.
   search::ProposalMode mode = search::ProposalMode::translate;
   bool has_parent = false;
-  candidate_record parent;
+  Candidate parent;
   std::vector<std::string> tried;  ///< strategy+params keys already proposed for the target
   // What an LLM proposer's prompt shows:
   double parent_speedup = 0;
   std::string parent_profile;           ///< the parent's profile, in brief
   std::vector<context_kernel> context;  ///< the target's best kernels, least to most fast
   std::string strategy;                 ///< the optimisation strategy to try
-  candidate_record failed;              ///< mode "fix": the candidate to repair
-  std::string failed_stage;             ///< "compile" or "evaluate"
+  Candidate failed;              ///< mode "fix": the candidate to repair
+  Stage failed_stage = Stage::none;  ///< compile or evaluate
   std::string failure_log;              ///< the compiler's log or the failed check
   int32_t attempt = 0;     ///< how many proposals for this sequence failed before (sample index)
   std::string replay_key;  ///< replaying: the recorded reply to use instead of asking
@@ -185,16 +171,16 @@ typename Inspector::result_type inspect(Inspector& f, proposal& x) {
 
 /// What the coordinator asks an LLM verifier: its checks of one candidate.
 struct llm_verify_request {
-  candidate_record candidate;
+  Candidate candidate;
+  target tgt;  ///< where the candidate's task lives, and the configs it is measured on
   std::string export_dir;
-  std::string config_set;
   std::vector<std::string> checks;  ///< "compilation", "memory_safety", "numerics"
   uint64_t seed = 0;                ///< the verification's stream (goes to the provider)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, llm_verify_request& x) {
-  return f(caf::meta::type_name("llm_verify_request"), x.candidate, x.export_dir, x.config_set,
+  return f(caf::meta::type_name("llm_verify_request"), x.candidate, x.tgt, x.export_dir,
            x.checks, x.seed);
 }
 
@@ -243,7 +229,7 @@ typename Inspector::result_type inspect(Inspector& f, model_usage& x) {
 }
 
 struct verify_request {
-  candidate_record candidate;
+  Candidate candidate;
   std::string export_dir;
   std::string library_policy;  ///< "allow", "flag" or "forbid"
   int64_t max_source_bytes = 256 * 1024;
@@ -257,7 +243,7 @@ typename Inspector::result_type inspect(Inspector& f, verify_request& x) {
 
 /// The outcome of one stage for a candidate.
 struct verdict {
-  std::string stage;  ///< "verify", "compile" or "evaluate"
+  Stage stage = Stage::verify;
   bool accepted = false;
   std::string kind;                ///< failure kind, empty when accepted
   std::string reason;              ///< one line a user can act on
@@ -378,7 +364,7 @@ typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
 struct eval_result {
   int64_t candidate_id = 0;
   std::string config_set;
-  std::string verdict;  ///< "correct", "incorrect" or "error" (infrastructure)
+  EvalVerdict verdict = EvalVerdict::error;
   std::string failure_kind;
   std::string failure_message;
   std::vector<gpu::ConfigReport> configs;  ///< as the worker reported them
@@ -524,14 +510,14 @@ typename Inspector::result_type inspect(Inspector& f, experiment_record& x) {
 
 /// A candidate and how far it got, as a restarted coordinator finds it in the archive.
 struct candidate_state {
-  candidate_record candidate;
+  Candidate candidate;
   bool verified = false;  ///< accepted by the verifiers
   bool compiled = false;
   bool finished = false;  ///< has a final verdict (rejected at a stage, or evaluated)
   bool correct = false;
   double speedup = 0;  ///< geometric mean over the configs when correct
   bool profiled = false;
-  std::string failed_stage;  ///< "compile" or "evaluate" when it failed there
+  Stage failed_stage = Stage::none;  ///< compile or evaluate when it failed there
   std::string failure;       ///< the compiler's log or the failed check (what a fix is shown)
 };
 
@@ -579,7 +565,7 @@ typename Inspector::result_type inspect(Inspector& f, llm_calls_record& x) {
 
 /// A proposed candidate with the LLM calls that wrote it, to archive together.
 struct proposed_candidate {
-  candidate_record candidate;
+  Candidate candidate;
   std::vector<LlmCall> calls;
 };
 
@@ -627,7 +613,7 @@ std::string to_string(pipeline_entry e);
 
 /// A candidate for the pipeline; `target` indexes the experiment's layout.
 struct pipeline_job {
-  candidate_record candidate;
+  Candidate candidate;
   int32_t target = 0;
   pipeline_entry entry = pipeline_entry::verify;
 };
@@ -640,8 +626,8 @@ typename Inspector::result_type inspect(Inspector& f, pipeline_job& x) {
 /// A candidate's final verdict, archived before the pipeline answers with it.
 struct candidate_outcome {
   int64_t sequence = 0;
-  /// The stage that decided: "verify", "llm_verify", "compile" or "evaluate".
-  std::string stage;
+  /// The stage that decided: verify, llm_verify, compile or evaluate (profile: a profile's error).
+  Stage stage = Stage::none;
   bool correct = false;
   double speedup = 0;        ///< geometric mean over the configs, when correct
   bool stage_error = false;  ///< the stage itself failed, so nothing was judged
@@ -651,9 +637,9 @@ struct candidate_outcome {
   bool profiling = false;    ///< a profile follows (profiled_atom)
 
   /// It compiled: the evaluation decided (or failed as a stage).
-  bool compiled() const { return stage == "evaluate"; }
+  bool compiled() const { return stage == Stage::evaluate; }
   /// It was judged on the hardware; everything else counts as rejected.
-  bool evaluated() const { return stage == "evaluate" && !stage_error; }
+  bool evaluated() const { return stage == Stage::evaluate && !stage_error; }
 };
 
 template <class Inspector>

@@ -7,7 +7,7 @@ namespace kforge {
 
 void register_message_types(caf::actor_system_config& config) {
   config.add_message_type<target>("kforge::target")
-      .add_message_type<candidate_record>("kforge::candidate_record")
+      .add_message_type<Candidate>("kforge::Candidate")
       .add_message_type<propose_request>("kforge::propose_request")
       .add_message_type<proposal>("kforge::proposal")
       .add_message_type<verify_request>("kforge::verify_request")

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/stage.hpp"
 #include "search/experiment_spec.hpp"
 #include "search/population.hpp"
 #include "search/proposal_failure.hpp"
@@ -45,7 +46,7 @@ Decision recorded_decision(const std::string& decision_json, const std::string& 
 
 /// What a fix of a failed candidate is shown.
 struct Failure {
-  std::string stage;  ///< "compile" or "evaluate"
+  Stage stage = Stage::none;  ///< compile or evaluate
   std::string log;    ///< the compiler's log or the failed check
 };
 

@@ -85,7 +85,7 @@ eval_result outcome(const eval_request& r) {
   e.config_set = r.tgt.config_set;
   const int a = std::stoi(r.library_path.substr(0, 1), nullptr, 16);
   const int b = std::stoi(r.library_path.substr(1, 1), nullptr, 16);
-  e.verdict = a < 12 ? "correct" : "incorrect";
+  e.verdict = a < 12 ? EvalVerdict::correct : EvalVerdict::incorrect;
   gpu::ConfigReport c;
   c.name = "c0";
   c.correct = a < 12;
@@ -271,7 +271,7 @@ class ActorTest : public testing::Test {
     for (const auto& c : db_->candidates(experiment_)) {
       sequence_of[c.id] = c.sequence;
       out.push_back(
-          {c.sequence, c.strategy, c.params, c.parent_id ? sequence_of.at(*c.parent_id) : -1});
+          {c.sequence, c.strategy, c.params, c.parent_id ? sequence_of.at(c.parent_id) : -1});
     }
     return out;
   }

@@ -54,7 +54,7 @@ class ArchiveTest : public testing::Test {
     c.seed = 7;
     return c;
   }
-  int64_t candidate(Archive& a, int64_t experiment_id, std::optional<int64_t> parent = std::nullopt,
+  int64_t candidate(Archive& a, int64_t experiment_id, int64_t parent = 0,
                     const std::string& task = "softmax") {
     Candidate c = draft(experiment_id, task);
     c.parent_id = parent;

@@ -37,7 +37,7 @@ verifier_actor::behavior_type stand_in_verifier(verifier_actor::pointer) {
       [](verify_atom, verify_request& r) -> caf::result<verdict> {
         if (says(r.candidate.source, "verify:error")) return stage_down("verifier");
         const bool reject = says(r.candidate.source, "verify:reject");
-        return verdict{"verify", !reject, reject ? "forbidden" : "", reject ? "uses asm" : "", {}};
+        return verdict{Stage::verify, !reject, reject ? "forbidden" : "", reject ? "uses asm" : "", {}};
       },
       [](verify_atom, llm_panel_request& r) -> caf::result<llm_judgement> {
         const auto& source = r.request.candidate.source;
@@ -82,7 +82,7 @@ evaluator_actor::behavior_type stand_in_evaluator(evaluator_actor::pointer) {
         eval_result e;
         e.candidate_id = r.candidate_id;
         const bool ok = !says(r.library_path, "evaluate:incorrect");
-        e.verdict = ok ? "correct" : "incorrect";
+        e.verdict = ok ? EvalVerdict::correct : EvalVerdict::incorrect;
         for (double speedup : {2.0, 8.0}) {
           gpu::ConfigReport c;
           c.index = static_cast<int32_t>(e.configs.size());
@@ -187,20 +187,15 @@ class PipelineTest : public testing::Test {
 
   /// Archives a candidate with `source` and hands it to the pipeline.
   int64_t judge(const std::string& source, pipeline_entry entry = pipeline_entry::verify) {
-    archive::Candidate a;
-    a.experiment_id = experiment_;
-    a.sequence = sequence_;
-    a.task = "softmax";
-    a.direction = "forward";
-    a.backend = "cpu";
-    a.source = source;
-    archive::Status status;
-    candidate_record c;
-    c.id = db_->add_candidate(a, status);
+    Candidate c;
+    c.experiment_id = experiment_;
     c.sequence = sequence_++;
+    c.task = "softmax";
+    c.direction = "forward";
+    c.backend = "cpu";
     c.source = source;
-    c.tgt.task = "softmax";
-    c.tgt.backend = "cpu";
+    archive::Status status;
+    c.id = db_->add_candidate(c, status);
     auto h = heard_;
     sys_->spawn([h, c, entry, p = pipeline_](caf::event_based_actor* self) {
       self->request(p, caf::infinite, judge_atom::value, pipeline_job{c, 0, entry})
@@ -236,7 +231,7 @@ TEST_F(PipelineTest, ACorrectCandidateIsArchivedAtEveryStageThenAnsweredThenProf
   sched_->run();
   ASSERT_EQ(heard_->outcomes.size(), 1u) << (heard_->errors.empty() ? "" : heard_->errors[0]);
   const auto& o = heard_->outcomes[0];
-  EXPECT_EQ(o.stage, "evaluate");
+  EXPECT_EQ(o.stage, Stage::evaluate);
   EXPECT_TRUE(o.evaluated() && o.compiled() && o.correct && o.profiling);
   EXPECT_NEAR(o.speedup, 4.0, 1e-12);  // the geometric mean of 2 and 8
   EXPECT_EQ(verdicts(id), (Strings{"verify:accepted", "compile:accepted", "evaluate:correct"}));
@@ -257,13 +252,13 @@ TEST_F(PipelineTest, EveryStagesRejectionEndsTheCandidateThereWithWhatAFixIsShow
   ASSERT_EQ(heard_->outcomes.size(), 3u);
   std::map<int64_t, candidate_outcome> by;
   for (const auto& o : heard_->outcomes) by[o.sequence] = o;
-  EXPECT_EQ(by[0].stage, "verify");
+  EXPECT_EQ(by[0].stage, Stage::verify);
   EXPECT_EQ(by[0].reason, "uses asm");
   EXPECT_FALSE(by[0].evaluated());
-  EXPECT_EQ(by[1].stage, "compile");
+  EXPECT_EQ(by[1].stage, Stage::compile);
   EXPECT_FALSE(by[1].compiled());
   EXPECT_EQ(by[1].failure, "k.cu(3): error: expected ';'");  // the log, for a fix
-  EXPECT_EQ(by[2].stage, "evaluate");
+  EXPECT_EQ(by[2].stage, Stage::evaluate);
   EXPECT_TRUE(by[2].evaluated() && by[2].compiled() && !by[2].correct);
   EXPECT_FALSE(by[2].failure.empty());
   EXPECT_EQ(verdicts(rejected), (Strings{"verify:rejected"}));
@@ -281,10 +276,10 @@ TEST_F(PipelineTest, AStageThatFailsGivesAStageErrorVerdictNotALostCandidate) {
   sched_->run();
   ASSERT_EQ(heard_->outcomes.size(), 3u);
   for (const auto& o : heard_->outcomes) {
-    EXPECT_TRUE(o.stage_error) << o.stage;
-    EXPECT_FALSE(o.evaluated()) << o.stage;  // counted as rejected
+    EXPECT_TRUE(o.stage_error) << to_string(o.stage);
+    EXPECT_FALSE(o.evaluated()) << to_string(o.stage);  // counted as rejected
     // An evaluator that fails still had a compiled kernel: the compile failures in a row end.
-    EXPECT_EQ(o.compiled(), o.stage == "evaluate");
+    EXPECT_EQ(o.compiled(), o.stage == Stage::evaluate);
     EXPECT_NE(o.error.find("is down"), std::string::npos) << o.error;
   }
   EXPECT_EQ(heard_->events, (Strings{"stage_error", "stage_error", "stage_error"}));
@@ -322,8 +317,8 @@ TEST_F(PipelineTest, TheLlmPanelRejectsAuditsChargesAndAnOfflineMissIsAnError) {
   ASSERT_EQ(heard_->outcomes.size(), 2u);
   std::map<int64_t, candidate_outcome> by;
   for (const auto& o : heard_->outcomes) by[o.sequence] = o;
-  EXPECT_EQ(by[0].stage, "evaluate");
-  EXPECT_EQ(by[1].stage, "llm_verify");
+  EXPECT_EQ(by[0].stage, Stage::evaluate);
+  EXPECT_EQ(by[1].stage, Stage::llm_verify);
   EXPECT_EQ(verdicts(rejected), (Strings{"verify:accepted", "llm_verify:rejected"}));
   ASSERT_EQ(heard_->errors.size(), 1u);
   EXPECT_NE(heard_->errors[0].find("offline"), std::string::npos);
@@ -336,7 +331,7 @@ TEST_F(PipelineTest, AnAuditedRejectionStillRunsOnTheHardware) {
   const auto id = judge("llm:reject");
   sched_->run();
   ASSERT_EQ(heard_->outcomes.size(), 1u);
-  EXPECT_EQ(heard_->outcomes[0].stage, "evaluate");
+  EXPECT_EQ(heard_->outcomes[0].stage, Stage::evaluate);
   EXPECT_EQ(verdicts(id), (Strings{"verify:accepted", "compile:accepted", "evaluate:correct"}));
 }
 
@@ -365,7 +360,7 @@ TEST_F(PipelineTest, AResumedCandidateEntersWhereItStopped) {
   ASSERT_EQ(heard_->outcomes.size(), 2u);
   std::map<int64_t, candidate_outcome> by;
   for (const auto& o : heard_->outcomes) by[o.sequence] = o;
-  EXPECT_EQ(by[1].stage, "profile");
+  EXPECT_EQ(by[1].stage, Stage::profile);
   EXPECT_EQ(heard_->profiles.size(), 2u);
   EXPECT_TRUE(verdicts(unprofiled).empty());
 }

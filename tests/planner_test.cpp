@@ -79,7 +79,7 @@ TEST(Planner, TheSameSeedAndOutcomesGiveTheSamePlans) {
     spec.seed = seed;
     Planner p(spec, {"a", "b"});
     for (int64_t s = 0; s < 6; ++s) p.population().add(member(s, s % 2, s % 3 != 0, 1.0 + s));
-    p.failed(0, {"compile", "error: x"});
+    p.failed(0, {Stage::compile, "error: x"});
     std::vector<json::Value> out;
     for (int64_t n = 8; n < 20; ++n) out.push_back(p.plan(n, n % 2).decision.to_json());
     return out;
@@ -102,13 +102,13 @@ TEST(Planner, AnLlmRepairsAVisibleFailureOnceAndNamesAStrategyWhenItOptimises) {
   Planner p(parsed, {"a", "b"});
   p.population().add(member(0, 0, true, 2.0, "m1"));
   p.population().add(member(1, 0, false, 0, "m1"));
-  p.failed(1, {"evaluate", "mismatch at [0, 3]"});
+  p.failed(1, {Stage::evaluate, "mismatch at [0, 3]"});
   auto fix = p.plan(3, 0);
   EXPECT_EQ(fix.decision.mode, ProposalMode::fix);
   EXPECT_EQ(fix.decision.fix_of, 1);
   EXPECT_EQ(fix.decision.lineage_parent(), 1);
   ASSERT_NE(p.failure(1), nullptr);
-  EXPECT_EQ(p.failure(1)->stage, "evaluate");
+  EXPECT_EQ(p.failure(1)->stage, Stage::evaluate);
   auto next = p.plan(4, 0);  // the failure is fixed already: optimise instead
   EXPECT_EQ(next.decision.mode, ProposalMode::optimise);
   EXPECT_EQ(next.decision.parent_sequence, 0);

@@ -72,7 +72,7 @@ class SystemTest : public testing::Test {
       sequence_of[c.id] = c.sequence;
       std::string line = std::to_string(c.sequence) + " " + c.strategy + " " + c.params + " " +
                          c.source_hash + " seed " + std::to_string(c.seed) + " parent " +
-                         (c.parent_id ? std::to_string(sequence_of[*c.parent_id]) : "-");
+                         (c.parent_id ? std::to_string(sequence_of[c.parent_id]) : "-");
       for (const auto& v : a.verdicts(c.id))
         line += " | " + v.stage + ":" + v.verdict + ":" + v.kind;
       for (const auto& r : a.results(c.id))

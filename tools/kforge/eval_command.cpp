@@ -388,7 +388,7 @@ int run_eval(const std::vector<std::string>& argv) {
     doc.set("checked_by_checker", result["checked_by_checker"]);
   doc.set("candidate_output", outcome.candidate_output);
   const auto report = gpu::read_worker_report(result);
-  const std::string& verdict = report.verdict;
+  const std::string verdict = to_string(report.verdict);
   if (!a.json) {
     print_table(report);
     for (const auto& f : static_findings.as_array())
