@@ -19,8 +19,8 @@ experiment_record from_archive(const archive::Experiment& e) {
   return {e.id, e.name, e.config_json, e.seed, e.status};
 }
 
-caf::error failed(const std::string& what, const archive::Status& s) {
-  return make_error(error_code::archive_failure, what + ": " + s.error);
+caf::error failed(const std::string& what, const std::string& why) {
+  return make_error(error_code::archive_failure, what + ": " + why);
 }
 
 /// What a fix prompt is told of a failed candidate, from its archived verdicts and compile log.
@@ -57,7 +57,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
     self->state.stats.started(what);
     archive::Status s = body(*self->state.db);
     self->state.stats.finished(s ? std::string() : what + ": " + s.error);
-    if (!s) return failed(what, s);
+    if (!s) return failed(what, s.error);
     return caf::unit;
   };
   return {
@@ -82,27 +82,25 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
       },
       [self](record_atom, experiment_record& e) -> caf::result<int64_t> {
         archive::Experiment a{0, e.name, e.config_json, e.seed, e.status, 0};
-        archive::Status s;
-        int64_t id = self->state.db->add_experiment(a, s);
-        if (!s) return failed("recording experiment " + e.name, s);
-        return id;
+        auto id = self->state.db->add_experiment(a);
+        if (!id) return failed("recording experiment " + e.name, id.error);
+        return *id;
       },
       [self](record_atom, proposed_candidate& p) -> caf::result<int64_t> {
         const auto& c = p.candidate;
-        archive::Status s;
-        int64_t id = self->state.db->add_candidate(c, s, p.calls);
-        if (!s)
+        auto id = self->state.db->add_candidate(c, p.calls);
+        if (!id)
           return failed("recording candidate " + std::to_string(c.sequence) + " of experiment " +
                             std::to_string(c.experiment_id),
-                        s);
-        return id;
+                        id.error);
+        return *id;
       },
       [write](record_atom, verdict_record& r) -> caf::result<void> {
         const auto& v = r.outcome;
         return write(
             "verdict of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
-              return db.add_verdict({r.candidate_id, to_string(v.stage), v.accepted ? "accepted" : "rejected",
-                                     v.kind, v.reason});
+              return db.add_verdict({r.candidate_id, to_string(v.stage),
+                                     v.accepted ? "accepted" : "rejected", v.kind, v.reason});
             });
       },
       [write](record_atom, compile_result& r) -> caf::result<void> {
@@ -141,9 +139,9 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                          row.detail_json = c.record_json;
                          rows.push_back(std::move(row));
                        }
-                       return db.record_evaluation(rows, {r.candidate_id, to_string(Stage::evaluate),
-                                                          to_string(r.verdict),
-                                                          r.failure_kind, evaluation_reason(r)});
+                       return db.record_evaluation(
+                           rows, {r.candidate_id, to_string(Stage::evaluate), to_string(r.verdict),
+                                  r.failure_kind, evaluation_reason(r)});
                      });
       },
       [write](record_atom, profile_summary& p) -> caf::result<void> {
@@ -151,11 +149,10 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                      [&](archive::Archive& db) { return db.add_profile(p.candidate_id, p.json); });
       },
       [self](record_atom, event_record& ev) -> caf::result<int64_t> {
-        archive::Status s;
-        int64_t id =
-            self->state.db->add_event({0, ev.experiment_id, ev.time, ev.kind, ev.detail_json}, s);
-        if (!s) return failed("recording event " + ev.kind, s);
-        return id;
+        auto id =
+            self->state.db->add_event({0, ev.experiment_id, ev.time, ev.kind, ev.detail_json});
+        if (!id) return failed("recording event " + ev.kind, id.error);
+        return *id;
       },
       [write](update_atom, status_update& u) -> caf::result<void> {
         return write("status of experiment " + std::to_string(u.experiment_id),

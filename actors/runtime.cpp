@@ -33,19 +33,16 @@ int gpu_count() {
   return n;
 }
 
-std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_options options,
-                                        std::string& error) {
+Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
+                                                runtime_options options) {
   auto rt = std::make_unique<runtime>();
   rt->prices_path = options.prices_path.empty()
                         ? std::string(build::source_dir) + "/configs/prices.json"
                         : options.prices_path;
   // The archive actor is the database's one owner: everything else asks it.
-  std::string open_error;
-  std::shared_ptr<archive::Archive> db = archive::Archive::open(options.archive_path, open_error);
-  if (!db) {
-    error = open_error;
-    return nullptr;
-  }
+  auto opened = archive::Archive::open(options.archive_path);
+  if (!opened) return Result<std::unique_ptr<runtime>>::failure(opened.error);
+  std::shared_ptr<archive::Archive> db = std::move(*opened);
   if (options.compile_slots == 0)
     options.compile_slots = std::max(1u, std::thread::hardware_concurrency());
   if (options.evaluators.empty()) {
@@ -90,7 +87,7 @@ std::unique_ptr<runtime> runtime::start(caf::actor_system& system, runtime_optio
     rt->reporters.push_back(caf::actor_cast<status_reporter>(s.evaluators[key]));
   }
   rt->reporters.push_back(caf::actor_cast<status_reporter>(s.profiler));
-  return rt;
+  return {std::move(rt), {}};
 }
 
 void runtime::stop(caf::actor_system& system) {
@@ -176,9 +173,7 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
       return;
     }
     auto config = model_config(what, m);
-    std::string key_error;
-    llm::load_api_key(config, key_error);
-    if (!key_error.empty()) errors.push_back(what + ": " + key_error);
+    if (auto key = llm::load_api_key(config); !key) errors.push_back(what + ": " + key.error);
   };
   for (auto& p : spec.proposers)
     if (p.kind == "llm") check_model("proposer " + p.name, p.llm);

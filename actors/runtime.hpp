@@ -12,6 +12,7 @@
 
 #include "actors/coordinator.hpp"
 #include "actors/evaluator.hpp"
+#include "common/result.hpp"
 #include "search/experiment_spec.hpp"
 
 namespace kforge {
@@ -37,9 +38,8 @@ struct runtime {
   std::vector<status_reporter> reporters;
   std::string prices_path;
 
-  /// Spawns the stage actors; `error` says why not (the archive could not be opened, ...).
-  static std::unique_ptr<runtime> start(caf::actor_system& system, runtime_options options,
-                                        std::string& error);
+  /// Spawns the stage actors, or says why not (the archive could not be opened, ...).
+  static Result<std::unique_ptr<runtime>> start(caf::actor_system& system, runtime_options options);
   /// Ends every stage actor (workers and compilers in flight are killed with them).
   void stop(caf::actor_system& system);
   bool has_evaluator(const std::string& key) const { return stages.evaluators.count(key) > 0; }

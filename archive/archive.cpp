@@ -130,13 +130,20 @@ std::vector<Candidate> candidate_query(sqlite3* db, const std::string& where, in
 
 }  // namespace
 
-std::unique_ptr<Archive> Archive::open(const std::string& path, std::string& error) {
+Result<int64_t> Archive::inserted(const Status& status) {
+  if (!status) return Result<int64_t>::failure(status.error);
+  return {sqlite3_last_insert_rowid(db_), {}};
+}
+
+Result<std::unique_ptr<Archive>> Archive::open(const std::string& path) {
+  using Opened = Result<std::unique_ptr<Archive>>;
   sqlite3* db = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
-    error = "cannot open the archive " + path + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
-    sqlite3_close(db);
-    return nullptr;
+    auto why =
+        "cannot open the archive " + path + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+    sqlite3_close_v2(db);  // v2: after the statements still open here
+    return Opened::failure(why);
   }
   sqlite3_busy_timeout(db, 10000);
   // WAL: readers never block the writer, and a committed transaction survives the process being
@@ -145,51 +152,50 @@ std::unique_ptr<Archive> Archive::open(const std::string& path, std::string& err
   for (const char* pragma :
        {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"}) {
     if (auto s = exec(db, pragma); !s) {
-      error = path + ": " + s.error;
-      sqlite3_close(db);
-      return nullptr;
+      auto why = path + ": " + s.error;
+      sqlite3_close_v2(db);  // v2: after the statements still open here
+      return Opened::failure(why);
     }
   }
   Statement version(db, "PRAGMA user_version;");
   int64_t found = version.step() ? version.integer(0) : 0;
   if (found > kSchemaVersion) {
-    error = path + ": written by a newer kforge (schema " + std::to_string(found) +
-            ", this one knows " + std::to_string(kSchemaVersion) + ")";
-    sqlite3_close(db);
-    return nullptr;
+    auto why = path + ": written by a newer kforge (schema " + std::to_string(found) +
+               ", this one knows " + std::to_string(kSchemaVersion) + ")";
+    sqlite3_close_v2(db);  // v2: after the statements still open here
+    return Opened::failure(why);
   }
   for (auto [from, sql] :
        {std::pair{1, kMigrateFrom1}, std::pair{2, kMigrateFrom2}, std::pair{3, kMigrateFrom3}}) {
     if (found < 1 || found > from) continue;
     if (auto s = exec(db, sql); !s) {
-      error = path + ": upgrading the schema from version " + std::to_string(from) +
-              " failed: " + s.error;
-      sqlite3_close(db);
-      return nullptr;
+      auto why = path + ": upgrading the schema from version " + std::to_string(from) +
+                 " failed: " + s.error;
+      sqlite3_close_v2(db);  // v2: after the statements still open here
+      return Opened::failure(why);
     }
   }
   if (auto s = exec(db, kSchema); !s) {
-    error = path + ": creating the schema failed: " + s.error;
-    sqlite3_close(db);
-    return nullptr;
+    auto why = path + ": creating the schema failed: " + s.error;
+    sqlite3_close_v2(db);  // v2: after the statements still open here
+    return Opened::failure(why);
   }
   exec(db, ("PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";").c_str());
-  return std::unique_ptr<Archive>(new Archive(db));
+  return {std::unique_ptr<Archive>(new Archive(db)), {}};
 }
 
 Archive::~Archive() {
   sqlite3_close(db_);
 }
 
-int64_t Archive::add_experiment(const Experiment& e, Status& status) {
+Result<int64_t> Archive::add_experiment(const Experiment& e) {
   Statement s(
       db_,
       "INSERT INTO experiments (name, config, seed, status, created_at) VALUES (?, ?, ?, ?, ?)");
   s.bind(1, e.name).bind(2, e.config_json).bind(3, static_cast<int64_t>(e.seed));
   s.bind(4, e.status.empty() ? std::string("running") : e.status)
       .bind(5, e.created_at ? e.created_at : now());
-  status = s.run();
-  return status ? sqlite3_last_insert_rowid(db_) : 0;
+  return inserted(s.run());
 }
 
 Status Archive::set_experiment_status(int64_t id, const std::string& value) {
@@ -218,13 +224,9 @@ std::vector<Experiment> Archive::experiments_with_status(const std::string& stat
   return out;
 }
 
-int64_t Archive::add_candidate(const Candidate& c, Status& status,
-                               const std::vector<LlmCall>& calls) {
+Result<int64_t> Archive::add_candidate(const Candidate& c, const std::vector<LlmCall>& calls) {
   Transaction tx(db_);
-  if (!tx.begun()) {
-    status = tx.begun();
-    return 0;
-  }
+  if (auto begun = tx.begun(); !begun) return Result<int64_t>::failure(begun.error);
   // A sequence of -1 is computed inside the INSERT, so two writers cannot take the same one.
   Statement s(
       db_,
@@ -237,16 +239,18 @@ int64_t Archive::add_candidate(const Candidate& c, Status& status,
       .bind(3, c.direction)
       .bind(4, c.backend)
       .bind(5, c.source);
-  s.bind(6, c.source_hash).bind(7, c.parent_id ? std::optional<int64_t>(c.parent_id) : std::nullopt).bind(8, c.proposer).bind(9, c.strategy);
+  s.bind(6, c.source_hash)
+      .bind(7, c.parent_id ? std::optional<int64_t>(c.parent_id) : std::nullopt);
+  s.bind(8, c.proposer).bind(9, c.strategy);
   s.bind(10, static_cast<int64_t>(c.seed)).bind(11, c.created_at ? c.created_at : now());
   s.bind(12, c.sequence).bind(13, c.params.empty() ? std::string("{}") : c.params);
   s.bind(14, c.decision.empty() ? std::string("{}") : c.decision);
-  status = s.run();
-  if (!status) return 0;
-  const int64_t id = sqlite3_last_insert_rowid(db_);
-  if (status = insert_llm_calls(c.experiment_id, id, c.sequence, calls); !status) return 0;
-  status = tx.commit();
-  return status ? id : 0;
+  auto row = inserted(s.run());
+  if (!row) return row;
+  if (auto st = insert_llm_calls(c.experiment_id, *row, c.sequence, calls); !st)
+    return Result<int64_t>::failure(st.error);
+  if (auto st = tx.commit(); !st) return Result<int64_t>::failure(st.error);
+  return row;
 }
 
 Status Archive::add_verdict(const Verdict& v) {
@@ -323,12 +327,11 @@ Status Archive::add_profile(int64_t candidate_id, const std::string& summary_jso
   return s.run();
 }
 
-int64_t Archive::add_event(const Event& e, Status& status) {
+Result<int64_t> Archive::add_event(const Event& e) {
   Statement s(db_, "INSERT INTO events (experiment_id, time, kind, detail) VALUES (?, ?, ?, ?)");
   s.bind(1, e.experiment_id).bind(2, e.time ? e.time : now()).bind(3, e.kind);
   s.bind(4, e.detail_json.empty() ? std::string("{}") : e.detail_json);
-  status = s.run();
-  return status ? sqlite3_last_insert_rowid(db_) : 0;
+  return inserted(s.run());
 }
 
 std::optional<Candidate> Archive::candidate(int64_t id) {

@@ -130,13 +130,14 @@ using Status = Result<void>;
 
 class Archive {
  public:
-  /// Opens (creating if needed) the database; `error` says why not.
-  static std::unique_ptr<Archive> open(const std::string& path, std::string& error);
+  /// Opens (creating, or upgrading the schema of, if needed) the database.
+  static Result<std::unique_ptr<Archive>> open(const std::string& path);
   ~Archive();
   Archive(const Archive&) = delete;
   Archive& operator=(const Archive&) = delete;
 
-  int64_t add_experiment(const Experiment& e, Status& status);
+  /// Stores an experiment; returns its id.
+  Result<int64_t> add_experiment(const Experiment& e);
   Status set_experiment_status(int64_t experiment_id, const std::string& status);
   std::optional<Experiment> experiment(int64_t id);
   std::vector<Experiment> experiments_with_status(const std::string& status);
@@ -146,7 +147,7 @@ class Archive {
   /// Stores a candidate with its sequence (or the next one when -1); a sequence taken twice is
   /// an error. Returns the id. The LLM calls that wrote it are stored with it, in one
   /// transaction: a proposal is kept with what it cost or not at all.
-  int64_t add_candidate(const Candidate& c, Status& status, const std::vector<LlmCall>& calls = {});
+  Result<int64_t> add_candidate(const Candidate& c, const std::vector<LlmCall>& calls = {});
   Status add_verdict(const Verdict& v);
   Status add_compile(const CompileLog& c);
   /// All results of one evaluation, in one transaction.
@@ -157,7 +158,8 @@ class Archive {
   /// either evaluated with all its results or not at all.
   Status record_evaluation(const std::vector<ConfigResult>& results, const Verdict& verdict);
   Status add_profile(int64_t candidate_id, const std::string& summary_json);
-  int64_t add_event(const Event& e, Status& status);
+  /// Stores an event; returns its id (its sequence number in the archive).
+  Result<int64_t> add_event(const Event& e);
 
   std::optional<Candidate> candidate(int64_t id);
   /// The experiment's candidates in proposal order.
@@ -196,6 +198,8 @@ class Archive {
 
  private:
   explicit Archive(sqlite3* db) : db_(db) {}
+  /// The row an INSERT that ended with `status` added.
+  Result<int64_t> inserted(const Status& status);
   Status insert_result(const ConfigResult& r);
   Status insert_verdict(const Verdict& v);
   Status insert_llm_calls(int64_t experiment_id, int64_t candidate_id, int64_t sequence,

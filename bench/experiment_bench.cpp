@@ -42,20 +42,25 @@ int main(int argc, char** argv) {
   runtime_options options;
   options.archive_path = archive_path;
   options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
-  std::string error;
-  search::ExperimentSpec spec;
-  if (!host.start(options, error) || !cli::load_experiment(config, host.rt(), spec, error)) {
-    std::cerr << "kforge-experiment-bench: " << error << "\n";
+  if (auto started = host.start(options); !started) {
+    std::cerr << "kforge-experiment-bench: " << started.error << "\n";
     return 2;
   }
+  auto loaded = cli::load_experiment(config, host.rt());
+  if (!loaded) {
+    std::cerr << "kforge-experiment-bench: " << loaded.error << "\n";
+    return 2;
+  }
+  auto spec = std::move(*loaded);
   if (!headers.empty()) spec.headers = headers;
   auto& rt = host.rt();
   caf::scoped_actor self{host.system()};
-  experiment_record record;
-  if (!host.record_experiment(spec, record, error)) {
-    std::cerr << "kforge-experiment-bench: " << error << "\n";
+  auto recorded = host.record_experiment(spec);
+  if (!recorded) {
+    std::cerr << "kforge-experiment-bench: " << recorded.error << "\n";
     return 2;
   }
+  const experiment_record record = *recorded;
   const auto start = std::chrono::steady_clock::now();
   host.start_coordinator(record, spec, caf::actor_cast<experiment_listener>(self), false);
   double first_evaluation = -1, first_correct = -1;

@@ -100,27 +100,24 @@ std::string ModelConfig::endpoint() const {
          host_of(base_url.empty() ? default_base_url(kind) : base_url);
 }
 
-std::string load_api_key(const ModelConfig& config, std::string& error) {
+Result<std::string> load_api_key(const ModelConfig& config) {
+  using Key = Result<std::string>;
   if (!config.api_key_env.empty()) {
-    if (const char* v = std::getenv(config.api_key_env.c_str()); v && *v) return v;
-    if (config.key_file.empty()) {
-      error = "the environment variable " + config.api_key_env + " (the key for " + config.name +
-              ") is not set";
-      return {};
-    }
+    if (const char* v = std::getenv(config.api_key_env.c_str()); v && *v) return {v, {}};
+    if (config.key_file.empty())
+      return Key::failure("the environment variable " + config.api_key_env + " (the key for " +
+                          config.name + ") is not set");
   }
   if (!config.key_file.empty()) {
     std::ifstream in(config.key_file);
     std::string key;
-    if (!in || !std::getline(in, key)) {
-      error = "cannot read the key file " + config.key_file + " for " + config.name;
-      return {};
-    }
+    if (!in || !std::getline(in, key))
+      return Key::failure("cannot read the key file " + config.key_file + " for " + config.name);
     while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
-    if (key.empty()) error = "the key file " + config.key_file + " is empty";
-    return key;
+    if (key.empty()) return Key::failure("the key file " + config.key_file + " is empty");
+    return {key, {}};
   }
-  return {};
+  return {std::string(), {}};
 }
 
 std::string cache_key(const ModelConfig& config, const std::vector<Message>& messages, int64_t seed,
@@ -195,17 +192,17 @@ CallResult Client::call(const std::vector<Message>& messages, int64_t seed, int6
               "); run without --offline to ask the provider";
     return out;
   }
-  std::string key_error;
+  auto api_key = load_api_key(config_);
+  if (!api_key) {
+    r.failure = FailureKind::auth;
+    r.error = api_key.error;
+    return out;
+  }
   WireRequest wire;
   wire.kind = config_.kind;
   wire.base_url = config_.base_url;
   wire.model = config_.model;
-  wire.api_key = load_api_key(config_, key_error);
-  if (!key_error.empty()) {
-    r.failure = FailureKind::auth;
-    r.error = key_error;
-    return out;
-  }
+  wire.api_key = std::move(*api_key);
   wire.stream = config_.stream;
   wire.sampling = config_.sampling;
   wire.seed = seed;

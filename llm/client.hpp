@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/llm_call.hpp"
+#include "common/result.hpp"
 #include "llm/chat.hpp"
 #include "llm/price_table.hpp"
 #include "llm/provider_wire.hpp"
@@ -45,7 +46,7 @@ struct ModelConfig {
 
 /// Reads the key: the environment variable first, then the key file. Empty with no error when
 /// neither is configured (local servers need none).
-std::string load_api_key(const ModelConfig& config, std::string& error);
+Result<std::string> load_api_key(const ModelConfig& config);
 
 /// One call with everything the client knows of it (`ledger_entry` is what is kept of it).
 struct CallRecord {

@@ -68,29 +68,29 @@ WebSocketClient::~WebSocketClient() {
   close();
 }
 
-std::string WebSocketClient::connect(const std::string& host, uint16_t port,
-                                     const std::string& target, const std::string& token) {
+Result<void> WebSocketClient::connect(const std::string& host, uint16_t port,
+                                      const std::string& target, const std::string& token) {
   beast::error_code ec;
   impl_->ws.next_layer().connect(tcp::endpoint(boost::asio::ip::make_address(host, ec), port), ec);
-  if (ec) return "cannot connect to " + host + ":" + std::to_string(port) + ": " + ec.message();
+  if (ec)
+    return Result<void>::failure("cannot connect to " + host + ":" + std::to_string(port) + ": " +
+                                 ec.message());
   impl_->ws.set_option(websocket::stream_base::decorator([token](websocket::request_type& req) {
     req.set(http::field::authorization, "Bearer " + token);
   }));
   impl_->ws.handshake(host + ":" + std::to_string(port), target, ec);
-  if (ec) return "the WebSocket handshake failed: " + ec.message();
+  if (ec) return Result<void>::failure("the WebSocket handshake failed: " + ec.message());
   return {};
 }
 
-bool WebSocketClient::read(std::string& message, std::string& error) {
+Result<std::string> WebSocketClient::read() {
   beast::error_code ec;
   impl_->buffer.clear();
   impl_->ws.read(impl_->buffer, ec);
-  if (ec) {
-    error = ec == websocket::error::closed ? "the daemon closed the connection" : ec.message();
-    return false;
-  }
-  message = beast::buffers_to_string(impl_->buffer.data());
-  return true;
+  if (ec)
+    return Result<std::string>::failure(
+        ec == websocket::error::closed ? "the daemon closed the connection" : ec.message());
+  return {beast::buffers_to_string(impl_->buffer.data()), {}};
 }
 
 void WebSocketClient::close() {

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "common/result.hpp"
+
 namespace kforge::net {
 
 struct ClientResponse {
@@ -22,11 +24,11 @@ class WebSocketClient {
  public:
   WebSocketClient();
   ~WebSocketClient();
-  /// Connects and upgrades; returns an error or "".
-  std::string connect(const std::string& host, uint16_t port, const std::string& target,
-                      const std::string& token);
-  /// Blocks for the next text message; false when the connection ended (error says why).
-  bool read(std::string& message, std::string& error);
+  /// Connects and upgrades.
+  Result<void> connect(const std::string& host, uint16_t port, const std::string& target,
+                       const std::string& token);
+  /// Blocks for the next text message; the error says why the connection ended.
+  Result<std::string> read();
   /// Ends the connection (also from another thread, to unblock read()).
   void close();
 

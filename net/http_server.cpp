@@ -218,7 +218,7 @@ HttpServer::~HttpServer() {
   stop();
 }
 
-std::string HttpServer::start(uint16_t port) {
+Result<void> HttpServer::start(uint16_t port) {
   beast::error_code ec;
   auto endpoint = tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port);
   impl_->acceptor = std::make_unique<tcp::acceptor>(impl_->io);
@@ -226,7 +226,9 @@ std::string HttpServer::start(uint16_t port) {
   if (!ec) impl_->acceptor->set_option(boost::asio::socket_base::reuse_address(true), ec);
   if (!ec) impl_->acceptor->bind(endpoint, ec);
   if (!ec) impl_->acceptor->listen(boost::asio::socket_base::max_listen_connections, ec);
-  if (ec) return "cannot listen on 127.0.0.1:" + std::to_string(port) + ": " + ec.message();
+  if (ec)
+    return Result<void>::failure("cannot listen on 127.0.0.1:" + std::to_string(port) + ": " +
+                                 ec.message());
   auto impl = impl_;
   impl_->accept_thread = std::thread([impl] {
     for (;;) {

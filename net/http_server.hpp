@@ -16,6 +16,8 @@
 #include <string>
 #include <utility>
 
+#include "common/result.hpp"
+
 namespace kforge::net {
 
 struct HttpRequest {
@@ -75,7 +77,7 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   /// Listens on 127.0.0.1:`port` (0: any free port). Returns an error or "".
-  std::string start(uint16_t port);
+  Result<void> start(uint16_t port);
   uint16_t port() const;
   /// Stops accepting, closes every connection and waits for their threads.
   void stop();

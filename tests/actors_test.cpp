@@ -191,9 +191,9 @@ class ActorTest : public testing::Test {
     sys_ = std::make_unique<caf::actor_system>(*cfg_);
     sched_ = &dynamic_cast<caf::scheduler::test_coordinator&>(sys_->scheduler());
     self_ = std::make_unique<caf::scoped_actor>(*sys_);
-    std::string error;
-    db_ = archive::Archive::open((dir_ / archive_name).string(), error);
-    ASSERT_TRUE(db_) << error;
+    auto opened = archive::Archive::open((dir_ / archive_name).string());
+    ASSERT_TRUE(opened) << opened.error;
+    db_ = std::move(*opened);
     log_ = std::make_shared<EvaluatorLog>();
   }
 
@@ -244,8 +244,8 @@ class ActorTest : public testing::Test {
                           bool resume = false, int64_t id = 0) {
     coordinator_config c;
     if (!id) {
-      archive::Status status;
-      id = db_->add_experiment({0, "test", s.to_json().dump(), s.seed, "starting", 0}, status);
+      id = db_->add_experiment({0, "test", s.to_json().dump(), s.seed, "starting", 0})
+               .value.value_or(0);
     }
     c.experiment = {id, "test", s.to_json().dump(), s.seed, "starting"};
     c.spec = s;

@@ -29,16 +29,14 @@ class ArchiveTest : public testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   std::unique_ptr<Archive> open() {
-    std::string error;
-    auto a = Archive::open(path_, error);
-    EXPECT_TRUE(a) << error;
-    return a;
+    auto a = Archive::open(path_);
+    EXPECT_TRUE(a) << a.error;
+    return a ? std::move(*a) : nullptr;
   }
   int64_t experiment(Archive& a, const std::string& name = "exp") {
-    Status st;
-    int64_t id = a.add_experiment({0, name, R"({"tasks":["softmax"]})", 42, "running", 0}, st);
-    EXPECT_TRUE(st) << st.error;
-    return id;
+    auto id = a.add_experiment({0, name, R"({"tasks":["softmax"]})", 42, "running", 0});
+    EXPECT_TRUE(id) << id.error;
+    return id ? *id : 0;
   }
   /// A candidate of `task` to add, with the next sequence unless one is set.
   static Candidate draft(int64_t experiment_id, const std::string& task = "softmax") {
@@ -58,10 +56,9 @@ class ArchiveTest : public testing::Test {
                     const std::string& task = "softmax") {
     Candidate c = draft(experiment_id, task);
     c.parent_id = parent;
-    Status st;
-    int64_t id = a.add_candidate(c, st);
-    EXPECT_TRUE(st) << st.error;
-    return id;
+    auto id = a.add_candidate(c);
+    EXPECT_TRUE(id) << id.error;
+    return id ? *id : 0;
   }
   void result(Archive& a, int64_t id, int index, bool correct, std::optional<double> speedup) {
     ConfigResult r;
@@ -139,15 +136,13 @@ TEST_F(ArchiveTest, BestNeedsEveryConfigCorrectAndRanksByGeometricMean) {
 TEST_F(ArchiveTest, ExperimentsEventsAndStatus) {
   auto a = open();
   int64_t e = experiment(*a, "first");
-  Status st;
-  a->add_event({0, e, 0, "started", R"({"workers":1})"}, st);
-  a->add_event({0, e, 0, "candidate_evaluated", "{}"}, st);
-  ASSERT_TRUE(st) << st.error;
+  ASSERT_TRUE(a->add_event({0, e, 0, "started", R"({"workers":1})"}));
+  ASSERT_TRUE(a->add_event({0, e, 0, "candidate_evaluated", "{}"}));
   auto h = a->history(e);
   ASSERT_EQ(h.size(), 2u);
   EXPECT_EQ(h[0].kind, "started");
   EXPECT_EQ(h[1].kind, "candidate_evaluated");
-  a->add_event({0, e, 0, "target_failed", R"({"target":"t"})"}, st);
+  ASSERT_TRUE(a->add_event({0, e, 0, "target_failed", R"({"target":"t"})"}));
   auto only = a->history(e, {"target_failed", "target_exhausted"});
   ASSERT_EQ(only.size(), 1u);
   EXPECT_EQ(only[0].kind, "target_failed");
@@ -168,9 +163,9 @@ TEST_F(ArchiveTest, CommittedWorkSurvivesKillNine) {
   pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
-    std::string error;
-    auto a = Archive::open(path_, error);
-    if (!a) ::_exit(3);
+    auto opened = Archive::open(path_);
+    if (!opened) ::_exit(3);
+    auto& a = *opened;
     for (int i = 0; i < 100; ++i) {
       if (i == 50) ::kill(::getpid(), SIGKILL);
       Candidate c;
@@ -178,8 +173,7 @@ TEST_F(ArchiveTest, CommittedWorkSurvivesKillNine) {
       c.task = "softmax";
       c.direction = "forward";
       c.backend = "cpu";
-      Status st;
-      a->add_candidate(c, st);
+      (void)a->add_candidate(c);
     }
     ::_exit(0);
   }
@@ -210,13 +204,11 @@ TEST_F(ArchiveTest, ExplicitSequencesAreKeptAndTakenOnlyOnce) {
   Candidate c = draft(e);
   c.sequence = 5;
   c.params = R"({"vec":4})";
-  Status st;
-  int64_t id = a->add_candidate(c, st);
-  ASSERT_TRUE(st) << st.error;
-  EXPECT_EQ(a->candidate(id)->sequence, 5);
-  EXPECT_EQ(a->candidate(id)->params, R"({"vec":4})");
-  a->add_candidate(c, st);
-  EXPECT_FALSE(st);  // a sequence proposed twice is refused
+  auto id = a->add_candidate(c);
+  ASSERT_TRUE(id) << id.error;
+  EXPECT_EQ(a->candidate(*id)->sequence, 5);
+  EXPECT_EQ(a->candidate(*id)->params, R"({"vec":4})");
+  EXPECT_FALSE(a->add_candidate(c));  // a sequence proposed twice is refused
 }
 
 TEST_F(ArchiveTest, AProposalIsKeptWithItsLlmCallsOrNotAtAll) {
@@ -229,14 +221,13 @@ TEST_F(ArchiveTest, AProposalIsKeptWithItsLlmCallsOrNotAtAll) {
   call.model_name = "m1";
   call.ok = true;
   call.cost_usd = 0.5;
-  Status st;
-  const int64_t id = a->add_candidate(c, st, {call});
-  ASSERT_TRUE(st) << st.error;
+  const auto added = a->add_candidate(c, {call});
+  ASSERT_TRUE(added) << added.error;
+  const int64_t id = *added;
   auto calls = a->llm_calls(e);
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].candidate_id, id);
-  a->add_candidate(c, st, {call, call});  // the sequence is taken: neither is kept
-  EXPECT_FALSE(st);
+  EXPECT_FALSE(a->add_candidate(c, {call, call}));  // the sequence is taken: neither is kept
   EXPECT_EQ(a->llm_calls(e).size(), 1u);
   ASSERT_TRUE(a->add_llm_verdicts({{id, "judge", "numerics", true, false, "[]"}}));
   EXPECT_EQ(a->llm_verdicts(e).size(), 1u);
@@ -323,11 +314,12 @@ TEST_F(ArchiveTest, ANewerSchemaIsRefusedWithAReason) {
   ASSERT_EQ(sqlite3_open(path_.c_str(), &raw), SQLITE_OK);
   sqlite3_exec(raw, "PRAGMA user_version=99;", nullptr, nullptr, nullptr);
   sqlite3_close(raw);
-  std::string error;
-  EXPECT_FALSE(Archive::open(path_, error));
-  EXPECT_NE(error.find("newer kforge"), std::string::npos) << error;
-  EXPECT_FALSE(Archive::open("/no/such/dir/archive.db", error));
-  EXPECT_NE(error.find("cannot open the archive"), std::string::npos) << error;
+  auto newer = Archive::open(path_);
+  EXPECT_FALSE(newer);
+  EXPECT_NE(newer.error.find("newer kforge"), std::string::npos) << newer.error;
+  auto nowhere = Archive::open("/no/such/dir/archive.db");
+  EXPECT_FALSE(nowhere);
+  EXPECT_NE(nowhere.error.find("cannot open the archive"), std::string::npos) << nowhere.error;
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ class HttpServerLimits : public testing::Test {
           return net::HttpResponse{0, "", ""};
         },
         [](const net::HttpRequest&, net::WebSocketChannel&, const std::atomic<bool>&) {}, limits);
-    ASSERT_EQ(server_->start(0), "");
+    auto started = server_->start(0);
+    ASSERT_TRUE(started) << started.error;
   }
 
   tcp::socket connect() {

@@ -103,10 +103,9 @@ class LlmSystemTest : public testing::Test {
   }
 
   std::unique_ptr<archive::Archive> open() {
-    std::string error;
-    auto a = archive::Archive::open((dir_ / "archive.db").string(), error);
-    EXPECT_TRUE(a) << error;
-    return a;
+    auto a = archive::Archive::open((dir_ / "archive.db").string());
+    EXPECT_TRUE(a) << a.error;
+    return a ? std::move(*a) : nullptr;
   }
 
   /// What a replay must reproduce: every candidate's proposal and every stage's verdict.

@@ -37,7 +37,8 @@ verifier_actor::behavior_type stand_in_verifier(verifier_actor::pointer) {
       [](verify_atom, verify_request& r) -> caf::result<verdict> {
         if (says(r.candidate.source, "verify:error")) return stage_down("verifier");
         const bool reject = says(r.candidate.source, "verify:reject");
-        return verdict{Stage::verify, !reject, reject ? "forbidden" : "", reject ? "uses asm" : "", {}};
+        return verdict{
+            Stage::verify, !reject, reject ? "forbidden" : "", reject ? "uses asm" : "", {}};
       },
       [](verify_atom, llm_panel_request& r) -> caf::result<llm_judgement> {
         const auto& source = r.request.candidate.source;
@@ -143,11 +144,12 @@ class PipelineTest : public testing::Test {
     register_message_types(cfg_);
     sys_ = std::make_unique<caf::actor_system>(cfg_);
     sched_ = &dynamic_cast<caf::scheduler::test_coordinator&>(sys_->scheduler());
-    std::string error;
-    db_ = archive::Archive::open((dir_ / "archive.db").string(), error);
-    ASSERT_TRUE(db_) << error;
-    archive::Status status;
-    experiment_ = db_->add_experiment({0, "test", "{}", 1, "running", 0}, status);
+    auto opened = archive::Archive::open((dir_ / "archive.db").string());
+    ASSERT_TRUE(opened) << opened.error;
+    db_ = std::move(*opened);
+    auto experiment = db_->add_experiment({0, "test", "{}", 1, "running", 0});
+    ASSERT_TRUE(experiment) << experiment.error;
+    experiment_ = *experiment;
     stages_.archive = sys_->spawn(archive_actor_impl, db_);
     stages_.verifier = sys_->spawn(stand_in_verifier);
     stages_.compiler = sys_->spawn(stand_in_compiler);
@@ -194,8 +196,9 @@ class PipelineTest : public testing::Test {
     c.direction = "forward";
     c.backend = "cpu";
     c.source = source;
-    archive::Status status;
-    c.id = db_->add_candidate(c, status);
+    auto id = db_->add_candidate(c);
+    EXPECT_TRUE(id) << id.error;
+    c.id = id.value.value_or(0);
     auto h = heard_;
     sys_->spawn([h, c, entry, p = pipeline_](caf::event_based_actor* self) {
       self->request(p, caf::infinite, judge_atom::value, pipeline_job{c, 0, entry})

@@ -58,10 +58,9 @@ class SystemTest : public testing::Test {
   }
 
   std::unique_ptr<archive::Archive> open(const fs::path& path) {
-    std::string error;
-    auto a = archive::Archive::open(path.string(), error);
-    EXPECT_TRUE(a) << error;
-    return a;
+    auto a = archive::Archive::open(path.string());
+    EXPECT_TRUE(a) << a.error;
+    return a ? std::move(*a) : nullptr;
   }
 
   /// What two runs must agree on: every candidate's proposal and every verdict, without times.
@@ -348,10 +347,11 @@ TEST_F(SystemTest, TheApiAnswersBadIdsWithClientErrorsAndStaysUp) {
        {"/api/events?experiment=99999999999999999999", "/api/events?experiment=abc",
         "/api/events?experiment=", "/api/state", "/api/experiments"}) {
     net::WebSocketClient ws;
-    EXPECT_NE(ws.connect("127.0.0.1", port, target, token), "") << target << " was upgraded";
+    EXPECT_FALSE(ws.connect("127.0.0.1", port, target, token)) << target << " was upgraded";
   }
   net::WebSocketClient events;
-  EXPECT_EQ(events.connect("127.0.0.1", port, "/api/events?experiment=1", token), "");
+  auto connected = events.connect("127.0.0.1", port, "/api/events?experiment=1", token);
+  EXPECT_TRUE(connected) << connected.error;
   events.close();
   auto bad_filter =
       run({"console", "--state", state.string(), "events", "--experiment", "99999999999999999999"},

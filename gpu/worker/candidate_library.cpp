@@ -47,14 +47,14 @@ void record_guarded_symbols() {
   for (const char* name : kGuarded) bound()[name] = ::dlsym(RTLD_DEFAULT, name);
 }
 
-std::unique_ptr<CandidateLibrary> CandidateLibrary::load(const std::string& path,
-                                                         std::string& error) {
+Result<std::unique_ptr<CandidateLibrary>> CandidateLibrary::load(const std::string& path) {
+  using Loaded = Result<std::unique_ptr<CandidateLibrary>>;
   if (bound().empty()) record_guarded_symbols();
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* e = ::dlerror();
-    error = std::string("cannot load the compiled candidate: ") + (e ? e : "unknown dlopen error");
-    return nullptr;
+    return Loaded::failure(std::string("cannot load the compiled candidate: ") +
+                           (e ? e : "unknown dlopen error"));
   }
   auto lib = std::unique_ptr<CandidateLibrary>(new CandidateLibrary);
   lib->handle_ = handle;
@@ -75,28 +75,26 @@ std::unique_ptr<CandidateLibrary> CandidateLibrary::load(const std::string& path
           reinterpret_cast<kforge_light_entry_fn>(::dlsym(handle, KFORGE_LIGHT_ENTRY_SYMBOL))) {
     const kforge_light_module* m = light(&light_api());
     if (!m || m->abi_version != KFORGE_LIGHT_ABI_VERSION) {
-      error = "the candidate was compiled against another version of kforge's light headers";
-      return nullptr;
+      return Loaded::failure(
+          "the candidate was compiled against another version of kforge's light headers");
     }
     lib->light_module_.functions = adapt_light_module(*m);
     lib->module_ = &lib->light_module_;
     lib->light_ = true;
-    return lib;
+    return {std::move(lib), {}};
   }
   auto entry =
       reinterpret_cast<kforge_extension_module_fn>(::dlsym(handle, KFORGE_EXTENSION_SYMBOL));
   if (!entry) {
-    error =
+    return Loaded::failure(
         "the candidate registers no module: it needs PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { "
-        "m.def(\"forward\", &forward); }";
-    return nullptr;
+        "m.def(\"forward\", &forward); }");
   }
   lib->module_ = entry();
   if (!lib->module_ || lib->module_->abi_version != ext::kAbiVersion) {
-    error = "the candidate was compiled against another kforge extension ABI";
-    return nullptr;
+    return Loaded::failure("the candidate was compiled against another kforge extension ABI");
   }
-  return lib;
+  return {std::move(lib), {}};
 }
 
 CandidateLibrary::~CandidateLibrary() {

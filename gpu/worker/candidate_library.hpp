@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
 #include "kforge/extension_registry.h"
 
 namespace kforge::worker {
@@ -13,7 +14,7 @@ namespace kforge::worker {
 class CandidateLibrary {
  public:
   /// Loads the shared object; `error` says why not (missing registry, dlopen message, ABI).
-  static std::unique_ptr<CandidateLibrary> load(const std::string& path, std::string& error);
+  static Result<std::unique_ptr<CandidateLibrary>> load(const std::string& path);
   ~CandidateLibrary();
 
   const ext::Function* find(const std::string& name) const;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/json.hpp"
+#include "common/result.hpp"
 
 namespace kforge::worker {
 
@@ -41,7 +42,7 @@ class Device {
 };
 
 std::unique_ptr<Device> make_cpu_device();
-/// Null with `error` set when CUDA is unavailable in this build or on this machine.
-std::unique_ptr<Device> make_cuda_device(int index, std::string& error);
+/// The CUDA device `index`, or why CUDA is unavailable in this build or on this machine.
+Result<std::unique_ptr<Device>> make_cuda_device(int index);
 
 }  // namespace kforge::worker

@@ -133,19 +133,17 @@ class CudaDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> make_cuda_device(int index, std::string& error) {
+Result<std::unique_ptr<Device>> make_cuda_device(int index) {
+  using Made = Result<std::unique_ptr<Device>>;
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     cudaGetLastError();
-    error = "no CUDA device is visible";
-    return nullptr;
+    return Made::failure("no CUDA device is visible");
   }
-  if (index < 0 || index >= count) {
-    error = "CUDA device " + std::to_string(index) + " does not exist (" + std::to_string(count) +
-            " visible)";
-    return nullptr;
-  }
-  return std::make_unique<CudaDevice>(index);
+  if (index < 0 || index >= count)
+    return Made::failure("CUDA device " + std::to_string(index) + " does not exist (" +
+                         std::to_string(count) + " visible)");
+  return {std::make_unique<CudaDevice>(index), {}};
 }
 
 }  // namespace kforge::worker

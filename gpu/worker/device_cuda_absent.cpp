@@ -3,9 +3,9 @@
 
 namespace kforge::worker {
 
-std::unique_ptr<Device> make_cuda_device(int, std::string& error) {
-  error = "this kforge was built against a LibTorch without CUDA; use --backend cpu";
-  return nullptr;
+Result<std::unique_ptr<Device>> make_cuda_device(int) {
+  return Result<std::unique_ptr<Device>>::failure(
+      "this kforge was built against a LibTorch without CUDA; use --backend cpu");
 }
 
 }  // namespace kforge::worker

@@ -131,12 +131,12 @@ void Evaluator::step(const std::string& what, double timeout_s) {
   sink_(e);
 }
 
-ExportedTask* Evaluator::task(const std::string& export_dir, std::string& error) {
+Result<ExportedTask*> Evaluator::task(const std::string& export_dir) {
   auto it = tasks_.find(export_dir);
-  if (it != tasks_.end()) return it->second.get();
-  auto loaded = ExportedTask::load(export_dir, error);
-  if (!loaded) return nullptr;
-  return tasks_.emplace(export_dir, std::move(loaded)).first->second.get();
+  if (it != tasks_.end()) return {it->second.get(), {}};
+  auto loaded = ExportedTask::load(export_dir);
+  if (!loaded) return Result<ExportedTask*>::failure(loaded.error);
+  return {tasks_.emplace(export_dir, std::move(*loaded)).first->second.get(), {}};
 }
 
 CompiledBaseline* Evaluator::compiled(const std::string& dir) {
@@ -180,9 +180,9 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   timing.max_seconds = r.timing.max_seconds.value_or(timing.max_seconds);
 
   step("load task and candidate", 120);
-  std::string error;
-  ExportedTask* t = task(r.export_dir, error);
-  if (!t) return infra(error);
+  auto found = task(r.export_dir);
+  if (!found) return infra(found.error);
+  ExportedTask* t = *found;
   const auto& dir = t->direction(direction);
   if (dir.is_null())
     return infra("the task has no " + direction + " direction (no func_" + direction + ".py)");
@@ -194,8 +194,9 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   CompiledBaseline* baseline = compiled(r.compiled_dir);
   const bool allow_alias = dir["allow_output_input_alias"].as_bool(false);
 
-  auto library = CandidateLibrary::load(r.library, error);
-  if (!library) return fail(Failure{"load_error", error});
+  auto loaded = CandidateLibrary::load(r.library);
+  if (!loaded) return fail(Failure{"load_error", loaded.error});
+  auto library = std::move(*loaded);
   if (!library->interposed().empty())
     return fail(Failure{"symbol_interposition",
                         "the kernel defines or rebinds functions the worker times and "
@@ -548,9 +549,9 @@ json::Value Evaluator::check(const json::Value& request_doc) {
   const std::string& outputs_dir = r.outputs_dir;
   const double call_timeout = r.call_timeout_s;
   step("load task", 120);
-  std::string error;
-  ExportedTask* t = task(r.export_dir, error);
-  if (!t) return verdict("error", Failure{"infrastructure", error});
+  auto found = task(r.export_dir);
+  if (!found) return verdict("error", Failure{"infrastructure", found.error});
+  ExportedTask* t = *found;
   const auto& dir = t->direction(direction);
   if (dir.is_null() || dir.contains("error"))
     return verdict("error",
@@ -563,15 +564,14 @@ json::Value Evaluator::check(const json::Value& request_doc) {
     for (int s = 0; s < seeds; ++s) {
       const std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);
       const std::string file = outputs_file(outputs_dir, index, s);
-      std::string why;
-      auto saved = load_outputs(file, why);
+      auto saved = load_outputs(file);
       if (!saved)
-        return verdict(
-            "incorrect",
-            Failure{"unverified_output",
-                    "the worker saved no readable outputs of the kernel for " + where + " (" + why +
-                        "), so its report of a correct result did not come from the "
-                        "evaluation (a forged result line or a patched worker)"});
+        return verdict("incorrect",
+                       Failure{"unverified_output",
+                               "the worker saved no readable outputs of the kernel for " + where +
+                                   " (" + saved.error +
+                                   "), so its report of a correct result did not come from the "
+                                   "evaluation (a forged result line or a patched worker)"});
       std::vector<at::Tensor> got = std::move(*saved);
       step(where + ": reference (checker)", call_timeout);
       Case c = t->draw(config, mix_seed(base_seed + static_cast<uint64_t>(s), index), dev);

@@ -34,7 +34,7 @@ class Evaluator {
   json::Value check(const json::Value& request);
 
  private:
-  ExportedTask* task(const std::string& export_dir, std::string& error);
+  Result<ExportedTask*> task(const std::string& export_dir);
   /// The torch.compile baseline in `dir` (compiled.json), loaded once; none for "".
   CompiledBaseline* compiled(const std::string& dir);
   void step(const std::string& what, double timeout_s);

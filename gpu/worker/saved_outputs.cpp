@@ -52,11 +52,11 @@ void save_outputs(const std::vector<at::Tensor>& tensors, const std::string& pat
 
 namespace {
 
-std::optional<std::vector<at::Tensor>> read_outputs(const std::string& path, std::string& error) {
+Result<std::vector<at::Tensor>> read_outputs(const std::string& path) {
+  using Read = Result<std::vector<at::Tensor>>;
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) {
-    error = "no file";
-    return std::nullopt;
+    return Read::failure("no file");
   }
   std::fseek(f.get(), 0, SEEK_END);
   const long file_size = std::ftell(f.get());
@@ -66,8 +66,7 @@ std::optional<std::vector<at::Tensor>> read_outputs(const std::string& path, std
   if (std::fread(magic, 1, sizeof magic, f.get()) != sizeof magic ||
       !std::equal(magic, magic + sizeof magic, kMagic) || !read_value(f.get(), count) ||
       count > kMaxTensors) {
-    error = "not a file of saved outputs";
-    return std::nullopt;
+    return Read::failure("not a file of saved outputs");
   }
   std::vector<at::Tensor> out;
   uint64_t total = 0;
@@ -75,19 +74,16 @@ std::optional<std::vector<at::Tensor>> read_outputs(const std::string& path, std
     int32_t dtype = 0;
     uint32_t ndim = 0;
     if (!read_value(f.get(), dtype) || !read_value(f.get(), ndim) || ndim > kMaxDims) {
-      error = "output " + std::to_string(i) + ": malformed header";
-      return std::nullopt;
+      return Read::failure("output " + std::to_string(i) + ": malformed header");
     }
     std::vector<int64_t> sizes(ndim);
     for (auto& s : sizes)
       if (!read_value(f.get(), s) || s < 0) {
-        error = "output " + std::to_string(i) + ": malformed shape";
-        return std::nullopt;
+        return Read::failure("output " + std::to_string(i) + ": malformed shape");
       }
     uint64_t nbytes = 0;
     if (!read_value(f.get(), nbytes)) {
-      error = "output " + std::to_string(i) + ": malformed header";
-      return std::nullopt;
+      return Read::failure("output " + std::to_string(i) + ": malformed header");
     }
     if (dtype == -1) {
       out.emplace_back();
@@ -95,8 +91,7 @@ std::optional<std::vector<at::Tensor>> read_outputs(const std::string& path, std
     }
     if (dtype < 0 || dtype >= static_cast<int32_t>(c10::ScalarType::NumOptions) ||
         dtype == static_cast<int32_t>(c10::ScalarType::Undefined)) {
-      error = "output " + std::to_string(i) + ": unknown dtype";
-      return std::nullopt;
+      return Read::failure("output " + std::to_string(i) + ": unknown dtype");
     }
     // The shape must account for the bytes exactly, and the bytes must be in the file, before
     // anything is allocated: a file the candidate wrote cannot make the checker allocate more.
@@ -107,39 +102,35 @@ std::optional<std::vector<at::Tensor>> read_outputs(const std::string& path, std
     uint64_t expected = 0;
     if (overflow || __builtin_mul_overflow(numel, c10::elementSize(type), &expected) ||
         expected != nbytes) {
-      error = "output " + std::to_string(i) + ": its bytes do not match its shape";
-      return std::nullopt;
+      return Read::failure("output " + std::to_string(i) + ": its bytes do not match its shape");
     }
     total += nbytes;
     if (total > static_cast<uint64_t>(file_size)) {
-      error = "output " + std::to_string(i) + ": more bytes announced than the file holds";
-      return std::nullopt;
+      return Read::failure("output " + std::to_string(i) +
+                           ": more bytes announced than the file holds");
     }
     at::Tensor t;
     try {
       t = at::empty(sizes, at::TensorOptions().dtype(type));
     } catch (const std::exception&) {
-      error = "output " + std::to_string(i) + ": a shape or dtype no tensor has";
-      return std::nullopt;
+      return Read::failure("output " + std::to_string(i) + ": a shape or dtype no tensor has");
     }
     if (t.nbytes() != nbytes ||
         (nbytes && std::fread(t.data_ptr(), 1, nbytes, f.get()) != nbytes)) {
-      error = "output " + std::to_string(i) + ": its bytes do not match its shape";
-      return std::nullopt;
+      return Read::failure("output " + std::to_string(i) + ": its bytes do not match its shape");
     }
     out.push_back(std::move(t));
   }
-  return out;
+  return {std::move(out), {}};
 }
 
 }  // namespace
 
-std::optional<std::vector<at::Tensor>> load_outputs(const std::string& path, std::string& error) {
+Result<std::vector<at::Tensor>> load_outputs(const std::string& path) {
   try {
-    return read_outputs(path, error);
+    return read_outputs(path);
   } catch (const std::exception& e) {  // a dtype the file names that LibTorch cannot size, ...
-    error = std::string("malformed: ") + e.what();
-    return std::nullopt;
+    return Result<std::vector<at::Tensor>>::failure(std::string("malformed: ") + e.what());
   }
 }
 

@@ -10,12 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "common/result.hpp"
+
 namespace kforge::worker {
 
 /// Writes the tensors (copied to the host, contiguous) to `path`; throws on an I/O error.
 void save_outputs(const std::vector<at::Tensor>& tensors, const std::string& path);
 
-/// Reads what save_outputs wrote; nullopt with `error` when the file is missing or malformed.
-std::optional<std::vector<at::Tensor>> load_outputs(const std::string& path, std::string& error);
+/// Reads what save_outputs wrote, or says how the file is missing or malformed.
+Result<std::vector<at::Tensor>> load_outputs(const std::string& path);
 
 }  // namespace kforge::worker

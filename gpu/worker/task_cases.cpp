@@ -117,21 +117,16 @@ std::vector<at::Tensor> flatten_outputs(const c10::IValue& value) {
   return out;
 }
 
-std::unique_ptr<ExportedTask> ExportedTask::load(const std::string& export_dir,
-                                                 std::string& error) {
+Result<std::unique_ptr<ExportedTask>> ExportedTask::load(const std::string& export_dir) {
+  using Loaded = Result<std::unique_ptr<ExportedTask>>;
   auto parsed = json::parse_file(export_dir + "/task.json");
-  if (!parsed.value) {
-    error = parsed.error;
-    return nullptr;
-  }
+  if (!parsed) return Loaded::failure(parsed.error);
   auto task = std::unique_ptr<ExportedTask>(new ExportedTask);
   task->dir_ = export_dir;
   task->doc_ = std::move(*parsed.value);
-  if (task->doc_["format"].as_int() != 2) {
-    error = export_dir + "/task.json: unknown export format; export the task again";
-    return nullptr;
-  }
-  return task;
+  if (task->doc_["format"].as_int() != 2)
+    return Loaded::failure(export_dir + "/task.json: unknown export format; export the task again");
+  return {std::move(task), {}};
 }
 
 at::Tensor ExportedTask::draw_tensor(const json::Value& spec, uint64_t seed, at::Device device) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "common/result.hpp"
 
 namespace kforge::worker {
 
@@ -35,7 +36,7 @@ struct Case {
 class ExportedTask {
  public:
   /// Reads task.json from an export folder. `error` is set when it cannot.
-  static std::unique_ptr<ExportedTask> load(const std::string& export_dir, std::string& error);
+  static Result<std::unique_ptr<ExportedTask>> load(const std::string& export_dir);
 
   const json::Value& document() const { return doc_; }
   const json::Value& direction(const std::string& name) const { return doc_["directions"][name]; }

@@ -169,7 +169,6 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<kforge::worker::Device> device;
-  std::string error;
   if (backend == "cuda" && !own_proc()) {
     kforge::json::Value e;
     e.set("event", "fatal")
@@ -183,15 +182,16 @@ int main(int argc, char** argv) {
     return 3;
   }
   if (backend == "cuda") {
-    device = kforge::worker::make_cuda_device(device_index, error);
+    auto made = kforge::worker::make_cuda_device(device_index);
+    if (!made) {
+      kforge::json::Value e;
+      e.set("event", "fatal").set("kind", "infrastructure").set("message", made.error);
+      send(e);
+      return 3;
+    }
+    device = std::move(*made);
   } else {
     device = kforge::worker::make_cpu_device();
-  }
-  if (!device) {
-    kforge::json::Value e;
-    e.set("event", "fatal").set("kind", "infrastructure").set("message", error);
-    send(e);
-    return 3;
   }
   kforge::worker::record_guarded_symbols();
   std::string seccomp_error =

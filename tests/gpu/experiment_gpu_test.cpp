@@ -42,9 +42,9 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
   o.isolate_network = false;
   auto r = gpu::run(o, std::chrono::minutes(12));
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  std::string error;
-  auto db = archive::Archive::open((dir / "archive.db").string(), error);
-  ASSERT_TRUE(db) << error;
+  auto opened = archive::Archive::open((dir / "archive.db").string());
+  ASSERT_TRUE(opened) << opened.error;
+  auto& db = *opened;
   for (const char* task : {"softmax", "layernorm", "cross_entropy", "linear_relu", "rkb_layernorm",
                            "rkb_rmsnorm", "rkb_linear", "rkb_linear_tokens"}) {
     auto best = db->best(task, "forward", "cuda", "multi", 1);

@@ -39,31 +39,38 @@ actor_host::~actor_host() {
   system_.reset();
 }
 
-bool actor_host::start(runtime_options options, std::string& error) {
+Result<void> actor_host::start(runtime_options options) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(options.archive_path).parent_path(),
                                       ec);
-  runtime_ = runtime::start(*system_, std::move(options), error);
-  return runtime_ != nullptr;
+  auto started = runtime::start(*system_, std::move(options));
+  if (!started) return Result<void>::failure(started.error);
+  runtime_ = std::move(*started);
+  return {};
 }
 
-bool actor_host::start_foreground(const std::string& archive_path, const std::string& cache,
-                                  unsigned jobs, bool allow_unconfined, std::string& error) {
+Result<void> actor_host::start_foreground(const std::string& archive_path, const std::string& cache,
+                                          unsigned jobs, bool allow_unconfined) {
   runtime_options options;
   options.archive_path = archive_path;
   options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
   options.compile_slots = jobs;
   options.allow_unconfined = allow_unconfined;
-  return start(options, error);
+  return start(options);
 }
 
-bool actor_host::record_experiment(const search::ExperimentSpec& spec, experiment_record& record,
-                                   std::string& error) {
-  record = {0, spec.name, spec.to_json().dump(), spec.seed, "starting"};
+Result<experiment_record> actor_host::record_experiment(const search::ExperimentSpec& spec) {
+  experiment_record record{0, spec.name, spec.to_json().dump(), spec.seed, "starting"};
   caf::scoped_actor self{*system_};
-  self->request(runtime_->stages.archive, std::chrono::minutes(1), record_atom::value, record)
-      .receive([&](int64_t id) { record.id = id; }, [&](caf::error& e) { error = describe(e); });
-  return record.id != 0;
+  Result<experiment_record> out;
+  self->request(runtime_->stages.archive, kArchiveTimeout, record_atom::value, record)
+      .receive(
+          [&](int64_t id) {
+            record.id = id;
+            out.value = record;
+          },
+          [&](caf::error& e) { out.error = describe(e); });
+  return out;
 }
 
 Result<std::vector<experiment_record>> actor_host::experiments() {
@@ -95,28 +102,22 @@ coordinator_actor actor_host::start_coordinator(const experiment_record& record,
   return system_->spawn(coordinator_impl, std::move(cfg), runtime_->stages);
 }
 
-bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
-                     std::string& error, bool offline) {
+Result<search::ExperimentSpec> load_experiment(const std::string& path, const runtime& rt,
+                                               bool offline) {
+  using Loaded = Result<search::ExperimentSpec>;
   auto text = gpu::read_file(path);
-  if (!text.ok) {
-    error = "cannot read the configuration " + path + ": " + text.error;
-    return false;
-  }
+  if (!text.ok) return Loaded::failure("cannot read the configuration " + path + ": " + text.error);
   auto parsed = search::parse_experiment_spec(text.text);
-  if (!parsed.ok()) {
-    error = path + ":\n" + parsed.error_text();
-    return false;
-  }
+  if (!parsed.ok()) return Loaded::failure(path + ":\n" + parsed.error_text());
   parsed.spec.offline = parsed.spec.offline || offline;
   std::error_code ec;
   auto problems = resolve_spec(parsed.spec, rt, std::filesystem::current_path(ec).string());
   if (!problems.empty()) {
-    error = path + ":\n";
+    std::string error = path + ":\n";
     for (const auto& p : problems) error += "  " + p + "\n";
-    return false;
+    return Loaded::failure(error);
   }
-  spec = std::move(parsed.spec);
-  return true;
+  return {std::move(parsed.spec), {}};
 }
 
 namespace {
@@ -129,32 +130,33 @@ void on_interrupt(int) {
 
 }  // namespace
 
-bool load_unfinished(actor_host& host, int64_t id, experiment_record& record,
-                     search::ExperimentSpec& spec, std::string& error) {
+Result<unfinished_experiment> load_unfinished(actor_host& host, int64_t id) {
+  using Found = Result<unfinished_experiment>;
   auto all = host.experiments();
-  if (!all) {
-    error = all.error;
-    return false;
-  }
+  if (!all) return Found::failure(all.error);
   auto e = std::find_if(all->begin(), all->end(),
                         [id](const experiment_record& r) { return r.id == id; });
-  if (e == all->end()) {
-    error = "no experiment " + std::to_string(id) + " in the archive";
-    return false;
-  }
-  if (e->status == "finished" || e->status == "stopped" || e->status == "failed") {
-    error = "experiment " + std::to_string(id) + " has ended (" + e->status + ")";
-    return false;
-  }
+  if (e == all->end())
+    return Found::failure("no experiment " + std::to_string(id) + " in the archive");
+  if (e->status == "finished" || e->status == "stopped" || e->status == "failed")
+    return Found::failure("experiment " + std::to_string(id) + " has ended (" + e->status + ")");
   auto parsed = search::parse_experiment_spec(e->config_json);
-  if (!parsed.ok()) {
-    error = "experiment " + std::to_string(id) +
-            " has an unreadable configuration: " + parsed.error_text();
-    return false;
-  }
-  spec = std::move(parsed.spec);
-  record = *e;
-  return true;
+  if (!parsed.ok())
+    return Found::failure("experiment " + std::to_string(id) +
+                          " has an unreadable configuration: " + parsed.error_text());
+  return {unfinished_experiment{*e, std::move(parsed.spec)}, {}};
+}
+
+Result<unfinished_experiment> begin_foreground(actor_host& host, const std::string& archive_path,
+                                               const std::string& cache, unsigned jobs,
+                                               bool allow_unconfined, int64_t resume_id) {
+  using Begun = Result<unfinished_experiment>;
+  if (auto started = host.start_foreground(archive_path, cache, jobs, allow_unconfined); !started)
+    return Begun::failure(started.error);
+  if (resume_id == 0) return {unfinished_experiment{}, {}};
+  auto unfinished = load_unfinished(host, resume_id);
+  if (!unfinished) return Begun::failure(unfinished.error + " (" + archive_path + ")");
+  return unfinished;
 }
 
 experiment_status follow_experiment(actor_host& host, const experiment_record& record,

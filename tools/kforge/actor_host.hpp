@@ -25,20 +25,19 @@ class actor_host {
   actor_host();
   ~actor_host();
   caf::actor_system& system() { return *system_; }
-  /// Starts the stage actors; false with `error` when it cannot (unopenable archive, ...).
-  bool start(runtime_options options, std::string& error);
+  /// Starts the stage actors, or says why it cannot (an unopenable archive, ...).
+  Result<void> start(runtime_options options);
   /// start() for a foreground command: the archive, the cache ("" for the default), compiler
   /// slots (0: one per core) and whether candidates may run unconfined.
-  bool start_foreground(const std::string& archive_path, const std::string& cache, unsigned jobs,
-                        bool allow_unconfined, std::string& error);
+  Result<void> start_foreground(const std::string& archive_path, const std::string& cache,
+                                unsigned jobs, bool allow_unconfined);
   runtime& rt() { return *runtime_; }
   /// The archive's experiments, asked of the archive actor (the database's one owner).
   Result<std::vector<experiment_record>> experiments();
   /// A read of the archive (query_request's kinds), asked of the archive actor.
   Result<json::Value> query(const query_request& q);
-  /// Records a new experiment (status "starting") in the archive; false with `error` if not.
-  bool record_experiment(const search::ExperimentSpec& spec, experiment_record& record,
-                         std::string& error);
+  /// Records a new experiment (status "starting") in the archive: its record, with its id.
+  Result<experiment_record> record_experiment(const search::ExperimentSpec& spec);
   /// Spawns the experiment's coordinator; `listener` hears its events and its end.
   coordinator_actor start_coordinator(const experiment_record& record,
                                       const search::ExperimentSpec& spec,
@@ -51,16 +50,27 @@ class actor_host {
 };
 
 /// Reads and parses an experiment configuration and resolves it against the runtime (task
-/// folders relative to the current directory or kforge's source tree). `error` lists every
-/// problem.
-bool load_experiment(const std::string& path, const runtime& rt, search::ExperimentSpec& spec,
-                     std::string& error, bool offline = false);
+/// folders relative to the current directory or kforge's source tree). The error lists every
+/// problem, a line each.
+Result<search::ExperimentSpec> load_experiment(const std::string& path, const runtime& rt,
+                                               bool offline = false);
 
-/// An unfinished experiment of the host's archive with its configuration, for `--resume`;
-/// false with `error` (one line) when there is none, it has ended or its configuration is
-/// unreadable.
-bool load_unfinished(actor_host& host, int64_t id, experiment_record& record,
-                     search::ExperimentSpec& spec, std::string& error);
+/// An experiment of the archive that has not ended, with its configuration.
+struct unfinished_experiment {
+  experiment_record record;
+  search::ExperimentSpec spec;
+};
+
+/// The unfinished experiment `id` of the host's archive, for `--resume`; the error (one line)
+/// says when there is none, it has ended or its configuration is unreadable.
+Result<unfinished_experiment> load_unfinished(actor_host& host, int64_t id);
+
+/// What `kforge run` and `kforge suite` begin with: the host started for a foreground command
+/// (see actor_host::start_foreground) and, when `resume_id` is not 0, the experiment to resume
+/// (an empty record otherwise). The error is one line, naming the archive where it matters.
+Result<unfinished_experiment> begin_foreground(actor_host& host, const std::string& archive_path,
+                                               const std::string& cache, unsigned jobs,
+                                               bool allow_unconfined, int64_t resume_id);
 
 /// Runs a recorded experiment in the foreground until it ends and returns how it ended:
 /// `on_event` hears each event once it is archived. Ctrl-C once stops proposing and lets the

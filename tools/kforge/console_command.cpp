@@ -201,16 +201,16 @@ bool ends_an_experiment(const std::string& text) {
 bool follow_events(const Connection& c, const std::string& target, net::WebSocketClient& ws,
                    const std::function<void(const std::string&)>& print,
                    const std::function<bool()>& ended = {}) {
-  std::string error = ws.connect("127.0.0.1", c.port, target, c.token);
-  if (!error.empty()) {
-    print("live events unavailable: " + error);
+  if (auto connected = ws.connect("127.0.0.1", c.port, target, c.token); !connected) {
+    print("live events unavailable: " + connected.error);
     return false;
   }
   if (ended && ended()) {
     ws.close();
     return true;
   }
-  for (std::string message; ws.read(message, error);) {
+  for (auto read = ws.read(); read; read = ws.read()) {
+    const std::string& message = *read;
     if (auto line = event_line(message); !line.empty()) print(line);
     if (ended && ends_an_experiment(message)) {
       ws.close();

@@ -44,59 +44,64 @@ void on_signal(int) {
 }
 
 /// 32 random bytes as hex, from the kernel's generator.
-std::string new_token(std::string& error) {
+Result<std::string> new_token() {
   std::ifstream in("/dev/urandom", std::ios::binary);
   unsigned char bytes[32];
-  if (!in.read(reinterpret_cast<char*>(bytes), sizeof bytes)) {
-    error = "cannot read /dev/urandom";
-    return {};
-  }
+  if (!in.read(reinterpret_cast<char*>(bytes), sizeof bytes))
+    return Result<std::string>::failure("cannot read /dev/urandom");
   static const char* hex = "0123456789abcdef";
   std::string out;
   for (unsigned char b : bytes) out += {hex[b >> 4], hex[b & 15]};
-  return out;
+  return {out, {}};
 }
 
 /// Writes a file readable and writable by its owner only (created that way, never wider).
-std::string write_private(const std::string& path, const std::string& text) {
+Result<void> write_private(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return "cannot write " + tmp + ": " + std::strerror(errno);
+  if (fd < 0) return Result<void>::failure("cannot write " + tmp + ": " + std::strerror(errno));
   ::fchmod(fd, 0600);
   bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ok = ::fsync(fd) == 0 && ok;
   ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) return "cannot write " + path;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0)
+    return Result<void>::failure("cannot write " + path);
   return {};
 }
 
 /// The state folder holds the token and the archive: created private (0700) where it is missing;
 /// an existing one must belong to this user and be writable by nobody else. It is never chmod'ed:
 /// a folder someone else could write to may already hold their files.
-std::string prepare_state_dir(const std::string& path) {
+Result<void> prepare_state_dir(const std::string& path) {
+  using Why = Result<void>;
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path dir = fs::absolute(path, ec);
   if (!fs::exists(dir, ec)) {
     if (dir.has_parent_path()) fs::create_directories(dir.parent_path(), ec);
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-      return "cannot create the state folder " + dir.string() + ": " + std::strerror(errno);
+      return Why::failure("cannot create the state folder " + dir.string() + ": " +
+                          std::strerror(errno));
   }
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0)
-    return "cannot read the state folder " + dir.string() + ": " + std::strerror(errno);
-  if (!S_ISDIR(st.st_mode)) return "the state folder " + dir.string() + " is not a folder";
+    return Why::failure("cannot read the state folder " + dir.string() + ": " +
+                        std::strerror(errno));
+  if (!S_ISDIR(st.st_mode))
+    return Why::failure("the state folder " + dir.string() + " is not a folder");
   if (st.st_uid != ::geteuid())
-    return "the state folder " + dir.string() + " belongs to uid " + std::to_string(st.st_uid) +
-           ", not to you (uid " + std::to_string(::geteuid()) +
-           "): choose a folder of your own with --state";
+    return Why::failure("the state folder " + dir.string() + " belongs to uid " +
+                        std::to_string(st.st_uid) + ", not to you (uid " +
+                        std::to_string(::geteuid()) +
+                        "): choose a folder of your own with --state");
   if (st.st_mode & (S_IWGRP | S_IWOTH)) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return "the state folder " + dir.string() + " is writable by " +
-           ((st.st_mode & S_IWOTH) ? std::string("everyone") : std::string("its group")) +
-           " (mode " + mode + "): others could plant or replace the daemon's files there. " +
-           "Use a private folder (mkdir -m 700) or make this one private (chmod 700) yourself";
+    return Why::failure(
+        "the state folder " + dir.string() + " is writable by " +
+        ((st.st_mode & S_IWOTH) ? std::string("everyone") : std::string("its group")) + " (mode " +
+        mode + "): others could plant or replace the daemon's files there. " +
+        "Use a private folder (mkdir -m 700) or make this one private (chmod 700) yourself");
   }
   return {};
 }
@@ -139,8 +144,8 @@ int run_daemon(const std::vector<std::string>& args) {
   }
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::string why = prepare_state_dir(state_dir); !why.empty()) {
-    std::cerr << "kforge daemon: " << why << "\n";
+  if (auto prepared = prepare_state_dir(state_dir); !prepared) {
+    std::cerr << "kforge daemon: " << prepared.error << "\n";
     return 2;
   }
   // One daemon per state folder: the lock is held for the daemon's life.
@@ -151,10 +156,13 @@ int run_daemon(const std::vector<std::string>& args) {
               << " is locked)\n";
     return 2;
   }
-  std::string error;
-  std::string token = new_token(error);
-  if (token.empty() || !(error = write_private(state_dir + "/token", token + "\n")).empty()) {
-    std::cerr << "kforge daemon: " << error << "\n";
+  auto token = new_token();
+  if (!token) {
+    std::cerr << "kforge daemon: " << token.error << "\n";
+    return 2;
+  }
+  if (auto written = write_private(state_dir + "/token", *token + "\n"); !written) {
+    std::cerr << "kforge daemon: " << written.error << "\n";
     return 2;
   }
   std::signal(SIGINT, on_signal);
@@ -167,20 +175,20 @@ int run_daemon(const std::vector<std::string>& args) {
   options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
   options.compile_slots = jobs;
   options.allow_unconfined = allow_unconfined;
-  if (!host.start(options, error)) {
-    std::cerr << "kforge daemon: " << error << "\n";
+  if (auto started = host.start(options); !started) {
+    std::cerr << "kforge daemon: " << started.error << "\n";
     return 2;
   }
   auto gateway = host.system().spawn(gateway_impl, &host.rt(), true);
   DaemonApi api(host.system(), gateway);
   net::HttpServer server(
-      token, [&](const net::HttpRequest& r) { return api.handle(r); },
+      *token, [&](const net::HttpRequest& r) { return api.handle(r); },
       [&](const net::HttpRequest& r) { return api.admit_events(r); },
       [&](const net::HttpRequest& r, net::WebSocketChannel& c, const std::atomic<bool>& stopping) {
         api.stream_events(r, c, stopping);
       });
-  if (auto e = server.start(static_cast<uint16_t>(port)); !e.empty()) {
-    std::cerr << "kforge daemon: " << e << "\n";
+  if (auto listening = server.start(static_cast<uint16_t>(port)); !listening) {
+    std::cerr << "kforge daemon: " << listening.error << "\n";
     caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
     return 2;
   }
@@ -188,8 +196,8 @@ int run_daemon(const std::vector<std::string>& args) {
   info.set("port", static_cast<int64_t>(server.port()))
       .set("pid", static_cast<int64_t>(::getpid()));
   info.set("url", "http://127.0.0.1:" + std::to_string(server.port()));
-  if (auto e = write_private(state_dir + "/daemon.json", info.dump() + "\n"); !e.empty()) {
-    std::cerr << "kforge daemon: " << e << "\n";
+  if (auto written = write_private(state_dir + "/daemon.json", info.dump() + "\n"); !written) {
+    std::cerr << "kforge daemon: " << written.error << "\n";
     return 2;
   }
   std::cout << "kforge daemon: listening on http://127.0.0.1:" << server.port() << " (state "

@@ -93,24 +93,21 @@ int run_experiment(const std::vector<std::string>& args) {
     return 2;
   }
   actor_host host;
-  std::string error;
-  if (!host.start_foreground(archive_path, cache, jobs, allow_unconfined, error)) {
-    std::cerr << "kforge run: " << error << "\n";
+  auto begun = begin_foreground(host, archive_path, cache, jobs, allow_unconfined, resume_id);
+  if (!begun) {
+    std::cerr << "kforge run: " << begun.error << "\n";
     return 2;
   }
   auto& rt = host.rt();
-  search::ExperimentSpec spec;
-  experiment_record record;
-  if (resume_id) {
-    if (!load_unfinished(host, resume_id, record, spec, error)) {
-      std::cerr << "kforge run: " << error << " (" << archive_path << ")\n";
+  search::ExperimentSpec spec = std::move(begun->spec);
+  experiment_record record = begun->record;
+  if (!resume_id) {
+    auto loaded = load_experiment(config_path, rt, offline);
+    if (!loaded) {
+      std::cerr << "kforge run: " << loaded.error;
       return 2;
     }
-  } else {
-    if (!load_experiment(config_path, rt, spec, error, offline)) {
-      std::cerr << "kforge run: " << error;
-      return 2;
-    }
+    spec = std::move(*loaded);
     if (offline && !replay_of) {
       // Offline replays the latest run of the same configuration, whose replies are cached.
       auto plain = spec;
@@ -143,10 +140,12 @@ int run_experiment(const std::vector<std::string>& args) {
     }
     spec.replay_of = replay_of;
     spec.offline = offline;
-    if (!host.record_experiment(spec, record, error)) {
-      std::cerr << "kforge run: " << error << "\n";
+    auto recorded = host.record_experiment(spec);
+    if (!recorded) {
+      std::cerr << "kforge run: " << recorded.error << "\n";
       return 2;
     }
+    record = *recorded;
   }
   std::cout << "experiment " << record.id << " \"" << record.name << "\": seed " << spec.seed
             << ", " << spec.tasks.size() << " task(s), archive " << archive_path << "\n"
@@ -226,12 +225,12 @@ int print_view(const std::vector<std::string>& args, const std::string& command,
     std::cerr << usage;
     return 2;
   }
-  std::string error;
-  auto db = archive::Archive::open(archive_path, error);
-  if (!db) {
-    std::cerr << "kforge " << command << ": " << error << "\n";
+  auto opened = archive::Archive::open(archive_path);
+  if (!opened) {
+    std::cerr << "kforge " << command << ": " << opened.error << "\n";
     return 2;
   }
+  auto& db = *opened;
   auto doc = view(*db, id);
   if (!doc) {
     std::cerr << "kforge " << command << ": no " << what << " " << id << " in " << archive_path

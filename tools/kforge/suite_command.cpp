@@ -244,19 +244,15 @@ int run_suite(const std::vector<std::string>& args) {
     return 2;
   }
   actor_host host;
-  std::string error;
-  if (!host.start_foreground(archive_path, cache, jobs, allow_unconfined, error)) {
-    std::cerr << "kforge suite: " << error << "\n";
+  auto begun = begin_foreground(host, archive_path, cache, jobs, allow_unconfined, resume_id);
+  if (!begun) {
+    std::cerr << "kforge suite: " << begun.error << "\n";
     return 2;
   }
   auto& rt = host.rt();
-  search::ExperimentSpec spec;
-  experiment_record record;
+  search::ExperimentSpec spec = std::move(begun->spec);
+  experiment_record record = begun->record;
   if (resume_id) {
-    if (!load_unfinished(host, resume_id, record, spec, error)) {
-      std::cerr << "kforge suite: " << error << " (" << archive_path << ")\n";
-      return 2;
-    }
     if (spec.proposers.empty() || spec.proposers.front().kind != "files") {
       std::cerr << "kforge suite: experiment " << resume_id
                 << " is not a suite; resume it with kforge run --resume\n";
@@ -320,10 +316,12 @@ int run_suite(const std::vector<std::string>& args) {
       return 2;
     }
     spec = std::move(parsed.spec);
-    if (!host.record_experiment(spec, record, error)) {
-      std::cerr << "kforge suite: " << error << "\n";
+    auto recorded = host.record_experiment(spec);
+    if (!recorded) {
+      std::cerr << "kforge suite: " << recorded.error << "\n";
       return 2;
     }
+    record = *recorded;
   }
   const auto expected = expected_kernels(spec);
   int64_t total = 0;
