@@ -192,6 +192,13 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           cs.finished = p.finished;
           cs.correct = p.correct;
           cs.speedup = p.geomean_speedup;
+          if (p.correct) {
+            std::vector<gpu::ConfigReport> configs;
+            for (const auto& r : self->state.db->results(c.id))
+              if (auto doc = json::parse(r.detail_json); doc)
+                configs.push_back(gpu::read_config_report(*doc.value));
+            cs.speed_of_light = gpu::speed_of_light_fraction(configs);
+          }
           cs.profiled = p.profiled;
           if (p.finished && !p.correct)
             std::tie(cs.failed_stage, cs.failure) = archived_failure(*self->state.db, c.id);

@@ -111,8 +111,8 @@ void rejected(self_ptr self, int64_t n, const verdict& v) {
 
 void profile(self_ptr self, int64_t n, std::vector<gpu::ConfigReport> configs) {
   auto& st = self->state;
-  profile_request req{candidate(self, n).id, candidate(self, n).backend,
-                      flight(self, n).kernels, std::move(configs)};
+  profile_request req{candidate(self, n).id, candidate(self, n).backend, flight(self, n).kernels,
+                      std::move(configs)};
   auto tell_profiled = [self, n](profile_outcome p) {
     p.sequence = n;
     if (!p.error.empty()) self->state.stats.note_error(p.error);
@@ -191,9 +191,11 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                       o.stage = Stage::evaluate;
                       o.correct = ok;
                       o.speedup = ok ? geomean_speedup(r) : 0;
+                      o.speed_of_light = ok ? gpu::speed_of_light_fraction(r.configs) : 0;
                       o.profiling = ok;
                       auto d = about(self, n);
-                      d.set("target", target_key(candidate(self, n))).set("verdict", to_string(r.verdict));
+                      d.set("target", target_key(candidate(self, n)))
+                          .set("verdict", to_string(r.verdict));
                       d.set("strategy", candidate(self, n).strategy);
                       if (ok) d.set("speedup", o.speedup);
                       if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0)
@@ -338,6 +340,16 @@ caf::result<candidate_outcome> take(self_ptr self, pipeline_job& job) {
   st.flights[n] = {std::move(job), promise, {}};
   switch (entry) {
     case pipeline_entry::verify:
+      if (const int64_t earlier = flight(self, n).job.repeats; earlier >= 0) {
+        const verdict v{Stage::verify,
+                        false,
+                        "repeated_kernel",
+                        "the same kernel as proposal " + std::to_string(earlier) +
+                            " once comments and layout are set aside (search.novelty)",
+                        {}};
+        record(self, n, v, [self, n, v] { rejected(self, n, v); });
+        break;
+      }
       when_running(self, [self, n] { verify(self, n); });
       break;
     case pipeline_entry::llm_verify:

@@ -61,7 +61,7 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
                  std::to_string(in_a_row) +
                      " candidates in a row failed to compile; the last: " + o.reason);
   }
-  planner.population().finish(n, o.correct, o.speedup);
+  planner.population().finish(n, o.correct, o.speedup, o.speed_of_light);
   pump(self);
   check_done(self);
 }
@@ -71,6 +71,7 @@ void judge(self_ptr self, int64_t n, size_t t, pipeline_entry entry) {
   auto& st = self->state;
   if (entry == pipeline_entry::profile) ++st.pending_profiles;
   pipeline_job job{st.candidates.at(n), static_cast<int32_t>(t), entry};
+  if (entry == pipeline_entry::verify) job.repeats = st.planner->repeats(n).value_or(-1);
   self->request(st.pipeline, caf::infinite, judge_atom::value, job)
       .then(
           [self, n, entry](candidate_outcome& o) {

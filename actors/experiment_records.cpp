@@ -2,6 +2,7 @@
 
 #include "actors/llm_model.hpp"
 #include "gpu/hashing.hpp"
+#include "search/novelty.hpp"
 #include "search/random_stream.hpp"
 
 namespace kforge {
@@ -93,6 +94,8 @@ search::Member make_member(const Candidate& c, size_t t, const search::Decision&
   m.key = search::proposal_key(c.strategy, c.params);
   m.proposer = d.proposer;
   m.parent_sequence = d.lineage_parent();
+  m.island = d.island;
+  m.digest = search::source_digest(c.source);
   return m;
 }
 

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "archive/views.hpp"
+
 namespace kforge::archive {
 namespace {
 
@@ -65,6 +67,8 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
   if (!e) return std::nullopt;
   json::Value out;
   out.set("experiment", experiment_id).set("name", e->name).set("status", e->status);
+  // The results first: per target its best kernel, its speedup and its share of the bound.
+  if (auto view = experiment_view(a, experiment_id)) out.set("targets", (*view)["targets"]);
 
   double cost = 0;
   json::Value models{json::Array{}};

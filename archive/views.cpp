@@ -37,6 +37,18 @@ json::Value parsed_or_text(const std::string& text) {
   return p.value ? *p.value : json::Value(text);
 }
 
+/// The candidate's fraction of its speed-of-light bound, from its archived results.
+double speed_of_light_of(Archive& a, int64_t candidate_id) {
+  std::vector<BoundedTime> times;
+  for (const auto& r : a.results(candidate_id)) {
+    auto d = json::parse(r.detail_json);
+    if (!d.value) continue;
+    times.push_back({(*d.value)["bytes_moved"].as_number(0),
+                     (*d.value)["speed_of_light_ms"].as_number(0), r.kernel_ms.value_or(0)});
+  }
+  return speed_of_light_fraction(times);
+}
+
 }  // namespace
 
 json::Value experiments_view(Archive& a) {
@@ -54,7 +66,8 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   struct Tally {
     int64_t candidates = 0, finished = 0, correct = 0;
     const Progress* best = nullptr;
-    std::string ended;  // why it got no more proposals, from its event
+    int64_t best_after = 0;  // the target's candidates up to and including its best
+    std::string ended;       // why it got no more proposals, from its event
   };
   std::map<std::string, Tally> targets;
   // Targets that ended (failed to export, abandoned, exhausted) are listed with their reason,
@@ -82,8 +95,10 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
     finished += p.finished;
     correct += p.correct;
     if (p.correct && p.geomean_speedup > 0 &&
-        (!t.best || p.geomean_speedup > t.best->geomean_speedup))
+        (!t.best || p.geomean_speedup > t.best->geomean_speedup)) {
       t.best = &p;
+      t.best_after = t.candidates;  // progress is in sequence order
+    }
   }
   v.set("candidates", static_cast<int64_t>(progress.size())).set("finished", finished);
   v.set("correct", correct);
@@ -96,6 +111,9 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
     if (!t.ended.empty()) r.set("ended", t.ended);
     if (t.best) {
       r.set("best_candidate", t.best->candidate.id).set("best_speedup", t.best->geomean_speedup);
+      r.set("best_after", t.best_after);
+      if (const double f = speed_of_light_of(a, t.best->candidate.id); f > 0)
+        r.set("best_speed_of_light", f);
       r.set("best_strategy", t.best->candidate.strategy);
       r.set("best_params", parsed_or_text(t.best->candidate.params));
     }

@@ -14,4 +14,12 @@ std::optional<double> geometric_mean(const std::vector<double>& values) {
   return std::exp(log_sum / static_cast<double>(values.size()));
 }
 
+double speed_of_light_fraction(const std::vector<BoundedTime>& configs) {
+  const BoundedTime* largest = nullptr;
+  for (const auto& c : configs)
+    if (c.kernel_ms > 0 && c.bound_ms > 0 && (!largest || c.bytes_moved > largest->bytes_moved))
+      largest = &c;
+  return largest ? largest->bound_ms / largest->kernel_ms : 0;
+}
+
 }  // namespace kforge

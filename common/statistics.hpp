@@ -10,4 +10,16 @@ namespace kforge {
 /// none or one of them is not a positive number.
 std::optional<double> geometric_mean(const std::vector<double>& values);
 
+/// One config's measured time against its speed-of-light bound (the time its bytes take at the
+/// device's peak bandwidth).
+struct BoundedTime {
+  double bytes_moved = 0;
+  double bound_ms = 0;   ///< 0: no bound
+  double kernel_ms = 0;  ///< 0: not timed
+};
+
+/// How close a kernel came to the hardware's limit: on the config that moves the most bytes,
+/// its bound over its time (1: at the bound). 0 when no timed config has a bound.
+double speed_of_light_fraction(const std::vector<BoundedTime>& configs);
+
 }  // namespace kforge

@@ -1,5 +1,7 @@
 #include "gpu/worker_report.hpp"
 
+#include "common/statistics.hpp"
+
 namespace kforge::gpu {
 namespace {
 
@@ -43,6 +45,13 @@ WorkerReport read_worker_report(const json::Value& result) {
   for (const auto& f : result["flags"].as_array()) r.flags.push_back(f.as_string());
   r.checked_by_checker = result["checked_by_checker"].as_int();
   return r;
+}
+
+double speed_of_light_fraction(const std::vector<ConfigReport>& configs) {
+  std::vector<BoundedTime> times;
+  for (const auto& c : configs)
+    times.push_back({c.bytes_moved, c.speed_of_light_ms, c.kernel.median_ms});
+  return kforge::speed_of_light_fraction(times);
 }
 
 }  // namespace kforge::gpu

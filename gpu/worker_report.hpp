@@ -62,4 +62,7 @@ ConfigReport read_config_report(const json::Value& record);
 /// The worker's "result" event.
 WorkerReport read_worker_report(const json::Value& result);
 
+/// kforge::speed_of_light_fraction (common/statistics.hpp) of the configs' median times.
+double speed_of_light_fraction(const std::vector<ConfigReport>& configs);
+
 }  // namespace kforge::gpu

@@ -132,8 +132,8 @@ struct propose_request {
   std::string parent_profile;           ///< the parent's profile, in brief
   std::vector<context_kernel> context;  ///< the target's best kernels, least to most fast
   std::string strategy;                 ///< the optimisation strategy to try
-  Candidate failed;              ///< mode "fix": the candidate to repair
-  Stage failed_stage = Stage::none;  ///< compile or evaluate
+  Candidate failed;                     ///< mode "fix": the candidate to repair
+  Stage failed_stage = Stage::none;     ///< compile or evaluate
   std::string failure_log;              ///< the compiler's log or the failed check
   int32_t attempt = 0;     ///< how many proposals for this sequence failed before (sample index)
   std::string replay_key;  ///< replaying: the recorded reply to use instead of asking
@@ -180,8 +180,8 @@ struct llm_verify_request {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, llm_verify_request& x) {
-  return f(caf::meta::type_name("llm_verify_request"), x.candidate, x.tgt, x.export_dir,
-           x.checks, x.seed);
+  return f(caf::meta::type_name("llm_verify_request"), x.candidate, x.tgt, x.export_dir, x.checks,
+           x.seed);
 }
 
 struct llm_check {
@@ -515,16 +515,17 @@ struct candidate_state {
   bool compiled = false;
   bool finished = false;  ///< has a final verdict (rejected at a stage, or evaluated)
   bool correct = false;
-  double speedup = 0;  ///< geometric mean over the configs when correct
+  double speedup = 0;         ///< geometric mean over the configs when correct
+  double speed_of_light = 0;  ///< bound over time on the largest config, when correct
   bool profiled = false;
   Stage failed_stage = Stage::none;  ///< compile or evaluate when it failed there
-  std::string failure;       ///< the compiler's log or the failed check (what a fix is shown)
+  std::string failure;  ///< the compiler's log or the failed check (what a fix is shown)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_state& x) {
   return f(caf::meta::type_name("candidate_state"), x.candidate, x.verified, x.compiled, x.finished,
-           x.correct, x.speedup, x.profiled, x.failed_stage, x.failure);
+           x.correct, x.speedup, x.speed_of_light, x.profiled, x.failed_stage, x.failure);
 }
 
 struct experiment_snapshot {
@@ -616,11 +617,14 @@ struct pipeline_job {
   Candidate candidate;
   int32_t target = 0;
   pipeline_entry entry = pipeline_entry::verify;
+  /// The novelty filter found it repeats this earlier proposal (its sequence): rejected
+  /// instead of verified. -1: it is new.
+  int64_t repeats = -1;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pipeline_job& x) {
-  return f(caf::meta::type_name("pipeline_job"), x.candidate, x.target, x.entry);
+  return f(caf::meta::type_name("pipeline_job"), x.candidate, x.target, x.entry, x.repeats);
 }
 
 /// A candidate's final verdict, archived before the pipeline answers with it.
@@ -629,12 +633,13 @@ struct candidate_outcome {
   /// The stage that decided: verify, llm_verify, compile or evaluate (profile: a profile's error).
   Stage stage = Stage::none;
   bool correct = false;
-  double speedup = 0;        ///< geometric mean over the configs, when correct
-  bool stage_error = false;  ///< the stage itself failed, so nothing was judged
-  std::string reason;        ///< why it was rejected or failed, in one line
-  std::string failure;       ///< what a fix is shown (compile log, failed check), or empty
-  std::string error;         ///< an infrastructure error to report, or empty
-  bool profiling = false;    ///< a profile follows (profiled_atom)
+  double speedup = 0;         ///< geometric mean over the configs, when correct
+  double speed_of_light = 0;  ///< bound over time on the largest config, when correct
+  bool stage_error = false;   ///< the stage itself failed, so nothing was judged
+  std::string reason;         ///< why it was rejected or failed, in one line
+  std::string failure;        ///< what a fix is shown (compile log, failed check), or empty
+  std::string error;          ///< an infrastructure error to report, or empty
+  bool profiling = false;     ///< a profile follows (profiled_atom)
 
   /// It compiled: the evaluation decided (or failed as a stage).
   bool compiled() const { return stage == Stage::evaluate; }
@@ -645,7 +650,7 @@ struct candidate_outcome {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_outcome& x) {
   return f(caf::meta::type_name("candidate_outcome"), x.sequence, x.stage, x.correct, x.speedup,
-           x.stage_error, x.reason, x.failure, x.error, x.profiling);
+           x.speed_of_light, x.stage_error, x.reason, x.failure, x.error, x.profiling);
 }
 
 /// A correct candidate's profile, archived (or why there is none).

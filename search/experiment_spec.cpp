@@ -262,6 +262,13 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
       br.integer("candidates_per_target", s.candidates_per_target, 1, 1e6);
       br.number("wall_seconds", s.wall_seconds, 0);
       br.number("money_usd", s.money_usd, 0);
+      if (auto sol = br.get("speed_of_light")) {
+        Reader lr(*sol, "config.budget.speed_of_light", errors);
+        lr.number("fraction", s.speed_of_light_fraction, 0);
+        lr.number("share", s.speed_of_light_share, 0);
+        if (s.speed_of_light_fraction > 1) lr.error("fraction", "must be between 0 and 1");
+        if (s.speed_of_light_share > 1) lr.error("share", "must be between 0 and 1");
+      }
     }
     if (auto v = r.get("policy")) {
       Reader pr(*v, "config.policy", errors);
@@ -285,6 +292,13 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
       if (s.fix_probability > 1) sr.error("fix_probability", "must be between 0 and 1");
       sr.integer("context_size", s.context_size, 0, 32);
       sr.integer("abandon_after_compile_failures", s.abandon_after_compile_failures, 0, 100000);
+      if (auto islands = sr.get("islands")) {
+        Reader ir(*islands, "config.search.islands", errors);
+        ir.integer("count", s.islands, 1, 64);
+        ir.integer("migration_interval", s.migration_interval, 0, 1000000);
+        ir.integer("migration_size", s.migration_size, 1, 64);
+      }
+      sr.string("novelty", s.novelty, {"normalised", "off"});
     }
   }
   if (s.name.empty() && !s.tasks.empty()) {
@@ -339,6 +353,13 @@ json::Value ExperimentSpec::to_json() const {
   budget.set("candidates_per_target", candidates_per_target)
       .set("wall_seconds", wall_seconds)
       .set("money_usd", money_usd);
+  // Settings added later are written only where they differ from their defaults, so that the
+  // configurations of earlier runs keep their canonical form (an offline replay finds its run).
+  if (speed_of_light_fraction > 0) {
+    json::Value sol;
+    sol.set("fraction", speed_of_light_fraction).set("share", speed_of_light_share);
+    budget.set("speed_of_light", sol);
+  }
   policy.set("library_calls", library_calls).set("max_source_bytes", max_source_bytes);
   evaluation.set("seeds", seeds).set("timing_seconds", timing_seconds);
   if (compiled_baseline != "off") evaluation.set("compiled_baseline", compiled_baseline);
@@ -350,6 +371,14 @@ json::Value ExperimentSpec::to_json() const {
       .set("fix_probability", fix_probability)
       .set("context_size", context_size)
       .set("abandon_after_compile_failures", abandon_after_compile_failures);
+  if (islands > 1) {
+    json::Value structure;
+    structure.set("count", islands)
+        .set("migration_interval", migration_interval)
+        .set("migration_size", migration_size);
+    search.set("islands", structure);
+  }
+  if (novelty != "normalised") search.set("novelty", novelty);
   doc.set("budget", budget).set("policy", policy).set("evaluation", evaluation);
   doc.set("search", search);
   if (replay_of) doc.set("replay_of", replay_of);

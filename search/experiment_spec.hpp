@@ -77,6 +77,12 @@ struct ExperimentSpec {
   int64_t candidates_per_target = 16;
   double wall_seconds = 0;  ///< 0: no limit
   double money_usd = 0;     ///< 0: no limit (the built-in proposer costs nothing)
+  /// A target whose best kernel reaches this fraction of its speed-of-light bound (the time its
+  /// largest config's bytes take at the device's peak bandwidth) is near the hardware's limit:
+  /// it gets only `speed_of_light_share` of its candidates, and what it frees goes to the
+  /// targets with the most headroom (0: every target gets candidates_per_target).
+  double speed_of_light_fraction = 0;
+  double speed_of_light_share = 0.25;
 
   // policy
   std::string library_calls = "flag";  ///< "allow", "flag" or "forbid"
@@ -106,6 +112,17 @@ struct ExperimentSpec {
   int32_t context_size = 4;  ///< kernels of the optimise prompt's context (top-k)
   /// A target whose last this many candidates all failed to compile is abandoned (0: never).
   int32_t abandon_after_compile_failures = 12;
+  /// Sub-populations of each target: a proposal draws its island from the seed, its parent from
+  /// that island's kernels and the migrants it has received; its candidate joins the island.
+  int32_t islands = 1;
+  /// Migrations happen every this many finished candidates of a target (0: never): each island
+  /// then receives the `migration_size` fastest kernels of the island before it (a ring).
+  int32_t migration_interval = 8;
+  int32_t migration_size = 1;
+  /// "normalised": a candidate whose source, once comments and layout are removed, repeats a
+  /// kernel its proposal could see is rejected before compiling (search/novelty.hpp); "off".
+  /// Given kernel files (a suite) are always judged.
+  std::string novelty = "normalised";
 
   // replay
   /// Follow the recorded decisions of this experiment (0: decide afresh): with its replies in the

@@ -1,8 +1,10 @@
 #include "search/planner.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "search/ensemble.hpp"
+#include "search/islands.hpp"
 #include "search/random_stream.hpp"
 #include "search/strategies.hpp"
 
@@ -13,6 +15,7 @@ json::Value Decision::to_json() const {
   v.set("target", target_key).set("proposer", proposer).set("mode", to_string(mode));
   v.set("parent_sequence", parent_sequence).set("fix_of", fix_of);
   v.set("strategy", strategy).set("reply_key", reply_key).set("attempt", attempt);
+  if (island) v.set("island", island);  // absent with one island, as before islands existed
   return v;
 }
 
@@ -36,6 +39,7 @@ Decision recorded_decision(const std::string& decision_json, const std::string& 
   d.strategy = v["strategy"].as_string();
   d.reply_key = v["reply_key"].as_string();
   d.attempt = static_cast<int32_t>(v["attempt"].as_int());
+  d.island = static_cast<int32_t>(v["island"].as_int());
   return d;
 }
 
@@ -126,18 +130,74 @@ std::optional<size_t> Planner::next_target(int64_t& n, const std::vector<int64_t
       if (keys_[t] == it->second.target_key && !ended(t)) return t;
     return std::nullopt;
   }
+  std::vector<int64_t> proposals(keys_.size());
+  for (size_t t = 0; t < keys_.size(); ++t)
+    proposals[t] = population_.proposed(t) + (t < pending.size() ? pending[t] : 0);
+  const auto quota = quotas(n, proposals);
   std::optional<size_t> best;
-  int64_t fewest = 0;
   for (size_t t = 0; t < keys_.size(); ++t) {
-    if (ended(t)) continue;
-    const int64_t proposals = population_.proposed(t) + (t < pending.size() ? pending[t] : 0);
-    if (proposals >= spec_.candidates_per_target) continue;
-    if (!best || proposals < fewest) {
-      best = t;
-      fewest = proposals;
-    }
+    if (ended(t) || proposals[t] >= quota[t]) continue;
+    // The lowest share of its quota used; equal shares go to the first target.
+    if (!best || proposals[t] * quota[*best] < proposals[*best] * quota[t]) best = t;
   }
   return best;
+}
+
+double Planner::speed_of_light(size_t t, int64_t n) const {
+  double best = 0;
+  for (const auto& m : population_.visible(t, n))
+    if (m.correct) best = std::max(best, m.speed_of_light);
+  return best;
+}
+
+std::vector<int64_t> Planner::quotas(int64_t n, const std::vector<int64_t>& proposals) const {
+  const int64_t each = spec_.candidates_per_target;
+  std::vector<int64_t> quota(keys_.size(), each);
+  if (spec_.speed_of_light_fraction <= 0) return quota;
+  const auto share = std::max<int64_t>(
+      1, static_cast<int64_t>(std::ceil(spec_.speed_of_light_share * static_cast<double>(each))));
+  int64_t freed = 0;
+  // Headroom in millionths of the bound, so that the shares are whole numbers on every machine.
+  std::vector<int64_t> headroom(keys_.size(), 0);
+  for (size_t t = 0; t < keys_.size(); ++t) {
+    if (ended(t)) continue;
+    const double fraction = speed_of_light(t, n);
+    if (fraction >= spec_.speed_of_light_fraction) {
+      quota[t] = std::min(each, share);
+      freed += each - std::max(quota[t], std::min(each, proposals.at(t)));
+    } else {
+      headroom[t] = std::max<int64_t>(1, std::llround((1 - fraction) * 1e6));
+    }
+  }
+  int64_t total = 0;
+  for (int64_t h : headroom) total += h;
+  if (freed <= 0 || total <= 0) return quota;
+  // In proportion to headroom, rounded down; what rounding leaves goes one by one to the targets
+  // with the most headroom (the first of equals).
+  std::vector<size_t> order;
+  int64_t given = 0;
+  for (size_t t = 0; t < keys_.size(); ++t) {
+    if (headroom[t] <= 0) continue;
+    const int64_t extra = freed * headroom[t] / total;
+    quota[t] += extra;
+    given += extra;
+    order.push_back(t);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return headroom[a] > headroom[b]; });
+  for (size_t i = 0; given < freed && !order.empty(); ++i, ++given)
+    ++quota[order[i % order.size()]];
+  return quota;
+}
+
+std::optional<int64_t> Planner::repeats(int64_t n) const {
+  auto it = population_.members().find(n);
+  if (spec_.novelty == "off" || it == population_.members().end()) return std::nullopt;
+  const Member& c = it->second;
+  if (c.digest.empty() || proposer_kind(c.proposer) == "files") return std::nullopt;
+  for (const auto& m : population_.visible(c.target, n))
+    if (m.digest == c.digest) return m.sequence;
+  return std::nullopt;
 }
 
 Plan Planner::plan(int64_t n, size_t t) {
@@ -168,12 +228,18 @@ Decision Planner::decide(int64_t n, size_t t) {
       if (it->correct || fixed_.count(it->sequence) || !failures_.count(it->sequence)) continue;
       d.mode = ProposalMode::fix;
       d.fix_of = it->sequence;
+      d.island = it->island;
       fixed_.insert(d.fix_of);  // decisions are made in sequence order: no failure fixed twice
       return d;
     }
   }
+  // The island's own stream: with one island nothing is drawn, and the other draws are as before.
+  if (spec_.islands > 1)
+    d.island = static_cast<int32_t>(stream("island").below(static_cast<uint64_t>(spec_.islands)));
+  const auto pool = island_members(visible, d.island,
+                                   {spec_.islands, spec_.migration_interval, spec_.migration_size});
   auto select = stream("select");
-  auto parent = select_parent(visible, spec_.parent_selection, spec_.tournament_size, select);
+  auto parent = select_parent(pool, spec_.parent_selection, spec_.tournament_size, select);
   d.mode = parent ? ProposalMode::optimise : ProposalMode::translate;
   if (parent) d.parent_sequence = parent->sequence;
   if (llm && parent) {

@@ -33,6 +33,7 @@ struct Decision {
   std::string strategy;
   std::string reply_key;  ///< the cached LLM reply the candidate came from
   int32_t attempt = 0;    ///< failed tries before it (the LLM's sample index)
+  int32_t island = 0;     ///< the island its parent came from and its candidate joins
 
   /// The sequence the candidate descends from: the parent, or the failure it repairs.
   int64_t lineage_parent() const { return mode == ProposalMode::fix ? fix_of : parent_sequence; }
@@ -47,7 +48,7 @@ Decision recorded_decision(const std::string& decision_json, const std::string& 
 /// What a fix of a failed candidate is shown.
 struct Failure {
   Stage stage = Stage::none;  ///< compile or evaluate
-  std::string log;    ///< the compiler's log or the failed check
+  std::string log;            ///< the compiler's log or the failed check
 };
 
 /// What follows a proposal that came back without a candidate.
@@ -106,10 +107,22 @@ class Planner {
   bool replaying() const { return replaying_; }
 
   // What to do.
-  /// The target of the next proposal, which would take sequence n: the target with the fewest
-  /// proposals (counting `pending`, per target) that may have more. A replay moves n to its next
-  /// recorded sequence and takes that one's target. None when no proposal is left to make.
+  /// The target of the next proposal, which would take sequence n: of the targets below their
+  /// quota, the one with the fewest proposals (counting `pending`, per target) for its quota.
+  /// A replay moves n to its next recorded sequence and takes that one's target. None when no
+  /// proposal is left to make.
   std::optional<size_t> next_target(int64_t& n, const std::vector<int64_t>& pending) const;
+  /// How many candidates each target may have, as proposal n sees the targets' best kernels
+  /// (`proposals` per target, pending ones included): candidates_per_target each, except that a
+  /// target whose best kernel reaches budget.speed_of_light.fraction of its bound keeps only
+  /// its share, and what it frees goes to the others in proportion to their headroom.
+  std::vector<int64_t> quotas(int64_t n, const std::vector<int64_t>& proposals) const;
+  /// The best fraction of the speed-of-light bound among target t's kernels that n may see.
+  double speed_of_light(size_t t, int64_t n) const;
+  /// The novelty filter: the earliest kernel of candidate n's target that proposal n could see
+  /// with the same source digest (search/novelty.hpp), when search.novelty is on. Given kernel
+  /// files (the "files" proposer) repeat nothing.
+  std::optional<int64_t> repeats(int64_t n) const;
   /// Proposal n of target t: decided from what n may see and the seeded streams, or as recorded.
   Plan plan(int64_t n, size_t t);
   /// The proposer kind of an ensemble member ("builtin", "llm", "files").

@@ -11,12 +11,13 @@ void Population::add(Member m) {
   members_[s] = std::move(m);
 }
 
-void Population::finish(int64_t sequence, bool correct, double speedup) {
+void Population::finish(int64_t sequence, bool correct, double speedup, double speed_of_light) {
   auto it = members_.find(sequence);
   if (it == members_.end()) return;
   it->second.finished = true;
   it->second.correct = correct;
   it->second.speedup = correct ? speedup : 0;
+  it->second.speed_of_light = correct ? speed_of_light : 0;
 }
 
 void Population::add_cost(int64_t sequence, double usd) {

@@ -26,6 +26,10 @@ struct Member {
   std::string proposer;          ///< the ensemble member that wrote it
   int64_t parent_sequence = -1;  ///< -1: no parent
   double cost_usd = 0;           ///< what its proposal and verification cost
+  int32_t island = 0;            ///< the sub-population it belongs to (search.islands)
+  std::string digest;            ///< its source as the novelty filter compares it
+  /// Its largest config's speed-of-light bound over its time, when correct (1: at the limit).
+  double speed_of_light = 0;
 };
 
 /// What `tried` lists for a proposal: strategy and parameters together.
@@ -37,7 +41,7 @@ class Population {
 
   void add(Member m);
   /// The final outcome of candidate `sequence`.
-  void finish(int64_t sequence, bool correct, double speedup);
+  void finish(int64_t sequence, bool correct, double speedup, double speed_of_light = 0);
   /// Adds to what candidate `sequence` cost (verifiers are paid after the proposal).
   void add_cost(int64_t sequence, double usd);
 

@@ -11,6 +11,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "actors/archive_actor.hpp"
 #include "actors/builtin_proposer_actor.hpp"
@@ -91,6 +92,9 @@ eval_result outcome(const eval_request& r) {
   c.correct = a < 12;
   c.speedup = 1 + b / 8.0;
   if (c.correct) c.kernel.median_ms = 1;
+  // Softmax's kernels come near the bound (up to 15/16 of it); other tasks' stay at a tenth.
+  c.bytes_moved = 1e6;
+  c.speed_of_light_ms = r.tgt.task == "softmax" ? b / 16.0 : 0.1;
   c.eager.median_ms = c.speedup;
   c.record_json = "{}";
   if (!c.correct) {
@@ -228,14 +232,17 @@ class ActorTest : public testing::Test {
     return s;
   }
 
+  /// `budget_more` and `search_more` add settings to those objects (each starting with a comma).
   search::ExperimentSpec spec(int64_t budget, int depth, const std::string& backend = "cpu",
-                              const std::string& extra_task = "") {
+                              const std::string& extra_task = "",
+                              const std::string& budget_more = "",
+                              const std::string& search_more = "") {
     std::string tasks = "\"" + (dir_ / "softmax").string() + "\"";
     if (!extra_task.empty()) tasks += ", \"" + (dir_ / extra_task).string() + "\"";
     auto parsed = search::parse_experiment_spec(
         R"({"seed": 11, "tasks": [)" + tasks + R"(], "backends": [")" + backend +
-        R"("], "budget": {"candidates_per_target": )" + std::to_string(budget) +
-        R"(}, "search": {"pipeline_depth": )" + std::to_string(depth) + "}}");
+        R"("], "budget": {"candidates_per_target": )" + std::to_string(budget) + budget_more +
+        R"(}, "search": {"pipeline_depth": )" + std::to_string(depth) + search_more + "}}");
     EXPECT_TRUE(parsed.ok()) << parsed.error_text();
     return parsed.spec;
   }
@@ -349,6 +356,44 @@ TEST_F(ActorTest, TheOrderInWhichEvaluationsFinishDoesNotChangeTheCandidates) {
   EXPECT_LE(log_->max_pending, 4u);  // back-pressure: never more than the pipeline depth
   EXPECT_GE(log_->max_pending, 2u);  // and the stages really overlapped
   expect_each_finished_once();
+}
+
+TEST_F(ActorTest, IslandsAndSpeedOfLightBudgetingSteerTheRunAndStillRepeatExactly) {
+  // Softmax comes near its bound; a second softmax task named otherwise never does (the
+  // stand-in evaluator goes by the name) and gets what softmax leaves.
+  const auto s = spec(8, 2, "cpu", "rowsoftmax", R"(, "speed_of_light": {"fraction": 0.5})",
+                      R"(, "islands": {"count": 2, "migration_interval": 4})");
+  start_system("structured.db");
+  start(s, stages(false));
+  sched_->run();
+  ASSERT_TRUE(collect());
+  EXPECT_EQ(done_->status, "finished");
+  const auto in_order = proposed();
+  std::map<std::string, int> per_task;
+  std::set<int64_t> islands;
+  for (const auto& c : db_->candidates(experiment_)) {
+    ++per_task[c.task];
+    auto d = json::parse(c.decision);
+    ASSERT_TRUE(d) << c.decision;
+    islands.insert((*d.value)["island"].as_int());
+  }
+  EXPECT_LT(per_task["softmax"], 8);     // it stopped at its share once near the bound
+  EXPECT_GT(per_task["rowsoftmax"], 8);  // and its budget went on
+  EXPECT_EQ(per_task["softmax"] + per_task["rowsoftmax"], 16);
+  EXPECT_EQ(islands, (std::set<int64_t>{0, 1}));
+  expect_each_finished_once();
+
+  // The newest evaluation finishing first changes nothing: every decision saw the same outcomes.
+  done_.reset();
+  start_system("structured_last_first.db");
+  start(s, stages(true));
+  for (int step = 0; step < 1000 && !collect(); ++step) {
+    sched_->run();
+    caf::anon_send(evaluator_, tick_atom::value, true);
+    sched_->run();
+  }
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(proposed(), in_order);
 }
 
 TEST_F(ActorTest, PauseHoldsNewWorkResumeFinishesIt) {

@@ -42,17 +42,25 @@ std::string scripted_reply(const ProviderRequest& r, const std::string& good) {
   }
   if (r.user.find("Translate this PyTorch reference") != std::string::npos)
     return kernel_reply("f32_cpu_rows", good);
-  if (r.user.find("failed at the") != std::string::npos)
-    return kernel_reply("f32_cpu_rows_fixed", good + "// fixed\n");
-  // Optimise: a broken kernel (a fix follows), a correct one the verifier distrusts, a plain one.
+  // Each kernel differs from the others in its code (a constant of its own), not only in a
+  // comment: the novelty filter rejects a kernel that repeats one its proposal could see.
   static std::atomic<int> variant{0};
-  switch (variant++ % 3) {
+  const std::string own =
+      "static const int kforge_test_variant_" + std::to_string(variant++) + " = 1;\n";
+  if (r.user.find("failed at the") != std::string::npos)
+    return kernel_reply("f32_cpu_rows_fixed", good + own);
+  // Optimise: a broken kernel (a fix follows), a correct one the verifier distrusts, the first
+  // kernel again only re-spaced and re-commented (the novelty filter's), a plain one.
+  static std::atomic<int> optimised{0};
+  switch (optimised++ % 4) {
     case 0:
       return kernel_reply("f32_cpu_rows_broken", good + "this does not compile;\n");
     case 1:
-      return kernel_reply("f32_cpu_rows_flagged", good + "// kforge-test: flawed\n");
+      return kernel_reply("f32_cpu_rows_flagged", good + own + "// kforge-test: flawed\n");
+    case 2:
+      return kernel_reply("f32_cpu_rows_respaced", "// the same again\n\n" + good + "\n");
     default:
-      return kernel_reply("f32_cpu_rows_v" + std::to_string(variant.load()), good + "// v\n");
+      return kernel_reply("f32_cpu_rows_v", good + own);
   }
 }
 
@@ -159,20 +167,22 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
   ASSERT_EQ(candidates.size(), 8u);
   // Nothing lost: every candidate has one final verdict; every call is in the ledger, and every
   // reply that came back is in the cache.
-  int correct = 0, fixes = 0, compile_failures = 0;
+  int correct = 0, fixes = 0, compile_failures = 0, repeated = 0;
   for (const auto& c : candidates) {
     int finals = 0;
     for (const auto& v : a->verdicts(c.id)) {
       finals += v.stage == "evaluate" || v.verdict == "rejected";
       correct += v.stage == "evaluate" && v.verdict == "correct";
       compile_failures += v.stage == "compile" && v.verdict == "rejected";
+      repeated += v.kind == "repeated_kernel";
     }
     EXPECT_EQ(finals, 1) << "candidate " << c.id;
     fixes += c.decision.find("\"mode\":\"fix\"") != std::string::npos;
   }
   EXPECT_GE(correct, 3);
   EXPECT_GE(compile_failures, 1);
-  EXPECT_GE(fixes, 1);  // a failed compile was repaired by a fix proposal
+  EXPECT_GE(fixes, 1);     // a failed compile was repaired by a fix proposal
+  EXPECT_GE(repeated, 1);  // the re-spaced first kernel was not compiled again
   auto calls = a->llm_calls(1);
   int64_t retries = 0;
   for (const auto& row : calls) {

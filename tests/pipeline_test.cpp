@@ -91,6 +91,9 @@ evaluator_actor::behavior_type stand_in_evaluator(evaluator_actor::pointer) {
           c.correct = ok;
           c.kernel.median_ms = ok ? 1 : 0;
           c.speedup = speedup;
+          // The second config moves the most bytes: its bound is 0.4 of the kernel's time.
+          c.bytes_moved = speedup * 1e6;
+          c.speed_of_light_ms = speedup == 8.0 ? 0.4 : 0.9;
           c.record_json = "{}";
           e.configs.push_back(c);
         }
@@ -188,7 +191,9 @@ class PipelineTest : public testing::Test {
   }
 
   /// Archives a candidate with `source` and hands it to the pipeline.
-  int64_t judge(const std::string& source, pipeline_entry entry = pipeline_entry::verify) {
+  /// `repeats`: the earlier proposal the novelty filter found it repeats (-1: none).
+  int64_t judge(const std::string& source, pipeline_entry entry = pipeline_entry::verify,
+                int64_t repeats = -1) {
     Candidate c;
     c.experiment_id = experiment_;
     c.sequence = sequence_++;
@@ -200,8 +205,8 @@ class PipelineTest : public testing::Test {
     EXPECT_TRUE(id) << id.error;
     c.id = id.value.value_or(0);
     auto h = heard_;
-    sys_->spawn([h, c, entry, p = pipeline_](caf::event_based_actor* self) {
-      self->request(p, caf::infinite, judge_atom::value, pipeline_job{c, 0, entry})
+    sys_->spawn([h, c, entry, repeats, p = pipeline_](caf::event_based_actor* self) {
+      self->request(p, caf::infinite, judge_atom::value, pipeline_job{c, 0, entry, repeats})
           .then([h](candidate_outcome& o) { h->outcomes.push_back(o); },
                 [h](caf::error& e) { h->errors.push_back(context_text(e)); });
     });
@@ -236,7 +241,8 @@ TEST_F(PipelineTest, ACorrectCandidateIsArchivedAtEveryStageThenAnsweredThenProf
   const auto& o = heard_->outcomes[0];
   EXPECT_EQ(o.stage, Stage::evaluate);
   EXPECT_TRUE(o.evaluated() && o.compiled() && o.correct && o.profiling);
-  EXPECT_NEAR(o.speedup, 4.0, 1e-12);  // the geometric mean of 2 and 8
+  EXPECT_NEAR(o.speedup, 4.0, 1e-12);         // the geometric mean of 2 and 8
+  EXPECT_NEAR(o.speed_of_light, 0.4, 1e-12);  // on the config that moves the most bytes
   EXPECT_EQ(verdicts(id), (Strings{"verify:accepted", "compile:accepted", "evaluate:correct"}));
   EXPECT_EQ(db_->results(id).size(), 2u);
   EXPECT_TRUE(db_->profile(id).has_value());
@@ -270,6 +276,21 @@ TEST_F(PipelineTest, EveryStagesRejectionEndsTheCandidateThereWithWhatAFixIsShow
             (Strings{"verify:accepted", "compile:accepted", "evaluate:incorrect"}));
   EXPECT_TRUE(heard_->profiles.empty());
   EXPECT_TRUE(heard_->errors.empty());
+}
+
+TEST_F(PipelineTest, AKernelTheNoveltyFilterFoundRepeatedIsRejectedWithoutBeingJudged) {
+  start();
+  const auto id = judge("verify:error", pipeline_entry::verify, 3);  // no stage is asked
+  sched_->run();
+  ASSERT_EQ(heard_->outcomes.size(), 1u) << (heard_->errors.empty() ? "" : heard_->errors[0]);
+  const auto& o = heard_->outcomes[0];
+  EXPECT_EQ(o.stage, Stage::verify);
+  EXPECT_FALSE(o.stage_error || o.evaluated());
+  EXPECT_EQ(verdicts(id), (Strings{"verify:rejected"}));
+  const auto v = db_->verdicts(id).at(0);
+  EXPECT_EQ(v.kind, "repeated_kernel");
+  EXPECT_NE(v.reason.find("the same kernel as proposal 3"), std::string::npos) << v.reason;
+  EXPECT_EQ(heard_->events, (Strings{"rejected"}));
 }
 
 TEST_F(PipelineTest, AStageThatFailsGivesAStageErrorVerdictNotALostCandidate) {

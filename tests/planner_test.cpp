@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "search/planner.hpp"
+#include "tests/search_members.hpp"
 
 namespace kforge::search {
 namespace {
@@ -22,18 +23,10 @@ const char* kLlmEnsemble = R"(, "proposers": [
     {"kind": "llm", "name": "m1", "provider": "openai", "model": "m1"},
     {"kind": "builtin"}])";
 
+/// A finished member.
 Member member(int64_t sequence, size_t target, bool correct, double speedup,
               const std::string& proposer = "builtin") {
-  Member m;
-  m.sequence = sequence;
-  m.candidate_id = sequence + 100;
-  m.target = target;
-  m.key = "k" + std::to_string(sequence);
-  m.finished = true;
-  m.correct = correct;
-  m.speedup = correct ? speedup : 0;
-  m.proposer = proposer;
-  return m;
+  return search::member(sequence, target, true, correct, speedup, proposer);
 }
 
 TEST(Planner, TheNextTargetHasTheFewestProposalsAndEndedOrFullTargetsGetNone) {

@@ -2,12 +2,17 @@
 // experiment configuration's parser.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "search/ensemble.hpp"
 #include "search/experiment_spec.hpp"
 #include "search/population.hpp"
 #include "search/random_stream.hpp"
+#include "tests/search_members.hpp"
+#include "tests/test_support.hpp"
 
 namespace kforge::search {
 namespace {
@@ -42,19 +47,6 @@ TEST(RandomStream, BelowIsUniformEnoughAndInRange) {
     ASSERT_GE(u, 0.0);
     ASSERT_LT(u, 1.0);
   }
-}
-
-Member member(int64_t seq, size_t target, bool finished = false, bool correct = false,
-              double speedup = 0) {
-  Member m;
-  m.sequence = seq;
-  m.candidate_id = seq + 100;
-  m.target = target;
-  m.key = "k" + std::to_string(seq);
-  m.finished = finished;
-  m.correct = correct;
-  m.speedup = speedup;
-  return m;
 }
 
 TEST(Population, ProposalWaitsForEverythingBeforeTheWindow) {
@@ -113,6 +105,20 @@ TEST(SelectParent, TournamentPrefersTheFasterAndBreaksTiesByAge) {
     RandomStream s(seed);
     EXPECT_EQ(select_parent(tie, "tournament", 64, s)->sequence, 1);
   }
+}
+
+TEST(ExperimentSpec, EveryBundledConfigurationIsValid) {
+  int read = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_dir() + "/configs")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "prices.json") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    auto parsed = parse_experiment_spec(text.str());
+    EXPECT_TRUE(parsed.ok()) << entry.path() << "\n" << parsed.error_text();
+    ++read;
+  }
+  EXPECT_GE(read, 3);
 }
 
 TEST(ExperimentSpec, ParsesEverySettingAndWritesItBack) {

@@ -126,6 +126,22 @@ TEST_F(SystemTest, TheSameSeedTwiceGivesTheSameCandidates) {
   ASSERT_EQ(fa.size(), 10u);
   EXPECT_EQ(fa, fb);
   expect_complete(*a, 1, 10);
+  // The summary and the report say how close the best came to the bound and when it was found.
+  for (const char* column : {"of bound", "found at"})
+    EXPECT_NE(first.output.find(column), std::string::npos) << column << "\n" << first.output;
+  auto report = run({"report", "1", "--archive", (dir_ / "first.db").string(), "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  auto doc = json::parse(report.output);
+  ASSERT_TRUE(doc.value) << report.output;
+  const auto& target = (*doc.value)["targets"][0];
+  ASSERT_TRUE(target.contains("best_candidate")) << report.output;
+  int64_t position = 0;
+  for (const auto& c : a->candidates(1)) {
+    ++position;
+    if (c.id == target["best_candidate"].as_int()) break;
+  }
+  EXPECT_EQ(target["best_after"].as_int(), position) << report.output;
+  EXPECT_GT(target["best_speed_of_light"].as_number(), 0) << report.output;
 }
 
 TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {

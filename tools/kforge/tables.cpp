@@ -96,13 +96,17 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
 
 std::string experiment_table(const json::Value& e) {
   std::string out = pad("target", 30) + pad("candidates", 11) + pad("correct", 8) + pad("best", 8) +
-                    pad("speedup", 9) + "kernel\n";
+                    pad("speedup", 9) + pad("of bound", 9) + pad("found at", 9) + "kernel\n";
   for (const auto& t : e["targets"].as_array()) {
     bool has = t.contains("best_candidate");
+    // The best kernel's share of the speed-of-light bound on its largest config.
+    const bool bounded = t.contains("best_speed_of_light");
     out += pad(t["target"].as_string(), 30) + pad(std::to_string(t["candidates"].as_int()), 11) +
            pad(std::to_string(t["correct"].as_int()), 8) +
            pad(has ? "#" + std::to_string(t["best_candidate"].as_int()) : "-", 8) +
            pad(has ? format("%.2fx", t["best_speedup"].as_number()) : "-", 9) +
+           pad(bounded ? format("%.0f%%", 100 * t["best_speed_of_light"].as_number()) : "-", 9) +
+           pad(has ? std::to_string(t["best_after"].as_int()) : "-", 9) +
            (has ? t["best_strategy"].as_string() + " " + t["best_params"].dump() : "none correct") +
            "\n";
     if (!has && t.contains("ended")) out += "    " + t["ended"].as_string() + "\n";
@@ -162,6 +166,7 @@ std::string report_table(const json::Value& r) {
                     r["name"].as_string() + "\" " + r["status"].as_string() + ": " +
                     std::to_string(r["candidates"].as_int()) + " candidates, " +
                     std::to_string(r["correct"].as_int()) + " correct on the hardware\n\n";
+  out += experiment_table(r) + "\n";
   if (r["models"].as_array().empty()) {
     out += "no LLM calls (built-in proposer only)\n";
   } else {
