@@ -67,6 +67,16 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           return db.add_llm_calls(r.experiment_id, r.candidate_id, r.sequence, r.calls);
         });
       },
+      [write](record_atom, strategies_record& r) {
+        return write("recording strategies", [&](archive::Archive& db) {
+          std::vector<archive::Strategy> rows;
+          for (const auto& text : r.strategies)
+            rows.push_back(
+                {r.experiment_id, r.sequence, r.target_key, r.round, r.serves, r.source, text});
+          if (rows.empty()) return db.add_llm_calls(r.experiment_id, 0, r.sequence, r.calls);
+          return db.add_strategies(rows, r.calls);
+        });
+      },
       [write](record_atom, llm_verdict_record& r) {
         const int64_t candidate = r.candidate_id;
         const auto& v = r.judgement;
@@ -198,8 +208,13 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
               if (auto doc = json::parse(r.detail_json); doc)
                 configs.push_back(gpu::read_config_report(*doc.value));
             cs.speed_of_light = gpu::speed_of_light_fraction(configs);
+            cs.times = gpu::config_times_text(configs);
           }
           cs.profiled = p.profiled;
+          if (p.profiled)
+            if (auto profile = self->state.db->profile(c.id))
+              if (auto doc = json::parse(*profile); doc.value)
+                cs.profile_brief = (*doc.value)["summary"]["brief"].as_string();
           if (p.finished && !p.correct)
             std::tie(cs.failed_stage, cs.failure) = archived_failure(*self->state.db, c.id);
           snap.candidates.push_back(std::move(cs));
@@ -207,6 +222,15 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         for (const auto& u : self->state.db->llm_usage(experiment_id))
           snap.models.push_back({u.model_name, u.calls, u.failures, u.cached, u.input_tokens,
                                  u.output_tokens, u.cost_usd});
+        // One record per round, target and writer, as they were recorded.
+        for (const auto& x : self->state.db->strategies(experiment_id)) {
+          auto& list = snap.strategies;
+          if (list.empty() || list.back().target_key != x.target || list.back().round != x.round ||
+              list.back().serves != x.serves || list.back().source != x.source)
+            list.push_back(
+                {experiment_id, x.sequence, x.target, x.round, x.serves, x.source, {}, {}});
+          list.back().strategies.push_back(x.text);
+        }
         return snap;
       },
       [self](list_atom, std::string& status) {

@@ -2,6 +2,7 @@
 
 #include "common/task_document.hpp"
 #include "llm/builtin/builtin_proposer.hpp"
+#include "llm/builtin/builtin_strategies.hpp"
 
 namespace kforge {
 
@@ -32,6 +33,7 @@ proposer_actor::behavior_type builtin_proposer_impl(
         b.parent_strategy = r.parent.strategy;
         b.parent_params = r.parent.params;
         b.tried.insert(r.tried.begin(), r.tried.end());
+        b.strategy = r.strategy;
         auto p = builtin::propose_builtin(b);
         if (p.unsupported) return failed(search::ProposalFailure::unsupported, p.error);
         if (!p.ok)
@@ -44,6 +46,31 @@ proposer_actor::behavior_type builtin_proposer_impl(
         out.params = std::move(p.params);
         out.rationale = std::move(p.rationale);
         out.parent_id = p.from_parent ? r.parent.id : 0;
+        return out;
+      },
+      [self](meta_atom, meta_request& r) {
+        // Meta-generation by rules: moves over the templates' parameters.
+        auto& st = self->state;
+        st.stats.started("strategies for " + r.tgt.key());
+        meta_reply out;
+        out.source = "rules";
+        auto doc = tasks::read_task_document(r.export_dir);
+        if (!doc) {
+          out.failure = doc.error;
+          st.stats.finished(out.failure);
+          return out;
+        }
+        builtin::BuiltinMetaRequest b;
+        b.backend = r.tgt.backend;
+        b.direction = r.tgt.direction;
+        b.direction_doc = (**doc)["directions"][r.tgt.direction];
+        b.count = r.count;
+        for (const auto& k : r.best) b.best.push_back({k.strategy, k.params, k.speedup});
+        for (const auto& s : r.records) b.known.push_back(s.text);
+        auto written = builtin::builtin_strategies(b);
+        out.strategies = std::move(written.strategies);
+        out.failure = std::move(written.error);
+        st.stats.finished(out.failure);
         return out;
       },
   };

@@ -192,6 +192,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                       o.correct = ok;
                       o.speedup = ok ? geomean_speedup(r) : 0;
                       o.speed_of_light = ok ? gpu::speed_of_light_fraction(r.configs) : 0;
+                      if (ok) o.times = gpu::config_times_text(r.configs);
                       o.profiling = ok;
                       auto d = about(self, n);
                       d.set("target", target_key(candidate(self, n)))

@@ -61,6 +61,7 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
                  std::to_string(in_a_row) +
                      " candidates in a row failed to compile; the last: " + o.reason);
   }
+  if (o.correct) st.config_times[n] = o.times;
   planner.population().finish(n, o.correct, o.speedup, o.speed_of_light);
   pump(self);
   check_done(self);
@@ -148,12 +149,94 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
           archive_failed(self));
 }
 
+// ---- Meta-generation. ----
+
+/// One writer of the round before proposal n answered: its strategies and calls are archived,
+/// then the planner may draw them; when every writer has answered, proposals go on.
+void meta_written(self_ptr self, int64_t n, const search::MetaRound& round,
+                  const std::string& serves, meta_reply r) {
+  auto& st = self->state;
+  const size_t t = round.target;
+  auto done = [self, n, round, serves, r] {
+    auto& st = self->state;
+    charge(self, -1, r.calls);
+    st.planner->generated(round.target, round.round, serves, r.source, r.strategies);
+    json::Value ev, list{json::Array{}};
+    for (const auto& s : r.strategies) list.push(s);
+    ev.set("sequence", n).set("target", st.targets[round.target].tgt.key());
+    ev.set("round", static_cast<int64_t>(round.round)).set("for", serves);
+    ev.set("source", r.source).set("strategies", list);
+    if (!r.failure.empty()) {
+      ev.set("reason", r.failure);
+      if (serves == "llm") st.last_error = r.failure;
+    }
+    emit(self, r.strategies.empty() ? "strategies_not_written" : "strategies_written", ev);
+    if (--st.meta_waiting > 0) return;
+    st.planner->meta_done(round.target, round.round);
+    st.meta.reset();
+    pump(self);
+    check_done(self);
+  };
+  if (r.strategies.empty() && r.calls.empty()) return done();
+  strategies_record rec{st.cfg.experiment.id, n,      st.targets[t].tgt.key(),
+                        round.round,          serves, r.source,
+                        r.strategies,         r.calls};
+  self->request(st.stages.archive, kArchiveTimeout, record_atom::value, rec)
+      .then(done, archive_failed(self));
+}
+
+/// Asks for the strategies of `round` before proposal n: an LLM of the ensemble writes the LLMs',
+/// the built-in proposer's rules its own. Proposals wait until both have answered.
+void start_meta(self_ptr self, int64_t n, const search::MetaRound& round) {
+  auto& st = self->state;
+  const auto& spec = st.cfg.spec;
+  st.meta = round;
+  for (const auto& serves : round.serves) {
+    std::optional<proposer_actor> writer;
+    if (serves == "llm") {
+      std::string name = spec.meta_model;
+      for (const auto& p : spec.proposers)
+        if (name.empty() && p.kind == "llm") name = p.name;
+      if (auto it = st.llm_proposers.find(name); it != st.llm_proposers.end())
+        writer = caf::actor_cast<proposer_actor>(it->second);
+    } else if (auto b = st.stages.proposers.find("builtin"); b != st.stages.proposers.end()) {
+      writer = b->second;
+    }
+    if (!writer) continue;
+    ++st.meta_waiting;
+    auto req = make_meta_request(view(self), n, round, serves);
+    self->request(*writer, caf::infinite, meta_atom::value, req)
+        .then([self, n, round,
+               serves](meta_reply& r) { meta_written(self, n, round, serves, std::move(r)); },
+              [self, n, round, serves](caf::error& e) {
+                meta_reply r;
+                r.failure = describe(e);
+                meta_written(self, n, round, serves, std::move(r));
+              });
+  }
+  if (st.meta_waiting == 0) {
+    st.planner->meta_done(round.target, round.round);
+    st.meta.reset();
+  }
+}
+
+// ---- Proposals, sent. ----
+
 /// Sends pending proposal n to its proposer, planning it first if it is new. False when it
-/// must wait: a built-in proposal needs every earlier one back (its list of what was tried).
+/// must wait: a built-in proposal needs every earlier one back (its list of what was tried), and
+/// a meta-generation round due before it needs its profiles, then its strategies.
 bool send(self_ptr self, int64_t n) {
   auto& st = self->state;
   auto& p = st.proposals.at(n);
-  if (!p.plan) p.plan = st.planner->plan(n, p.target);
+  if (!p.plan) {
+    if (st.meta) return false;
+    if (auto round = st.planner->meta_due(n, p.target)) {
+      // What the round shows is profiled first, so that the same run writes the same prompt.
+      if (st.pending_profiles == 0) start_meta(self, n, *round);
+      if (st.meta || st.pending_profiles > 0) return false;
+    }
+    p.plan = st.planner->plan(n, p.target);
+  }
   const auto plan = *p.plan;
   auto d = plan.decision;
   d.attempt = p.attempts;
@@ -257,6 +340,8 @@ void resume_from(self_ptr self, const experiment_snapshot& snapshot) {
   auto& st = self->state;
   auto r = restore(*st.planner, snapshot, st.targets, !st.llm_verifiers.empty());
   st.candidates = std::move(r.candidates);
+  st.profile_briefs = std::move(r.profile_briefs);
+  st.config_times = std::move(r.config_times);
   st.counts = std::move(r.counts);
   for (const auto& job : r.jobs)
     judge(self, job.candidate.sequence, static_cast<size_t>(job.target), job.entry);
@@ -287,6 +372,14 @@ void start_with(self_ptr self, experiment_layout& layout) {
   if (const int64_t replay_of = st.cfg.spec.replay_of) {
     // A replay follows the recorded decisions of another experiment, sequence by sequence.
     st.planner->follow(recorded_decisions(layout.replayed));
+    // Its decisions name the strategies they followed; the replay keeps where they came from
+    // (once: a resumed replay has them already).
+    for (auto r : st.cfg.resume ? std::vector<strategies_record>{} : layout.replayed.strategies) {
+      r.experiment_id = st.cfg.experiment.id;
+      r.calls.clear();  // they cost nothing now
+      self->request(st.stages.archive, kArchiveTimeout, record_atom::value, r)
+          .then([] {}, archive_failed(self));
+    }
     json::Value d;
     d.set("replay_of", replay_of)
         .set("decisions", static_cast<int64_t>(layout.replayed.candidates.size()));
@@ -388,6 +481,7 @@ coordinator_actor::behavior_type coordinator_impl(
           d.set("profile", p.brief);
           emit(self, "profiled", d);
         }
+        pump(self);  // a meta-generation round may have waited for this profile
         check_done(self);
       },
   };

@@ -39,10 +39,14 @@ struct coordinator_state {
   candidate_pipeline_actor pipeline;
   std::map<std::string, llm_model_actor> llm_proposers;  ///< by name, this experiment's own
   std::map<std::string, llm_model_actor> llm_verifiers;  ///< by name
-  std::map<int64_t, Candidate> candidates;        ///< by sequence
+  std::map<int64_t, Candidate> candidates;               ///< by sequence
   std::map<int64_t, std::string> profile_briefs;         ///< by sequence
-  search::ProposalBook proposals;                        ///< proposals not yet candidates
-  experiment_counts counts;                              ///< candidates, LLM calls and their cost
+  std::map<int64_t, std::string> config_times;           ///< by sequence, of correct candidates
+  /// The meta-generation round being written: no proposal is planned until it is done.
+  std::optional<search::MetaRound> meta;
+  int meta_waiting = 0;            ///< its generators that have not answered
+  search::ProposalBook proposals;  ///< proposals not yet candidates
+  experiment_counts counts;        ///< candidates, LLM calls and their cost
   experiment_phase status = experiment_phase::starting;
   bool concluding = false;  ///< the final status is being recorded
   bool budget_spent = false;

@@ -51,8 +51,8 @@ void emit(coordinator_self self, const std::string& kind, const json::Value& det
 
 experiment_view view(coordinator_self self) {
   auto& st = self->state;
-  return {st.cfg.experiment, st.cfg.spec,   st.targets,
-          *st.planner,       st.candidates, st.profile_briefs};
+  return {st.cfg.experiment, st.cfg.spec,       st.targets,     *st.planner,
+          st.candidates,     st.profile_briefs, st.config_times};
 }
 
 experiment_status progress(coordinator_self self) {

@@ -27,6 +27,28 @@ std::string to_string(experiment_phase p) {
   return "unknown";
 }
 
+namespace {
+
+/// Candidate s as a prompt shows it among the best kernels.
+context_kernel context_of(const experiment_view& v, int64_t s) {
+  auto found = [s](const std::map<int64_t, std::string>& by) {
+    auto it = by.find(s);
+    return it == by.end() ? std::string() : it->second;
+  };
+  const auto& c = v.candidates.at(s);
+  const auto& m = v.planner.population().members().at(s);
+  return {s,
+          m.speedup,
+          c.strategy,
+          c.source,
+          c.params,
+          m.strategy,
+          found(v.config_times),
+          found(v.profile_briefs)};
+}
+
+}  // namespace
+
 propose_request make_propose_request(const experiment_view& v, int64_t n, size_t t,
                                      const search::Plan& plan, int32_t attempt) {
   const auto& d = plan.decision;
@@ -59,9 +81,30 @@ propose_request make_propose_request(const experiment_view& v, int64_t n, size_t
       req.failure_log = f->log;
     }
   }
-  for (int64_t s : plan.context) {
-    const auto& c = v.candidates.at(s);
-    req.context.push_back({s, members.at(s).speedup, c.strategy, c.source});
+  for (int64_t s : plan.context) req.context.push_back(context_of(v, s));
+  return req;
+}
+
+meta_request make_meta_request(const experiment_view& v, int64_t n, const search::MetaRound& round,
+                               const std::string& serves) {
+  const size_t t = round.target;
+  meta_request req;
+  req.experiment_id = v.experiment.id;
+  req.sequence = n;
+  req.round = round.round;
+  req.count = v.spec.meta_count;
+  req.seed = search::derive_seed(v.spec.seed, "meta", static_cast<uint64_t>(n));
+  req.tgt = v.targets.at(t).tgt;
+  req.export_dir = v.targets.at(t).export_dir;
+  for (int64_t s : v.planner.context(t, n)) req.best.push_back(context_of(v, s));
+  const auto strategies = v.planner.strategies(t, serves);
+  std::vector<std::string> texts;
+  for (const auto& s : strategies) texts.push_back(s.text);
+  const auto records = search::strategy_records(texts, v.planner.population().visible(t, n));
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    req.records.push_back(
+        {r.text, strategies[i].source, r.tried, r.correct, r.improved, r.best_gain});
   }
   return req;
 }
@@ -95,6 +138,7 @@ search::Member make_member(const Candidate& c, size_t t, const search::Decision&
   m.proposer = d.proposer;
   m.parent_sequence = d.lineage_parent();
   m.island = d.island;
+  m.strategy = d.strategy;
   m.digest = search::source_digest(c.source);
   return m;
 }

@@ -33,14 +33,21 @@ struct experiment_view {
   const search::ExperimentSpec& spec;
   const std::vector<target_layout>& targets;
   const search::Planner& planner;
-  const std::map<int64_t, Candidate>& candidates;  ///< by sequence
-  const std::map<int64_t, std::string>& profile_briefs;   ///< by sequence
+  const std::map<int64_t, Candidate>& candidates;        ///< by sequence
+  const std::map<int64_t, std::string>& profile_briefs;  ///< by sequence
+  const std::map<int64_t, std::string>& config_times;    ///< by sequence
 };
 
 /// Proposal n's request to its proposer: the plan's decision, the parent with its speedup and
 /// profile, the failure a fix repairs, and the context kernels, from what n may see.
 propose_request make_propose_request(const experiment_view& v, int64_t n, size_t t,
                                      const search::Plan& plan, int32_t attempt);
+
+/// Meta-generation's request for `round` of target t, before proposal n, for the strategies
+/// `serves` proposers draw: the target's best kernels n may see with their times and profiles,
+/// and the record of every strategy they may draw now.
+meta_request make_meta_request(const experiment_view& v, int64_t n, const search::MetaRound& round,
+                               const std::string& serves);
 
 /// The record of proposal n's candidate (`d` with the reply it came from), to archive.
 Candidate make_candidate(const experiment_view& v, int64_t n, size_t t, const search::Decision& d,

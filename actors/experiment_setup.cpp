@@ -217,6 +217,8 @@ resumed_experiment restore(search::Planner& planner, const experiment_snapshot& 
     if (cs.finished) planner.population().finish(n, cs.correct, cs.speedup, cs.speed_of_light);
     if (d.fix_of >= 0) planner.fixed(d.fix_of);
     ++out.counts.proposed;
+    if (!cs.profile_brief.empty()) out.profile_briefs[n] = cs.profile_brief;
+    if (!cs.times.empty()) out.config_times[n] = cs.times;
     if (cs.failed_stage != Stage::none) planner.failed(n, {cs.failed_stage, cs.failure});
     pipeline_job job{c, static_cast<int32_t>(t), pipeline_entry::verify};
     if (cs.finished) {
@@ -238,6 +240,9 @@ resumed_experiment restore(search::Planner& planner, const experiment_snapshot& 
       job.entry = cs.compiled ? pipeline_entry::recompile : pipeline_entry::compile;
     out.jobs.push_back(job);
   }
+  for (const auto& r : snapshot.strategies)
+    if (auto it = by_key.find(r.target_key); it != by_key.end())
+      planner.generated(it->second, r.round, r.serves, r.source, r.strategies);
   return out;
 }
 

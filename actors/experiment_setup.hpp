@@ -37,10 +37,12 @@ struct resumed_experiment {
   std::vector<pipeline_job> jobs;  ///< unfinished candidates, and correct ones not profiled
   experiment_counts counts;        ///< of the candidates, and the LLM calls so far
   int64_t carried_on = 0;          ///< unfinished candidates
+  std::map<int64_t, std::string> profile_briefs;  ///< by sequence, of profiled candidates
+  std::map<int64_t, std::string> config_times;    ///< by sequence, of correct candidates
 };
 
-/// Tells the planner what the archive knows of the experiment's candidates (on targets the
-/// layout still has) and says where each unfinished one re-enters the pipeline.
+/// Tells the planner what the archive knows of the experiment's candidates and strategies (on
+/// targets the layout still has) and says where each unfinished one re-enters the pipeline.
 resumed_experiment restore(search::Planner& planner, const experiment_snapshot& snapshot,
                            const std::vector<target_layout>& targets, bool llm_verifiers);
 

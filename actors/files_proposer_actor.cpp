@@ -99,6 +99,12 @@ proposer_actor::behavior_type files_proposer_impl(
         return failed(search::ProposalFailure::exhausted,
                       r.tgt.key() + ": every kernel file was proposed");
       },
+      [](meta_atom, const meta_request&) {
+        meta_reply out;
+        out.source = "files";
+        out.failure = "the files proposer evaluates given kernels and follows no strategies";
+        return out;
+      },
   };
 }
 

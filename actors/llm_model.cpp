@@ -54,6 +54,15 @@ llm_model_actor::behavior_type llm_model_impl(self_ptr self, llm_runner_options 
         return relay<proposal>(self, self->state.pool, std::move(what), std::nullopt,
                                account_proposal, propose_atom::value, std::move(r));
       },
+      [self](meta_atom, meta_request& r) {
+        auto what = "strategies for " + r.tgt.key();
+        auto account_meta = [self](const meta_reply& m) {
+          account(self->state.usage, m.calls);
+          return m.failure;
+        };
+        return relay<meta_reply>(self, self->state.pool, std::move(what), std::nullopt,
+                                 account_meta, meta_atom::value, std::move(r));
+      },
       [self, account_verdict](verify_atom, llm_verify_request& r) {
         auto what = "verify #" + std::to_string(r.candidate.sequence);
         return relay<llm_verdict>(self, self->state.pool, std::move(what), std::nullopt,

@@ -10,6 +10,7 @@
 #include "llm/prompts.hpp"
 #include "llm/reply_parser.hpp"
 #include "messages/errors.hpp"
+#include "search/meta_generation.hpp"
 
 namespace kforge {
 namespace {
@@ -157,6 +158,48 @@ proposal propose(runner_context& ctx, const propose_request& r) {
   return out;
 }
 
+meta_reply meta_generate(runner_context& ctx, const meta_request& r) {
+  meta_reply out;
+  out.source = ctx.client->config().name;
+  auto brief = ctx.brief(r.tgt, r.export_dir, r.tgt.config_set);
+  if (!brief) {
+    out.failure = brief.error;
+    return out;
+  }
+  llm::MetaInputs in;
+  in.task = *brief;
+  in.count = r.count;
+  for (const auto& k : r.best)
+    in.best.push_back({{k.sequence, k.speedup, k.strategy, k.source}, k.asked, k.times, k.profile});
+  for (const auto& s : r.records)
+    in.records.push_back({s.text, s.source, s.tried, s.correct, s.improved, s.best_gain});
+  auto messages = llm::meta_messages(in);
+  if (!messages) {
+    out.failure = messages.error;
+    return out;
+  }
+  auto result = ctx.client->call(*messages, provider_seed(r.seed), 0);
+  out.calls.push_back(llm::ledger_entry(result.record, "meta"));
+  if (!result.record.ok) {
+    out.failure = result.record.error;
+    return out;
+  }
+  auto parsed = llm::parse_strategies_reply(result.reply, r.count);
+  if (!parsed.ok) {
+    out.failure = out.source + "'s strategies were rejected: " + parsed.reason;
+    out.calls.back().error = parsed.reason;
+    return out;
+  }
+  // What the search can ask for already is not new.
+  for (auto& s : parsed.strategies)
+    if (std::none_of(r.records.begin(), r.records.end(), [&](const strategy_record& known) {
+          return search::same_strategy(known.text, s);
+        }))
+      out.strategies.push_back(std::move(s));
+  if (out.strategies.empty()) out.failure = out.source + " wrote no strategy the search lacks";
+  return out;
+}
+
 llm_verdict verify(runner_context& ctx, const llm_verify_request& r) {
   llm_verdict out;
   out.verifier = ctx.client->config().name;
@@ -225,6 +268,11 @@ llm_runner_actor::behavior_type llm_runner_impl(llm_runner_actor::pointer self,
         auto p = propose(*ctx, r);
         ctx->note_cache_errors(p.calls);
         return p;
+      },
+      [ctx](meta_atom, meta_request& r) {
+        auto m = meta_generate(*ctx, r);
+        ctx->note_cache_errors(m.calls);
+        return m;
       },
       [ctx](verify_atom, llm_verify_request& r) {
         auto v = verify(*ctx, r);

@@ -18,7 +18,7 @@ using detail::now;
 using detail::Statement;
 using detail::Transaction;
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS experiments (
@@ -64,6 +64,11 @@ CREATE TABLE IF NOT EXISTS llm_verdicts (
   candidate_id INTEGER NOT NULL REFERENCES candidates(id), verifier TEXT NOT NULL,
   check_name TEXT NOT NULL, decided INTEGER NOT NULL, accepted INTEGER NOT NULL,
   reasons TEXT NOT NULL, PRIMARY KEY (candidate_id, verifier, check_name));
+CREATE TABLE IF NOT EXISTS strategies (
+  id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
+  sequence INTEGER NOT NULL, target TEXT NOT NULL, round INTEGER NOT NULL, serves TEXT NOT NULL,
+  source TEXT NOT NULL, text TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS strategies_by_experiment ON strategies (experiment_id, id);
 CREATE INDEX IF NOT EXISTS llm_calls_by_experiment ON llm_calls (experiment_id, id);
 CREATE INDEX IF NOT EXISTS candidates_by_task ON candidates (task, direction, backend);
 CREATE INDEX IF NOT EXISTS verdicts_by_candidate ON verdicts (candidate_id);
@@ -75,7 +80,7 @@ CREATE INDEX IF NOT EXISTS compiles_by_candidate ON compiles (candidate_id);
 
 // Version 1 had no template parameters on candidates, version 2 no recorded decisions (the LLM
 // tables are new in version 3 and made by the schema itself), version 3 no record of which headers
-// built a candidate.
+// built a candidate; version 4 had no strategies table (the schema makes it).
 constexpr const char* kMigrateFrom1 =
     "ALTER TABLE candidates ADD COLUMN params TEXT NOT NULL DEFAULT '{}';";
 constexpr const char* kMigrateFrom2 =

@@ -1,8 +1,8 @@
 // The archive: kforge's single source of truth, an SQLite database in WAL mode. Experiments,
 // candidates (source, parent, proposer, strategy, seed), verdicts with reasons, compile logs,
-// per-config results and timings, profiles and events are written here before anything is
-// reported, so a process killed at any moment loses nothing that was reported. A plain library:
-// no CAF, no threads of its own; the archive actor owns one instance.
+// per-config results and timings, profiles, events and generated strategies are written here before
+// anything is reported, so a process killed at any moment loses nothing that was reported. A plain
+// library: no CAF, no threads of its own; the archive actor owns one instance.
 #pragma once
 
 #include <cstdint>
@@ -125,6 +125,17 @@ struct LlmUsage {
   double cost_usd = 0;
 };
 
+/// An optimisation strategy meta-generation wrote for a target of an experiment.
+struct Strategy {
+  int64_t experiment_id = 0;
+  int64_t sequence = 0;  ///< the proposal it was written before
+  std::string target;    ///< the target's key
+  int32_t round = 0;
+  std::string serves;  ///< "llm" or "builtin"
+  std::string source;  ///< "rules" or the LLM that wrote it
+  std::string text;
+};
+
 /// What a failed call says: empty when it succeeded.
 using Status = Result<void>;
 
@@ -190,6 +201,13 @@ class Archive {
   Status add_llm_verdicts(const std::vector<LlmVerdict>& verdicts);
   /// Every judgement of the experiment's candidates.
   std::vector<LlmVerdict> llm_verdicts(int64_t experiment_id);
+
+  /// Strategies meta-generation wrote (in order) and the LLM calls that wrote them, in one
+  /// transaction.
+  Status add_strategies(const std::vector<Strategy>& strategies,
+                        const std::vector<LlmCall>& calls = {});
+  /// The experiment's strategies in the order they were written.
+  std::vector<Strategy> strategies(int64_t experiment_id);
 
   /// Best per task; `experiment_id` 0 searches every experiment.
   std::optional<Best> best(const std::string& task, const std::string& direction,

@@ -1,5 +1,6 @@
 #include "archive/report.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "archive/views.hpp"
@@ -60,6 +61,53 @@ struct Matrix {
   }
 };
 
+/// Each optimisation strategy a proposal was asked to follow, or meta-generation wrote, with
+/// where it came from ("seed": the fixed list; "rules": the built-in proposer's meta-generation;
+/// else the LLM that wrote it) and its record: how many candidates tried it, how many were
+/// correct, how many beat their parent, and the best gain over a parent.
+json::Value strategy_records(Archive& a, int64_t experiment_id) {
+  struct Record {
+    int64_t tried = 0, correct = 0, improved = 0;
+    double best_gain = 0;
+    std::string source = "seed";
+    int64_t round = 0;
+  };
+  std::map<std::string, Record> by_text;
+  for (const auto& x : a.strategies(experiment_id)) {
+    auto& r = by_text[x.text];
+    r.source = x.source;
+    r.round = x.round;
+  }
+  std::map<int64_t, double> speedup_of;  // correct candidates by id
+  const auto progress = a.progress(experiment_id);
+  for (const auto& p : progress)
+    if (p.correct) speedup_of[p.candidate.id] = p.geomean_speedup;
+  for (const auto& p : progress) {
+    auto d = json::parse(p.candidate.decision);
+    const std::string text = d.value ? (*d.value)["strategy"].as_string() : std::string();
+    if (text.empty()) continue;
+    auto& r = by_text[text];
+    ++r.tried;
+    if (!p.correct) continue;
+    ++r.correct;
+    auto parent = speedup_of.find(p.candidate.parent_id);
+    if (parent == speedup_of.end() || parent->second <= 0 || p.geomean_speedup <= 0) continue;
+    const double gain = p.geomean_speedup / parent->second;
+    r.improved += gain > 1;
+    r.best_gain = std::max(r.best_gain, gain);
+  }
+  json::Value out{json::Array{}};
+  for (const auto& [text, r] : by_text) {
+    json::Value row;
+    row.set("strategy", text).set("source", r.source).set("round", r.round);
+    row.set("tried", r.tried).set("correct", r.correct);
+    row.set("improved", r.improved);
+    row.set("best_gain", r.best_gain > 0 ? json::Value(r.best_gain) : json::Value());
+    out.push(std::move(row));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
@@ -69,6 +117,7 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
   out.set("experiment", experiment_id).set("name", e->name).set("status", e->status);
   // The results first: per target its best kernel, its speedup and its share of the bound.
   if (auto view = experiment_view(a, experiment_id)) out.set("targets", (*view)["targets"]);
+  out.set("strategies", strategy_records(a, experiment_id));
 
   double cost = 0;
   json::Value models{json::Array{}};

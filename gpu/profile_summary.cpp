@@ -73,6 +73,7 @@ Profile make_profile(const std::string& backend, const std::vector<KernelResourc
   } else {
     brief += "not timed";
   }
+  summary.set("brief", brief);  // kept with the profile: a resumed search shows it in prompts
   p.doc.set("kernels", to_json(kernels)).set("configs", rows).set("summary", summary);
   p.brief = brief;
   return p;

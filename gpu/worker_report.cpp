@@ -1,5 +1,7 @@
 #include "gpu/worker_report.hpp"
 
+#include <cstdio>
+
 #include "common/statistics.hpp"
 
 namespace kforge::gpu {
@@ -10,6 +12,23 @@ TimingSummary read_timing(const json::Value& v) {
 }
 
 }  // namespace
+
+std::string config_times_text(const std::vector<ConfigReport>& configs) {
+  std::string out;
+  for (const auto& c : configs) {
+    if (!c.timed()) continue;
+    char line[256];
+    std::snprintf(line, sizeof line, ": %.4g ms (eager %.4g ms, %.3gx", c.kernel.median_ms,
+                  c.eager.median_ms, c.speedup);
+    out += "- " + c.name + line;
+    if (c.speed_of_light_ms > 0) {
+      std::snprintf(line, sizeof line, "; bound %.4g ms", c.speed_of_light_ms);
+      out += line;
+    }
+    out += ")\n";
+  }
+  return out;
+}
 
 ConfigReport read_config_report(const json::Value& c) {
   ConfigReport r;

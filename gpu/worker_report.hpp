@@ -59,6 +59,9 @@ struct WorkerReport {
 /// One config's record (an element of the result's "configs", or an archived record).
 ConfigReport read_config_report(const json::Value& record);
 
+/// A line per timed config for prompts: "- name: kernel ms (eager ms, speedup; bound ms)".
+std::string config_times_text(const std::vector<ConfigReport>& configs);
+
 /// The worker's "result" event.
 WorkerReport read_worker_report(const json::Value& result);
 

@@ -174,6 +174,35 @@ Result<std::vector<Message>> proposal_messages(const ProposalInputs& in) {
   return chat_messages(prompt_file("proposer_system.md"), prompt_file(file), values);
 }
 
+Result<std::vector<Message>> meta_messages(const MetaInputs& in) {
+  std::string best;
+  for (const auto& k : in.best) {
+    best += "\n### candidate " + std::to_string(k.kernel.sequence) + ": " +
+            number_text(k.kernel.speedup) + "x (" + k.kernel.strategy + ")\n";
+    if (!k.asked.empty()) best += "Asked to try: " + k.asked + "\n";
+    if (!k.times.empty()) best += "Times:\n" + k.times;
+    best += "Profile: " + (k.profile.empty() ? std::string("(not profiled)") : k.profile) + "\n";
+    best += "```cpp\n" + k.kernel.source + "\n```\n";
+  }
+  std::string records;
+  for (const auto& r : in.records)
+    records += "- " + r.text + " [" + r.source + "]: tried " + std::to_string(r.tried) +
+               ", correct " + std::to_string(r.correct) + ", faster " + std::to_string(r.improved) +
+               ", best gain " +
+               (r.best_gain > 0 ? number_text(r.best_gain) + "x" : std::string("none")) + "\n";
+  std::map<std::string, std::string> values = {
+      {"backend", in.task.backend},
+      {"task", in.task.task},
+      {"direction", in.task.direction},
+      {"reference_source", in.task.reference_source},
+      {"configs", in.task.configs},
+      {"count", std::to_string(in.count)},
+      {"best", best.empty() ? "(no correct kernel yet)" : best},
+      {"records", records.empty() ? "(none)" : records},
+  };
+  return chat_messages(prompt_file("meta_system.md"), prompt_file("meta_generate.md"), values);
+}
+
 const std::vector<std::string>& verifier_checks() {
   static const std::vector<std::string> checks = {"compilation", "memory_safety", "numerics"};
   return checks;

@@ -61,6 +61,32 @@ struct ProposalInputs {
 
 Result<std::vector<Message>> proposal_messages(const ProposalInputs& inputs);
 
+/// A kernel a meta-generation prompt shows: the context kernel with its times and profile.
+struct RankedKernel {
+  ContextKernel kernel;
+  std::string asked;    ///< the strategy its proposal was asked to try, or empty
+  std::string times;    ///< one line per config
+  std::string profile;  ///< in brief, or empty
+};
+
+/// A strategy the search can ask for, and what the kernels that tried it did.
+struct StrategyLine {
+  std::string text;
+  std::string source;
+  int64_t tried = 0, correct = 0, improved = 0;
+  double best_gain = 0;
+};
+
+struct MetaInputs {
+  TaskBrief task;
+  std::vector<RankedKernel> best;  ///< least to most fast
+  std::vector<StrategyLine> records;
+  int count = 4;
+};
+
+/// The meta-generation prompt: new optimisation strategies from the best kernels so far.
+Result<std::vector<Message>> meta_messages(const MetaInputs& inputs);
+
 /// The verifier checks: "compilation", "memory_safety", "numerics".
 const std::vector<std::string>& verifier_checks();
 Result<std::vector<Message>> verifier_messages(const std::string& check, const TaskBrief& task,

@@ -158,4 +158,40 @@ VerifierReply parse_verifier_reply(const ChatReply& reply) {
   return out;
 }
 
+StrategiesReply parse_strategies_reply(const ChatReply& reply, int count) {
+  constexpr size_t kMaxLength = 400;
+  StrategiesReply out;
+  std::istringstream in(reply.text);
+  std::string line;
+  // A line cut at the token limit is not a strategy: the last one of a truncated reply is dropped.
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) lines.push_back(line);
+  if (reply.truncated && !lines.empty()) lines.pop_back();
+  for (const auto& raw : lines) {
+    std::string t = trim(raw);
+    size_t skip = 0;
+    if (t.rfind("- ", 0) == 0 || t.rfind("* ", 0) == 0) {
+      skip = 2;
+    } else {
+      while (skip < t.size() && std::isdigit(static_cast<unsigned char>(t[skip]))) ++skip;
+      if (skip == 0 || skip + 1 >= t.size() || (t[skip] != '.' && t[skip] != ')')) continue;
+      ++skip;
+    }
+    std::string text = trim(t.substr(skip));
+    // Markdown emphasis around the whole item says nothing.
+    while (text.size() > 4 && text.rfind("**", 0) == 0 && text.find("**", 2) == text.size() - 2)
+      text = trim(text.substr(2, text.size() - 4));
+    if (text.empty() || text.size() > kMaxLength) continue;
+    if (std::find(out.strategies.begin(), out.strategies.end(), text) != out.strategies.end())
+      continue;
+    out.strategies.push_back(text);
+    if (static_cast<int>(out.strategies.size()) >= count) break;
+  }
+  out.ok = !out.strategies.empty();
+  if (!out.ok)
+    out.reason = reply.truncated ? "the reply stopped at the token limit before any strategy"
+                                 : "the reply lists no strategy (lines starting with \"- \")";
+  return out;
+}
+
 }  // namespace kforge::llm

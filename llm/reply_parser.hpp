@@ -1,6 +1,7 @@
 // Reads what an LLM answered: the kernel source, its name and rationale from a proposer's reply,
-// the verdict and reasons from a verifier's. A truncated or garbled reply is rejected with a
-// reason a user can act on; nothing here throws or crashes on any input.
+// the strategies from a meta-generation's, the verdict and reasons from a verifier's. A truncated
+// or garbled reply is rejected with a reason a user can act on; nothing here throws or crashes on
+// any input.
 #pragma once
 
 #include <string>
@@ -29,5 +30,15 @@ struct VerifierReply {
 };
 
 VerifierReply parse_verifier_reply(const ChatReply& reply);
+
+struct StrategiesReply {
+  bool ok = false;
+  std::string reason;  ///< why no strategy could be read, when !ok
+  std::vector<std::string> strategies;
+};
+
+/// The strategies of a meta-generation reply: its list items ("- ", "* ", "1. ", "1) "), at most
+/// `count`, each on one line of at most 400 characters, none twice.
+StrategiesReply parse_strategies_reply(const ChatReply& reply, int count);
 
 }  // namespace kforge::llm

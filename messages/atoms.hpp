@@ -32,5 +32,6 @@ using judge_atom = caf::atom_constant<caf::atom("judge")>;
 using charge_atom = caf::atom_constant<caf::atom("charge")>;
 using profiled_atom = caf::atom_constant<caf::atom("profiled")>;
 using setup_atom = caf::atom_constant<caf::atom("setup")>;
+using meta_atom = caf::atom_constant<caf::atom("meta")>;
 
 }  // namespace kforge

@@ -21,7 +21,9 @@ using status_reporter = caf::typed_actor<
 /// Writes candidate kernels: one per LLM of an ensemble, and the built-in one.
 using proposer_actor = status_reporter::extend<
     // A new candidate for the request's target; error `exhausted` when it has nothing new.
-    caf::replies_to<propose_atom, propose_request>::with<proposal>>;
+    caf::replies_to<propose_atom, propose_request>::with<proposal>,
+    // New optimisation strategies for the request's target (meta-generation), or why none.
+    caf::replies_to<meta_atom, meta_request>::with<meta_reply>>;
 
 /// One LLM of an experiment: proposes kernels (when it is in the ensemble) and judges them (when
 /// it is a verifier). Calls run on a pool of its own threads, at most the model's concurrency.
@@ -32,6 +34,7 @@ using llm_model_actor = proposer_actor::extend<
 /// One thread of an LLM model: builds the prompt, makes the (blocking) call, parses the reply.
 using llm_runner_actor =
     caf::typed_actor<caf::replies_to<propose_atom, propose_request>::with<proposal>,
+                     caf::replies_to<meta_atom, meta_request>::with<meta_reply>,
                      caf::replies_to<verify_atom, llm_verify_request>::with<llm_verdict>>;
 
 /// Judges a candidate before it costs compile or GPU time.
@@ -82,6 +85,8 @@ using archive_actor = status_reporter::extend<
     caf::replies_to<record_atom, verdict_record>::with<void>,
     // LLM calls of an experiment, in one transaction.
     caf::replies_to<record_atom, llm_calls_record>::with<void>,
+    // Strategies meta-generation wrote, with the calls that wrote them, in one transaction.
+    caf::replies_to<record_atom, strategies_record>::with<void>,
     // An LLM verifier's judgement of a candidate: its calls, then its verdicts.
     caf::replies_to<record_atom, llm_verdict_record>::with<void>,
     // A compile outcome of a candidate: the log and the compile verdict, in one transaction.

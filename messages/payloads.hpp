@@ -97,13 +97,66 @@ typename Inspector::result_type inspect(Inspector& f, Candidate& x) {
 struct context_kernel {
   int64_t sequence = 0;
   double speedup = 0;
-  std::string strategy;
+  std::string strategy;  ///< what its proposer called it (the built-in: its template)
   std::string source;
+  // What a meta-generation prompt shows besides:
+  std::string params = "{}";  ///< the built-in template's parameters (JSON object)
+  std::string asked;          ///< the optimisation strategy its proposal was asked to try
+  std::string times;          ///< per config: its time and eager PyTorch's, one line each
+  std::string profile;        ///< its profile, in brief
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, context_kernel& x) {
-  return f(caf::meta::type_name("context_kernel"), x.sequence, x.speedup, x.strategy, x.source);
+  return f(caf::meta::type_name("context_kernel"), x.sequence, x.speedup, x.strategy, x.source,
+           x.params, x.asked, x.times, x.profile);
+}
+
+/// An optimisation strategy and what the proposals that tried it did (search::StrategyRecord).
+struct strategy_record {
+  std::string text;
+  std::string source;  ///< "seed", "rules" (the built-in proposer's) or the LLM that wrote it
+  int64_t tried = 0, correct = 0, improved = 0;
+  double best_gain = 0;  ///< the best speedup over a parent; 0: none
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, strategy_record& x) {
+  return f(caf::meta::type_name("strategy_record"), x.text, x.source, x.tried, x.correct,
+           x.improved, x.best_gain);
+}
+
+/// Meta-generation: new optimisation strategies for a target, from its best kernels so far and
+/// the record of the strategies its proposals could draw.
+struct meta_request {
+  int64_t experiment_id = 0;
+  int64_t sequence = 0;  ///< the proposal they are generated before
+  int32_t round = 0;     ///< the target's meta-generation round, from 1
+  int32_t count = 0;     ///< how many to write
+  uint64_t seed = 0;
+  target tgt;
+  std::string export_dir;
+  std::vector<context_kernel> best;      ///< least to most fast
+  std::vector<strategy_record> records;  ///< every strategy a proposal may draw now
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, meta_request& x) {
+  return f(caf::meta::type_name("meta_request"), x.experiment_id, x.sequence, x.round, x.count,
+           x.seed, x.tgt, x.export_dir, x.best, x.records);
+}
+
+/// What a meta-generation wrote: new strategies (none repeats a request's record), or why none.
+struct meta_reply {
+  std::string source;  ///< "rules" or the LLM's name
+  std::vector<std::string> strategies;
+  std::string failure;         ///< why there are none, or empty
+  std::vector<LlmCall> calls;  ///< what it cost
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, meta_reply& x) {
+  return f(caf::meta::type_name("meta_reply"), x.source, x.strategies, x.failure, x.calls);
 }
 
 /// One call to an LLM (common/llm_call.hpp).
@@ -517,7 +570,9 @@ struct candidate_state {
   bool correct = false;
   double speedup = 0;         ///< geometric mean over the configs when correct
   double speed_of_light = 0;  ///< bound over time on the largest config, when correct
+  std::string times;          ///< per config, when correct (gpu::config_times_text)
   bool profiled = false;
+  std::string profile_brief;         ///< its profile for prompts, when profiled
   Stage failed_stage = Stage::none;  ///< compile or evaluate when it failed there
   std::string failure;  ///< the compiler's log or the failed check (what a fix is shown)
 };
@@ -525,18 +580,40 @@ struct candidate_state {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_state& x) {
   return f(caf::meta::type_name("candidate_state"), x.candidate, x.verified, x.compiled, x.finished,
-           x.correct, x.speedup, x.speed_of_light, x.profiled, x.failed_stage, x.failure);
+           x.correct, x.speedup, x.speed_of_light, x.times, x.profiled, x.profile_brief,
+           x.failed_stage, x.failure);
+}
+
+/// Strategies meta-generation wrote for a target, to archive with the calls that wrote them.
+struct strategies_record {
+  int64_t experiment_id = 0;
+  int64_t sequence = 0;  ///< the proposal they were generated before
+  std::string target_key;
+  int32_t round = 0;
+  std::string serves;  ///< "llm" or "builtin": whose proposals draw them
+  std::string source;  ///< "rules" or the LLM's name
+  std::vector<std::string> strategies;
+  std::vector<LlmCall> calls;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, strategies_record& x) {
+  return f(caf::meta::type_name("strategies_record"), x.experiment_id, x.sequence, x.target_key,
+           x.round, x.serves, x.source, x.strategies, x.calls);
 }
 
 struct experiment_snapshot {
   experiment_record experiment;
   std::vector<candidate_state> candidates;  ///< in sequence order
   std::vector<model_usage> models;          ///< LLM calls so far
+  /// Meta-generation's strategies (their calls are in `models`), in the order they were written.
+  std::vector<strategies_record> strategies;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, experiment_snapshot& x) {
-  return f(caf::meta::type_name("experiment_snapshot"), x.experiment, x.candidates, x.models);
+  return f(caf::meta::type_name("experiment_snapshot"), x.experiment, x.candidates, x.models,
+           x.strategies);
 }
 
 /// A stage's verdict of a candidate, to archive.
@@ -640,6 +717,7 @@ struct candidate_outcome {
   std::string failure;        ///< what a fix is shown (compile log, failed check), or empty
   std::string error;          ///< an infrastructure error to report, or empty
   bool profiling = false;     ///< a profile follows (profiled_atom)
+  std::string times;          ///< per config, when correct (gpu::config_times_text)
 
   /// It compiled: the evaluation decided (or failed as a stage).
   bool compiled() const { return stage == Stage::evaluate; }
@@ -650,7 +728,7 @@ struct candidate_outcome {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, candidate_outcome& x) {
   return f(caf::meta::type_name("candidate_outcome"), x.sequence, x.stage, x.correct, x.speedup,
-           x.speed_of_light, x.stage_error, x.reason, x.failure, x.error, x.profiling);
+           x.speed_of_light, x.stage_error, x.reason, x.failure, x.error, x.profiling, x.times);
 }
 
 /// A correct candidate's profile, archived (or why there is none).

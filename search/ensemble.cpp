@@ -26,10 +26,10 @@ double improvement(const Member& m, const std::vector<Member>& visible) {
   return 0;
 }
 
-void tally(std::vector<Arm>& arms, const std::vector<Member>& visible) {
+void tally(std::vector<Arm>& arms, const std::vector<Member>& visible, std::string Member::*field) {
   for (const auto& m : visible) {
     auto arm =
-        std::find_if(arms.begin(), arms.end(), [&](const Arm& a) { return a.name == m.proposer; });
+        std::find_if(arms.begin(), arms.end(), [&](const Arm& a) { return a.name == m.*field; });
     if (arm == arms.end()) continue;
     ++arm->pulls;
     arm->cost_usd += m.cost_usd;

@@ -25,8 +25,10 @@ struct Arm {
 /// anything else 0.
 double improvement(const Member& m, const std::vector<Member>& visible);
 
-/// The arms' records from the visible members (proposers not in `arms` are ignored).
-void tally(std::vector<Arm>& arms, const std::vector<Member>& visible);
+/// The arms' records from the visible members: an arm is named by the members' `field` (the
+/// proposer by default; the strategy for the strategy bandit). Members of no arm are ignored.
+void tally(std::vector<Arm>& arms, const std::vector<Member>& visible,
+           std::string Member::*field = &Member::proposer);
 
 /// The index of the arm that proposes next.
 size_t choose_arm(const std::vector<Arm>& arms, const std::string& policy, RandomStream& stream);

@@ -299,6 +299,18 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
         ir.integer("migration_size", s.migration_size, 1, 64);
       }
       sr.string("novelty", s.novelty, {"normalised", "off"});
+      sr.string("strategy_policy", s.strategy_policy, {"bandit", "uniform"});
+      if (auto meta = sr.get("meta_generation")) {
+        Reader mr(*meta, "config.search.meta_generation", errors);
+        mr.integer("every", s.meta_every, 0, 1000000);
+        mr.integer("count", s.meta_count, 1, 16);
+        mr.string("model", s.meta_model);
+        if (!s.meta_model.empty() &&
+            std::none_of(s.proposers.begin(), s.proposers.end(), [&](const ProposerSpec& p) {
+              return p.kind == "llm" && p.name == s.meta_model;
+            }))
+          mr.error("model", "\"" + s.meta_model + "\" is not an LLM of the ensemble");
+      }
     }
   }
   if (s.name.empty() && !s.tasks.empty()) {
@@ -379,6 +391,13 @@ json::Value ExperimentSpec::to_json() const {
     search.set("islands", structure);
   }
   if (novelty != "normalised") search.set("novelty", novelty);
+  if (strategy_policy != "bandit") search.set("strategy_policy", strategy_policy);
+  if (meta_every > 0) {
+    json::Value meta;
+    meta.set("every", meta_every).set("count", meta_count);
+    if (!meta_model.empty()) meta.set("model", meta_model);
+    search.set("meta_generation", meta);
+  }
   doc.set("budget", budget).set("policy", policy).set("evaluation", evaluation);
   doc.set("search", search);
   if (replay_of) doc.set("replay_of", replay_of);

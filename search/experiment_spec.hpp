@@ -110,6 +110,9 @@ struct ExperimentSpec {
   /// Chance that an LLM proposal repairs the latest visible failed candidate instead.
   double fix_probability = 0.25;
   int32_t context_size = 4;  ///< kernels of the optimise prompt's context (top-k)
+  /// How an LLM's optimise proposal picks its strategy: "bandit" (the strategies' improvement
+  /// per dollar on the target's visible kernels, as the ensemble's bandit) or "uniform".
+  std::string strategy_policy = "bandit";
   /// A target whose last this many candidates all failed to compile is abandoned (0: never).
   int32_t abandon_after_compile_failures = 12;
   /// Sub-populations of each target: a proposal draws its island from the seed, its parent from
@@ -123,6 +126,14 @@ struct ExperimentSpec {
   /// kernel its proposal could see is rejected before compiling (search/novelty.hpp); "off".
   /// Given kernel files (a suite) are always judged.
   std::string novelty = "normalised";
+  /// Meta-generation (search/meta_generation.hpp): every this many finished candidates of a
+  /// target (0: never), new optimisation strategies are generated for it from its best kernels,
+  /// their times and profiles and the strategies' records: `meta_count` of them, by the LLM
+  /// proposer `meta_model` (empty: the ensemble's first LLM) for the LLMs' proposals, and by
+  /// the built-in proposer's rules for its own.
+  int32_t meta_every = 0;
+  int32_t meta_count = 4;
+  std::string meta_model;
 
   // replay
   /// Follow the recorded decisions of this experiment (0: decide afresh): with its replies in the

@@ -50,7 +50,9 @@ Planner::Planner(ExperimentSpec spec, std::vector<std::string> target_keys)
       ended_(keys_.size()),
       unable_(keys_.size()),
       compile_failures_(keys_.size(), 0),
-      proposal_failures_(keys_.size(), 0) {}
+      proposal_failures_(keys_.size(), 0),
+      generated_(keys_.size()),
+      meta_rounds_(keys_.size(), 0) {}
 
 const Failure* Planner::failure(int64_t sequence) const {
   auto it = failures_.find(sequence);
@@ -200,6 +202,48 @@ std::optional<int64_t> Planner::repeats(int64_t n) const {
   return std::nullopt;
 }
 
+std::optional<MetaRound> Planner::meta_due(int64_t n, size_t t) const {
+  if (spec_.meta_every <= 0 || replaying_ || ended(t)) return std::nullopt;
+  const auto seen = static_cast<int64_t>(population_.visible(t, n).size());
+  const auto round = static_cast<int32_t>(seen / spec_.meta_every);
+  if (round <= meta_rounds_.at(t)) return std::nullopt;
+  MetaRound r{t, round, {}};
+  for (const char* kind : {"llm", "builtin"})
+    if (std::any_of(spec_.proposers.begin(), spec_.proposers.end(),
+                    [&](const auto& p) { return p.kind == kind && !disabled_.count(p.name); }))
+      r.serves.push_back(kind);
+  if (r.serves.empty()) return std::nullopt;  // the files proposer draws no strategies
+  return r;
+}
+
+void Planner::generated(size_t t, int32_t round, const std::string& serves,
+                        const std::string& source, const std::vector<std::string>& texts) {
+  for (const auto& text : texts) {
+    const auto known = strategies(t, serves);
+    if (text.empty() || std::any_of(known.begin(), known.end(),
+                                    [&](const Strategy& s) { return same_strategy(s.text, text); }))
+      continue;
+    generated_.at(t).push_back({text, serves, source, round});
+  }
+  meta_done(t, round);
+}
+
+void Planner::meta_done(size_t t, int32_t round) {
+  meta_rounds_.at(t) = std::max(meta_rounds_.at(t), round);
+}
+
+std::vector<Strategy> Planner::strategies(size_t t, const std::string& serves) const {
+  std::vector<Strategy> out;
+  if (serves == "builtin") {
+    out.push_back({builtin_seed_strategy(), serves, "seed", 0});
+  } else {
+    for (const auto& s : optimisation_strategies()) out.push_back({s, serves, "seed", 0});
+  }
+  for (const auto& s : generated_.at(t))
+    if (s.serves == serves) out.push_back(s);
+  return out;
+}
+
 Plan Planner::plan(int64_t n, size_t t) {
   Plan p;
   p.decision = replaying_ ? recorded_.at(n) : decide(n, t);
@@ -242,9 +286,22 @@ Decision Planner::decide(int64_t n, size_t t) {
   auto parent = select_parent(pool, spec_.parent_selection, spec_.tournament_size, select);
   d.mode = parent ? ProposalMode::optimise : ProposalMode::translate;
   if (parent) d.parent_sequence = parent->sequence;
-  if (llm && parent) {
-    const auto& strategies = optimisation_strategies();
-    d.strategy = strategies[stream("strategy").below(strategies.size())];
+  // The built-in proposer follows strategies once meta-generation writes some for it.
+  const bool builtin = proposer_kind(d.proposer) == "builtin" && spec_.meta_every > 0;
+  if ((llm || builtin) && parent) {
+    // A bandit over the strategies, on what they gained for this target's visible kernels. What
+    // the latest meta-generation round wrote is tried first: it answers what the search found.
+    const auto known = strategies(t, llm ? "llm" : "builtin");
+    std::vector<Arm> arms;
+    for (const auto& s : known) arms.push_back({s.text});
+    tally(arms, visible, &Member::strategy);
+    const int32_t latest = known.back().round;
+    std::vector<Arm> newest;
+    for (size_t i = 0; i < known.size(); ++i)
+      if (latest > 0 && known[i].round == latest && arms[i].pulls == 0) newest.push_back(arms[i]);
+    if (!newest.empty()) arms = std::move(newest);
+    auto draw = stream("strategy");
+    d.strategy = arms[choose_arm(arms, spec_.strategy_policy, draw)].name;
   }
   return d;
 }

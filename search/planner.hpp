@@ -17,6 +17,7 @@
 
 #include "common/stage.hpp"
 #include "search/experiment_spec.hpp"
+#include "search/meta_generation.hpp"
 #include "search/population.hpp"
 #include "search/proposal_failure.hpp"
 #include "search/proposal_mode.hpp"
@@ -123,8 +124,24 @@ class Planner {
   /// with the same source digest (search/novelty.hpp), when search.novelty is on. Given kernel
   /// files (the "files" proposer) repeat nothing.
   std::optional<int64_t> repeats(int64_t n) const;
+  /// The meta-generation round due before proposal n of target t, if any (never in a replay,
+  /// which follows recorded strategies): search.meta_generation.every more of the target's
+  /// candidates are visible to n than to the last round.
+  std::optional<MetaRound> meta_due(int64_t n, size_t t) const;
+  /// Strategies meta-generation wrote for target t in `round` (a text equal to one the target
+  /// has for the same proposers is dropped); the round counts as done.
+  void generated(size_t t, int32_t round, const std::string& serves, const std::string& source,
+                 const std::vector<std::string>& texts);
+  /// Round `round` of target t is over, whatever it wrote.
+  void meta_done(size_t t, int32_t round);
+  /// The strategies target t's proposals by `serves` ("llm", "builtin") may draw: the seed list,
+  /// then what meta-generation wrote, in order.
+  std::vector<Strategy> strategies(size_t t, const std::string& serves) const;
   /// Proposal n of target t: decided from what n may see and the seeded streams, or as recorded.
   Plan plan(int64_t n, size_t t);
+  /// Target t's fastest correct kernels that proposal n may see, search.context_size of them,
+  /// least to most fast (sequences).
+  std::vector<int64_t> context(size_t t, int64_t n) const;
   /// The proposer kind of an ensemble member ("builtin", "llm", "files").
   std::string proposer_kind(const std::string& proposer) const;
   const ExperimentSpec& spec() const { return spec_; }
@@ -132,7 +149,6 @@ class Planner {
 
  private:
   Decision decide(int64_t n, size_t t);
-  std::vector<int64_t> context(size_t t, int64_t n) const;
 
   ExperimentSpec spec_;
   std::vector<std::string> keys_;  // per target
@@ -145,6 +161,8 @@ class Planner {
   std::set<int64_t> fixed_;
   std::map<int64_t, Decision> recorded_;
   bool replaying_ = false;
+  std::vector<std::vector<Strategy>> generated_;  // per target
+  std::vector<int32_t> meta_rounds_;              // per target: the last round done
 };
 
 }  // namespace kforge::search

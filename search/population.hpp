@@ -26,6 +26,7 @@ struct Member {
   std::string proposer;          ///< the ensemble member that wrote it
   int64_t parent_sequence = -1;  ///< -1: no parent
   double cost_usd = 0;           ///< what its proposal and verification cost
+  std::string strategy;          ///< the optimisation strategy its prompt asked for (LLMs), or ""
   int32_t island = 0;            ///< the sub-population it belongs to (search.islands)
   std::string digest;            ///< its source as the novelty filter compares it
   /// Its largest config's speed-of-light bound over its time, when correct (1: at the limit).

@@ -17,4 +17,9 @@ const std::vector<std::string>& optimisation_strategies() {
   return strategies;
 }
 
+const std::string& builtin_seed_strategy() {
+  static const std::string seed = "move one or two parameters of the parent";
+  return seed;
+}
+
 }  // namespace kforge::search

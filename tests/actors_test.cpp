@@ -155,6 +155,9 @@ proposer_actor::behavior_type failing_proposer(proposer_actor::pointer) {
       [](propose_atom, propose_request&) -> caf::result<proposal> {
         return make_error(error_code::proposer_failure, "the model is unreachable");
       },
+      [](meta_atom, meta_request&) -> caf::result<meta_reply> {
+        return make_error(error_code::proposer_failure, "the model is unreachable");
+      },
   };
 }
 
@@ -394,6 +397,71 @@ TEST_F(ActorTest, IslandsAndSpeedOfLightBudgetingSteerTheRunAndStillRepeatExactl
   }
   ASSERT_TRUE(done_);
   EXPECT_EQ(proposed(), in_order);
+}
+
+TEST_F(ActorTest, TheBuiltInRulesWriteStrategiesItsProposalsFollowAndARunRepeats) {
+  const auto s = spec(16, 2, "cpu", "", "", R"(, "meta_generation": {"every": 4, "count": 3})");
+  auto run = [&](const std::string& archive_name, bool last_first) {
+    done_.reset();
+    start_system(archive_name);
+    start(s, stages(last_first));
+    for (int step = 0; step < 1000 && !collect(); ++step) {
+      sched_->run();
+      if (last_first) caf::anon_send(evaluator_, tick_atom::value, true);
+      sched_->run();
+    }
+    ASSERT_TRUE(done_);
+    EXPECT_EQ(done_->status, "finished");
+  };
+  run("meta.db", false);
+  const auto in_order = proposed();
+  auto written = db_->strategies(experiment_);
+  ASSERT_FALSE(written.empty());
+  std::set<std::string> texts;
+  for (const auto& w : written) {
+    EXPECT_EQ(w.source, "rules");
+    EXPECT_EQ(w.serves, "builtin");
+    EXPECT_GE(w.round, 1);
+    texts.insert(w.text);
+  }
+  // Later proposals were asked to follow them, and where the parent allowed the move, the
+  // candidate is the parent with that parameter moved that way (else the usual mutation).
+  int asked = 0, followed = 0;
+  for (const auto& c : db_->candidates(experiment_)) {
+    auto d = json::parse(c.decision);
+    ASSERT_TRUE(d) << c.decision;
+    asked += texts.count((*d.value)["strategy"].as_string()) > 0;
+  }
+  for (const auto& e : db_->history(experiment_, {"proposed"})) {
+    const auto detail = *json::parse(e.detail_json).value;
+    const auto rationale = detail["rationale"].as_string();
+    if (rationale.rfind("strategy \"", 0) != 0) continue;
+    const auto strategy = rationale.substr(10, rationale.find('"', 10) - 10);
+    EXPECT_TRUE(texts.count(strategy)) << rationale;
+    ++followed;
+    auto c = db_->candidate(detail["candidate"].as_int());
+    ASSERT_TRUE(c && c->parent_id) << e.detail_json;
+    auto parent = db_->candidate(c->parent_id);
+    const auto param = strategy.substr(6);  // after "raise " or "lower "
+    const auto before = (*json::parse(parent->params).value)[param].as_int();
+    const auto after = (*json::parse(c->params).value)[param].as_int();
+    EXPECT_EQ(after > before, strategy.rfind("raise", 0) == 0) << rationale;
+    EXPECT_NE(after, before) << rationale;
+  }
+  EXPECT_GE(asked, followed);
+  EXPECT_GE(followed, 1);
+  auto events = db_->history(experiment_, {"strategies_written"});
+  EXPECT_FALSE(events.empty());
+  expect_each_finished_once();
+
+  // Evaluations finishing newest first write the same strategies and make the same candidates.
+  run("meta_last_first.db", true);
+  EXPECT_EQ(proposed(), in_order);
+  std::vector<std::string> again;
+  for (const auto& w : db_->strategies(experiment_)) again.push_back(w.text);
+  std::vector<std::string> first;
+  for (const auto& w : written) first.push_back(w.text);
+  EXPECT_EQ(again, first);
 }
 
 TEST_F(ActorTest, PauseHoldsNewWorkResumeFinishesIt) {

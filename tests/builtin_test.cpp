@@ -5,10 +5,12 @@
 #include <set>
 
 #include "llm/builtin/builtin_proposer.hpp"
+#include "llm/builtin/builtin_strategies.hpp"
 #include "llm/builtin/kernel_template.hpp"
 #include "llm/builtin/param_rule.hpp"
 #include "llm/builtin/task_family.hpp"
 #include "search/population.hpp"
+#include "search/strategies.hpp"
 
 namespace kforge::builtin {
 namespace {
@@ -398,6 +400,77 @@ TEST(BuiltinProposer, UnknownTaskIsAnErrorThatSaysWhy) {
   EXPECT_FALSE(p.ok);
   EXPECT_FALSE(p.exhausted);
   EXPECT_NE(p.error.find("aten::gelu"), std::string::npos);
+}
+
+std::string params(const std::map<std::string, int64_t>& v) {
+  return KernelTemplate::to_json(v).dump();
+}
+
+TEST(BuiltinStrategies, ContinueWhatMadeTheFastestFasterThenEveryOtherMove) {
+  BuiltinMetaRequest r;
+  r.backend = "cpu";
+  r.direction = "forward";
+  r.direction_doc = softmax_task();
+  r.count = 10;
+  // The fastest has more rows per chunk and the online pass than a slower one.
+  r.best = {
+      {"softmax_f32_cpu_rows",
+       params({{"rows_per_chunk", 4}, {"online", 0}, {"double_sum", 1}, {"exp_poly", 1}}), 1.5},
+      {"softmax_f32_cpu_rows",
+       params({{"rows_per_chunk", 8}, {"online", 1}, {"double_sum", 1}, {"exp_poly", 1}}), 2.0}};
+  auto s = builtin_strategies(r);
+  ASSERT_TRUE(s.error.empty()) << s.error;
+  ASSERT_GE(s.strategies.size(), 3u);
+  // rows_per_chunk went up and helped: up again (online is at its top, so it cannot).
+  EXPECT_EQ(s.strategies[0], "raise rows_per_chunk");
+  std::set<std::string> all(s.strategies.begin(), s.strategies.end());
+  EXPECT_EQ(all.size(), s.strategies.size());
+  for (const char* move : {"lower rows_per_chunk", "lower online", "lower double_sum"})
+    EXPECT_TRUE(all.count(move)) << move;
+  EXPECT_FALSE(all.count("raise online"));  // no larger value
+  // What the target has already is not written again; at most `count`.
+  r.known = {"raise rows_per_chunk", "lower online"};
+  r.count = 2;
+  auto again = builtin_strategies(r);
+  ASSERT_EQ(again.strategies.size(), 2u);
+  for (const auto& t : again.strategies) EXPECT_FALSE(t == r.known[0] || t == r.known[1]) << t;
+  // A task no template implements says why.
+  r.direction_doc = direction({"aten::gelu"}, {tensor("x", "input", "float32", {4, 8})}, {4, 8});
+  EXPECT_FALSE(builtin_strategies(r).error.empty());
+}
+
+TEST(BuiltinStrategies, AProposalFollowsItsStrategysMoveFromTheParent) {
+  auto r = request("cpu", 0);
+  r.mode = search::ProposalMode::optimise;
+  r.has_parent = true;
+  r.parent_strategy = "softmax_f32_cpu_rows";
+  r.parent_params =
+      params({{"rows_per_chunk", 4}, {"online", 0}, {"double_sum", 1}, {"exp_poly", 1}});
+  r.strategy = "raise rows_per_chunk";
+  for (uint64_t seed = 0; seed < 5; ++seed) {
+    r.seed = seed;
+    auto p = propose_builtin(r);
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_TRUE(p.from_parent);
+    EXPECT_EQ(p.params,
+              params({{"rows_per_chunk", 8}, {"online", 0}, {"double_sum", 1}, {"exp_poly", 1}}));
+    EXPECT_EQ(p.rationale, "strategy \"raise rows_per_chunk\": rows_per_chunk 4 -> 8");
+  }
+  // That move tried: one more parameter moves with it.
+  r.tried = {search::proposal_key(
+      "softmax_f32_cpu_rows",
+      params({{"rows_per_chunk", 8}, {"online", 0}, {"double_sum", 1}, {"exp_poly", 1}}))};
+  auto p = propose_builtin(r);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ((*json::parse(p.params).value)["rows_per_chunk"].as_int(), 8);
+  EXPECT_NE(p.rationale.find(", "), std::string::npos) << p.rationale;
+  // A move the parent cannot make (no larger value) is the usual mutation instead.
+  r.tried.clear();
+  r.strategy = "raise exp_poly";
+  auto mutated = propose_builtin(r);
+  ASSERT_TRUE(mutated.ok);
+  EXPECT_EQ(mutated.rationale.find("strategy"), std::string::npos) << mutated.rationale;
+  EXPECT_FALSE(parse_strategy_move(search::builtin_seed_strategy()));
 }
 
 }  // namespace

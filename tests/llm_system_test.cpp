@@ -5,6 +5,8 @@
 // cost per correct kernel; an offline run that needs a reply it does not have fails clearly.
 #include <gtest/gtest.h>
 
+#include <mutex>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -98,6 +100,26 @@ class LlmSystemTest : public testing::Test {
                         << money_usd << R"(},
       "evaluation": {"seeds": 1, "timing_seconds": 0.05},
       "search": {"pipeline_depth": 2, "proposals_in_flight": 2, "fix_probability": 1.0}})";
+    return path;
+  }
+
+  /// The LLM alone, no verifier, every proposal optimises; strategies are written every 3
+  /// candidates of the target.
+  std::string write_meta_config(const FakeProvider& fake, int seed) {
+    auto path = (dir_ / ("meta-" + std::to_string(seed) + ".json")).string();
+    std::ofstream(path) << R"({"name": "meta-generation-test", "seed": )" << seed << R"(,
+      "tasks": [")" << source_dir()
+                        << R"(/tasks/softmax"], "backends": ["cpu"], "config_set": "single",
+      "proposers": [{"kind": "llm", "name": "fake-gpt", "provider": "openai",
+                     "base_url": ")"
+                        << fake.base_url("openai") << R"(", "model": "gpt-test",
+                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")"
+                        << fake.ca_file() << R"(",
+                     "input_per_mtok": 2, "output_per_mtok": 8}],
+      "budget": {"candidates_per_target": 9},
+      "evaluation": {"seeds": 1, "timing_seconds": 0.05},
+      "search": {"pipeline_depth": 2, "fix_probability": 0,
+                 "meta_generation": {"every": 3, "count": 2}}})";
     return path;
   }
 
@@ -215,7 +237,7 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
   auto report = kforge({"report", "1", "--archive", db});
   ASSERT_EQ(report.exit_code, 0) << report.output;
   for (const char* expected : {"fake-gpt", "fake-claude", "cost per correct kernel $", "precision",
-                               "all verifiers together"})
+                               "all verifiers together", "optimisation strategy", "of bound"})
     EXPECT_NE(report.output.find(expected), std::string::npos) << expected << "\n" << report.output;
   auto json_report = kforge({"report", "1", "--archive", db, "--json"});
   auto doc = json::parse(json_report.output);
@@ -224,12 +246,115 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
   // The flagged kernel is correct: the verifier's reject is a false positive (run as an audit).
   EXPECT_GE(together["false_positive"].as_int(), 1) << json_report.output;
   EXPECT_GT((*doc.value)["cost_per_correct_usd"].as_number(), 0);
+  // Each strategy the LLM was asked to follow, with its record: together they account for every
+  // optimise proposal.
+  const auto& strategies = (*doc.value)["strategies"].as_array();
+  ASSERT_FALSE(strategies.empty()) << json_report.output;
+  int64_t tried = 0, optimised = 0;
+  for (const auto& s : strategies) {
+    EXPECT_GE(s["tried"].as_int(), 1) << s.dump();
+    EXPECT_LE(s["correct"].as_int(), s["tried"].as_int()) << s.dump();
+    tried += s["tried"].as_int();
+  }
+  for (const auto& c : candidates)
+    optimised += c.decision.find("\"mode\":\"optimise\"") != std::string::npos;
+  EXPECT_EQ(tried, optimised);
 
   // Another seed needs replies nobody recorded: offline, that fails clearly, calling no one.
   auto other = write_config(FakeProvider(true), 12);
   auto miss = kforge({"run", other, "--archive", db, "--offline"});
   EXPECT_EQ(miss.exit_code, 2) << miss.output;
   EXPECT_NE(miss.output.find("offline: no cached reply"), std::string::npos) << miss.output;
+}
+
+TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachTheProposals) {
+  const std::string good = file_text(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp");
+  const std::string db = (dir_ / "archive.db").string();
+  std::mutex seen;
+  std::vector<std::string> meta_prompts, optimise_prompts;
+  std::string config;
+  {
+    FakeProvider fake(true);
+    fake.require_key("sk-fake-test");
+    std::atomic<int> round{0}, variant{0};
+    fake.set_responder([&](const ProviderRequest& r) {
+      std::lock_guard<std::mutex> lock(seen);
+      if (r.system.find("directs a search") != std::string::npos) {
+        meta_prompts.push_back(r.user);
+        const auto k = std::to_string(++round);
+        return "Here they are:\n- keep each row in registers (round " + k +
+               ")\n* unroll the column loop by four (round " + k + ")\n";
+      }
+      if (r.user.find("Translate this PyTorch reference") != std::string::npos)
+        return kernel_reply("f32_cpu_rows", good);
+      optimise_prompts.push_back(r.user);
+      return kernel_reply("f32_cpu_rows_v", good + "static const int kforge_test_variant_" +
+                                                std::to_string(variant++) + " = 1;\n");
+    });
+    config = write_meta_config(fake, 21);
+    auto run = kforge({"run", config, "--archive", db});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+  }
+  // The prompt shows the best kernels with their times per config and profiles, and every
+  // strategy the search can ask for with its record.
+  ASSERT_GE(meta_prompts.size(), 2u);
+  const auto& first = meta_prompts.front();
+  for (const char* expected :
+       {"least to most fast", "Times:\n- ", "ms (eager ", "Profile: largest config",
+        "PYBIND11_MODULE", "[seed]: tried 1, correct 1"})
+    EXPECT_NE(first.find(expected), std::string::npos) << expected << "\n" << first;
+  // The second round sees the first round's strategies among those the search has.
+  EXPECT_NE(meta_prompts[1].find("keep each row in registers (round 1) [fake-gpt]: tried"),
+            std::string::npos)
+      << meta_prompts[1];
+
+  auto a = open();
+  ASSERT_TRUE(a);
+  auto written = a->strategies(1);
+  ASSERT_EQ(written.size(), 2 * meta_prompts.size());
+  EXPECT_EQ(written[0].text, "keep each row in registers (round 1)");
+  EXPECT_EQ(written[1].text, "unroll the column loop by four (round 1)");
+  for (const auto& w : written) {
+    EXPECT_EQ(w.source, "fake-gpt");
+    EXPECT_EQ(w.serves, "llm");
+  }
+  // The proposals that came after asked for them: the prompt names the strategy, the decision
+  // records it.
+  int asked = 0;
+  for (const auto& p : optimise_prompts)
+    asked += p.find("Strategy for this attempt: keep each row in registers (round 1)") !=
+             std::string::npos;
+  EXPECT_GE(asked, 1);
+  int recorded = 0;
+  for (const auto& c : a->candidates(1))
+    recorded += c.decision.find("(round 1)") != std::string::npos;
+  EXPECT_GE(recorded, 2);
+  // The calls are in the ledger as meta-generation's.
+  int meta_calls = 0;
+  for (const auto& row : a->llm_calls(1)) meta_calls += row.call.role == "meta";
+  EXPECT_EQ(static_cast<size_t>(meta_calls), meta_prompts.size());
+
+  // Offline, the run replays to the same candidates, and keeps where its strategies came from.
+  auto replay = kforge({"run", config, "--archive", db, "--offline"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  a = open();
+  EXPECT_EQ(proposals(*a, 2), proposals(*a, 1));
+  auto replayed = a->strategies(2);
+  ASSERT_EQ(replayed.size(), written.size());
+  for (size_t i = 0; i < written.size(); ++i) {
+    EXPECT_EQ(replayed[i].text, written[i].text);
+    EXPECT_EQ(replayed[i].source, written[i].source);
+  }
+  auto report = kforge({"report", "2", "--archive", db});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  // Its strategies table names the LLM that wrote each.
+  std::istringstream lines(report.output);
+  std::string line;
+  bool listed = false;
+  while (std::getline(lines, line))
+    listed |= line.find("fake-gpt") != std::string::npos &&
+              line.find("keep each row in registers (round 1)") != std::string::npos;
+  EXPECT_TRUE(listed) << report.output;
 }
 
 TEST_F(LlmSystemTest, TheMoneyBudgetStopsProposing) {

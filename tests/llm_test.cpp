@@ -560,6 +560,57 @@ TEST(ReplyParsing, VerifierVerdicts) {
   EXPECT_FALSE(v.reason.empty());
 }
 
+TEST(ReplyParsing, MetaGenerationStrategies) {
+  llm::ChatReply r;
+  r.text =
+      "Three directions:\n- **Fuse the max and sum passes**\n* keep rows in registers\n"
+      "2. use float4 loads\n3) fuse the max and sum passes\n-not a list item\n- \n"
+      "  10. tile the columns\n";
+  auto s = llm::parse_strategies_reply(r, 10);
+  ASSERT_TRUE(s.ok) << s.reason;
+  EXPECT_EQ(s.strategies,
+            (std::vector<std::string>{"Fuse the max and sum passes", "keep rows in registers",
+                                      "use float4 loads", "fuse the max and sum passes",
+                                      "tile the columns"}));
+  EXPECT_EQ(llm::parse_strategies_reply(r, 2).strategies.size(), 2u);  // at most `count`
+  // A reply cut at the token limit loses its last line, which may be cut.
+  r.text = "- keep rows in registers\n- use float4 lo";
+  r.truncated = true;
+  s = llm::parse_strategies_reply(r, 4);
+  EXPECT_EQ(s.strategies, std::vector<std::string>{"keep rows in registers"});
+  r.text = "I would rather write a kernel.";
+  r.truncated = false;
+  s = llm::parse_strategies_reply(r, 4);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.reason.find("no strategy"), std::string::npos);
+  r.text = "- " + std::string(500, 'x');  // not a strategy but an essay
+  EXPECT_FALSE(llm::parse_strategies_reply(r, 4).ok);
+}
+
+TEST(Prompts, MetaGenerationShowsTheKernelsTheirTimesProfilesAndRecords) {
+  llm::MetaInputs in;
+  in.task = {"softmax", "forward", "cuda", "def forward_fn(x): ...", "- `x`", "- c1\n"};
+  in.count = 3;
+  in.best = {{{3, 0.5, "slow", "SLOW_SOURCE"}, "", "- c1: 2 ms (eager 1 ms, 0.5x)\n", ""},
+             {{7, 1.25, "fast", "FAST_SOURCE"},
+              "fuse passes",
+              "- c1: 0.8 ms (eager 1 ms)\n",
+              "12 registers; largest config 900 GB/s"}};
+  in.records = {{"fuse passes", "seed", 2, 2, 1, 2.5}, {"tile it", "m1", 0, 0, 0, 0}};
+  auto m = llm::meta_messages(in);
+  ASSERT_TRUE(m) << m.error;
+  const auto& user = (*m)[1].content;
+  EXPECT_EQ(user.find("{{"), std::string::npos);
+  EXPECT_LT(user.find("SLOW_SOURCE"), user.find("FAST_SOURCE"));
+  for (const char* expected :
+       {"Write 3 new optimisation strategies", "def forward_fn", "- c1: 0.8 ms",
+        "Asked to try: fuse passes", "Profile: 12 registers", "Profile: (not profiled)",
+        "- fuse passes [seed]: tried 2, correct 2, faster 1, best gain 2.5x",
+        "- tile it [m1]: tried 0, correct 0, faster 0, best gain none"})
+    EXPECT_NE(user.find(expected), std::string::npos) << expected << "\n" << user;
+  EXPECT_NE((*m)[0].content.find("\"- \""), std::string::npos);
+}
+
 TEST(Prompts, EveryModeFillsEveryPlaceholder) {
   auto unfilled = llm::render_prompt("a {{b}} c", {});
   EXPECT_FALSE(unfilled);

@@ -3,7 +3,10 @@
 // same seed and the same visible outcomes give the same plans.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "search/planner.hpp"
+#include "search/strategies.hpp"
 #include "tests/search_members.hpp"
 
 namespace kforge::search {
@@ -106,6 +109,43 @@ TEST(Planner, AnLlmRepairsAVisibleFailureOnceAndNamesAStrategyWhenItOptimises) {
   EXPECT_EQ(next.decision.mode, ProposalMode::optimise);
   EXPECT_EQ(next.decision.parent_sequence, 0);
   EXPECT_FALSE(next.decision.strategy.empty());
+}
+
+TEST(Planner, AnLlmTriesEveryStrategyThenPrefersTheOneThatGained) {
+  auto spec = spec_with(kLlmEnsemble);
+  spec.fix_probability = 0;
+  spec.proposers.resize(1);  // the LLM alone
+  const auto& strategies = optimisation_strategies();
+  ASSERT_GE(strategies.size(), 3u);
+  // Every strategy but the last was tried once on target a; none gained anything.
+  auto tried = [&](Planner& p, size_t upto) {
+    p.population().add(member(0, 0, true, 1.0, "m1"));
+    for (size_t i = 0; i < upto; ++i) {
+      auto m = member(static_cast<int64_t>(i + 1), 0, true, 1.0, "m1");
+      m.parent_sequence = 0;
+      m.strategy = strategies[i];
+      p.population().add(m);
+    }
+  };
+  Planner untried(spec, {"a", "b"});
+  tried(untried, strategies.size() - 1);
+  const int64_t n = static_cast<int64_t>(strategies.size()) + 2;
+  EXPECT_EQ(untried.plan(n, 0).decision.strategy, strategies.back());
+  // All tried once; the second one's kernel beat its parent fourfold: the bandit takes it.
+  Planner gained(spec, {"a", "b"});
+  tried(gained, strategies.size());
+  auto best = gained.population().members().at(2);
+  gained.population().finish(best.sequence, true, 4.0);
+  for (int64_t later = n; later < n + 5; ++later)
+    EXPECT_EQ(gained.plan(later, 0).decision.strategy, strategies[1]) << later;
+  // "uniform" draws as before, whatever the records say.
+  spec.strategy_policy = "uniform";
+  Planner uniform(spec, {"a", "b"});
+  tried(uniform, strategies.size());
+  std::set<std::string> drawn;
+  for (int64_t later = n; later < n + 40; ++later)
+    drawn.insert(uniform.plan(later, 0).decision.strategy);
+  EXPECT_GT(drawn.size(), 3u);
 }
 
 TEST(Planner, DisabledAndUnableProposersAreNotChosen) {

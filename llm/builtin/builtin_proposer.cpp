@@ -1,8 +1,10 @@
 #include "llm/builtin/builtin_proposer.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
+#include "llm/builtin/builtin_strategies.hpp"
 #include "llm/builtin/kernel_template.hpp"
 #include "llm/builtin/task_family.hpp"
 #include "search/population.hpp"
@@ -30,6 +32,52 @@ std::string describe(const ParamValues& v) {
   std::string out;
   for (const auto& [k, x] : v) out += (out.empty() ? "" : ", ") + k + "=" + std::to_string(x);
   return out;
+}
+
+/// A neighbouring allowed value of `p` from `value`: the next larger (`up`) or smaller one.
+std::optional<int64_t> step(const TemplateParam& p, int64_t value, bool up) {
+  std::optional<int64_t> out;
+  for (int64_t v : p.values)
+    if ((up ? v > value : v < value) && (!out || (up ? v < *out : v > *out))) out = v;
+  return out;
+}
+
+/// The proposal a strategy's move makes of the parent: the named parameter one step further
+/// (and, when that was tried or breaks a rule, one more parameter moved a step). Not ok when the
+/// parent's template is not known or has no such step, or everything near it was tried.
+template <class Untried>
+BuiltinProposal follow_move(const StrategyMove& move, const KernelTemplate* parent,
+                            const ParamValues& base, const ParamValues& traits,
+                            const Untried& untried, search::RandomStream& stream) {
+  if (!parent) return {};
+  const auto& params = parent->params();
+  auto named = std::find_if(params.begin(), params.end(),
+                            [&](const TemplateParam& p) { return p.name == move.param; });
+  auto at = base.find(move.param);
+  if (named == params.end() || at == base.end()) return {};
+  const auto next = step(*named, at->second, move.up);
+  if (!next) return {};
+  const std::string why = std::string("strategy \"") + (move.up ? "raise " : "lower ") +
+                          move.param + "\": " + move.param + " " + std::to_string(at->second) +
+                          " -> " + std::to_string(*next);
+  for (int attempt = 0; attempt < 33; ++attempt) {
+    ParamValues v = base;
+    v[move.param] = *next;
+    std::string also;
+    if (attempt > 0) {  // the move alone was tried (or breaks a rule): move one more parameter
+      const auto& other = params[stream.below(params.size())];
+      auto value = step(other, v[other.name], stream.chance(0.5));
+      if (other.name == move.param || !value) continue;
+      also =
+          ", " + other.name + " " + std::to_string(v[other.name]) + " -> " + std::to_string(*value);
+      v[other.name] = *value;
+    }
+    if (!untried(*parent, v)) continue;
+    auto p = make(*parent, v, traits, why + also);
+    p.from_parent = true;
+    return p;
+  }
+  return {};
 }
 
 }  // namespace
@@ -63,15 +111,19 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   };
   search::RandomStream stream(r.seed);
 
-  // Optimise: move one or two of the parent's parameters.
+  // Optimise: the strategy's move, or one or two of the parent's parameters moved at random.
   if (r.mode == search::ProposalMode::optimise && r.has_parent) {
     const KernelTemplate* parent = nullptr;
     for (const auto* t : usable)
       if (std::count(t->names().begin(), t->names().end(), r.parent_strategy)) parent = t;
     ParamValues base;
     auto parsed = json::parse(r.parent_params);
-    if (parent && parsed.value && KernelTemplate::from_json(*parsed.value, base) &&
-        !parent->params().empty()) {
+    const bool known = parent && parsed.value && KernelTemplate::from_json(*parsed.value, base);
+    if (auto move = parse_strategy_move(r.strategy)) {
+      auto p = follow_move(*move, known ? parent : nullptr, base, traits, untried, stream);
+      if (p.ok) return p;
+    }
+    if (known && !parent->params().empty()) {
       const auto& params = parent->params();
       for (int attempt = 0; attempt < 64; ++attempt) {
         ParamValues v = base;

@@ -1,8 +1,8 @@
 // The built-in proposer: needs no LLM. For a task direction whose op family it recognises, it
 // proposes instances of its parameterised templates (llm/builtin/templates/): first each
-// template's defaults, then mutations of a parent's parameters (one or two of them moved to a
-// neighbouring value, sometimes anywhere), then untried points at random; never a combination
-// already tried. Every choice draws from the request's seeded stream.
+// template's defaults, then mutations of a parent's parameters (the move its strategy names, or
+// one or two of them moved to a neighbouring value, sometimes anywhere), then untried points at
+// random; never a combination already tried. Every choice draws from the request's seeded stream.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,9 @@ struct BuiltinRequest {
   std::string parent_strategy;  ///< the parent's template name
   std::string parent_params;    ///< JSON object
   std::set<std::string> tried;  ///< search::proposal_key() of every earlier proposal for the target
+  /// The optimisation strategy to follow (builtin_strategies.hpp); any other text, or none, is
+  /// the random mutation.
+  std::string strategy;
 };
 
 struct BuiltinProposal {

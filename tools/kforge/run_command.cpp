@@ -254,8 +254,10 @@ int run_report(const std::vector<std::string>& args) {
   return print_view(
       args, "report",
       "usage: kforge report EXPERIMENT [--archive PATH] [--json]\n"
-      "  LLM calls, tokens and money per model, the cost per correct kernel, and each LLM\n"
-      "  verifier's confusion matrix against the hardware's verdicts\n",
+      "  per target the best kernel (speedup, share of the speed-of-light bound, after how many\n"
+      "  candidates), the LLMs' optimisation strategies with their records, LLM calls, tokens\n"
+      "  and money per model, the cost per correct kernel, and each LLM verifier's confusion\n"
+      "  matrix against the hardware's verdicts\n",
       "experiment", archive::report_view,
       [](const json::Value& v, bool) { return report_table(v); });
 }

@@ -167,6 +167,20 @@ std::string report_table(const json::Value& r) {
                     std::to_string(r["candidates"].as_int()) + " candidates, " +
                     std::to_string(r["correct"].as_int()) + " correct on the hardware\n\n";
   out += experiment_table(r) + "\n";
+  if (!r["strategies"].as_array().empty()) {
+    size_t source_width = 7;
+    for (const auto& s : r["strategies"].as_array())
+      source_width = std::max(source_width, s["source"].as_string().size() + 2);
+    out += pad("tried", 7) + pad("correct", 8) + pad("improved", 9) + pad("best gain", 10) +
+           pad("source", source_width) + "optimisation strategy\n";
+    for (const auto& s : r["strategies"].as_array())
+      out += pad(std::to_string(s["tried"].as_int()), 7) +
+             pad(std::to_string(s["correct"].as_int()), 8) +
+             pad(std::to_string(s["improved"].as_int()), 9) +
+             pad(s["best_gain"].is_null() ? "-" : format("%.2fx", s["best_gain"].as_number()), 10) +
+             pad(s["source"].as_string(), source_width) + s["strategy"].as_string() + "\n";
+    out += "\n";
+  }
   if (r["models"].as_array().empty()) {
     out += "no LLM calls (built-in proposer only)\n";
   } else {
