@@ -61,10 +61,10 @@ struct Matrix {
   }
 };
 
-/// Each optimisation strategy a proposal was asked to follow, or meta-generation wrote, with
-/// where it came from ("seed": the fixed list; "rules": the built-in proposer's meta-generation;
-/// else the LLM that wrote it) and its record: how many candidates tried it, how many were
-/// correct, how many beat their parent, and the best gain over a parent.
+/// Per target, each optimisation strategy a proposal was asked to follow, or meta-generation
+/// wrote, with where it came from ("seed": the fixed list; "rules": the built-in proposer's
+/// meta-generation; else the LLM that wrote it) and its record: how many candidates tried it, how
+/// many were correct, how many beat their parent, and the best gain over a parent.
 json::Value strategy_records(Archive& a, int64_t experiment_id) {
   struct Record {
     int64_t tried = 0, correct = 0, improved = 0;
@@ -72,9 +72,9 @@ json::Value strategy_records(Archive& a, int64_t experiment_id) {
     std::string source = "seed";
     int64_t round = 0;
   };
-  std::map<std::string, Record> by_text;
+  std::map<std::pair<std::string, std::string>, Record> by_text;  // by target and text
   for (const auto& x : a.strategies(experiment_id)) {
-    auto& r = by_text[x.text];
+    auto& r = by_text[{x.target, x.text}];
     r.source = x.source;
     r.round = x.round;
   }
@@ -86,7 +86,7 @@ json::Value strategy_records(Archive& a, int64_t experiment_id) {
     auto d = json::parse(p.candidate.decision);
     const std::string text = d.value ? (*d.value)["strategy"].as_string() : std::string();
     if (text.empty()) continue;
-    auto& r = by_text[text];
+    auto& r = by_text[{target_key(p.candidate), text}];
     ++r.tried;
     if (!p.correct) continue;
     ++r.correct;
@@ -97,9 +97,10 @@ json::Value strategy_records(Archive& a, int64_t experiment_id) {
     r.best_gain = std::max(r.best_gain, gain);
   }
   json::Value out{json::Array{}};
-  for (const auto& [text, r] : by_text) {
+  for (const auto& [key, r] : by_text) {
     json::Value row;
-    row.set("strategy", text).set("source", r.source).set("round", r.round);
+    row.set("target", key.first).set("strategy", key.second);
+    row.set("source", r.source).set("round", r.round);
     row.set("tried", r.tried).set("correct", r.correct);
     row.set("improved", r.improved);
     row.set("best_gain", r.best_gain > 0 ? json::Value(r.best_gain) : json::Value());

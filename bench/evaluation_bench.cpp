@@ -9,11 +9,18 @@
 // included), the same evaluation again on the same worker and checker, kernel and eager medians;
 // then the spread of the kernel's medians across runs ((max - min) / median of medians).
 // --no-checker leaves the checker out, to measure what it costs.
+//
+// --trace measures what the kernel trace (CUPTI on CUDA, gpu/worker/launch_trace.hpp) does to
+// the timing: per run, on one worker after a warm-up evaluation, an evaluation without the trace
+// (A), one with it (B: its trace follows its timing) and one more without (C, in a process whose
+// CUPTI has traced); it prints the kernel's and eager's medians of A and C side by side and what B
+// took more than A.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,15 +33,92 @@
 
 using namespace kforge;
 
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+/// --trace: A (no trace), B (trace), C (no trace) on one worker per run.
+int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
+               const std::string& library, int config, int seeds, double max_seconds, int runs,
+               const std::string& cache) {
+  std::printf(
+      "| run | A kernel ms | C kernel ms | C / A | A eager ms | C eager ms | C / A | A s | B s "
+      "(traced) | launches traced |\n|---|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<double> kernel_ratio, eager_ratio, extra_s;
+  for (int r = 0; r < runs; ++r) {
+    gpu::WorkerClient worker(wo);
+    if (auto e = worker.ensure_started(); !e.empty()) {
+      std::cerr << e << "\n";
+      return 2;
+    }
+    struct Run {
+      gpu::ConfigReport c;
+      double seconds = 0;
+      int64_t launches = 0;
+    };
+    auto evaluate = [&](bool with_trace) -> std::optional<Run> {
+      gpu::WorkerRequest w;
+      w.export_dir = export_dir;
+      w.library = library;
+      w.configs = {config};
+      w.seeds = seeds;
+      w.seed = static_cast<uint64_t>(r);
+      w.timing.max_seconds = max_seconds;
+      w.trace = with_trace;
+      auto t0 = std::chrono::steady_clock::now();
+      auto outcome = worker.evaluate(w.to_json());
+      Run out;
+      out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const auto report = gpu::read_worker_report(outcome.result);
+      if (report.verdict != EvalVerdict::correct || report.configs.empty()) {
+        std::cerr << outcome.result.dump() << "\n";
+        return std::nullopt;
+      }
+      out.c = report.configs.front();
+      auto record = json::parse(out.c.record_json);
+      const auto& traced = (*record.value)["trace"];
+      if (with_trace && !traced.contains("candidate")) {
+        std::cerr << "no trace: " << traced.dump() << "\n";
+        return std::nullopt;
+      }
+      out.launches = static_cast<int64_t>(traced["candidate"].as_array().size() +
+                                          traced["reference"].as_array().size());
+      return out;
+    };
+    // A first evaluation warms the worker and the checker up; it is not compared.
+    auto warm = evaluate(false);
+    auto a = evaluate(false), b = evaluate(true), c = evaluate(false);
+    if (!warm || !a || !b || !c) return 1;
+    kernel_ratio.push_back(c->c.kernel.median_ms / a->c.kernel.median_ms);
+    eager_ratio.push_back(c->c.eager.median_ms / a->c.eager.median_ms);
+    extra_s.push_back(b->seconds - a->seconds);
+    std::printf("| %d | %.4f | %.4f | %.3f | %.4f | %.4f | %.3f | %.2f | %.2f | %lld |\n", r + 1,
+                a->c.kernel.median_ms, c->c.kernel.median_ms, kernel_ratio.back(),
+                a->c.eager.median_ms, c->c.eager.median_ms, eager_ratio.back(), a->seconds,
+                b->seconds, static_cast<long long>(b->launches));
+  }
+  std::printf(
+      "median C / A: kernel %.3f, eager %.3f; median extra seconds of a traced "
+      "evaluation %.2f\n",
+      median_of(kernel_ratio), median_of(eager_ratio), median_of(extra_s));
+  std::filesystem::remove_all(cache);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::string task, kernel, backend_name = "cpu";
   int config = 0, runs = 5, seeds = 5;
   double max_seconds = 4;
-  bool checker = true;
+  bool checker = true, trace = false;
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
-    if (k == "--no-checker") {
-      checker = false;
+    if (k == "--no-checker" || k == "--trace") {
+      (k == "--trace" ? trace : checker) = k == "--trace";
       continue;
     }
     if (i + 1 >= argc) break;
@@ -56,7 +140,7 @@ int main(int argc, char** argv) {
   }
   if (task.empty() || kernel.empty()) {
     std::cerr << "usage: kforge-evaluation-bench --task DIR --kernel FILE [--backend cpu|cuda] "
-                 "[--config N] [--runs N] [--seeds N] [--max-seconds S] [--no-checker]\n";
+                 "[--config N] [--runs N] [--seeds N] [--max-seconds S] [--no-checker] [--trace]\n";
     return 2;
   }
   auto backend = gpu::parse_backend(backend_name).value_or(gpu::Backend::cpu);
@@ -105,6 +189,8 @@ int main(int argc, char** argv) {
   }
   std::printf("export %.2f s, compile cold %.2f s, compile cache hit %.4f s\n", export_s,
               cold.seconds, hit_s);
+  if (trace)
+    return trace_runs(wo, exported.dir, warm.library_path, config, seeds, max_seconds, runs, cache);
   std::printf(
       "| run | worker start s | checks s (%d seeds) | timing s | evaluation s (%s) | again, same "
       "workers s | kernel median ms | eager median ms | kernel spread | eager spread |\n",

@@ -12,7 +12,104 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
+/// A launch's name without its return type, anonymous namespaces and parameter list, at most
+/// 80 characters.
+std::string short_name(std::string name) {
+  const std::string anonymous = "(anonymous namespace)::";
+  for (auto at = name.find(anonymous); at != std::string::npos; at = name.find(anonymous))
+    name.erase(at, anonymous.size());
+  if (name.rfind("void ", 0) == 0) name.erase(0, 5);
+  std::string n = name.substr(0, name.find('('));
+  if (n.empty()) n = name;
+  return n.size() > 80 ? n.substr(0, 77) + "..." : n;
+}
+
+/// One side of a trace: its launches grouped by name, longest first (top 5); on the CPU only the
+/// outermost operators count towards the total.
+json::Value summarise_side(const json::Value& launches, int& count, double& total_ms) {
+  struct Group {
+    std::string name;
+    int64_t count = 0;
+    double ms = 0;
+    json::Value grid, block;
+  };
+  std::vector<Group> groups;
+  count = 0;
+  total_ms = 0;
+  for (const auto& l : launches.as_array()) {
+    if (l["depth"].as_int(0) > 0) continue;
+    ++count;
+    const double ms = std::max(0.0, l["ms"].as_number());
+    total_ms += ms;
+    const std::string name = short_name(l["name"].as_string());
+    auto g =
+        std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.name == name; });
+    if (g == groups.end()) {
+      groups.push_back({name, 0, 0, l["grid"], l["block"]});
+      g = groups.end() - 1;
+    }
+    ++g->count;
+    g->ms += ms;
+  }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.ms > b.ms; });
+  json::Value top;
+  top.array();
+  for (size_t i = 0; i < groups.size() && i < 5; ++i) {
+    json::Value g;
+    g.set("name", groups[i].name).set("count", groups[i].count).set("ms", groups[i].ms);
+    if (!groups[i].grid.is_null()) g.set("grid", groups[i].grid).set("block", groups[i].block);
+    top.push(std::move(g));
+  }
+  json::Value side;
+  side.set("launches", static_cast<int64_t>(count)).set("ms", total_ms).set("top", top);
+  return side;
+}
+
+std::string dims(const json::Value& v) {
+  std::string out;
+  for (const auto& d : v.as_array()) {
+    if (d.as_int() == 1 && !out.empty()) continue;
+    out += (out.empty() ? "" : "x") + std::to_string(d.as_int());
+  }
+  return out;
+}
+
 }  // namespace
+
+TraceSummary summarise_trace(const json::Value& trace, const std::string& config_name) {
+  TraceSummary t;
+  t.doc.set("config", config_name);
+  if (trace.contains("error")) {
+    t.doc.set("error", trace["error"]);
+    t.brief = "no kernel trace: " + trace["error"].as_string();
+    return t;
+  }
+  t.brief = "trace on " + config_name + ":";
+  for (const char* side : {"candidate", "reference"}) {
+    int count = 0;
+    double ms = 0;
+    auto s = summarise_side(trace[side], count, ms);
+    // The call's wall time, synchronisation included (on the CPU, all there is of plain code).
+    const double wall = trace[std::string(side) + "_wall_ms"].as_number();
+    if (wall > 0) s.set("wall_ms", wall);
+    const bool ops = trace[side].as_array().empty() || trace[side][0]["kind"].as_string() == "op";
+    s.set("unit", ops ? "operator call(s)" : "launch(es)");
+    std::string line = std::string(side == std::string("candidate") ? " the kernel " : "; eager ") +
+                       std::to_string(count) + (ops ? " operator call(s), " : " launch(es), ") +
+                       fmt("%.4g ms", ms) + (wall > 0 ? fmt(" in a %.4g ms call", wall) : "");
+    if (!s["top"].as_array().empty()) {
+      const auto& first = s["top"][0];
+      line += " (" + first["name"].as_string();
+      if (first.contains("grid"))
+        line += " <<<" + dims(first["grid"]) + ", " + dims(first["block"]) + ">>>";
+      line += ")";
+    }
+    t.brief += line;
+    t.doc.set(side, s);
+  }
+  return t;
+}
 
 Profile make_profile(const std::string& backend, const std::vector<KernelResources>& kernels,
                      const std::vector<ConfigReport>& configs) {
@@ -72,6 +169,14 @@ Profile make_profile(const std::string& backend, const std::vector<KernelResourc
              fmt("%.0f", 100 * largest_fraction) + "% of the speed-of-light bound";
   } else {
     brief += "not timed";
+  }
+  for (const auto& c : configs) {
+    auto record = json::parse(c.record_json.empty() ? "{}" : c.record_json);
+    if (!record.value || !record.value->contains("trace")) continue;
+    auto t = summarise_trace((*record.value)["trace"], c.name);
+    p.doc.set("trace", t.doc);
+    brief += "; " + t.brief;
+    break;
   }
   summary.set("brief", brief);  // kept with the profile: a resumed search shows it in prompts
   p.doc.set("kernels", to_json(kernels)).set("configs", rows).set("summary", summary);

@@ -1,8 +1,9 @@
 // What a correct kernel spends, from what kforge already has: the compiler's resource report
 // (gpu/kernel_resources.hpp: registers, shared memory, stack, spills per kernel) and the
 // evaluation's per-config report (gpu/worker_report.hpp: time next to eager, bytes moved,
-// bandwidth reached against the speed-of-light bound). Per-kernel hardware counters (Nsight
-// Compute) are not read here.
+// bandwidth reached against the speed-of-light bound) and the kernel trace the worker recorded on
+// the config moving the most bytes (the candidate's launches next to eager PyTorch's). Per-kernel
+// hardware counters (Nsight Compute) are not read here.
 #pragma once
 
 #include <string>
@@ -19,8 +20,18 @@ struct Profile {
   std::string brief;  ///< one line for tables and prompts
 };
 
+/// A kernel trace (the worker's "trace" of one config: the reference's launches and the
+/// candidate's, gpu/worker/launch_trace.hpp) summarised: per side the launches, their total time
+/// and the launches that took longest, grouped by name ({"config", "candidate": {"launches",
+/// "ms", "top": [{"name", "count", "ms", "grid", "block"}]}, "reference": ...}), and one line.
+struct TraceSummary {
+  json::Value doc;
+  std::string brief;
+};
+TraceSummary summarise_trace(const json::Value& trace, const std::string& config_name);
+
 /// The profile of a kernel built into `kernels` (none on the CPU backend) and evaluated as
-/// `configs` report.
+/// `configs` report; with the kernel trace when a config's record carries one.
 Profile make_profile(const std::string& backend, const std::vector<KernelResources>& kernels,
                      const std::vector<ConfigReport>& configs);
 

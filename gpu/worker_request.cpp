@@ -24,6 +24,7 @@ json::Value WorkerRequest::to_json() const {
   if (!compiled_dir.empty()) r.set("compiled_dir", compiled_dir);
   if (!compiled_unavailable.empty()) r.set("compiled_unavailable", compiled_unavailable);
   if (!outputs_dir.empty()) r.set("outputs_dir", outputs_dir);
+  if (trace) r.set("trace", true);
   json::Value t(json::Object{});
   if (timing.min_reps) t.set("min_reps", *timing.min_reps);
   if (timing.max_reps) t.set("max_reps", *timing.max_reps);
@@ -57,6 +58,7 @@ WorkerRequest WorkerRequest::from_json(const json::Value& doc) {
   r.compiled_dir = doc["compiled_dir"].as_string();
   r.compiled_unavailable = doc["compiled_unavailable"].as_string();
   r.outputs_dir = doc["outputs_dir"].as_string();
+  r.trace = doc["trace"].as_bool(false);
   const auto& t = doc["timing"];
   if (t.contains("min_reps")) r.timing.min_reps = static_cast<int>(t["min_reps"].as_int());
   if (t.contains("max_reps")) r.timing.max_reps = static_cast<int>(t["max_reps"].as_int());

@@ -40,6 +40,9 @@ struct WorkerRequest {
   std::string compiled_dir;          ///< the torch.compile baseline to time too
   std::string compiled_unavailable;  ///< why a baseline that was asked for is missing
   std::string outputs_dir;           ///< where the worker leaves outputs for the checker
+  /// A correct candidate's kernel trace, and the reference's, on the config moving the most bytes
+  /// (after all timing): the record of that config gets "trace" (gpu/worker/launch_trace.hpp).
+  bool trace = false;
   WorkerTiming timing;
 
   json::Value to_json() const;

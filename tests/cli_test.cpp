@@ -109,6 +109,18 @@ TEST(Cli, HonestKernelIsCorrectInTextAndJson) {
   EXPECT_EQ((*doc.value)["verdict"].as_string(), "correct");
   EXPECT_EQ((*doc.value)["checked_by_checker"].as_int(), 2);
   EXPECT_GT((*doc.value)["configs"][0]["speedup"].as_number(), 0);
+  // After the timing, the kernel trace of the config: on the CPU the ATen operators each side
+  // calls (eager's softmax; none in the plain C++ kernel) and the time of the whole call.
+  const auto& trace = (*doc.value)["configs"][0]["trace"];
+  ASSERT_TRUE(trace.contains("reference")) << trace.dump();
+  bool softmax_op = false;
+  for (const auto& op : trace["reference"].as_array())
+    softmax_op |= op["name"].as_string() == "aten::softmax" && op["ms"].as_number() >= 0;
+  EXPECT_TRUE(softmax_op) << trace.dump();
+  EXPECT_TRUE(trace["candidate"].as_array().empty()) << trace.dump();
+  EXPECT_GT(trace["candidate_wall_ms"].as_number(), 0) << trace.dump();
+  EXPECT_NE(text.output.find("kernel trace on "), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("aten::softmax"), std::string::npos) << text.output;
 }
 
 // --compiled: each config is timed against torch.compile's code too, or says why it cannot be

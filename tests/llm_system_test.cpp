@@ -252,6 +252,7 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
   ASSERT_FALSE(strategies.empty()) << json_report.output;
   int64_t tried = 0, optimised = 0;
   for (const auto& s : strategies) {
+    EXPECT_EQ(s["target"].as_string(), "softmax/forward/cpu") << s.dump();  // per target
     EXPECT_GE(s["tried"].as_int(), 1) << s.dump();
     EXPECT_LE(s["correct"].as_int(), s["tried"].as_int()) << s.dump();
     tried += s["tried"].as_int();

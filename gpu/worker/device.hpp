@@ -39,6 +39,8 @@ class Device {
   virtual size_t cache_bytes() const = 0;
   virtual double copy_bandwidth() const = 0;
   virtual json::Value describe() const = 0;
+  /// What the device runs while `body` runs, launch by launch (gpu/worker/launch_trace.hpp).
+  virtual Result<json::Value> trace(const std::function<void()>& body) = 0;
 };
 
 std::unique_ptr<Device> make_cpu_device();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpu/worker/device.hpp"
+#include "gpu/worker/launch_trace.hpp"
 #include "gpu/worker/poison_allocator.hpp"
 
 namespace kforge::worker {
@@ -56,6 +57,9 @@ class CpuDevice final : public Device {
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return {ms, ms};
+  }
+  Result<json::Value> trace(const std::function<void()>& body) override {
+    return {trace_cpu_ops(body), {}};
   }
   void begin_poisoned_allocations(size_t) override { set_cpu_poisoning(true); }
   void end_poisoned_allocations() override { set_cpu_poisoning(false); }

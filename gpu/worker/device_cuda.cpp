@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "gpu/worker/device.hpp"
+#include "gpu/worker/launch_trace.hpp"
 
 namespace kforge::worker {
 namespace {
@@ -71,6 +72,12 @@ class CudaDevice final : public Device {
     float ms = 0;
     cudaEventElapsedTime(&ms, start_, stop_);
     return {ms, wall};
+  }
+  Result<json::Value> trace(const std::function<void()>& body) override {
+    return trace_cuda_launches([&] {
+      body();
+      cudaDeviceSynchronize();
+    });
   }
   void begin_poisoned_allocations(size_t expected_bytes) override {
     // Hand the caching allocator blocks that are full of NaN: one large block (split for large

@@ -218,6 +218,10 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   json::Value config_results;
   config_results.array();
   std::optional<Failure> overall;
+  // The timed config that moves the most bytes: the one a trace follows.
+  std::optional<size_t> largest;
+  int64_t largest_bytes = -1;
+  size_t largest_record = 0;
   std::set<std::string> library_ops;
   std::vector<std::string> flags;
   auto flag = [&](const std::string& f) {
@@ -490,6 +494,11 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
         for (const auto& o : last_outputs) bytes += o.defined() ? o.nbytes() : 0;
         double bound_ms = 1000.0 * bytes / (2.0 * device_.copy_bandwidth());
         cr.set("bytes_moved", static_cast<int64_t>(bytes)).set("speed_of_light_ms", bound_ms);
+        if (static_cast<int64_t>(bytes) > largest_bytes) {
+          largest = index;
+          largest_bytes = static_cast<int64_t>(bytes);
+          largest_record = config_results.as_array().size();
+        }
         if (!failure && kernel.median_ms < bound_ms)
           failure =
               Failure{"impossible_speed",
@@ -517,6 +526,43 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
     if (failure && !overall) overall = failure;
     if (failure && failure->kind == "illegal_memory_access") break;  // the context is gone
     if (failure && stop_on_failure) break;
+  }
+
+  // The kernel trace of a correct candidate: after every timed call, on the config that moves the
+  // most bytes, the reference's launches (its work as timed, no copies of the inputs) and then
+  // the candidate's, each after an untraced call.
+  if (r.trace && !overall && largest) {
+    const auto& config = configs[*largest];
+    json::Value trace;
+    try {
+      step("config " + std::to_string(*largest) + ": kernel trace", 4 * call_timeout + 60);
+      Case c = t->draw(config, mix_seed(base_seed + 4242, *largest), dev);
+      at::NoGradGuard no_grad;
+      auto traced = [&](const char* who, const std::function<void()>& call) {
+        call();
+        device_.synchronize();
+        const auto start = std::chrono::steady_clock::now();
+        auto launches = device_.trace(call);
+        const double wall =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        if (launches)
+          trace.set(who, *launches).set(std::string(who) + "_wall_ms", wall);
+        else
+          trace.set("error", launches.error);
+      };
+      trace.set("config", static_cast<int64_t>(*largest));
+      traced("reference", t->prepare_timed_reference(config, c));  // as it was timed
+      traced("candidate", [&] { call_candidate(c.args); });
+    } catch (const std::exception& e) {
+      trace = json::Value();
+      trace.set("error", "the traced call failed: " + short_what(e));
+    }
+    if (auto device_failure = check_device()) {
+      trace = json::Value();
+      trace.set("error", device_failure->message);
+    }
+    config_results.array()[largest_record].set("trace", trace);
   }
 
   if (!library_ops.empty() && library_policy != "allow") {

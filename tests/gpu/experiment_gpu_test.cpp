@@ -2,14 +2,15 @@
 // backend, every multi config of every bundled forward task and of the forward tasks in
 // robust-kbench's shape (layernorm over trailing dimensions with eps only, RMSNorm, a plain
 // linear, a linear on tokens), a few candidates each; every task must end with a correct kernel,
-// and the archive must hold the profiles (registers from ptxas). Skips itself where there is no
-// CUDA build or no GPU.
+// and the archive must hold the profiles (registers from ptxas, the kernel trace that `kforge
+// show` prints). Skips itself where there is no CUDA build or no GPU.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "archive/archive.hpp"
+#include "common/json.hpp"
 #include "gpu/process.hpp"
 #include "tests/test_support.hpp"
 
@@ -53,6 +54,30 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
     auto profile = db->profile(best->candidate.id);
     ASSERT_TRUE(profile) << task;
     EXPECT_NE(profile->find("\"registers\""), std::string::npos) << *profile;
+    // The kernel trace: the candidate's launches and eager PyTorch's, with grid and block, on
+    // the config that moves the most bytes; `kforge show` prints it.
+    auto doc = json::parse(*profile);
+    ASSERT_TRUE(doc.value) << *profile;
+    const auto& trace = (*doc.value)["trace"];
+    ASSERT_FALSE(trace.contains("error")) << trace.dump();
+    for (const char* side : {"candidate", "reference"}) {
+      EXPECT_GE(trace[side]["launches"].as_int(), 1) << task << " " << trace.dump();
+      EXPECT_GT(trace[side]["ms"].as_number(), 0) << task << " " << trace.dump();
+      // At least one kernel with its launch configuration (copies and sets have none).
+      bool kernel = false;
+      for (const auto& g : trace[side]["top"].as_array())
+        kernel |= !g["name"].as_string().empty() && g["grid"][0].as_int() >= 1 &&
+                  g["block"][0].as_int() >= 1;
+      EXPECT_TRUE(kernel) << task << " " << side << ": " << trace.dump();
+    }
+    gpu::SpawnOptions so;
+    so.own_pid_namespace = false;
+    so.argv = {KFORGE_CLI_PATH, "show", std::to_string(best->candidate.id), "--archive",
+               (dir / "archive.db").string()};
+    so.isolate_network = false;
+    auto shown = gpu::run(so, std::chrono::minutes(1));
+    EXPECT_NE(shown.output.find("kernel trace on "), std::string::npos) << shown.output;
+    EXPECT_NE(shown.output.find("eager PyTorch: "), std::string::npos) << shown.output;
   }
   fs::remove_all(dir);
 }

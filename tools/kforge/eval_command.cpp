@@ -14,11 +14,13 @@
 #include "gpu/compiled_baseline.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/hashing.hpp"
+#include "gpu/profile_summary.hpp"
 #include "gpu/source_check.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
 #include "gpu/worker_report.hpp"
 #include "gpu/worker_request.hpp"
+#include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
 namespace {
@@ -183,7 +185,7 @@ std::string fmt(double v, const char* f = "%.3g") {
   return buf;
 }
 
-std::string pad(std::string s, size_t width) {
+std::string column(std::string s, size_t width) {
   if (s.size() > width) s = s.substr(0, width - 3) + "...";
   return s + std::string(width - s.size(), ' ');
 }
@@ -194,25 +196,31 @@ int finish(const json::Value& doc, bool as_json, int code) {
 }
 
 void print_table(const gpu::WorkerReport& report) {
-  std::cout << pad(" #", 4) << pad("config", 40) << pad("ok", 4) << pad("max abs err", 12)
-            << pad("max rel err", 12) << pad("kernel ms", 11) << pad("eager ms", 11)
-            << pad("speedup", 9) << pad("compiled ms", 12) << "vs compiled\n";
+  std::cout << column(" #", 4) << column("config", 40) << column("ok", 4)
+            << column("max abs err", 12) << column("max rel err", 12) << column("kernel ms", 11)
+            << column("eager ms", 11) << column("speedup", 9) << column("compiled ms", 12)
+            << "vs compiled\n";
   std::set<std::string> compiled_notes;
   for (const auto& c : report.configs) {
     const bool timed = c.timed(), compiled = c.compiled_ms > 0;
-    std::cout << pad(" " + std::to_string(c.index), 4) << pad(c.name, 40)
-              << pad(c.correct ? "yes" : "NO", 4) << pad(fmt(c.max_abs_error), 12)
-              << pad(fmt(c.max_rel_error), 12)
-              << pad(timed ? fmt(c.kernel.median_ms, "%.4f") : "-", 11)
-              << pad(timed ? fmt(c.eager.median_ms, "%.4f") : "-", 11)
-              << pad(timed ? fmt(c.speedup, "%.2fx") : "-", 9)
-              << pad(compiled ? fmt(c.compiled_ms, "%.4f") : "-", 12)
+    std::cout << column(" " + std::to_string(c.index), 4) << column(c.name, 40)
+              << column(c.correct ? "yes" : "NO", 4) << column(fmt(c.max_abs_error), 12)
+              << column(fmt(c.max_rel_error), 12)
+              << column(timed ? fmt(c.kernel.median_ms, "%.4f") : "-", 11)
+              << column(timed ? fmt(c.eager.median_ms, "%.4f") : "-", 11)
+              << column(timed ? fmt(c.speedup, "%.2fx") : "-", 9)
+              << column(compiled ? fmt(c.compiled_ms, "%.4f") : "-", 12)
               << (compiled ? fmt(c.speedup_compiled, "%.2fx") : "-") << "\n";
     if (!c.failure_kind.empty())
       std::cout << "     " << c.failure_kind << ": " << c.failure_message << "\n";
     if (!c.compiled_unavailable.empty()) compiled_notes.insert(c.compiled_unavailable);
   }
   for (const auto& note : compiled_notes) std::cout << "no torch.compile time: " << note << "\n";
+  for (const auto& c : report.configs) {
+    auto record = json::parse(c.record_json.empty() ? "{}" : c.record_json);
+    if (record.value && record.value->contains("trace"))
+      std::cout << trace_table(gpu::summarise_trace((*record.value)["trace"], c.name).doc);
+  }
 }
 
 }  // namespace
@@ -375,6 +383,7 @@ int run_eval(const std::vector<std::string>& argv) {
   if (!a.atol.empty()) request.atol = *parse_real(a.atol);  // checked with the options
   if (!a.rtol.empty()) request.rtol = *parse_real(a.rtol);
   request.timing.max_seconds = a.max_seconds;
+  request.trace = a.timing;
   if (!a.json)
     std::cout << "evaluating on " << device["name"].as_string() << " (" << a.configs << " configs, "
               << a.seeds << " seeds) ...\n";

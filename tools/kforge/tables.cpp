@@ -171,10 +171,10 @@ std::string report_table(const json::Value& r) {
     size_t source_width = 7;
     for (const auto& s : r["strategies"].as_array())
       source_width = std::max(source_width, s["source"].as_string().size() + 2);
-    out += pad("tried", 7) + pad("correct", 8) + pad("improved", 9) + pad("best gain", 10) +
-           pad("source", source_width) + "optimisation strategy\n";
+    out += pad("target", 30) + pad("tried", 7) + pad("correct", 8) + pad("improved", 9) +
+           pad("best gain", 10) + pad("source", source_width) + "optimisation strategy\n";
     for (const auto& s : r["strategies"].as_array())
-      out += pad(std::to_string(s["tried"].as_int()), 7) +
+      out += pad(s["target"].as_string(), 30) + pad(std::to_string(s["tried"].as_int()), 7) +
              pad(std::to_string(s["correct"].as_int()), 8) +
              pad(std::to_string(s["improved"].as_int()), 9) +
              pad(s["best_gain"].is_null() ? "-" : format("%.2fx", s["best_gain"].as_number()), 10) +
@@ -263,8 +263,37 @@ std::string candidate_report(const json::Value& c, bool with_source) {
     }
     if (!compiled_note.empty()) out += "no torch.compile time: " + compiled_note + "\n";
   }
-  if (c.contains("profile")) out += "profile: " + c["profile"]["summary"].dump() + "\n";
+  if (c.contains("profile")) {
+    const auto& profile = c["profile"];
+    out += "profile: " + profile["summary"]["brief"].as_string(profile["summary"].dump()) + "\n";
+    if (profile.contains("trace")) out += trace_table(profile["trace"]);
+  }
   if (with_source) out += "\n" + c["source"].as_string();
+  return out;
+}
+
+std::string trace_table(const json::Value& trace) {
+  std::string out = "kernel trace on " + trace["config"].as_string() + ":\n";
+  if (trace.contains("error")) return out + "  not recorded: " + trace["error"].as_string() + "\n";
+  auto dims = [](const json::Value& v) {
+    std::string d;
+    for (const auto& x : v.as_array()) d += (d.empty() ? "" : ",") + std::to_string(x.as_int());
+    return d;
+  };
+  for (const char* side : {"candidate", "reference"}) {
+    const auto& s = trace[side];
+    out += std::string("  ") + (side == std::string("candidate") ? "the kernel" : "eager PyTorch") +
+           ": " + std::to_string(s["launches"].as_int()) + " " + s["unit"].as_string("launch(es)") +
+           ", " + format("%.4f ms", s["ms"].as_number()) +
+           (s.contains("wall_ms") ? format(" in a %.4f ms call", s["wall_ms"].as_number()) : "") +
+           "\n";
+    for (const auto& g : s["top"].as_array())
+      out += "    " + pad(std::to_string(g["count"].as_int()) + "x", 5) +
+             pad(format("%.4f ms", g["ms"].as_number()), 12) +
+             (g.contains("grid") ? pad("grid " + dims(g["grid"]) + " block " + dims(g["block"]), 28)
+                                 : std::string()) +
+             g["name"].as_string() + "\n";
+  }
   return out;
 }
 

@@ -27,6 +27,9 @@ std::string usage_table(const json::Value& models, const std::string& indent);
 /// the LLM verifiers' confusion matrices against the hardware.
 std::string report_table(const json::Value& report);
 
+/// A kernel trace as gpu::summarise_trace gives it: per side its launches, longest first.
+std::string trace_table(const json::Value& trace);
+
 std::string format(const char* f, double v);
 std::string pad(std::string s, size_t width);
 
