@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "actors/experiment_records.hpp"
 #include "archive/report.hpp"
 #include "archive/views.hpp"
 #include "messages/errors.hpp"
@@ -158,6 +159,16 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         return write("profile of candidate " + std::to_string(p.candidate_id),
                      [&](archive::Archive& db) { return db.add_profile(p.candidate_id, p.json); });
       },
+      [write](record_atom, profile_advice& a) -> caf::result<void> {
+        json::Value advice, list{json::Array{}};
+        for (const auto& r : a.recommendations) list.push(r);
+        advice.set("model", a.model).set("recommendations", list);
+        return write("advice on candidate " + std::to_string(a.candidate_id),
+                     [&](archive::Archive& db) {
+                       return db.add_profile_advice(a.experiment_id, a.candidate_id, a.sequence,
+                                                    advice.dump(), a.calls);
+                     });
+      },
       [self](record_atom, event_record& ev) -> caf::result<int64_t> {
         auto id =
             self->state.db->add_event({0, ev.experiment_id, ev.time, ev.kind, ev.detail_json});
@@ -214,7 +225,8 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           if (p.profiled)
             if (auto profile = self->state.db->profile(c.id))
               if (auto doc = json::parse(*profile); doc.value)
-                cs.profile_brief = (*doc.value)["summary"]["brief"].as_string();
+                cs.profile_brief = advised_brief((*doc.value)["summary"]["brief"].as_string(),
+                                                 (*doc.value)["advice"]);
           if (p.finished && !p.correct)
             std::tie(cs.failed_stage, cs.failure) = archived_failure(*self->state.db, c.id);
           snap.candidates.push_back(std::move(cs));

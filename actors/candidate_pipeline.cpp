@@ -124,15 +124,15 @@ void profile(self_ptr self, int64_t n, std::vector<gpu::ConfigReport> configs) {
           [self, tell_profiled](profile_summary& p) {
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, p)
                 .then(
-                    [tell_profiled, brief = p.brief] {
-                      tell_profiled({0, brief, "", false});
+                    [tell_profiled, brief = p.brief, doc = p.json] {
+                      tell_profiled({0, brief, "", false, doc});
                     },
                     [tell_profiled](caf::error& e) {
-                      tell_profiled({0, "", "archive: " + describe(e), true});
+                      tell_profiled({0, "", "archive: " + describe(e), true, ""});
                     });
           },
           [tell_profiled](caf::error& e) {
-            tell_profiled({0, "", "profiler: " + describe(e), false});
+            tell_profiled({0, "", "profiler: " + describe(e), false, ""});
           });
 }
 
@@ -141,7 +141,7 @@ void profile(self_ptr self, int64_t n, std::vector<gpu::ConfigReport> configs) {
 void reprofile(self_ptr self, int64_t n) {
   query_request q{"candidate", candidate(self, n).id};
   auto lost = [self, n](const std::string& why) {
-    self->send(self->state.listener, profiled_atom::value, profile_outcome{n, "", why, false});
+    self->send(self->state.listener, profiled_atom::value, profile_outcome{n, "", why, false, ""});
     done_with(self, n);
   };
   self->request(self->state.stages.archive, kArchiveTimeout, query_atom::value, q)

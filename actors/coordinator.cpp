@@ -149,6 +149,73 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
           archive_failed(self));
 }
 
+// ---- Profile advice. ----
+
+/// An LLM reads the profile of correct candidate n and recommends what to change
+/// (search.profile_advice); the profile counts as pending until its advice is archived. A replay
+/// asks for none: it builds no prompt that would show it.
+void ask_advice(self_ptr self, const profile_outcome& p) {
+  auto& st = self->state;
+  const auto& spec = st.cfg.spec;
+  auto model = st.llm_proposers.find(spec.advice_model);
+  if (spec.advice_model.empty() || model == st.llm_proposers.end() || st.planner->replaying())
+    return;
+  const int64_t n = p.sequence;
+  const auto& c = st.candidates.at(n);
+  const auto& m = st.planner->population().members().at(n);
+  profile_advice_request req;
+  req.experiment_id = st.cfg.experiment.id;
+  req.sequence = n;
+  req.seed = search::derive_seed(spec.seed, "advice", static_cast<uint64_t>(n));
+  req.tgt = st.targets.at(m.target).tgt;
+  req.export_dir = st.targets.at(m.target).export_dir;
+  req.source = c.source;
+  req.speedup = m.speedup;
+  if (auto t = st.config_times.find(n); t != st.config_times.end()) req.times = t->second;
+  req.profile_json = p.json;
+  req.count = spec.advice_count;
+  ++st.pending_profiles;
+  auto done = [self, n] {
+    --self->state.pending_profiles;
+    pump(self);
+    check_done(self);
+  };
+  self->request(model->second, caf::infinite, profile_atom::value, req)
+      .then(
+          [self, n, c, done, brief = p.brief](profile_advice& a) {
+            auto& st = self->state;
+            a.candidate_id = c.id;
+            if (!a.failure.empty()) st.last_error = a.failure;
+            auto advised = [self, n, c, done, brief, a] {
+              auto& st = self->state;
+              charge(self, n, a.calls);
+              json::Value advice, list{json::Array{}};
+              for (const auto& r : a.recommendations) list.push(r);
+              advice.set("model", a.model).set("recommendations", list);
+              if (!a.recommendations.empty()) st.profile_briefs[n] = advised_brief(brief, advice);
+              json::Value d;
+              d.set("sequence", n).set("candidate", c.id).set("model", a.model);
+              d.set("recommendations", list);
+              if (!a.failure.empty()) d.set("reason", a.failure);
+              emit(self, a.recommendations.empty() ? "profile_not_advised" : "profile_advised", d);
+              done();
+            };
+            if (a.recommendations.empty() && a.calls.empty()) return advised();
+            if (a.recommendations.empty()) {
+              self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
+                            llm_calls_record{st.cfg.experiment.id, c.id, n, a.calls})
+                  .then(advised, archive_failed(self));
+              return;
+            }
+            self->request(st.stages.archive, kArchiveTimeout, record_atom::value, a)
+                .then(advised, archive_failed(self));
+          },
+          [self, done](caf::error& e) {
+            self->state.last_error = "profile advice: " + describe(e);
+            done();
+          });
+}
+
 // ---- Meta-generation. ----
 
 /// One writer of the round before proposal n answered: its strategies and calls are archived,
@@ -480,6 +547,7 @@ coordinator_actor::behavior_type coordinator_impl(
           d.set("sequence", p.sequence).set("candidate", st.candidates[p.sequence].id);
           d.set("profile", p.brief);
           emit(self, "profiled", d);
+          ask_advice(self, p);
         }
         pump(self);  // a meta-generation round may have waited for this profile
         check_done(self);

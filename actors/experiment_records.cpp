@@ -85,6 +85,14 @@ propose_request make_propose_request(const experiment_view& v, int64_t n, size_t
   return req;
 }
 
+std::string advised_brief(const std::string& brief, const json::Value& advice) {
+  const auto& list = advice["recommendations"].as_array();
+  if (list.empty()) return brief;
+  std::string out = brief + "\nRecommendations (" + advice["model"].as_string() + "):";
+  for (const auto& r : list) out += "\n- " + r.as_string();
+  return out;
+}
+
 meta_request make_meta_request(const experiment_view& v, int64_t n, const search::MetaRound& round,
                                const std::string& serves) {
   const size_t t = round.target;

@@ -43,6 +43,10 @@ struct experiment_view {
 propose_request make_propose_request(const experiment_view& v, int64_t n, size_t t,
                                      const search::Plan& plan, int32_t attempt);
 
+/// A profile's brief as prompts show it: with an LLM's recommendations (the profile's "advice":
+/// {"model", "recommendations"}) when it has them.
+std::string advised_brief(const std::string& brief, const json::Value& advice);
+
 /// Meta-generation's request for `round` of target t, before proposal n, for the strategies
 /// `serves` proposers draw: the target's best kernels n may see with their times and profiles,
 /// and the record of every strategy they may draw now.

@@ -63,6 +63,15 @@ llm_model_actor::behavior_type llm_model_impl(self_ptr self, llm_runner_options 
         return relay<meta_reply>(self, self->state.pool, std::move(what), std::nullopt,
                                  account_meta, meta_atom::value, std::move(r));
       },
+      [self](profile_atom, profile_advice_request& r) {
+        auto what = "advice on #" + std::to_string(r.sequence);
+        auto account_advice = [self](const profile_advice& a) {
+          account(self->state.usage, a.calls);
+          return a.failure;
+        };
+        return relay<profile_advice>(self, self->state.pool, std::move(what), std::nullopt,
+                                     account_advice, profile_atom::value, std::move(r));
+      },
       [self, account_verdict](verify_atom, llm_verify_request& r) {
         auto what = "verify #" + std::to_string(r.candidate.sequence);
         return relay<llm_verdict>(self, self->state.pool, std::move(what), std::nullopt,

@@ -158,6 +158,26 @@ proposal propose(runner_context& ctx, const propose_request& r) {
   return out;
 }
 
+/// A call whose answer is a list of "- " lines (strategies, recommendations), at most `count`:
+/// the lines, or why there are none ("what" names them). The call joins `calls`.
+Result<std::vector<std::string>> listed(runner_context& ctx,
+                                        const Result<std::vector<llm::Message>>& messages,
+                                        uint64_t seed, int count, const char* role,
+                                        const std::string& what, std::vector<LlmCall>& calls) {
+  using Listed = Result<std::vector<std::string>>;
+  if (!messages) return Listed::failure(messages.error);
+  auto result = ctx.client->call(*messages, provider_seed(seed), 0);
+  calls.push_back(llm::ledger_entry(result.record, role));
+  if (!result.record.ok) return Listed::failure(result.record.error);
+  auto parsed = llm::parse_strategies_reply(result.reply, count);
+  if (!parsed.ok) {
+    calls.back().error = parsed.reason;
+    return Listed::failure(ctx.client->config().name + "'s " + what +
+                           " were rejected: " + parsed.reason);
+  }
+  return {std::move(parsed.strategies), {}};
+}
+
 meta_reply meta_generate(runner_context& ctx, const meta_request& r) {
   meta_reply out;
   out.source = ctx.client->config().name;
@@ -173,30 +193,39 @@ meta_reply meta_generate(runner_context& ctx, const meta_request& r) {
     in.best.push_back({{k.sequence, k.speedup, k.strategy, k.source}, k.asked, k.times, k.profile});
   for (const auto& s : r.records)
     in.records.push_back({s.text, s.source, s.tried, s.correct, s.improved, s.best_gain});
-  auto messages = llm::meta_messages(in);
-  if (!messages) {
-    out.failure = messages.error;
-    return out;
-  }
-  auto result = ctx.client->call(*messages, provider_seed(r.seed), 0);
-  out.calls.push_back(llm::ledger_entry(result.record, "meta"));
-  if (!result.record.ok) {
-    out.failure = result.record.error;
-    return out;
-  }
-  auto parsed = llm::parse_strategies_reply(result.reply, r.count);
-  if (!parsed.ok) {
-    out.failure = out.source + "'s strategies were rejected: " + parsed.reason;
-    out.calls.back().error = parsed.reason;
+  auto written =
+      listed(ctx, llm::meta_messages(in), r.seed, r.count, "meta", "strategies", out.calls);
+  if (!written) {
+    out.failure = written.error;
     return out;
   }
   // What the search can ask for already is not new.
-  for (auto& s : parsed.strategies)
+  for (auto& s : *written)
     if (std::none_of(r.records.begin(), r.records.end(), [&](const strategy_record& known) {
           return search::same_strategy(known.text, s);
         }))
       out.strategies.push_back(std::move(s));
   if (out.strategies.empty()) out.failure = out.source + " wrote no strategy the search lacks";
+  return out;
+}
+
+profile_advice advise(runner_context& ctx, const profile_advice_request& r) {
+  profile_advice out;
+  out.model = ctx.client->config().name;
+  out.experiment_id = r.experiment_id;
+  out.sequence = r.sequence;
+  auto brief = ctx.brief(r.tgt, r.export_dir, r.tgt.config_set);
+  if (!brief) {
+    out.failure = brief.error;
+    return out;
+  }
+  auto messages = llm::advice_messages(
+      {*brief, r.source, r.speedup, r.times, r.profile_json, static_cast<int>(r.count)});
+  auto advice = listed(ctx, messages, r.seed, r.count, "profile", "recommendations", out.calls);
+  if (advice)
+    out.recommendations = std::move(*advice);
+  else
+    out.failure = advice.error;
   return out;
 }
 
@@ -273,6 +302,11 @@ llm_runner_actor::behavior_type llm_runner_impl(llm_runner_actor::pointer self,
         auto m = meta_generate(*ctx, r);
         ctx->note_cache_errors(m.calls);
         return m;
+      },
+      [ctx](profile_atom, profile_advice_request& r) {
+        auto a = advise(*ctx, r);
+        ctx->note_cache_errors(a.calls);
+        return a;
       },
       [ctx](verify_atom, llm_verify_request& r) {
         auto v = verify(*ctx, r);

@@ -1,6 +1,7 @@
 #include "archive/archive.hpp"
 
 #include "archive/sqlite_statement.hpp"
+#include "common/json.hpp"
 #include "common/statistics.hpp"
 
 #include <sqlite3.h>
@@ -330,6 +331,25 @@ Status Archive::add_profile(int64_t candidate_id, const std::string& summary_jso
   Statement s(db_, "INSERT INTO profiles (candidate_id, summary) VALUES (?, ?)");
   s.bind(1, candidate_id).bind(2, summary_json);
   return s.run();
+}
+
+Status Archive::add_profile_advice(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
+                                   const std::string& advice_json,
+                                   const std::vector<LlmCall>& calls) {
+  Transaction tx(db_);
+  if (!tx.begun()) return tx.begun();
+  if (auto s = insert_llm_calls(experiment_id, candidate_id, sequence, calls); !s) return s;
+  auto summary = profile(candidate_id);
+  auto doc = json::parse(summary.value_or("{}"));
+  auto advice = json::parse(advice_json);
+  if (!summary || !doc.value || !advice.value)
+    return Status::failure("candidate " + std::to_string(candidate_id) +
+                           " has no readable profile to keep advice with");
+  doc.value->set("advice", *advice.value);
+  Statement s(db_, "UPDATE profiles SET summary = ? WHERE candidate_id = ?");
+  s.bind(1, doc.value->dump()).bind(2, candidate_id);
+  if (auto st = s.run(); !st) return st;
+  return tx.commit();
 }
 
 Result<int64_t> Archive::add_event(const Event& e) {

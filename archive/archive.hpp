@@ -169,6 +169,10 @@ class Archive {
   /// either evaluated with all its results or not at all.
   Status record_evaluation(const std::vector<ConfigResult>& results, const Verdict& verdict);
   Status add_profile(int64_t candidate_id, const std::string& summary_json);
+  /// An LLM's advice on a candidate's profile (`advice_json`), kept in the profile as "advice",
+  /// and the calls that wrote it, in one transaction.
+  Status add_profile_advice(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
+                            const std::string& advice_json, const std::vector<LlmCall>& calls);
   /// Stores an event; returns its id (its sequence number in the archive).
   Result<int64_t> add_event(const Event& e);
 

@@ -203,6 +203,21 @@ Result<std::vector<Message>> meta_messages(const MetaInputs& in) {
   return chat_messages(prompt_file("meta_system.md"), prompt_file("meta_generate.md"), values);
 }
 
+Result<std::vector<Message>> advice_messages(const AdviceInputs& in) {
+  std::map<std::string, std::string> values = {
+      {"backend", in.task.backend},
+      {"task", in.task.task},
+      {"direction", in.task.direction},
+      {"reference_source", in.task.reference_source},
+      {"speedup", number_text(in.speedup)},
+      {"times", in.times.empty() ? "(not timed)\n" : in.times},
+      {"profile", in.profile},
+      {"source", in.source},
+      {"count", std::to_string(in.count)},
+  };
+  return chat_messages(prompt_file("advice_system.md"), prompt_file("profile_advice.md"), values);
+}
+
 const std::vector<std::string>& verifier_checks() {
   static const std::vector<std::string> checks = {"compilation", "memory_safety", "numerics"};
   return checks;

@@ -87,6 +87,18 @@ struct MetaInputs {
 /// The meta-generation prompt: new optimisation strategies from the best kernels so far.
 Result<std::vector<Message>> meta_messages(const MetaInputs& inputs);
 
+struct AdviceInputs {
+  TaskBrief task;
+  std::string source;
+  double speedup = 0;
+  std::string times;    ///< one line per config
+  std::string profile;  ///< the profile's JSON
+  int count = 4;
+};
+
+/// The profile-advice prompt: a few recommendations for a profiled kernel.
+Result<std::vector<Message>> advice_messages(const AdviceInputs& inputs);
+
 /// The verifier checks: "compilation", "memory_safety", "numerics".
 const std::vector<std::string>& verifier_checks();
 Result<std::vector<Message>> verifier_messages(const std::string& check, const TaskBrief& task,

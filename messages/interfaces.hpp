@@ -29,12 +29,15 @@ using proposer_actor = status_reporter::extend<
 /// it is a verifier). Calls run on a pool of its own threads, at most the model's concurrency.
 using llm_model_actor = proposer_actor::extend<
     // The model's verdict on each requested check of a candidate, with what the calls cost.
-    caf::replies_to<verify_atom, llm_verify_request>::with<llm_verdict>>;
+    caf::replies_to<verify_atom, llm_verify_request>::with<llm_verdict>,
+    // Its recommendations for a profiled kernel (search.profile_advice).
+    caf::replies_to<profile_atom, profile_advice_request>::with<profile_advice>>;
 
 /// One thread of an LLM model: builds the prompt, makes the (blocking) call, parses the reply.
 using llm_runner_actor =
     caf::typed_actor<caf::replies_to<propose_atom, propose_request>::with<proposal>,
                      caf::replies_to<meta_atom, meta_request>::with<meta_reply>,
+                     caf::replies_to<profile_atom, profile_advice_request>::with<profile_advice>,
                      caf::replies_to<verify_atom, llm_verify_request>::with<llm_verdict>>;
 
 /// Judges a candidate before it costs compile or GPU time.
@@ -95,6 +98,8 @@ using archive_actor = status_reporter::extend<
     caf::replies_to<record_atom, eval_result>::with<void>,
     // A profile of a candidate.
     caf::replies_to<record_atom, profile_summary>::with<void>,
+    // An LLM's recommendations for a profiled candidate, kept with its profile, and their calls.
+    caf::replies_to<record_atom, profile_advice>::with<void>,
     // An event of an experiment; its id.
     caf::replies_to<record_atom, event_record>::with<int64_t>,
     // An experiment's new status.

@@ -737,11 +737,50 @@ struct profile_outcome {
   std::string brief;   ///< for prompts; empty when none was made
   std::string error;   ///< why not
   bool fatal = false;  ///< the archive failed: the experiment cannot go on
+  std::string json;    ///< the whole profile (gpu::Profile's document)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, profile_outcome& x) {
-  return f(caf::meta::type_name("profile_outcome"), x.sequence, x.brief, x.error, x.fatal);
+  return f(caf::meta::type_name("profile_outcome"), x.sequence, x.brief, x.error, x.fatal, x.json);
+}
+
+/// What an LLM is asked about a correct kernel's profile: a few recommendations for its next
+/// version (the paper's profile summary).
+struct profile_advice_request {
+  int64_t experiment_id = 0;
+  int64_t sequence = 0;
+  uint64_t seed = 0;
+  target tgt;
+  std::string export_dir;
+  std::string source;        ///< the kernel
+  double speedup = 0;        ///< over eager PyTorch, geometric mean over the configs
+  std::string times;         ///< per config (gpu::config_times_text)
+  std::string profile_json;  ///< its profile
+  int32_t count = 4;         ///< how many recommendations at most
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, profile_advice_request& x) {
+  return f(caf::meta::type_name("profile_advice_request"), x.experiment_id, x.sequence, x.seed,
+           x.tgt, x.export_dir, x.source, x.speedup, x.times, x.profile_json, x.count);
+}
+
+/// An LLM's recommendations for a profiled kernel, or why there are none.
+struct profile_advice {
+  int64_t candidate_id = 0;
+  int64_t experiment_id = 0;
+  int64_t sequence = 0;
+  std::string model;
+  std::vector<std::string> recommendations;
+  std::string failure;
+  std::vector<LlmCall> calls;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, profile_advice& x) {
+  return f(caf::meta::type_name("profile_advice"), x.candidate_id, x.experiment_id, x.sequence,
+           x.model, x.recommendations, x.failure, x.calls);
 }
 
 /// What the verifier asks an experiment's LLM verifiers (by name) about one candidate.

@@ -300,6 +300,15 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
       }
       sr.string("novelty", s.novelty, {"normalised", "off"});
       sr.string("strategy_policy", s.strategy_policy, {"bandit", "uniform"});
+      if (auto advice = sr.get("profile_advice")) {
+        Reader ar(*advice, "config.search.profile_advice", errors);
+        ar.string("model", s.advice_model);
+        ar.integer("count", s.advice_count, 1, 16);
+        if (std::none_of(s.proposers.begin(), s.proposers.end(), [&](const ProposerSpec& p) {
+              return p.kind == "llm" && p.name == s.advice_model;
+            }))
+          ar.error("model", "\"" + s.advice_model + "\" is not an LLM of the ensemble");
+      }
       if (auto meta = sr.get("meta_generation")) {
         Reader mr(*meta, "config.search.meta_generation", errors);
         mr.integer("every", s.meta_every, 0, 1000000);
@@ -392,6 +401,11 @@ json::Value ExperimentSpec::to_json() const {
   }
   if (novelty != "normalised") search.set("novelty", novelty);
   if (strategy_policy != "bandit") search.set("strategy_policy", strategy_policy);
+  if (!advice_model.empty()) {
+    json::Value advice;
+    advice.set("model", advice_model).set("count", advice_count);
+    search.set("profile_advice", advice);
+  }
   if (meta_every > 0) {
     json::Value meta;
     meta.set("every", meta_every).set("count", meta_count);

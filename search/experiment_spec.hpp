@@ -134,6 +134,10 @@ struct ExperimentSpec {
   int32_t meta_every = 0;
   int32_t meta_count = 4;
   std::string meta_model;
+  /// The LLM of the ensemble that reads each correct kernel's profile and recommends what to
+  /// change (search.profile_advice.model; empty: none, the rule-based brief alone).
+  std::string advice_model;
+  int32_t advice_count = 4;
 
   // replay
   /// Follow the recorded decisions of this experiment (0: decide afresh): with its replies in the

@@ -104,7 +104,7 @@ class LlmSystemTest : public testing::Test {
   }
 
   /// The LLM alone, no verifier, every proposal optimises; strategies are written every 3
-  /// candidates of the target.
+  /// candidates of the target, and the LLM advises on every correct kernel's profile.
   std::string write_meta_config(const FakeProvider& fake, int seed) {
     auto path = (dir_ / ("meta-" + std::to_string(seed) + ".json")).string();
     std::ofstream(path) << R"({"name": "meta-generation-test", "seed": )" << seed << R"(,
@@ -119,7 +119,8 @@ class LlmSystemTest : public testing::Test {
       "budget": {"candidates_per_target": 9},
       "evaluation": {"seeds": 1, "timing_seconds": 0.05},
       "search": {"pipeline_depth": 2, "fix_probability": 0,
-                 "meta_generation": {"every": 3, "count": 2}}})";
+                 "meta_generation": {"every": 3, "count": 2},
+                 "profile_advice": {"model": "fake-gpt", "count": 2}}})";
     return path;
   }
 
@@ -272,7 +273,7 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
   const std::string good = file_text(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp");
   const std::string db = (dir_ / "archive.db").string();
   std::mutex seen;
-  std::vector<std::string> meta_prompts, optimise_prompts;
+  std::vector<std::string> meta_prompts, optimise_prompts, advice_prompts;
   std::string config;
   {
     FakeProvider fake(true);
@@ -285,6 +286,10 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
         const auto k = std::to_string(++round);
         return "Here they are:\n- keep each row in registers (round " + k +
                ")\n* unroll the column loop by four (round " + k + ")\n";
+      }
+      if (r.system.find("performance engineer") != std::string::npos) {
+        advice_prompts.push_back(r.user);
+        return std::string("- keep each row in registers\n- vectorise the loads\n");
       }
       if (r.user.find("Translate this PyTorch reference") != std::string::npos)
         return kernel_reply("f32_cpu_rows", good);
@@ -304,6 +309,16 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
        {"least to most fast", "Times:\n- ", "ms (eager ", "Profile: largest config",
         "PYBIND11_MODULE", "[seed]: tried 1, correct 1"})
     EXPECT_NE(first.find(expected), std::string::npos) << expected << "\n" << first;
+  // Every correct kernel's profile was read by the LLM (its times, the whole profile with the
+  // kernel trace, the source), and what it recommends is in the profiles the rounds show.
+  ASSERT_FALSE(advice_prompts.empty());
+  for (const char* expected : {"Its time per config:\n- ", "Its profile (JSON)", "\"trace\"",
+                               "PYBIND11_MODULE", "at most 2 recommendations"})
+    EXPECT_NE(advice_prompts.front().find(expected), std::string::npos) << expected << "\n"
+                                                                        << advice_prompts.front();
+  EXPECT_NE(first.find("Recommendations (fake-gpt):\n- keep each row in registers"),
+            std::string::npos)
+      << first;
   // The second round sees the first round's strategies among those the search has.
   EXPECT_NE(meta_prompts[1].find("keep each row in registers (round 1) [fake-gpt]: tried"),
             std::string::npos)
@@ -330,10 +345,35 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
   for (const auto& c : a->candidates(1))
     recorded += c.decision.find("(round 1)") != std::string::npos;
   EXPECT_GE(recorded, 2);
-  // The calls are in the ledger as meta-generation's.
-  int meta_calls = 0;
-  for (const auto& row : a->llm_calls(1)) meta_calls += row.call.role == "meta";
+  // The calls are in the ledger as meta-generation's and the profiles' advice.
+  int meta_calls = 0, advice_calls = 0;
+  for (const auto& row : a->llm_calls(1)) {
+    meta_calls += row.call.role == "meta";
+    advice_calls += row.call.role == "profile";
+  }
   EXPECT_EQ(static_cast<size_t>(meta_calls), meta_prompts.size());
+  EXPECT_EQ(static_cast<size_t>(advice_calls), advice_prompts.size());
+  // The advice is kept with the profile, the later proposals' prompts show the parent's, and
+  // `kforge show` prints it.
+  int64_t advised = 0;
+  for (const auto& c : a->candidates(1))
+    if (auto profile = a->profile(c.id); profile && !advised) {
+      auto doc = json::parse(*profile);
+      ASSERT_TRUE(doc.value) << *profile;
+      const auto& advice = (*doc.value)["advice"];
+      EXPECT_EQ(advice["model"].as_string(), "fake-gpt") << *profile;
+      EXPECT_EQ(advice["recommendations"].as_array().size(), 2u) << *profile;
+      advised = c.id;
+    }
+  ASSERT_NE(advised, 0);
+  int shown_advice = 0;
+  for (const auto& p : optimise_prompts)
+    shown_advice += p.find("Recommendations (fake-gpt):") != std::string::npos;
+  EXPECT_GE(shown_advice, 1);
+  auto shown = kforge({"show", std::to_string(advised), "--archive", db});
+  EXPECT_NE(shown.output.find("recommendations (fake-gpt):\n  - keep each row in registers"),
+            std::string::npos)
+      << shown.output;
 
   // Offline, the run replays to the same candidates, and keeps where its strategies came from.
   auto replay = kforge({"run", config, "--archive", db, "--offline"});

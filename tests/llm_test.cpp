@@ -611,6 +611,24 @@ TEST(Prompts, MetaGenerationShowsTheKernelsTheirTimesProfilesAndRecords) {
   EXPECT_NE((*m)[0].content.find("\"- \""), std::string::npos);
 }
 
+TEST(Prompts, ProfileAdviceShowsTheKernelItsTimesAndItsProfile) {
+  llm::AdviceInputs in;
+  in.task = {"softmax", "forward", "cuda", "def forward_fn(x): ...", "- `x`", "- c1\n"};
+  in.source = "KERNEL_SOURCE";
+  in.speedup = 1.5;
+  in.times = "- c1: 0.8 ms (eager 1.2 ms, 1.5x)\n";
+  in.profile = R"({"trace": {"candidate": {"launches": 1}}})";
+  in.count = 3;
+  auto m = llm::advice_messages(in);
+  ASSERT_TRUE(m) << m.error;
+  const auto& user = (*m)[1].content;
+  EXPECT_EQ(user.find("{{"), std::string::npos);
+  for (const char* expected : {"KERNEL_SOURCE", "1.5x", "- c1: 0.8 ms", "\"launches\": 1",
+                               "def forward_fn", "at most 3 recommendations"})
+    EXPECT_NE(user.find(expected), std::string::npos) << expected << "\n" << user;
+  EXPECT_NE((*m)[0].content.find("cuda kernel"), std::string::npos) << (*m)[0].content;
+}
+
 TEST(Prompts, EveryModeFillsEveryPlaceholder) {
   auto unfilled = llm::render_prompt("a {{b}} c", {});
   EXPECT_FALSE(unfilled);

@@ -52,6 +52,20 @@ TEST(MetaGeneration, TheConfigurationNamesAnLlmOfTheEnsembleAndKeepsItsCanonical
   EXPECT_FALSE(
       parse_experiment_spec(R"({"tasks": ["/t/a"], "search": {"meta_generation": {"count": 0}}})")
           .ok());
+  // Profile advice names an LLM of the ensemble too.
+  EXPECT_TRUE(spec_with("").advice_model.empty());
+  auto with_advice = parse_experiment_spec(
+      R"({"seed": 1, "tasks": ["/t/a"], "proposers": [{"kind": "llm", "name": "m1", "provider": "openai",
+          "model": "m1"}], "search": {"profile_advice": {"model": "m1", "count": 2}}})");
+  ASSERT_TRUE(with_advice.ok()) << with_advice.error_text();
+  EXPECT_EQ(with_advice.spec.advice_model, "m1");
+  EXPECT_EQ(with_advice.spec.advice_count, 2);
+  EXPECT_EQ(parse_experiment_spec(with_advice.spec.to_json().dump()).spec.advice_model, "m1");
+  auto unknown = parse_experiment_spec(
+      R"({"tasks": ["/t/a"], "search": {"profile_advice": {"model": "builtin"}}})");
+  EXPECT_NE(unknown.error_text().find("\"builtin\" is not an LLM of the ensemble"),
+            std::string::npos)
+      << unknown.error_text();
 }
 
 TEST(MetaGeneration, ARoundIsDueEveryNVisibleCandidatesOfATargetAndNeverInAReplay) {

@@ -398,6 +398,9 @@ llm_model_actor::behavior_type stand_in_model(llm_model_actor::pointer, std::str
         return stage_down("proposer");
       },
       [](meta_atom, meta_request&) -> caf::result<meta_reply> { return stage_down("proposer"); },
+      [](profile_atom, profile_advice_request&) -> caf::result<profile_advice> {
+        return stage_down("proposer");
+      },
       [name, crashing](verify_atom, llm_verify_request&) -> caf::result<llm_verdict> {
         if (crashing) return stage_down(name);
         llm_verdict v;

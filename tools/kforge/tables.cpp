@@ -267,6 +267,11 @@ std::string candidate_report(const json::Value& c, bool with_source) {
     const auto& profile = c["profile"];
     out += "profile: " + profile["summary"]["brief"].as_string(profile["summary"].dump()) + "\n";
     if (profile.contains("trace")) out += trace_table(profile["trace"]);
+    if (!profile["advice"]["recommendations"].as_array().empty()) {
+      out += "recommendations (" + profile["advice"]["model"].as_string() + "):\n";
+      for (const auto& r : profile["advice"]["recommendations"].as_array())
+        out += "  - " + r.as_string() + "\n";
+    }
   }
   if (with_source) out += "\n" + c["source"].as_string();
   return out;
