@@ -160,9 +160,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                      [&](archive::Archive& db) { return db.add_profile(p.candidate_id, p.json); });
       },
       [write](record_atom, profile_advice& a) -> caf::result<void> {
-        json::Value advice, list{json::Array{}};
-        for (const auto& r : a.recommendations) list.push(r);
-        advice.set("model", a.model).set("recommendations", list);
+        const auto advice = advice_json(a);
         return write("advice on candidate " + std::to_string(a.candidate_id),
                      [&](archive::Archive& db) {
                        return db.add_profile_advice(a.experiment_id, a.candidate_id, a.sequence,

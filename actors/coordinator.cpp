@@ -153,12 +153,14 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
 
 /// An LLM reads the profile of correct candidate n and recommends what to change
 /// (search.profile_advice); the profile counts as pending until its advice is archived. A replay
-/// asks for none: it builds no prompt that would show it.
+/// asks for none: it builds no prompt that would show it. Nor does an experiment whose budget is
+/// spent or that is stopping: no proposal will read the advice, and it would cost money.
 void ask_advice(self_ptr self, const profile_outcome& p) {
   auto& st = self->state;
   const auto& spec = st.cfg.spec;
   auto model = st.llm_proposers.find(spec.advice_model);
-  if (spec.advice_model.empty() || model == st.llm_proposers.end() || st.planner->replaying())
+  if (spec.advice_model.empty() || model == st.llm_proposers.end() || st.planner->replaying() ||
+      st.budget_spent || st.status == experiment_phase::stopping)
     return;
   const int64_t n = p.sequence;
   const auto& c = st.candidates.at(n);
@@ -189,13 +191,11 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
             auto advised = [self, n, c, done, brief, a] {
               auto& st = self->state;
               charge(self, n, a.calls);
-              json::Value advice, list{json::Array{}};
-              for (const auto& r : a.recommendations) list.push(r);
-              advice.set("model", a.model).set("recommendations", list);
+              const auto advice = advice_json(a);
               if (!a.recommendations.empty()) st.profile_briefs[n] = advised_brief(brief, advice);
               json::Value d;
               d.set("sequence", n).set("candidate", c.id).set("model", a.model);
-              d.set("recommendations", list);
+              d.set("recommendations", advice["recommendations"]);
               if (!a.failure.empty()) d.set("reason", a.failure);
               emit(self, a.recommendations.empty() ? "profile_not_advised" : "profile_advised", d);
               done();

@@ -85,6 +85,13 @@ propose_request make_propose_request(const experiment_view& v, int64_t n, size_t
   return req;
 }
 
+json::Value advice_json(const profile_advice& a) {
+  json::Value advice, list{json::Array{}};
+  for (const auto& r : a.recommendations) list.push(r);
+  advice.set("model", a.model).set("recommendations", list);
+  return advice;
+}
+
 std::string advised_brief(const std::string& brief, const json::Value& advice) {
   const auto& list = advice["recommendations"].as_array();
   if (list.empty()) return brief;

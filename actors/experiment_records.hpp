@@ -43,6 +43,9 @@ struct experiment_view {
 propose_request make_propose_request(const experiment_view& v, int64_t n, size_t t,
                                      const search::Plan& plan, int32_t attempt);
 
+/// An LLM's advice as the profile keeps it: {"model", "recommendations": [...]}.
+json::Value advice_json(const profile_advice& advice);
+
 /// A profile's brief as prompts show it: with an LLM's recommendations (the profile's "advice":
 /// {"model", "recommendations"}) when it has them.
 std::string advised_brief(const std::string& brief, const json::Value& advice);

@@ -77,7 +77,9 @@ class LlmSystemTest : public testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  std::string write_config(const FakeProvider& fake, int seed, double money_usd = 5) {
+  /// `advice`: the proposer also advises on every correct kernel's profile.
+  std::string write_config(const FakeProvider& fake, int seed, double money_usd = 5,
+                           bool advice = false) {
     auto path = (dir_ / ("llm-" + std::to_string(seed) + ".json")).string();
     std::ofstream(path) << R"({"name": "llm-system-test", "seed": )" << seed << R"(,
       "tasks": [")" << source_dir()
@@ -99,7 +101,8 @@ class LlmSystemTest : public testing::Test {
       "budget": {"candidates_per_target": 8, "money_usd": )"
                         << money_usd << R"(},
       "evaluation": {"seeds": 1, "timing_seconds": 0.05},
-      "search": {"pipeline_depth": 2, "proposals_in_flight": 2, "fix_probability": 1.0}})";
+      "search": {"pipeline_depth": 2, "proposals_in_flight": 2, "fix_probability": 1.0)"
+                        << (advice ? R"(, "profile_advice": {"model": "fake-gpt"})" : "") << "}}";
     return path;
   }
 
@@ -404,7 +407,7 @@ TEST_F(LlmSystemTest, TheMoneyBudgetStopsProposing) {
   fake.set_responder([&](const ProviderRequest& r) { return scripted_reply(r, good); });
   // One proposal costs more than this: nothing new is proposed after the first ones come back
   // (the two already in flight finish).
-  auto config = write_config(fake, 13, 0.001);
+  auto config = write_config(fake, 13, 0.001, true);
   auto run = kforge({"run", config, "--archive", (dir_ / "archive.db").string()});
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("budget spent: money_usd"), std::string::npos) << run.output;
@@ -413,6 +416,8 @@ TEST_F(LlmSystemTest, TheMoneyBudgetStopsProposing) {
   double spent = 0;
   for (const auto& u : a->llm_usage(1)) spent += u.cost_usd;
   EXPECT_GE(spent, 0.001);
+  // Profiles that come after the money is spent get no advice: no proposal would read it.
+  for (const auto& row : a->llm_calls(1)) EXPECT_NE(row.call.role, "profile");
 }
 
 }  // namespace
