@@ -14,7 +14,9 @@
 // the timing: per run, on one worker after a warm-up evaluation, an evaluation without the trace
 // (A), one with it (B: its trace follows its timing) and one more without (C, in a process whose
 // CUPTI has traced); it prints the kernel's and eager's medians of A and C side by side and what B
-// took more than A.
+// took more than A. --counters does the same with B as the evaluator asks for a correct
+// candidate's profile: the trace, then the hardware counters of the same launches (CUPTI's range
+// profiler, gpu/worker/kernel_counters.hpp: each kernel replayed once per counter pass).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -40,13 +42,15 @@ double median_of(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
-/// --trace: A (no trace), B (trace), C (no trace) on one worker per run.
+/// --trace: A (no trace), B (trace; with `counters`, the counters too), C (neither) on one worker
+/// per run.
 int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
                const std::string& library, int config, int seeds, double max_seconds, int runs,
-               const std::string& cache) {
+               const std::string& cache, bool counters) {
   std::printf(
       "| run | A kernel ms | C kernel ms | C / A | A eager ms | C eager ms | C / A | A s | B s "
-      "(traced) | launches traced |\n|---|---|---|---|---|---|---|---|---|---|\n");
+      "(%s) | launches traced | kernels counted |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+      counters ? "traced and counted" : "traced");
   std::vector<double> kernel_ratio, eager_ratio, extra_s;
   for (int r = 0; r < runs; ++r) {
     gpu::WorkerClient worker(wo);
@@ -57,7 +61,7 @@ int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
     struct Run {
       gpu::ConfigReport c;
       double seconds = 0;
-      int64_t launches = 0;
+      int64_t launches = 0, counted = 0;
     };
     auto evaluate = [&](bool with_trace) -> std::optional<Run> {
       gpu::WorkerRequest w;
@@ -68,6 +72,7 @@ int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
       w.seed = static_cast<uint64_t>(r);
       w.timing.max_seconds = max_seconds;
       w.trace = with_trace;
+      w.counters = with_trace && counters;
       auto t0 = std::chrono::steady_clock::now();
       auto outcome = worker.evaluate(w.to_json());
       Run out;
@@ -86,6 +91,13 @@ int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
       }
       out.launches = static_cast<int64_t>(traced["candidate"].as_array().size() +
                                           traced["reference"].as_array().size());
+      const auto& counted = (*record.value)["counters"];
+      if (w.counters && !counted.contains("candidate")) {
+        std::cerr << "no counters: " << counted.dump() << "\n";
+        return std::nullopt;
+      }
+      out.counted = static_cast<int64_t>(counted["candidate"]["kernels"].as_array().size() +
+                                         counted["reference"]["kernels"].as_array().size());
       return out;
     };
     // A first evaluation warms the worker and the checker up; it is not compared.
@@ -95,15 +107,16 @@ int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
     kernel_ratio.push_back(c->c.kernel.median_ms / a->c.kernel.median_ms);
     eager_ratio.push_back(c->c.eager.median_ms / a->c.eager.median_ms);
     extra_s.push_back(b->seconds - a->seconds);
-    std::printf("| %d | %.4f | %.4f | %.3f | %.4f | %.4f | %.3f | %.2f | %.2f | %lld |\n", r + 1,
-                a->c.kernel.median_ms, c->c.kernel.median_ms, kernel_ratio.back(),
+    std::printf("| %d | %.4f | %.4f | %.3f | %.4f | %.4f | %.3f | %.2f | %.2f | %lld | %lld |\n",
+                r + 1, a->c.kernel.median_ms, c->c.kernel.median_ms, kernel_ratio.back(),
                 a->c.eager.median_ms, c->c.eager.median_ms, eager_ratio.back(), a->seconds,
-                b->seconds, static_cast<long long>(b->launches));
+                b->seconds, static_cast<long long>(b->launches),
+                static_cast<long long>(b->counted));
   }
   std::printf(
-      "median C / A: kernel %.3f, eager %.3f; median extra seconds of a traced "
-      "evaluation %.2f\n",
-      median_of(kernel_ratio), median_of(eager_ratio), median_of(extra_s));
+      "median C / A: kernel %.3f, eager %.3f; median extra seconds of a %s evaluation %.2f\n",
+      median_of(kernel_ratio), median_of(eager_ratio), counters ? "traced and counted" : "traced",
+      median_of(extra_s));
   std::filesystem::remove_all(cache);
   return 0;
 }
@@ -114,11 +127,13 @@ int main(int argc, char** argv) {
   std::string task, kernel, backend_name = "cpu";
   int config = 0, runs = 5, seeds = 5;
   double max_seconds = 4;
-  bool checker = true, trace = false;
+  bool checker = true, trace = false, counters = false;
   for (int i = 1; i < argc; ++i) {
     std::string k = argv[i];
-    if (k == "--no-checker" || k == "--trace") {
-      (k == "--trace" ? trace : checker) = k == "--trace";
+    if (k == "--no-checker" || k == "--trace" || k == "--counters") {
+      if (k == "--no-checker") checker = false;
+      trace |= k != "--no-checker";
+      counters |= k == "--counters";
       continue;
     }
     if (i + 1 >= argc) break;
@@ -140,7 +155,8 @@ int main(int argc, char** argv) {
   }
   if (task.empty() || kernel.empty()) {
     std::cerr << "usage: kforge-evaluation-bench --task DIR --kernel FILE [--backend cpu|cuda] "
-                 "[--config N] [--runs N] [--seeds N] [--max-seconds S] [--no-checker] [--trace]\n";
+                 "[--config N] [--runs N] [--seeds N] [--max-seconds S] [--no-checker] [--trace] "
+                 "[--counters]\n";
     return 2;
   }
   auto backend = gpu::parse_backend(backend_name).value_or(gpu::Backend::cpu);
@@ -190,7 +206,8 @@ int main(int argc, char** argv) {
   std::printf("export %.2f s, compile cold %.2f s, compile cache hit %.4f s\n", export_s,
               cold.seconds, hit_s);
   if (trace)
-    return trace_runs(wo, exported.dir, warm.library_path, config, seeds, max_seconds, runs, cache);
+    return trace_runs(wo, exported.dir, warm.library_path, config, seeds, max_seconds, runs, cache,
+                      counters);
   std::printf(
       "| run | worker start s | checks s (%d seeds) | timing s | evaluation s (%s) | again, same "
       "workers s | kernel median ms | eager median ms | kernel spread | eager spread |\n",

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "gpu/counter_summary.hpp"
+#include "gpu/kernel_names.hpp"
+
 namespace kforge::gpu {
 namespace {
 
@@ -10,18 +13,6 @@ std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
   return buf;
-}
-
-/// A launch's name without its return type, anonymous namespaces and parameter list, at most
-/// 80 characters.
-std::string short_name(std::string name) {
-  const std::string anonymous = "(anonymous namespace)::";
-  for (auto at = name.find(anonymous); at != std::string::npos; at = name.find(anonymous))
-    name.erase(at, anonymous.size());
-  if (name.rfind("void ", 0) == 0) name.erase(0, 5);
-  std::string n = name.substr(0, name.find('('));
-  if (n.empty()) n = name;
-  return n.size() > 80 ? n.substr(0, 77) + "..." : n;
 }
 
 /// One side of a trace: its launches grouped by name, longest first (top 5); on the CPU only the
@@ -41,7 +32,7 @@ json::Value summarise_side(const json::Value& launches, int& count, double& tota
     ++count;
     const double ms = std::max(0.0, l["ms"].as_number());
     total_ms += ms;
-    const std::string name = short_name(l["name"].as_string());
+    const std::string name = short_kernel_name(l["name"].as_string(), 80);
     auto g =
         std::find_if(groups.begin(), groups.end(), [&](const Group& x) { return x.name == name; });
     if (g == groups.end()) {
@@ -172,10 +163,18 @@ Profile make_profile(const std::string& backend, const std::vector<KernelResourc
   }
   for (const auto& c : configs) {
     auto record = json::parse(c.record_json.empty() ? "{}" : c.record_json);
-    if (!record.value || !record.value->contains("trace")) continue;
-    auto t = summarise_trace((*record.value)["trace"], c.name);
-    p.doc.set("trace", t.doc);
-    brief += "; " + t.brief;
+    if (!record.value || !(record.value->contains("trace") || record.value->contains("counters")))
+      continue;
+    if (record.value->contains("trace")) {
+      auto t = summarise_trace((*record.value)["trace"], c.name);
+      p.doc.set("trace", t.doc);
+      brief += "; " + t.brief;
+    }
+    if (record.value->contains("counters")) {
+      auto counted = summarise_counters((*record.value)["counters"], c.name);
+      p.doc.set("counters", counted.doc);
+      brief += "; " + counted.brief;
+    }
     break;
   }
   summary.set("brief", brief);  // kept with the profile: a resumed search shows it in prompts

@@ -2,8 +2,8 @@
 // (gpu/kernel_resources.hpp: registers, shared memory, stack, spills per kernel) and the
 // evaluation's per-config report (gpu/worker_report.hpp: time next to eager, bytes moved,
 // bandwidth reached against the speed-of-light bound) and the kernel trace the worker recorded on
-// the config moving the most bytes (the candidate's launches next to eager PyTorch's). Per-kernel
-// hardware counters (Nsight Compute) are not read here.
+// the config moving the most bytes (the candidate's launches next to eager PyTorch's), with the
+// hardware counters of those launches when the worker read them (gpu/counter_summary.hpp).
 #pragma once
 
 #include <string>
@@ -31,7 +31,8 @@ struct TraceSummary {
 TraceSummary summarise_trace(const json::Value& trace, const std::string& config_name);
 
 /// The profile of a kernel built into `kernels` (none on the CPU backend) and evaluated as
-/// `configs` report; with the kernel trace when a config's record carries one.
+/// `configs` report; with the kernel trace and the hardware counters when a config's record
+/// carries them.
 Profile make_profile(const std::string& backend, const std::vector<KernelResources>& kernels,
                      const std::vector<ConfigReport>& configs);
 

@@ -43,6 +43,9 @@ struct WorkerRequest {
   /// A correct candidate's kernel trace, and the reference's, on the config moving the most bytes
   /// (after all timing): the record of that config gets "trace" (gpu/worker/launch_trace.hpp).
   bool trace = false;
+  /// The hardware counters of the same config's kernels, the candidate's and the reference's,
+  /// after the trace: that config's record gets "counters" (gpu/worker/kernel_counters.hpp).
+  bool counters = false;
   WorkerTiming timing;
 
   json::Value to_json() const;

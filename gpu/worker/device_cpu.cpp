@@ -61,6 +61,10 @@ class CpuDevice final : public Device {
   Result<json::Value> trace(const std::function<void()>& body) override {
     return {trace_cpu_ops(body), {}};
   }
+  Result<json::Value> counters(const std::function<void()>&) override {
+    return Result<json::Value>::failure(
+        "hardware counters are read on CUDA devices only; the CPU profile has the operator trace");
+  }
   void begin_poisoned_allocations(size_t) override { set_cpu_poisoning(true); }
   void end_poisoned_allocations() override { set_cpu_poisoning(false); }
   size_t cache_bytes() const override { return llc_; }

@@ -9,6 +9,7 @@
 #include <chrono>
 
 #include "gpu/worker/device.hpp"
+#include "gpu/worker/kernel_counters.hpp"
 #include "gpu/worker/launch_trace.hpp"
 
 namespace kforge::worker {
@@ -78,6 +79,15 @@ class CudaDevice final : public Device {
       body();
       cudaDeviceSynchronize();
     });
+  }
+  Result<json::Value> counters(const std::function<void()>& body) override {
+    constexpr int kMaxKernels = 32;  // eager's composite operators launch a handful
+    return measure_kernel_counters(
+        [&] {
+          body();
+          cudaDeviceSynchronize();
+        },
+        index_, kMaxKernels);
   }
   void begin_poisoned_allocations(size_t expected_bytes) override {
     // Hand the caching allocator blocks that are full of NaN: one large block (split for large

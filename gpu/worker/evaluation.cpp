@@ -123,6 +123,22 @@ std::string outputs_file(const std::string& dir, size_t config, int seed) {
   return dir + "/c" + std::to_string(config) + "-s" + std::to_string(seed) + ".out";
 }
 
+/// Names the counted kernels after the trace's kernels of the same call, when the trace saw as
+/// many kernels as were counted (both record launches in the order they ran).
+void name_counted_kernels(json::Value& counted, const json::Value& launches) {
+  std::vector<std::string> names;
+  for (const auto& l : launches.as_array())
+    if (l["kind"].as_string() == "kernel") names.push_back(l["name"].as_string());
+  if (names.size() != counted["kernels"].as_array().size()) return;
+  json::Value kernels;
+  kernels.array();
+  for (size_t i = 0; i < names.size(); ++i) {
+    json::Value k = counted["kernels"][i];
+    kernels.push(k.set("name", names[i]));
+  }
+  counted.set("kernels", kernels);
+}
+
 }  // namespace
 
 void Evaluator::step(const std::string& what, double timeout_s) {
@@ -530,39 +546,67 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
 
   // The kernel trace of a correct candidate: after every timed call, on the config that moves the
   // most bytes, the reference's launches (its work as timed, no copies of the inputs) and then
-  // the candidate's, each after an untraced call.
-  if (r.trace && !overall && largest) {
+  // the candidate's, each after an untraced call. Then the hardware counters of the same calls'
+  // kernels, named after the trace's kernels when both saw the same launches.
+  if ((r.trace || r.counters) && !overall && largest) {
     const auto& config = configs[*largest];
-    json::Value trace;
-    try {
-      step("config " + std::to_string(*largest) + ": kernel trace", 4 * call_timeout + 60);
-      Case c = t->draw(config, mix_seed(base_seed + 4242, *largest), dev);
-      at::NoGradGuard no_grad;
-      auto traced = [&](const char* who, const std::function<void()>& call) {
-        call();
-        device_.synchronize();
-        const auto start = std::chrono::steady_clock::now();
-        auto launches = device_.trace(call);
-        const double wall =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-        if (launches)
-          trace.set(who, *launches).set(std::string(who) + "_wall_ms", wall);
-        else
-          trace.set("error", launches.error);
-      };
-      trace.set("config", static_cast<int64_t>(*largest));
-      traced("reference", t->prepare_timed_reference(config, c));  // as it was timed
-      traced("candidate", [&] { call_candidate(c.args); });
-    } catch (const std::exception& e) {
-      trace = json::Value();
-      trace.set("error", "the traced call failed: " + short_what(e));
-    }
-    if (auto device_failure = check_device()) {
-      trace = json::Value();
-      trace.set("error", device_failure->message);
-    }
-    config_results.array()[largest_record].set("trace", trace);
+    const std::string where = "config " + std::to_string(*largest);
+    // One recording of both sides into the record's `key`, or its error alone: `record` adds
+    // one side to the document and returns what failed.
+    using Recorder = std::function<std::string(const char* who, const std::function<void()>& call,
+                                               json::Value& doc)>;
+    auto record_both = [&](const char* key, const std::string& what, double limit_s,
+                           const Recorder& record) {
+      json::Value doc;
+      try {
+        step(where + ": " + what, limit_s);
+        Case c = t->draw(config, mix_seed(base_seed + 4242, *largest), dev);
+        at::NoGradGuard no_grad;
+        doc.set("config", static_cast<int64_t>(*largest));
+        const std::pair<const char*, std::function<void()>> sides[] = {
+            {"reference", t->prepare_timed_reference(config, c)},  // as it was timed
+            {"candidate", [&] { call_candidate(c.args); }}};
+        for (const auto& [who, call] : sides) {
+          call();
+          device_.synchronize();
+          if (auto error = record(who, call, doc); !error.empty()) {
+            doc = json::Value();
+            doc.set("error", error);
+            break;
+          }
+        }
+      } catch (const std::exception& e) {
+        doc = json::Value();
+        doc.set("error", "the " + what + " call failed: " + short_what(e));
+      }
+      if (auto device_failure = check_device()) {
+        doc = json::Value();
+        doc.set("error", device_failure->message);
+      }
+      config_results.array()[largest_record].set(key, doc);
+    };
+    if (r.trace)
+      record_both("trace", "kernel trace", 4 * call_timeout + 60,
+                  [&](const char* who, const std::function<void()>& call, json::Value& doc) {
+                    const auto start = std::chrono::steady_clock::now();
+                    auto launches = device_.trace(call);
+                    const double wall = std::chrono::duration<double, std::milli>(
+                                            std::chrono::steady_clock::now() - start)
+                                            .count();
+                    if (!launches) return launches.error;
+                    doc.set(who, *launches).set(std::string(who) + "_wall_ms", wall);
+                    return std::string();
+                  });
+    // Each kernel runs once per counter pass (about 15), its memory saved and restored between.
+    if (r.counters)
+      record_both("counters", "hardware counters", 20 * call_timeout + 120,
+                  [&](const char* who, const std::function<void()>& call, json::Value& doc) {
+                    auto counted = device_.counters(call);
+                    if (!counted) return counted.error;
+                    name_counted_kernels(*counted, config_results[largest_record]["trace"][who]);
+                    doc.set(who, *counted);
+                    return std::string();
+                  });
   }
 
   if (!library_ops.empty() && library_policy != "allow") {

@@ -2,8 +2,9 @@
 // backend, every multi config of every bundled forward task and of the forward tasks in
 // robust-kbench's shape (layernorm over trailing dimensions with eps only, RMSNorm, a plain
 // linear, a linear on tokens), a few candidates each; every task must end with a correct kernel,
-// and the archive must hold the profiles (registers from ptxas, the kernel trace that `kforge
-// show` prints). Skips itself where there is no CUDA build or no GPU.
+// and the archive must hold the profiles (registers from ptxas, the kernel trace and the
+// hardware counters that `kforge show` prints). Skips itself where there is no CUDA build or no
+// GPU.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -70,6 +71,24 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
                   g["block"][0].as_int() >= 1;
       EXPECT_TRUE(kernel) << task << " " << side << ": " << trace.dump();
     }
+    // The hardware counters of the same launches: the longest kernel of each side with its
+    // occupancy, DRAM share and place on the roofline, named as the trace names it.
+    const auto& counters = (*doc.value)["counters"];
+    ASSERT_FALSE(counters.contains("error")) << task << " " << counters.dump();
+    for (const char* side : {"candidate", "reference"}) {
+      const auto& s = counters[side];
+      EXPECT_GE(s["kernels"].as_int(), 1) << task << " " << counters.dump();
+      EXPECT_GE(s["passes"].as_int(), 1) << task << " " << counters.dump();
+      ASSERT_FALSE(s["top"].as_array().empty()) << task << " " << counters.dump();
+      const auto& k = s["top"][0];
+      EXPECT_GT(k["ms"].as_number(), 0) << task << " " << counters.dump();
+      EXPECT_GT(k["occupancy_pct"].as_number(), 0) << task << " " << counters.dump();
+      EXPECT_LE(k["occupancy_pct"].as_number(), 100.5) << task << " " << counters.dump();
+      EXPECT_GT(k["sm_pct"].as_number() + k["dram_pct"].as_number(), 0) << task;
+      EXPECT_GT(k["roofline"]["pct_of_roof"].as_number(), 0) << task << " " << counters.dump();
+      EXPECT_EQ(k["name"].as_string().rfind("kernel ", 0), std::string::npos)
+          << task << " " << side << " kernels were not named after the trace: " << counters.dump();
+    }
     gpu::SpawnOptions so;
     so.own_pid_namespace = false;
     so.argv = {KFORGE_CLI_PATH, "show", std::to_string(best->candidate.id), "--archive",
@@ -78,6 +97,9 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
     auto shown = gpu::run(so, std::chrono::minutes(1));
     EXPECT_NE(shown.output.find("kernel trace on "), std::string::npos) << shown.output;
     EXPECT_NE(shown.output.find("eager PyTorch: "), std::string::npos) << shown.output;
+    EXPECT_NE(shown.output.find("hardware counters on "), std::string::npos) << shown.output;
+    EXPECT_NE(shown.output.find("warp stalls, cycles per issued instruction: "), std::string::npos)
+        << shown.output;
   }
   fs::remove_all(dir);
 }

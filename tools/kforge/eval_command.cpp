@@ -13,6 +13,7 @@
 #include "gpu/build_config.hpp"
 #include "gpu/compiled_baseline.hpp"
 #include "gpu/compiler.hpp"
+#include "gpu/counter_summary.hpp"
 #include "gpu/hashing.hpp"
 #include "gpu/profile_summary.hpp"
 #include "gpu/source_check.hpp"
@@ -220,6 +221,8 @@ void print_table(const gpu::WorkerReport& report) {
     auto record = json::parse(c.record_json.empty() ? "{}" : c.record_json);
     if (record.value && record.value->contains("trace"))
       std::cout << trace_table(gpu::summarise_trace((*record.value)["trace"], c.name).doc);
+    if (record.value && record.value->contains("counters"))
+      std::cout << counters_table(gpu::summarise_counters((*record.value)["counters"], c.name).doc);
   }
 }
 
@@ -384,6 +387,7 @@ int run_eval(const std::vector<std::string>& argv) {
   if (!a.rtol.empty()) request.rtol = *parse_real(a.rtol);
   request.timing.max_seconds = a.max_seconds;
   request.trace = a.timing;
+  request.counters = a.timing && backend == gpu::Backend::cuda;
   if (!a.json)
     std::cout << "evaluating on " << device["name"].as_string() << " (" << a.configs << " configs, "
               << a.seeds << " seeds) ...\n";

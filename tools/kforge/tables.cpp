@@ -267,6 +267,7 @@ std::string candidate_report(const json::Value& c, bool with_source) {
     const auto& profile = c["profile"];
     out += "profile: " + profile["summary"]["brief"].as_string(profile["summary"].dump()) + "\n";
     if (profile.contains("trace")) out += trace_table(profile["trace"]);
+    if (profile.contains("counters")) out += counters_table(profile["counters"]);
     if (!profile["advice"]["recommendations"].as_array().empty()) {
       out += "recommendations (" + profile["advice"]["model"].as_string() + "):\n";
       for (const auto& r : profile["advice"]["recommendations"].as_array())
@@ -298,6 +299,47 @@ std::string trace_table(const json::Value& trace) {
              (g.contains("grid") ? pad("grid " + dims(g["grid"]) + " block " + dims(g["block"]), 28)
                                  : std::string()) +
              g["name"].as_string() + "\n";
+  }
+  return out;
+}
+
+std::string counters_table(const json::Value& counters) {
+  std::string out = "hardware counters on " + counters["config"].as_string() + ":\n";
+  if (counters.contains("error"))
+    return out + "  not read: " + counters["error"].as_string() + "\n";
+  for (const char* side : {"candidate", "reference"}) {
+    const auto& s = counters[side];
+    out += std::string("  ") + (side == std::string("candidate") ? "the kernel" : "eager PyTorch") +
+           ": " + std::to_string(s["kernels"].as_int()) + " kernel(s), " +
+           format("%.4f ms", s["ms"].as_number()) + ", " + std::to_string(s["passes"].as_int()) +
+           " counter passes each" +
+           (s.contains("dropped") ? ", " + std::to_string(s["dropped"].as_int()) + " not read"
+                                  : std::string()) +
+           "\n";
+    for (const auto& k : s["top"].as_array()) {
+      out +=
+          "    " + pad(format("%.4f ms", k["ms"].as_number()), 12) + k["name"].as_string() + "\n";
+      const auto& r = k["roofline"];
+      std::string line = "occupancy " + format("%.0f%%", k["occupancy_pct"].as_number()) + ", SM " +
+                         format("%.0f%%", k["sm_pct"].as_number()) + ", DRAM " +
+                         format("%.0f%%", k["dram_pct"].as_number()) + ", L2 " +
+                         format("%.0f%%", k["l2_pct"].as_number()) + ", L1 " +
+                         format("%.0f%%", k["l1_pct"].as_number()) + ", tensor pipe " +
+                         format("%.0f%%", k["tensor_pct"].as_number()) + " of peak; ";
+      line += r["bound"].as_string() == "tensor"
+                  ? std::string("tensor cores at work")
+                  : r["bound"].as_string() + "-bound at " +
+                        format("%.0f%%", r["pct_of_roof"].as_number()) + " of the FP32 roofline (" +
+                        format("%.3g FLOP/B, ", k["arithmetic_intensity"].as_number()) +
+                        format("%.4g GFLOP/s)", k["gflops"].as_number());
+      std::string stalls;
+      for (const auto& st : k["stalls"].as_array())
+        stalls += (stalls.empty() ? "" : ", ") + st["reason"].as_string() + " " +
+                  format("%.2g", st["cycles_per_instruction"].as_number());
+      out += "                " + line + "\n";
+      if (!stalls.empty())
+        out += "                warp stalls, cycles per issued instruction: " + stalls + "\n";
+    }
   }
   return out;
 }

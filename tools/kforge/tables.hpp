@@ -29,6 +29,9 @@ std::string report_table(const json::Value& report);
 
 /// A kernel trace as gpu::summarise_trace gives it: per side its launches, longest first.
 std::string trace_table(const json::Value& trace);
+/// A profile's hardware counters (gpu/counter_summary.hpp): per side the longest kernels with
+/// their occupancy, throughputs, roofline place and warp stalls.
+std::string counters_table(const json::Value& counters);
 
 std::string format(const char* f, double v);
 std::string pad(std::string s, size_t width);

@@ -1,0 +1,140 @@
+// The hardware counters' summary (gpu/counter_summary) and its place in a profile, on records
+// shaped as the worker writes them; the metric values are what an H100 reported for a SAXPY
+// (memory-bound), an FMA loop (compute-bound) and cuBLAS's SGEMM.
+#include <gtest/gtest.h>
+
+#include "gpu/counter_summary.hpp"
+#include "gpu/kernel_names.hpp"
+#include "gpu/profile_summary.hpp"
+
+namespace kforge::gpu {
+namespace {
+
+const char* kSaxpy = R"json({"name":"void saxpy(float*, const float*, float, int)","metrics":{
+  "duration_ns":293760,"sm_throughput_pct":27.35,"memory_throughput_pct":82.04,
+  "dram_throughput_pct":82.04,"l2_throughput_pct":75.33,"l1_throughput_pct":14.81,
+  "achieved_occupancy_pct":76.24,"dram_bytes":807859456,"dram_peak_bytes_per_cycle":1280,
+  "dram_cycles_per_second":2618736383.4,"sm_cycles_per_second":1978641294.5,"ffma":67108864,
+  "fadd":0,"fmul":0,"ffma_peak_per_cycle":16896,"tensor_pipe_pct":0,"inst_issued":39856486,
+  "stall_barrier":0,"stall_long_scoreboard":3265285703,"stall_short_scoreboard":136103342,
+  "stall_wait":126260272,"stall_drain":45122229,"stall_selected":39854997}})json";
+
+const char* kFmaLoop = R"({"metrics":{
+  "duration_ns":270688,"sm_throughput_pct":97.19,"memory_throughput_pct":3.17,
+  "dram_throughput_pct":3.17,"l2_throughput_pct":3.0,"l1_throughput_pct":0.9,
+  "achieved_occupancy_pct":96.18,"dram_bytes":28803840,"dram_peak_bytes_per_cycle":1280,
+  "dram_cycles_per_second":2619032982.6,"sm_cycles_per_second":1976959048.5,"ffma":8589934592,
+  "fadd":0,"fmul":0,"ffma_peak_per_cycle":16896,"tensor_pipe_pct":0.09,"inst_issued":274603713,
+  "stall_not_selected":2934438329,"stall_wait":819611368,"stall_math_pipe_throttle":178807496,
+  "stall_selected":274611244}})";
+
+json::Value parsed(const std::string& text) {
+  auto v = json::parse(text);
+  EXPECT_TRUE(v) << v.error;
+  return v ? *v : json::Value();
+}
+
+json::Value counters_of(const std::string& candidate_kernels, const std::string& eager_kernels) {
+  return parsed(R"({"config":2,"candidate":{"chip":"GH100","passes":14,"dropped":0,
+    "unsupported":[],"kernels":[)" +
+                candidate_kernels + R"(]},"reference":{"chip":"GH100",
+    "passes":14,"dropped":0,"unsupported":[],"kernels":[)" +
+                eager_kernels + "]}}");
+}
+
+TEST(CounterSummary, PlacesKernelsOnTheRooflineAndNamesTheirStalls) {
+  auto s = summarise_counters(counters_of(std::string(kFmaLoop) + "," + kSaxpy, kSaxpy), "big");
+  const auto& candidate = s.doc["candidate"];
+  EXPECT_EQ(candidate["kernels"].as_int(), 2);
+  EXPECT_EQ(candidate["passes"].as_int(), 14);
+  EXPECT_NEAR(candidate["ms"].as_number(), 0.293760 + 0.270688, 1e-9);
+  // Longest first: the SAXPY (named, its parameter list dropped), then the unnamed FMA loop.
+  const auto& saxpy = candidate["top"][0];
+  EXPECT_EQ(saxpy["name"].as_string(), "saxpy");
+  EXPECT_EQ(candidate["top"][1]["name"].as_string(), "kernel 1");
+  EXPECT_NEAR(saxpy["occupancy_pct"].as_number(), 76.24, 1e-9);
+  EXPECT_NEAR(saxpy["dram_pct"].as_number(), 82.04, 1e-9);
+  // 2 FLOP per element over 12 bytes: far left of the ridge, and its DRAM share is its roof's.
+  EXPECT_EQ(saxpy["roofline"]["bound"].as_string(), "memory");
+  EXPECT_NEAR(saxpy["roofline"]["pct_of_roof"].as_number(), 82.0, 0.5);
+  EXPECT_NEAR(saxpy["arithmetic_intensity"].as_number(), 2.0 * 67108864 / 807859456, 1e-9);
+  // Stalls per issued instruction, largest first, "selected" (issuing) not among them.
+  ASSERT_EQ(saxpy["stalls"].as_array().size(), 3u);
+  EXPECT_EQ(saxpy["stalls"][0]["reason"].as_string(), "long_scoreboard");
+  EXPECT_NEAR(saxpy["stalls"][0]["cycles_per_instruction"].as_number(), 81.93, 0.01);
+  EXPECT_EQ(saxpy["stalls"][1]["reason"].as_string(), "short_scoreboard");
+  EXPECT_EQ(saxpy["stalls"][2]["reason"].as_string(), "wait");
+  // 2^33 FMAs in 0.27 ms: 95 % of the H100's FP32 peak at the clock it ran.
+  const auto& fma = candidate["top"][1];
+  EXPECT_EQ(fma["roofline"]["bound"].as_string(), "compute");
+  EXPECT_NEAR(fma["roofline"]["pct_of_roof"].as_number(), 95.0, 0.5);
+  EXPECT_EQ(fma["stalls"][0]["reason"].as_string(), "not_selected");
+  // One line for prompts: both sides, the longest kernel of each.
+  EXPECT_NE(s.brief.find("counters on big: the kernel's saxpy: occupancy 76%, SM 27%, DRAM 82%"),
+            std::string::npos)
+      << s.brief;
+  EXPECT_NE(s.brief.find("memory-bound at 82% of the roofline"), std::string::npos) << s.brief;
+  EXPECT_NE(s.brief.find("stalls long_scoreboard 82"), std::string::npos) << s.brief;
+  EXPECT_NE(s.brief.find("; eager's saxpy"), std::string::npos) << s.brief;
+}
+
+TEST(CounterSummary, TensorCoreKernelsAreNotPlacedOnTheFp32Roofline) {
+  std::string tensor = kFmaLoop;
+  tensor.replace(tensor.find("\"tensor_pipe_pct\":0.09"), 22, "\"tensor_pipe_pct\":61.5");
+  auto s = summarise_counters(counters_of(tensor, ""), "big");
+  EXPECT_EQ(s.doc["candidate"]["top"][0]["roofline"]["bound"].as_string(), "tensor");
+  EXPECT_NEAR(s.doc["candidate"]["top"][0]["roofline"]["pct_of_roof"].as_number(), 61.5, 1e-9);
+  EXPECT_NE(s.brief.find("tensor pipe busy 62%"), std::string::npos) << s.brief;
+  // Eager launched nothing the profiler could count.
+  EXPECT_EQ(s.doc["reference"]["kernels"].as_int(), 0);
+  EXPECT_NE(s.brief.find("eager's no kernels"), std::string::npos) << s.brief;
+}
+
+TEST(CounterSummary, RefusedCountersAreSaidAndTheRestOfTheProfileStays) {
+  auto refused =
+      parsed(R"({"error":"enabling the range profiler: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"})");
+  auto s = summarise_counters(refused, "big");
+  EXPECT_EQ(s.doc["error"].as_string(), refused["error"].as_string());
+  EXPECT_EQ(s.brief,
+            "no hardware counters: enabling the range profiler: "
+            "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  // In a profile: the timing, the trace and what the counters say, refused or read.
+  for (const json::Value& counters : {refused, counters_of(kSaxpy, kSaxpy)}) {
+    json::Value record = parsed(
+        R"({"index":0,"name":"big","correct":true,"candidate":{"median_ms":0.3},
+            "reference":{"median_ms":0.6},"speedup":2.0,"bytes_moved":8e8,
+            "speed_of_light_ms":0.25,"trace":{"config":0,"candidate":[],"reference":[]}})");
+    record.set("counters", counters);
+    auto config = read_config_report(record);
+    auto p = make_profile("cuda", {}, {config});
+    ASSERT_TRUE(p.doc.contains("counters")) << p.doc.dump();
+    EXPECT_NE(p.brief.find("of the speed-of-light bound; trace on big"), std::string::npos)
+        << p.brief;
+    EXPECT_NE(p.brief.find(counters.contains("error") ? "; no hardware counters: enabling"
+                                                      : "; counters on big: the kernel's saxpy"),
+              std::string::npos)
+        << p.brief;
+  }
+}
+
+TEST(CounterSummary, KernelNamesAsCuptiDemanglesThem) {
+  // Names from the H100's traces: an anonymous namespace before the name, template arguments
+  // with parentheses inside, and cuBLAS's long names.
+  EXPECT_EQ(short_kernel_name("(anonymous namespace)::softmax_f32_row_per_block(const float *, "
+                              "float *, int)",
+                              80),
+            "softmax_f32_row_per_block");
+  EXPECT_EQ(short_kernel_name("void kforge_fixture::gemm_f32_tiled<true>(const float *, int)", 80),
+            "kforge_fixture::gemm_f32_tiled<true>");
+  EXPECT_EQ(short_kernel_name("void at::native::vectorized_elementwise_kernel<4, "
+                              "at::native::launch_clamp_scalar(at::TensorIteratorBase &)::"
+                              "{lambda()#1}, at::detail::Array<char *, 2>>(int, T2, T3)",
+                              60),
+            "at::native::vectorized_elementwise_kernel<4, at::native::...");
+  EXPECT_EQ(short_kernel_name("sm80_xmma_gemm_f32f32_f32f32_f32_tn_n", 80),
+            "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n");
+  EXPECT_EQ(short_kernel_name("(weird)", 80), "(weird)");
+}
+
+}  // namespace
+}  // namespace kforge::gpu
