@@ -109,6 +109,30 @@ json::Value strategy_records(Archive& a, int64_t experiment_id) {
   return out;
 }
 
+/// The best kernel's per-config results: medians with the 10th and 90th percentiles of the
+/// timed batches, next to eager PyTorch's and torch.compile's where it was timed.
+json::Value best_results(Archive& a, int64_t candidate_id) {
+  json::Value rows;
+  rows.array();
+  for (const auto& r : a.results(candidate_id)) {
+    json::Value row;
+    row.set("config_set", r.config_set).set("index", r.config_index).set("name", r.config_name);
+    row.set("correct", r.correct);
+    auto detail = json::parse(r.detail_json);
+    const json::Value d = detail.value ? *detail.value : json::Value();
+    for (const auto& [side, prefix] : {std::pair{"candidate", "kernel"}, {"reference", "eager"}})
+      for (const char* stat : {"median_ms", "p10_ms", "p90_ms"})
+        if (d[side][stat].is_number())
+          row.set(std::string(prefix) + "_" + (stat == std::string("median_ms") ? "ms" : stat),
+                  d[side][stat]);
+    if (r.speedup) row.set("speedup", *r.speedup);
+    for (const char* key : {"compiled_ms", "speedup_compiled"})
+      if (d[key].is_number()) row.set(key, d[key]);
+    rows.push(row);
+  }
+  return rows;
+}
+
 }  // namespace
 
 std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
@@ -117,7 +141,21 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
   json::Value out;
   out.set("experiment", experiment_id).set("name", e->name).set("status", e->status);
   // The results first: per target its best kernel, its speedup and its share of the bound.
-  if (auto view = experiment_view(a, experiment_id)) out.set("targets", (*view)["targets"]);
+  // Each best kernel with its per-config results and how many ancestors it has.
+  if (auto view = experiment_view(a, experiment_id)) {
+    json::Value targets;
+    targets.array();
+    for (json::Value t : (*view)["targets"].as_array()) {
+      if (t.contains("best_candidate")) {
+        const int64_t best = t["best_candidate"].as_int();
+        t.set("results", best_results(a, best));
+        const auto lineage = a.lineage(best);
+        t.set("lineage_depth", static_cast<int64_t>(lineage.empty() ? 0 : lineage.size() - 1));
+      }
+      targets.push(t);
+    }
+    out.set("targets", targets);
+  }
   out.set("strategies", strategy_records(a, experiment_id));
 
   double cost = 0;

@@ -1,5 +1,7 @@
 #include "common/numbers.hpp"
 
+#include <cstdio>
+
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -51,6 +53,12 @@ std::string integer_error(std::string_view what, std::string_view text, int64_t 
 std::string real_error(std::string_view what, std::string_view text, double min, double max) {
   return std::string(what) + " needs a number from " + number_text(min) + " to " +
          number_text(max) + ", not " + quoted(text);
+}
+
+std::string format_number(const char* printf_format, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, printf_format, v);
+  return buf;
 }
 
 }  // namespace kforge

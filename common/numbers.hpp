@@ -27,4 +27,7 @@ std::string integer_error(std::string_view what, std::string_view text, int64_t 
 /// "--max-seconds needs a number from 0.001 to 3600, not 'x'"
 std::string real_error(std::string_view what, std::string_view text, double min, double max);
 
+/// One number in a printf format ("%.2fx", "%.0f%%"), for tables and messages.
+std::string format_number(const char* printf_format, double v);
+
 }  // namespace kforge

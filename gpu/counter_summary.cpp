@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "common/numbers.hpp"
 #include "gpu/kernel_names.hpp"
 
 namespace kforge::gpu {
@@ -14,9 +15,7 @@ constexpr size_t kTopStalls = 3;
 constexpr double kTensorBusyPct = 10;  // above this, the FP32 roofline would misplace the kernel
 
 std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+  return format_number(f, v);
 }
 
 /// A kernel's short name, or its place in the call where the trace could not name it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/numbers.hpp"
 #include "gpu/counter_summary.hpp"
 #include "gpu/kernel_names.hpp"
 
@@ -10,9 +11,7 @@ namespace kforge::gpu {
 namespace {
 
 std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+  return format_number(f, v);
 }
 
 /// One side of a trace: its launches grouped by name, longest first (top 5); on the CPU only the

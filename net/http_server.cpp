@@ -83,7 +83,7 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 struct HttpServer::Impl {
-  std::string token;
+  std::string token, metrics_token;
   Handler handler;
   WebSocketAdmission admit;
   WebSocketHandler websocket_handler;
@@ -120,8 +120,12 @@ struct HttpServer::Impl {
   HttpResponse authorise(const HttpRequest& req) const {
     auto it = req.headers.find("authorization");
     const std::string prefix = "Bearer ";
-    if (it == req.headers.end() || it->second.rfind(prefix, 0) != 0 ||
-        !same_secret(it->second.substr(prefix.size()), token))
+    const bool bearer = it != req.headers.end() && it->second.rfind(prefix, 0) == 0;
+    const std::string given = bearer ? it->second.substr(prefix.size()) : std::string();
+    if (bearer && !metrics_token.empty() && req.method == "GET" && req.path == "/metrics" &&
+        same_secret(given, metrics_token))
+      return {0, "", ""};
+    if (!bearer || !same_secret(given, token))
       return {
           401, "application/json",
           "{\"error\":\"missing or wrong bearer token (the daemon writes it to <state>/token)\"}"};
@@ -212,6 +216,10 @@ HttpServer::HttpServer(std::string token, Handler handler, WebSocketAdmission ad
   impl_->handler = std::move(handler);
   impl_->admit = std::move(admit);
   impl_->websocket_handler = std::move(websocket_handler);
+}
+
+void HttpServer::set_metrics_token(std::string token) {
+  impl_->metrics_token = std::move(token);
 }
 
 HttpServer::~HttpServer() {

@@ -76,6 +76,9 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
+  /// A second token that opens `GET /metrics` and nothing else, so a scraper's credential can
+  /// stay the same across restarts while the API's token changes (call before start).
+  void set_metrics_token(std::string token);
   /// Listens on 127.0.0.1:`port` (0: any free port). Returns an error or "".
   Result<void> start(uint16_t port);
   uint16_t port() const;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "common/json.hpp"
 #include "gpu/process.hpp"
 #include "gpu/task_export.hpp"
 #include "tests/test_support.hpp"
@@ -269,6 +270,171 @@ TEST(Cli, EveryNumericOptionRejectsBadValuesClearly) {
     }
   }
   fs::remove_all(state);
+}
+
+}  // namespace
+}  // namespace kforge::test
+
+namespace kforge::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// `kforge best` as a PyTorch user runs it: experiments on tasks in robust-kbench's shape (a
+// linear layer whose backward needs only the forward's arguments; an RMSNorm whose backward needs
+// a statistic its own forward computes), then the best kernels written as a package, built by
+// torch.utils.cpp_extension and called from Python torch: forward against PyTorch, and the
+// gradients autograd computes through the package's Function against PyTorch's own.
+const char* kLinearForward =
+    R"cpp(// y = x @ W^T + b on the CPU, plain loops.
+#include <torch/extension.h>
+
+          torch::Tensor forward(torch::Tensor x, torch::Tensor weights, torch::Tensor biases) {
+            auto xc = x.contiguous(), wc = weights.contiguous(), bc = biases.contiguous();
+            const int64_t batch = xc.size(0), in = xc.size(1), out = wc.size(0);
+            auto y = torch::empty({batch, out}, xc.options());
+            const float *X = xc.data_ptr<float>(), *W = wc.data_ptr<float>(), *B = bc.data_ptr<float>();
+            float* Y = y.data_ptr<float>();
+            for (int64_t i = 0; i < batch; ++i)
+              for (int64_t j = 0; j < out; ++j) {
+                float acc = B[j];
+                for (int64_t k = 0; k < in; ++k) acc += X[i * in + k] * W[j * in + k];
+                Y[i * out + j] = acc;
+              }
+            return y;
+          }
+
+          PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+            m.def("forward", &forward, "linear (CPU)");
+          }
+    )cpp";
+
+const char* kCheck = R"py(import sys
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, sys.argv[1])
+import linear_best
+import rmsnorm_best
+
+torch.manual_seed(0)
+# The linear package: forward kernel, and autograd through the generated Function.
+x = torch.randn(5, 7, requires_grad=True)
+w = torch.randn(3, 7, requires_grad=True)
+b = torch.randn(3, requires_grad=True)
+assert torch.allclose(linear_best.forward(x, w, b), F.linear(x, w, b), atol=1e-5), "forward"
+assert linear_best.Function.__module__ == "linear_best", linear_best.Function.__module__
+g = torch.randn(5, 3)
+linear_best.apply(x, w, b).backward(g)
+ours = [t.grad.clone() for t in (x, w, b)]
+for t in (x, w, b):
+    t.grad = None
+F.linear(x, w, b).backward(g)
+for name, a, e in zip("xwb", ours, (x.grad, w.grad, b.grad)):
+    assert torch.allclose(a, e, atol=1e-4), f"grad of {name}: {(a - e).abs().max()}"
+# The RMSNorm package: no forward kernel, and a backward that needs the forward's 1/rms: the
+# task's own AutogradFunction with the backward kernel as backward_fn.
+assert not hasattr(rmsnorm_best, "forward")
+assert rmsnorm_best.Function.__name__ == "AutogradFunction"
+x = torch.randn(2, 5, 64, requires_grad=True)
+w = torch.randn(64, requires_grad=True)
+g = torch.randn(2, 5, 64)
+rmsnorm_best.apply(x, w, 1e-8).backward(g)
+ours = [x.grad.clone(), w.grad.clone()]
+x.grad = None
+w.grad = None
+(x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-8) * w).backward(g)
+for name, a, e in zip("xw", ours, (x.grad, w.grad)):
+    assert torch.allclose(a, e, atol=1e-4), f"rmsnorm grad of {name}: {(a - e).abs().max()}"
+print("BEST_PACKAGES_WORK")
+)py";
+
+TEST(Cli, TheBestKernelsImportIntoPyTorchAndAutogradRunsThroughThem) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("kforge_best_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "kernels");
+  std::ofstream(dir / "kernels" / "rkb_linear_forward.cpp") << kLinearForward;
+  fs::copy_file(source_dir() + "/tests/tasks/rkb_linear/kernels/backward_cpu.cpp",
+                dir / "kernels" / "rkb_linear_backward.cpp");
+  fs::copy_file(source_dir() + "/tests/tasks/rkb_rmsnorm/kernels/backward_cpu.cpp",
+                dir / "kernels" / "rkb_rmsnorm_backward.cpp");
+  const std::string archive = (dir / "archive.db").string();
+  auto experiment = [&](const std::string& task, const std::string& directions) {
+    const auto config = dir / (task + ".json");
+    std::ofstream(config) << R"({"name": ")" << task << R"(", "seed": 5, "tasks": [")"
+                          << source_dir() << "/tests/tasks/" << task << R"("],
+        "directions": [)" << directions
+                          << R"(], "backends": ["cpu"], "config_set": "single",
+        "proposers": [{"kind": "files", "pattern": ")"
+                          << (dir / "kernels").string() << R"(/{name}_{direction}.cpp"}],
+        "evaluation": {"seeds": 1, "timing_seconds": 0.05}})";
+    auto r = kforge({"run", config.string(), "--archive", archive});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+  };
+  experiment("rkb_linear", R"("forward", "backward")");
+  experiment("rkb_rmsnorm", R"("backward")");
+  // Both experiments listed, without a daemon, with the archive they are in.
+  auto listed = kforge({"list", "--archive", archive});
+  EXPECT_EQ(listed.exit_code, 0) << listed.output;
+  for (const std::string& expected :
+       std::vector<std::string>{"archive " + archive, "rkb_linear/backward/cpu",
+                                "rkb_linear/forward/cpu", "rkb_rmsnorm/backward/cpu", "best "})
+    EXPECT_NE(listed.output.find(expected), std::string::npos) << expected << "\n" << listed.output;
+  auto listed_json = kforge({"list", "--archive", archive, "--json"});
+  auto doc = json::parse(listed_json.output);
+  ASSERT_TRUE(doc.value) << listed_json.output;
+  EXPECT_EQ((*doc.value)["archive"].as_string(), archive);
+  EXPECT_EQ((*doc.value)["experiments"].as_array().size(), 2u) << listed_json.output;
+  // The report leads with the results: each best kernel's per-config times with their spread;
+  // --csv gives one row per config of each best kernel.
+  auto report = kforge({"report", "1", "--archive", archive});
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  for (const std::string expected : {"rkb_linear/forward/cpu: candidate ", " ancestor(s)",
+                                     "kernel ms (p10-p90)", "eager ms (p10-p90)"})
+    EXPECT_NE(report.output.find(expected), std::string::npos) << expected << "\n" << report.output;
+  auto csv = kforge({"report", "1", "--archive", archive, "--csv"});
+  EXPECT_EQ(csv.exit_code, 0) << csv.output;
+  EXPECT_EQ(csv.output.rfind("experiment,target,candidate,geomean_speedup,lineage_depth,", 0), 0u)
+      << csv.output;
+  EXPECT_NE(csv.output.find("\n1,rkb_linear/backward/cpu,"), std::string::npos) << csv.output;
+  EXPECT_NE(csv.output.find("\n1,rkb_linear/forward/cpu,"), std::string::npos) << csv.output;
+
+  auto linear = kforge({"best", "1", "rkb_linear", "--archive", archive, "--out",
+                        (dir / "pkg" / "linear_best").string()});
+  ASSERT_EQ(linear.exit_code, 0) << linear.output;
+  EXPECT_NE(linear.output.find("archive " + archive), std::string::npos) << linear.output;
+  EXPECT_NE(linear.output.find("forward: candidate "), std::string::npos) << linear.output;
+  EXPECT_NE(linear.output.find("backward: candidate "), std::string::npos) << linear.output;
+  for (const char* f : {"forward.cpp", "backward.cpp", "__init__.py", "setup.py", "README.md",
+                        "kforge.json", "task_backward.py"})
+    EXPECT_TRUE(fs::exists(dir / "pkg" / "linear_best" / f)) << f;
+  auto rmsnorm = kforge({"best", "2", "rkb_rmsnorm", "--archive", archive, "--out",
+                         (dir / "pkg" / "rmsnorm_best").string()});
+  ASSERT_EQ(rmsnorm.exit_code, 0) << rmsnorm.output;
+  EXPECT_FALSE(fs::exists(dir / "pkg" / "rmsnorm_best" / "forward.cpp"));
+  // Clear errors: a task the experiment did not have, a backend it did not run.
+  auto missing = kforge({"best", "1", "softmax", "--archive", archive, "--out", dir / "x"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("experiment 1 has no target of task softmax"), std::string::npos)
+      << missing.output;
+  auto cuda = kforge(
+      {"best", "1", "rkb_linear", "--backend", "cuda", "--archive", archive, "--out", dir / "x"});
+  EXPECT_EQ(cuda.exit_code, 1) << cuda.output;
+  EXPECT_NE(cuda.output.find("no correct cuda kernel of rkb_linear"), std::string::npos)
+      << cuda.output;
+
+  // Python torch builds and calls both packages.
+  std::ofstream(dir / "check.py") << kCheck;
+  gpu::SpawnOptions o;
+  o.own_pid_namespace = false;
+  o.argv = {gpu::task_python(), (dir / "check.py").string(), (dir / "pkg").string()};
+  o.isolate_network = false;
+  o.set_env = {{"TORCH_EXTENSIONS_DIR", (dir / "extensions").string()}};
+  auto checked = gpu::run(o, std::chrono::minutes(12));
+  EXPECT_EQ(checked.exit_code, 0) << checked.output;
+  EXPECT_NE(checked.output.find("BEST_PACKAGES_WORK"), std::string::npos) << checked.output;
+  if (!HasFailure()) fs::remove_all(dir);
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ class HttpServerLimits : public testing::Test {
           return net::HttpResponse{0, "", ""};
         },
         [](const net::HttpRequest&, net::WebSocketChannel&, const std::atomic<bool>&) {}, limits);
+    server_->set_metrics_token("metrics-token");
     auto started = server_->start(0);
     ASSERT_TRUE(started) << started.error;
   }
@@ -67,11 +68,12 @@ class HttpServerLimits : public testing::Test {
     return out;
   }
 
-  std::string authorised_get(const std::string& path) {
+  std::string authorised_get(const std::string& path) { return call("GET", path, "secret-token"); }
+
+  std::string call(const std::string& method, const std::string& path, const std::string& token) {
     auto s = connect();
-    std::string req = "GET " + path +
-                      " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer secret-token\r\n"
-                      "Connection: close\r\n\r\n";
+    std::string req = method + " " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                      token + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
     boost::asio::write(s, boost::asio::buffer(req));
     return read_until_closed(s);
   }
@@ -90,6 +92,25 @@ TEST_F(HttpServerLimits, TheTokenIsCheckedBeforeTheBodyIsRead) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 400ms);
   EXPECT_NE(reply.find("401"), std::string::npos) << reply;
   EXPECT_EQ(handled_, 0);
+}
+
+// The scraper's token (kept across daemon restarts) opens GET /metrics and nothing else.
+TEST_F(HttpServerLimits, TheMetricsTokenOpensTheMetricsOnly) {
+  EXPECT_NE(call("GET", "/metrics", "metrics-token").find("{\"path\":\"/metrics\"}"),
+            std::string::npos);
+  EXPECT_EQ(handled_, 1);
+  for (const auto& [method, path] :
+       std::vector<std::pair<std::string, std::string>>{{"GET", "/api/state"},
+                                                        {"POST", "/metrics"},
+                                                        {"GET", "/metrics/x"},
+                                                        {"POST", "/api/experiments"},
+                                                        {"GET", "/api/candidates/1"}})
+    EXPECT_NE(call(method, path, "metrics-token").find("401"), std::string::npos)
+        << method << " " << path;
+  EXPECT_NE(call("GET", "/metrics", "metrics-tokeN").find("401"), std::string::npos);
+  EXPECT_EQ(handled_, 1);
+  // The API's token still opens everything, the metrics included.
+  EXPECT_NE(authorised_get("/metrics").find("/metrics"), std::string::npos);
 }
 
 TEST_F(HttpServerLimits, AClientThatSendsAByteAtATimeIsCutOff) {

@@ -184,9 +184,31 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   daemon_->wait();
   daemon_.reset();
   EXPECT_EQ(db->experiment(1)->status, "running");
+  auto read_line = [](const fs::path& p) {
+    std::string line;
+    std::getline(std::ifstream(p), line);
+    return line;
+  };
+  const std::string api_token = read_line(state / "token");
+  const std::string metrics_token = read_line(state / "metrics_token");
+  EXPECT_EQ(metrics_token.size(), 64u);
+  EXPECT_EQ(fs::status(state / "metrics_token").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
 
-  // A wrong token is refused; then the daemon comes back and carries on.
+  // A wrong token is refused; then the daemon comes back and carries on, with a new API token
+  // and the same metrics token, which a scraper uses as before.
   start_daemon(state);
+  EXPECT_NE(read_line(state / "token"), api_token);
+  EXPECT_EQ(read_line(state / "metrics_token"), metrics_token);
+  {
+    auto info = json::parse_file((state / "daemon.json").string());
+    ASSERT_TRUE(info.value) << info.error;
+    const auto port = static_cast<uint16_t>((*info.value)["port"].as_int());
+    auto scraped = net::http_call("127.0.0.1", port, "GET", "/metrics", metrics_token);
+    EXPECT_EQ(scraped.status, 200) << scraped.body << scraped.error;
+    EXPECT_NE(scraped.body.find("kforge_actor_queued"), std::string::npos) << scraped.body;
+    EXPECT_EQ(net::http_call("127.0.0.1", port, "GET", "/api/state", metrics_token).status, 401);
+  }
   auto not_a_token =
       run({"console", "--state", state.string(), "--token-file", config_, "state"}, 1min);
   EXPECT_EQ(not_a_token.exit_code, 2);

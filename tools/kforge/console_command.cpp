@@ -34,6 +34,7 @@ constexpr const char* kConsoleUsage =
     "  submit FILE               start an experiment from a configuration file\n"
     "  pause ID | resume ID | stop ID\n"
     "  show CANDIDATE [--no-source] [--json]\n"
+    "  help                      this text (in the interactive console: the commands)\n"
     "exit status: 0 done, 1 the daemon refused (the message says why), 2 usage or no daemon\n";
 
 struct Connection {
@@ -128,6 +129,10 @@ int command(const Connection& c, const std::vector<std::string>& words) {
   auto has = [&](const char* flag) {
     return std::find(words.begin(), words.end(), flag) != words.end();
   };
+  if (verb == "help") {
+    std::cout << kConsoleUsage;
+    return 0;
+  }
   json::Value doc;
   // An id goes into a URL path: it must be a whole number first.
   const bool takes_id = verb == "experiment" || verb == "pause" || verb == "resume" ||
@@ -247,27 +252,43 @@ int watch(const Connection& c, double interval) {
   return 1;
 }
 
+const char* kInteractiveHelp =
+    "commands: state, experiments, experiment ID, submit FILE, pause ID, resume ID, stop ID,\n"
+    "  show CANDIDATE [--no-source], help, quit (`kforge console --help` says what each does)\n";
+
 int interactive(const Connection& c) {
   std::mutex out;
   net::WebSocketClient ws;
+  std::atomic<bool> quitting{false};
   command(c, {"state"});
   std::thread events([&] {
     follow_events(c, "/api/events", ws, [&](const std::string& line) {
       std::lock_guard lock(out);
       std::cout << line << "\n" << std::flush;
     });
+    // The stream ends when the daemon goes away (or the console quits): say so, once.
+    std::lock_guard lock(out);
+    if (!quitting)
+      std::cout << "the daemon's event stream closed: the daemon stopped or restarted; commands "
+                   "fail until one runs again (start the console again to follow its events)\n"
+                << std::flush;
   });
-  std::cout << "live events follow; commands: state, experiments, experiment ID, submit FILE, "
-               "pause ID, resume ID, stop ID, show CANDIDATE, quit\n";
+  std::cout << "live events follow; " << kInteractiveHelp;
   for (std::string line; std::getline(std::cin, line);) {
     std::istringstream in(line);
     std::vector<std::string> words;
     for (std::string w; in >> w;) words.push_back(w);
     if (words.empty()) continue;
     if (words[0] == "quit" || words[0] == "exit") break;
+    if (words[0] == "help" || words[0] == "?") {
+      std::lock_guard lock(out);
+      std::cout << kInteractiveHelp;
+      continue;
+    }
     std::lock_guard lock(out);
     command(c, words);
   }
+  quitting = true;
   ws.close();
   events.join();
   return 0;
@@ -296,6 +317,10 @@ int run_console(const std::vector<std::string>& args) {
       return 0;
     } else
       words.push_back(args[i]);
+  }
+  if (!words.empty() && words[0] == "help") {  // also without a daemon
+    std::cout << kConsoleUsage;
+    return 0;
   }
   Connection c;
   std::string error;

@@ -28,7 +28,9 @@ constexpr const char* kDaemonUsage =
     "usage: kforge daemon [options]\n"
     "  hosts kforge's actors, resumes the archive's unfinished experiments and serves the API on\n"
     "  127.0.0.1 (bearer token in <state>/token, readable by its owner only; port in\n"
-    "  <state>/daemon.json). SIGINT or SIGTERM stop it; experiments resume at the next start.\n"
+    "  <state>/daemon.json). GET /metrics also takes the token in <state>/metrics_token, which\n"
+    "  stays the same across restarts (for a Prometheus scrape configuration). SIGINT or SIGTERM\n"
+    "  stop it; experiments resume at the next start.\n"
     "  --state DIR   archive, token and port file (default $KFORGE_STATE or "
     "~/.local/state/kforge)\n"
     "  --port N      port to listen on (default: any free port)\n"
@@ -67,6 +69,28 @@ Result<void> write_private(const std::string& path, const std::string& text) {
   if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0)
     return Result<void>::failure("cannot write " + path);
   return {};
+}
+
+/// The token that opens /metrics only: kept in <state>/metrics_token across restarts, so a
+/// scraper's configuration outlives the daemon; made (private) when missing or unreadable.
+Result<std::string> stable_metrics_token(const std::string& state_dir) {
+  const std::string path = state_dir + "/metrics_token";
+  std::ifstream in(path);
+  std::string kept;
+  std::getline(in, kept);
+  std::error_code ec;
+  const auto perms = std::filesystem::status(path, ec).permissions();
+  const bool private_file =
+      !ec && (perms & (std::filesystem::perms::group_all | std::filesystem::perms::others_all)) ==
+                 std::filesystem::perms::none;
+  if (kept.size() == 64 && kept.find_first_not_of("0123456789abcdef") == std::string::npos &&
+      private_file)
+    return {kept, {}};
+  auto made = new_token();
+  if (!made) return made;
+  if (auto written = write_private(path, *made + "\n"); !written)
+    return Result<std::string>::failure(written.error);
+  return made;
 }
 
 /// The state folder holds the token and the archive: created private (0700) where it is missing;
@@ -165,6 +189,11 @@ int run_daemon(const std::vector<std::string>& args) {
     std::cerr << "kforge daemon: " << written.error << "\n";
     return 2;
   }
+  auto metrics_token = stable_metrics_token(state_dir);
+  if (!metrics_token) {
+    std::cerr << "kforge daemon: " << metrics_token.error << "\n";
+    return 2;
+  }
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   std::signal(SIGPIPE, SIG_IGN);
@@ -187,6 +216,7 @@ int run_daemon(const std::vector<std::string>& args) {
       [&](const net::HttpRequest& r, net::WebSocketChannel& c, const std::atomic<bool>& stopping) {
         api.stream_events(r, c, stopping);
       });
+  server.set_metrics_token(*metrics_token);
   if (auto listening = server.start(static_cast<uint16_t>(port)); !listening) {
     std::cerr << "kforge daemon: " << listening.error << "\n";
     caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);

@@ -1,5 +1,7 @@
 #include "tools/kforge/eval_command.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -9,18 +11,21 @@
 
 #include "common/evaluation_defaults.hpp"
 #include "common/numbers.hpp"
+#include "common/statistics.hpp"
 #include "common/task_signature.hpp"
 #include "gpu/build_config.hpp"
 #include "gpu/compiled_baseline.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/counter_summary.hpp"
 #include "gpu/hashing.hpp"
+#include "gpu/machine_load.hpp"
 #include "gpu/profile_summary.hpp"
 #include "gpu/source_check.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
 #include "gpu/worker_report.hpp"
 #include "gpu/worker_request.hpp"
+#include "tools/kforge/eval_progress.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
@@ -196,19 +201,29 @@ int finish(const json::Value& doc, bool as_json, int code) {
   return code;
 }
 
+/// "0.4310 (0.4301-0.4330)": the median with the 10th and 90th percentiles of the timed batches.
+std::string with_spread(const gpu::TimingSummary& t) {
+  auto ms = [](double v) { return fmt(v, v >= 100 ? "%.1f" : v >= 10 ? "%.2f" : "%.4f"); };
+  return ms(t.median_ms) + " (" + ms(t.p10_ms) + "-" + ms(t.p90_ms) + ")";
+}
+
 void print_table(const gpu::WorkerReport& report) {
-  std::cout << column(" #", 4) << column("config", 40) << column("ok", 4)
-            << column("max abs err", 12) << column("max rel err", 12) << column("kernel ms", 11)
-            << column("eager ms", 11) << column("speedup", 9) << column("compiled ms", 12)
-            << "vs compiled\n";
+  // Names are never cut: rows that differ only at the end of a long name stay apart.
+  size_t name_width = 8;
+  for (const auto& c : report.configs) name_width = std::max(name_width, c.name.size() + 2);
+  std::cout << column(" #", 4) << column("config", name_width) << column("ok", 4)
+            << column("max abs err", 12) << column("max rel err", 12)
+            << column("kernel ms (p10-p90)", 27) << column("eager ms (p10-p90)", 27)
+            << column("speedup", 9) << column("compiled ms", 12) << "vs compiled\n";
   std::set<std::string> compiled_notes;
+  std::vector<double> speedups;
   for (const auto& c : report.configs) {
     const bool timed = c.timed(), compiled = c.compiled_ms > 0;
-    std::cout << column(" " + std::to_string(c.index), 4) << column(c.name, 40)
+    if (timed && c.correct) speedups.push_back(c.speedup);
+    std::cout << column(" " + std::to_string(c.index), 4) << column(c.name, name_width)
               << column(c.correct ? "yes" : "NO", 4) << column(fmt(c.max_abs_error), 12)
-              << column(fmt(c.max_rel_error), 12)
-              << column(timed ? fmt(c.kernel.median_ms, "%.4f") : "-", 11)
-              << column(timed ? fmt(c.eager.median_ms, "%.4f") : "-", 11)
+              << column(fmt(c.max_rel_error), 12) << column(timed ? with_spread(c.kernel) : "-", 27)
+              << column(timed ? with_spread(c.eager) : "-", 27)
               << column(timed ? fmt(c.speedup, "%.2fx") : "-", 9)
               << column(compiled ? fmt(c.compiled_ms, "%.4f") : "-", 12)
               << (compiled ? fmt(c.speedup_compiled, "%.2fx") : "-") << "\n";
@@ -216,6 +231,9 @@ void print_table(const gpu::WorkerReport& report) {
       std::cout << "     " << c.failure_kind << ": " << c.failure_message << "\n";
     if (!c.compiled_unavailable.empty()) compiled_notes.insert(c.compiled_unavailable);
   }
+  if (auto g = geometric_mean(speedups); g && speedups.size() > 1)
+    std::cout << "geometric mean speedup over eager: " << fmt(*g, "%.2fx") << " ("
+              << speedups.size() << " correct timed configs)\n";
   for (const auto& note : compiled_notes) std::cout << "no torch.compile time: " << note << "\n";
   for (const auto& c : report.configs) {
     auto record = json::parse(c.record_json.empty() ? "{}" : c.record_json);
@@ -388,10 +406,23 @@ int run_eval(const std::vector<std::string>& argv) {
   request.timing.max_seconds = a.max_seconds;
   request.trace = a.timing;
   request.counters = a.timing && backend == gpu::Backend::cuda;
+  if (auto busy = gpu::machine_load_warning(); busy && a.timing) {
+    if (!a.json) std::cout << "warning: " << *busy << "\n";
+    doc.set("load_warning", *busy);
+  }
   if (!a.json)
     std::cout << "evaluating on " << device["name"].as_string() << " (" << a.configs << " configs, "
               << a.seeds << " seeds) ...\n";
-  auto outcome = worker.evaluate(request.to_json());
+  // Progress while the worker checks and times: the configs of the mode, done/total.
+  size_t total = 0;
+  for (const auto& c : dir["configs"].as_array())
+    for (const auto& m : c["modes"].as_array()) total += m.as_string() == a.configs;
+  EvalProgress progress(std::cout, total ? total : dir["configs"].as_array().size(),
+                        ::isatty(STDOUT_FILENO) != 0);
+  auto outcome = worker.evaluate(request.to_json(), [&](const json::Value& e) {
+    if (!a.json) progress.on_event(e);
+  });
+  progress.finish();
   const auto& result = outcome.result;
   doc.set("verdict", result["verdict"])
       .set("configs", result["configs"])

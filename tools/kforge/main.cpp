@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/kforge/best_command.hpp"
 #include "tools/kforge/daemon_command.hpp"
 #include "tools/kforge/eval_command.hpp"
 #include "tools/kforge/import_command.hpp"
@@ -33,6 +34,10 @@ void print_help() {
          "  report   what an experiment's LLMs cost and how their verifiers did against the "
          "hardware\n"
          "           kforge report EXPERIMENT [--archive PATH] [--json]\n"
+         "  list     the experiments in an archive with their best speedup per target\n"
+         "           kforge list [--archive PATH] [--json]\n"
+         "  best     the best kernels of a task as a Python package PyTorch code imports\n"
+         "           kforge best EXPERIMENT TASK --out DIR [--archive PATH]\n"
          "  daemon   host the actors, resume unfinished experiments, serve the API on loopback\n"
          "           kforge daemon [--state DIR] [--port N]\n"
          "  console  attach to a daemon: actor states, experiments, live events, commands\n"
@@ -57,6 +62,8 @@ int main(int argc, char** argv) {
   if (command == "import") return kforge::cli::run_import(args);
   if (command == "show") return kforge::cli::run_show(args);
   if (command == "report") return kforge::cli::run_report(args);
+  if (command == "best") return kforge::cli::run_best(args);
+  if (command == "list") return kforge::cli::run_list(args);
   if (command == "daemon") return kforge::cli::run_daemon(args);
   if (command == "console") return kforge::cli::run_console(args);
   std::cerr << "kforge: unknown command `" << command << "`; `kforge help` lists the commands\n";

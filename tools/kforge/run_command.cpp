@@ -1,5 +1,6 @@
 #include "tools/kforge/run_command.hpp"
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 
@@ -191,17 +192,21 @@ int run_experiment(const std::vector<std::string>& args) {
 
 namespace {
 
-/// `kforge show` and `kforge report`: one archive document by id, as a table or JSON.
+/// `kforge show` and `kforge report`: one archive document by id, as a table, JSON, or (where
+/// `csv` is given) CSV.
 int print_view(const std::vector<std::string>& args, const std::string& command,
                const std::string& usage, const std::string& what,
                const std::function<std::optional<json::Value>(archive::Archive&, int64_t)>& view,
-               const std::function<std::string(const json::Value&, bool plain)>& table) {
+               const std::function<std::string(const json::Value&, bool plain)>& table,
+               const std::function<std::string(const json::Value&)>& csv = {}) {
   std::string archive_path = default_state_dir() + "/archive.db";
   int64_t id = 0;
-  bool plain = false, as_json = false;
+  bool plain = false, as_json = false, as_csv = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--archive" && i + 1 < args.size())
       archive_path = args[++i];
+    else if (args[i] == "--csv" && csv)
+      as_csv = true;
     else if (args[i] == "--no-source")
       plain = true;
     else if (args[i] == "--json")
@@ -237,7 +242,13 @@ int print_view(const std::vector<std::string>& args, const std::string& command,
               << "\n";
     return 2;
   }
-  std::cout << (as_json ? doc->dump() + "\n" : table(*doc, plain));
+  // Which archive answered: a line before a table, a member of the JSON document.
+  if (as_json)
+    std::cout << json::Value(*doc).set("archive", archive_path).dump() << "\n";
+  else if (as_csv)
+    std::cout << csv(*doc);
+  else
+    std::cout << "archive " << archive_path << "\n" << table(*doc, plain);
   return 0;
 }
 
@@ -250,16 +261,62 @@ int run_show(const std::vector<std::string>& args) {
                     [](const json::Value& v, bool plain) { return candidate_report(v, !plain); });
 }
 
+int run_list(const std::vector<std::string>& args) {
+  std::string archive_path = default_state_dir() + "/archive.db";
+  bool as_json = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--archive" && i + 1 < args.size()) {
+      archive_path = args[++i];
+    } else if (args[i] == "--json") {
+      as_json = true;
+    } else {
+      std::cerr << "usage: kforge list [--archive PATH] [--json]\n"
+                   "  the experiments in an archive: status, candidates, correct ones, and the "
+                   "best speedup per target\n";
+      return args[i] == "--help" ? 0 : 2;
+    }
+  }
+  if (!std::filesystem::exists(archive_path)) {
+    std::cerr << "kforge list: no archive at " << archive_path
+              << " (kforge run --archive PATH writes one; the daemon's is in its state folder)\n";
+    return 2;
+  }
+  auto opened = archive::Archive::open(archive_path);
+  if (!opened) {
+    std::cerr << "kforge list: " << opened.error << "\n";
+    return 2;
+  }
+  auto& db = *opened;
+  json::Value views;
+  views.array();
+  const json::Value experiments = archive::experiments_view(*db);
+  for (const auto& e : experiments.as_array())
+    if (auto v = archive::experiment_view(*db, e["id"].as_int())) {
+      json::Value row = *v;
+      row.set("config", json::Value());
+      views.push(row);
+    }
+  if (as_json)
+    std::cout
+        << json::Value(json::Object{}).set("archive", archive_path).set("experiments", views).dump()
+        << "\n";
+  else
+    std::cout << "archive " << archive_path << "\n" << experiments_list_table(views);
+  return 0;
+}
+
 int run_report(const std::vector<std::string>& args) {
   return print_view(
       args, "report",
-      "usage: kforge report EXPERIMENT [--archive PATH] [--json]\n"
+      "usage: kforge report EXPERIMENT [--archive PATH] [--json | --csv]\n"
       "  per target the best kernel (speedup, share of the speed-of-light bound, after how many\n"
-      "  candidates), the LLMs' optimisation strategies with their records, LLM calls, tokens\n"
+      "  candidates, its ancestors) with its per-config times (medians with p10-p90) next to\n"
+      "  eager PyTorch and torch.compile, the LLMs' optimisation strategies with their records, "
+      "LLM calls, tokens\n"
       "  and money per model, the cost per correct kernel, and each LLM verifier's confusion\n"
       "  matrix against the hardware's verdicts\n",
       "experiment", archive::report_view,
-      [](const json::Value& v, bool) { return report_table(v); });
+      [](const json::Value& v, bool) { return report_table(v); }, report_csv);
 }
 
 }  // namespace kforge::cli

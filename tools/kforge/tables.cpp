@@ -1,13 +1,14 @@
 #include "tools/kforge/tables.hpp"
 
 #include <cstdio>
+#include <ctime>
+
+#include "common/numbers.hpp"
 
 namespace kforge::cli {
 
 std::string format(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+  return format_number(f, v);
 }
 
 std::string pad(std::string s, size_t width) {
@@ -161,12 +162,82 @@ std::string usage_table(const json::Value& models, const std::string& indent) {
   return out;
 }
 
+namespace {
+
+std::string ms_with_spread(const json::Value& row, const std::string& prefix) {
+  if (!row[prefix + "_ms"].is_number()) return "-";
+  auto ms = [](double v) { return format(v >= 100 ? "%.1f" : v >= 10 ? "%.2f" : "%.4f", v); };
+  return ms(row[prefix + "_ms"].as_number()) + " (" + ms(row[prefix + "_p10_ms"].as_number()) +
+         "-" + ms(row[prefix + "_p90_ms"].as_number()) + ")";
+}
+
+}  // namespace
+
+std::string best_results_table(const json::Value& targets) {
+  std::string out;
+  for (const auto& t : targets.as_array()) {
+    if (!t.contains("results")) continue;
+    size_t name_width = 8;
+    for (const auto& row : t["results"].as_array())
+      name_width = std::max(name_width, row["name"].as_string().size() + 1);
+    out += t["target"].as_string() + ": candidate " + std::to_string(t["best_candidate"].as_int()) +
+           ", " + format("%.2fx", t["best_speedup"].as_number()) + " eager (geometric mean), " +
+           std::to_string(t["lineage_depth"].as_int()) + " ancestor(s), found as the target's " +
+           "candidate " + std::to_string(t["best_after"].as_int()) + "\n";
+    out += "  " + pad("config", name_width) + pad("ok", 3) + pad("kernel ms (p10-p90)", 27) +
+           pad("eager ms (p10-p90)", 27) + pad("speedup", 8) + pad("compiled ms", 12) +
+           "vs compiled\n";
+    for (const auto& row : t["results"].as_array())
+      out +=
+          "  " + pad(row["name"].as_string(), name_width) +
+          pad(row["correct"].as_bool() ? "yes" : "NO", 3) + pad(ms_with_spread(row, "kernel"), 27) +
+          pad(ms_with_spread(row, "eager"), 27) +
+          pad(row["speedup"].is_number() ? format("%.2fx", row["speedup"].as_number()) : "-", 8) +
+          pad(row["compiled_ms"].is_number() ? format("%.4f", row["compiled_ms"].as_number()) : "-",
+              12) +
+          (row["speedup_compiled"].is_number()
+               ? format("%.2fx", row["speedup_compiled"].as_number())
+               : std::string("-")) +
+          "\n";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string report_csv(const json::Value& r) {
+  auto cell = [](const json::Value& v) {
+    if (v.is_number()) return format("%.6g", v.as_number());
+    if (v.is_bool()) return std::string(v.as_bool() ? "true" : "false");
+    std::string s = v.as_string();
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string quoted = "\"";
+    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+  };
+  const char* columns[] = {"config_set",      "index",         "name",          "correct",
+                           "kernel_ms",       "kernel_p10_ms", "kernel_p90_ms", "eager_ms",
+                           "eager_p10_ms",    "eager_p90_ms",  "speedup",       "compiled_ms",
+                           "speedup_compiled"};
+  std::string out = "experiment,target,candidate,geomean_speedup,lineage_depth,found_after";
+  for (const char* c : columns) out += std::string(",") + c;
+  out += "\n";
+  for (const auto& t : r["targets"].as_array())
+    for (const auto& row : t["results"].as_array()) {
+      out += std::to_string(r["experiment"].as_int()) + "," + cell(t["target"]) + "," +
+             cell(t["best_candidate"]) + "," + cell(t["best_speedup"]) + "," +
+             cell(t["lineage_depth"]) + "," + cell(t["best_after"]);
+      for (const char* c : columns) out += "," + cell(row[c]);
+      out += "\n";
+    }
+  return out;
+}
+
 std::string report_table(const json::Value& r) {
   std::string out = "experiment " + std::to_string(r["experiment"].as_int()) + " \"" +
                     r["name"].as_string() + "\" " + r["status"].as_string() + ": " +
                     std::to_string(r["candidates"].as_int()) + " candidates, " +
                     std::to_string(r["correct"].as_int()) + " correct on the hardware\n\n";
-  out += experiment_table(r) + "\n";
+  out += experiment_table(r) + "\n" + best_results_table(r["targets"]);
   if (!r["strategies"].as_array().empty()) {
     size_t source_width = 7;
     for (const auto& s : r["strategies"].as_array())
@@ -340,6 +411,30 @@ std::string counters_table(const json::Value& counters) {
       if (!stalls.empty())
         out += "                warp stalls, cycles per issued instruction: " + stalls + "\n";
     }
+  }
+  return out;
+}
+
+std::string experiments_list_table(const json::Value& experiments) {
+  if (experiments.as_array().empty()) return "no experiments\n";
+  std::string out = pad("id", 5) + pad("status", 10) + pad("created (UTC)", 18) +
+                    pad("candidates", 12) + pad("correct", 9) + "name\n";
+  for (const auto& e : experiments.as_array()) {
+    char created[32] = "-";
+    const auto t = static_cast<std::time_t>(e["created_at"].as_number());
+    if (std::tm tm{}; t > 0 && gmtime_r(&t, &tm))
+      std::strftime(created, sizeof created, "%Y-%m-%d %H:%M", &tm);
+    out += pad(std::to_string(e["id"].as_int()), 5) + pad(e["status"].as_string(), 10) +
+           pad(created, 18) + pad(std::to_string(e["candidates"].as_int()), 12) +
+           pad(std::to_string(e["correct"].as_int()), 9) + e["name"].as_string() + "\n";
+    for (const auto& t : e["targets"].as_array())
+      out += "       " + pad(t["target"].as_string(), 40) +
+             (t.contains("best_candidate")
+                  ? format("best %.2fx", t["best_speedup"].as_number()) + " (candidate " +
+                        std::to_string(t["best_candidate"].as_int()) + ")"
+              : t.contains("ended") ? t["ended"].as_string()
+                                    : std::string("none correct")) +
+             "\n";
   }
   return out;
 }

@@ -32,6 +32,12 @@ std::string trace_table(const json::Value& trace);
 /// A profile's hardware counters (gpu/counter_summary.hpp): per side the longest kernels with
 /// their occupancy, throughputs, roofline place and warp stalls.
 std::string counters_table(const json::Value& counters);
+/// Per target, its best kernel's per-config results (archive::report_view's "results").
+std::string best_results_table(const json::Value& targets);
+/// `kforge report --csv`: one row per config of each target's best kernel.
+std::string report_csv(const json::Value& report);
+/// `kforge list`: one block per experiment (archive::experiment_view without its config).
+std::string experiments_list_table(const json::Value& experiments);
 
 std::string format(const char* f, double v);
 std::string pad(std::string s, size_t width);
