@@ -36,8 +36,9 @@ json::Value roofline(const json::Value& m) {
       m["dram_peak_bytes_per_cycle"].as_number() * m["dram_cycles_per_second"].as_number();
   if (m["tensor_pipe_pct"].as_number() >= kTensorBusyPct) {
     r.set("bound", "tensor").set("pct_of_roof", m["tensor_pipe_pct"].as_number());
-  } else if (flops > 0 && bytes > 0 && seconds > 0 && peak_flops > 0 && peak_bytes > 0) {
-    const double intensity = flops / bytes;
+  } else if (flops > 0 && seconds > 0 && peak_flops > 0 && peak_bytes > 0) {
+    // No DRAM traffic at all (the data stayed in L2): the compute roof is the one that limits.
+    const double intensity = bytes > 0 ? flops / bytes : peak_flops / peak_bytes;
     const double attainable = std::min(peak_flops, intensity * peak_bytes);
     r.set("bound", intensity < peak_flops / peak_bytes ? "memory" : "compute");
     r.set("pct_of_roof", 100 * flops / seconds / attainable);

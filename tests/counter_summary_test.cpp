@@ -90,6 +90,17 @@ TEST(CounterSummary, TensorCoreKernelsAreNotPlacedOnTheFp32Roofline) {
   EXPECT_NE(s.brief.find("eager's no kernels"), std::string::npos) << s.brief;
 }
 
+TEST(CounterSummary, AKernelWhoseDataStaysInL2IsPlacedUnderTheComputeRoof) {
+  // The FMA loop on a config small enough for L2: no DRAM bytes, still 95 % of the FP32 peak.
+  std::string cached = kFmaLoop;
+  cached.replace(cached.find("\"dram_bytes\":28803840"), 21, "\"dram_bytes\":0");
+  auto s = summarise_counters(counters_of(cached, ""), "small");
+  const auto& k = s.doc["candidate"]["top"][0];
+  EXPECT_EQ(k["roofline"]["bound"].as_string(), "compute") << k.dump();
+  EXPECT_NEAR(k["roofline"]["pct_of_roof"].as_number(), 95.0, 0.5) << k.dump();
+  EXPECT_FALSE(k.contains("arithmetic_intensity")) << k.dump();
+}
+
 TEST(CounterSummary, RefusedCountersAreSaidAndTheRestOfTheProfileStays) {
   auto refused =
       parsed(R"({"error":"enabling the range profiler: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"})");

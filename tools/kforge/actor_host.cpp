@@ -18,6 +18,15 @@
 
 namespace kforge::cli {
 
+Result<std::unique_ptr<archive::Archive>> open_archive_to_read(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return Result<std::unique_ptr<archive::Archive>>::failure(
+        "no archive at " + path +
+        " (kforge run --archive PATH writes one; the daemon's is in its state folder)");
+  return archive::Archive::open(path);
+}
+
 std::string default_state_dir() {
   if (const char* s = std::getenv("KFORGE_STATE"); s && *s) return s;
   if (const char* x = std::getenv("XDG_STATE_HOME"); x && *x) return std::string(x) + "/kforge";

@@ -12,6 +12,7 @@
 
 #include "actors/coordinator.hpp"
 #include "actors/runtime.hpp"
+#include "archive/archive.hpp"
 #include "common/json.hpp"
 #include "common/result.hpp"
 
@@ -19,6 +20,9 @@ namespace kforge::cli {
 
 /// $KFORGE_STATE, else $XDG_STATE_HOME/kforge, else ~/.local/state/kforge.
 std::string default_state_dir();
+/// An archive the user asked to read: refused when no file is there, rather than creating an
+/// empty one at a mistyped path.
+Result<std::unique_ptr<archive::Archive>> open_archive_to_read(const std::string& path);
 
 class actor_host {
  public:

@@ -65,7 +65,7 @@ int run_best(const std::vector<std::string>& args) {
     std::cerr << "kforge best: --backend must be cpu or cuda\n";
     return 2;
   }
-  auto opened = archive::Archive::open(archive_path);
+  auto opened = open_archive_to_read(archive_path);
   if (!opened) {
     std::cerr << "kforge best: " << opened.error << "\n";
     return 2;

@@ -230,7 +230,7 @@ int print_view(const std::vector<std::string>& args, const std::string& command,
     std::cerr << usage;
     return 2;
   }
-  auto opened = archive::Archive::open(archive_path);
+  auto opened = open_archive_to_read(archive_path);
   if (!opened) {
     std::cerr << "kforge " << command << ": " << opened.error << "\n";
     return 2;
@@ -276,12 +276,7 @@ int run_list(const std::vector<std::string>& args) {
       return args[i] == "--help" ? 0 : 2;
     }
   }
-  if (!std::filesystem::exists(archive_path)) {
-    std::cerr << "kforge list: no archive at " << archive_path
-              << " (kforge run --archive PATH writes one; the daemon's is in its state folder)\n";
-    return 2;
-  }
-  auto opened = archive::Archive::open(archive_path);
+  auto opened = open_archive_to_read(archive_path);
   if (!opened) {
     std::cerr << "kforge list: " << opened.error << "\n";
     return 2;
@@ -311,10 +306,9 @@ int run_report(const std::vector<std::string>& args) {
       "usage: kforge report EXPERIMENT [--archive PATH] [--json | --csv]\n"
       "  per target the best kernel (speedup, share of the speed-of-light bound, after how many\n"
       "  candidates, its ancestors) with its per-config times (medians with p10-p90) next to\n"
-      "  eager PyTorch and torch.compile, the LLMs' optimisation strategies with their records, "
-      "LLM calls, tokens\n"
-      "  and money per model, the cost per correct kernel, and each LLM verifier's confusion\n"
-      "  matrix against the hardware's verdicts\n",
+      "  eager PyTorch and torch.compile; the LLMs' optimisation strategies with their records,\n"
+      "  LLM calls, tokens and money per model, the cost per correct kernel, and each LLM\n"
+      "  verifier's confusion matrix against the hardware's verdicts\n",
       "experiment", archive::report_view,
       [](const json::Value& v, bool) { return report_table(v); }, report_csv);
 }
