@@ -264,6 +264,11 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
           return make_error(error_code::unknown_experiment,
                             "no experiment " + std::to_string(q.id));
         }
+        if (q.what == "candidates") {
+          if (auto v = archive::candidates_view(db, q.id)) return v->dump();
+          return make_error(error_code::unknown_experiment,
+                            "no experiment " + std::to_string(q.id));
+        }
         if (q.what == "report") {
           if (auto v = archive::report_view(db, q.id)) return v->dump();
           return make_error(error_code::unknown_experiment,

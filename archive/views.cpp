@@ -187,6 +187,28 @@ json::Value history_view(Archive& a, int64_t experiment_id) {
   return list;
 }
 
+std::optional<json::Value> candidates_view(Archive& a, int64_t experiment_id) {
+  if (!a.experiment(experiment_id)) return std::nullopt;
+  json::Value list;
+  list.array();
+  for (const auto& p : a.progress(experiment_id)) {
+    const auto& c = p.candidate;
+    json::Value x;
+    x.set("id", c.id).set("sequence", c.sequence);
+    x.set("parent_id", c.parent_id ? json::Value(c.parent_id) : json::Value());
+    x.set("target", c.task + "/" + c.direction + "/" + c.backend);
+    x.set("proposer", c.proposer).set("strategy", c.strategy).set("created_at", c.created_at);
+    x.set("outcome", !p.finished   ? "in pipeline"
+                     : p.correct   ? "correct"
+                     : !p.verified ? "rejected"
+                     : !p.compiled ? "compile failed"
+                                   : "incorrect");
+    if (p.correct && p.geomean_speedup > 0) x.set("speedup", p.geomean_speedup);
+    list.push(std::move(x));
+  }
+  return list;
+}
+
 namespace {
 
 json::Value optional_number(const std::optional<double>& v) {

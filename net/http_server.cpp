@@ -67,15 +67,44 @@ class Channel : public WebSocketChannel {
   websocket::stream<tcp::socket>& ws_;
 };
 
-void write_response(tcp::socket& socket, int status, const std::string& body, unsigned version,
-                    bool keep_alive, const std::string& content_type, beast::error_code& ec) {
-  http::response<http::string_body> out{static_cast<http::status>(status), version};
+void write_response(tcp::socket& socket, const HttpResponse& res, unsigned version, bool keep_alive,
+                    beast::error_code& ec) {
+  http::response<http::string_body> out{static_cast<http::status>(res.status), version};
   out.set(http::field::server, "kforge");
-  out.set(http::field::content_type, content_type);
+  out.set(http::field::content_type, res.content_type);
+  for (const auto& [name, value] : res.headers) out.set(name, value);
   out.keep_alive(keep_alive);
-  out.body() = body;
+  out.body() = res.body;
   out.prepare_payload();
   http::write(socket, out, ec);
+}
+
+HttpResponse json_error(int status, const std::string& message) {
+  std::string escaped;
+  for (char c : message) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
+  }
+  return {status, "application/json", "{\"error\":\"" + escaped + "\"}", {}};
+}
+
+/// The bearer token a browser offers as a WebSocket subprotocol (`kforge-token.<token>`), or "".
+std::string subprotocol_token(const HttpRequest& req) {
+  auto it = req.headers.find("sec-websocket-protocol");
+  if (it == req.headers.end()) return {};
+  const std::string prefix = "kforge-token.";
+  const std::string& offered = it->second;
+  size_t start = 0;
+  while (start < offered.size()) {
+    size_t end = offered.find(',', start);
+    if (end == std::string::npos) end = offered.size();
+    std::string item = offered.substr(start, end - start);
+    item.erase(0, item.find_first_not_of(' '));
+    item.erase(item.find_last_not_of(' ') + 1);
+    if (item.rfind(prefix, 0) == 0) return item.substr(prefix.size());
+    start = end + 1;
+  }
+  return {};
 }
 
 using Clock = std::chrono::steady_clock;
@@ -84,6 +113,7 @@ using Clock = std::chrono::steady_clock;
 
 struct HttpServer::Impl {
   std::string token, metrics_token;
+  std::map<std::string, HttpResponse> public_files;
   Handler handler;
   WebSocketAdmission admit;
   WebSocketHandler websocket_handler;
@@ -121,15 +151,15 @@ struct HttpServer::Impl {
     auto it = req.headers.find("authorization");
     const std::string prefix = "Bearer ";
     const bool bearer = it != req.headers.end() && it->second.rfind(prefix, 0) == 0;
-    const std::string given = bearer ? it->second.substr(prefix.size()) : std::string();
+    std::string given = bearer ? it->second.substr(prefix.size()) : std::string();
+    if (!bearer) given = subprotocol_token(req);
     if (bearer && !metrics_token.empty() && req.method == "GET" && req.path == "/metrics" &&
         same_secret(given, metrics_token))
-      return {0, "", ""};
-    if (!bearer || !same_secret(given, token))
-      return {
-          401, "application/json",
-          "{\"error\":\"missing or wrong bearer token (the daemon writes it to <state>/token)\"}"};
-    return {0, "", ""};
+      return {0, "", "", {}};
+    if (given.empty() || !same_secret(given, token))
+      return json_error(401,
+                        "missing or wrong bearer token (the daemon writes it to <state>/token)");
+    return {0, "", "", {}};
   }
 
   void serve(tcp::socket socket) {
@@ -146,10 +176,10 @@ struct HttpServer::Impl {
       HttpResponse res;
       if (!ec) {
         req = to_request(parser.get());
-        res = authorise(req);
+        auto file = req.method == "GET" ? public_files.find(req.path) : public_files.end();
+        res = file != public_files.end() ? HttpResponse{0, "", "", {}} : authorise(req);
         if (res.status != 0) {
-          write_response(socket, res.status, res.body, parser.get().version(), false,
-                         res.content_type, ec);
+          write_response(socket, res, parser.get().version(), false, ec);
           break;
         }
         http::read(socket, buffer, parser, ec);
@@ -160,14 +190,17 @@ struct HttpServer::Impl {
       if (ec) {
         // A request that is not HTTP, too large, or cut off at its deadline gets a 400 (when the
         // socket still takes one) and the connection ends.
-        write_response(socket, 400, "{\"error\":\"malformed request: " + ec.message() + "\"}", 11,
-                       false, "application/json", ec);
+        write_response(socket, json_error(400, "malformed request: " + ec.message()), 11, false,
+                       ec);
         break;
       }
       set_deadline(&socket, Clock::time_point::max());
       auto raw = parser.release();
       req = to_request(raw);
-      if (websocket::is_upgrade(raw)) {
+      if (auto file = req.method == "GET" ? public_files.find(req.path) : public_files.end();
+          file != public_files.end()) {
+        res = file->second;
+      } else if (websocket::is_upgrade(raw)) {
         res = admit(req);
         if (res.status == 0) {
           websocket::stream<tcp::socket> ws(std::move(socket));
@@ -176,6 +209,12 @@ struct HttpServer::Impl {
             open.erase(&socket);
             open[&ws.next_layer()] = Clock::time_point::max();
           }
+          // A browser that offered its token as a subprotocol must be answered with one it
+          // offered, or it drops the connection: `kforge`, which it offers beside the token.
+          if (!subprotocol_token(req).empty())
+            ws.set_option(websocket::stream_base::decorator([](websocket::response_type& r) {
+              r.set(http::field::sec_websocket_protocol, "kforge");
+            }));
           ws.accept(raw, ec);
           if (!ec) {
             Channel channel(ws);
@@ -192,13 +231,12 @@ struct HttpServer::Impl {
         try {
           res = handler(req);
         } catch (const std::exception& e) {
-          res = {500, "application/json", std::string("{\"error\":\"") + e.what() + "\"}"};
+          res = json_error(500, e.what());
         }
       }
       // A client that does not read its answer is cut off like one that does not send.
       set_deadline(&socket, Clock::now() + limits.request_timeout);
-      write_response(socket, res.status, res.body, raw.version(), raw.keep_alive(),
-                     res.content_type, ec);
+      write_response(socket, res, raw.version(), raw.keep_alive(), ec);
       if (ec || !raw.keep_alive()) break;
     }
     socket.shutdown(tcp::socket::shutdown_both, ec);
@@ -220,6 +258,10 @@ HttpServer::HttpServer(std::string token, Handler handler, WebSocketAdmission ad
 
 void HttpServer::set_metrics_token(std::string token) {
   impl_->metrics_token = std::move(token);
+}
+
+void HttpServer::set_public_files(std::map<std::string, HttpResponse> files) {
+  impl_->public_files = std::move(files);
 }
 
 HttpServer::~HttpServer() {
@@ -250,10 +292,11 @@ Result<void> HttpServer::start(uint16_t port) {
         if (impl->connections >= impl->limits.max_connections) {
           // Over the cap: told so at once (the reply fits the socket's buffer) and closed.
           beast::error_code ignored;
-          write_response(socket, 503,
-                         "{\"error\":\"too many open connections to the daemon (" +
-                             std::to_string(impl->limits.max_connections) + "); try again\"}",
-                         11, false, "application/json", ignored);
+          write_response(
+              socket,
+              json_error(503, "too many open connections to the daemon (" +
+                                  std::to_string(impl->limits.max_connections) + "); try again"),
+              11, false, ignored);
           socket.shutdown(tcp::socket::shutdown_both, ignored);
           continue;
         }

@@ -1,10 +1,12 @@
 // A small HTTP/1.1 + WebSocket server for the daemon's API (Boost.Beast, synchronous, a thread per
 // connection: a handful of local clients, never the internet). It listens on loopback only and
-// requires `Authorization: Bearer <token>` on every request, the WebSocket upgrade included; the
-// token is checked on the request's header, before its body is read. Limits keep a misbehaving
-// local client from exhausting it: a cap on open connections (and so threads; one more gets 503),
-// and a deadline for each request to arrive whole (a silent or byte-a-second client is cut off).
-// No CAF here: the daemon's handlers talk to the actors.
+// requires `Authorization: Bearer <token>` on every request, the WebSocket upgrade included (a
+// browser, which cannot set that header on a WebSocket, offers the subprotocol
+// `kforge-token.<token>` instead); the token is checked on the request's header, before its body is
+// read. Public files (the dashboard's page, script and style: no data) are served without it.
+// Limits keep a misbehaving local client from exhausting it: a cap on open connections (and so
+// threads; one more gets 503), and a deadline for each request to arrive whole (a silent or
+// byte-a-second client is cut off). No CAF here: the daemon's handlers talk to the actors.
 #pragma once
 
 #include <atomic>
@@ -15,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/result.hpp"
 
@@ -32,6 +35,7 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  ///< besides the content type
 };
 
 /// The server side of one WebSocket connection, handed to the WebSocket handler.
@@ -79,6 +83,9 @@ class HttpServer {
   /// A second token that opens `GET /metrics` and nothing else, so a scraper's credential can
   /// stay the same across restarts while the API's token changes (call before start).
   void set_metrics_token(std::string token);
+  /// Files answered to `GET path` without a token (call before start): the dashboard's static
+  /// page, script and style, which hold no data of their own.
+  void set_public_files(std::map<std::string, HttpResponse> files);
   /// Listens on 127.0.0.1:`port` (0: any free port). Returns an error or "".
   Result<void> start(uint16_t port);
   uint16_t port() const;

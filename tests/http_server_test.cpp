@@ -14,6 +14,7 @@
 #include <chrono>
 #include <thread>
 
+#include "net/dashboard_files.hpp"
 #include "net/http_server.hpp"
 
 namespace kforge::test {
@@ -32,13 +33,14 @@ class HttpServerLimits : public testing::Test {
         "secret-token",
         [this](const net::HttpRequest& r) {
           ++handled_;
-          return net::HttpResponse{200, "application/json", "{\"path\":\"" + r.path + "\"}"};
+          return net::HttpResponse{200, "application/json", "{\"path\":\"" + r.path + "\"}", {}};
         },
         [](const net::HttpRequest&) {
-          return net::HttpResponse{0, "", ""};
+          return net::HttpResponse{0, "", "", {}};
         },
         [](const net::HttpRequest&, net::WebSocketChannel&, const std::atomic<bool>&) {}, limits);
     server_->set_metrics_token("metrics-token");
+    server_->set_public_files({{"/", net::page("text/html; charset=utf-8", "<p>page</p>")}});
     auto started = server_->start(0);
     ASSERT_TRUE(started) << started.error;
   }
@@ -111,6 +113,44 @@ TEST_F(HttpServerLimits, TheMetricsTokenOpensTheMetricsOnly) {
   EXPECT_EQ(handled_, 1);
   // The API's token still opens everything, the metrics included.
   EXPECT_NE(authorised_get("/metrics").find("/metrics"), std::string::npos);
+}
+
+// The dashboard's page is public (it holds no data) and keeps to its origin; the API is not, and a
+// public path takes no other method.
+TEST_F(HttpServerLimits, TheDashboardPageNeedsNoTokenAndTheApiStillDoes) {
+  const std::string page = call("GET", "/", "");
+  EXPECT_NE(page.find("200 OK"), std::string::npos) << page;
+  EXPECT_NE(page.find("<p>page</p>"), std::string::npos) << page;
+  EXPECT_NE(page.find("Content-Security-Policy: default-src 'none'; script-src 'self'"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("frame-ancestors 'none'"), std::string::npos) << page;
+  EXPECT_NE(page.find("Referrer-Policy: no-referrer"), std::string::npos) << page;
+  EXPECT_NE(call("POST", "/", "").find("401"), std::string::npos);
+  EXPECT_NE(call("GET", "/api/state", "").find("401"), std::string::npos);
+  EXPECT_NE(call("GET", "/index.html", "").find("401"), std::string::npos);
+  EXPECT_EQ(handled_, 0);
+}
+
+// A browser cannot set the Authorization header on a WebSocket: it offers the token as a
+// subprotocol beside `kforge`, and the server answers with `kforge` (without it the browser drops
+// the connection). A wrong one is refused like a wrong header.
+TEST_F(HttpServerLimits, ABrowserOffersItsTokenAsAWebSocketSubprotocol) {
+  auto upgrade = [&](const std::string& protocols) {
+    auto s = connect();
+    std::string req =
+        "GET /api/events HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Protocol: " +
+        protocols + "\r\n\r\n";
+    boost::asio::write(s, boost::asio::buffer(req));
+    return read_until_closed(s, 1s);
+  };
+  const std::string accepted = upgrade("kforge, kforge-token.secret-token");
+  EXPECT_NE(accepted.find("101 Switching Protocols"), std::string::npos) << accepted;
+  EXPECT_NE(accepted.find("Sec-WebSocket-Protocol: kforge\r\n"), std::string::npos) << accepted;
+  for (const std::string wrong : {"kforge, kforge-token.secret-tokeN", "kforge", "kforge-token."})
+    EXPECT_NE(upgrade(wrong).find("401"), std::string::npos) << wrong;
 }
 
 TEST_F(HttpServerLimits, AClientThatSendsAByteAtATimeIsCutOff) {

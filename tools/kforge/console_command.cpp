@@ -34,6 +34,9 @@ constexpr const char* kConsoleUsage =
     "  submit FILE               start an experiment from a configuration file\n"
     "  pause ID | resume ID | stop ID\n"
     "  show CANDIDATE [--no-source] [--json]\n"
+    "  dashboard                 the address that opens the web dashboard signed in (also\n"
+    "                            `kforge dashboard`): the token follows `#`, which a browser\n"
+    "                            never sends, so it is in no request and no log\n"
     "  help                      this text (in the interactive console: the commands)\n"
     "exit status: 0 done, 1 the daemon refused (the message says why), 2 usage or no daemon\n";
 
@@ -340,6 +343,14 @@ int run_console(const std::vector<std::string>& args) {
       interval = *v;
     }
     return watch(c, interval);
+  }
+  if (words[0] == "dashboard") {
+    json::Value state;
+    if (!call(c, "GET", "/api/state", state)) return 1;  // the daemon is there and takes the token
+    std::cout << "http://127.0.0.1:" << c.port << "/#token=" << c.token << "\n"
+              << "  (open it in a browser on this machine; the page moves the token out of the "
+                 "address at once, and the part after # is never sent to the daemon)\n";
+    return 0;
   }
   if (words[0] == "events") {
     std::string target = "/api/events";

@@ -15,7 +15,7 @@ namespace {
 using namespace std::chrono_literals;
 
 net::HttpResponse json_response(int status, const json::Value& doc) {
-  return {status, "application/json", doc.dump()};
+  return {status, "application/json", doc.dump(), {}};
 }
 
 net::HttpResponse error_response(int status, const std::string& message) {
@@ -185,11 +185,12 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
   caf::scoped_actor self{system_};
   net::HttpResponse response = error_response(500, "no answer");
   auto ask = [&](auto... message) { return self->request(gateway_, 30s, message...); };
-  auto reply_json_text = [&](std::string& text) { response = {200, "application/json", text}; };
+  auto reply_json_text = [&](std::string& text) { response = {200, "application/json", text, {}}; };
   auto on_error = [&](caf::error& e) { response = from_error(e); };
   static const std::regex experiment_path(R"(^/api/experiments/(\d+)$)");
   static const std::regex experiment_events(R"(^/api/experiments/(\d+)/events$)");
   static const std::regex experiment_report(R"(^/api/experiments/(\d+)/report$)");
+  static const std::regex experiment_candidates(R"(^/api/experiments/(\d+)/candidates$)");
   static const std::regex experiment_command(R"(^/api/experiments/(\d+)/(pause|resume|stop)$)");
   static const std::regex candidate_path(R"(^/api/candidates/(\d+)$)");
   std::smatch m;
@@ -209,10 +210,11 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
     ask(state_atom::value)
         .receive(
             [&](system_state& s) {
-              response =
-                  req.path == "/metrics"
-                      ? net::HttpResponse{200, "text/plain; version=0.0.4", prometheus_metrics(s)}
-                      : json_response(200, state_json(s));
+              response = req.path == "/metrics" ? net::HttpResponse{200,
+                                                                    "text/plain; version=0.0.4",
+                                                                    prometheus_metrics(s),
+                                                                    {}}
+                                                : json_response(200, state_json(s));
             },
             on_error);
   } else if (req.path == "/api/experiments") {
@@ -242,6 +244,10 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
     if (!get) return error_response(405, "use GET");
     if (!id) return bad_id("the experiment id");
     ask(query_atom::value, query_request{"report", id}).receive(reply_json_text, on_error);
+  } else if (id_in(experiment_candidates)) {
+    if (!get) return error_response(405, "use GET");
+    if (!id) return bad_id("the experiment id");
+    ask(query_atom::value, query_request{"candidates", id}).receive(reply_json_text, on_error);
   } else if (id_in(experiment_command)) {
     if (!post) return error_response(405, "use POST");
     if (!id) return bad_id("the experiment id");
@@ -269,7 +275,7 @@ net::HttpResponse DaemonApi::admit_events(const net::HttpRequest& req) {
   if (auto filter = query_value(req.query, "experiment");
       filter && !parse_integer(*filter, 1, kMaxId))
     return error_response(400, integer_error("the experiment filter", *filter, 1, kMaxId));
-  return {0, "", ""};
+  return {0, "", "", {}};
 }
 
 void DaemonApi::stream_events(const net::HttpRequest& req, net::WebSocketChannel& channel,

@@ -18,6 +18,7 @@
 #include "common/numbers.hpp"
 #include "gpu/hashing.hpp"
 #include "gpu/task_export.hpp"
+#include "net/dashboard_files.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/daemon_api.hpp"
 
@@ -217,6 +218,7 @@ int run_daemon(const std::vector<std::string>& args) {
         api.stream_events(r, c, stopping);
       });
   server.set_metrics_token(*metrics_token);
+  server.set_public_files(net::dashboard_files());
   if (auto listening = server.start(static_cast<uint16_t>(port)); !listening) {
     std::cerr << "kforge daemon: " << listening.error << "\n";
     caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
@@ -231,7 +233,9 @@ int run_daemon(const std::vector<std::string>& args) {
     return 2;
   }
   std::cout << "kforge daemon: listening on http://127.0.0.1:" << server.port() << " (state "
-            << state_dir << ", pid " << ::getpid() << ")\n"
+            << state_dir << ", pid " << ::getpid() << "); dashboard: `kforge dashboard"
+            << (state_dir == default_state_dir() ? "" : " --state " + state_dir)
+            << "` prints its address\n"
             << std::flush;
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
   std::cout << "kforge daemon: stopping; unfinished experiments resume at the next start\n"

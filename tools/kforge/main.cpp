@@ -42,6 +42,8 @@ void print_help() {
          "           kforge daemon [--state DIR] [--port N]\n"
          "  console  attach to a daemon: actor states, experiments, live events, commands\n"
          "           kforge console [--state DIR] [state|watch|events|submit FILE|pause ID|...]\n"
+         "  dashboard  the address of the daemon's web dashboard, signed in\n"
+         "           kforge dashboard [--state DIR]\n"
          "  help     this text; `kforge <command> --help` for a command's options\n";
 }
 
@@ -66,6 +68,10 @@ int main(int argc, char** argv) {
   if (command == "list") return kforge::cli::run_list(args);
   if (command == "daemon") return kforge::cli::run_daemon(args);
   if (command == "console") return kforge::cli::run_console(args);
+  if (command == "dashboard") {  // the console's `dashboard`, with the same connection options
+    args.push_back("dashboard");
+    return kforge::cli::run_console(args);
+  }
   std::cerr << "kforge: unknown command `" << command << "`; `kforge help` lists the commands\n";
   return 2;
 }
