@@ -159,6 +159,14 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         return write("profile of candidate " + std::to_string(p.candidate_id),
                      [&](archive::Archive& db) { return db.add_profile(p.candidate_id, p.json); });
       },
+      [write](record_atom, confirmation& c) -> caf::result<void> {
+        return write(
+            "confirmation of candidate " + std::to_string(c.candidate_id),
+            [&](archive::Archive& db) {
+              return db.add_confirmation({c.candidate_id, c.correct, c.speedup, c.speedup_low,
+                                          c.speedup_high, c.reason, c.configs_json, 0});
+            });
+      },
       [write](record_atom, profile_advice& a) -> caf::result<void> {
         const auto advice = advice_json(a);
         return write("advice on candidate " + std::to_string(a.candidate_id),

@@ -160,10 +160,10 @@ void reprofile(self_ptr self, int64_t n) {
           [lost](caf::error& e) { lost("reading a candidate back: " + describe(e)); });
 }
 
-void evaluate(self_ptr self, int64_t n, compile_result compiled) {
-  auto& st = self->state;
-  const auto& c = candidate(self, n);
-  const auto& l = layout(self, n);
+/// What the evaluator is asked for a compiled candidate of target `l`.
+eval_request evaluation_request(self_ptr self, const Candidate& c, const target_layout& l,
+                                const compile_result& compiled) {
+  const auto& spec = self->state.cfg.spec;
   eval_request req;
   req.candidate_id = c.id;
   req.tgt = l.tgt;
@@ -171,16 +171,24 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
   req.compiled_dir = l.compiled_dir;
   req.compiled_unavailable = l.compiled_unavailable;
   req.library_path = compiled.library_path;
-  req.library_policy = st.cfg.spec.library_calls;
-  req.seeds = st.cfg.spec.seeds;
-  req.seed = st.cfg.spec.seed;
-  req.timing_seconds = st.cfg.spec.timing_seconds;
+  req.library_policy = spec.library_calls;
+  req.seeds = spec.seeds;
+  req.seed = spec.seed;
+  req.timing_seconds = spec.timing_seconds;
   // A suite (given kernel files) reports configs correct of all; a search needs the verdict only.
-  req.stop_on_failure =
-      st.cfg.spec.proposers.empty() || st.cfg.spec.proposers.front().kind != "files";
+  req.stop_on_failure = spec.proposers.empty() || spec.proposers.front().kind != "files";
+  return req;
+}
+
+evaluator_actor evaluator_of(self_ptr self, const target_layout& l) {
+  return self->state.stages.evaluators.at(evaluator_key(l.tgt.backend, l.tgt.device));
+}
+
+void evaluate(self_ptr self, int64_t n, compile_result compiled) {
+  const auto& l = layout(self, n);
+  auto req = evaluation_request(self, candidate(self, n), l, compiled);
   flight(self, n).kernels = compiled.kernels;
-  auto evaluator = st.stages.evaluators.at(evaluator_key(l.tgt.backend, l.tgt.device));
-  self->request(evaluator, caf::infinite, evaluate_atom::value, req)
+  self->request(evaluator_of(self, l), caf::infinite, evaluate_atom::value, req)
       .then(
           [self, n](eval_result& r) {
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
@@ -217,11 +225,8 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
           [self, n](caf::error& e) { stage_error(self, n, Stage::evaluate, e); });
 }
 
-/// `record`: archive the compile outcome (false when a resumed candidate was compiled before).
-void compile(self_ptr self, int64_t n, bool record) {
+compile_request compilation_request(self_ptr self, const Candidate& c, const target& tgt) {
   auto& st = self->state;
-  const auto& c = candidate(self, n);
-  const auto& tgt = layout(self, n).tgt;
   compile_request req;
   req.candidate_id = c.id;
   req.source = c.source;
@@ -231,6 +236,13 @@ void compile(self_ptr self, int64_t n, bool record) {
     req.cuda_arch = a->second;
   req.source_name = "candidate " + std::to_string(c.id) + " (" + c.strategy + ")";
   req.headers = st.cfg.spec.headers;
+  return req;
+}
+
+/// `record`: archive the compile outcome (false when a resumed candidate was compiled before).
+void compile(self_ptr self, int64_t n, bool record) {
+  auto& st = self->state;
+  auto req = compilation_request(self, candidate(self, n), layout(self, n).tgt);
   self->request(st.stages.compiler, caf::infinite, compile_atom::value, req)
       .then(
           [self, n, record](compile_result& r) {
@@ -378,6 +390,90 @@ caf::result<candidate_outcome> take(self_ptr self, pipeline_job& job) {
   return caf::delegated<candidate_outcome>();
 }
 
+/// The confirmation an evaluation gives: per config both sides' medians and percentiles, and the
+/// geometric means of eager's median over the kernel's, and of the percentiles' worst and best
+/// ratios (eager's 10th over the kernel's 90th, eager's 90th over the kernel's 10th).
+confirmation confirmation_of(const eval_result& r) {
+  confirmation c;
+  c.candidate_id = r.candidate_id;
+  c.correct = r.verdict == EvalVerdict::correct && geomean_speedup(r) > 0;
+  if (!c.correct) {
+    c.reason = r.verdict == EvalVerdict::correct ? "not timed" : evaluation_reason(r);
+    return c;
+  }
+  std::vector<double> low, high;
+  json::Value configs{json::Array{}};
+  for (const auto& k : r.configs) {
+    json::Value x;
+    x.set("index", k.index).set("name", k.name);
+    x.set("kernel_ms", k.kernel.median_ms).set("kernel_p10_ms", k.kernel.p10_ms);
+    x.set("kernel_p90_ms", k.kernel.p90_ms).set("eager_ms", k.eager.median_ms);
+    x.set("eager_p10_ms", k.eager.p10_ms).set("eager_p90_ms", k.eager.p90_ms);
+    x.set("speedup", k.speedup);
+    configs.push(std::move(x));
+    low.push_back(k.kernel.p90_ms > 0 ? k.eager.p10_ms / k.kernel.p90_ms : 0);
+    high.push_back(k.kernel.p10_ms > 0 ? k.eager.p90_ms / k.kernel.p10_ms : 0);
+  }
+  c.speedup = geomean_speedup(r);
+  c.speedup_low = geometric_mean(low).value_or(0);
+  c.speedup_high = geometric_mean(high).value_or(0);
+  c.configs_json = configs.dump();
+  return c;
+}
+
+/// Compiles a finished correct candidate again (a cache hit) and evaluates it with a seed of its
+/// own, then archives the confirmation and answers with it. A stage that fails makes an
+/// unconfirmed answer that says why; only an archive failure is an error.
+caf::result<confirmation> confirm(self_ptr self, pipeline_job& job) {
+  auto& st = self->state;
+  if (job.target < 0 || static_cast<size_t>(job.target) >= st.cfg.targets.size())
+    return make_error(error_code::invalid_request, "candidate " +
+                                                       std::to_string(job.candidate.sequence) +
+                                                       " names no target of the experiment");
+  auto promise = self->make_response_promise<confirmation>();
+  const Candidate c = job.candidate;
+  const target_layout l = st.cfg.targets.at(static_cast<size_t>(job.target));
+  st.stats.started("confirming candidate " + std::to_string(c.id));
+  auto deliver = [self, promise, c](confirmation out) mutable {
+    out.sequence = c.sequence;
+    out.candidate_id = c.id;
+    self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, out)
+        .then(
+            [self, promise, out]() mutable {
+              self->state.stats.finished();
+              promise.deliver(out);
+            },
+            [self, promise](caf::error& e) mutable {
+              self->state.stats.finished("archive: " + describe(e));
+              promise.deliver(e);
+            });
+  };
+  auto unconfirmed = [deliver](const std::string& why) mutable {
+    confirmation out;
+    out.reason = why;
+    deliver(out);
+  };
+  when_running(self, [self, c, l, deliver, unconfirmed] {
+    auto req = compilation_request(self, c, l.tgt);
+    self->request(self->state.stages.compiler, caf::infinite, compile_atom::value, req)
+        .then(
+            [self, c, l, deliver, unconfirmed](compile_result& compiled) mutable {
+              if (!compiled.ok) return unconfirmed("it did not compile again: " + compiled.error);
+              auto req = evaluation_request(self, c, l, compiled);
+              req.seed = search::derive_seed(self->state.cfg.spec.seed, "confirm",
+                                             static_cast<uint64_t>(c.sequence));
+              req.stop_on_failure = true;
+              self->request(evaluator_of(self, l), caf::infinite, evaluate_atom::value, req)
+                  .then([deliver](eval_result& r) mutable { deliver(confirmation_of(r)); },
+                        [unconfirmed](caf::error& e) mutable {
+                          unconfirmed("evaluation: " + describe(e));
+                        });
+            },
+            [unconfirmed](caf::error& e) mutable { unconfirmed("compile: " + describe(e)); });
+  });
+  return promise;
+}
+
 }  // namespace
 
 double geomean_speedup(const eval_result& r, bool over_compiled) {
@@ -400,6 +496,7 @@ candidate_pipeline_actor::behavior_type candidate_pipeline_impl(
   return {
       [self](status_atom) { return self->state.stats.status(); },
       [self](judge_atom, pipeline_job& job) { return take(self, job); },
+      [self](confirm_atom, pipeline_job& job) { return confirm(self, job); },
       [self](pause_atom) { self->state.paused = true; },
       [self](resume_atom) {
         auto& st = self->state;

@@ -51,6 +51,8 @@ struct coordinator_state {
   bool concluding = false;  ///< the final status is being recorded
   bool budget_spent = false;
   int pending_profiles = 0;
+  bool confirmations_started = false;  ///< the best candidates are being (or were) timed again
+  int pending_confirmations = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   std::string last_error;
   static inline const char* name = "kforge.coordinator";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "common/log.hpp"
 #include "gpu/worker_client.hpp"
 #include "gpu/worker_report.hpp"
 #include "gpu/worker_request.hpp"
@@ -97,6 +98,10 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         // once more with a fresh worker before the evaluation is reported as an error.
         if (outcome.result["verdict"].as_string() == "error" &&
             outcome.result["failure"]["kind"].as_string() == "infrastructure") {
+          log::warn("evaluator " + evaluator_key(options.backend, options.device) +
+                    ": the worker failed on candidate " + std::to_string(r.candidate_id) + " (" +
+                    outcome.result["failure"]["message"].as_string().substr(0, 300) +
+                    "); starting a fresh worker and trying once more");
           self->state.worker->stop();
           outcome = self->state.worker->evaluate(request);
         }

@@ -1,5 +1,7 @@
 #include "actors/stage_stats.hpp"
 
+#include "common/log.hpp"
+
 namespace kforge {
 
 stage_stats::stage_stats(std::string name, std::string role)
@@ -32,11 +34,13 @@ void stage_stats::finished(const std::string& error) {
   } else {
     ++failed_;
     last_error_ = error;
+    log::warn(name_ + ": " + error);
   }
   if (in_flight_ == 0) current_.clear();
 }
 
 void stage_stats::note_error(std::string error) {
+  log::warn(name_ + ": " + error);
   last_error_ = std::move(error);
 }
 

@@ -19,7 +19,7 @@ using detail::now;
 using detail::Statement;
 using detail::Transaction;
 
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS experiments (
@@ -69,6 +69,10 @@ CREATE TABLE IF NOT EXISTS strategies (
   id INTEGER PRIMARY KEY, experiment_id INTEGER NOT NULL REFERENCES experiments(id),
   sequence INTEGER NOT NULL, target TEXT NOT NULL, round INTEGER NOT NULL, serves TEXT NOT NULL,
   source TEXT NOT NULL, text TEXT NOT NULL, created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS confirmations (
+  candidate_id INTEGER PRIMARY KEY REFERENCES candidates(id), correct INTEGER NOT NULL,
+  speedup REAL NOT NULL, speedup_low REAL NOT NULL, speedup_high REAL NOT NULL,
+  reason TEXT NOT NULL, configs TEXT NOT NULL, created_at REAL NOT NULL);
 CREATE INDEX IF NOT EXISTS strategies_by_experiment ON strategies (experiment_id, id);
 CREATE INDEX IF NOT EXISTS llm_calls_by_experiment ON llm_calls (experiment_id, id);
 CREATE INDEX IF NOT EXISTS candidates_by_task ON candidates (task, direction, backend);
@@ -81,7 +85,8 @@ CREATE INDEX IF NOT EXISTS compiles_by_candidate ON compiles (candidate_id);
 
 // Version 1 had no template parameters on candidates, version 2 no recorded decisions (the LLM
 // tables are new in version 3 and made by the schema itself), version 3 no record of which headers
-// built a candidate; version 4 had no strategies table (the schema makes it).
+// built a candidate; version 4 had no strategies table, version 5 no confirmations table (the
+// schema makes them).
 constexpr const char* kMigrateFrom1 =
     "ALTER TABLE candidates ADD COLUMN params TEXT NOT NULL DEFAULT '{}';";
 constexpr const char* kMigrateFrom2 =
@@ -331,6 +336,29 @@ Status Archive::add_profile(int64_t candidate_id, const std::string& summary_jso
   Statement s(db_, "INSERT INTO profiles (candidate_id, summary) VALUES (?, ?)");
   s.bind(1, candidate_id).bind(2, summary_json);
   return s.run();
+}
+
+Status Archive::add_confirmation(const Confirmation& c) {
+  Statement s(db_,
+              "INSERT OR REPLACE INTO confirmations (candidate_id, correct, speedup, speedup_low, "
+              "speedup_high, reason, configs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  s.bind(1, c.candidate_id).bind(2, static_cast<int64_t>(c.correct)).bind(3, c.speedup);
+  s.bind(4, c.speedup_low).bind(5, c.speedup_high).bind(6, c.reason).bind(7, c.configs_json);
+  s.bind(8, now());
+  return s.run();
+}
+
+std::vector<Confirmation> Archive::confirmations(int64_t experiment_id) {
+  Statement s(db_,
+              "SELECT f.candidate_id, f.correct, f.speedup, f.speedup_low, f.speedup_high, "
+              "f.reason, f.configs, f.created_at FROM confirmations f JOIN candidates c ON "
+              "c.id = f.candidate_id WHERE c.experiment_id = ? ORDER BY f.candidate_id");
+  s.bind(1, experiment_id);
+  std::vector<Confirmation> out;
+  while (s.step())
+    out.push_back({s.integer(0), s.integer(1) != 0, s.real(2), s.real(3), s.real(4), s.text(5),
+                   s.text(6), s.real(7)});
+  return out;
 }
 
 Status Archive::add_profile_advice(int64_t experiment_id, int64_t candidate_id, int64_t sequence,

@@ -136,6 +136,17 @@ struct Strategy {
   std::string text;
 };
 
+/// A correct candidate timed again once the search was over (fresh seed, interleaved with eager):
+/// the numbers its best is reported with.
+struct Confirmation {
+  int64_t candidate_id = 0;
+  bool correct = false;
+  double speedup = 0, speedup_low = 0, speedup_high = 0;  ///< geomean, and of p10/p90 ratios
+  std::string reason;              ///< why not confirmed, when not correct
+  std::string configs_json = "[]";  ///< per config: medians and percentiles of both, speedup
+  double created_at = 0;
+};
+
 /// What a failed call says: empty when it succeeded.
 using Status = Result<void>;
 
@@ -183,6 +194,10 @@ class Archive {
   std::vector<ConfigResult> results(int64_t candidate_id);
   std::optional<CompileLog> compile_log(int64_t candidate_id);
   std::optional<std::string> profile(int64_t candidate_id);
+  /// Keeps a candidate's confirmation (a later one of the same candidate replaces it).
+  Status add_confirmation(const Confirmation& c);
+  /// The confirmations of an experiment's candidates, by candidate id.
+  std::vector<Confirmation> confirmations(int64_t experiment_id);
   /// Every candidate of the experiment with how far it got, in sequence order.
   std::vector<Progress> progress(int64_t experiment_id);
   /// Candidates of the experiment without a final verdict (evaluated, or rejected at any stage):

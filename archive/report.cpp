@@ -143,12 +143,28 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
   // The results first: per target its best kernel, its speedup and its share of the bound.
   // Each best kernel with its per-config results and how many ancestors it has.
   if (auto view = experiment_view(a, experiment_id)) {
+    std::map<int64_t, Confirmation> confirmed;
+    for (auto& c : a.confirmations(experiment_id)) confirmed[c.candidate_id] = std::move(c);
     json::Value targets;
     targets.array();
     for (json::Value t : (*view)["targets"].as_array()) {
       if (t.contains("best_candidate")) {
         const int64_t best = t["best_candidate"].as_int();
-        t.set("results", best_results(a, best));
+        // A confirmed best is shown with the times it was confirmed with; the search's are kept.
+        auto c = confirmed.find(best);
+        auto rows = c != confirmed.end() && c->second.correct ? json::parse(c->second.configs_json)
+                                                              : json::ParseResult{};
+        if (rows.value && rows.value->is_array()) {
+          json::Value marked{json::Array{}};
+          for (json::Value row : rows.value->as_array()) {
+            row.set("correct", true);
+            marked.push(std::move(row));
+          }
+          t.set("results", marked).set("results_timed", "confirmation");
+          t.set("search_results", best_results(a, best));
+        } else {
+          t.set("results", best_results(a, best)).set("results_timed", "search");
+        }
         const auto lineage = a.lineage(best);
         t.set("lineage_depth", static_cast<int64_t>(lineage.empty() ? 0 : lineage.size() - 1));
       }

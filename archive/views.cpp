@@ -66,8 +66,9 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   struct Tally {
     int64_t candidates = 0, finished = 0, correct = 0;
     const Progress* best = nullptr;
-    int64_t best_after = 0;  // the target's candidates up to and including its best
-    std::string ended;       // why it got no more proposals, from its event
+    int64_t best_after = 0;                 // the target's candidates up to and including its best
+    std::string ended;                      // why it got no more proposals, from its event
+    std::vector<const Progress*> in_order;  // its candidates in sequence order
   };
   std::map<std::string, Tally> targets;
   // Targets that ended (failed to export, abandoned, exhausted) are listed with their reason,
@@ -90,6 +91,7 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
     const auto& c = p.candidate;
     auto& t = targets[c.task + "/" + c.direction + "/" + c.backend];
     ++t.candidates;
+    t.in_order.push_back(&p);
     t.finished += p.finished;
     t.correct += p.correct;
     finished += p.finished;
@@ -102,6 +104,8 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   }
   v.set("candidates", static_cast<int64_t>(progress.size())).set("finished", finished);
   v.set("correct", correct);
+  std::map<int64_t, Confirmation> confirmed;
+  for (auto& c : a.confirmations(experiment_id)) confirmed[c.candidate_id] = std::move(c);
   json::Value rows;
   rows.array();
   for (const auto& [key, t] : targets) {
@@ -109,14 +113,51 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
     r.set("target", key).set("candidates", t.candidates).set("finished", t.finished);
     r.set("correct", t.correct);
     if (!t.ended.empty()) r.set("ended", t.ended);
-    if (t.best) {
-      r.set("best_candidate", t.best->candidate.id).set("best_speedup", t.best->geomean_speedup);
-      r.set("best_after", t.best_after);
-      if (const double f = speed_of_light_of(a, t.best->candidate.id); f > 0)
-        r.set("best_speed_of_light", f);
-      r.set("best_strategy", t.best->candidate.strategy);
-      r.set("best_params", parsed_or_text(t.best->candidate.params));
+    // Once the search is over its best few are timed again; the best of those times is the
+    // target's best ("confirmed"), the search's largest draw is kept beside it.
+    const Progress* best = t.best;
+    int64_t best_after = t.best_after;
+    const Confirmation* best_confirmation = nullptr;
+    json::Value confirmations{json::Array{}};
+    for (size_t i = 0; i < t.in_order.size(); ++i) {
+      auto it = confirmed.find(t.in_order[i]->candidate.id);
+      if (it == confirmed.end()) continue;
+      const auto& c = it->second;
+      json::Value x;
+      x.set("candidate", c.candidate_id).set("speedup_searched", t.in_order[i]->geomean_speedup);
+      x.set("confirmed", c.correct);
+      if (c.correct)
+        x.set("speedup", c.speedup)
+            .set("speedup_p10", c.speedup_low)
+            .set("speedup_p90", c.speedup_high);
+      else
+        x.set("reason", c.reason);
+      confirmations.push(std::move(x));
+      if (c.correct && (!best_confirmation || c.speedup > best_confirmation->speedup)) {
+        best_confirmation = &c;
+        best = t.in_order[i];
+        best_after = static_cast<int64_t>(i) + 1;
+      }
     }
+    if (best) {
+      r.set("best_candidate", best->candidate.id);
+      r.set("best_confirmed", best_confirmation != nullptr);
+      r.set("best_speedup", best_confirmation ? best_confirmation->speedup : best->geomean_speedup);
+      if (best_confirmation) {
+        r.set("best_speedup_p10", best_confirmation->speedup_low);
+        r.set("best_speedup_p90", best_confirmation->speedup_high);
+        r.set("best_speedup_searched", best->geomean_speedup);
+        if (t.best && t.best != best)
+          r.set("search_best_candidate", t.best->candidate.id)
+              .set("search_best_speedup", t.best->geomean_speedup);
+      }
+      r.set("best_after", best_after);
+      if (const double f = speed_of_light_of(a, best->candidate.id); f > 0)
+        r.set("best_speed_of_light", f);
+      r.set("best_strategy", best->candidate.strategy);
+      r.set("best_params", parsed_or_text(best->candidate.params));
+    }
+    if (!confirmations.as_array().empty()) r.set("confirmations", confirmations);
     rows.push(r);
   }
   v.set("targets", rows);

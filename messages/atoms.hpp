@@ -33,5 +33,6 @@ using charge_atom = caf::atom_constant<caf::atom("charge")>;
 using profiled_atom = caf::atom_constant<caf::atom("profiled")>;
 using setup_atom = caf::atom_constant<caf::atom("setup")>;
 using meta_atom = caf::atom_constant<caf::atom("meta")>;
+using confirm_atom = caf::atom_constant<caf::atom("confirm")>;
 
 }  // namespace kforge

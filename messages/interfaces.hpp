@@ -98,6 +98,8 @@ using archive_actor = status_reporter::extend<
     caf::replies_to<record_atom, eval_result>::with<void>,
     // A profile of a candidate.
     caf::replies_to<record_atom, profile_summary>::with<void>,
+    // A correct candidate timed again after the search (replaces an earlier one of it).
+    caf::replies_to<record_atom, confirmation>::with<void>,
     // An LLM's recommendations for a profiled candidate, kept with its profile, and their calls.
     caf::replies_to<record_atom, profile_advice>::with<void>,
     // An event of an experiment; its id.
@@ -133,6 +135,9 @@ using candidate_pipeline_actor = status_reporter::extend<
     // The candidate's final verdict, once archived; a correct one is profiled after the answer.
     // An error means the experiment cannot go on (the archive failed, an offline cache missed).
     caf::replies_to<judge_atom, pipeline_job>::with<candidate_outcome>,
+    // A correct candidate, compiled again (a cache hit) and timed again with a fresh seed once
+    // the search is over; archived before the answer.
+    caf::replies_to<confirm_atom, pipeline_job>::with<confirmation>,
     // Work between stages waits until resumed; stages already running finish.
     caf::reacts_to<pause_atom>, caf::reacts_to<resume_atom>>;
 

@@ -731,6 +731,26 @@ typename Inspector::result_type inspect(Inspector& f, candidate_outcome& x) {
            x.speed_of_light, x.stage_error, x.reason, x.failure, x.error, x.profiling, x.times);
 }
 
+/// A correct candidate timed again once the search is over, with a fresh seed, interleaved batch by
+/// batch with eager PyTorch as every timing is: the number a best is reported with, instead of the
+/// largest of many noisy draws. Archived before the pipeline answers with it.
+struct confirmation {
+  int64_t sequence = 0;
+  int64_t candidate_id = 0;
+  bool correct = false;     ///< correct again on the fresh inputs, and timed
+  double speedup = 0;       ///< geometric mean over the configs of eager's median over the kernel's
+  double speedup_low = 0;   ///< the same of eager's 10th percentile over the kernel's 90th
+  double speedup_high = 0;  ///< and of eager's 90th over the kernel's 10th
+  std::string reason;       ///< why it is not confirmed, when not correct
+  std::string configs_json;  ///< per config: name, medians and percentiles of both, speedup
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, confirmation& x) {
+  return f(caf::meta::type_name("confirmation"), x.sequence, x.candidate_id, x.correct, x.speedup,
+           x.speedup_low, x.speedup_high, x.reason, x.configs_json);
+}
+
 /// A correct candidate's profile, archived (or why there is none).
 struct profile_outcome {
   int64_t sequence = 0;

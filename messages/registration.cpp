@@ -54,6 +54,7 @@ void register_message_types(caf::actor_system_config& config) {
       .add_message_type<pipeline_job>("kforge::pipeline_job")
       .add_message_type<candidate_outcome>("kforge::candidate_outcome")
       .add_message_type<profile_outcome>("kforge::profile_outcome")
+      .add_message_type<confirmation>("kforge::confirmation")
       .add_message_type<profile_advice_request>("kforge::profile_advice_request")
       .add_message_type<profile_advice>("kforge::profile_advice")
       .add_message_type<llm_panel_request>("kforge::llm_panel_request")

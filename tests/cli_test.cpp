@@ -395,7 +395,9 @@ TEST(Cli, TheBestKernelsImportIntoPyTorchAndAutogradRunsThroughThem) {
     EXPECT_NE(report.output.find(expected), std::string::npos) << expected << "\n" << report.output;
   auto csv = kforge({"report", "1", "--archive", archive, "--csv"});
   EXPECT_EQ(csv.exit_code, 0) << csv.output;
-  EXPECT_EQ(csv.output.rfind("experiment,target,candidate,geomean_speedup,lineage_depth,", 0), 0u)
+  EXPECT_EQ(
+      csv.output.rfind("experiment,target,candidate,geomean_speedup,confirmed,lineage_depth,", 0),
+      0u)
       << csv.output;
   EXPECT_NE(csv.output.find("\n1,rkb_linear/backward/cpu,"), std::string::npos) << csv.output;
   EXPECT_NE(csv.output.find("\n1,rkb_linear/forward/cpu,"), std::string::npos) << csv.output;

@@ -102,6 +102,7 @@ class SystemTest : public testing::Test {
     fs::remove(state / "daemon.json");  // a killed daemon leaves its port file behind
     auto options = kforge({"daemon", "--state", state.string()});
     options.set_env = {{"KFORGE_CACHE", cache}};
+    options.capture_output = false;  // its log goes to the test's output
     auto spawned = gpu::spawn(options);
     ASSERT_TRUE(spawned.child) << spawned.error;
     daemon_ = std::move(spawned.child);
@@ -142,6 +143,16 @@ TEST_F(SystemTest, TheSameSeedTwiceGivesTheSameCandidates) {
   }
   EXPECT_EQ(target["best_after"].as_int(), position) << report.output;
   EXPECT_GT(target["best_speed_of_light"].as_number(), 0) << report.output;
+  // The best two were timed again once the search was over, and the best is reported from those
+  // times, with their range; the summary says so.
+  EXPECT_TRUE(target["best_confirmed"].as_bool()) << report.output;
+  EXPECT_EQ(target["confirmations"].as_array().size(), 2u) << report.output;
+  EXPECT_EQ(target["results_timed"].as_string(), "confirmation") << report.output;
+  EXPECT_LE(target["best_speedup_p10"].as_number(), target["best_speedup"].as_number());
+  EXPECT_GE(target["best_speedup_p90"].as_number(), target["best_speedup"].as_number());
+  EXPECT_EQ(a->history(1, {"confirmed"}).size(), 2u);
+  for (const char* words : {"confirmed", "timed again", "(p10-p90)"})
+    EXPECT_NE(first.output.find(words), std::string::npos) << words << "\n" << first.output;
 }
 
 TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
@@ -257,6 +268,18 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   EXPECT_TRUE(resumed);
   auto shown = run({"console", "--state", state.string(), "experiment", "1"}, 1min);
   EXPECT_NE(shown.output.find("finished: 10 candidates"), std::string::npos) << shown.output;
+  // The daemon's log says what it did across both lives, with levels, and never a token.
+  std::ifstream log_file(state / "daemon.log");
+  std::stringstream log;
+  log << log_file.rdbuf();
+  for (const char* expected :
+       {"info    listening on http://127.0.0.1:", "info    api: POST /api/experiments 201",
+        "info    experiment 1: experiment started", "info    experiment 1: resumed",
+        "info    api: POST /api/experiments/1/pause 200", "experiment 1: new best for",
+        "info    experiment 1: experiment finished"})
+    EXPECT_NE(log.str().find(expected), std::string::npos) << expected << "\n" << log.str();
+  for (const auto& token : {api_token, read_line(state / "token"), metrics_token})
+    EXPECT_EQ(log.str().find(token), std::string::npos) << "a token in the log";
 }
 
 /// Every process below `root` (children, their children, ...).

@@ -290,16 +290,24 @@ async function experimentPage(id) {
         : el('button', { onclick: command('resume') }, 'resume'),
       el('button', { onclick: command('stop') }, 'stop')) : '',
     el('h2', {}, 'Targets'),
-    table(['target', 'candidates', 'finished', 'correct', 'best speedup', 'best kernel',
-      'found after', 'share of speed-of-light', 'strategy', 'ended'],
+    table(['target', 'candidates', 'finished', 'correct', 'best speedup (p10-p90)', 'timed',
+      'best kernel', 'found after', 'share of speed-of-light', 'strategy', 'ended'],
     e.targets.map(t => [t.target, t.candidates, t.finished, t.correct,
-      t.best_candidate ? speedupCell(t.best_speedup) : '-',
+      t.best_candidate ? [speedupCell(t.best_speedup), t.best_confirmed
+        ? ` (${t.best_speedup_p10.toFixed(2)}-${t.best_speedup_p90.toFixed(2)})` : ''] : '-',
+      t.best_candidate ? (t.best_confirmed ? el('span', { class: 'good', title: 'timed again ' +
+        'once the search was over, on fresh inputs, interleaved with eager; ' +
+        `${fmt.speedup(t.best_speedup_searched)} in the search` }, 'confirmed')
+        : el('span', { class: 'warn', title: 'the largest of the search\'s noisy draws, not ' +
+          'timed again yet' }, 'search')) : '',
       t.best_candidate ? link.candidate(t.best_candidate) : '',
       t.best_after ? t.best_after + (t.best_after === 1 ? ' candidate' : ' candidates') : '', fmt.pct(t.best_speed_of_light),
-      t.best_strategy || '', t.ended || '']), [1, 2, 3, 4, 6, 7]),
+      t.best_strategy || '', t.ended || '']), [1, 2, 3, 4, 7, 8]),
     el('p', { class: 'muted' }, 'Speedups are geometric means over the configs of the median ' +
-      'kernel time against eager PyTorch timed beside it; a candidate page shows each config ' +
-      'with its 10th-90th percentiles.'),
+      'kernel time against eager PyTorch timed beside it. Once the search is over, the best ' +
+      'candidates of each target are timed again (confirmed) and the best is reported from ' +
+      'those times, with the range of eager\'s 10th over the kernel\'s 90th percentile to ' +
+      'eager\'s 90th over the kernel\'s 10th; "search" marks a best not timed again yet.'),
     el('h2', {}, 'Speedup over time'),
     speedupChart(e, candidates),
     el('h2', {}, 'Lineage'),

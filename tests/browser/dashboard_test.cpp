@@ -43,6 +43,7 @@ class DashboardTest : public testing::Test {
     o.set_env = {{"KFORGE_CACHE", cache_dir()}};
     o.isolate_network = false;
     o.own_pid_namespace = false;
+    o.capture_output = false;  // its log goes to the test's output
     auto spawned = gpu::spawn(o);
     ASSERT_TRUE(spawned.child) << spawned.error;
     daemon_ = std::move(spawned.child);

@@ -171,7 +171,8 @@ Result<unfinished_experiment> begin_foreground(actor_host& host, const std::stri
 experiment_status follow_experiment(actor_host& host, const experiment_record& record,
                                     const search::ExperimentSpec& spec, bool resume,
                                     const std::string& command,
-                                    const std::function<void(const event_record&)>& on_event) {
+                                    const std::function<void(const event_record&)>& on_event,
+                                    const std::function<void()>& on_quiet) {
   caf::scoped_actor self{host.system()};
   auto coordinator =
       host.start_coordinator(record, spec, caf::actor_cast<experiment_listener>(self), resume);
@@ -187,6 +188,7 @@ experiment_status follow_experiment(actor_host& host, const experiment_record& r
                   },
                   caf::after(std::chrono::milliseconds(250)) >>
                       [&] {
+                        if (on_quiet) on_quiet();
                         if (g_interrupts >= 2) {
                           std::cerr << "\n"
                                     << command << ": leaving now; experiment " << record.id
@@ -207,6 +209,19 @@ experiment_status follow_experiment(actor_host& host, const experiment_record& r
                       });
   }
   return final_status;
+}
+
+std::vector<std::string> actors_at_work(actor_host& host) {
+  std::vector<std::string> out;
+  caf::scoped_actor self{host.system()};
+  for (const auto& r : host.rt().reporters)
+    self->request(r, std::chrono::milliseconds(500), status_atom::value)
+        .receive(
+            [&](actor_status& s) {
+              if (!s.current.empty()) out.push_back(s.name + ": " + s.current);
+            },
+            [](caf::error&) {});
+  return out;
 }
 
 std::string elapsed_stamp(std::chrono::steady_clock::time_point start) {

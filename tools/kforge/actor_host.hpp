@@ -79,11 +79,16 @@ Result<unfinished_experiment> begin_foreground(actor_host& host, const std::stri
 /// Runs a recorded experiment in the foreground until it ends and returns how it ended:
 /// `on_event` hears each event once it is archived. Ctrl-C once stops proposing and lets the
 /// pipeline finish; twice leaves at once (exit 130), the experiment staying resumable. `command`
-/// names the caller in those messages.
+/// names the caller in those messages. `on_quiet` runs whenever a quarter second passed without
+/// an event (progress lines).
 experiment_status follow_experiment(actor_host& host, const experiment_record& record,
                                     const search::ExperimentSpec& spec, bool resume,
                                     const std::string& command,
-                                    const std::function<void(const event_record&)>& on_event);
+                                    const std::function<void(const event_record&)>& on_event,
+                                    const std::function<void()>& on_quiet = {});
+
+/// What the runtime's actors are doing now, one "name: work" each (those with work in flight).
+std::vector<std::string> actors_at_work(actor_host& host);
 
 /// "[  12.3s] ": the time since `start`, for lines of a foreground run.
 std::string elapsed_stamp(std::chrono::steady_clock::time_point start);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 
+#include "archive/report.hpp"
 #include "archive/views.hpp"
 #include "common/numbers.hpp"
 #include "gpu/task_export.hpp"
@@ -108,17 +109,22 @@ int run_best(const std::vector<std::string>& args) {
   p.experiment_id = experiment_id;
   for (const auto& t : (*view)["config"]["tasks"].as_array())
     if (std::filesystem::path(t.as_string()).filename() == task) p.task_dir = t.as_string();
+  // The report's per-config times of each best: those of its confirmation where it was timed
+  // again after the search, else the search's.
+  const auto report = archive::report_view(*db, experiment_id);
   for (const auto& [direction, id] : best[backend]) {
     auto c = archive::candidate_view(*db, id);
-    if (!c) continue;
+    if (!c || !report) continue;
     BestKernel k;
     k.candidate_id = id;
     k.source = (*c)["source"].as_string();
     k.strategy = (*c)["strategy"].as_string();
-    k.results = (*c)["results"];
-    for (const auto& t : (*view)["targets"].as_array())
-      if (t["target"].as_string() == task + "/" + direction + "/" + backend)
+    for (const auto& t : (*report)["targets"].as_array())
+      if (t["target"].as_string() == task + "/" + direction + "/" + backend) {
         k.speedup = t["best_speedup"].as_number();
+        k.results = t["results"];
+        k.confirmed = t["best_confirmed"].as_bool(false);
+      }
     (direction == "forward" ? p.forward : p.backward) = k;
   }
   if (p.backward) {

@@ -259,7 +259,11 @@ std::string readme(const BestPackage& p, const std::string& name) {
     s += std::string("| ") + d + " | " + std::to_string(k->candidate_id) + " | " +
          fmt("%.2fx", k->speedup) + " | " + configs + " |\n";
   }
-  s += "\nThe times are kforge's medians on the machine that ran the experiment; `kforge show "
+  s += std::string("\nThe times are kforge's medians on the machine that ran the experiment") +
+       ((!p.forward || p.forward->confirmed) && (!p.backward || p.backward->confirmed)
+            ? ", timed again once its search was over (confirmed)"
+            : ", from its search (not timed again)") +
+       "; `kforge show "
        "CANDIDATE --archive " +
        p.archive_path + "` prints a candidate's verdicts, profile and lineage.\n\n## Use\n\n";
   s +=
@@ -312,6 +316,7 @@ Result<std::vector<std::string>> write_best_package(const BestPackage& p,
     if (!k) continue;
     json::Value x;
     x.set("candidate", k->candidate_id).set("speedup", k->speedup).set("strategy", k->strategy);
+    x.set("confirmed", k->confirmed);
     x.set("results", k->results);
     meta.set(d, x);
   }

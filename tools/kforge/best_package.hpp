@@ -20,8 +20,9 @@ struct BestKernel {
   int64_t candidate_id = 0;
   std::string source;
   double speedup = 0;   ///< geometric mean over the configs, against eager PyTorch
-  json::Value results;  ///< the candidate's per-config results (archive::candidate_view)
+  json::Value results;  ///< its per-config times (archive::report_view)
   std::string strategy;
+  bool confirmed = false;  ///< the times are those it was confirmed with after the search
 };
 
 struct BestPackage {

@@ -15,12 +15,14 @@
 #include <thread>
 
 #include "actors/gateway.hpp"
+#include "common/log.hpp"
 #include "common/numbers.hpp"
 #include "gpu/hashing.hpp"
 #include "gpu/task_export.hpp"
 #include "net/dashboard_files.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/daemon_api.hpp"
+#include "tools/kforge/daemon_log.hpp"
 
 namespace kforge::cli {
 namespace {
@@ -38,7 +40,9 @@ constexpr const char* kDaemonUsage =
     "  --cache DIR   compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
     "  --jobs N      compiler slots (default: one per core)\n"
     "  --allow-unconfined   on a kernel without Landlock, compile and run candidates with access\n"
-    "                to all your files instead of refusing to\n";
+    "                to all your files instead of refusing to\n"
+    "  --log-level L debug, info (default), warn, error or off: what goes to standard error and\n"
+    "                <state>/daemon.log (rotated at 10 MiB, three files kept)\n";
 
 std::atomic<bool> g_stop{false};
 
@@ -137,6 +141,7 @@ int run_daemon(const std::vector<std::string>& args) {
   std::string state_dir = default_state_dir(), cache;
   unsigned port = 0, jobs = 0;
   bool allow_unconfined = false;
+  log::Level log_level = log::Level::info;
   for (size_t i = 0; i < args.size(); ++i) {
     auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
     const auto& a = args[i];
@@ -146,7 +151,16 @@ int run_daemon(const std::vector<std::string>& args) {
       cache = value();
     else if (a == "--allow-unconfined")
       allow_unconfined = true;
-    else if (a == "--port" || a == "--jobs") {
+    else if (a == "--log-level") {
+      const std::string text = value();
+      auto level = log::parse_level(text);
+      if (!level) {
+        std::cerr << "kforge daemon: --log-level takes debug, info, warn, error or off, not `"
+                  << text << "`\n";
+        return 2;
+      }
+      log_level = *level;
+    } else if (a == "--port" || a == "--jobs") {
       // 0 asks for any free port; at most 4096 compile slots.
       const int64_t max = a == "--port" ? 65535 : 4096;
       const std::string text = value();
@@ -181,6 +195,10 @@ int run_daemon(const std::vector<std::string>& args) {
               << " is locked)\n";
     return 2;
   }
+  if (auto logging = log::to_stderr_and_file(state_dir + "/daemon.log", log_level); !logging) {
+    std::cerr << "kforge daemon: " << logging.error << "\n";
+    return 2;
+  }
   auto token = new_token();
   if (!token) {
     std::cerr << "kforge daemon: " << token.error << "\n";
@@ -210,9 +228,18 @@ int run_daemon(const std::vector<std::string>& args) {
     return 2;
   }
   auto gateway = host.system().spawn(gateway_impl, &host.rt(), true);
+  start_event_log(host.system(), gateway);
   DaemonApi api(host.system(), gateway);
   net::HttpServer server(
-      *token, [&](const net::HttpRequest& r) { return api.handle(r); },
+      *token,
+      [&](const net::HttpRequest& r) {
+        auto response = api.handle(r);
+        // Commands at info, reads at debug; never a header (the token) or a body.
+        const std::string line =
+            "api: " + r.method + " " + r.path + " " + std::to_string(response.status);
+        r.method == "GET" ? log::debug(line) : log::info(line);
+        return response;
+      },
       [&](const net::HttpRequest& r) { return api.admit_events(r); },
       [&](const net::HttpRequest& r, net::WebSocketChannel& c, const std::atomic<bool>& stopping) {
         api.stream_events(r, c, stopping);
@@ -232,14 +259,12 @@ int run_daemon(const std::vector<std::string>& args) {
     std::cerr << "kforge daemon: " << written.error << "\n";
     return 2;
   }
-  std::cout << "kforge daemon: listening on http://127.0.0.1:" << server.port() << " (state "
-            << state_dir << ", pid " << ::getpid() << "); dashboard: `kforge dashboard"
-            << (state_dir == default_state_dir() ? "" : " --state " + state_dir)
-            << "` prints its address\n"
-            << std::flush;
+  log::info("listening on http://127.0.0.1:" + std::to_string(server.port()) + " (state " +
+            state_dir + ", pid " + std::to_string(::getpid()) + "); `kforge dashboard" +
+            (state_dir == default_state_dir() ? "" : " --state " + state_dir) +
+            "` prints the dashboard's address");
   while (!g_stop) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  std::cout << "kforge daemon: stopping; unfinished experiments resume at the next start\n"
-            << std::flush;
+  log::info("stopping; unfinished experiments resume at the next start");
   server.stop();
   caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
   fs::remove(state_dir + "/daemon.json", ec);

@@ -16,6 +16,7 @@
 #include "gpu/task_export.hpp"
 #include "messages/errors.hpp"
 #include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/run_progress.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
@@ -152,14 +153,26 @@ int run_experiment(const std::vector<std::string>& args) {
             << ", " << spec.tasks.size() << " task(s), archive " << archive_path << "\n"
             << std::flush;
   const auto start = std::chrono::steady_clock::now();
+  RunProgress progress(std::cout, spec.candidates_per_target, ::isatty(STDOUT_FILENO) != 0, start);
+  auto last_shown = start;
   auto final_status = follow_experiment(
-      host, record, spec, resume_id != 0, "kforge run", [&](const event_record& ev) {
-        if (quiet) return;
+      host, record, spec, resume_id != 0, "kforge run",
+      [&](const event_record& ev) {
         auto detail = json::parse(ev.detail_json);
-        std::cout << elapsed_stamp(start)
-                  << describe_event(ev.kind, detail.value ? *detail.value : json::Value()) << "\n"
-                  << std::flush;
+        const json::Value d = detail.value ? *detail.value : json::Value();
+        if (!quiet) {
+          progress.before_line();
+          std::cout << elapsed_stamp(start) << describe_event(ev.kind, d) << "\n" << std::flush;
+        }
+        progress.on_event(ev.kind, d);
+      },
+      [&] {
+        const auto now = std::chrono::steady_clock::now();
+        if (quiet || now - last_shown < std::chrono::seconds(1) || !progress.due()) return;
+        last_shown = now;
+        progress.show(actors_at_work(host));
       });
+  progress.finish();
   std::cout << "\nexperiment " << record.id << " " << final_status.status << " after "
             << format("%.0f s", final_status.elapsed_seconds) << ": " << final_status.proposed
             << " proposed, " << final_status.rejected << " rejected before evaluation, "
@@ -186,7 +199,7 @@ int run_experiment(const std::vector<std::string>& args) {
   }
   std::cout << "\nkforge show CANDIDATE --archive " << archive_path
             << " prints a kernel; kforge report " << record.id << " --archive " << archive_path
-            << " what the LLMs were worth\n";
+            << " each best kernel's times per config and what the LLMs cost\n";
   return code;
 }
 

@@ -1,5 +1,6 @@
 #include "tools/kforge/tables.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 
@@ -17,9 +18,10 @@ std::string pad(std::string s, size_t width) {
 }
 
 std::string describe_event(const std::string& kind, const json::Value& d) {
-  // Candidates are named by their archive id (what `kforge show` takes) and their sequence.
+  // Candidates are named by their archive id (what `kforge show` takes) and their proposal's
+  // number in the experiment.
   auto seq = [&] {
-    return "candidate " + std::to_string(d["candidate"].as_int()) + " (#" +
+    return "candidate " + std::to_string(d["candidate"].as_int()) + " (proposal " +
            std::to_string(d["sequence"].as_int()) + ")";
   };
   if (kind == "proposed")
@@ -61,6 +63,19 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
            std::to_string(d["candidate"].as_int()) + " (" + d["strategy"].as_string() + ") " +
            format("%.2fx", d["speedup"].as_number());
   if (kind == "profiled") return seq() + " profile: " + d["profile"].as_string();
+  if (kind == "confirming")
+    return "the search is over: timing the best " + std::to_string(d["candidates"].as_int()) +
+           " candidate(s) again (fresh inputs, interleaved with eager) before reporting them";
+  if (kind == "confirmed") {
+    std::string s = "candidate " + std::to_string(d["candidate"].as_int()) + " " +
+                    d["target"].as_string() + " timed again: ";
+    if (d["verdict"].as_string() != "confirmed")
+      return s + "not confirmed: " + d["reason"].as_string().substr(0, 200);
+    return s + format("%.2fx", d["speedup"].as_number()) +
+           format(" (p10-p90 %.2f", d["speedup_p10"].as_number()) +
+           format("-%.2f)", d["speedup_p90"].as_number()) +
+           format("; %.2fx in the search", d["speedup_searched"].as_number());
+  }
   if (kind == "stage_error")
     return seq() + " " + d["stage"].as_string() + " failed: " + d["reason"].as_string();
   if (kind == "proposer_error")
@@ -96,22 +111,56 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
 }
 
 std::string experiment_table(const json::Value& e) {
-  std::string out = pad("target", 30) + pad("candidates", 11) + pad("correct", 8) + pad("best", 8) +
-                    pad("speedup", 9) + pad("of bound", 9) + pad("found at", 9) + "kernel\n";
+  size_t target_width = 8;
+  for (const auto& t : e["targets"].as_array())
+    target_width = std::max(target_width, t["target"].as_string().size() + 2);
+  std::string out = pad("target", target_width) + pad("candidates", 11) + pad("correct", 8) +
+                    pad("best kernel", 12) + pad("speedup (p10-p90)", 20) + pad("timed", 11) +
+                    pad("of bound", 9) + pad("found at", 9) + "how\n";
+  bool any_confirmed = false, any_searched = false;
   for (const auto& t : e["targets"].as_array()) {
     bool has = t.contains("best_candidate");
+    const bool confirmed = t["best_confirmed"].as_bool(false);
     // The best kernel's share of the speed-of-light bound on its largest config.
     const bool bounded = t.contains("best_speed_of_light");
-    out += pad(t["target"].as_string(), 30) + pad(std::to_string(t["candidates"].as_int()), 11) +
+    std::string speedup = "-";
+    if (has)
+      speedup = format("%.2fx", t["best_speedup"].as_number()) +
+                (confirmed ? format(" (%.2f", t["best_speedup_p10"].as_number()) +
+                                 format("-%.2f)", t["best_speedup_p90"].as_number())
+                           : "");
+    any_confirmed |= has && confirmed;
+    any_searched |= has && !confirmed;
+    out += pad(t["target"].as_string(), target_width) +
+           pad(std::to_string(t["candidates"].as_int()), 11) +
            pad(std::to_string(t["correct"].as_int()), 8) +
-           pad(has ? "#" + std::to_string(t["best_candidate"].as_int()) : "-", 8) +
-           pad(has ? format("%.2fx", t["best_speedup"].as_number()) : "-", 9) +
+           pad(has ? "cand. " + std::to_string(t["best_candidate"].as_int()) : "-", 12) +
+           pad(speedup, 20) + pad(has ? (confirmed ? "confirmed" : "search") : "-", 11) +
            pad(bounded ? format("%.0f%%", 100 * t["best_speed_of_light"].as_number()) : "-", 9) +
            pad(has ? std::to_string(t["best_after"].as_int()) : "-", 9) +
            (has ? t["best_strategy"].as_string() + " " + t["best_params"].dump() : "none correct") +
            "\n";
+    if (t.contains("search_best_candidate"))
+      out += "    the search's largest draw was candidate " +
+             std::to_string(t["search_best_candidate"].as_int()) + " at " +
+             format("%.2fx", t["search_best_speedup"].as_number()) + "; timed again, candidate " +
+             std::to_string(t["best_candidate"].as_int()) + " was faster\n";
+    if (confirmed)
+      out += "    candidate " + std::to_string(t["best_candidate"].as_int()) +
+             format(" measured %.2fx during the search", t["best_speedup_searched"].as_number()) +
+             "\n";
     if (!has && t.contains("ended")) out += "    " + t["ended"].as_string() + "\n";
   }
+  if (any_confirmed)
+    out +=
+        "confirmed: the best candidates timed again once the search was over, on fresh inputs,\n"
+        "interleaved with eager PyTorch; speedup: geometric mean over the configs of the median\n"
+        "times, (p10-p90): the same of eager's 10th percentile over the kernel's 90th and eager's\n"
+        "90th over the kernel's 10th.\n";
+  if (any_searched)
+    out +=
+        "search: the largest of the search's draws, not timed again (the experiment did not\n"
+        "finish, or evaluation.confirm_top is 0); expect it lower when timed again.\n";
   return out;
 }
 
@@ -183,7 +232,11 @@ std::string best_results_table(const json::Value& targets) {
     out += t["target"].as_string() + ": candidate " + std::to_string(t["best_candidate"].as_int()) +
            ", " + format("%.2fx", t["best_speedup"].as_number()) + " eager (geometric mean), " +
            std::to_string(t["lineage_depth"].as_int()) + " ancestor(s), found as the target's " +
-           "candidate " + std::to_string(t["best_after"].as_int()) + "\n";
+           "candidate " + std::to_string(t["best_after"].as_int()) + "; " +
+           (t["results_timed"].as_string() == "confirmation"
+                ? "times from its confirmation after the search"
+                : "times from the search, not confirmed") +
+           "\n";
     out += "  " + pad("config", name_width) + pad("ok", 3) + pad("kernel ms (p10-p90)", 27) +
            pad("eager ms (p10-p90)", 27) + pad("speedup", 8) + pad("compiled ms", 12) +
            "vs compiled\n";
@@ -218,13 +271,15 @@ std::string report_csv(const json::Value& r) {
                            "kernel_ms",       "kernel_p10_ms", "kernel_p90_ms", "eager_ms",
                            "eager_p10_ms",    "eager_p90_ms",  "speedup",       "compiled_ms",
                            "speedup_compiled"};
-  std::string out = "experiment,target,candidate,geomean_speedup,lineage_depth,found_after";
+  std::string out =
+      "experiment,target,candidate,geomean_speedup,confirmed,lineage_depth,found_after";
   for (const char* c : columns) out += std::string(",") + c;
   out += "\n";
   for (const auto& t : r["targets"].as_array())
     for (const auto& row : t["results"].as_array()) {
       out += std::to_string(r["experiment"].as_int()) + "," + cell(t["target"]) + "," +
              cell(t["best_candidate"]) + "," + cell(t["best_speedup"]) + "," +
+             cell(json::Value(t["best_confirmed"].as_bool(false))) + "," +
              cell(t["lineage_depth"]) + "," + cell(t["best_after"]);
       for (const char* c : columns) out += "," + cell(row[c]);
       out += "\n";
@@ -431,7 +486,8 @@ std::string experiments_list_table(const json::Value& experiments) {
       out += "       " + pad(t["target"].as_string(), 40) +
              (t.contains("best_candidate")
                   ? format("best %.2fx", t["best_speedup"].as_number()) + " (candidate " +
-                        std::to_string(t["best_candidate"].as_int()) + ")"
+                        std::to_string(t["best_candidate"].as_int()) +
+                        (t["best_confirmed"].as_bool(false) ? ", confirmed)" : ", search)")
               : t.contains("ended") ? t["ended"].as_string()
                                     : std::string("none correct")) +
              "\n";

@@ -1,0 +1,103 @@
+// What `kforge run` prints between events (tools/kforge/run_progress) and the daemon's log
+// (common/log, tools/kforge/daemon_log): progress with done/total and an estimate from the first
+// second, live on a terminal and as periodic lines in a log; log lines with their level, filtered
+// by the level asked for, in the file the daemon keeps.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/log.hpp"
+#include "tools/kforge/daemon_log.hpp"
+#include "tools/kforge/run_progress.hpp"
+
+namespace kforge::cli {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(RunProgress, SaysHowFarTheExperimentIsAndWhatIsLeft) {
+  std::ostringstream out;
+  RunProgress p(out, 4, false, std::chrono::steady_clock::now() - 40s);
+  EXPECT_EQ(p.summary(), "setting up (exporting the tasks)");
+  EXPECT_TRUE(p.due()) << "40 s without a line: a log gets one";
+  p.show({"compiler: export tasks/softmax"});
+  EXPECT_NE(out.str().find("] setting up (exporting the tasks); now: compiler: export "
+                           "tasks/softmax\n"),
+            std::string::npos)
+      << out.str();
+  EXPECT_FALSE(p.due()) << "a line was just printed";
+  json::Value started;
+  started.set("targets", 2);
+  p.on_event("experiment_started", started);
+  p.on_event("evaluated", json::Value());
+  p.on_event("rejected", json::Value());
+  p.on_event("proposed", json::Value());
+  // 2 of 2 x 4 finished after about 40 s: about 120 s for the other 6.
+  const std::string s = p.summary();
+  EXPECT_EQ(s.rfind("2/8 candidates finished, about 12", 0), 0u) << s;
+  json::Value confirming;
+  confirming.set("candidates", 4);
+  p.on_event("confirming", confirming);
+  p.on_event("confirmed", json::Value());
+  EXPECT_EQ(p.summary(), "confirming the best: 1/4 timed again");
+}
+
+TEST(RunProgress, OnATerminalTheLineIsRewrittenInPlace) {
+  std::ostringstream out;
+  RunProgress p(out, 4, true, std::chrono::steady_clock::now());
+  EXPECT_TRUE(p.due());
+  p.show({});
+  p.show({"evaluator cpu: candidate 2"});
+  p.before_line();
+  const std::string s = out.str();
+  EXPECT_EQ(s.find('\n'), std::string::npos) << s;
+  EXPECT_NE(s.find("\r\033[K"), std::string::npos) << s;
+  EXPECT_NE(s.find("now: evaluator cpu: candidate 2"), std::string::npos) << s;
+  EXPECT_EQ(s.substr(s.size() - 4), "\r\033[K") << "cleared before an event line";
+}
+
+TEST(DaemonLog, LinesCarryTheirLevelAndOnlyThoseAskedForAreKept) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("kforge_log_test_" + std::to_string(::getpid()) + ".log");
+  std::filesystem::remove(path);
+  ASSERT_TRUE(log::to_stderr_and_file(path.string(), log::Level::info));
+  log::debug("a debug line");
+  log::info("experiment 1: experiment started");
+  log::warn("evaluator cpu: the worker failed");
+  log::error("experiment 2: experiment failed");
+  log::to_stderr(log::Level::warn);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  EXPECT_EQ(s.find("a debug line"), std::string::npos) << s;
+  EXPECT_NE(s.find(" info    experiment 1: experiment started\n"), std::string::npos) << s;
+  EXPECT_NE(s.find(" warning evaluator cpu: the worker failed\n"), std::string::npos) << s;
+  EXPECT_NE(s.find(" error   experiment 2: experiment failed\n"), std::string::npos) << s;
+  // A log that cannot be written is refused with the reason (here a file stands where its folder
+  // would be).
+  std::ofstream(path) << "a file";
+  auto refused = log::to_stderr_and_file((path / "daemon.log").string(), log::Level::info);
+  EXPECT_FALSE(refused);
+  EXPECT_NE(refused.error.find("cannot write the log"), std::string::npos) << refused.error;
+  std::filesystem::remove(path);
+  log::to_stderr(log::Level::warn);
+  EXPECT_EQ(log::parse_level("verbose"), std::nullopt);
+}
+
+TEST(DaemonLog, EventsAreLoggedAtTheLevelTheyDeserve) {
+  EXPECT_EQ(event_level("experiment_failed"), log::Level::error);
+  EXPECT_EQ(event_level("stage_error"), log::Level::error);
+  EXPECT_EQ(event_level("proposer_error"), log::Level::warn);
+  EXPECT_EQ(event_level("target_abandoned"), log::Level::warn);
+  EXPECT_EQ(event_level("experiment_started"), log::Level::info);
+  EXPECT_EQ(event_level("confirmed"), log::Level::info);
+  EXPECT_EQ(event_level("new_best"), log::Level::info);
+  EXPECT_EQ(event_level("evaluated"), log::Level::debug);
+  EXPECT_EQ(event_level("proposed"), log::Level::debug);
+}
+
+}  // namespace
+}  // namespace kforge::cli
