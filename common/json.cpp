@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -58,9 +59,9 @@ Value from_simdjson(simdjson::dom::element e, Duplicate& duplicate) {
       return Value(std::move(o));
     }
     case simdjson::dom::element_type::INT64:
-      return Value(static_cast<double>(int64_t(e)));
+      return Value(int64_t(e));
     case simdjson::dom::element_type::UINT64:
-      return Value(static_cast<double>(uint64_t(e)));
+      return Value(uint64_t(e));
     case simdjson::dom::element_type::DOUBLE:
       return Value(double(e));
     case simdjson::dom::element_type::STRING:
@@ -92,6 +93,10 @@ void dump_into(const Value& v, std::string& out) {
     out += "null";
   } else if (v.is_bool()) {
     out += v.as_bool() ? "true" : "false";
+  } else if (v.is_integer()) {
+    // A negative one is an int64_t; the others read exactly as unsigned.
+    const int64_t i = v.as_int(0);
+    out += i < 0 ? std::to_string(i) : std::to_string(v.as_uint(0));
   } else if (v.is_number()) {
     append_number(out, v.as_number());
   } else if (v.is_string()) {
@@ -126,12 +131,29 @@ bool Value::as_bool(bool fallback) const {
   return p ? *p : fallback;
 }
 double Value::as_number(double fallback) const {
-  auto p = std::get_if<double>(&data_);
-  return p ? *p : fallback;
+  if (auto p = std::get_if<double>(&data_)) return *p;
+  if (auto p = std::get_if<int64_t>(&data_)) return static_cast<double>(*p);
+  if (auto p = std::get_if<uint64_t>(&data_)) return static_cast<double>(*p);
+  return fallback;
 }
 int64_t Value::as_int(int64_t fallback) const {
-  auto p = std::get_if<double>(&data_);
-  return p ? static_cast<int64_t>(std::llround(*p)) : fallback;
+  if (auto p = std::get_if<int64_t>(&data_)) return *p;
+  if (auto p = std::get_if<uint64_t>(&data_))
+    return *p <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
+               ? static_cast<int64_t>(*p)
+               : fallback;
+  if (auto p = std::get_if<double>(&data_))
+    return std::isfinite(*p) && std::fabs(*p) < 9.2e18 ? static_cast<int64_t>(std::llround(*p))
+                                                       : fallback;
+  return fallback;
+}
+uint64_t Value::as_uint(uint64_t fallback) const {
+  if (auto p = std::get_if<uint64_t>(&data_)) return *p;
+  if (auto p = std::get_if<int64_t>(&data_)) return *p >= 0 ? static_cast<uint64_t>(*p) : fallback;
+  if (auto p = std::get_if<double>(&data_))
+    return std::isfinite(*p) && *p >= 0 && *p < 1.8e19 ? static_cast<uint64_t>(std::llround(*p))
+                                                       : fallback;
+  return fallback;
 }
 const std::string& Value::as_string() const {
   auto p = std::get_if<std::string>(&data_);

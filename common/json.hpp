@@ -1,5 +1,6 @@
 // A small JSON value for kforge's documents (task exports, worker messages, results):
-// parsed by simdjson, built and printed here. Objects keep their insertion order.
+// parsed by simdjson, built and printed here. Objects keep their insertion order. Integers stay
+// integers (64-bit, signed or not: seeds and ids are exact), other numbers are doubles.
 #pragma once
 
 #include <cstdint>
@@ -26,9 +27,9 @@ class Value {
   Value() = default;
   Value(std::nullptr_t) {}
   Value(bool b) : data_(b) {}
-  Value(int v) : data_(static_cast<double>(v)) {}
-  Value(int64_t v) : data_(static_cast<double>(v)) {}
-  Value(uint64_t v) : data_(static_cast<double>(v)) {}
+  Value(int v) : data_(static_cast<int64_t>(v)) {}
+  Value(int64_t v) : data_(v) {}
+  Value(uint64_t v) : data_(v) {}
   Value(double v) : data_(v) {}
   Value(const char* s) : data_(std::string(s)) {}
   Value(std::string s) : data_(std::move(s)) {}
@@ -38,14 +39,24 @@ class Value {
 
   bool is_null() const { return std::holds_alternative<std::monostate>(data_); }
   bool is_bool() const { return std::holds_alternative<bool>(data_); }
-  bool is_number() const { return std::holds_alternative<double>(data_); }
+  bool is_number() const {
+    return std::holds_alternative<double>(data_) || std::holds_alternative<int64_t>(data_) ||
+           std::holds_alternative<uint64_t>(data_);
+  }
+  /// A number written without a fraction or exponent (or built from an integer): exact.
+  bool is_integer() const {
+    return std::holds_alternative<int64_t>(data_) || std::holds_alternative<uint64_t>(data_);
+  }
   bool is_string() const { return std::holds_alternative<std::string>(data_); }
   bool is_array() const { return std::holds_alternative<std::shared_ptr<Array>>(data_); }
   bool is_object() const { return std::holds_alternative<std::shared_ptr<Object>>(data_); }
 
   bool as_bool(bool fallback = false) const;
   double as_number(double fallback = 0) const;
+  /// The integer (a double rounded; fallback when not a number or out of range).
   int64_t as_int(int64_t fallback = 0) const;
+  /// The same for unsigned 64-bit values (seeds): every one of them exact.
+  uint64_t as_uint(uint64_t fallback = 0) const;
   const std::string& as_string() const;  ///< empty string when not a string
   std::string as_string(std::string fallback) const;
   const Array& as_array() const;    ///< empty array when not an array
@@ -65,7 +76,7 @@ class Value {
   std::string dump() const;  ///< compact, one line, no trailing newline
 
  private:
-  std::variant<std::monostate, bool, double, std::string, std::shared_ptr<Array>,
+  std::variant<std::monostate, bool, double, int64_t, uint64_t, std::string, std::shared_ptr<Array>,
                std::shared_ptr<Object>>
       data_;
 };

@@ -183,12 +183,11 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
     Reader r(doc, "config", errors);
     r.string("name", s.name);
     if (auto v = r.get("seed")) {
-      double d = v->as_number(-1);
-      if (!v->is_number() || d < 0 || d > 9007199254740992.0 ||
-          d != static_cast<double>(static_cast<uint64_t>(d)))
-        r.error("seed", "must be a non-negative integer (at most 2^53)");
+      // Any unsigned 64-bit integer, kept exact (a run's JSON gives it back as it was given).
+      if (!v->is_integer() || (v->as_int(0) < 0))
+        r.error("seed", "must be a non-negative integer (at most 2^64-1)");
       else
-        s.seed = static_cast<uint64_t>(d);
+        s.seed = v->as_uint();
     } else {
       errors.push_back("config.seed is required: one seed makes a run reproducible");
     }

@@ -36,7 +36,7 @@ class SystemTest : public testing::Test {
     config_ = (dir_ / "experiment.json").string();
     std::ofstream(config_) << R"({"name": "system-test", "seed": 5, "tasks": [")" << source_dir()
                            << R"(/tasks/softmax"], "backends": ["cpu"], "config_set": "single",
-      "budget": {"candidates_per_target": 10}, "evaluation": {"seeds": 2, "timing_seconds": 0.4},
+      "budget": {"candidates_per_target": 10}, "evaluation": {"seeds": 1, "timing_seconds": 0.1},
       "search": {"pipeline_depth": 3}})";
   }
   void TearDown() override {

@@ -38,6 +38,30 @@ TEST(Json, RoundTripKeepsOrderTypesAndEscapes) {
   EXPECT_FALSE(json::parse("{nope").value);
 }
 
+// Seeds and ids are 64-bit integers: parsed, built and printed exactly (the review saw a seed come
+// out as 1.3483273760790274e+19 when every number was a double).
+TEST(Json, IntegersStayExact) {
+  const std::string text =
+      R"({"seed":13483273760790274049,"max":18446744073709551615,"id":9223372036854775807,)"
+      R"("negative":-9223372036854775808,"ratio":1.5,"zero":0})";
+  auto parsed = json::parse(text);
+  ASSERT_TRUE(parsed.value) << parsed.error;
+  const auto& doc = *parsed.value;
+  EXPECT_EQ(doc.dump(), text);
+  EXPECT_EQ(doc["seed"].as_uint(), 13483273760790274049ull);
+  EXPECT_EQ(doc["max"].as_uint(), UINT64_MAX);
+  EXPECT_EQ(doc["max"].as_int(-1), -1) << "too large for int64: the fallback, not a wrap";
+  EXPECT_EQ(doc["id"].as_int(), INT64_MAX);
+  EXPECT_EQ(doc["negative"].as_int(), INT64_MIN);
+  EXPECT_EQ(doc["negative"].as_uint(7), 7u);
+  EXPECT_TRUE(doc["seed"].is_integer() && doc["seed"].is_number());
+  EXPECT_FALSE(doc["ratio"].is_integer());
+  EXPECT_EQ(doc["ratio"].as_int(), 2);  // a double rounds
+  json::Value built;
+  built.set("seed", uint64_t{13483273760790274049ull}).set("n", int64_t{-3}).set("i", 7);
+  EXPECT_EQ(built.dump(), R"({"seed":13483273760790274049,"n":-3,"i":7})");
+}
+
 // Numbers users and clients type: whole strings only, in range, or nothing.
 // One geometric mean for the coordinator's, the archive's and the views' speedups: none without
 // values, none when one value is not a positive finite number.

@@ -15,6 +15,7 @@
 #include "gpu/hashing.hpp"
 #include "net/http_client.hpp"
 #include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/console_input.hpp"
 #include "tools/kforge/daemon_command.hpp"
 #include "tools/kforge/tables.hpp"
 
@@ -137,6 +138,13 @@ int command(const Connection& c, const std::vector<std::string>& words) {
     return 0;
   }
   json::Value doc;
+  if (verb == "dashboard") {
+    if (!call(c, "GET", "/api/state", doc)) return 1;  // the daemon is there and takes the token
+    std::cout << "http://127.0.0.1:" << c.port << "/#token=" << c.token << "\n"
+              << "  (open it in a browser on this machine; the page moves the token out of the "
+                 "address at once, and the part after # is never sent to the daemon)\n";
+    return 0;
+  }
   // An id goes into a URL path: it must be a whole number first.
   const bool takes_id = verb == "experiment" || verb == "pause" || verb == "resume" ||
                         verb == "stop" || verb == "show";
@@ -257,27 +265,32 @@ int watch(const Connection& c, double interval) {
 
 const char* kInteractiveHelp =
     "commands: state, experiments, experiment ID, submit FILE, pause ID, resume ID, stop ID,\n"
-    "  show CANDIDATE [--no-source], help, quit (`kforge console --help` says what each does)\n";
+    "  show CANDIDATE [--no-source], dashboard, help, quit (`kforge console --help` says what\n"
+    "  each does; on a terminal: line editing, Tab completes a command, history is kept)\n";
 
 int interactive(const Connection& c) {
   std::mutex out;
   net::WebSocketClient ws;
   std::atomic<bool> quitting{false};
   command(c, {"state"});
+  ConsoleInput input(default_state_dir() + "/console_history",
+                     {"state", "experiments", "experiment", "submit", "pause", "resume", "stop",
+                      "show", "dashboard", "help", "quit"});
   std::thread events([&] {
     follow_events(c, "/api/events", ws, [&](const std::string& line) {
       std::lock_guard lock(out);
-      std::cout << line << "\n" << std::flush;
+      input.print_above(line);
     });
     // The stream ends when the daemon goes away (or the console quits): say so, once.
     std::lock_guard lock(out);
     if (!quitting)
-      std::cout << "the daemon's event stream closed: the daemon stopped or restarted; commands "
-                   "fail until one runs again (start the console again to follow its events)\n"
-                << std::flush;
+      input.print_above(
+          "the daemon's event stream closed: the daemon stopped or restarted; commands fail "
+          "until one runs again (start the console again to follow its events)");
   });
   std::cout << "live events follow; " << kInteractiveHelp;
-  for (std::string line; std::getline(std::cin, line);) {
+  for (std::optional<std::string> read; (read = input.read_line());) {
+    const std::string& line = *read;
     std::istringstream in(line);
     std::vector<std::string> words;
     for (std::string w; in >> w;) words.push_back(w);
@@ -343,14 +356,6 @@ int run_console(const std::vector<std::string>& args) {
       interval = *v;
     }
     return watch(c, interval);
-  }
-  if (words[0] == "dashboard") {
-    json::Value state;
-    if (!call(c, "GET", "/api/state", state)) return 1;  // the daemon is there and takes the token
-    std::cout << "http://127.0.0.1:" << c.port << "/#token=" << c.token << "\n"
-              << "  (open it in a browser on this machine; the page moves the token out of the "
-                 "address at once, and the part after # is never sent to the daemon)\n";
-    return 0;
   }
   if (words[0] == "events") {
     std::string target = "/api/events";
