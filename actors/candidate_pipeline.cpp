@@ -463,6 +463,7 @@ caf::result<confirmation> confirm(self_ptr self, pipeline_job& job) {
               req.seed = search::derive_seed(self->state.cfg.spec.seed, "confirm",
                                              static_cast<uint64_t>(c.sequence));
               req.stop_on_failure = true;
+              req.profile = false;  // its profile was made after the search's evaluation
               self->request(evaluator_of(self, l), caf::infinite, evaluate_atom::value, req)
                   .then([deliver](eval_result& r) mutable { deliver(confirmation_of(r)); },
                         [unconfirmed](caf::error& e) mutable {

@@ -89,8 +89,8 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         w.library_calls = r.library_policy;
         w.stop_on_failure = r.stop_on_failure;
         w.timing.max_seconds = r.timing_seconds;
-        w.trace = true;                          // a correct kernel's launches, for its profile
-        w.counters = options.backend == "cuda";  // and their hardware counters
+        w.trace = r.profile;  // a correct kernel's launches, for its profile
+        w.counters = r.profile && options.backend == "cuda";  // and their hardware counters
         const auto request = w.to_json();
         auto start = std::chrono::steady_clock::now();
         auto outcome = self->state.worker->evaluate(request);

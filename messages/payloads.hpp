@@ -405,13 +405,16 @@ struct eval_request {
   /// Stop at the first failing config (a search needs the verdict only); a suite runs them all,
   /// so that its table says how many configs a kernel gets right.
   bool stop_on_failure = true;
+  /// Record a correct kernel's launches (and on CUDA its hardware counters) for its profile; a
+  /// confirmation, timed again after its profile was made, needs neither.
+  bool profile = true;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
   return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.export_dir,
            x.compiled_dir, x.compiled_unavailable, x.library_path, x.library_policy, x.seeds,
-           x.seed, x.timing_seconds, x.stop_on_failure);
+           x.seed, x.timing_seconds, x.stop_on_failure, x.profile);
 }
 
 struct eval_result {

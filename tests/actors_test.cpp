@@ -75,7 +75,8 @@ compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string
 
 /// What the stand-in evaluator did, for the test to inspect.
 struct EvaluatorLog {
-  std::vector<int64_t> evaluated;  ///< candidate ids in the order they were answered
+  std::vector<int64_t> evaluated;   ///< candidate ids in the order they were answered
+  std::vector<int64_t> unprofiled;  ///< those asked without a trace or counters (confirmations)
   size_t max_pending = 0;
 };
 
@@ -125,6 +126,7 @@ caf::behavior fake_evaluator(caf::stateful_actor<fake_evaluator_state>* self, bo
       },
       [self](evaluate_atom, eval_request& r) -> caf::result<eval_result> {
         auto& st = self->state;
+        if (!r.profile) st.log->unprofiled.push_back(r.candidate_id);
         if (!st.deferred) {
           st.log->evaluated.push_back(r.candidate_id);
           return outcome(r);
@@ -602,6 +604,12 @@ TEST_F(ActorTest, CudaTargetsGoToTheGpusInTurnAndStayOnTheirs) {
   // Each target's four candidates, then its best two timed again: all on the target's own GPU.
   ASSERT_EQ(log_->evaluated.size(), 4u + 2u);
   ASSERT_EQ(other_log->evaluated.size(), 4u + 2u);
+  // The confirmations (the last two of each) ask for no trace and no counters: their profile was
+  // made after the search's evaluation.
+  EXPECT_EQ(log_->unprofiled,
+            std::vector<int64_t>(log_->evaluated.end() - 2, log_->evaluated.end()));
+  EXPECT_EQ(other_log->unprofiled,
+            std::vector<int64_t>(other_log->evaluated.end() - 2, other_log->evaluated.end()));
   for (int64_t id : log_->evaluated) EXPECT_EQ(task_of[id], "softmax");
   for (int64_t id : other_log->evaluated) EXPECT_EQ(task_of[id], "softmax_copy");
 }
