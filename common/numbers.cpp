@@ -45,14 +45,22 @@ std::optional<double> parse_real(std::string_view text, double min, double max) 
   return value;
 }
 
+std::string integer_expected(std::string_view text, int64_t min, int64_t max) {
+  return "needs a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+         ", not " + quoted(text);
+}
+
+std::string real_expected(std::string_view text, double min, double max) {
+  return "needs a number from " + number_text(min) + " to " + number_text(max) + ", not " +
+         quoted(text);
+}
+
 std::string integer_error(std::string_view what, std::string_view text, int64_t min, int64_t max) {
-  return std::string(what) + " needs a whole number from " + std::to_string(min) + " to " +
-         std::to_string(max) + ", not " + quoted(text);
+  return std::string(what) + " " + integer_expected(text, min, max);
 }
 
 std::string real_error(std::string_view what, std::string_view text, double min, double max) {
-  return std::string(what) + " needs a number from " + number_text(min) + " to " +
-         number_text(max) + ", not " + quoted(text);
+  return std::string(what) + " " + real_expected(text, min, max);
 }
 
 std::string format_number(const char* printf_format, double v) {

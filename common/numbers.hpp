@@ -26,6 +26,10 @@ std::optional<double> parse_real(std::string_view text,
 std::string integer_error(std::string_view what, std::string_view text, int64_t min, int64_t max);
 /// "--max-seconds needs a number from 0.001 to 3600, not 'x'"
 std::string real_error(std::string_view what, std::string_view text, double min, double max);
+/// The same without the name: "needs a whole number from 1 to 100, not 'abc'" (for a parser that
+/// puts the option's name in front itself).
+std::string integer_expected(std::string_view text, int64_t min, int64_t max);
+std::string real_expected(std::string_view text, double min, double max);
 
 /// One number in a printf format ("%.2fx", "%.0f%%"), for tables and messages.
 std::string format_number(const char* printf_format, double v);

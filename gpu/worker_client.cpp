@@ -193,6 +193,7 @@ std::string WorkerClient::ensure_started() {
              "--event-fd",
              "4"};
   if (!options_.seccomp) so.argv.push_back("--no-seccomp");
+  if (options_.checker) so.argv.push_back("--checker");
   so.argv.insert(so.argv.end(), {"--scratch", work, "--read", lib});
   for (const auto& dir : options_.readable_dirs) so.argv.insert(so.argv.end(), {"--read", dir});
   if (!outputs_root_.empty()) so.argv.insert(so.argv.end(), {"--write", outputs_root_});

@@ -164,7 +164,8 @@ TEST(Cli, CompiledBaselineIsTimedOrSaysWhyNot) {
   auto bad = kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp",
                           "--compiled", "fast"});
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_NE(bad.output.find("--compiled must be max-autotune, default or off"), std::string::npos)
+  EXPECT_NE(bad.output.find("--compiled: must be max-autotune, default or off, not 'fast'"),
+            std::string::npos)
       << bad.output;
 }
 
@@ -270,6 +271,55 @@ TEST(Cli, EveryNumericOptionRejectsBadValuesClearly) {
     }
   }
   fs::remove_all(state);
+}
+
+// Every command, as a person first meets it: --help lists its options and exits 0 without
+// touching an archive or a daemon; an option it does not have, an option without its value, a
+// value outside its choices and a missing required option each exit 2 naming the command and
+// what is wrong, and point to --help.
+TEST(Cli, EveryCommandListsItsOptionsAndSaysWhatIsWrong) {
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"eval", "--kernel"},      {"export", "--task"},       {"import", "--sizes"},
+      {"suite", "--kernels"},    {"run", "--replay"},        {"show", "--no-source"},
+      {"report", "--csv"},       {"list", "--archive"},      {"best", "--out"},
+      {"daemon", "--log-level"}, {"console", "--token-file"}};
+  for (const auto& [command, option] : commands) {
+    auto help = kforge({command, "--help"});
+    EXPECT_EQ(help.exit_code, 0) << command << "\n" << help.output;
+    EXPECT_NE(help.output.find("kforge " + command), std::string::npos) << help.output;
+    EXPECT_NE(help.output.find(option), std::string::npos) << command << "\n" << help.output;
+    auto unknown = kforge({command, "--no-such-option"});
+    EXPECT_EQ(unknown.exit_code, 2) << command << "\n" << unknown.output;
+    EXPECT_NE(unknown.output.find("kforge " + command + ": "), std::string::npos) << unknown.output;
+    EXPECT_NE(unknown.output.find("--no-such-option"), std::string::npos) << unknown.output;
+    EXPECT_NE(unknown.output.find("kforge " + command + " --help"), std::string::npos)
+        << unknown.output;
+  }
+  const std::string task = source_dir() + "/tasks/softmax";
+  const std::string kernel = task + "/kernels/forward_cpu.cpp";
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> wrong = {
+      {{"eval", "--task", task, "--kernel", kernel, "--seeds"}, "--seeds needs a value"},
+      {{"eval", "--task", task}, "--kernel is required"},
+      {{"eval", "--task", task, "--kernel", kernel, "--backend", "tpu"}, "tpu"},
+      {{"eval", "--task", task, "--kernel", kernel, "--configs", "most"}, "most"},
+      {{"suite", "--tasks", task, "--kernels", "x", "--directions", "sideways"}, "sideways"},
+      {{"daemon", "--log-level", "loud"}, "loud"},
+      {{"import", "--from", "tritonbench", "--out", "x", "p.py"}, "tritonbench"},
+      {{"best", "1", "softmax"}, "--out is required"},
+      {{"run"}, "give a configuration file or --resume EXPERIMENT"},
+      {{"report", "1", "--json", "--csv"}, "excludes"},
+  };
+  for (const auto& c : wrong) {
+    auto r = kforge(c.args);
+    std::string shown;
+    for (const auto& a : c.args) shown += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << shown << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << shown << "\n" << r.output;
+  }
 }
 
 }  // namespace

@@ -92,8 +92,14 @@ std::optional<LiveProcess> read_process(const std::filesystem::path& dir) {
   if (state == 'Z') return std::nullopt;
   p.pid = std::stoi(dir.filename().string());
   p.name = stat.substr(open + 1, close - open - 1);
-  std::ifstream cmdline(dir / "cmdline");
-  p.command.assign(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
+  // A process that exits while it is read makes the read fail with ESRCH, which libstdc++'s
+  // stream buffer throws as std::ios_base::failure: that process is gone.
+  try {
+    std::ifstream cmdline(dir / "cmdline");
+    p.command.assign(std::istreambuf_iterator<char>(cmdline), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return std::nullopt;
+  }
   return p;
 }
 

@@ -96,7 +96,8 @@ bool read_line(int fd, std::string& buffer, std::string& line) {
 int usage() {
   std::cerr
       << "usage: kforge-worker --backend cpu|cuda [--device N] [--request-fd 3] [--event-fd 4] "
-         "--scratch DIR [--read DIR]... [--write DIR]... [--unconfined] [--no-seccomp]\n"
+         "--scratch DIR [--read DIR]... [--write DIR]... [--unconfined] [--no-seccomp] "
+         "[--checker]\n"
          "Started by kforge, not by hand: it speaks JSON lines on the two descriptors.\n";
   return 2;
 }
@@ -106,7 +107,7 @@ int usage() {
 int main(int argc, char** argv) {
   std::string backend = "cpu";
   int device_index = 0, request_fd = 3;
-  bool seccomp = true, confine = true;
+  bool seccomp = true, confine = true, checker = false;
   kforge::worker::ConfinementRequest confinement;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -129,6 +130,8 @@ int main(int argc, char** argv) {
       confinement.writable.push_back(next());
     else if (a == "--unconfined")
       confine = false;
+    else if (a == "--checker")  // answers "check" requests only: loads no candidate, times nothing
+      checker = true;
     else
       return usage();
   }
@@ -191,7 +194,7 @@ int main(int argc, char** argv) {
     }
     device = std::move(*made);
   } else {
-    device = kforge::worker::make_cpu_device();
+    device = kforge::worker::make_cpu_device(/*timing=*/!checker);
   }
   kforge::worker::record_guarded_symbols();
   std::string seccomp_error =
@@ -228,11 +231,13 @@ int main(int argc, char** argv) {
     }
     const std::string op = (*parsed.value)["op"].as_string();
     if (op == "exit") break;
-    if (op != "evaluate" && op != "check") {
+    if (op != "check" && (op != "evaluate" || checker)) {
       kforge::json::Value e;
       e.set("event", "result").set("verdict", "error");
       kforge::json::Value f;
-      f.set("kind", "infrastructure").set("message", "unknown op `" + op + "`");
+      f.set("kind", "infrastructure")
+          .set("message", op == "evaluate" ? "a checker loads no candidate; it only checks"
+                                           : "unknown op `" + op + "`");
       e.set("failure", f);
       send(e);
       continue;

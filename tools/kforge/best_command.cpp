@@ -12,60 +12,38 @@
 #include "gpu/task_export.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/best_package.hpp"
+#include "tools/kforge/command_line.hpp"
 
 namespace kforge::cli {
-namespace {
-
-const char* kUsage =
-    "usage: kforge best EXPERIMENT TASK --out DIR [--backend cpu|cuda] [--archive PATH] "
-    "[--cache DIR]\n"
-    "  writes the best forward and backward kernels the experiment found for TASK as a Python\n"
-    "  package in DIR: the sources, __init__.py (forward(...), backward(...), and an autograd\n"
-    "  Function binding both), setup.py, README.md with their speedups, kforge.json\n";
-
-}  // namespace
+namespace {}  // namespace
 
 int run_best(const std::vector<std::string>& args) {
   std::string archive_path = default_state_dir() + "/archive.db", out, backend, task,
-              cache = gpu::default_cache_dir();
-  int64_t experiment_id = 0;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
-    const std::string* v = nullptr;
-    if (a == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if ((a == "--archive" || a == "--out" || a == "--backend" || a == "--cache") &&
-               (v = value())) {
-      (a == "--archive"   ? archive_path
-       : a == "--out"     ? out
-       : a == "--backend" ? backend
-                          : cache) = *v;
-    } else if (!experiment_id && !a.empty() && a[0] != '-') {
-      auto id = parse_integer(a, 1, std::numeric_limits<int64_t>::max());
-      if (!id) {
-        std::cerr << "kforge best: "
-                  << integer_error("the experiment id", a, 1, std::numeric_limits<int64_t>::max())
-                  << "\n";
-        return 2;
-      }
-      experiment_id = *id;
-    } else if (task.empty() && !a.empty() && a[0] != '-') {
-      task = a;
-    } else {
-      std::cerr << kUsage;
-      return 2;
-    }
-  }
-  if (!experiment_id || task.empty() || out.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-  if (!backend.empty() && backend != "cpu" && backend != "cuda") {
-    std::cerr << "kforge best: --backend must be cpu or cuda\n";
-    return 2;
-  }
+              experiment_text, cache = gpu::default_cache_dir();
+  CommandLine line("best",
+                   "Writes the best forward and backward kernels the experiment found for TASK as "
+                   "a Python package in DIR: the sources, __init__.py (forward(...), "
+                   "backward(...), and an autograd Function binding both), setup.py, README.md "
+                   "with their speedups, kforge.json.");
+  auto& app = line.app();
+  app.add_option("EXPERIMENT", experiment_text, "the experiment's id")->required();
+  app.add_option("TASK", task,
+                 "the task's name (its folder's name, as in the experiment's targets)")
+      ->required();
+  app.add_option("--out", out, "the package's folder")->required()->type_name("DIR");
+  add_choice(app, "--backend", backend, {"cpu", "cuda"},
+             "the backend whose kernels to take (default: any)");
+  app.add_option("--archive", archive_path,
+                 "the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)")
+      ->type_name("PATH");
+  app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
+      ->type_name("DIR");
+  if (auto code = line.parse(args)) return *code;
+  auto parsed_id = parse_integer(experiment_text, 1, std::numeric_limits<int64_t>::max());
+  if (!parsed_id)
+    return line.error(integer_error("the experiment id", experiment_text, 1,
+                                    std::numeric_limits<int64_t>::max()));
+  const int64_t experiment_id = *parsed_id;
   auto opened = open_archive_to_read(archive_path);
   if (!opened) {
     std::cerr << "kforge best: " << opened.error << "\n";

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -15,6 +16,7 @@
 #include "gpu/hashing.hpp"
 #include "net/http_client.hpp"
 #include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/command_line.hpp"
 #include "tools/kforge/console_input.hpp"
 #include "tools/kforge/daemon_command.hpp"
 #include "tools/kforge/tables.hpp"
@@ -22,9 +24,7 @@
 namespace kforge::cli {
 namespace {
 
-constexpr const char* kConsoleUsage =
-    "usage: kforge console [--state DIR | --port N --token-file FILE] [COMMAND]\n"
-    "  attaches to a running daemon (its port and token are read from the state folder)\n"
+constexpr const char* kConsoleCommands =
     "commands (without one: an interactive console that prints live events and reads commands):\n"
     "  state [--json]            every actor (queue, in flight, throughput, busy, last error) and\n"
     "                            every experiment with its best speedups\n"
@@ -134,7 +134,7 @@ int command(const Connection& c, const std::vector<std::string>& words) {
     return std::find(words.begin(), words.end(), flag) != words.end();
   };
   if (verb == "help") {
-    std::cout << kConsoleUsage;
+    std::cout << kConsoleCommands;
     return 0;
   }
   json::Value doc;
@@ -197,7 +197,7 @@ int command(const Connection& c, const std::vector<std::string>& words) {
     return 0;
   }
   std::cerr << "kforge console: unknown command or missing argument: " << verb << "\n"
-            << kConsoleUsage;
+            << kConsoleCommands;
   return 2;
 }
 
@@ -315,29 +315,30 @@ int interactive(const Connection& c) {
 int run_console(const std::vector<std::string>& args) {
   std::string state_dir = default_state_dir(), token_file;
   unsigned port = 0;
-  std::vector<std::string> words;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--state" && i + 1 < args.size())
-      state_dir = args[++i];
-    else if (args[i] == "--port" && i + 1 < args.size()) {
-      auto p = parse_integer(args[++i], 1, 65535);
-      if (!p) {
-        std::cerr << "kforge console: " << integer_error("--port", args[i], 1, 65535) << "\n";
-        return 2;
-      }
-      port = static_cast<unsigned>(*p);
-    } else if (args[i] == "--token-file" && i + 1 < args.size())
-      token_file = args[++i];
-    else if (args[i] == "--help" || args[i] == "-h") {
-      std::cout << kConsoleUsage;
-      return 0;
-    } else
-      words.push_back(args[i]);
-  }
+  CommandLine line("console",
+                   "Attaches to a running daemon (its port and token are read from the state "
+                   "folder): kforge console [--state DIR | --port N --token-file FILE] [COMMAND]",
+                   kConsoleCommands);
+  auto& app = line.app();
+  app.add_option("--state", state_dir,
+                 "the daemon's state folder (default $KFORGE_STATE or ~/.local/state/kforge)")
+      ->type_name("DIR");
+  app.add_option("--port", port, "the daemon's port, with --token-file")
+      ->check(whole_number(1, 65535));
+  app.add_option("--token-file", token_file, "the file with the daemon's token, with --port")
+      ->type_name("FILE");
+  app.prefix_command();  // the first word that is no option starts the command and its own words
+  if (auto code = line.parse(args)) return *code;
+  const std::vector<std::string> words = app.remaining();
   if (!words.empty() && words[0] == "help") {  // also without a daemon
-    std::cout << kConsoleUsage;
+    std::cout << app.help();
     return 0;
   }
+  static const std::set<std::string> kVerbs = {"state",      "watch",  "events",   "experiments",
+                                               "experiment", "submit", "pause",    "resume",
+                                               "stop",       "show",   "dashboard"};
+  if (!words.empty() && !kVerbs.count(words[0]))  // said before any daemon is looked for
+    return line.error("no command `" + words[0] + "`");
   Connection c;
   std::string error;
   if (!connect_info(state_dir, port, token_file, c, error)) {

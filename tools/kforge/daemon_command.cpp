@@ -21,28 +21,12 @@
 #include "gpu/task_export.hpp"
 #include "net/dashboard_files.hpp"
 #include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/command_line.hpp"
 #include "tools/kforge/daemon_api.hpp"
 #include "tools/kforge/daemon_log.hpp"
 
 namespace kforge::cli {
 namespace {
-
-constexpr const char* kDaemonUsage =
-    "usage: kforge daemon [options]\n"
-    "  hosts kforge's actors, resumes the archive's unfinished experiments and serves the API on\n"
-    "  127.0.0.1 (bearer token in <state>/token, readable by its owner only; port in\n"
-    "  <state>/daemon.json). GET /metrics also takes the token in <state>/metrics_token, which\n"
-    "  stays the same across restarts (for a Prometheus scrape configuration). SIGINT or SIGTERM\n"
-    "  stop it; experiments resume at the next start.\n"
-    "  --state DIR   archive, token and port file (default $KFORGE_STATE or "
-    "~/.local/state/kforge)\n"
-    "  --port N      port to listen on (default: any free port)\n"
-    "  --cache DIR   compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
-    "  --jobs N      compiler slots (default: one per core)\n"
-    "  --allow-unconfined   on a kernel without Landlock, compile and run candidates with access\n"
-    "                to all your files instead of refusing to\n"
-    "  --log-level L debug, info (default), warn, error or off: what goes to standard error and\n"
-    "                <state>/daemon.log (rotated at 10 MiB, three files kept)\n";
 
 std::atomic<bool> g_stop{false};
 
@@ -138,49 +122,36 @@ Result<void> prepare_state_dir(const std::string& path) {
 }  // namespace
 
 int run_daemon(const std::vector<std::string>& args) {
-  std::string state_dir = default_state_dir(), cache;
+  std::string state_dir = default_state_dir(), cache, log_level_text = "info";
   unsigned port = 0, jobs = 0;
   bool allow_unconfined = false;
-  log::Level log_level = log::Level::info;
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto value = [&]() -> std::string { return i + 1 < args.size() ? args[++i] : std::string(); };
-    const auto& a = args[i];
-    if (a == "--state")
-      state_dir = value();
-    else if (a == "--cache")
-      cache = value();
-    else if (a == "--allow-unconfined")
-      allow_unconfined = true;
-    else if (a == "--log-level") {
-      const std::string text = value();
-      auto level = log::parse_level(text);
-      if (!level) {
-        std::cerr << "kforge daemon: --log-level takes debug, info, warn, error or off, not `"
-                  << text << "`\n";
-        return 2;
-      }
-      log_level = *level;
-    } else if (a == "--port" || a == "--jobs") {
-      // 0 asks for any free port; at most 4096 compile slots.
-      const int64_t max = a == "--port" ? 65535 : 4096;
-      const std::string text = value();
-      auto v = parse_integer(text, a == "--port" ? 0 : 1, max);
-      if (!v) {
-        std::cerr << "kforge daemon: " << integer_error(a, text, a == "--port" ? 0 : 1, max)
-                  << "\n";
-        return 2;
-      }
-      (a == "--port" ? port : jobs) = static_cast<unsigned>(*v);
-    } else {
-      std::cerr << (a == "--help" ? "" : "kforge daemon: unknown option " + a + "\n")
-                << kDaemonUsage;
-      return a == "--help" ? 0 : 2;
-    }
-  }
-  if (state_dir.empty() || port > 65535) {
-    std::cerr << kDaemonUsage;
-    return 2;
-  }
+  CommandLine line(
+      "daemon",
+      "Hosts kforge's actors, resumes the archive's unfinished experiments and serves the API and "
+      "the dashboard on 127.0.0.1 (bearer token in <state>/token, readable by its owner only; "
+      "port in <state>/daemon.json). GET /metrics also takes the token in <state>/metrics_token, "
+      "which stays the same across restarts (for a Prometheus scrape configuration). SIGINT or "
+      "SIGTERM stop it; experiments resume at the next start.");
+  auto& app = line.app();
+  app.add_option("--state", state_dir,
+                 "archive, token and port file (default $KFORGE_STATE or ~/.local/state/kforge)")
+      ->type_name("DIR");
+  app.add_option("--port", port, "port to listen on (default: any free port)")
+      ->check(whole_number(0, 65535));
+  app.add_option("--cache", cache,
+                 "compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
+      ->type_name("DIR");
+  app.add_option("--jobs", jobs, "compiler slots (default: one per core)")
+      ->check(whole_number(1, 4096));
+  app.add_flag("--allow-unconfined", allow_unconfined,
+               "on a kernel without Landlock, compile and run candidates with access to all your "
+               "files instead of refusing to");
+  add_choice(app, "--log-level", log_level_text, {"debug", "info", "warn", "error", "off"},
+             "debug, info (default), warn, error or off: what goes to standard error and "
+             "<state>/daemon.log (rotated at 10 MiB, three files kept)");
+  if (auto code = line.parse(args)) return *code;
+  if (state_dir.empty()) return line.error("--state needs a folder");
+  const log::Level log_level = log::parse_level(log_level_text).value_or(log::Level::info);
   namespace fs = std::filesystem;
   std::error_code ec;
   if (auto prepared = prepare_state_dir(state_dir); !prepared) {

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -25,6 +27,7 @@
 #include "gpu/worker_client.hpp"
 #include "gpu/worker_report.hpp"
 #include "gpu/worker_request.hpp"
+#include "tools/kforge/command_line.hpp"
 #include "tools/kforge/eval_progress.hpp"
 #include "tools/kforge/tables.hpp"
 
@@ -33,151 +36,57 @@ namespace {
 
 using gpu::Backend;
 
-constexpr const char* kEvalUsage =
-    "usage: kforge eval --task DIR --kernel FILE [options]\n"
-    "  --backend cpu|cuda      where to run (default: cuda when this build has it and a GPU is "
-    "present)\n"
-    "  --device N              GPU index (default 0)\n"
-    "  --direction forward|backward   which function to check (default: what the kernel "
-    "registers)\n"
-    "  --configs single|multi|multi_input|multi_init   which config set of the task (default "
-    "multi)\n"
-    "  --seeds N               trials with fresh inputs and weights per config (default 3)\n"
-    "  --seed N                base of the seeds (default 0)\n"
-    "  --atol X --rtol X       tolerances (default: the task's, else per dtype; float32 1e-5)\n"
-    "  --library-calls allow|flag|forbid   ATen/cuBLAS/cuDNN calls in the kernel (default flag)\n"
-    "  --no-timing             check correctness only\n"
-    "  --max-seconds S         timing budget per config (default 4)\n"
-    "  --compiled MODE         also time torch.compile's code (AOTInductor, built once per task\n"
-    "                          and cached; minutes the first time): max-autotune, default or off\n"
-    "                          (default off)\n"
-    "  --headers auto|light|full   which headers build the kernel: kforge's light ones (about a\n"
-    "                          second) with LibTorch's when they cannot, or one of them (default\n"
-    "                          auto)\n"
-    "  --cache DIR             compile and export cache (default ~/.cache/kforge or "
-    "$KFORGE_CACHE)\n"
-    "  --json                  print the result as JSON\n"
-    "  --allow-unconfined      on a kernel without Landlock, compile and run the kernel with\n"
-    "                          access to all your files instead of refusing to\n"
-    "exit status: 0 correct, 1 incorrect, 2 usage or infrastructure error\n";
-
 struct EvalArgs {
-  std::string task, kernel, backend, direction, configs = "multi", cache, atol, rtol;
+  std::string task, kernel, backend, direction, configs = "multi", cache;
   std::string library_calls = "flag", compiled = "off", headers = "auto";
+  std::optional<double> atol, rtol;
   int device = 0, seeds = kDefaultSeeds;
   int64_t seed = 0;
   double max_seconds = 4;
-  bool json = false, timing = true, allow_unconfined = false;
+  bool json = false, no_timing = false, allow_unconfined = false;
 };
 
-bool parse(const std::vector<std::string>& args, EvalArgs& a, std::string& error) {
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& k = args[i];
-    auto value = [&](std::string& out) {
-      if (i + 1 >= args.size()) {
-        error = k + " needs a value";
-        return false;
-      }
-      out = args[++i];
-      return true;
-    };
-    std::string v;
-    if (k == "--task") {
-      if (!value(a.task)) return false;
-    } else if (k == "--kernel") {
-      if (!value(a.kernel)) return false;
-    } else if (k == "--backend") {
-      if (!value(a.backend)) return false;
-    } else if (k == "--direction") {
-      if (!value(a.direction)) return false;
-    } else if (k == "--configs") {
-      if (!value(a.configs)) return false;
-    } else if (k == "--cache") {
-      if (!value(a.cache)) return false;
-    } else if (k == "--atol" || k == "--rtol") {
-      if (!value(k == "--atol" ? a.atol : a.rtol)) return false;
-      if (!parse_real(k == "--atol" ? a.atol : a.rtol, 0, 1e6)) {
-        error = real_error(k, k == "--atol" ? a.atol : a.rtol, 0, 1e6);
-        return false;
-      }
-    } else if (k == "--library-calls") {
-      if (!value(a.library_calls)) return false;
-    } else if (k == "--compiled") {
-      if (!value(a.compiled)) return false;
-      if (a.compiled != "off" && !gpu::is_compiled_baseline_mode(a.compiled)) {
-        error = "--compiled must be max-autotune, default or off";
-        return false;
-      }
-    } else if (k == "--headers") {
-      if (!value(a.headers)) return false;
-      if (!gpu::parse_headers(a.headers)) {
-        error = "--headers must be auto, light or full";
-        return false;
-      }
-    } else if (k == "--device" || k == "--seeds" || k == "--seed") {
-      // Seeds stay below 2^53: the request travels as JSON, whose numbers are doubles here.
-      const int64_t min = k == "--seeds" ? 1 : 0;
-      const int64_t max = k == "--device" ? 1023 : k == "--seeds" ? 100 : int64_t{1} << 53;
-      if (!value(v)) return false;
-      auto n = parse_integer(v, min, max);
-      if (!n) {
-        error = integer_error(k, v, min, max);
-        return false;
-      }
-      if (k == "--device")
-        a.device = static_cast<int>(*n);
-      else if (k == "--seeds")
-        a.seeds = static_cast<int>(*n);
-      else
-        a.seed = *n;
-    } else if (k == "--max-seconds") {
-      if (!value(v)) return false;
-      auto s = parse_real(v, 0.001, 3600);
-      if (!s) {
-        error = real_error(k, v, 0.001, 3600);
-        return false;
-      }
-      a.max_seconds = *s;
-    } else if (k == "--json")
-      a.json = true;
-    else if (k == "--no-timing")
-      a.timing = false;
-    else if (k == "--allow-unconfined")
-      a.allow_unconfined = true;
-    else if (k == "--help" || k == "-h") {
-      error = "help";
-      return false;
-    } else {
-      error = "unknown option " + k;
-      return false;
-    }
-  }
-  if (a.task.empty() || a.kernel.empty()) {
-    error = "--task and --kernel are required";
-    return false;
-  }
-  if (!a.backend.empty() && !gpu::parse_backend(a.backend)) {
-    error = "--backend must be cpu or cuda";
-    return false;
-  }
-  if (!a.direction.empty() && a.direction != "forward" && a.direction != "backward") {
-    error = "--direction must be forward or backward";
-    return false;
-  }
-  if (a.configs != "single" && a.configs != "multi" && a.configs != "multi_input" &&
-      a.configs != "multi_init") {
-    error = "--configs must be single, multi, multi_input or multi_init";
-    return false;
-  }
-  if (a.library_calls != "allow" && a.library_calls != "flag" && a.library_calls != "forbid") {
-    error = "--library-calls must be allow, flag or forbid";
-    return false;
-  }
-  if (a.seeds < 1) {
-    error = "--seeds must be at least 1";
-    return false;
-  }
-  return true;
+/// The options of `kforge eval`, bound to `a`.
+void add_options(CLI::App& app, EvalArgs& a) {
+  app.add_option("--task", a.task, "the task folder (robust-kbench format)")
+      ->required()
+      ->type_name("DIR");
+  app.add_option("--kernel", a.kernel, "the kernel's source file")->required()->type_name("FILE");
+  add_choice(app, "--backend", a.backend, {"cpu", "cuda"},
+             "where to run (default: cuda when this build has it and a GPU is present)");
+  app.add_option("--device", a.device, "GPU index (default 0)")->check(whole_number(0, 1023));
+  add_choice(app, "--direction", a.direction, {"forward", "backward"},
+             "which function to check (default: what the kernel registers)");
+  add_choice(app, "--configs", a.configs, {"single", "multi", "multi_input", "multi_init"},
+             "which config set of the task (default multi)");
+  app.add_option("--seeds", a.seeds, "trials with fresh inputs and weights per config (default 3)")
+      ->check(whole_number(1, 100));
+  app.add_option("--seed", a.seed, "base of the seeds (default 0)")
+      ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
+  app.add_option("--atol", a.atol,
+                 "absolute tolerance (default: the task's, else per dtype; float32 1e-5)")
+      ->check(real_number(0, 1e6));
+  app.add_option("--rtol", a.rtol, "relative tolerance (default: as --atol)")
+      ->check(real_number(0, 1e6));
+  add_choice(app, "--library-calls", a.library_calls, {"allow", "flag", "forbid"},
+             "ATen/cuBLAS/cuDNN calls in the kernel (default flag)");
+  app.add_flag("--no-timing", a.no_timing, "check correctness only");
+  app.add_option("--max-seconds", a.max_seconds, "timing budget per config (default 4)")
+      ->check(real_number(0.001, 3600))
+      ->type_name("S");
+  add_choice(app, "--compiled", a.compiled, {"max-autotune", "default", "off"},
+             "also time torch.compile's code (AOTInductor, built once per task and cached; "
+             "minutes the first time): max-autotune, default or off (default off)");
+  add_choice(app, "--headers", a.headers, {"auto", "light", "full"},
+             "which headers build the kernel: kforge's light ones (about a second) with "
+             "LibTorch's when they cannot, or one of them (default auto)");
+  app.add_option("--cache", a.cache,
+                 "compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
+      ->type_name("DIR");
+  app.add_flag("--json", a.json, "print the result as JSON");
+  app.add_flag("--allow-unconfined", a.allow_unconfined,
+               "on a kernel without Landlock, compile and run the kernel with access to all "
+               "your files instead of refusing to");
 }
 
 Backend default_backend() {
@@ -248,15 +157,10 @@ void print_table(const gpu::WorkerReport& report) {
 
 int run_eval(const std::vector<std::string>& argv) {
   EvalArgs a;
-  std::string error;
-  if (!parse(argv, a, error)) {
-    if (error == "help") {
-      std::cout << kEvalUsage;
-      return 0;
-    }
-    std::cerr << "kforge eval: " << error << "\n" << kEvalUsage;
-    return 2;
-  }
+  CommandLine line("eval", "check a kernel against a task and time it next to PyTorch",
+                   "exit status: 0 correct, 1 incorrect, 2 usage or infrastructure error");
+  add_options(line.app(), a);
+  if (auto code = line.parse(argv)) return *code;
   json::Value doc;
   doc.set("task", a.task).set("kernel", a.kernel);
   auto infrastructure = [&](const std::string& message) {
@@ -398,15 +302,15 @@ int run_eval(const std::vector<std::string>& argv) {
   request.seeds = a.seeds;
   request.seed = static_cast<uint64_t>(a.seed);
   request.library_calls = a.library_calls;
-  request.time = a.timing;
+  request.time = !a.no_timing;
   request.compiled_dir = compiled_dir;
   request.compiled_unavailable = compiled_unavailable;
-  if (!a.atol.empty()) request.atol = *parse_real(a.atol);  // checked with the options
-  if (!a.rtol.empty()) request.rtol = *parse_real(a.rtol);
+  if (a.atol) request.atol = *a.atol;
+  if (a.rtol) request.rtol = *a.rtol;
   request.timing.max_seconds = a.max_seconds;
-  request.trace = a.timing;
-  request.counters = a.timing && backend == gpu::Backend::cuda;
-  if (auto busy = gpu::machine_load_warning(); busy && a.timing) {
+  request.trace = !a.no_timing;
+  request.counters = !a.no_timing && backend == gpu::Backend::cuda;
+  if (auto busy = gpu::machine_load_warning(); busy && !a.no_timing) {
     if (!a.json) std::cout << "warning: " << *busy << "\n";
     doc.set("load_warning", *busy);
   }
@@ -454,32 +358,22 @@ int run_eval(const std::vector<std::string>& argv) {
   return finish(doc, a.json, verdict == "correct" ? 0 : verdict == "incorrect" ? 1 : 2);
 }
 
-constexpr const char* kExportUsage =
-    "usage: kforge export --task DIR [--cache DIR] [--force]\n"
-    "Exports a task folder (robust-kbench format) and prints, per direction, what the kernel's\n"
-    "function receives and returns (for backward: where each argument comes from and which\n"
-    "gradient each output is), the configs and the task's warnings.\n"
-    "exit status: 0 every direction exported, 1 some direction cannot be, 2 the task cannot be\n";
-
 int run_export(const std::vector<std::string>& argv) {
   std::string task, cache;
   bool force = false;
-  for (size_t i = 0; i < argv.size(); ++i) {
-    if (argv[i] == "--task" && i + 1 < argv.size())
-      task = argv[++i];
-    else if (argv[i] == "--cache" && i + 1 < argv.size())
-      cache = argv[++i];
-    else if (argv[i] == "--force")
-      force = true;
-    else {
-      std::cerr << kExportUsage;
-      return argv[i] == "--help" ? 0 : 2;
-    }
-  }
-  if (task.empty()) {
-    std::cerr << kExportUsage;
-    return 2;
-  }
+  CommandLine line("export",
+                   "Exports a task folder (robust-kbench format) and prints, per direction, what "
+                   "the kernel's function receives and returns (for backward: where each argument "
+                   "comes from and which gradient each output is), the configs and the task's "
+                   "warnings.",
+                   "exit status: 0 every direction exported, 1 some direction cannot be, 2 the "
+                   "task cannot be");
+  line.app().add_option("--task", task, "the task folder")->required()->type_name("DIR");
+  line.app()
+      .add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
+      ->type_name("DIR");
+  line.app().add_flag("--force", force, "export again even when the cache has the task");
+  if (auto code = line.parse(argv)) return *code;
   gpu::ExportOptions o;
   o.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
   o.force = force;

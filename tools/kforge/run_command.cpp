@@ -1,5 +1,6 @@
 #include "tools/kforge/run_command.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -16,86 +17,47 @@
 #include "gpu/task_export.hpp"
 #include "messages/errors.hpp"
 #include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/command_line.hpp"
 #include "tools/kforge/run_progress.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
-namespace {
-
-constexpr const char* kRunUsage =
-    "usage: kforge run CONFIG [options]\n"
-    "       kforge run --resume EXPERIMENT [options]\n"
-    "  runs one experiment in the foreground: a line per event, then a table of the best kernels\n"
-    "  --archive PATH   the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)\n"
-    "  --cache DIR      compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)\n"
-    "  --jobs N         compiler slots (default: one per core)\n"
-    "  --quiet          only the final table\n"
-    "  --allow-unconfined   on a kernel without Landlock, compile and run candidates with\n"
-    "                   access to all your files instead of refusing to\n"
-    "  --offline        LLM replies only from the response cache (a miss fails the experiment);\n"
-    "                   replays the decisions of the latest experiment with this configuration\n"
-    "  --replay ID      follow the recorded decisions of experiment ID (same candidates with\n"
-    "                   its replies in the cache)\n"
-    "Ctrl-C once stops proposing and lets the pipeline finish; twice leaves at once (the\n"
-    "experiment stays resumable: --resume, or a daemon on the same archive carries it on).\n"
-    "exit status: 0 every target has a correct kernel, 1 some has none, 2 usage or "
-    "infrastructure\n";
-
-}  // namespace
+namespace {}  // namespace
 
 int run_experiment(const std::vector<std::string>& args) {
-  std::string config_path, archive_path = default_state_dir() + "/archive.db", cache;
-  int64_t resume_id = 0, replay_of = 0;
-  unsigned jobs = 0;
-  bool quiet = false, offline = false, allow_unconfined = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-      return args[++i];
-    };
-    auto integer = [&](int64_t min, int64_t max) {
-      const std::string text = value();
-      auto v = parse_integer(text, min, max);
-      if (!v) throw std::invalid_argument(integer_error(a, text, min, max));
-      return *v;
-    };
-    constexpr int64_t kMaxId = std::numeric_limits<int64_t>::max();
-    try {
-      if (a == "--archive")
-        archive_path = value();
-      else if (a == "--cache")
-        cache = value();
-      else if (a == "--jobs")
-        jobs = static_cast<unsigned>(integer(1, 4096));
-      else if (a == "--resume")
-        resume_id = integer(1, kMaxId);
-      else if (a == "--quiet")
-        quiet = true;
-      else if (a == "--offline")
-        offline = true;
-      else if (a == "--allow-unconfined")
-        allow_unconfined = true;
-      else if (a == "--replay")
-        replay_of = integer(1, kMaxId);
-      else if (a == "--help" || a == "-h") {
-        std::cout << kRunUsage;
-        return 0;
-      } else if (!a.empty() && a[0] != '-' && config_path.empty())
-        config_path = a;
-      else
-        throw std::invalid_argument("unknown option " + a);
-    } catch (const std::exception& e) {
-      std::cerr << "kforge run: " << e.what() << "\n" << kRunUsage;
-      return 2;
-    }
-  }
-  if (config_path.empty() == (resume_id == 0)) {
-    std::cerr << "kforge run: give a configuration file or --resume EXPERIMENT\n" << kRunUsage;
-    return 2;
-  }
+  std::string config_path;
+  ForegroundOptions fg;
+  fg.archive_path = default_state_dir() + "/archive.db";
+  int64_t replay_of = 0;
+  bool offline = false;
+  CommandLine line(
+      "run",
+      "Runs one experiment in the foreground (kforge run CONFIG, or kforge run --resume "
+      "EXPERIMENT): a progress line and a line per event, then a table of the best kernels.",
+      "Ctrl-C once stops proposing and lets the pipeline finish; twice leaves at once (the\n"
+      "experiment stays resumable: --resume, or a daemon on the same archive carries it on).\n"
+      "exit status: 0 every target has a correct kernel, 1 some has none, 2 usage or "
+      "infrastructure");
+  auto& app = line.app();
+  app.add_option("CONFIG", config_path, "the experiment's configuration (JSON)")->type_name("FILE");
+  add_foreground_options(app, fg);
+  app.add_flag("--offline", offline,
+               "LLM replies only from the response cache (a miss fails the experiment); replays "
+               "the decisions of the latest experiment with this configuration");
+  app.add_option("--replay", replay_of,
+                 "follow the recorded decisions of experiment ID (same candidates with its "
+                 "replies in the cache)")
+      ->check(whole_number(1, std::numeric_limits<int64_t>::max()))
+      ->type_name("ID");
+  if (auto code = line.parse(args)) return *code;
+  if (config_path.empty() == (fg.resume_id == 0))
+    return line.error("give a configuration file or --resume EXPERIMENT");
+  const std::string& archive_path = fg.archive_path;
+  const int64_t resume_id = fg.resume_id;
+  const bool quiet = fg.quiet;
   actor_host host;
-  auto begun = begin_foreground(host, archive_path, cache, jobs, allow_unconfined, resume_id);
+  auto begun =
+      begin_foreground(host, archive_path, fg.cache, fg.jobs, fg.allow_unconfined, resume_id);
   if (!begun) {
     std::cerr << "kforge run: " << begun.error << "\n";
     return 2;
@@ -208,41 +170,30 @@ namespace {
 /// `kforge show` and `kforge report`: one archive document by id, as a table, JSON, or (where
 /// `csv` is given) CSV.
 int print_view(const std::vector<std::string>& args, const std::string& command,
-               const std::string& usage, const std::string& what,
+               const std::string& description, const std::string& what,
                const std::function<std::optional<json::Value>(archive::Archive&, int64_t)>& view,
                const std::function<std::string(const json::Value&, bool plain)>& table,
                const std::function<std::string(const json::Value&)>& csv = {}) {
-  std::string archive_path = default_state_dir() + "/archive.db";
-  int64_t id = 0;
+  std::string archive_path = default_state_dir() + "/archive.db", id_text;
   bool plain = false, as_json = false, as_csv = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--archive" && i + 1 < args.size())
-      archive_path = args[++i];
-    else if (args[i] == "--csv" && csv)
-      as_csv = true;
-    else if (args[i] == "--no-source")
-      plain = true;
-    else if (args[i] == "--json")
-      as_json = true;
-    else if (!args[i].empty() && std::isdigit(static_cast<unsigned char>(args[i][0])) && !id) {
-      auto v = parse_integer(args[i], 1, std::numeric_limits<int64_t>::max());
-      if (!v) {
-        std::cerr << "kforge " << command << ": "
-                  << integer_error("the " + what + " id", args[i], 1,
-                                   std::numeric_limits<int64_t>::max())
-                  << "\n";
-        return 2;
-      }
-      id = *v;
-    } else {
-      std::cerr << usage;
-      return args[i] == "--help" ? 0 : 2;
-    }
-  }
-  if (!id) {
-    std::cerr << usage;
-    return 2;
-  }
+  CommandLine line(command, description);
+  auto& app = line.app();
+  std::string id_name = what;
+  for (auto& c : id_name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  app.add_option(id_name, id_text, "the " + what + "'s id")->required();
+  app.add_option("--archive", archive_path,
+                 "the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)")
+      ->type_name("PATH");
+  auto* json_flag = app.add_flag("--json", as_json, "print the document as JSON");
+  if (csv) app.add_flag("--csv", as_csv, "print the results as CSV")->excludes(json_flag);
+  if (command == "show") app.add_flag("--no-source", plain, "leave the kernel's source out");
+  if (auto code = line.parse(args)) return *code;
+  // The id is read here, not by a validator: the message names it as people say it.
+  auto parsed_id = parse_integer(id_text, 1, std::numeric_limits<int64_t>::max());
+  if (!parsed_id)
+    return line.error(
+        integer_error("the " + what + " id", id_text, 1, std::numeric_limits<int64_t>::max()));
+  const int64_t id = *parsed_id;
   auto opened = open_archive_to_read(archive_path);
   if (!opened) {
     std::cerr << "kforge " << command << ": " << opened.error << "\n";
@@ -269,7 +220,7 @@ int print_view(const std::vector<std::string>& args, const std::string& command,
 
 int run_show(const std::vector<std::string>& args) {
   return print_view(args, "show",
-                    "usage: kforge show CANDIDATE [--archive PATH] [--no-source] [--json]\n",
+                    "An archived candidate: verdicts, results per config, profile, source.",
                     "candidate", archive::candidate_view,
                     [](const json::Value& v, bool plain) { return candidate_report(v, !plain); });
 }
@@ -277,18 +228,15 @@ int run_show(const std::vector<std::string>& args) {
 int run_list(const std::vector<std::string>& args) {
   std::string archive_path = default_state_dir() + "/archive.db";
   bool as_json = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--archive" && i + 1 < args.size()) {
-      archive_path = args[++i];
-    } else if (args[i] == "--json") {
-      as_json = true;
-    } else {
-      std::cerr << "usage: kforge list [--archive PATH] [--json]\n"
-                   "  the experiments in an archive: status, candidates, correct ones, and the "
-                   "best speedup per target\n";
-      return args[i] == "--help" ? 0 : 2;
-    }
-  }
+  CommandLine line("list",
+                   "The experiments in an archive: status, candidates, correct ones, and the "
+                   "best speedup per target.");
+  line.app()
+      .add_option("--archive", archive_path,
+                  "the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)")
+      ->type_name("PATH");
+  line.app().add_flag("--json", as_json, "print the list as JSON");
+  if (auto code = line.parse(args)) return *code;
   auto opened = open_archive_to_read(archive_path);
   if (!opened) {
     std::cerr << "kforge list: " << opened.error << "\n";
@@ -316,12 +264,11 @@ int run_list(const std::vector<std::string>& args) {
 int run_report(const std::vector<std::string>& args) {
   return print_view(
       args, "report",
-      "usage: kforge report EXPERIMENT [--archive PATH] [--json | --csv]\n"
-      "  per target the best kernel (speedup, share of the speed-of-light bound, after how many\n"
-      "  candidates, its ancestors) with its per-config times (medians with p10-p90) next to\n"
-      "  eager PyTorch and torch.compile; the LLMs' optimisation strategies with their records,\n"
-      "  LLM calls, tokens and money per model, the cost per correct kernel, and each LLM\n"
-      "  verifier's confusion matrix against the hardware's verdicts\n",
+      "Per target the best kernel (speedup, share of the speed-of-light bound, after how many "
+      "candidates, its ancestors) with its per-config times (medians with p10-p90) next to eager "
+      "PyTorch and torch.compile; the LLMs' optimisation strategies with their records, LLM "
+      "calls, tokens and money per model, the cost per correct kernel, and each LLM verifier's "
+      "confusion matrix against the hardware's verdicts.",
       "experiment", archive::report_view,
       [](const json::Value& v, bool) { return report_table(v); }, report_csv);
 }

@@ -13,35 +13,11 @@
 #include "common/numbers.hpp"
 #include "gpu/task_export.hpp"
 #include "tools/kforge/actor_host.hpp"
+#include "tools/kforge/command_line.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
 namespace {
-
-constexpr const char* kSuiteUsage =
-    "usage: kforge suite --tasks DIR... --kernels PATTERN [options]\n"
-    "       kforge suite --resume EXPERIMENT [options]\n"
-    "  evaluates every kernel file that PATTERN names for each task, through the experiment\n"
-    "  pipeline (compiled in parallel, one evaluation at a time per GPU, archived, resumable),\n"
-    "  and writes a results table: PREFIX.csv, PREFIX.json and a table on the terminal\n"
-    "  --tasks DIR...     task folders; a folder that is no task adds the task folders under it\n"
-    "  --kernels PATTERN  a glob with {task} (the task folder), {name} (its last component),\n"
-    "                     {direction} and {backend}: '{task}/kernels/*', or robust-kbench's\n"
-    "                     'highlighted/{name}/{direction}/kernel.cu'. A .cu file is a cuda\n"
-    "                     kernel, any other a cpu one; without {direction}, a file belongs to\n"
-    "                     the direction it registers (m.def(\"forward\"/\"backward\", ...))\n"
-    "  --backend B        cpu, cuda or auto (default: cuda when there is a GPU)\n"
-    "  --directions D     forward, backward or forward,backward (default: both, where a task\n"
-    "                     has them)\n"
-    "  --configs C        single, multi or auto (default: multi on cuda, single on cpu)\n"
-    "  --seeds N          trials with fresh inputs per config (default 3)\n"
-    "  --library-calls P  allow, flag (default) or forbid kernels that hand work to libraries\n"
-    "  --compiled MODE    the torch.compile baseline: max-autotune (default), default or off;\n"
-    "                     built once per task after its export (minutes for max-autotune),\n"
-    "                     kept in the cache\n"
-    "  --out PREFIX       where the tables go (default suite-EXPERIMENT in the current folder)\n"
-    "  --archive PATH, --cache DIR, --jobs N, --allow-unconfined, --quiet: as for kforge run\n"
-    "exit status: 0 every kernel correct, 1 some row is not, 2 usage or infrastructure\n";
 
 bool is_task(const std::filesystem::path& p) {
   std::error_code ec;
@@ -178,73 +154,55 @@ std::map<std::string, int64_t> expected_kernels(const search::ExperimentSpec& sp
 int run_suite(const std::vector<std::string>& args) {
   std::vector<std::string> task_args;
   std::string pattern, backend = "auto", configs = "auto", out_prefix, library = "flag";
-  std::string compiled = "max-autotune";
-  std::string archive_path = default_state_dir() + "/archive.db", cache, directions;
-  int64_t resume_id = 0, seeds = kDefaultSeeds;
-  unsigned jobs = 0;
-  bool quiet = false, allow_unconfined = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const auto& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-      return args[++i];
-    };
-    auto integer = [&](int64_t min, int64_t max) {
-      const std::string text = value();
-      auto v = parse_integer(text, min, max);
-      if (!v) throw std::invalid_argument(integer_error(a, text, min, max));
-      return *v;
-    };
-    try {
-      if (a == "--tasks") {
-        while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0)
-          task_args.push_back(args[++i]);
-        if (task_args.empty()) throw std::invalid_argument("--tasks needs at least one folder");
-      } else if (a == "--kernels")
-        pattern = value();
-      else if (a == "--backend")
-        backend = value();
-      else if (a == "--directions")
-        directions = value();
-      else if (a == "--configs")
-        configs = value();
-      else if (a == "--seeds")
-        seeds = integer(1, 100);
-      else if (a == "--library-calls")
-        library = value();
-      else if (a == "--compiled")
-        compiled = value();
-      else if (a == "--out")
-        out_prefix = value();
-      else if (a == "--archive")
-        archive_path = value();
-      else if (a == "--cache")
-        cache = value();
-      else if (a == "--jobs")
-        jobs = static_cast<unsigned>(integer(1, 4096));
-      else if (a == "--resume")
-        resume_id = integer(1, std::numeric_limits<int64_t>::max());
-      else if (a == "--quiet")
-        quiet = true;
-      else if (a == "--allow-unconfined")
-        allow_unconfined = true;
-      else if (a == "--help" || a == "-h") {
-        std::cout << kSuiteUsage;
-        return 0;
-      } else
-        throw std::invalid_argument("unknown option " + a);
-    } catch (const std::exception& e) {
-      std::cerr << "kforge suite: " << e.what() << "\n" << kSuiteUsage;
-      return 2;
-    }
-  }
-  if (resume_id == 0 && (task_args.empty() || pattern.empty())) {
-    std::cerr << "kforge suite: give --tasks and --kernels, or --resume EXPERIMENT\n"
-              << kSuiteUsage;
-    return 2;
-  }
+  std::string compiled = "max-autotune", directions;
+  ForegroundOptions fg;
+  fg.archive_path = default_state_dir() + "/archive.db";
+  int64_t seeds = kDefaultSeeds;
+  CommandLine line(
+      "suite",
+      "Evaluates every kernel file that PATTERN names for each task (kforge suite --tasks DIR... "
+      "--kernels PATTERN, or kforge suite --resume EXPERIMENT), through the experiment pipeline "
+      "(compiled in parallel, one evaluation at a time per GPU, archived, resumable), and writes "
+      "a results table: PREFIX.csv, PREFIX.json and a table on the terminal.",
+      "exit status: 0 every kernel correct, 1 some row is not, 2 usage or infrastructure");
+  auto& app = line.app();
+  app.add_option("--tasks", task_args,
+                 "task folders; a folder that is no task adds the task folders under it")
+      ->type_name("DIR...");
+  app.add_option("--kernels", pattern,
+                 "a glob with {task} (the task folder), {name} (its last component), {direction} "
+                 "and {backend}: '{task}/kernels/*', or robust-kbench's "
+                 "'highlighted/{name}/{direction}/kernel.cu'. A .cu file is a cuda kernel, any "
+                 "other a cpu one; without {direction}, a file belongs to the direction it "
+                 "registers (m.def(\"forward\"/\"backward\", ...))")
+      ->type_name("PATTERN");
+  add_choice(app, "--backend", backend, {"cpu", "cuda", "auto"},
+             "cpu, cuda or auto (default: cuda when there is a GPU)");
+  add_choice(app, "--directions", directions,
+             {"forward", "backward", "forward,backward", "backward,forward"},
+             "forward, backward or forward,backward (default: both, where a task has them)");
+  add_choice(app, "--configs", configs, {"single", "multi", "auto"},
+             "single, multi or auto (default: multi on cuda, single on cpu)");
+  app.add_option("--seeds", seeds, "trials with fresh inputs per config (default 3)")
+      ->check(whole_number(1, 100));
+  add_choice(app, "--library-calls", library, {"allow", "flag", "forbid"},
+             "allow, flag (default) or forbid kernels that hand work to libraries");
+  add_choice(app, "--compiled", compiled, {"max-autotune", "default", "off"},
+             "the torch.compile baseline: max-autotune (default), default or off; built once "
+             "per task after its export (minutes for max-autotune), kept in the cache");
+  app.add_option("--out", out_prefix,
+                 "where the tables go (default suite-EXPERIMENT in the current folder)")
+      ->type_name("PREFIX");
+  add_foreground_options(app, fg);
+  if (auto code = line.parse(args)) return *code;
+  if (fg.resume_id == 0 && (task_args.empty() || pattern.empty()))
+    return line.error("give --tasks and --kernels, or --resume EXPERIMENT");
+  const std::string& archive_path = fg.archive_path;
+  const int64_t resume_id = fg.resume_id;
+  const bool quiet = fg.quiet;
   actor_host host;
-  auto begun = begin_foreground(host, archive_path, cache, jobs, allow_unconfined, resume_id);
+  auto begun =
+      begin_foreground(host, archive_path, fg.cache, fg.jobs, fg.allow_unconfined, resume_id);
   if (!begun) {
     std::cerr << "kforge suite: " << begun.error << "\n";
     return 2;
