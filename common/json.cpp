@@ -185,13 +185,19 @@ bool Value::contains(std::string_view key) const {
     if (k == key) return true;
   return false;
 }
+// Copies share their array or object until one of them is changed: the one changed takes its own
+// copy first (its members are shared in turn, and copied when they are changed).
 Array& Value::array() {
   if (!is_array()) data_ = std::make_shared<Array>();
-  return *std::get<std::shared_ptr<Array>>(data_);
+  auto& shared = std::get<std::shared_ptr<Array>>(data_);
+  if (shared.use_count() > 1) shared = std::make_shared<Array>(*shared);
+  return *shared;
 }
 Object& Value::object() {
   if (!is_object()) data_ = std::make_shared<Object>();
-  return *std::get<std::shared_ptr<Object>>(data_);
+  auto& shared = std::get<std::shared_ptr<Object>>(data_);
+  if (shared.use_count() > 1) shared = std::make_shared<Object>(*shared);
+  return *shared;
 }
 Value& Value::set(std::string key, Value v) {
   auto& o = object();

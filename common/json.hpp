@@ -21,7 +21,9 @@ using Array = std::vector<Value>;
 using Object = std::vector<std::pair<std::string, Value>>;
 
 /// One JSON value. Lookups of missing keys or wrong types return a null value rather than throw,
-/// so readers check with the typed accessors' fallbacks (`as_number(fallback)`).
+/// so readers check with the typed accessors' fallbacks (`as_number(fallback)`). A copy is a value
+/// of its own: copies share their contents until one of them is changed (copy on write), so a
+/// callee that changes the document it was given never changes its caller's.
 class Value {
  public:
   Value() = default;

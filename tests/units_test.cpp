@@ -62,6 +62,28 @@ TEST(Json, IntegersStayExact) {
   EXPECT_EQ(built.dump(), R"({"seed":13483273760790274049,"n":-3,"i":7})");
 }
 
+// A copy is a value of its own. The worker client set the staged library's path in the request it
+// was given, and the caller's request (a shallow copy) changed with it: evaluating the same
+// request twice on one worker then tried to stage the staged copy and failed.
+TEST(Json, ACopyChangesAloneAtEveryDepth) {
+  auto parsed = json::parse(R"({"library":"a.so","configs":[0,1],"timing":{"reps":3}})");
+  ASSERT_TRUE(parsed.value) << parsed.error;
+  const json::Value original = *parsed.value;
+  json::Value copy = original;
+  copy.set("library", "staged.so");
+  EXPECT_EQ(original["library"].as_string(), "a.so");
+  json::Value nested = original;
+  for (auto& [key, value] : nested.object()) {
+    if (key == "configs") value.push(2);
+    if (key == "timing") value.set("reps", 9);
+  }
+  EXPECT_EQ(original.dump(), R"({"library":"a.so","configs":[0,1],"timing":{"reps":3}})");
+  EXPECT_EQ(nested.dump(), R"({"library":"a.so","configs":[0,1,2],"timing":{"reps":9}})");
+  json::Value array = original["configs"];
+  array.array().clear();
+  EXPECT_EQ(original["configs"].as_array().size(), 2u);
+}
+
 // Numbers users and clients type: whole strings only, in range, or nothing.
 // One geometric mean for the coordinator's, the archive's and the views' speedups: none without
 // values, none when one value is not a positive finite number.

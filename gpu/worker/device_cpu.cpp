@@ -1,11 +1,17 @@
-// The CPU device: steady_clock timing, a cache flush by writing a buffer twice the size of the
-// last-level cache, and NaN poisoning through the wrapped CPU allocator. A device that will not
-// time (the checker's) has no flush buffer and measures no bandwidth.
+// The CPU device: steady_clock timing, a cache flush that evicts the lines the next batch reads
+// (CLFLUSHOPT, or CLFLUSH where the processor lacks it), and NaN poisoning through the wrapped
+// CPU allocator. A device that will not time (the checker's) measures no bandwidth.
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <thread>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "gpu/worker/device.hpp"
 #include "gpu/worker/launch_trace.hpp"
@@ -36,14 +42,35 @@ std::string cpu_model() {
   return "cpu";
 }
 
+#if defined(__x86_64__)
+__attribute__((target("clflushopt"))) void evict_lines_opt(const char* p, const char* end) {
+  for (; p < end; p += 64) _mm_clflushopt(const_cast<char*>(p));
+  _mm_sfence();
+}
+#endif
+
+/// Writes the lines of [data, data + bytes) back and drops them from every cache level.
+void evict_lines(const void* data, size_t bytes) {
+  const char* p = reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(data) & ~uintptr_t{63});
+  const char* end = static_cast<const char*>(data) + bytes;
+#if defined(__x86_64__)
+  static const bool has_clflushopt = __builtin_cpu_supports("clflushopt");
+  if (has_clflushopt) return evict_lines_opt(p, end);
+  for (; p < end; p += 64) _mm_clflush(p);
+  _mm_mfence();
+#elif defined(__aarch64__)
+  for (; p < end; p += 64) asm volatile("dc civac, %0" : : "r"(p) : "memory");
+  asm volatile("dsb ish" : : : "memory");
+#else
+#error "evict_lines: no cache-line eviction instruction known for this processor"
+#endif
+}
+
 class CpuDevice final : public Device {
  public:
   explicit CpuDevice(bool timing) : llc_(read_llc_bytes()) {
     install_poison_allocator();
-    if (timing) {
-      flush_buffer_.assign(2 * llc_, 1);
-      bandwidth_ = measure_bandwidth();
-    }
+    if (timing) bandwidth_ = measure_bandwidth();
   }
   at::Device torch_device() const override { return at::kCPU; }
   std::string name() const override { return cpu_model(); }
@@ -52,8 +79,8 @@ class CpuDevice final : public Device {
     *fatal = false;
     return {};
   }
-  void flush_cache() override {
-    for (size_t i = 0; i < flush_buffer_.size(); i += 64) flush_buffer_[i] += 1;
+  void flush_cache(const std::vector<MemorySpan>& next_reads) override {
+    for (const auto& span : next_reads) evict_lines(span.data, span.bytes);
   }
   BatchTime time_batch(const std::function<void()>& body) override {
     auto start = std::chrono::steady_clock::now();
@@ -83,14 +110,12 @@ class CpuDevice final : public Device {
   }
 
  private:
-  // Copies the first half of the flush buffer onto the second: together they are twice the
-  // last-level cache, so the copy streams from and to memory (at least 32 MiB each way). It
-  // touches no memory but the buffer the flush needs anyway: separate buffers of 4x the cache
-  // cost seconds of page faults per worker where the machine reports a 480 MiB cache.
+  // Copies one half of a buffer of twice the last-level cache (at least 64 MiB) onto the other,
+  // so the copy streams from and to memory. The buffer is freed before the worker says it is
+  // ready; separate buffers of 4x the cache each cost seconds of page faults per worker where
+  // the machine reports a 480 MiB cache.
   double measure_bandwidth() {
-    // A cache small enough for its double to stay in it: 2 x 32 MiB of its own.
-    std::vector<char> small(flush_buffer_.size() < (64u << 20) ? (64u << 20) : 0, 1);
-    std::vector<char>& buffer = small.empty() ? flush_buffer_ : small;
+    std::vector<char> buffer(std::max<size_t>(2 * llc_, 64u << 20), 1);
     const size_t half = buffer.size() / 2;
     char* a = buffer.data();
     char* b = a + half;
@@ -100,14 +125,13 @@ class CpuDevice final : public Device {
       std::memcpy(b, a, half);
       // The copy's result is never read: without this barrier an optimising build deletes the
       // memcpy and the probe reports an impossible bandwidth (seen: 32 TB/s at -O3).
-      asm volatile("" : : "r"(a) : "memory");
+      asm volatile("" : : "r"(b) : "memory");
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       best = std::max(best, 2.0 * half / s);  // read + write
     }
     return best;
   }
   size_t llc_;
-  std::vector<char> flush_buffer_;
   double bandwidth_ = 0;
 };
 

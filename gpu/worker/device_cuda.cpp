@@ -59,7 +59,9 @@ class CudaDevice final : public Device {
     if (e == cudaSuccess) return {};
     return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
   }
-  void flush_cache() override { cudaMemsetAsync(flush_, ++flush_value_ & 0xff, 2 * l2_, stream()); }
+  void flush_cache(const std::vector<MemorySpan>&) override {
+    cudaMemsetAsync(flush_, ++flush_value_ & 0xff, 2 * l2_, stream());
+  }
   BatchTime time_batch(const std::function<void()>& body) override {
     auto wall_start = std::chrono::steady_clock::now();
     cudaEventRecord(start_, stream());

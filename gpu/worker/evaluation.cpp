@@ -76,6 +76,28 @@ size_t bytes_of(const std::vector<at::Tensor>& ts) {
   return n;
 }
 
+// The memory a call on this case reads: every tensor's storage, once (backward cases also hold
+// the forward's arguments and the output gradients).
+std::vector<MemorySpan> memory_of(const Case& c) {
+  std::vector<MemorySpan> out;
+  std::set<const void*> seen;
+  auto add = [&](const at::Tensor& t) {
+    if (!t.defined() || !t.has_storage() || !t.storage().data()) return;
+    if (seen.insert(t.storage().data()).second)
+      out.push_back({t.storage().data(), t.storage().nbytes()});
+  };
+  auto add_value = [&](const c10::IValue& v) {
+    if (v.isTensor()) add(v.toTensor());
+    if (v.isTensorList())
+      for (const at::Tensor& t : v.toTensorVector()) add(t);
+  };
+  for (const auto& t : c.tensors) add(t);
+  for (const auto& t : c.grad_outputs) add(t);
+  for (const auto& v : c.args) add_value(v);
+  for (const auto& v : c.forward_args) add_value(v);
+  return out;
+}
+
 std::vector<at::Tensor> clone_all(const std::vector<at::Tensor>& ts) {
   std::vector<at::Tensor> out;
   for (const auto& t : ts) out.push_back(t.clone());
@@ -457,7 +479,9 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
         // Warm-up: two calls of each function, each within the call timeout.
         step("config " + std::to_string(index) + ": timing warm-up",
              2.0 * static_cast<double>(timed.size()) * call_timeout + 60);
-        auto group = time_group(device_, timed, sets, timing, refresh, [&](double planned_s) {
+        std::vector<std::vector<MemorySpan>> set_memory;
+        for (const auto& c : cases) set_memory.push_back(memory_of(c));
+        auto group = time_group(device_, timed, set_memory, timing, refresh, [&](double planned_s) {
           // Warm-up is done: the step's deadline now follows the work actually planned.
           step("config " + std::to_string(index) + ": timing (about " +
                    std::to_string(static_cast<int>(planned_s + 0.5)) + " s planned)",

@@ -38,17 +38,24 @@ json::Value TimingStats::to_json() const {
 }
 
 GroupTiming time_group(Device& device, const std::vector<std::function<void(size_t)>>& functions,
-                       size_t sets, const TimingOptions& o,
-                       const std::function<void(size_t)>& refresh,
+                       const std::vector<std::vector<MemorySpan>>& set_memory,
+                       const TimingOptions& o, const std::function<void(size_t)>& refresh,
                        const std::function<void(double)>& on_plan) {
   GroupTiming result;
+  const size_t sets = std::max<size_t>(1, set_memory.size());
   size_t next_set = 0;
+  std::vector<MemorySpan> reads;
   auto batch = [&](const std::function<void(size_t)>& fn, int calls) {
+    const size_t used = std::min<size_t>(sets, static_cast<size_t>(calls));
     if (refresh)
-      for (size_t k = 0; k < std::min<size_t>(sets, static_cast<size_t>(calls)); ++k)
-        refresh((next_set + k) % sets);
+      for (size_t k = 0; k < used; ++k) refresh((next_set + k) % sets);
+    reads.clear();
+    for (size_t k = 0; k < used && !set_memory.empty(); ++k) {
+      const auto& memory = set_memory[(next_set + k) % sets];
+      reads.insert(reads.end(), memory.begin(), memory.end());
+    }
     device.synchronize();
-    device.flush_cache();
+    device.flush_cache(reads);
     return device.time_batch([&] {
       for (int i = 0; i < calls; ++i) fn(next_set++ % sets);
     });

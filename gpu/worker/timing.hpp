@@ -35,13 +35,15 @@ struct GroupTiming {
   std::optional<Failure> failure;  ///< timer disagreement
 };
 
-/// Each function `call(set)` runs one call on input set `set` (0 <= set < sets); `refresh(set)`,
+/// Each function `call(set)` runs one call on input set `set` (0 <= set < sets), whose memory
+/// `set_memory[set]` is evicted from the caches before a batch that reads it; `refresh(set)`,
 /// when given, gives a set new values before a batch that uses it; `on_plan(seconds)`, when given,
 /// learns how long the measured repetitions should take once warm-up has estimated the functions.
 /// Every repetition times one batch of each function, in the order given; the budget
 /// (options.max_seconds) is for all of them together.
 GroupTiming time_group(Device& device, const std::vector<std::function<void(size_t)>>& functions,
-                       size_t sets, const TimingOptions& options,
+                       const std::vector<std::vector<MemorySpan>>& set_memory,
+                       const TimingOptions& options,
                        const std::function<void(size_t)>& refresh = {},
                        const std::function<void(double)>& on_plan = {});
 
