@@ -85,9 +85,14 @@ TraceSummary summarise_trace(const json::Value& trace, const std::string& config
     if (wall > 0) s.set("wall_ms", wall);
     const bool ops = trace[side].as_array().empty() || trace[side][0]["kind"].as_string() == "op";
     s.set("unit", ops ? "operator call(s)" : "launch(es)");
-    std::string line = std::string(side == std::string("candidate") ? " the kernel " : "; eager ") +
-                       std::to_string(count) + (ops ? " operator call(s), " : " launch(es), ") +
-                       fmt("%.4g ms", ms) + (wall > 0 ? fmt(" in a %.4g ms call", wall) : "");
+    // A CPU kernel of plain code calls no ATen operator: said as such, not as "0 calls, 0 ms".
+    std::string line =
+        std::string(side == std::string("candidate") ? " the kernel " : "; eager ") +
+        (ops && count == 0
+             ? "calls no ATen operator (its own code)" +
+                   (wall > 0 ? fmt(", a %.4g ms call", wall) : "")
+             : std::to_string(count) + (ops ? " operator call(s), " : " launch(es), ") +
+                   fmt("%.4g ms", ms) + (wall > 0 ? fmt(" in a %.4g ms call", wall) : ""));
     if (!s["top"].as_array().empty()) {
       const auto& first = s["top"][0];
       line += " (" + first["name"].as_string();

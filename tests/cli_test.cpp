@@ -121,6 +121,10 @@ TEST(Cli, HonestKernelIsCorrectInTextAndJson) {
   EXPECT_TRUE(trace["candidate"].as_array().empty()) << trace.dump();
   EXPECT_GT(trace["candidate_wall_ms"].as_number(), 0) << trace.dump();
   EXPECT_NE(text.output.find("kernel trace on "), std::string::npos) << text.output;
+  // A kernel of plain code calls no ATen operator; the line says so rather than "0 calls, 0 ms".
+  EXPECT_NE(text.output.find("the kernel: no ATen operator call (its own code), a "),
+            std::string::npos)
+      << text.output;
   EXPECT_NE(text.output.find("aten::softmax"), std::string::npos) << text.output;
 }
 

@@ -414,11 +414,16 @@ std::string trace_table(const json::Value& trace) {
   };
   for (const char* side : {"candidate", "reference"}) {
     const auto& s = trace[side];
+    const std::string call =
+        s.contains("wall_ms") ? format(" in a %.4f ms call", s["wall_ms"].as_number()) : "";
     out += std::string("  ") + (side == std::string("candidate") ? "the kernel" : "eager PyTorch") +
-           ": " + std::to_string(s["launches"].as_int()) + " " + s["unit"].as_string("launch(es)") +
-           ", " + format("%.4f ms", s["ms"].as_number()) +
-           (s.contains("wall_ms") ? format(" in a %.4f ms call", s["wall_ms"].as_number()) : "") +
-           "\n";
+           ": ";
+    if (s["launches"].as_int() == 0 && s["unit"].as_string() == "operator call(s)")
+      out += "no ATen operator call (its own code)" + (call.empty() ? "" : "," + call.substr(3)) +
+             "\n";
+    else
+      out += std::to_string(s["launches"].as_int()) + " " + s["unit"].as_string("launch(es)") +
+             ", " + format("%.4f ms", s["ms"].as_number()) + call + "\n";
     for (const auto& g : s["top"].as_array())
       out += "    " + pad(std::to_string(g["count"].as_int()) + "x", 5) +
              pad(format("%.4f ms", g["ms"].as_number()), 12) +
