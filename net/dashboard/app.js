@@ -273,9 +273,12 @@ async function experimentPage(id) {
   };
   const bestIds = e.targets.filter(t => t.best_candidate).map(t => t.best_candidate);
   const active = e.status === 'running' || e.status === 'paused';
-  // The budget: candidates per target (docs/runtime.md's default) times the targets.
+  // The budget: candidates per target (docs/runtime.md's default) for each target still searched;
+  // a target that has ended (exhausted, abandoned, or a suite's every file tried) has all it gets.
   const budget = e.config && e.config.budget ? e.config.budget.candidates_per_target : undefined;
-  const planned = (typeof budget === 'number' ? budget : 16) * e.targets.length;
+  const perTarget = typeof budget === 'number' ? budget : 16;
+  const planned = e.targets.reduce(
+    (n, t) => n + (t.ended || !active ? t.candidates : Math.max(perTarget, t.candidates)), 0);
   const elapsed = Date.now() / 1000 - e.created_at;
   return [
     el('h1', {}, `Experiment ${e.id}: ${e.name}`),
@@ -284,7 +287,7 @@ async function experimentPage(id) {
       active && e.finished > 0 && e.finished < planned ? ['about',
         fmt.seconds(elapsed / e.finished * (planned - e.finished)) + ' left'] : null,
       ['seed', e.seed], ['created', fmt.time(e.created_at)]]),
-    el('progress', { max: planned, value: e.finished }),
+    el('progress', { max: Math.max(planned, 1), value: e.finished }),
     active ? el('div', { class: 'buttons' },
       e.status === 'running' ? el('button', { onclick: command('pause') }, 'pause')
         : el('button', { onclick: command('resume') }, 'resume'),
@@ -302,7 +305,8 @@ async function experimentPage(id) {
           'timed again yet' }, 'search')) : '',
       t.best_candidate ? link.candidate(t.best_candidate) : '',
       t.best_after ? t.best_after + (t.best_after === 1 ? ' candidate' : ' candidates') : '', fmt.pct(t.best_speed_of_light),
-      t.best_strategy || '', t.ended || '']), [1, 2, 3, 4, 7, 8]),
+      t.best_strategy || '', t.ended ? el('span', { class: 'reason' }, t.ended) : '']),
+    [1, 2, 3, 4, 7, 8]),
     el('p', { class: 'muted' }, 'Speedups are geometric means over the configs of the median ' +
       'kernel time against eager PyTorch timed beside it. Once the search is over, the best ' +
       'candidates of each target are timed again (confirmed) and the best is reported from ' +
