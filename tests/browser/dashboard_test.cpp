@@ -69,6 +69,11 @@ class DashboardTest : public testing::Test {
     auto doc = json::parse(r.body);
     return doc.value ? (*doc.value)["id"].as_int() : 0;
   }
+  int post(const std::string& path) {
+    auto r = net::http_call("127.0.0.1", port_, "POST", path, token_, "");
+    EXPECT_TRUE(r.error.empty()) << path << ": " << r.error;
+    return r.status;
+  }
   json::Value get(const std::string& path) {
     auto r = net::http_call("127.0.0.1", port_, "GET", path, token_);
     EXPECT_EQ(r.status, 200) << path << ": " << r.body << r.error;
@@ -105,6 +110,9 @@ TEST_F(DashboardTest, APersonFollowsACpuExperimentLiveOnEveryPage) {
       "config_set": "single", "budget": {"candidates_per_target": 6},
       "evaluation": {"seeds": 2, "timing_seconds": 0.3}, "search": {"pipeline_depth": 2}})");
   ASSERT_GT(id, 0);
+  // Held until the page is watching: a fast machine finishes six CPU candidates before a browser
+  // has started, and then no event would come live. (What was in flight still finishes.)
+  ASSERT_EQ(post("/api/experiments/" + std::to_string(id) + "/pause"), 200);
   auto started = WebDriver::start();
   ASSERT_TRUE(started) << started.error;
   WebDriver& browser = *started;
@@ -132,6 +140,7 @@ TEST_F(DashboardTest, APersonFollowsACpuExperimentLiveOnEveryPage) {
       "'evaluated').length";
   ASSERT_TRUE(browser.run(
       "window.__kforge_marker = 1; window.__kforge_before = " + count_evaluated + "; return 1;"));
+  ASSERT_EQ(post("/api/experiments/" + std::to_string(id) + "/resume"), 200);
   auto evaluated = browser.wait_for(
       "return window.__kforge_marker === 1 && document.getElementById('main').dataset.loaded "
       "=== '#/' && " +
