@@ -420,5 +420,66 @@ TEST_F(LlmSystemTest, TheMoneyBudgetStopsProposing) {
   for (const auto& row : a->llm_calls(1)) EXPECT_NE(row.call.role, "profile");
 }
 
+// The confirmation of a backward best, on a task in robust-kbench's shape (LayerNorm whose
+// backward takes grad_output, the forward's arguments and normalized_shape, and returns dx,
+// dweight, dbias): the LLM proposes backward kernels, the best two are timed again once the search
+// is over, with the target's direction in the request, and the report says confirmed.
+TEST_F(LlmSystemTest, ABackwardBestIsConfirmedOnARobustKbenchTask) {
+  const std::string task = source_dir() + "/tests/tasks/rkb_layernorm";
+  const std::string backward = file_text(task + "/kernels/backward_cpu.cpp");
+  FakeProvider fake(true);
+  fake.set_responder([&](const ProviderRequest& r) {
+    // A constant of its own per kernel: the novelty filter takes no kernel twice.
+    static std::atomic<int> variant{0};
+    EXPECT_NE(r.user.find("backward"), std::string::npos) << r.user.substr(0, 2000);
+    return kernel_reply(
+        "layernorm_backward_rows",
+        backward + "static const int kforge_test_variant_" + std::to_string(variant++) + " = 1;\n");
+  });
+  const auto config = (dir_ / "backward.json").string();
+  std::ofstream(config) << R"({"name": "backward-confirmation", "seed": 3, "tasks": [")" << task
+                        << R"("], "directions": ["backward"], "backends": ["cpu"],
+      "config_set": "single",
+      "proposers": [{"kind": "llm", "name": "fake-gpt", "provider": "openai",
+                     "base_url": ")"
+                        << fake.base_url("openai") << R"(", "model": "gpt-test",
+                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")"
+                        << fake.ca_file() << R"(",
+                     "input_per_mtok": 2, "output_per_mtok": 8}],
+      "budget": {"candidates_per_target": 3},
+      "evaluation": {"seeds": 1, "timing_seconds": 0.05},
+      "search": {"pipeline_depth": 2, "fix_probability": 0}})";
+  auto run = kforge({"run", config, "--archive", (dir_ / "archive.db").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("confirmed"), std::string::npos) << run.output;
+
+  auto a = open();
+  ASSERT_TRUE(a);
+  const auto confirmations = a->confirmations(1);
+  ASSERT_EQ(confirmations.size(), 2u) << run.output;
+  for (const auto& c : confirmations) {
+    EXPECT_TRUE(c.correct) << c.reason;
+    EXPECT_GT(c.speedup, 0);
+    EXPECT_LE(c.speedup_low, c.speedup);
+    EXPECT_GE(c.speedup_high, c.speedup);
+    // Per config: the backward's times, both sides, from the confirmation's own timing.
+    auto configs = json::parse(c.configs_json);
+    ASSERT_TRUE(configs.value) << c.configs_json;
+    ASSERT_FALSE(configs.value->as_array().empty()) << c.configs_json;
+    EXPECT_GT((*configs.value)[0]["kernel_ms"].as_number(), 0) << c.configs_json;
+  }
+  auto report = kforge({"report", "1", "--archive", (dir_ / "archive.db").string(), "--json"});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  auto doc = json::parse(report.output);
+  ASSERT_TRUE(doc.value) << report.output;
+  const json::Value* target = nullptr;
+  for (const auto& t : (*doc.value)["targets"].as_array())
+    if (t["target"].as_string() == "rkb_layernorm/backward/cpu") target = &t;
+  ASSERT_TRUE(target) << report.output;
+  EXPECT_TRUE((*target)["best_confirmed"].as_bool()) << target->dump();
+  EXPECT_GT((*target)["best_speedup_p90"].as_number(), 0) << target->dump();
+  EXPECT_EQ((*target)["results_timed"].as_string(), "confirmation") << target->dump();
+}
+
 }  // namespace
 }  // namespace kforge::test
