@@ -100,7 +100,7 @@ function facts(pairs) {
 
 // ---- live updates ----
 
-const live = { socket: null, events: [], listeners: new Set(), retry: null };
+const live = { socket: null, events: [], listeners: new Set(), retry: null, history: false };
 
 function connectEvents() {
   const status = document.getElementById('live');
@@ -142,12 +142,16 @@ function describeEvent(ev) {
 async function overviewPage() {
   const [state, archived] = await Promise.all([api('/api/state'), api('/api/experiments')]);
   const running = new Map(state.experiments.map(e => [e.id, e]));
-  // The latest events of the experiments this daemon runs, until live ones arrive.
-  if (!live.events.length) {
+  // The latest archived events of the experiments this daemon runs, read once per page load;
+  // live ones are added as they come (an event that came live meanwhile is kept once).
+  if (!live.history) {
     const histories = await Promise.all(state.experiments.slice(0, 4).map(e =>
       api(`/api/experiments/${e.id}/events`).then(h => h.map(ev => ({ ...ev,
         experiment_id: e.id })))));
-    live.events = histories.flat().sort((a, b) => a.id - b.id).slice(-30);
+    live.history = true;
+    const seen = new Set(live.events.map(ev => `${ev.experiment_id}/${ev.id}`));
+    const older = histories.flat().filter(ev => !seen.has(`${ev.experiment_id}/${ev.id}`));
+    live.events = older.sort((a, b) => a.id - b.id).slice(-30).concat(live.events);
   }
   const rows = archived.map(e => {
     const r = running.get(e.id);
