@@ -283,10 +283,10 @@ TEST(Cli, EveryNumericOptionRejectsBadValuesClearly) {
 // what is wrong, and point to --help.
 TEST(Cli, EveryCommandListsItsOptionsAndSaysWhatIsWrong) {
   const std::vector<std::pair<std::string, std::string>> commands = {
-      {"eval", "--kernel"},      {"export", "--task"},       {"import", "--sizes"},
-      {"suite", "--kernels"},    {"run", "--replay"},        {"show", "--no-source"},
-      {"report", "--csv"},       {"list", "--archive"},      {"best", "--out"},
-      {"daemon", "--log-level"}, {"console", "--token-file"}};
+      {"eval", "--kernel"},      {"export", "--task"},        {"import", "--sizes"},
+      {"suite", "--kernels"},    {"run", "--replay"},         {"show", "--no-source"},
+      {"report", "--csv"},       {"list", "--archive"},       {"best", "--out"},
+      {"daemon", "--log-level"}, {"console", "--token-file"}, {"dashboard", "--token-file"}};
   for (const auto& [command, option] : commands) {
     auto help = kforge({command, "--help"});
     EXPECT_EQ(help.exit_code, 0) << command << "\n" << help.output;

@@ -312,13 +312,18 @@ int interactive(const Connection& c) {
 
 }  // namespace
 
-int run_console(const std::vector<std::string>& args) {
+int run_console(const std::vector<std::string>& args, bool dashboard) {
   std::string state_dir = default_state_dir(), token_file;
   unsigned port = 0;
-  CommandLine line("console",
-                   "Attaches to a running daemon (its port and token are read from the state "
-                   "folder): kforge console [--state DIR | --port N --token-file FILE] [COMMAND]",
-                   kConsoleCommands);
+  CommandLine line(dashboard ? "dashboard" : "console",
+                   dashboard
+                       ? "Prints the address that opens the daemon's web dashboard signed in: the "
+                         "token follows `#`, which a browser never sends, so it is in no request "
+                         "and no log."
+                       : "Attaches to a running daemon (its port and token are read from the state "
+                         "folder): kforge console [--state DIR | --port N --token-file FILE] "
+                         "[COMMAND]",
+                   dashboard ? "" : kConsoleCommands);
   auto& app = line.app();
   app.add_option("--state", state_dir,
                  "the daemon's state folder (default $KFORGE_STATE or ~/.local/state/kforge)")
@@ -327,9 +332,11 @@ int run_console(const std::vector<std::string>& args) {
       ->check(whole_number(1, 65535));
   app.add_option("--token-file", token_file, "the file with the daemon's token, with --port")
       ->type_name("FILE");
-  app.prefix_command();  // the first word that is no option starts the command and its own words
+  // The first word that is no option starts the command and its own words.
+  if (!dashboard) app.prefix_command();
   if (auto code = line.parse(args)) return *code;
-  const std::vector<std::string> words = app.remaining();
+  const std::vector<std::string> words =
+      dashboard ? std::vector<std::string>{"dashboard"} : app.remaining();
   if (!words.empty() && words[0] == "help") {  // also without a daemon
     std::cout << app.help();
     return 0;
@@ -342,7 +349,7 @@ int run_console(const std::vector<std::string>& args) {
   Connection c;
   std::string error;
   if (!connect_info(state_dir, port, token_file, c, error)) {
-    std::cerr << "kforge console: " << error << "\n";
+    std::cerr << "kforge " << (dashboard ? "dashboard" : "console") << ": " << error << "\n";
     return 2;
   }
   if (words.empty()) return interactive(c);

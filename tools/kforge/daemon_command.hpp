@@ -8,6 +8,7 @@
 namespace kforge::cli {
 
 int run_daemon(const std::vector<std::string>& args);
-int run_console(const std::vector<std::string>& args);
+/// `dashboard`: `kforge dashboard`, the console's command of that name with its own --help.
+int run_console(const std::vector<std::string>& args, bool dashboard = false);
 
 }  // namespace kforge::cli

@@ -68,10 +68,8 @@ int main(int argc, char** argv) {
   if (command == "list") return kforge::cli::run_list(args);
   if (command == "daemon") return kforge::cli::run_daemon(args);
   if (command == "console") return kforge::cli::run_console(args);
-  if (command == "dashboard") {  // the console's `dashboard`, with the same connection options
-    args.push_back("dashboard");
-    return kforge::cli::run_console(args);
-  }
+  if (command == "dashboard")  // the console's `dashboard`, with the same connection options
+    return kforge::cli::run_console(args, /*dashboard=*/true);
   std::cerr << "kforge: unknown command `" << command << "`; `kforge help` lists the commands\n";
   return 2;
 }
