@@ -410,6 +410,16 @@ TEST_F(SystemTest, TheApiAnswersBadIdsWithClientErrorsAndStaysUp) {
     net::WebSocketClient ws;
     EXPECT_FALSE(ws.connect("127.0.0.1", port, target, token)) << target << " was upgraded";
   }
+  // The dashboard's address, signed in: the token after '#', both ways of asking for it.
+  const std::string address =
+      "http://127.0.0.1:" + std::to_string(port) + "/#token=" + token + "\n";
+  for (const std::vector<std::string>& asked :
+       {std::vector<std::string>{"dashboard", "--state", state.string()},
+        std::vector<std::string>{"console", "--state", state.string(), "dashboard"}}) {
+    auto r = run(asked, 1min);
+    EXPECT_EQ(r.exit_code, 0) << asked[0] << "\n" << r.output;
+    EXPECT_EQ(r.output.rfind(address, 0), 0u) << asked[0] << "\n" << r.output;
+  }
   net::WebSocketClient events;
   auto connected = events.connect("127.0.0.1", port, "/api/events?experiment=1", token);
   EXPECT_TRUE(connected) << connected.error;
