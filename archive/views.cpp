@@ -63,6 +63,11 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   if (!e) return std::nullopt;
   json::Value v = experiment_json(*e);
   v.set("config", parsed_or_text(e->config_json));
+  // Whether the best kernels are timed again once the search is over: not in a suite (given
+  // kernels, each evaluated once) nor with evaluation.confirm_top 0.
+  const json::Value& config = v["config"];
+  const bool confirms = config["proposers"][0]["kind"].as_string() != "files" &&
+                        config["evaluation"]["confirm_top"].as_int(2) > 0;
   struct Tally {
     int64_t candidates = 0, finished = 0, correct = 0;
     const Progress* best = nullptr;
@@ -142,6 +147,10 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
     if (best) {
       r.set("best_candidate", best->candidate.id);
       r.set("best_confirmed", best_confirmation != nullptr);
+      // How the reported speedup was timed: "confirmed" (again, after the search), "search" (the
+      // search's draw; it may still be confirmed, or the experiment stopped first) or "once" (an
+      // experiment that confirms nothing).
+      r.set("best_timed", best_confirmation ? "confirmed" : confirms ? "search" : "once");
       r.set("best_speedup", best_confirmation ? best_confirmation->speedup : best->geomean_speedup);
       if (best_confirmation) {
         r.set("best_speedup_p10", best_confirmation->speedup_low);

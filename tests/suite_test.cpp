@@ -297,6 +297,21 @@ TEST(Suite, RobustKbenchLayoutFindsKernelsByTaskNameAndDirection) {
   const std::string csv = read(dir / "r.csv");
   EXPECT_NE(csv.find("linear_relu,forward,cpu,"), std::string::npos) << csv;
   EXPECT_NE(csv.find("linear_relu,backward,cpu,"), std::string::npos) << csv;
+  // A suite times each kernel once and confirms nothing: its bests say "once", not "search".
+  auto listed =
+      kforge({"list", "--archive", (dir / "archive.db").string(), "--json"}, dir.string());
+  ASSERT_EQ(listed.exit_code, 0) << listed.output;
+  auto doc = json::parse(listed.output);
+  ASSERT_TRUE(doc.value) << listed.output;
+  int bests = 0;
+  for (const auto& t : (*doc.value)["experiments"][0]["targets"].as_array()) {
+    if (!t.contains("best_candidate")) continue;
+    ++bests;
+    EXPECT_EQ(t["best_timed"].as_string(), "once") << t.dump();
+  }
+  EXPECT_EQ(bests, 2) << listed.output;
+  auto text = kforge({"list", "--archive", (dir / "archive.db").string()}, dir.string());
+  EXPECT_NE(text.output.find(", once)"), std::string::npos) << text.output;
 }
 
 }  // namespace

@@ -305,8 +305,10 @@ async function experimentPage(id) {
       t.best_candidate ? (t.best_confirmed ? el('span', { class: 'good', title: 'timed again ' +
         'once the search was over, on fresh inputs, interleaved with eager; ' +
         `${fmt.speedup(t.best_speedup_searched)} in the search` }, 'confirmed')
-        : el('span', { class: 'warn', title: 'the largest of the search\'s noisy draws, not ' +
-          'timed again yet' }, 'search')) : '',
+        : t.best_timed === 'once' ? el('span', { title: 'evaluated once: this experiment (a ' +
+          'suite of given kernels, or confirm_top 0) times nothing again' }, 'once')
+          : el('span', { class: 'warn', title: 'the largest of the search\'s noisy draws, not ' +
+            'timed again yet' }, 'search')) : '',
       t.best_candidate ? link.candidate(t.best_candidate) : '',
       t.best_after ? t.best_after + (t.best_after === 1 ? ' candidate' : ' candidates') : '', fmt.pct(t.best_speed_of_light),
       t.best_strategy || '', t.ended ? el('span', { class: 'reason' }, t.ended) : '']),
@@ -315,7 +317,8 @@ async function experimentPage(id) {
       'kernel time against eager PyTorch timed beside it. Once the search is over, the best ' +
       'candidates of each target are timed again (confirmed) and the best is reported from ' +
       'those times, with the range of eager\'s 10th over the kernel\'s 90th percentile to ' +
-      'eager\'s 90th over the kernel\'s 10th; "search" marks a best not timed again yet.'),
+      'eager\'s 90th over the kernel\'s 10th; "search" marks a best not timed again yet, ' +
+      '"once" one of an experiment that times nothing again (a suite).'),
     el('h2', {}, 'Speedup over time'),
     speedupChart(e, candidates),
     el('h2', {}, 'Lineage'),

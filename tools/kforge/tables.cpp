@@ -117,7 +117,7 @@ std::string experiment_table(const json::Value& e) {
   std::string out = pad("target", target_width) + pad("candidates", 11) + pad("correct", 8) +
                     pad("best kernel", 12) + pad("speedup (p10-p90)", 20) + pad("timed", 11) +
                     pad("of bound", 9) + pad("found at", 9) + "how\n";
-  bool any_confirmed = false, any_searched = false;
+  bool any_confirmed = false, any_searched = false, any_once = false;
   for (const auto& t : e["targets"].as_array()) {
     bool has = t.contains("best_candidate");
     const bool confirmed = t["best_confirmed"].as_bool(false);
@@ -129,13 +129,15 @@ std::string experiment_table(const json::Value& e) {
                 (confirmed ? format(" (%.2f", t["best_speedup_p10"].as_number()) +
                                  format("-%.2f)", t["best_speedup_p90"].as_number())
                            : "");
-    any_confirmed |= has && confirmed;
-    any_searched |= has && !confirmed;
+    const std::string timed = t["best_timed"].as_string("search");
+    any_confirmed |= has && timed == "confirmed";
+    any_searched |= has && timed == "search";
+    any_once |= has && timed == "once";
     out += pad(t["target"].as_string(), target_width) +
            pad(std::to_string(t["candidates"].as_int()), 11) +
            pad(std::to_string(t["correct"].as_int()), 8) +
            pad(has ? "cand. " + std::to_string(t["best_candidate"].as_int()) : "-", 12) +
-           pad(speedup, 20) + pad(has ? (confirmed ? "confirmed" : "search") : "-", 11) +
+           pad(speedup, 20) + pad(has ? t["best_timed"].as_string("search") : "-", 11) +
            pad(bounded ? format("%.0f%%", 100 * t["best_speed_of_light"].as_number()) : "-", 9) +
            pad(has ? std::to_string(t["best_after"].as_int()) : "-", 9) +
            (has ? t["best_strategy"].as_string() + " " + t["best_params"].dump() : "none correct") +
@@ -160,7 +162,11 @@ std::string experiment_table(const json::Value& e) {
   if (any_searched)
     out +=
         "search: the largest of the search's draws, not timed again (the experiment did not\n"
-        "finish, or evaluation.confirm_top is 0); expect it lower when timed again.\n";
+        "finish); expect it lower when timed again.\n";
+  if (any_once)
+    out +=
+        "once: evaluated once; this experiment (a suite, or evaluation.confirm_top 0) times\n"
+        "nothing again.\n";
   return out;
 }
 
@@ -233,8 +239,10 @@ std::string best_results_table(const json::Value& targets) {
            ", " + format("%.2fx", t["best_speedup"].as_number()) + " eager (geometric mean), " +
            std::to_string(t["lineage_depth"].as_int()) + " ancestor(s), found as the target's " +
            "candidate " + std::to_string(t["best_after"].as_int()) + "; " +
-           (t["results_timed"].as_string() == "confirmation"
-                ? "times from its confirmation after the search"
+           (t["results_timed"].as_string() == "confirmation" ? "times from its confirmation after "
+                                                               "the search"
+            : t["best_timed"].as_string() == "once"
+                ? "times from its one evaluation (this experiment times nothing again)"
                 : "times from the search, not confirmed") +
            "\n";
     out += "  " + pad("config", name_width) + pad("ok", 3) + pad("kernel ms (p10-p90)", 27) +
@@ -491,8 +499,8 @@ std::string experiments_list_table(const json::Value& experiments) {
       out += "       " + pad(t["target"].as_string(), 40) +
              (t.contains("best_candidate")
                   ? format("best %.2fx", t["best_speedup"].as_number()) + " (candidate " +
-                        std::to_string(t["best_candidate"].as_int()) +
-                        (t["best_confirmed"].as_bool(false) ? ", confirmed)" : ", search)")
+                        std::to_string(t["best_candidate"].as_int()) + ", " +
+                        t["best_timed"].as_string("search") + ")"
               : t.contains("ended") ? t["ended"].as_string()
                                     : std::string("none correct")) +
              "\n";
