@@ -66,6 +66,14 @@ std::string scripted_reply(const ProviderRequest& r, const std::string& good) {
   }
 }
 
+/// The proposer of the experiments here: "fake-gpt", an OpenAI-format model of the fake provider.
+std::string llm_proposer(const FakeProvider& fake, const std::string& more = "") {
+  return R"({"kind": "llm", "name": "fake-gpt", "provider": "openai", "base_url": ")" +
+         fake.base_url("openai") +
+         R"(", "model": "gpt-test", "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")" +
+         fake.ca_file() + R"(", "input_per_mtok": 2, "output_per_mtok": 8)" + more + "}";
+}
+
 class LlmSystemTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -85,12 +93,8 @@ class LlmSystemTest : public testing::Test {
       "tasks": [")" << source_dir()
                         << R"(/tasks/softmax"], "backends": ["cpu"],
       "config_set": "single",
-      "proposers": [{"kind": "llm", "name": "fake-gpt", "provider": "openai",
-                     "base_url": ")"
-                        << fake.base_url("openai") << R"(", "model": "gpt-test",
-                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")"
-                        << fake.ca_file() << R"(",
-                     "input_per_mtok": 2, "output_per_mtok": 8, "max_concurrency": 2}],
+      "proposers": [)" << llm_proposer(fake, R"(, "max_concurrency": 2)")
+                        << R"(],
       "verifiers": {"llm": [{"name": "fake-claude", "provider": "anthropic",
                      "base_url": ")"
                         << fake.base_url("anthropic") << R"(", "model": "claude-test",
@@ -113,12 +117,8 @@ class LlmSystemTest : public testing::Test {
     std::ofstream(path) << R"({"name": "meta-generation-test", "seed": )" << seed << R"(,
       "tasks": [")" << source_dir()
                         << R"(/tasks/softmax"], "backends": ["cpu"], "config_set": "single",
-      "proposers": [{"kind": "llm", "name": "fake-gpt", "provider": "openai",
-                     "base_url": ")"
-                        << fake.base_url("openai") << R"(", "model": "gpt-test",
-                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")"
-                        << fake.ca_file() << R"(",
-                     "input_per_mtok": 2, "output_per_mtok": 8}],
+      "proposers": [)" << llm_proposer(fake)
+                        << R"(],
       "budget": {"candidates_per_target": 9},
       "evaluation": {"seeds": 1, "timing_seconds": 0.05},
       "search": {"pipeline_depth": 2, "fix_probability": 0,
@@ -440,12 +440,8 @@ TEST_F(LlmSystemTest, ABackwardBestIsConfirmedOnARobustKbenchTask) {
   std::ofstream(config) << R"({"name": "backward-confirmation", "seed": 3, "tasks": [")" << task
                         << R"("], "directions": ["backward"], "backends": ["cpu"],
       "config_set": "single",
-      "proposers": [{"kind": "llm", "name": "fake-gpt", "provider": "openai",
-                     "base_url": ")"
-                        << fake.base_url("openai") << R"(", "model": "gpt-test",
-                     "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")"
-                        << fake.ca_file() << R"(",
-                     "input_per_mtok": 2, "output_per_mtok": 8}],
+      "proposers": [)" << llm_proposer(fake)
+                        << R"(],
       "budget": {"candidates_per_target": 3},
       "evaluation": {"seeds": 1, "timing_seconds": 0.05},
       "search": {"pipeline_depth": 2, "fix_probability": 0}})";

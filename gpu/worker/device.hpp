@@ -56,8 +56,8 @@ class Device {
   virtual Result<json::Value> counters(const std::function<void()>& body) = 0;
 };
 
-/// `timing` false: a device that never times (a checker's), without a flush buffer or a
-/// bandwidth probe; its flush_cache and copy_bandwidth must not be used.
+/// `timing` false: a device that never times (a checker's): no bandwidth probe at start-up, and
+/// copy_bandwidth is 0.
 std::unique_ptr<Device> make_cpu_device(bool timing);
 /// The CUDA device `index`, or why CUDA is unavailable in this build or on this machine.
 Result<std::unique_ptr<Device>> make_cuda_device(int index);

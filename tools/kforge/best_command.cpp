@@ -15,7 +15,6 @@
 #include "tools/kforge/command_line.hpp"
 
 namespace kforge::cli {
-namespace {}  // namespace
 
 int run_best(const std::vector<std::string>& args) {
   std::string archive_path = default_state_dir() + "/archive.db", out, backend, task,
@@ -33,9 +32,7 @@ int run_best(const std::vector<std::string>& args) {
   app.add_option("--out", out, "the package's folder")->required()->type_name("DIR");
   add_choice(app, "--backend", backend, {"cpu", "cuda"},
              "the backend whose kernels to take (default: any)");
-  app.add_option("--archive", archive_path,
-                 "the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)")
-      ->type_name("PATH");
+  add_archive_option(app, archive_path);
   app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;

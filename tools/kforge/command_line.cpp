@@ -50,10 +50,15 @@ int CommandLine::error(const std::string& message) const {
   return 2;
 }
 
-void add_foreground_options(CLI::App& app, ForegroundOptions& o) {
-  app.add_option("--archive", o.archive_path,
-                 "the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)")
+CLI::Option* add_archive_option(CLI::App& app, std::string& path) {
+  return app
+      .add_option("--archive", path,
+                  "the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)")
       ->type_name("PATH");
+}
+
+void add_foreground_options(CLI::App& app, ForegroundOptions& o) {
+  add_archive_option(app, o.archive_path);
   app.add_option("--cache", o.cache,
                  "compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");

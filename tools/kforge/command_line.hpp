@@ -31,6 +31,9 @@ class CommandLine {
   CLI::App app_;
 };
 
+/// --archive PATH, bound to `path` (which holds the default).
+CLI::Option* add_archive_option(CLI::App& app, std::string& path);
+
 /// What the commands that host the actors in the foreground (`run`, `suite`) share.
 struct ForegroundOptions {
   std::string archive_path, cache;

@@ -7,9 +7,9 @@
 #include <iostream>
 #include <limits>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "common/json.hpp"
 #include "common/numbers.hpp"
@@ -263,6 +263,10 @@ int watch(const Connection& c, double interval) {
   return 1;
 }
 
+/// The commands `command` runs, in the interactive console and as `kforge console COMMAND`.
+const std::vector<std::string> kCommands = {
+    "state", "experiments", "experiment", "submit", "pause", "resume", "stop", "show", "dashboard"};
+
 const char* kInteractiveHelp =
     "commands: state, experiments, experiment ID, submit FILE, pause ID, resume ID, stop ID,\n"
     "  show CANDIDATE [--no-source], dashboard, help, quit (`kforge console --help` says what\n"
@@ -273,9 +277,9 @@ int interactive(const Connection& c) {
   net::WebSocketClient ws;
   std::atomic<bool> quitting{false};
   command(c, {"state"});
-  ConsoleInput input(default_state_dir() + "/console_history",
-                     {"state", "experiments", "experiment", "submit", "pause", "resume", "stop",
-                      "show", "dashboard", "help", "quit"});
+  std::vector<std::string> completed = kCommands;
+  completed.insert(completed.end(), {"help", "quit"});
+  ConsoleInput input(default_state_dir() + "/console_history", completed);
   std::thread events([&] {
     follow_events(c, "/api/events", ws, [&](const std::string& line) {
       std::lock_guard lock(out);
@@ -341,10 +345,9 @@ int run_console(const std::vector<std::string>& args, bool dashboard) {
     std::cout << app.help();
     return 0;
   }
-  static const std::set<std::string> kVerbs = {"state",      "watch",  "events",   "experiments",
-                                               "experiment", "submit", "pause",    "resume",
-                                               "stop",       "show",   "dashboard"};
-  if (!words.empty() && !kVerbs.count(words[0]))  // said before any daemon is looked for
+  // An unknown command is said before any daemon is looked for (watch and events are one-shot).
+  if (!words.empty() && words[0] != "watch" && words[0] != "events" &&
+      std::find(kCommands.begin(), kCommands.end(), words[0]) == kCommands.end())
     return line.error("no command `" + words[0] + "`");
   Connection c;
   std::string error;

@@ -8,7 +8,6 @@
 #include "tools/kforge/command_line.hpp"
 
 namespace kforge::cli {
-namespace {}  // namespace
 
 int run_import(const std::vector<std::string>& args) {
   std::string from, out;

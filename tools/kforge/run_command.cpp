@@ -22,7 +22,6 @@
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
-namespace {}  // namespace
 
 int run_experiment(const std::vector<std::string>& args) {
   std::string config_path;
@@ -181,9 +180,7 @@ int print_view(const std::vector<std::string>& args, const std::string& command,
   std::string id_name = what;
   for (auto& c : id_name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   app.add_option(id_name, id_text, "the " + what + "'s id")->required();
-  app.add_option("--archive", archive_path,
-                 "the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)")
-      ->type_name("PATH");
+  add_archive_option(app, archive_path);
   auto* json_flag = app.add_flag("--json", as_json, "print the document as JSON");
   if (csv) app.add_flag("--csv", as_csv, "print the results as CSV")->excludes(json_flag);
   if (command == "show") app.add_flag("--no-source", plain, "leave the kernel's source out");
@@ -231,10 +228,7 @@ int run_list(const std::vector<std::string>& args) {
   CommandLine line("list",
                    "The experiments in an archive: status, candidates, correct ones, and the "
                    "best speedup per target.");
-  line.app()
-      .add_option("--archive", archive_path,
-                  "the archive (default $KFORGE_STATE/archive.db, ~/.local/state/kforge)")
-      ->type_name("PATH");
+  add_archive_option(line.app(), archive_path);
   line.app().add_flag("--json", as_json, "print the list as JSON");
   if (auto code = line.parse(args)) return *code;
   auto opened = open_archive_to_read(archive_path);
