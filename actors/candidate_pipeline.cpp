@@ -175,6 +175,7 @@ eval_request evaluation_request(self_ptr self, const Candidate& c, const target_
   req.seeds = spec.seeds;
   req.seed = spec.seed;
   req.timing_seconds = spec.timing_seconds;
+  req.counters_budget_s = spec.counters_budget_s;
   // A suite (given kernel files) reports configs correct of all; a search needs the verdict only.
   req.stop_on_failure = spec.proposers.empty() || spec.proposers.front().kind != "files";
   return req;

@@ -91,6 +91,7 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         w.timing.max_seconds = r.timing_seconds;
         w.trace = r.profile;  // a correct kernel's launches, for its profile
         w.counters = r.profile && options.backend == "cuda";  // and their hardware counters
+        w.counters_budget_s = r.counters_budget_s;
         const auto request = w.to_json();
         auto start = std::chrono::steady_clock::now();
         auto outcome = self->state.worker->evaluate(request);

@@ -62,8 +62,9 @@ struct Matrix {
 };
 
 /// Per target, each optimisation strategy a proposal was asked to follow, or meta-generation
-/// wrote, with where it came from ("seed": the fixed list; "rules": the built-in proposer's
-/// meta-generation; else the LLM that wrote it) and its record: how many candidates tried it, how
+/// wrote, or (where the search asked for none) a proposer followed on its own, with where it came
+/// from ("seed": the fixed list; "rules": the built-in proposer's meta-generation; "proposer":
+/// the proposer's own choice; else the LLM that wrote it) and its record: how many candidates tried it, how
 /// many were correct, how many beat their parent, and the best gain over a parent.
 json::Value strategy_records(Archive& a, int64_t experiment_id) {
   struct Record {
@@ -71,22 +72,29 @@ json::Value strategy_records(Archive& a, int64_t experiment_id) {
     double best_gain = 0;
     std::string source = "seed";
     int64_t round = 0;
+    bool written = false;  ///< in the strategies table (meta-generation wrote it)
   };
   std::map<std::pair<std::string, std::string>, Record> by_text;  // by target and text
   for (const auto& x : a.strategies(experiment_id)) {
     auto& r = by_text[{x.target, x.text}];
     r.source = x.source;
     r.round = x.round;
+    r.written = true;
   }
   std::map<int64_t, double> speedup_of;  // correct candidates by id
   const auto progress = a.progress(experiment_id);
   for (const auto& p : progress)
     if (p.correct) speedup_of[p.candidate.id] = p.geomean_speedup;
   for (const auto& p : progress) {
+    // The strategy the search asked for, else the one the proposer says it followed (without
+    // meta-generation a proposal is asked for none, yet translate and optimise ran).
     auto d = json::parse(p.candidate.decision);
-    const std::string text = d.value ? (*d.value)["strategy"].as_string() : std::string();
+    std::string text = d.value ? (*d.value)["strategy"].as_string() : std::string();
+    const bool asked = !text.empty();
+    if (!asked) text = p.candidate.strategy;
     if (text.empty()) continue;
     auto& r = by_text[{target_key(p.candidate), text}];
+    if (!asked && !r.written) r.source = "proposer";
     ++r.tried;
     if (!p.correct) continue;
     ++r.correct;
@@ -128,6 +136,8 @@ json::Value best_results(Archive& a, int64_t candidate_id) {
     if (r.speedup) row.set("speedup", *r.speedup);
     for (const char* key : {"compiled_ms", "speedup_compiled"})
       if (d[key].is_number()) row.set(key, d[key]);
+    if (d["compiled_unavailable"].is_string())
+      row.set("compiled_unavailable", d["compiled_unavailable"]);
     rows.push(row);
   }
   return rows;
@@ -155,9 +165,19 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
         auto rows = c != confirmed.end() && c->second.correct ? json::parse(c->second.configs_json)
                                                               : json::ParseResult{};
         if (rows.value && rows.value->is_array()) {
+          // The confirmation times the kernel against eager only: the config set, torch.compile's
+          // time and why it is missing come from the search's row of the same config.
+          const json::Value searched = best_results(a, best);
           json::Value marked{json::Array{}};
           for (json::Value row : rows.value->as_array()) {
             row.set("correct", true);
+            for (const auto& s : searched.as_array()) {
+              if (s["index"].as_int(-1) != row["index"].as_int(-2)) continue;
+              row.set("config_set", s["config_set"]);
+              for (const char* key : {"compiled_ms", "speedup_compiled", "compiled_unavailable"})
+                if (!s[key].is_null()) row.set(key, s[key]);
+              if (s["compiled_ms"].is_number()) row.set("compiled_timed", "search");
+            }
             marked.push(std::move(row));
           }
           t.set("results", marked).set("results_timed", "confirmation");

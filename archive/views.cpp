@@ -173,6 +173,33 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   return v;
 }
 
+namespace {
+
+/// Where a candidate stands in its target: its speedup in the search, its confirmation (timed
+/// again after the search) and whether it is the target's best, with the target's best speedup
+/// as the experiment's tables report it.
+json::Value standing_of(Archive& a, const Candidate& c) {
+  json::Value out;
+  for (const auto& p : a.progress(c.experiment_id))
+    if (p.candidate.id == c.id && p.correct && p.geomean_speedup > 0)
+      out.set("speedup_searched", p.geomean_speedup);
+  auto view = experiment_view(a, c.experiment_id);
+  if (!view) return out;
+  for (const auto& t : (*view)["targets"].as_array()) {
+    if (t["target"].as_string() != target_key(c)) continue;
+    for (const auto& x : t["confirmations"].as_array())
+      if (x["candidate"].as_int() == c.id) out.set("confirmation", x);
+    if (!t.contains("best_candidate")) break;
+    out.set("is_best", t["best_candidate"].as_int() == c.id);
+    for (const char* key : {"best_candidate", "best_speedup", "best_speedup_p10",
+                            "best_speedup_p90", "best_timed"})
+      if (t.contains(key)) out.set(key, t[key]);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<json::Value> candidate_view(Archive& a, int64_t candidate_id) {
   auto c = a.candidate(candidate_id);
   if (!c) return std::nullopt;
@@ -220,6 +247,7 @@ std::optional<json::Value> candidate_view(Archive& a, int64_t candidate_id) {
   lineage.array();
   for (const auto& l : a.lineage(candidate_id)) lineage.push(l.id);
   v.set("lineage", lineage);
+  v.set("standing", standing_of(a, *c));
   return v;
 }
 

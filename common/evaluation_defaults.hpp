@@ -7,4 +7,9 @@ namespace kforge {
 /// Trials with fresh inputs and weights per config.
 inline constexpr int kDefaultSeeds = 3;
 
+/// Seconds the hardware counters of one evaluation may take, both sides together (CUDA): a
+/// kernel replayed 14 times costs from milliseconds to a few seconds, and a call of 30 kernels
+/// (robust-kbench's resnet_block) took 250 s with no budget.
+inline constexpr double kDefaultCountersBudgetSeconds = 10;
+
 }  // namespace kforge

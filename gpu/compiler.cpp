@@ -182,6 +182,14 @@ std::optional<Headers> parse_headers(std::string_view text) {
   return std::nullopt;
 }
 
+CodegenFlags codegen_flags(Backend backend) {
+  if (backend == Backend::cpu) return {{"-O3", "-march=native", "-fopenmp"}, {"-fopenmp"}};
+  return {{"-O3", "--expt-relaxed-constexpr", "-D__CUDA_NO_HALF_OPERATORS__",
+           "-D__CUDA_NO_HALF_CONVERSIONS__", "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
+           "-D__CUDA_NO_HALF2_OPERATORS__"},
+          {}};
+}
+
 std::vector<std::string> compile_command(const CompileOptions& o, const std::string& source_path,
                                          const std::string& output_path) {
   std::vector<std::string> cmd;
@@ -196,37 +204,33 @@ std::vector<std::string> compile_command(const CompileOptions& o, const std::str
   if (!light)
     for (const auto& dir : split(build::torch_include_dirs, ';')) includes.push_back("-I" + dir);
   std::string libdir = build::torch_library_dir;
+  const CodegenFlags codegen = codegen_flags(o.backend);
   if (o.backend == Backend::cpu) {
-    cmd = {build::cxx_compiler,   "-std=c++17", "-O3",
-           "-march=native",       "-fPIC",      "-shared",
-           "-fvisibility=hidden", "-fopenmp",   "-DTORCH_EXTENSION_NAME=kforge_candidate"};
+    cmd = {build::cxx_compiler, "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden",
+           "-DTORCH_EXTENSION_NAME=kforge_candidate"};
+    cmd.insert(cmd.end(), codegen.compile.begin(), codegen.compile.end());
     for (const auto& f : split(build::torch_cxx_flags, ' ')) cmd.push_back(f);
     cmd.insert(cmd.end(), includes.begin(), includes.end());
     cmd.insert(cmd.end(), o.extra_flags.begin(), o.extra_flags.end());
     cmd.insert(cmd.end(), {source_path, "-o", output_path, "-Wl,--no-undefined"});
     if (!light)
       cmd.insert(cmd.end(), {"-L" + libdir, "-Wl,-rpath," + libdir, "-ltorch_cpu", "-lc10"});
-    cmd.push_back("-lgomp");
+    cmd.insert(cmd.end(), codegen.link.begin(), codegen.link.end());
   } else {
     std::string arch = o.cuda_arch.rfind("sm_", 0) == 0 ? o.cuda_arch.substr(3) : o.cuda_arch;
     cmd = {build::nvcc,
            "-std=c++17",
-           "-O3",
            "-x",
            "cu",
            "-shared",
            "-Xcompiler",
            "-fPIC,-fvisibility=hidden",
            "-gencode=arch=compute_" + arch + ",code=sm_" + arch,
-           "--expt-relaxed-constexpr",
            "-DKFORGE_CUDA",
            "-DTORCH_EXTENSION_NAME=kforge_candidate",
-           "-D__CUDA_NO_HALF_OPERATORS__",
-           "-D__CUDA_NO_HALF_CONVERSIONS__",
-           "-D__CUDA_NO_BFLOAT16_CONVERSIONS__",
-           "-D__CUDA_NO_HALF2_OPERATORS__",
            "-Xptxas",
            "-v"};
+    cmd.insert(cmd.end(), codegen.compile.begin(), codegen.compile.end());
     for (const auto& f : split(build::torch_cxx_flags, ' ')) cmd.push_back(f);
     cmd.insert(cmd.end(), includes.begin(), includes.end());
     if (*build::cuda_include_dir) cmd.push_back(std::string("-I") + build::cuda_include_dir);
@@ -237,6 +241,7 @@ std::vector<std::string> compile_command(const CompileOptions& o, const std::str
                              "-ltorch_cuda", "-lc10", "-lc10_cuda"});
     if (*build::cuda_library_dir) cmd.push_back(std::string("-L") + build::cuda_library_dir);
     cmd.push_back("-lcudart");
+    cmd.insert(cmd.end(), codegen.link.begin(), codegen.link.end());
   }
   return cmd;
 }

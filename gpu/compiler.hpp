@@ -57,6 +57,16 @@ struct CompileResult {
   std::vector<KernelResources> kernels;  ///< what each kernel uses (cuda, when ok)
 };
 
+/// The flags that decide a candidate's generated code (optimisation level, target processor, OpenMP,
+/// CUDA's half-precision conventions): the compiler pool builds every candidate with them, and
+/// `kforge best` writes them into the package it makes, so that what a user builds is what kforge
+/// timed. `compile` goes to g++ (cpu) or nvcc (cuda), `link` to the link step.
+struct CodegenFlags {
+  std::vector<std::string> compile;
+  std::vector<std::string> link;
+};
+CodegenFlags codegen_flags(Backend backend);
+
 /// The argument vector used for a source file and an output path (for logs and tests); automatic
 /// headers give the light headers' command.
 std::vector<std::string> compile_command(const CompileOptions& options,

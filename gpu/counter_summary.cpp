@@ -107,6 +107,13 @@ json::Value summarise_side(const json::Value& side) {
   s.set("kernels", static_cast<int64_t>(kernels.size())).set("ms", total_ms);
   s.set("passes", side["passes"].as_int()).set("top", top);
   if (side["dropped"].as_int() > 0) s.set("dropped", side["dropped"].as_int());
+  // Kernels the budget left uncounted (gpu/worker/counter_budget.hpp), with their traced time.
+  if (const auto& skipped = side["skipped"].as_array(); !skipped.empty()) {
+    double skipped_ms = 0;
+    for (const auto& k : skipped) skipped_ms += k["ms"].as_number();
+    s.set("skipped", static_cast<int64_t>(skipped.size())).set("skipped_ms", skipped_ms);
+    s.set("budget_s", side["budget_s"]);
+  }
   return s;
 }
 
@@ -148,6 +155,10 @@ CountersSummary summarise_counters(const json::Value& counters, const std::strin
     c.brief += candidate ? " the kernel's " : "; eager's ";
     c.brief +=
         s["top"].as_array().empty() ? std::string("no kernels") : describe_kernel(s["top"][0]);
+    if (s.contains("skipped"))
+      c.brief += " (" + std::to_string(s["skipped"].as_int()) + " later kernel(s), " +
+                 fmt("%.3g ms", s["skipped_ms"].as_number()) + ", not counted within the " +
+                 fmt("%g s", s["budget_s"].as_number()) + " budget)";
     c.doc.set(side, s);
   }
   return c;

@@ -25,7 +25,7 @@ json::Value WorkerRequest::to_json() const {
   if (!compiled_unavailable.empty()) r.set("compiled_unavailable", compiled_unavailable);
   if (!outputs_dir.empty()) r.set("outputs_dir", outputs_dir);
   if (trace) r.set("trace", true);
-  if (counters) r.set("counters", true);
+  if (counters) r.set("counters", true).set("counters_budget_s", counters_budget_s);
   json::Value t(json::Object{});
   if (timing.min_reps) t.set("min_reps", *timing.min_reps);
   if (timing.max_reps) t.set("max_reps", *timing.max_reps);
@@ -61,6 +61,7 @@ WorkerRequest WorkerRequest::from_json(const json::Value& doc) {
   r.outputs_dir = doc["outputs_dir"].as_string();
   r.trace = doc["trace"].as_bool(false);
   r.counters = doc["counters"].as_bool(false);
+  r.counters_budget_s = doc["counters_budget_s"].as_number(r.counters_budget_s);
   const auto& t = doc["timing"];
   if (t.contains("min_reps")) r.timing.min_reps = static_cast<int>(t["min_reps"].as_int());
   if (t.contains("max_reps")) r.timing.max_reps = static_cast<int>(t["max_reps"].as_int());

@@ -46,6 +46,10 @@ struct WorkerRequest {
   /// The hardware counters of the same config's kernels, the candidate's and the reference's,
   /// after the trace: that config's record gets "counters" (gpu/worker/kernel_counters.hpp).
   bool counters = false;
+  /// Seconds the counters may take per evaluation, both sides together: the candidate's kernels
+  /// are counted first, then eager's, each in launch order as far as the budget reaches; the
+  /// record names the kernels left uncounted (docs/evaluator.md).
+  double counters_budget_s = kDefaultCountersBudgetSeconds;
   WorkerTiming timing;
 
   json::Value to_json() const;

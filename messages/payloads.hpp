@@ -402,6 +402,7 @@ struct eval_request {
   int32_t seeds = kDefaultSeeds;
   uint64_t seed = 0;
   double timing_seconds = 1;  ///< timing budget per config
+  double counters_budget_s = kDefaultCountersBudgetSeconds;  ///< seconds the hardware counters may take (cuda, profile)
   /// Stop at the first failing config (a search needs the verdict only); a suite runs them all,
   /// so that its table says how many configs a kernel gets right.
   bool stop_on_failure = true;
@@ -414,7 +415,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
   return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.export_dir,
            x.compiled_dir, x.compiled_unavailable, x.library_path, x.library_policy, x.seeds,
-           x.seed, x.timing_seconds, x.stop_on_failure, x.profile);
+           x.seed, x.timing_seconds, x.counters_budget_s, x.stop_on_failure, x.profile);
 }
 
 struct eval_result {

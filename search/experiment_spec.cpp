@@ -278,6 +278,7 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
       Reader er(*v, "config.evaluation", errors);
       er.integer("seeds", s.seeds, 1, 100);
       er.number("timing_seconds", s.timing_seconds, 0.01);
+      er.number("counters_budget_s", s.counters_budget_s, 0);
       er.integer("confirm_top", s.confirm_top, 0, 16);
       er.string("compiled_baseline", s.compiled_baseline, {"off", "default", "max-autotune"});
       er.string("headers", s.headers, {"auto", "light", "full"});
@@ -386,6 +387,7 @@ json::Value ExperimentSpec::to_json() const {
   if (compiled_baseline != "off") evaluation.set("compiled_baseline", compiled_baseline);
   if (headers != "auto") evaluation.set("headers", headers);
   if (confirm_top != 2) evaluation.set("confirm_top", confirm_top);
+  if (counters_budget_s != kDefaultCountersBudgetSeconds) evaluation.set("counters_budget_s", counters_budget_s);
   search.set("parent_selection", parent_selection)
       .set("tournament_size", tournament_size)
       .set("pipeline_depth", pipeline_depth)

@@ -97,6 +97,9 @@ struct ExperimentSpec {
   /// they cannot), "light" or "full" (LibTorch's only, as before the light headers).
   std::string headers = "auto";
   double timing_seconds = 0.5;  ///< timing budget per config
+  /// Seconds the hardware counters of one correct CUDA candidate may take, its kernels first
+  /// (docs/evaluator.md).
+  double counters_budget_s = kDefaultCountersBudgetSeconds;
   /// Once the search is over, the best few correct candidates of each target are timed again
   /// (fresh seed, interleaved with eager) and the best is reported from those times: how many.
   /// 0: none (a suite of given kernels is never confirmed).

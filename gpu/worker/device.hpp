@@ -51,9 +51,9 @@ class Device {
   virtual json::Value describe() const = 0;
   /// What the device runs while `body` runs, launch by launch (gpu/worker/launch_trace.hpp).
   virtual Result<json::Value> trace(const std::function<void()>& body) = 0;
-  /// The hardware counters of the kernels `body` launches, each replayed once per counter pass
-  /// (gpu/worker/kernel_counters.hpp); a CPU device says it has none.
-  virtual Result<json::Value> counters(const std::function<void()>& body) = 0;
+  /// The hardware counters of the first `max_kernels` kernels `body` launches, each replayed once
+  /// per counter pass (gpu/worker/kernel_counters.hpp); a CPU device says it has none.
+  virtual Result<json::Value> counters(const std::function<void()>& body, int max_kernels) = 0;
 };
 
 /// `timing` false: a device that never times (a checker's): no bandwidth probe at start-up, and

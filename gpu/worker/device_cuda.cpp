@@ -82,14 +82,17 @@ class CudaDevice final : public Device {
       cudaDeviceSynchronize();
     });
   }
-  Result<json::Value> counters(const std::function<void()>& body) override {
-    constexpr int kMaxKernels = 32;  // eager's composite operators launch a handful
+  Result<json::Value> counters(const std::function<void()>& body, int max_kernels) override {
+    // CUPTI's kernel replay saves and restores the memory a kernel may write before every pass;
+    // blocks the caching allocator keeps from the timing (dozens of input sets) would be copied
+    // with them.
+    c10::cuda::CUDACachingAllocator::emptyCache();
     return measure_kernel_counters(
         [&] {
           body();
           cudaDeviceSynchronize();
         },
-        index_, kMaxKernels);
+        index_, max_kernels);
   }
   void begin_poisoned_allocations(size_t expected_bytes) override {
     // Hand the caching allocator blocks that are full of NaN: one large block (split for large

@@ -16,6 +16,7 @@
 
 #include "common/json.hpp"
 #include "gpu/worker/compiled_baseline.hpp"
+#include "gpu/worker/counter_budget.hpp"
 #include "gpu/worker/device.hpp"
 #include "gpu/worker/task_cases.hpp"
 
@@ -43,6 +44,7 @@ class Evaluator {
   EventSink sink_;
   std::map<std::string, std::unique_ptr<ExportedTask>> tasks_;
   std::map<std::string, std::unique_ptr<CompiledBaseline>> baselines_;
+  CounterCosts counter_costs_;  ///< what counting has cost in this worker, for the budget
 };
 
 }  // namespace kforge::worker

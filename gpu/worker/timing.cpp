@@ -93,4 +93,19 @@ GroupTiming time_group(Device& device, const std::vector<std::function<void(size
   return result;
 }
 
+TimingStats time_cold(Device& device, const std::function<void(size_t)>& call,
+                      const std::vector<std::vector<MemorySpan>>& set_memory, int reps) {
+  const size_t sets = std::max<size_t>(1, set_memory.size());
+  std::vector<double> ms, wall;
+  for (int r = 0; r < reps; ++r) {
+    const size_t set = static_cast<size_t>(r) % sets;
+    device.synchronize();
+    device.flush_cache(set_memory.empty() ? std::vector<MemorySpan>{} : set_memory[set]);
+    auto t = device.time_batch([&] { call(set); });
+    ms.push_back(t.device_ms);
+    wall.push_back(t.wall_ms);
+  }
+  return summarize(std::move(ms), std::move(wall), 1);
+}
+
 }  // namespace kforge::worker

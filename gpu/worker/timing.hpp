@@ -47,4 +47,11 @@ GroupTiming time_group(Device& device, const std::vector<std::function<void(size
                        const std::function<void(size_t)>& refresh = {},
                        const std::function<void(double)>& on_plan = {});
 
+/// `call(set)` timed one call at a time, `reps` times over the sets in turn, each call after its
+/// set's memory `set_memory[set]` was evicted from the caches (on CUDA: after the L2 flush): the
+/// data comes from memory, so the time answers to the memory system's bound, which a time left
+/// warm by earlier calls of a batch need not (an honest kernel on a cache-resident working set).
+TimingStats time_cold(Device& device, const std::function<void(size_t)>& call,
+                      const std::vector<std::vector<MemorySpan>>& set_memory, int reps);
+
 }  // namespace kforge::worker

@@ -156,8 +156,9 @@ async function overviewPage() {
   const rows = archived.map(e => {
     const r = running.get(e.id);
     const best = r ? r.targets.map(t => el('div', {}, t.target_key + ' ',
-      t.best_candidate ? el('a', { href: '#/candidates/' + t.best_candidate },
-        speedupCell(t.best_speedup)) : el('span', { class: 'muted' }, 'none yet'))) : '';
+      t.best_candidate ? [el('a', { href: '#/candidates/' + t.best_candidate },
+        speedupCell(t.best_speedup)), t.best_speedup < 1 ? el('span', { class: 'bad' },
+        ' no kernel beat eager yet') : ''] : el('span', { class: 'muted' }, 'none yet'))) : '';
     return [el('a', { href: '#/experiments/' + e.id }, String(e.id)), e.name,
       r ? r.status : e.status, r ? r.proposed : '', r ? r.evaluated : '', r ? r.correct : '',
       r ? r.in_flight : '', r ? fmt.seconds(r.elapsed_seconds) : '', best, fmt.time(e.created_at)];
@@ -284,11 +285,12 @@ async function experimentPage(id) {
   const planned = e.targets.reduce(
     (n, t) => n + (t.ended || !active ? t.candidates : Math.max(perTarget, t.candidates)), 0);
   const elapsed = Date.now() / 1000 - e.created_at;
+  const slower = e.targets.filter(t => t.best_candidate && t.best_speedup < 1).map(t => t.target);
   return [
     el('h1', {}, `Experiment ${e.id}: ${e.name}`),
     facts([['status', e.status], ['finished', `${e.finished} of ${planned} candidates`],
       ['correct', e.correct], ['in the pipeline', e.candidates - e.finished],
-      active && e.finished > 0 && e.finished < planned ? ['about',
+      e.status === 'running' && e.finished > 0 && e.finished < planned ? ['about',
         fmt.seconds(elapsed / e.finished * (planned - e.finished)) + ' left'] : null,
       ['seed', e.seed], ['created', fmt.time(e.created_at)]]),
     el('progress', { max: Math.max(planned, 1), value: e.finished }),
@@ -297,9 +299,11 @@ async function experimentPage(id) {
         : el('button', { onclick: command('resume') }, 'resume'),
       el('button', { onclick: command('stop') }, 'stop')) : '',
     el('h2', {}, 'Targets'),
-    table(['target', 'candidates', 'finished', 'correct', 'best speedup (p10-p90)', 'timed',
+    slower.length ? el('p', { class: 'bad', id: 'slower' }, 'No kernel beat eager PyTorch for ' +
+      slower.join(', ') + (active ? ' yet' : ': keep eager PyTorch there') + '.') : '',
+    el('div', { class: 'scroll' }, table(['target', 'candidates', 'finished', 'correct', 'best speedup (p10-p90)', 'timed',
       'best kernel', 'found after', 'share of speed-of-light', 'strategy', 'ended'],
-    e.targets.map(t => [t.target, t.candidates, t.finished, t.correct,
+    e.targets.map(t => [el('span', { class: 'name' }, t.target), t.candidates, t.finished, t.correct,
       t.best_candidate ? [speedupCell(t.best_speedup), t.best_confirmed
         ? ` (${t.best_speedup_p10.toFixed(2)}-${t.best_speedup_p90.toFixed(2)})` : ''] : '-',
       t.best_candidate ? (t.best_confirmed ? el('span', { class: 'good', title: 'timed again ' +
@@ -311,8 +315,9 @@ async function experimentPage(id) {
             'timed again yet' }, 'search')) : '',
       t.best_candidate ? link.candidate(t.best_candidate) : '',
       t.best_after ? t.best_after + (t.best_after === 1 ? ' candidate' : ' candidates') : '', fmt.pct(t.best_speed_of_light),
-      t.best_strategy || '', t.ended ? el('span', { class: 'reason' }, t.ended) : '']),
-    [1, 2, 3, 4, 7, 8]),
+      el('span', { class: 'name' }, t.best_strategy || ''),
+      t.ended ? el('span', { class: 'reason' }, t.ended) : '']),
+    [1, 2, 3, 4, 7, 8])),
     el('p', { class: 'muted' }, 'Speedups are geometric means over the configs of the median ' +
       'kernel time against eager PyTorch timed beside it. Once the search is over, the best ' +
       'candidates of each target are timed again (confirmed) and the best is reported from ' +

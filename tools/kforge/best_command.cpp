@@ -9,6 +9,7 @@
 #include "archive/report.hpp"
 #include "archive/views.hpp"
 #include "common/numbers.hpp"
+#include "gpu/build_config.hpp"
 #include "gpu/task_export.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/best_package.hpp"
@@ -82,6 +83,7 @@ int run_best(const std::vector<std::string>& args) {
   p.backend = backend;
   p.archive_path = std::filesystem::absolute(archive_path).lexically_normal().string();
   p.experiment_id = experiment_id;
+  p.python = build::python;
   for (const auto& t : (*view)["config"]["tasks"].as_array())
     if (std::filesystem::path(t.as_string()).filename() == task) p.task_dir = t.as_string();
   // The report's per-config times of each best: those of its confirmation where it was timed
@@ -129,6 +131,11 @@ int run_best(const std::vector<std::string>& args) {
     if (k)
       std::cout << d << ": candidate " << k->candidate_id << ", " << std::fixed
                 << std::setprecision(2) << k->speedup << "x eager PyTorch (geometric mean)\n";
+  for (const auto& [d, k] : {std::pair{"forward", p.forward}, std::pair{"backward", p.backward}})
+    if (k && k->speedup < 1)
+      std::cout << "no " << d << " kernel beat eager PyTorch (the best runs at "
+                << format_number("%.2fx", k->speedup) << "): keep eager PyTorch for " << task << " "
+                << d << "\n";
   for (const auto& f : *written) std::cout << "wrote " << f << "\n";
   std::cout << "import " << name << " (from "
             << std::filesystem::absolute(out).parent_path().string()

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "common/numbers.hpp"
+#include "gpu/compiler.hpp"
 
 namespace kforge::cli {
 namespace {
@@ -89,6 +90,18 @@ std::vector<std::string> backward_expressions(const json::Value& config, size_t 
   return out;
 }
 
+/// A Python list literal of strings.
+std::string py_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (const auto& item : items) out += (out.size() > 1 ? ", " : "") + py_string(item);
+  return out + "]";
+}
+
+/// The flags kforge compiled and timed the kernels with, for the package's two ways of building.
+gpu::CodegenFlags package_flags(const BestPackage& p) {
+  return gpu::codegen_flags(p.backend == "cuda" ? gpu::Backend::cuda : gpu::Backend::cpu);
+}
+
 std::string extension(const std::string& backend) {
   return backend == "cuda" ? ".cu" : ".cpp";
 }
@@ -107,6 +120,9 @@ std::string init_py(const BestPackage& p, const std::string& name) {
   for (const auto& n : names) params += (params.empty() ? "" : ", ") + n;
   const std::string signature = params.empty() ? "*args" : params;
   const std::string call = params.empty() ? "*args" : params;
+  const auto flags = package_flags(p);
+  const auto cpu = gpu::codegen_flags(gpu::Backend::cpu);
+  const auto cuda = gpu::codegen_flags(gpu::Backend::cuda);
   std::string s = "\"\"\"The best kernels kforge found for the task " + p.task + " (experiment " +
                   std::to_string(p.experiment_id) + " of " + p.archive_path + ").\n\n";
   if (p.forward) s += provenance(p, "forward", *p.forward) + "\n";
@@ -122,6 +138,11 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _NAME = )" +
        py_string(name) +
        R"(
+# The flags kforge built and timed these kernels with (its compiler pool uses the same list):
+# other flags give other code, and other times.
+_CFLAGS = )" + py_list(cpu.compile) + R"(
+_CUDA_CFLAGS = )" + py_list(cuda.compile) + R"(
+_LDFLAGS = )" + py_list(flags.link) + R"(
 _SOURCES = {)";
   bool first = true;
   for (const char* d : {"forward", "backward"})
@@ -143,8 +164,9 @@ def module(direction):
             _modules[direction] = _load_extension(
                 name=f"{_NAME}_{direction}",
                 sources=[os.path.join(_HERE, _SOURCES[direction])],
-                extra_cflags=["-O3"],
-                extra_cuda_cflags=["-O3"],
+                extra_cflags=_CFLAGS,
+                extra_cuda_cflags=_CUDA_CFLAGS,
+                extra_ldflags=_LDFLAGS,
             )
     return _modules[direction]
 )";
@@ -226,6 +248,7 @@ Function = _task.AutogradFunction
 
 std::string setup_py(const BestPackage& p, const std::string& name) {
   const bool cuda = p.backend == "cuda";
+  const auto flags = package_flags(p);
   std::string s =
       "# Builds the kernels ahead of time, beside __init__.py: python setup.py build_ext "
       "--inplace\n"
@@ -236,8 +259,9 @@ std::string setup_py(const BestPackage& p, const std::string& name) {
     if ((d == std::string("forward") ? p.forward : p.backward))
       s += std::string("        ") + (cuda ? "CUDAExtension" : "CppExtension") + "(" +
            py_string(name + "_" + d) + ", [" + py_string(d + extension(p.backend)) +
-           "], extra_compile_args={\"cxx\": [\"-O3\"]" + (cuda ? ", \"nvcc\": [\"-O3\"]" : "") +
-           "}),\n";
+           "], extra_compile_args={\"cxx\": " + py_list(gpu::codegen_flags(gpu::Backend::cpu).compile) +
+           (cuda ? ", \"nvcc\": " + py_list(flags.compile) : "") +
+           "}, extra_link_args=" + py_list(flags.link) + "),\n";
   return s + "    ],\n    cmdclass={\"build_ext\": BuildExtension},\n)\n";
 }
 
@@ -245,6 +269,11 @@ std::string readme(const BestPackage& p, const std::string& name) {
   std::string s = "# " + name + ": the best kernels kforge found for " + p.task + "\n\n";
   s += "From experiment " + std::to_string(p.experiment_id) + " in `" + p.archive_path +
        "` (task folder `" + p.task_dir + "`, backend " + p.backend + ").\n\n";
+  for (const auto& [d, k] : {std::pair{"forward", p.forward}, std::pair{"backward", p.backward}})
+    if (k && k->speedup < 1)
+      s += std::string("**No ") + d + " kernel beat eager PyTorch here**: the fastest correct one "
+           "runs at " + fmt("%.2fx", k->speedup) + " eager's speed. Keep eager PyTorch for the " +
+           d + " direction; this kernel is packaged only to be read or improved.\n\n";
   s += "| direction | candidate | speedup over eager (geomean) | per config (kernel ms, eager ms, "
        "speedup) |\n|---|---|---|---|\n";
   for (const auto& [d, k] : {std::pair{"forward", p.forward}, std::pair{"backward", p.backward}}) {
@@ -266,17 +295,33 @@ std::string readme(const BestPackage& p, const std::string& name) {
        "; `kforge show "
        "CANDIDATE --archive " +
        p.archive_path + "` prints a candidate's verdicts, profile and lineage.\n\n## Use\n\n";
+  s += "Run it with a Python that has PyTorch" +
+       (p.python.empty() ? std::string()
+                         : " (kforge exported the task with `" + p.python + "`; its torch works)") +
+       ":\n\n";
   s +=
       "```python\nimport sys; sys.path.insert(0, \"PARENT_OF_THIS_FOLDER\")\nimport " + name + "\n";
   if (p.forward)
     s += "y = " + name + ".forward(...)  # the task's forward_fn arguments, in order\n";
   if (p.backward)
     s += "y = " + name + ".apply(...)    # autograd: gradients through the backward kernel\n";
-  s += "```\n\nThe first call builds each kernel with `torch.utils.cpp_extension.load` (a C++ "
-       "compiler" +
+  s += "```\n\nThe first call of each direction builds its kernel with "
+       "`torch.utils.cpp_extension.load` (a C++ compiler" +
        std::string(p.backend == "cuda" ? " and nvcc" : "") +
-       " and ninja are needed); `python setup.py build_ext --inplace` in this folder builds "
-       "them ahead of time instead.\n";
+       " and ninja are needed): it takes " +
+       (p.backend == "cuda" ? "about a minute" : "20-40 s") +
+       " with PyTorch's headers, and PyTorch keeps the result, so later runs start at once. "
+       "`python setup.py build_ext --inplace` in this folder builds them ahead of time instead. "
+       "Both build with the flags kforge compiled and timed the kernels with (`" +
+       [&] {
+         std::string joined;
+         for (const auto& f : package_flags(p).compile) joined += (joined.empty() ? "" : " ") + f;
+         return joined;
+       }() +
+       "`); other flags give other code and other times" +
+       (p.backend == "cpu" ? ", and `-march=native` builds for the processor it is built on"
+                           : std::string()) +
+       ".\n";
   if (p.backward)
     s += "\n`Function` runs the forward kernel and has autograd call the backward kernel with "
          "what the task's `AutogradFunction.backward` would pass to `backward_fn`, when that is "

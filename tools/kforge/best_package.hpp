@@ -29,6 +29,7 @@ struct BestPackage {
   std::string task, task_dir, backend, archive_path;
   int64_t experiment_id = 0;
   std::optional<BestKernel> forward, backward;
+  std::string python;  ///< the interpreter whose torch exported the task (named in the README)
   /// The task's export (task.json): the forward arguments' names, and for a backward what
   /// backward_fn receives and where its results go.
   json::Value export_doc;

@@ -18,12 +18,9 @@ std::string pad(std::string s, size_t width) {
 }
 
 std::string describe_event(const std::string& kind, const json::Value& d) {
-  // Candidates are named by their archive id (what `kforge show` takes) and their proposal's
-  // number in the experiment.
-  auto seq = [&] {
-    return "candidate " + std::to_string(d["candidate"].as_int()) + " (proposal " +
-           std::to_string(d["sequence"].as_int()) + ")";
-  };
+  // A candidate has one number wherever a person reads one: its archive id, what `kforge show`
+  // takes (the proposal's sequence within the experiment stays in the JSON).
+  auto seq = [&] { return "candidate " + std::to_string(d["candidate"].as_int()); };
   if (kind == "proposed")
     return seq() + " proposed for " + d["target"].as_string() + " by " + d["proposer"].as_string() +
            " (" + d["mode"].as_string("translate") + "): " + d["strategy"].as_string() + " " +
@@ -61,7 +58,9 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
   if (kind == "new_best")
     return "new best for " + d["target"].as_string() + ": candidate " +
            std::to_string(d["candidate"].as_int()) + " (" + d["strategy"].as_string() + ") " +
-           format("%.2fx", d["speedup"].as_number());
+           format("%.2fx", d["speedup"].as_number()) +
+           (d["speedup"].as_number() < 1 ? " eager's speed: still slower than eager PyTorch"
+                                         : " over eager");
   if (kind == "profiled") return seq() + " profile: " + d["profile"].as_string();
   if (kind == "confirming")
     return "the search is over: timing the best " + std::to_string(d["candidates"].as_int()) +
@@ -116,8 +115,9 @@ std::string experiment_table(const json::Value& e) {
     target_width = std::max(target_width, t["target"].as_string().size() + 2);
   std::string out = pad("target", target_width) + pad("candidates", 11) + pad("correct", 8) +
                     pad("best kernel", 12) + pad("speedup (p10-p90)", 20) + pad("timed", 11) +
-                    pad("of bound", 9) + pad("found at", 9) + "how\n";
+                    pad("of bound", 9) + pad("found after", 12) + "how\n";
   bool any_confirmed = false, any_searched = false, any_once = false;
+  std::vector<std::string> slower;  // targets whose best kernel is slower than eager
   for (const auto& t : e["targets"].as_array()) {
     bool has = t.contains("best_candidate");
     const bool confirmed = t["best_confirmed"].as_bool(false);
@@ -139,7 +139,10 @@ std::string experiment_table(const json::Value& e) {
            pad(has ? "cand. " + std::to_string(t["best_candidate"].as_int()) : "-", 12) +
            pad(speedup, 20) + pad(has ? t["best_timed"].as_string("search") : "-", 11) +
            pad(bounded ? format("%.0f%%", 100 * t["best_speed_of_light"].as_number()) : "-", 9) +
-           pad(has ? std::to_string(t["best_after"].as_int()) : "-", 9) +
+           pad(has ? std::to_string(t["best_after"].as_int()) + " of " +
+                         std::to_string(t["candidates"].as_int())
+                   : "-",
+               12) +
            (has ? t["best_strategy"].as_string() + " " + t["best_params"].dump() : "none correct") +
            "\n";
     if (t.contains("search_best_candidate"))
@@ -152,6 +155,10 @@ std::string experiment_table(const json::Value& e) {
              format(" measured %.2fx during the search", t["best_speedup_searched"].as_number()) +
              "\n";
     if (!has && t.contains("ended")) out += "    " + t["ended"].as_string() + "\n";
+    if (has && t["best_speedup"].as_number() < 1) {
+      out += "    " + no_kernel_beat_eager(t) + "\n";
+      slower.push_back(t["target"].as_string());
+    }
   }
   if (any_confirmed)
     out +=
@@ -167,7 +174,17 @@ std::string experiment_table(const json::Value& e) {
     out +=
         "once: evaluated once; this experiment (a suite, or evaluation.confirm_top 0) times\n"
         "nothing again.\n";
+  if (!slower.empty()) {
+    out += "no kernel beat eager PyTorch for";
+    for (const auto& target : slower) out += " " + target;
+    out += ": keep eager PyTorch there.\n";
+  }
   return out;
+}
+
+std::string no_kernel_beat_eager(const json::Value& target) {
+  return format("no kernel beat eager PyTorch: the best runs at %.2fx eager's speed; keep eager",
+                target["best_speedup"].as_number());
 }
 
 std::string state_table(const json::Value& s) {
@@ -237,14 +254,16 @@ std::string best_results_table(const json::Value& targets) {
       name_width = std::max(name_width, row["name"].as_string().size() + 1);
     out += t["target"].as_string() + ": candidate " + std::to_string(t["best_candidate"].as_int()) +
            ", " + format("%.2fx", t["best_speedup"].as_number()) + " eager (geometric mean), " +
-           std::to_string(t["lineage_depth"].as_int()) + " ancestor(s), found as the target's " +
-           "candidate " + std::to_string(t["best_after"].as_int()) + "; " +
+           std::to_string(t["lineage_depth"].as_int()) + " ancestor(s), found after " +
+           std::to_string(t["best_after"].as_int()) + " of the target's " +
+           std::to_string(t["candidates"].as_int()) + " candidates; " +
            (t["results_timed"].as_string() == "confirmation" ? "times from its confirmation after "
                                                                "the search"
             : t["best_timed"].as_string() == "once"
                 ? "times from its one evaluation (this experiment times nothing again)"
                 : "times from the search, not confirmed") +
            "\n";
+    if (t["best_speedup"].as_number() < 1) out += "  " + no_kernel_beat_eager(t) + "\n";
     out += "  " + pad("config", name_width) + pad("ok", 3) + pad("kernel ms (p10-p90)", 27) +
            pad("eager ms (p10-p90)", 27) + pad("speedup", 8) + pad("compiled ms", 12) +
            "vs compiled\n";
@@ -260,6 +279,21 @@ std::string best_results_table(const json::Value& targets) {
                ? format("%.2fx", row["speedup_compiled"].as_number())
                : std::string("-")) +
           "\n";
+    // Why a column of torch.compile times is empty or comes from elsewhere.
+    std::string unavailable;
+    bool from_search = false;
+    for (const auto& row : t["results"].as_array()) {
+      if (unavailable.empty()) unavailable = row["compiled_unavailable"].as_string();
+      from_search |= row["compiled_timed"].as_string() == "search";
+    }
+    if (from_search)
+      out += "  compiled ms: torch.compile's time from the search (the confirmation times the "
+             "kernel against eager only)\n";
+    else if (!unavailable.empty())
+      out += "  compiled ms: no torch.compile time: " + unavailable + "\n";
+    else if (!t["results"].as_array().empty() && !t["results"][0]["compiled_ms"].is_number())
+      out += "  compiled ms: torch.compile was not timed (the experiment's evaluation."
+             "compiled_baseline is off)\n";
     out += "\n";
   }
   return out;
@@ -351,11 +385,40 @@ std::string report_table(const json::Value& r) {
   return out;
 }
 
+namespace {
+
+/// Lines of `kforge show` on how fast a candidate is and whether it is its target's best.
+std::string standing_text(const json::Value& st) {
+  std::string out;
+  const auto& confirmation = st["confirmation"];
+  if (st["speedup_searched"].is_number())
+    out += format("speedup %.2fx eager in the search", st["speedup_searched"].as_number());
+  if (confirmation["confirmed"].as_bool(false))
+    out += format("; timed again after the search: %.2fx", confirmation["speedup"].as_number()) +
+           format(" (p10-p90 %.2f", confirmation["speedup_p10"].as_number()) +
+           format("-%.2f)", confirmation["speedup_p90"].as_number());
+  else if (confirmation.contains("reason"))
+    out += "; timed again after the search: not confirmed: " + confirmation["reason"].as_string();
+  if (!out.empty()) out += "\n";
+  if (st["is_best"].as_bool(false))
+    out += "the best kernel of its target (" + st["best_timed"].as_string() + ")" +
+           (st["best_speedup"].as_number() < 1 ? "; it is slower than eager PyTorch: keep eager"
+                                               : "") +
+           "\n";
+  else if (st.contains("best_candidate"))
+    out += "its target's best is candidate " + std::to_string(st["best_candidate"].as_int()) +
+           format(" (%.2fx, ", st["best_speedup"].as_number()) + st["best_timed"].as_string() +
+           ")\n";
+  return out;
+}
+
+}  // namespace
+
 std::string candidate_report(const json::Value& c, bool with_source) {
   std::string out = "candidate " + std::to_string(c["id"].as_int()) + " (experiment " +
-                    std::to_string(c["experiment_id"].as_int()) + ", #" +
-                    std::to_string(c["sequence"].as_int()) + ") " + c["task"].as_string() + "/" +
-                    c["direction"].as_string() + "/" + c["backend"].as_string() + "\n";
+                    std::to_string(c["experiment_id"].as_int()) + ") " + c["task"].as_string() +
+                    "/" + c["direction"].as_string() + "/" + c["backend"].as_string() + "\n";
+  out += standing_text(c["standing"]);
   out += "proposer " + c["proposer"].as_string() + ", strategy " + c["strategy"].as_string() + " " +
          c["params"].dump() + "\n";
   if (!c["parent_id"].is_null())
@@ -455,6 +518,11 @@ std::string counters_table(const json::Value& counters) {
            (s.contains("dropped") ? ", " + std::to_string(s["dropped"].as_int()) + " not read"
                                   : std::string()) +
            "\n";
+    if (s.contains("skipped"))
+      out += "    " + std::to_string(s["skipped"].as_int()) + " later kernel(s) (" +
+             format("%.4f ms", s["skipped_ms"].as_number()) + " traced) not counted: the " +
+             format("%g s", s["budget_s"].as_number()) +
+             " counters budget (evaluation.counters_budget_s) was spent\n";
     for (const auto& k : s["top"].as_array()) {
       out +=
           "    " + pad(format("%.4f ms", k["ms"].as_number()), 12) + k["name"].as_string() + "\n";
@@ -500,7 +568,10 @@ std::string experiments_list_table(const json::Value& experiments) {
              (t.contains("best_candidate")
                   ? format("best %.2fx", t["best_speedup"].as_number()) + " (candidate " +
                         std::to_string(t["best_candidate"].as_int()) + ", " +
-                        t["best_timed"].as_string("search") + ")"
+                        t["best_timed"].as_string("search") + ")" +
+                        (t["best_speedup"].as_number() < 1
+                             ? "; no kernel beat eager PyTorch: keep eager"
+                             : "")
               : t.contains("ended") ? t["ended"].as_string()
                                     : std::string("none correct")) +
              "\n";

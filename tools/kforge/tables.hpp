@@ -14,6 +14,9 @@ std::string describe_event(const std::string& kind, const json::Value& detail);
 /// The targets of an experiment (archive/views.hpp's experiment document) with their best kernels.
 std::string experiment_table(const json::Value& experiment);
 
+/// What a table says of a target (of experiment_view) whose best kernel is slower than eager.
+std::string no_kernel_beat_eager(const json::Value& target);
+
 /// Every actor's status and every experiment's progress (the daemon's /api/state document).
 std::string state_table(const json::Value& state);
 

@@ -7,6 +7,7 @@
 // written back), minus the target's logit; then one block adds the row losses in a fixed order
 // and divides by the number of rows that count.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

@@ -7,6 +7,7 @@
 // registers when it fits, so it is read once and the variance is the exact two-pass one; longer
 // rows take a streaming pass (sums in double) and a write pass.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 // 1: the task passes normalized_shape before eps; 0: eps only, as robust-kbench's layernorm does
 // (lines marked `kforge:if shape_arg` are left out then; a marked statement stays on one line).

@@ -12,6 +12,7 @@
 // fixed order) before the epilogue. Few output rows (a small batch) take a GEMV-like kernel: one
 // warp per output column reads its weight row once, for every batch row at a time.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 #include <algorithm>
 

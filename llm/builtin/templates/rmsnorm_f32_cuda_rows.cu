@@ -7,6 +7,7 @@
 // registers when it fits, so it is read once; longer rows take a streaming pass (the sum of
 // squares in double) and a write pass.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

@@ -7,6 +7,7 @@
 // registers when it fits (threads x elements per thread), else an online max/sum pass and a
 // write pass. Float4 loads when every row is 16-byte aligned.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

@@ -1,6 +1,7 @@
 // Mean cross-entropy backward on CUDA: one block per row writes
 // (softmax(logits) - one_hot(target)) * grad / rows.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

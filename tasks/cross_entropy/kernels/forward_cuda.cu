@@ -1,6 +1,7 @@
 // Mean cross-entropy forward on CUDA: one block per row computes logsumexp - logit[target]; a
 // second, single-block kernel averages the row losses in double, so the result is deterministic.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

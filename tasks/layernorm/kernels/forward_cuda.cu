@@ -1,6 +1,7 @@
 // LayerNorm forward on CUDA: one block of 256 threads per row; the row's mean and variance come
 // from two block reductions (warp shuffles, then shared memory); fp32 throughout.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

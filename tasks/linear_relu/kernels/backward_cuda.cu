@@ -2,6 +2,7 @@
 // launches of one strided, 32x32-tiled fp32 matrix product (grad_x = g @ W; grad_w = g^T @ x) and
 // a column sum for grad_b.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

@@ -1,6 +1,7 @@
 // Linear + ReLU forward on CUDA: relu(x @ weight^T + bias) as one tiled fp32 matrix product with
 // the bias and ReLU fused into its store. No TF32, as the task demands fp32 accuracy.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace kforge_fixture {
 

@@ -1,6 +1,7 @@
 // Row softmax on CUDA: one block of 256 threads per row; a max reduction, then a sum of
 // exponentials, then the normalised write.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

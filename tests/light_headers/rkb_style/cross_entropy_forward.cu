@@ -3,6 +3,7 @@
 // returning a one-element loss as robust-kbench's published kernels do (shape [1]).
 #include <cuda_runtime.h>
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 #include <cfloat>
 
 __global__ void cross_entropy_kernel(const float* __restrict__ logits,

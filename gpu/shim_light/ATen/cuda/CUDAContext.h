@@ -3,3 +3,4 @@
 #pragma once
 
 #include "kforge/light_all.h"
+#include "kforge/light_cuda.h"

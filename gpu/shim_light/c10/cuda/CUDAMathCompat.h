@@ -3,6 +3,7 @@
 #pragma once
 
 #include "kforge/light_all.h"
+#include "kforge/light_cuda.h"
 
 #if defined(__CUDACC__)
 namespace c10::cuda::compat {

@@ -1,6 +1,7 @@
 // Mean cross-entropy backward on the GPU: one warp per row computes the row's maximum and sum of
 // exponentials, then (softmax - onehot(target)) * grad_output / batch.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace {
 

@@ -3,6 +3,7 @@
 // One block per row recomputes mean and rstd and writes dx; one thread per column sums dweight and
 // dbias over the rows in order.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 #include <vector>
 

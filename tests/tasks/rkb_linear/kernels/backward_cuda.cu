@@ -2,6 +2,7 @@
 // weights) -> {dx = g @ W, dW = g^T @ x, db = column sums of g}. One thread per output element,
 // each summing over the reduction dimension in order.
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 #include <vector>
 

@@ -3,6 +3,7 @@
 // routes its gradient to the first maximum of its window (PyTorch's choice on ties).
 #include <pybind11/pybind11.h>
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 namespace py = pybind11;
 

@@ -2,6 +2,7 @@
 // dx = rstd * (g * w) - x * rstd^3 / n * sum(g * w * x) (one warp per row), and
 // dw = sum over rows of g * x * rstd (one thread per column, rows in order).
 #include <torch/extension.h>
+#include <ATen/cuda/CUDAContext.h>
 
 #include <vector>
 

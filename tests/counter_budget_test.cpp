@@ -1,0 +1,76 @@
+// The hardware counters' budget (gpu/worker/counter_budget.hpp): which of a call's kernels are
+// counted within a number of seconds, what is left, and what a count teaches about the cost.
+#include <gtest/gtest.h>
+
+#include "gpu/worker/counter_budget.hpp"
+
+namespace kforge::worker {
+namespace {
+
+json::Value launch(const char* kind, const char* name, double ms) {
+  json::Value l;
+  l.set("kind", kind).set("name", name).set("ms", ms);
+  return l;
+}
+
+json::Value call_of_three_kernels() {
+  json::Value traced{json::Array{}};
+  traced.push(launch("kernel", "first", 1));
+  traced.push(launch("memcpy", "memcpy", 5));  // copies are not counted and cost nothing here
+  traced.push(launch("kernel", "second", 2));
+  traced.push(launch("kernel", "long", 100));
+  return traced;
+}
+
+TEST(CounterBudget, CountsTheLongestPrefixOfKernelsThatFitsAndNamesTheRest) {
+  CounterCosts costs;
+  costs.passes = 10;
+  costs.pass_overhead_s = 0.1;
+  // 10 x (0.1 + 0.001) = 1.01 s, then 1.02 s, then 2.0 s.
+  auto plan = plan_counters(call_of_three_kernels(), 2.5, costs);
+  EXPECT_EQ(plan.count, 2);
+  EXPECT_NEAR(plan.estimated_s, 2.03, 1e-9);
+  auto left = uncounted_kernels(call_of_three_kernels(), plan.count);
+  ASSERT_EQ(left.as_array().size(), 1u);
+  EXPECT_EQ(left[0]["name"].as_string(), "long");
+  EXPECT_EQ(left[0]["ms"].as_number(), 100);
+  EXPECT_EQ(plan_counters(call_of_three_kernels(), 10, costs).count, 3);
+}
+
+TEST(CounterBudget, AKernelThatDoesNotFitLeavesEveryLaterOneUncounted) {
+  CounterCosts costs;
+  costs.passes = 10;
+  costs.pass_overhead_s = 0.1;
+  json::Value traced{json::Array{}};
+  traced.push(launch("kernel", "long", 500));  // 6 s
+  traced.push(launch("kernel", "short", 0.01));
+  EXPECT_EQ(plan_counters(traced, 2, costs).count, 0);
+  EXPECT_EQ(uncounted_kernels(traced, 0).as_array().size(), 2u);
+  EXPECT_EQ(plan_counters(traced, 0, costs).count, 0);
+}
+
+TEST(CounterBudget, ACountTeachesWhatAPassCostsBeyondTheKernel) {
+  CounterCosts costs;
+  EXPECT_FALSE(costs.learned);
+  json::Value kernel, metrics, counted;
+  metrics.set("duration_ns", 1e6);  // 1 ms
+  kernel.set("metrics", metrics);
+  counted.set("passes", 10).set("kernels", json::Value(json::Array{kernel, kernel}));
+  // 2 kernels x 10 passes: 0.02 s of kernels, the rest is overhead: (4.02 - 0.02) / 20.
+  costs.learn(counted, 4.02);
+  EXPECT_TRUE(costs.learned);
+  EXPECT_EQ(costs.passes, 10);
+  EXPECT_NEAR(costs.pass_overhead_s, 0.2, 1e-12);
+}
+
+TEST(CounterBudget, WithoutATraceTheBudgetPaysForKernelsOfNoTime) {
+  CounterCosts costs;
+  costs.passes = 10;
+  costs.pass_overhead_s = 0.1;
+  EXPECT_EQ(plan_counters(json::Value(), 5, costs).count, 5);
+  EXPECT_EQ(plan_counters(json::Value(), 1000, costs).count, 32);  // the counter data's ranges
+  EXPECT_EQ(plan_counters(json::Value(), 0.5, costs).count, 0);
+}
+
+}  // namespace
+}  // namespace kforge::worker
