@@ -358,7 +358,9 @@ caf::result<candidate_outcome> take(self_ptr self, pipeline_job& job) {
         const verdict v{Stage::verify,
                         false,
                         "repeated_kernel",
-                        "the same kernel as proposal " + std::to_string(earlier) +
+                        "the same kernel as " +
+                            (earlier > 0 ? "candidate " + std::to_string(earlier)
+                                         : std::string("an earlier candidate")) +
                             " once comments and layout are set aside (search.novelty)",
                         {}};
         record(self, n, v, [self, n, v] { rejected(self, n, v); });

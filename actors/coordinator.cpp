@@ -72,7 +72,11 @@ void judge(self_ptr self, int64_t n, size_t t, pipeline_entry entry) {
   auto& st = self->state;
   if (entry == pipeline_entry::profile) ++st.pending_profiles;
   pipeline_job job{st.candidates.at(n), static_cast<int32_t>(t), entry};
-  if (entry == pipeline_entry::verify) job.repeats = st.planner->repeats(n).value_or(-1);
+  if (entry == pipeline_entry::verify)
+    if (const auto earlier = st.planner->repeats(n)) {
+      const auto it = st.candidates.find(*earlier);
+      job.repeats = it != st.candidates.end() ? it->second.id : 0;
+    }
   self->request(st.pipeline, caf::infinite, judge_atom::value, job)
       .then(
           [self, n, entry](candidate_outcome& o) {

@@ -698,8 +698,8 @@ struct pipeline_job {
   Candidate candidate;
   int32_t target = 0;
   pipeline_entry entry = pipeline_entry::verify;
-  /// The novelty filter found it repeats this earlier proposal (its sequence): rejected
-  /// instead of verified. -1: it is new.
+  /// The novelty filter found it repeats this earlier candidate (its archive id, the number a
+  /// person reads; 0 where it is not known here): rejected instead of verified. -1: it is new.
   int64_t repeats = -1;
 };
 

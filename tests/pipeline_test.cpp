@@ -289,7 +289,7 @@ TEST_F(PipelineTest, AKernelTheNoveltyFilterFoundRepeatedIsRejectedWithoutBeingJ
   EXPECT_EQ(verdicts(id), (Strings{"verify:rejected"}));
   const auto v = db_->verdicts(id).at(0);
   EXPECT_EQ(v.kind, "repeated_kernel");
-  EXPECT_NE(v.reason.find("the same kernel as proposal 3"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("the same kernel as candidate 3"), std::string::npos) << v.reason;
   EXPECT_EQ(heard_->events, (Strings{"rejected"}));
 }
 

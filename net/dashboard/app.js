@@ -301,9 +301,11 @@ async function experimentPage(id) {
     el('h2', {}, 'Targets'),
     slower.length ? el('p', { class: 'bad', id: 'slower' }, 'No kernel beat eager PyTorch for ' +
       slower.join(', ') + (active ? ' yet' : ': keep eager PyTorch there') + '.') : '',
-    el('div', { class: 'scroll' }, table(['target', 'candidates', 'finished', 'correct', 'best speedup (p10-p90)', 'timed',
-      'best kernel', 'found after', 'share of speed-of-light', 'strategy', 'ended'],
-    e.targets.map(t => [el('span', { class: 'name' }, t.target), t.candidates, t.finished, t.correct,
+    el('div', { class: 'scroll' }, table(['target', 'candidates (finished, correct)',
+      'best speedup (p10-p90)', 'timed', 'best kernel', 'found after', 'of the bound', 'strategy',
+      'ended'],
+    e.targets.map(t => [el('span', { class: 'name' }, t.target),
+      `${t.candidates} (${t.finished}, ${t.correct})`,
       t.best_candidate ? [speedupCell(t.best_speedup), t.best_confirmed
         ? ` (${t.best_speedup_p10.toFixed(2)}-${t.best_speedup_p90.toFixed(2)})` : ''] : '-',
       t.best_candidate ? (t.best_confirmed ? el('span', { class: 'good', title: 'timed again ' +
@@ -314,10 +316,10 @@ async function experimentPage(id) {
           : el('span', { class: 'warn', title: 'the largest of the search\'s noisy draws, not ' +
             'timed again yet' }, 'search')) : '',
       t.best_candidate ? link.candidate(t.best_candidate) : '',
-      t.best_after ? t.best_after + (t.best_after === 1 ? ' candidate' : ' candidates') : '', fmt.pct(t.best_speed_of_light),
+      t.best_after ? `${t.best_after} of ${t.candidates}` : '', fmt.pct(t.best_speed_of_light),
       el('span', { class: 'name' }, t.best_strategy || ''),
       t.ended ? el('span', { class: 'reason' }, t.ended) : '']),
-    [1, 2, 3, 4, 7, 8])),
+    [1, 2, 6])),
     el('p', { class: 'muted' }, 'Speedups are geometric means over the configs of the median ' +
       'kernel time against eager PyTorch timed beside it. Once the search is over, the best ' +
       'candidates of each target are timed again (confirmed) and the best is reported from ' +

@@ -195,6 +195,21 @@ TEST_F(DashboardTest, APersonFollowsACpuExperimentLiveOnEveryPage) {
   auto status = browser.run("return document.querySelector('.facts').textContent;");
   ASSERT_TRUE(status);
   EXPECT_NE(status->as_string().find("finished"), std::string::npos) << status->dump();
+  // Nothing wider than the window (the targets table once was, at 1400 px), and a best kernel
+  // slower than eager is said to be one.
+  auto overflow = browser.run(
+      "return document.documentElement.scrollWidth - document.documentElement.clientWidth;");
+  ASSERT_TRUE(overflow);
+  EXPECT_LE(overflow->as_int(), 0) << "the page is wider than the window";
+  auto slower = browser.run(
+      "const p = document.getElementById('slower'); return p ? p.textContent : '';");
+  ASSERT_TRUE(slower);
+  if (experiment["targets"][0]["best_speedup"].as_number() < 1)
+    EXPECT_NE(slower->as_string().find("No kernel beat eager PyTorch for softmax/forward/cpu"),
+              std::string::npos)
+        << slower->dump();
+  else
+    EXPECT_EQ(slower->as_string(), "");
   shoot(browser, "experiment");
 
   // A candidate with a parent: its per-config results, its source as the API has it, and the
