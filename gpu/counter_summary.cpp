@@ -156,7 +156,9 @@ CountersSummary summarise_counters(const json::Value& counters, const std::strin
     c.brief +=
         s["top"].as_array().empty() ? std::string("no kernels") : describe_kernel(s["top"][0]);
     if (s.contains("skipped"))
-      c.brief += " (" + std::to_string(s["skipped"].as_int()) + " later kernel(s), " +
+      c.brief += " (" + std::string(s["kernels"].as_int() == 0 ? "its " : "") +
+                 std::to_string(s["skipped"].as_int()) +
+                 (s["kernels"].as_int() == 0 ? " kernel(s), " : " later kernel(s), ") +
                  fmt("%.3g ms", s["skipped_ms"].as_number()) + ", not counted within the " +
                  fmt("%g s", s["budget_s"].as_number()) + " budget)";
     c.doc.set(side, s);

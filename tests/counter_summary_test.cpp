@@ -147,5 +147,26 @@ TEST(CounterSummary, KernelNamesAsCuptiDemanglesThem) {
   EXPECT_EQ(short_kernel_name("(weird)", 80), "(weird)");
 }
 
+TEST(CounterSummary, SaysWhichKernelsTheBudgetLeftUncounted) {
+  // The kernel's side: SAXPY counted, a later kernel left; eager's: the budget spent before it.
+  auto record = parsed(R"({"config":2,"candidate":{"chip":"GH100","passes":14,"dropped":0,
+    "unsupported":[],"budget_s":10,"kernels":[)" + std::string(kSaxpy) + R"(],
+    "skipped":[{"name":"late","ms":2.5}]},
+    "reference":{"budget_s":10,"skipped":[{"name":"a","ms":1},{"name":"b","ms":0.5}]}})");
+  auto s = summarise_counters(record, "big");
+  EXPECT_EQ(s.doc["candidate"]["kernels"].as_int(), 1);
+  EXPECT_EQ(s.doc["candidate"]["skipped"].as_int(), 1);
+  EXPECT_DOUBLE_EQ(s.doc["candidate"]["skipped_ms"].as_number(), 2.5);
+  EXPECT_EQ(s.doc["reference"]["kernels"].as_int(), 0);
+  EXPECT_EQ(s.doc["reference"]["skipped"].as_int(), 2);
+  EXPECT_DOUBLE_EQ(s.doc["reference"]["skipped_ms"].as_number(), 1.5);
+  EXPECT_NE(s.brief.find("1 later kernel(s), 2.5 ms, not counted within the 10 s budget"),
+            std::string::npos)
+      << s.brief;
+  EXPECT_NE(s.brief.find("eager's no kernels (its 2 kernel(s), 1.5 ms, not counted within the 10 s budget)"),
+            std::string::npos)
+      << s.brief;
+}
+
 }  // namespace
 }  // namespace kforge::gpu

@@ -511,8 +511,15 @@ std::string counters_table(const json::Value& counters) {
     return out + "  not read: " + counters["error"].as_string() + "\n";
   for (const char* side : {"candidate", "reference"}) {
     const auto& s = counters[side];
-    out += std::string("  ") + (side == std::string("candidate") ? "the kernel" : "eager PyTorch") +
-           ": " + std::to_string(s["kernels"].as_int()) + " kernel(s), " +
+    const std::string who = side == std::string("candidate") ? "the kernel" : "eager PyTorch";
+    if (s["kernels"].as_int() == 0 && s.contains("skipped")) {
+      out += "  " + who + ": none of its " + std::to_string(s["skipped"].as_int()) +
+             " kernel(s) (" + format("%.4f ms", s["skipped_ms"].as_number()) +
+             " traced) counted: the " + format("%g s", s["budget_s"].as_number()) +
+             " counters budget (evaluation.counters_budget_s) was spent\n";
+      continue;
+    }
+    out += "  " + who + ": " + std::to_string(s["kernels"].as_int()) + " kernel(s), " +
            format("%.4f ms", s["ms"].as_number()) + ", " + std::to_string(s["passes"].as_int()) +
            " counter passes each" +
            (s.contains("dropped") ? ", " + std::to_string(s["dropped"].as_int()) + " not read"
