@@ -8,6 +8,7 @@
 #include <random>
 
 #include "common/json.hpp"
+#include "gpu/hashing.hpp"
 #include "gpu/process.hpp"
 #include "gpu/task_export.hpp"
 #include "tests/test_support.hpp"
@@ -465,6 +466,12 @@ TEST(Cli, TheBestKernelsImportIntoPyTorchAndAutogradRunsThroughThem) {
   for (const char* f : {"forward.cpp", "backward.cpp", "__init__.py", "setup.py", "README.md",
                         "kforge.json", "task_backward.py"})
     EXPECT_TRUE(fs::exists(dir / "pkg" / "linear_best" / f)) << f;
+  // Both ways of building the package use the flags kforge timed the kernels with.
+  for (const char* f : {"__init__.py", "setup.py"}) {
+    const auto text = gpu::read_file((dir / "pkg" / "linear_best" / f).string()).text;
+    EXPECT_NE(text.find(R"(["-O3", "-march=native", "-fopenmp"])"), std::string::npos)
+        << f << ":\n" << text;
+  }
   auto rmsnorm = kforge({"best", "2", "rkb_rmsnorm", "--archive", archive, "--out",
                          (dir / "pkg" / "rmsnorm_best").string()});
   ASSERT_EQ(rmsnorm.exit_code, 0) << rmsnorm.output;

@@ -242,6 +242,24 @@ TEST(Compiler, CommandUsesTheShimFirstAndNoShell) {
   EXPECT_NE(std::find(cuda.begin(), cuda.end(), "-gencode=arch=compute_90,code=sm_90"), cuda.end());
 }
 
+// What decides a candidate's code is one list, which `kforge best` writes into its package too.
+TEST(Compiler, EveryCandidateIsBuiltWithTheCodegenFlags) {
+  for (auto backend : {gpu::Backend::cpu, gpu::Backend::cuda}) {
+    gpu::CompileOptions o;
+    o.backend = backend;
+    const auto cmd = gpu::compile_command(o, "k", "k.so");
+    const auto flags = gpu::codegen_flags(backend);
+    EXPECT_FALSE(flags.compile.empty());
+    for (const auto& f : flags.compile)
+      EXPECT_NE(std::find(cmd.begin(), cmd.end(), f), cmd.end()) << f;
+    for (const auto& f : flags.link)
+      EXPECT_NE(std::find(cmd.begin(), cmd.end(), f), cmd.end()) << f;
+  }
+  const auto cpu = gpu::codegen_flags(gpu::Backend::cpu).compile;
+  for (const char* f : {"-O3", "-march=native", "-fopenmp"})
+    EXPECT_NE(std::find(cpu.begin(), cpu.end(), f), cpu.end()) << f;
+}
+
 }  // namespace
 }  // namespace kforge::test
 
