@@ -43,7 +43,10 @@ HttpRequest to_request(const http::request<http::string_body>& r) {
   for (const auto& field : r) {
     std::string name(field.name_string());
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out.headers[name] = std::string(field.value());
+    // A field given twice is one field whose values are joined by commas (RFC 9110, 5.3), so
+    // no later copy silently replaces an earlier one.
+    auto [it, added] = out.headers.emplace(name, std::string(field.value()));
+    if (!added) it->second += ", " + std::string(field.value());
   }
   return out;
 }
@@ -149,9 +152,21 @@ struct HttpServer::Impl {
 
   HttpResponse authorise(const HttpRequest& req) const {
     auto it = req.headers.find("authorization");
-    const std::string prefix = "Bearer ";
-    const bool bearer = it != req.headers.end() && it->second.rfind(prefix, 0) == 0;
-    std::string given = bearer ? it->second.substr(prefix.size()) : std::string();
+    std::string given;
+    bool bearer = false;
+    if (it != req.headers.end()) {
+      // One credential: the scheme's name in any case (RFC 9110, 11.1), then the token.
+      const std::string& value = it->second;
+      const auto space = value.find(' ');
+      std::string scheme = value.substr(0, space);
+      for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (value.find(',') != std::string::npos)
+        return json_error(400, "one Authorization header with one bearer token, not several");
+      const auto start =
+          space == std::string::npos ? space : value.find_first_not_of(' ', space);
+      bearer = scheme == "bearer" && start != std::string::npos;
+      if (bearer) given = value.substr(start);
+    }
     if (!bearer) given = subprotocol_token(req);
     if (bearer && !metrics_token.empty() && req.method == "GET" && req.path == "/metrics" &&
         same_secret(given, metrics_token))
@@ -188,10 +203,17 @@ struct HttpServer::Impl {
           ec == boost::asio::error::connection_reset || ec == boost::asio::error::shut_down)
         break;
       if (ec) {
-        // A request that is not HTTP, too large, or cut off at its deadline gets a 400 (when the
-        // socket still takes one) and the connection ends.
-        write_response(socket, json_error(400, "malformed request: " + ec.message()), 11, false,
-                       ec);
+        // A request that is not HTTP, too large, or cut off at its deadline gets a 400, 413 or
+        // 431 (when the socket still takes one) and the connection ends.
+        const HttpResponse refusal =
+            ec == http::error::body_limit
+                ? json_error(413, "the request's body is larger than " +
+                                      std::to_string(limits.max_body_bytes) + " bytes")
+            : ec == http::error::header_limit
+                ? json_error(431, "the request's header is larger than " +
+                                      std::to_string(limits.max_header_bytes) + " bytes")
+                : json_error(400, "malformed request: " + ec.message());
+        write_response(socket, refusal, 11, false, ec);
         break;
       }
       set_deadline(&socket, Clock::time_point::max());

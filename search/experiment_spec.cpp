@@ -41,6 +41,16 @@ class Reader {
                    "must be one of " + allowed_list(allowed) + ", not \"" + v->as_string() + "\"");
     out = v->as_string();
   }
+  /// A name people read in tables, logs and terminals: a string without control characters (a
+  /// NUL would cut it short in C strings, a newline or an escape forge lines on a terminal).
+  void name(const std::string& key, std::string& out) {
+    std::string given = out;
+    string(key, given);
+    for (unsigned char c : given)
+      if (c < 0x20 || c == 0x7f)
+        return error(key, "must not hold control characters (a NUL, a newline, an escape)");
+    out = given;
+  }
   template <class Int>
   void integer(const std::string& key, Int& out, double min, double max) {
     auto v = get(key);
@@ -181,7 +191,7 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
   }
   {
     Reader r(doc, "config", errors);
-    r.string("name", s.name);
+    r.name("name", s.name);
     if (auto v = r.get("seed")) {
       // Any unsigned 64-bit integer, kept exact (a run's JSON gives it back as it was given).
       if (!v->is_integer() || (v->as_int(0) < 0))
@@ -210,7 +220,7 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
           Reader pr((*v)[i], "config.proposers[" + std::to_string(i) + "]", errors);
           ProposerSpec ps;
           pr.string("kind", ps.kind, {"builtin", "llm", "files"});
-          pr.string("name", ps.name);
+          pr.name("name", ps.name);
           pr.number("weight", ps.weight, 0);
           if (ps.kind == "llm") read_model(pr, ps.llm);
           if (ps.kind == "files") {
@@ -243,7 +253,7 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
         for (size_t i = 0; i < list->as_array().size(); ++i) {
           Reader mr((*list)[i], "config.verifiers.llm[" + std::to_string(i) + "]", errors);
           VerifierSpec vs;
-          mr.string("name", vs.name);
+          mr.name("name", vs.name);
           read_model(mr, vs.llm);
           if (vs.name.empty()) vs.name = vs.llm.model;
           for (const auto& other : s.verifiers)

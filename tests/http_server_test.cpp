@@ -96,6 +96,49 @@ TEST_F(HttpServerLimits, TheTokenIsCheckedBeforeTheBodyIsRead) {
   EXPECT_EQ(handled_, 0);
 }
 
+/// Sends `request` and returns the whole answer.
+std::string exchange(tcp::socket s, const std::string& request) {
+  boost::system::error_code ec;
+  boost::asio::write(s, boost::asio::buffer(request), ec);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = s.read_some(boost::asio::buffer(buf), ec)) > 0 || !ec;) out.append(buf, n);
+  return out;
+}
+
+// The scheme's name in any case is one scheme (RFC 9110); two credentials are refused, whichever
+// comes last; a body over the limit is a 413 and a header over it a 431, not a malformed request.
+TEST_F(HttpServerLimits, CredentialsAndSizesAreJudgedAsHttpSaysThem) {
+  for (const char* scheme : {"Bearer", "bearer", "BEARER", "bEaReR"})
+    EXPECT_NE(exchange(connect(), std::string("GET /api/state HTTP/1.1\r\nHost: x\r\n"
+                                              "Authorization: ") +
+                                      scheme + " secret-token\r\nConnection: close\r\n\r\n")
+                  .find("HTTP/1.1 200"),
+              std::string::npos)
+        << scheme;
+  EXPECT_EQ(handled_, 4);
+  for (const char* pair : {"Bearer wrong\r\nAuthorization: Bearer secret-token",
+                           "Bearer secret-token\r\nAuthorization: Bearer wrong",
+                           "Bearer secret-token\r\nAuthorization: Bearer secret-token"}) {
+    auto reply = exchange(connect(), std::string("GET /api/state HTTP/1.1\r\nHost: x\r\n"
+                                                 "Authorization: ") +
+                                         pair + "\r\nConnection: close\r\n\r\n");
+    EXPECT_NE(reply.find("HTTP/1.1 400"), std::string::npos) << pair << "\n" << reply;
+    EXPECT_NE(reply.find("one Authorization header"), std::string::npos) << reply;
+  }
+  EXPECT_EQ(handled_, 4);
+  // Announced over the 8 MiB default: answered on the header, before any body is sent.
+  auto large = exchange(connect(),
+                        "POST /api/experiments HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                        "secret-token\r\nContent-Length: " +
+                            std::to_string(9u << 20) + "\r\nConnection: close\r\n\r\n");
+  EXPECT_NE(large.find("HTTP/1.1 413"), std::string::npos) << large.substr(0, 300);
+  auto header = exchange(connect(), "GET /api/state HTTP/1.1\r\nHost: x\r\nX-Long: " +
+                                        std::string(20u << 10, 'h') + "\r\n\r\n");
+  EXPECT_NE(header.find("HTTP/1.1 431"), std::string::npos) << header.substr(0, 300);
+  EXPECT_EQ(handled_, 4);
+}
+
 // The scraper's token (kept across daemon restarts) opens GET /metrics and nothing else.
 TEST_F(HttpServerLimits, TheMetricsTokenOpensTheMetricsOnly) {
   EXPECT_NE(call("GET", "/metrics", "metrics-token").find("{\"path\":\"/metrics\"}"),

@@ -415,13 +415,20 @@ TEST_F(SystemTest, TheApiAnswersBadIdsWithClientErrorsAndStaysUp) {
              {"POST", "/api/experiments/" + id + "/pause"},
              {"GET", "/api/candidates/" + id}}) {
       auto r = call(method, route);
-      EXPECT_TRUE(r.status == 400 || r.status == 404)
+      // A whole number from 1 to 2^63-1 that names nothing is a 404; anything else a 400.
+      EXPECT_EQ(r.status, id == "9223372036854775807" ? 404 : 400)
           << method << " " << route << ": " << r.status << " " << r.body << r.error;
       if (id == "99999999999999999999") {
         EXPECT_NE(r.body.find("needs a whole number"), std::string::npos) << route << r.body;
       }
     }
   }
+  // A name with a NUL (or any control character) in it is refused, and says why.
+  auto nul = net::http_call("127.0.0.1", port, "POST", "/api/experiments", token,
+                            R"({"name": "a\u0000b", "tasks": [")" + source_dir() +
+                                R"(/tasks/softmax"], "backends": ["cpu"]})");
+  EXPECT_EQ(nul.status, 400) << nul.body;
+  EXPECT_NE(nul.body.find("control characters"), std::string::npos) << nul.body;
   for (const std::string target :
        {"/api/events?experiment=99999999999999999999", "/api/events?experiment=abc",
         "/api/events?experiment=", "/api/state", "/api/experiments"}) {

@@ -187,15 +187,16 @@ net::HttpResponse DaemonApi::handle(const net::HttpRequest& req) {
   auto ask = [&](auto... message) { return self->request(gateway_, 30s, message...); };
   auto reply_json_text = [&](std::string& text) { response = {200, "application/json", text, {}}; };
   auto on_error = [&](caf::error& e) { response = from_error(e); };
-  static const std::regex experiment_path(R"(^/api/experiments/(\d+)$)");
-  static const std::regex experiment_events(R"(^/api/experiments/(\d+)/events$)");
-  static const std::regex experiment_report(R"(^/api/experiments/(\d+)/report$)");
-  static const std::regex experiment_candidates(R"(^/api/experiments/(\d+)/candidates$)");
-  static const std::regex experiment_command(R"(^/api/experiments/(\d+)/(pause|resume|stop)$)");
-  static const std::regex candidate_path(R"(^/api/candidates/(\d+)$)");
+  static const std::regex experiment_path(R"(^/api/experiments/([^/]+)$)");
+  static const std::regex experiment_events(R"(^/api/experiments/([^/]+)/events$)");
+  static const std::regex experiment_report(R"(^/api/experiments/([^/]+)/report$)");
+  static const std::regex experiment_candidates(R"(^/api/experiments/([^/]+)/candidates$)");
+  static const std::regex experiment_command(R"(^/api/experiments/([^/]+)/(pause|resume|stop)$)");
+  static const std::regex candidate_path(R"(^/api/candidates/([^/]+)$)");
   std::smatch m;
   const bool get = req.method == "GET", post = req.method == "POST";
-  // The routes' ids are digits; one too large for an id is a client error, not a server's.
+  // An id that is not a whole number from 1 to 2^63-1 (letters, too large) is a client error,
+  // said as such, not an unknown endpoint.
   int64_t id = 0;
   auto id_in = [&](const std::regex& route) {
     if (!std::regex_match(req.path, m, route)) return false;
