@@ -126,14 +126,49 @@ struct HttpServer::Impl {
   std::thread accept_thread, watchdog_thread;
   std::mutex mutex;
   std::condition_variable idle, wake_watchdog;
-  // Open connections (shut down on stop) and when each must have received its request.
-  std::map<tcp::socket*, Clock::time_point> open;
-  int connections = 0;
+  // Open connections (shut down on stop): when each must have received its request, when it
+  // was accepted, whether it has shown the token, and whether it was closed to make room.
+  struct Open {
+    Clock::time_point deadline = Clock::time_point::max();
+    Clock::time_point since = Clock::now();
+    bool admitted = false, evicted = false;
+  };
+  std::map<tcp::socket*, Open> open;
+  int connections = 0;  // threads serving one, pending or admitted
+  int pending = 0;      // of those, not yet admitted and not evicted
+  int admitted = 0;
   std::atomic<bool> stopping{false};
 
   void set_deadline(tcp::socket* socket, Clock::time_point deadline) {
     std::lock_guard lock(mutex);
-    open[socket] = deadline;
+    open[socket].deadline = deadline;
+  }
+  bool is_admitted(tcp::socket* socket) {
+    std::lock_guard lock(mutex);
+    return open[socket].admitted;
+  }
+  // The connection has shown the token: it leaves the pending crowd, if the cap has room.
+  bool admit_connection(tcp::socket* socket) {
+    std::lock_guard lock(mutex);
+    auto& o = open[socket];
+    if (o.admitted) return true;
+    if (admitted >= limits.max_connections) return false;
+    o.admitted = true;
+    ++admitted;
+    if (!o.evicted) --pending;
+    return true;
+  }
+  // Makes room for a new connection: closes the pending one accepted first. Called locked.
+  void evict_oldest_pending() {
+    auto oldest = open.end();
+    for (auto it = open.begin(); it != open.end(); ++it)
+      if (!it->second.admitted && !it->second.evicted &&
+          (oldest == open.end() || it->second.since < oldest->second.since))
+        oldest = it;
+    if (oldest == open.end()) return;
+    oldest->second.evicted = true;
+    --pending;
+    ::shutdown(oldest->first->native_handle(), SHUT_RDWR);
   }
 
   // Cuts off connections whose request is late: shutting the socket down ends the blocked read.
@@ -142,10 +177,10 @@ struct HttpServer::Impl {
     while (!stopping) {
       wake_watchdog.wait_for(lock, std::chrono::milliseconds(100));
       const auto now = Clock::now();
-      for (auto& [socket, deadline] : open)
-        if (deadline <= now) {
+      for (auto& [socket, o] : open)
+        if (o.deadline <= now) {
           ::shutdown(socket->native_handle(), SHUT_RDWR);
-          deadline = Clock::time_point::max();
+          o.deadline = Clock::time_point::max();
         }
     }
   }
@@ -181,7 +216,9 @@ struct HttpServer::Impl {
     beast::flat_buffer buffer;
     beast::error_code ec;
     for (;;) {
-      set_deadline(&socket, Clock::now() + limits.request_timeout);
+      // Before the token, the header must come soon; after it, the whole request in due time.
+      set_deadline(&socket, Clock::now() + (is_admitted(&socket) ? limits.request_timeout
+                                                                   : limits.header_timeout));
       http::request_parser<http::string_body> parser;
       parser.header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
       parser.body_limit(limits.max_body_bytes);
@@ -193,10 +230,14 @@ struct HttpServer::Impl {
         req = to_request(parser.get());
         auto file = req.method == "GET" ? public_files.find(req.path) : public_files.end();
         res = file != public_files.end() ? HttpResponse{0, "", "", {}} : authorise(req);
+        if (res.status == 0 && file == public_files.end() && !admit_connection(&socket))
+          res = json_error(503, "too many open connections to the daemon (" +
+                                    std::to_string(limits.max_connections) + "); try again");
         if (res.status != 0) {
           write_response(socket, res, parser.get().version(), false, ec);
           break;
         }
+        set_deadline(&socket, Clock::now() + limits.request_timeout);
         http::read(socket, buffer, parser, ec);
       }
       if (ec == http::error::end_of_stream || ec == boost::asio::error::eof ||
@@ -228,8 +269,10 @@ struct HttpServer::Impl {
           websocket::stream<tcp::socket> ws(std::move(socket));
           {
             std::lock_guard lock(mutex);  // the stream owns the socket now
+            auto entry = open[&socket];
             open.erase(&socket);
-            open[&ws.next_layer()] = Clock::time_point::max();
+            entry.deadline = Clock::time_point::max();
+            open[&ws.next_layer()] = entry;
           }
           // A browser that offered its token as a subprotocol must be answered with one it
           // offered, or it drops the connection: `kforge`, which it offers beside the token.
@@ -245,8 +288,9 @@ struct HttpServer::Impl {
           }
           socket = std::move(ws.next_layer());
           std::lock_guard lock(mutex);
+          auto entry = open[&ws.next_layer()];
           open.erase(&ws.next_layer());
-          open[&socket] = Clock::time_point::max();
+          open[&socket] = entry;
           break;
         }
       } else {
@@ -263,6 +307,11 @@ struct HttpServer::Impl {
     }
     socket.shutdown(tcp::socket::shutdown_both, ec);
     std::lock_guard lock(mutex);
+    const auto& o = open[&socket];
+    if (o.admitted)
+      --admitted;
+    else if (!o.evicted)
+      --pending;
     open.erase(&socket);
     if (--connections == 0) idle.notify_all();
   }
@@ -311,18 +360,21 @@ Result<void> HttpServer::start(uint16_t port) {
         std::lock_guard lock(impl->mutex);
         if (impl->stopping) return;
         if (ec) continue;
-        if (impl->connections >= impl->limits.max_connections) {
-          // Over the cap: told so at once (the reply fits the socket's buffer) and closed.
+        // A crowd that has not shown the token makes room for the newcomer, oldest first: a
+        // client sends its header at once, an idle or slow one is the oldest.
+        if (impl->pending >= impl->limits.max_pending) impl->evict_oldest_pending();
+        if (impl->pending >= impl->limits.max_pending) {
+          // None to close yet (all just accepted): told so at once and closed.
           beast::error_code ignored;
-          write_response(
-              socket,
-              json_error(503, "too many open connections to the daemon (" +
-                                  std::to_string(impl->limits.max_connections) + "); try again"),
-              11, false, ignored);
+          write_response(socket,
+                         json_error(503, "too many connections to the daemon waiting to send a "
+                                         "request; try again"),
+                         11, false, ignored);
           socket.shutdown(tcp::socket::shutdown_both, ignored);
           continue;
         }
         ++impl->connections;
+        ++impl->pending;
       }
       std::thread([impl, s = std::move(socket)]() mutable { impl->serve(std::move(s)); }).detach();
     }
@@ -343,7 +395,7 @@ void HttpServer::stop() {
     if (impl_->stopping) return;
     impl_->stopping = true;
     beast::error_code ec;
-    for (auto& [s, deadline] : impl_->open) s->shutdown(tcp::socket::shutdown_both, ec);
+    for (auto& [s, o] : impl_->open) s->shutdown(tcp::socket::shutdown_both, ec);
   }
   impl_->wake_watchdog.notify_all();
   if (impl_->watchdog_thread.joinable()) impl_->watchdog_thread.join();

@@ -4,9 +4,12 @@
 // browser, which cannot set that header on a WebSocket, offers the subprotocol
 // `kforge-token.<token>` instead); the token is checked on the request's header, before its body is
 // read. Public files (the dashboard's page, script and style: no data) are served without it.
-// Limits keep a misbehaving local client from exhausting it: a cap on open connections (and so
-// threads; one more gets 503), and a deadline for each request to arrive whole (a silent or
-// byte-a-second client is cut off). No CAF here: the daemon's handlers talk to the actors.
+// Limits keep a misbehaving local client from exhausting it, token or not: a connection that has
+// not yet shown the token is pending, has a short deadline for its request's header, and when
+// too many are pending the oldest is closed to make room (an idle or byte-a-second crowd cannot
+// keep a client that sends its header at once from being served); connections that have shown it
+// have a cap of their own (one more gets 503) and a deadline for each request to arrive whole.
+// No CAF here: the daemon's handlers talk to the actors.
 #pragma once
 
 #include <atomic>
@@ -62,7 +65,12 @@ class HttpServer {
   using WebSocketAdmission = Handler;
 
   struct Limits {
-    int max_connections = 64;  ///< open connections (each has a thread), WebSockets included
+    /// Open connections that have shown the token (each has a thread), WebSockets included.
+    int max_connections = 64;
+    /// Connections that have not shown it yet; one more closes the oldest of them.
+    int max_pending = 64;
+    /// How long a connection that has not shown the token has for its request's header.
+    std::chrono::milliseconds header_timeout{2000};
     /// From the moment the server waits for a request (a new or kept-alive connection) until its
     /// header and body have arrived; also the time a client gets to take its answer.
     std::chrono::milliseconds request_timeout{10000};
