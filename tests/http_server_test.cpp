@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <iostream>
 #include <thread>
 
 #include "net/dashboard_files.hpp"
@@ -306,7 +307,9 @@ TEST(HttpServerCrowd, AuthorisedRequestsAreAnsweredWhileStrangersCrowdTheServer)
   }
   done = true;
   for (auto& t : slow) t.join();
-  EXPECT_GE(fast, 95) << answered << " of 100 answered, " << fast << " within a second";
+  std::cout << answered << " of 100 requests with the token answered, " << fast
+            << " within a second\n";
+  EXPECT_GE(fast, 95);
 }
 
 }  // namespace
