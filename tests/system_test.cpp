@@ -351,6 +351,83 @@ void kill_nine_when_running(std::optional<gpu::Child>& parent,
   EXPECT_TRUE(left.empty()) << phase << ": still running 2 s after kill -9: " << survivors;
 }
 
+/// Waits for `child` to exit, at most `limit`; the raw wait status, or nothing if it still runs.
+std::optional<int> exit_within(gpu::Child& child, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    if (auto status = child.try_wait()) return status;
+    std::this_thread::sleep_for(50ms);
+  }
+  return std::nullopt;
+}
+
+// A service manager's stop: SIGTERM ends `kforge suite` within 10 s though the kernel in flight
+// loops until its call times out (a minute), its worker with it; and `kforge run` given SIGTERM
+// mid-experiment resumes to the same candidates and verdicts as a run never stopped.
+TEST_F(SystemTest, SigtermEndsARunWithinTenSecondsAndItResumesWithNothingLost) {
+  auto suite = kforge({"suite", "--tasks", source_dir() + "/tasks/softmax", "--kernels",
+                       source_dir() + "/tests/exploits/cpu/endless_loop.cpp", "--backend", "cpu",
+                       "--archive", (dir_ / "suite.db").string()});
+  suite.capture_output = false;
+  auto spawned = gpu::spawn(suite);
+  ASSERT_TRUE(spawned.child) << spawned.error;
+  auto suite_db = [&] { return archive::Archive::open((dir_ / "suite.db").string()); };
+  bool compiled = false;
+  for (int i = 0; i < 2400 && !compiled; ++i) {
+    std::this_thread::sleep_for(50ms);
+    if (auto db = suite_db(); db)
+      for (const auto& c : (*db)->candidates(1))
+        for (const auto& v : (*db)->verdicts(c.id)) compiled |= v.stage == "compile";
+  }
+  ASSERT_TRUE(compiled) << "the endless kernel never reached its evaluation";
+  std::this_thread::sleep_for(2s);  // inside the endless call
+  const auto working = descendants(spawned.child->pid());
+  ::kill(spawned.child->pid(), SIGTERM);
+  auto status = exit_within(*spawned.child, 10s);
+  ASSERT_TRUE(status) << "kforge suite still runs 10 s after SIGTERM";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 143) << *status;
+  for (const auto& p : working)
+    for (int i = 0; i < 40 && is_alive(p.pid); ++i) std::this_thread::sleep_for(50ms);
+  for (const auto& p : working) EXPECT_FALSE(is_alive(p.pid)) << p.name << " outlived kforge";
+
+  // Thirty candidates: long enough to be stopped in the middle.
+  const auto longer = (dir_ / "longer.json").string();
+  std::ofstream(longer) << R"({"name": "sigterm", "seed": 5, "tasks": [")" << source_dir()
+                        << R"(/tasks/softmax"], "backends": ["cpu"], "config_set": "single",
+      "budget": {"candidates_per_target": 30}, "evaluation": {"seeds": 1, "timing_seconds": 0.1},
+      "search": {"pipeline_depth": 3}})";
+  auto reference = run({"run", longer, "--archive", (dir_ / "reference.db").string(), "--quiet"});
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  auto interrupted = kforge({"run", longer, "--archive", (dir_ / "stopped.db").string(), "--quiet"});
+  interrupted.capture_output = false;
+  spawned = gpu::spawn(interrupted);
+  ASSERT_TRUE(spawned.child) << spawned.error;
+  // The archive is opened once kforge has made it (two processes making one schema at once
+  // collide).
+  for (int i = 0; i < 1200 && !fs::exists(dir_ / "stopped.db"); ++i)
+    std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(500ms);
+  auto db = open(dir_ / "stopped.db");
+  auto evaluated = [&] {
+    int n = 0;
+    for (const auto& c : db->candidates(1))
+      for (const auto& v : db->verdicts(c.id)) n += v.stage == "evaluate";
+    return n;
+  };
+  for (int i = 0; i < 1200 && evaluated() < 3; ++i) std::this_thread::sleep_for(50ms);
+  ::kill(spawned.child->pid(), SIGTERM);
+  status = exit_within(*spawned.child, 10s);
+  ASSERT_TRUE(status) << "kforge run still runs 10 s after SIGTERM";
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 143) << *status;
+  ASSERT_LT(evaluated(), 30) << "the experiment finished before SIGTERM";
+  auto resumed =
+      run({"run", "--resume", "1", "--archive", (dir_ / "stopped.db").string(), "--quiet"});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  auto ref = open(dir_ / "reference.db");
+  EXPECT_EQ(fingerprint(*db, 1), fingerprint(*ref, 1));
+  expect_complete(*db, 1, 30);
+}
+
 // kill -9 of kforge while it exports a task whose Python never finishes, while the daemon
 // compiles and evaluates, and while `kforge eval` evaluates a kernel that loops forever: every
 // process it started (the exporter, g++ and its cc1plus, kforge-worker) goes with it.

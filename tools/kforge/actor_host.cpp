@@ -132,9 +132,16 @@ Result<search::ExperimentSpec> load_experiment(const std::string& path, const ru
 namespace {
 
 std::atomic<int> g_interrupts{0};
+std::atomic<bool> g_terminated{false};
 
 void on_interrupt(int) {
   ++g_interrupts;
+}
+
+// A service manager's stop: leave within its grace period, not after the evaluations in flight
+// (a heavy one takes minutes); the archive has every finished stage, so the experiment resumes.
+void on_terminate(int) {
+  g_terminated = true;
 }
 
 }  // namespace
@@ -177,9 +184,31 @@ experiment_status follow_experiment(actor_host& host, const experiment_record& r
   auto coordinator =
       host.start_coordinator(record, spec, caf::actor_cast<experiment_listener>(self), resume);
   std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  std::signal(SIGTERM, on_terminate);
   bool done = false, stop_sent = false;
   experiment_status final_status;
+  // Signals are looked at after every message as well as in quiet spells: a busy experiment
+  // sends events more often than every 250 ms.
+  auto heed_signals = [&] {
+    if (g_interrupts >= 2 || g_terminated) {
+      std::cerr << "\n"
+                << command << (g_terminated ? ": terminated" : "") << ": leaving now; experiment "
+                << record.id << " stays resumable (" << command << " --resume " << record.id
+                << ")\n";
+      // Exits as kill -9 would (the archive is written before anything is reported, so nothing
+      // is lost); the workers and compilers go with it.
+      std::_Exit(g_terminated ? 143 : 130);
+    }
+    if (g_interrupts == 1 && !stop_sent) {
+      stop_sent = true;
+      std::cerr << "\n"
+                << command
+                << ": stopping (candidates in the pipeline finish; Ctrl-C again to leave at "
+                   "once)\n";
+      self->request(coordinator, std::chrono::seconds(10), stop_atom::value)
+          .receive([] {}, [](caf::error&) {});
+    }
+  };
   while (!done) {
     self->receive([&](event_atom, event_record& ev) { on_event(ev); },
                   [&](done_atom, experiment_status& s) {
@@ -189,24 +218,8 @@ experiment_status follow_experiment(actor_host& host, const experiment_record& r
                   caf::after(std::chrono::milliseconds(250)) >>
                       [&] {
                         if (on_quiet) on_quiet();
-                        if (g_interrupts >= 2) {
-                          std::cerr << "\n"
-                                    << command << ": leaving now; experiment " << record.id
-                                    << " stays resumable (" << command << " --resume " << record.id
-                                    << ")\n";
-                          std::_Exit(130);
-                        }
-                        if (g_interrupts == 1 && !stop_sent) {
-                          stop_sent = true;
-                          std::cerr
-                              << "\n"
-                              << command
-                              << ": stopping (candidates in the pipeline finish; Ctrl-C again "
-                                 "to leave at once)\n";
-                          self->request(coordinator, std::chrono::seconds(10), stop_atom::value)
-                              .receive([] {}, [](caf::error&) {});
-                        }
                       });
+    if (!done) heed_signals();
   }
   return final_status;
 }

@@ -33,8 +33,9 @@ int run_experiment(const std::vector<std::string>& args) {
       "run",
       "Runs one experiment in the foreground (kforge run CONFIG, or kforge run --resume "
       "EXPERIMENT): a progress line and a line per event, then a table of the best kernels.",
-      "Ctrl-C once stops proposing and lets the pipeline finish; twice leaves at once (the\n"
-      "experiment stays resumable: --resume, or a daemon on the same archive carries it on).\n"
+      "Ctrl-C once stops proposing and lets the pipeline finish; twice leaves at once, and so\n"
+      "does SIGTERM (exit status 143; the experiment stays resumable: --resume, or a daemon on\n"
+      "the same archive carries it on).\n"
       "exit status: 0 every target has a correct kernel, 1 some has none, 2 usage or "
       "infrastructure");
   auto& app = line.app();
