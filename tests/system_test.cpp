@@ -426,6 +426,32 @@ TEST_F(SystemTest, SigtermEndsARunWithinTenSecondsAndItResumesWithNothingLost) {
   auto ref = open(dir_ / "reference.db");
   EXPECT_EQ(fingerprint(*db, 1), fingerprint(*ref, 1));
   expect_complete(*db, 1, 30);
+
+  // The daemon, with the endless kernel in flight: gone within 10 s, its port file with it.
+  const auto state = dir_ / "state";
+  start_daemon(state);
+  std::ofstream(dir_ / "endless.json")
+      << R"({"name": "endless", "seed": 1, "tasks": [")" << source_dir()
+      << R"(/tasks/softmax"], "backends": ["cpu"], "config_set": "single",
+      "proposers": [{"kind": "files", "pattern": ")"
+      << source_dir() << R"(/tests/exploits/cpu/endless_loop.cpp"}]})";
+  auto submitted =
+      run({"console", "--state", state.string(), "submit", (dir_ / "endless.json").string()}, 1min);
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
+  auto daemon_db = open(state / "archive.db");
+  bool evaluating = false;
+  for (int i = 0; i < 2400 && !evaluating; ++i) {
+    std::this_thread::sleep_for(50ms);
+    for (const auto& c : daemon_db->candidates(1))
+      for (const auto& v : daemon_db->verdicts(c.id)) evaluating |= v.stage == "compile";
+  }
+  ASSERT_TRUE(evaluating) << "the endless kernel never reached its evaluation";
+  std::this_thread::sleep_for(2s);
+  ::kill(daemon_->pid(), SIGTERM);
+  status = exit_within(*daemon_, 10s);
+  ASSERT_TRUE(status) << "the daemon still runs 10 s after SIGTERM";
+  daemon_.reset();
+  EXPECT_FALSE(fs::exists(state / "daemon.json"));
 }
 
 // kill -9 of kforge while it exports a task whose Python never finishes, while the daemon
