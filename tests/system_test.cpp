@@ -81,6 +81,14 @@ class SystemTest : public testing::Test {
     return out;
   }
 
+  /// How many verdicts of `stage` the experiment's candidates have so far.
+  static int verdicts_at(archive::Archive& a, int64_t experiment, const std::string& stage) {
+    int n = 0;
+    for (const auto& c : a.candidates(experiment))
+      for (const auto& v : a.verdicts(c.id)) n += v.stage == stage;
+    return n;
+  }
+
   static void expect_complete(archive::Archive& a, int64_t experiment, size_t budget) {
     auto candidates = a.candidates(experiment);
     ASSERT_EQ(candidates.size(), budget);
@@ -188,12 +196,7 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
 
   // Wait until some candidates are evaluated, look at the live state, then kill -9.
   auto db = open(state / "archive.db");
-  auto evaluated = [&] {
-    int n = 0;
-    for (const auto& c : db->candidates(1))
-      for (const auto& v : db->verdicts(c.id)) n += v.stage == "evaluate";
-    return n;
-  };
+  auto evaluated = [&] { return verdicts_at(*db, 1, "evaluate"); };
   for (int i = 0; i < 1200 && evaluated() < 3; ++i) std::this_thread::sleep_for(100ms);
   ASSERT_GE(evaluated(), 3);
   auto live = run({"console", "--state", state.string(), "state"}, 1min);
@@ -375,9 +378,7 @@ TEST_F(SystemTest, SigtermEndsARunWithinTenSecondsAndItResumesWithNothingLost) {
   bool compiled = false;
   for (int i = 0; i < 2400 && !compiled; ++i) {
     std::this_thread::sleep_for(50ms);
-    if (auto db = suite_db(); db)
-      for (const auto& c : (*db)->candidates(1))
-        for (const auto& v : (*db)->verdicts(c.id)) compiled |= v.stage == "compile";
+    if (auto db = suite_db(); db) compiled = verdicts_at(**db, 1, "compile") > 0;
   }
   ASSERT_TRUE(compiled) << "the endless kernel never reached its evaluation";
   std::this_thread::sleep_for(2s);  // inside the endless call
@@ -408,12 +409,7 @@ TEST_F(SystemTest, SigtermEndsARunWithinTenSecondsAndItResumesWithNothingLost) {
     std::this_thread::sleep_for(50ms);
   std::this_thread::sleep_for(500ms);
   auto db = open(dir_ / "stopped.db");
-  auto evaluated = [&] {
-    int n = 0;
-    for (const auto& c : db->candidates(1))
-      for (const auto& v : db->verdicts(c.id)) n += v.stage == "evaluate";
-    return n;
-  };
+  auto evaluated = [&] { return verdicts_at(*db, 1, "evaluate"); };
   for (int i = 0; i < 1200 && evaluated() < 3; ++i) std::this_thread::sleep_for(50ms);
   ::kill(spawned.child->pid(), SIGTERM);
   status = exit_within(*spawned.child, 10s);
@@ -442,8 +438,7 @@ TEST_F(SystemTest, SigtermEndsARunWithinTenSecondsAndItResumesWithNothingLost) {
   bool evaluating = false;
   for (int i = 0; i < 2400 && !evaluating; ++i) {
     std::this_thread::sleep_for(50ms);
-    for (const auto& c : daemon_db->candidates(1))
-      for (const auto& v : daemon_db->verdicts(c.id)) evaluating |= v.stage == "compile";
+    evaluating = verdicts_at(*daemon_db, 1, "compile") > 0;
   }
   ASSERT_TRUE(evaluating) << "the endless kernel never reached its evaluation";
   std::this_thread::sleep_for(2s);
