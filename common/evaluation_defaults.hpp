@@ -12,4 +12,9 @@ inline constexpr int kDefaultSeeds = 3;
 /// (robust-kbench's resnet_block) took 250 s with no budget.
 inline constexpr double kDefaultCountersBudgetSeconds = 10;
 
+/// Seconds of timing per config, both functions together, and how long one timed batch of calls
+/// should last (the worker's timing; the supervisor bounds the timing stage from them).
+inline constexpr double kDefaultTimingSecondsPerConfig = 4;
+inline constexpr double kDefaultTargetBatchMs = 5;
+
 }  // namespace kforge

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/json.hpp"
+#include "common/result.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/process.hpp"
 
@@ -72,8 +73,14 @@ class WorkerClient {
 
  private:
   struct Running;
-  std::optional<json::Value> read_event(std::chrono::steady_clock::time_point deadline, bool& eof,
-                                        bool& over_memory);
+  enum class Read { line, timeout, eof, over_memory, too_long };
+  /// The worker's next line, or why there is none by `deadline`.
+  Read read_line(std::chrono::steady_clock::time_point deadline, std::string& line);
+  /// After a result, proves it was the worker's last line: a sync request with a fresh nonce
+  /// must be answered next. Returns why not, or "".
+  std::string sync_after_result(EvalOutcome& outcome);
+  /// The configs `request` covers in its exported task, as the worker will run them.
+  Result<std::vector<size_t>> configs_of(const json::Value& request);
   json::Value died(const std::string& step, double step_timeout_s, bool timed_out, bool over_memory,
                    const std::optional<json::Value>& fatal, json::Value partial_configs);
   std::string take_output();

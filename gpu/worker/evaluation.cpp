@@ -112,21 +112,6 @@ void poison_and_release(std::vector<at::Tensor>& outputs) {
   outputs.clear();
 }
 
-// The configs a request covers: those it lists, else those of its mode.
-std::vector<size_t> selected_configs(const json::Value& configs, const WorkerRequest& request) {
-  std::vector<size_t> selected;
-  for (size_t i = 0; i < configs.as_array().size(); ++i) {
-    bool in_mode = false;
-    for (const auto& m : configs[i]["modes"].as_array()) in_mode |= m.as_string() == request.mode;
-    if (!request.configs.empty()) {
-      in_mode = false;
-      for (int64_t c : request.configs) in_mode |= static_cast<size_t>(c) == i;
-    }
-    if (in_mode) selected.push_back(i);
-  }
-  return selected;
-}
-
 std::optional<Tolerance> tolerance_of(const WorkerRequest& request, const json::Value& dir) {
   if (!request.atol && !dir.contains("tolerance")) return std::nullopt;
   Tolerance tol;
@@ -165,10 +150,9 @@ void name_counted_kernels(json::Value& counted, const json::Value& launches) {
 
 }  // namespace
 
-void Evaluator::step(const std::string& what, double timeout_s) {
-  json::Value e;
-  e.set("event", "step").set("step", what).set("timeout_ms", timeout_s * 1000);
-  sink_(e);
+void Evaluator::step(gpu::Stage stage, const std::string& what, std::optional<size_t> config,
+                     std::optional<int> seed, std::optional<double> planned_s) {
+  sink_(gpu::step_event(stage, what, config, seed, planned_s));
 }
 
 Result<ExportedTask*> Evaluator::task(const std::string& export_dir) {
@@ -208,7 +192,6 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   const uint64_t base_seed = r.seed;
   const std::string& library_policy = r.library_calls;
   const double speedup_flag = r.speedup_flag;
-  const double call_timeout = r.call_timeout_s;
   const bool do_timing = r.time;
   // A search needs only the verdict of a failing candidate: the configs after the first failure
   // are skipped (their results are not reported).
@@ -219,7 +202,7 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   timing.target_batch_ms = r.timing.target_batch_ms.value_or(timing.target_batch_ms);
   timing.max_seconds = r.timing.max_seconds.value_or(timing.max_seconds);
 
-  step("load task and candidate", 120);
+  step(gpu::Stage::load_task, "load task");
   auto found = task(r.export_dir);
   if (!found) return infra(found.error);
   ExportedTask* t = *found;
@@ -234,8 +217,25 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   CompiledBaseline* baseline = compiled(r.compiled_dir);
   const bool allow_alias = dir["allow_output_input_alias"].as_bool(false);
 
+  const auto& configs = dir["configs"].as_array();
+  const std::vector<size_t> selected = gpu::selected_configs(dir["configs"], r);
+  if (selected.empty()) return infra("no config of the task is in mode `" + mode + "`");
+  // What kforge itself could fail at is tried before candidate code runs here: after that, an
+  // error this worker reports could be a line the candidate wrote, and counts against it.
+  if (!outputs_dir.empty()) {
+    try {
+      save_outputs({}, outputs_dir + "/probe.out");
+    } catch (const std::exception& e) {
+      return infra("cannot save outputs for the checker in " + outputs_dir + ": " + short_what(e));
+    }
+  }
+
+  threads_.begin_evaluation();
+  step(gpu::Stage::load_candidate, "load the candidate");
+  const auto threads_before_load = thread_ids();
   auto loaded = CandidateLibrary::load(r.library);
   if (!loaded) return fail(Failure{"load_error", loaded.error});
+  if (auto escaped = threads_.settle(threads_before_load)) return fail(*escaped);
   auto library = std::move(*loaded);
   if (!library->interposed().empty())
     return fail(Failure{"symbol_interposition",
@@ -250,10 +250,6 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
                             (names.empty() ? std::string("nothing") : join(names)) + ")"});
   }
 
-  const auto& configs = dir["configs"].as_array();
-  const std::vector<size_t> selected = selected_configs(dir["configs"], r);
-  if (selected.empty()) return infra("no config of the task is in mode `" + mode + "`");
-
   const at::Device dev = device_.torch_device();
   json::Value config_results;
   config_results.array();
@@ -267,39 +263,27 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   auto flag = [&](const std::string& f) {
     if (std::find(flags.begin(), flags.end(), f) == flags.end()) flags.push_back(f);
   };
-  // Threads are blamed on the kernel only if they start during one of its calls and outlive it;
-  // those that its first call leaves are taken for pools (ATen's, a BLAS library's) and allowed.
-  // Threads LibTorch, the reference or the worker start outside the kernel's calls never count.
-  bool first_call = true;
+  // Threads the kernel starts or wakes must be parked again when its call returns
+  // (gpu/worker/thread_watch.hpp), on every call, checked or timed.
   std::optional<Failure> escaped_threads;
-
   auto call_candidate = [&](const std::vector<c10::IValue>& args) { return fn->call(args); };
+  auto call_watched = [&](const std::vector<c10::IValue>& args) {
+    threads_.not_candidates();  // whatever ran since (drawing inputs, the reference) is not its
+    const auto threads_before = thread_ids();
+    auto outputs = call_candidate(args);
+    if (!escaped_threads) escaped_threads = threads_.settle(threads_before);
+    return outputs;
+  };
   // A checked call: memory the candidate allocates during it starts out as NaN.
   auto call_poisoned = [&](const std::vector<c10::IValue>& args, size_t expected_bytes) {
-    const auto threads_before = thread_ids();
     device_.begin_poisoned_allocations(expected_bytes);
     std::vector<at::Tensor> outputs;
     try {
-      outputs = call_candidate(args);
+      outputs = call_watched(args);
       device_.end_poisoned_allocations();
     } catch (...) {
       device_.end_poisoned_allocations();
       throw;
-    }
-    if (std::exchange(first_call, false)) return outputs;
-    auto started = [&] {
-      std::set<int> alive;
-      for (int id : thread_ids())
-        if (!threads_before.count(id)) alive.insert(id);
-      return alive;
-    };
-    if (!started().empty()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      if (auto left = started(); !left.empty())
-        escaped_threads =
-            Failure{"threads_escaped", "the kernel left " + std::to_string(left.size()) +
-                                           " thread(s) it started running after it returned; work "
-                                           "must finish inside the call"};
     }
     return outputs;
   };
@@ -349,11 +333,11 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
       const uint64_t seed = mix_seed(base_seed + static_cast<uint64_t>(s), index);
       std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);
       try {
-        step(where + ": draw inputs", 120);
+        step(gpu::Stage::draw, where + ": draw inputs", index, s);
         Case c = t->draw(config, seed, dev);
         auto pristine = clone_all(c.tensors);
         // 1. The candidate runs before the reference, on poisoned allocations, observed.
-        step(where + ": candidate (before the reference)", call_timeout);
+        step(gpu::Stage::candidate, where + ": candidate (before the reference)", index, s);
         std::vector<at::Tensor> before;
         {
           OpObserver observer;
@@ -361,12 +345,13 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
           auto ops = observer.compute_ops();
           library_ops.insert(ops.begin(), ops.end());
         }
-        step(where + ": synchronise after the candidate", call_timeout);
+        if ((failure = escaped_threads)) break;
+        step(gpu::Stage::synchronise, where + ": synchronise after the candidate", index, s);
         if ((failure = check_device())) break;
         if ((failure = check_inputs_unchanged(c.tensors, pristine, c.tensor_names))) break;
         if (!allow_alias && (failure = check_no_aliasing(before, c.tensors, c.tensor_names))) break;
         // 2. The reference, on copies of the pristine values.
-        step(where + ": reference", call_timeout);
+        step(gpu::Stage::reference, where + ": reference", index, s);
         auto reference_outputs = t->reference(config, c);
         auto expected_outputs = clone_all(reference_outputs);
         device_.synchronize();
@@ -378,13 +363,16 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
           try {
             save_outputs(before, outputs_file(outputs_dir, index, s));
           } catch (const std::exception& e) {
-            return infra("cannot save the kernel's outputs for the checker: " + short_what(e));
+            // Saving worked before the candidate ran (the probe): now, the candidate is to blame.
+            return fail(Failure{"unverified_output",
+                                "the kernel's outputs could not be saved for the checker: " +
+                                    short_what(e)});
           }
         }
         before.clear();
         // 3. The candidate again, after the reference's outputs were poisoned and freed.
         poison_and_release(reference_outputs);
-        step(where + ": candidate (after the reference)", call_timeout);
+        step(gpu::Stage::candidate_again, where + ": candidate (after the reference)", index, s);
         auto after = call_poisoned(c.args, expected_bytes);
         if ((failure = check_device())) break;
         auto cmp_after = compare(after, expected_outputs);
@@ -398,7 +386,6 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
           break;
         }
         if ((failure = check_inputs_unchanged(c.tensors, pristine, c.tensor_names))) break;
-        // 4. No thread the candidate started may outlive its call.
         if ((failure = escaped_threads)) break;
         ++seeds_passed;
       } catch (const std::exception& e) {
@@ -417,7 +404,7 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
     // Timing, on input sets rotated so that together they exceed the cache.
     if (!failure && do_timing) {
       try {
-        step("config " + std::to_string(index) + ": prepare timing", 120);
+        step(gpu::Stage::prepare_timing, "config " + std::to_string(index) + ": prepare timing", index);
         Case first = t->draw(config, mix_seed(base_seed + 7777, index), dev);
         size_t case_bytes = std::max<size_t>(1, bytes_of(first.tensors));
         size_t sets = std::clamp<size_t>(2 * device_.cache_bytes() / case_bytes + 1, 1, 64);
@@ -446,7 +433,8 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
         std::vector<std::function<std::vector<at::Tensor>()>> compiled_calls;
         std::string compiled_why;
         if (baseline) {
-          step("config " + std::to_string(index) + ": prepare the compiled baseline", 300);
+          step(gpu::Stage::compiled_baseline,
+               "config " + std::to_string(index) + ": prepare the compiled baseline", index);
           for (const auto& c : cases) {
             auto call = baseline->prepare(direction, index, config, c, compiled_why);
             if (!call) break;
@@ -478,17 +466,30 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
           last_outputs = call_candidate(cases[k].args);
           last_set = k;
         });
+        // The candidate's threads are parked again after each of its batches, so the reference
+        // is never timed while they run.
+        std::set<int> batch_threads;
+        const size_t candidate_function = timed.size() - 1;
+        auto watch = [&](size_t f, bool before) -> std::optional<Failure> {
+          if (f != candidate_function) return std::nullopt;
+          if (before) {
+            threads_.not_candidates();
+            batch_threads = thread_ids();
+            return std::nullopt;
+          }
+          return threads_.settle(batch_threads);
+        };
         // Warm-up: two calls of each function, each within the call timeout.
-        step("config " + std::to_string(index) + ": timing warm-up",
-             2.0 * static_cast<double>(timed.size()) * call_timeout + 60);
+        step(gpu::Stage::warm_up, "config " + std::to_string(index) + ": timing warm-up", index);
         std::vector<std::vector<MemorySpan>> set_memory;
         for (const auto& c : cases) set_memory.push_back(memory_of(c));
         auto group = time_group(device_, timed, set_memory, timing, refresh, [&](double planned_s) {
-          // Warm-up is done: the step's deadline now follows the work actually planned.
-          step("config " + std::to_string(index) + ": timing (about " +
+          // Warm-up is done: the supervisor may shorten the stage to the work actually planned.
+          step(gpu::Stage::timing,
+               "config " + std::to_string(index) + ": timing (about " +
                    std::to_string(static_cast<int>(planned_s + 0.5)) + " s planned)",
-               3 * planned_s + 60 + call_timeout);
-        });
+               index, std::nullopt, planned_s);
+        }, watch);
         cr.set("inputs_refreshed_per_batch", static_cast<bool>(refresh));
         if ((failure = check_device())) throw std::runtime_error(failure->message);
         const TimingStats& kernel = group.stats.back();
@@ -504,7 +505,8 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
         }
         failure = group.failure;
         // The output of a timed call is checked too.
-        step("config " + std::to_string(index) + ": check the timed output", call_timeout);
+        step(gpu::Stage::timed_output, "config " + std::to_string(index) + ": check the timed output",
+             index);
         if (!failure) {
           auto cmp = compare(last_outputs, t->reference(config, cases[last_set]));
           if (cmp.failure) {
@@ -521,7 +523,8 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
         // batch sizes the timing chose.
         if (!failure) {
           t->refill(config, cases[last_set], mix_seed(base_seed + 999331, index));
-          auto again = call_candidate(cases[last_set].args);
+          auto again = call_watched(cases[last_set].args);
+          if (escaped_threads) failure = escaped_threads;
           device_.synchronize();
           auto cmp = compare(again, t->reference(config, cases[last_set]));
           if (cmp.failure) {
@@ -546,21 +549,30 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
         // timed again one call at a time with its inputs evicted from every cache, and judged
         // on what memory must deliver then: its inputs, which an honest kernel reads.
         if (!failure && kernel.median_ms < bound_ms) {
-          step("config " + std::to_string(index) + ": time again from memory (below the bound)",
-               40 * call_timeout + 60);
+          step(gpu::Stage::cold_timing,
+               "config " + std::to_string(index) + ": time again from memory (below the bound)",
+               index);
           const TimingStats cold = time_cold(
               device_,
               [&](size_t k) {
                 last_outputs = call_candidate(cases[k].args);
                 last_set = k;
               },
-              set_memory, 40);
+              set_memory, 40, [&](size_t, bool before) -> std::optional<Failure> {
+                if (before) {
+                  threads_.not_candidates();
+                  batch_threads = thread_ids();
+                  return std::nullopt;
+                }
+                return threads_.settle(batch_threads);
+              },
+              failure);
           const size_t input_bytes = bytes_of(cases[0].tensors);
           const double cold_bound_ms = 1000.0 * input_bytes / (2.0 * device_.copy_bandwidth());
           cr.set("cold", cold.to_json()).set("cold_speed_of_light_ms", cold_bound_ms);
           // Noise only lengthens a call (a busy machine, preemption): a tenth of the calls
           // faster than memory allows is no accident.
-          if (cold.p10_ms < cold_bound_ms)
+          if (!failure && cold.p10_ms < cold_bound_ms)
             failure = Failure{
                 "impossible_speed",
                 "timed one call at a time with its inputs evicted from every cache, a tenth of the "
@@ -607,11 +619,11 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
     // one side to the document and returns what failed.
     using Recorder = std::function<std::string(const char* who, const std::function<void()>& call,
                                                json::Value& doc)>;
-    auto record_both = [&](const char* key, const std::string& what, double limit_s,
+    auto record_both = [&](const char* key, const std::string& what, gpu::Stage stage,
                            bool candidate_first, const Recorder& record) {
       json::Value doc;
       try {
-        step(where + ": " + what, limit_s);
+        step(stage, where + ": " + what, *largest);
         Case c = t->draw(config, mix_seed(base_seed + 4242, *largest), dev);
         at::NoGradGuard no_grad;
         doc.set("config", static_cast<int64_t>(*largest));
@@ -639,7 +651,7 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
       config_results.array()[largest_record].set(key, doc);
     };
     if (r.trace)
-      record_both("trace", "kernel trace", 4 * call_timeout + 60, false,
+      record_both("trace", "kernel trace", gpu::Stage::trace, false,
                   [&](const char* who, const std::function<void()>& call, json::Value& doc) {
                     const auto start = std::chrono::steady_clock::now();
                     auto launches = device_.trace(call);
@@ -654,8 +666,7 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
     // the candidate's kernels first, then eager's, in launch order as far as the budget reaches.
     if (r.counters) {
       double budget_left = r.counters_budget_s;
-      record_both("counters", "hardware counters", 20 * call_timeout + 120 + r.counters_budget_s,
-                  true, [&](const char* who, const std::function<void()>& call, json::Value& doc) {
+      record_both("counters", "hardware counters", gpu::Stage::counters, true, [&](const char* who, const std::function<void()>& call, json::Value& doc) {
                     const json::Value& traced = config_results[largest_record]["trace"][who];
                     json::Value side;
                     int counted = 0;
@@ -718,8 +729,7 @@ json::Value Evaluator::check(const json::Value& request_doc) {
   const int seeds = r.seeds;
   const uint64_t base_seed = r.seed;
   const std::string& outputs_dir = r.outputs_dir;
-  const double call_timeout = r.call_timeout_s;
-  step("load task", 120);
+  step(gpu::Stage::load_task, "load task");
   auto found = task(r.export_dir);
   if (!found) return verdict("error", Failure{"infrastructure", found.error});
   ExportedTask* t = *found;
@@ -730,7 +740,7 @@ json::Value Evaluator::check(const json::Value& request_doc) {
   const auto tolerance = tolerance_of(r, dir);
   const at::Device dev = device_.torch_device();
   int64_t checked = 0;
-  for (size_t index : selected_configs(dir["configs"], r)) {
+  for (size_t index : gpu::selected_configs(dir["configs"], r)) {
     const auto& config = dir["configs"][index];
     for (int s = 0; s < seeds; ++s) {
       const std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);
@@ -744,7 +754,7 @@ json::Value Evaluator::check(const json::Value& request_doc) {
                                    "), so its report of a correct result did not come from the "
                                    "evaluation (a forged result line or a patched worker)"});
       std::vector<at::Tensor> got = std::move(*saved);
-      step(where + ": reference (checker)", call_timeout);
+      step(gpu::Stage::checker_reference, where + ": reference (checker)", index, s);
       Case c = t->draw(config, mix_seed(base_seed + static_cast<uint64_t>(s), index), dev);
       auto want = t->reference(config, c);
       for (auto& g : got) g = g.to(dev);

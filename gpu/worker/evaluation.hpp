@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "common/json.hpp"
@@ -19,6 +20,8 @@
 #include "gpu/worker/counter_budget.hpp"
 #include "gpu/worker/device.hpp"
 #include "gpu/worker/task_cases.hpp"
+#include "gpu/worker/thread_watch.hpp"
+#include "gpu/worker_protocol.hpp"
 
 namespace kforge::worker {
 
@@ -38,13 +41,16 @@ class Evaluator {
   Result<ExportedTask*> task(const std::string& export_dir);
   /// The torch.compile baseline in `dir` (compiled.json), loaded once; none for "".
   CompiledBaseline* compiled(const std::string& dir);
-  void step(const std::string& what, double timeout_s);
+  /// Announces a stage (gpu/worker_protocol.hpp); how long it may take is the supervisor's call.
+  void step(gpu::Stage stage, const std::string& what, std::optional<size_t> config = {},
+            std::optional<int> seed = {}, std::optional<double> planned_s = {});
 
   Device& device_;
   EventSink sink_;
   std::map<std::string, std::unique_ptr<ExportedTask>> tasks_;
   std::map<std::string, std::unique_ptr<CompiledBaseline>> baselines_;
   CounterCosts counter_costs_;  ///< what counting has cost in this worker, for the budget
+  ThreadWatch threads_;         ///< the candidates' threads, parked between calls
 };
 
 }  // namespace kforge::worker

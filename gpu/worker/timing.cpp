@@ -40,12 +40,13 @@ json::Value TimingStats::to_json() const {
 GroupTiming time_group(Device& device, const std::vector<std::function<void(size_t)>>& functions,
                        const std::vector<std::vector<MemorySpan>>& set_memory,
                        const TimingOptions& o, const std::function<void(size_t)>& refresh,
-                       const std::function<void(double)>& on_plan) {
+                       const std::function<void(double)>& on_plan, const BatchWatch& watch) {
   GroupTiming result;
   const size_t sets = std::max<size_t>(1, set_memory.size());
   size_t next_set = 0;
   std::vector<MemorySpan> reads;
-  auto batch = [&](const std::function<void(size_t)>& fn, int calls) {
+  auto batch = [&](size_t f, int calls) {
+    const auto& fn = functions[f];
     const size_t used = std::min<size_t>(sets, static_cast<size_t>(calls));
     if (refresh)
       for (size_t k = 0; k < used; ++k) refresh((next_set + k) % sets);
@@ -55,17 +56,20 @@ GroupTiming time_group(Device& device, const std::vector<std::function<void(size
       reads.insert(reads.end(), memory.begin(), memory.end());
     }
     device.synchronize();
+    if (watch) watch(f, true);
     device.flush_cache(reads);
-    return device.time_batch([&] {
+    const BatchTime t = device.time_batch([&] {
       for (int i = 0; i < calls; ++i) fn(next_set++ % sets);
     });
+    if (watch && !result.failure) result.failure = watch(f, false);
+    return t;
   };
   // Warm-up; the second single call of each function estimates its time.
-  for (const auto& fn : functions) batch(fn, 1);
+  for (size_t f = 0; f < functions.size() && !result.failure; ++f) batch(f, 1);
   std::vector<int> calls;
   double rep_ms = 0;
-  for (const auto& fn : functions) {
-    double t = std::max(1e-4, batch(fn, 1).device_ms);
+  for (size_t f = 0; f < functions.size(); ++f) {
+    double t = std::max(1e-4, batch(f, 1).device_ms);
     calls.push_back(std::clamp(static_cast<int>(std::ceil(o.target_batch_ms / t)), 1, 10000));
     rep_ms += calls.back() * t;
   }
@@ -77,8 +81,9 @@ GroupTiming time_group(Device& device, const std::vector<std::function<void(size
   if (on_plan) on_plan(reps * rep_ms / 1000);
   std::vector<std::vector<double>> ms(functions.size()), wall(functions.size());
   for (int r = 0; r < reps; ++r) {
+    if (result.failure && result.failure->kind == "threads_escaped") break;
     for (size_t f = 0; f < functions.size(); ++f) {
-      auto t = batch(functions[f], calls[f]);
+      auto t = batch(f, calls[f]);
       if (t.device_ms > t.wall_ms * 1.05 + 0.05 && !result.failure)
         result.failure = Failure{"timer_disagreement",
                                  "the device timer measured " + std::to_string(t.device_ms) +
@@ -94,14 +99,17 @@ GroupTiming time_group(Device& device, const std::vector<std::function<void(size
 }
 
 TimingStats time_cold(Device& device, const std::function<void(size_t)>& call,
-                      const std::vector<std::vector<MemorySpan>>& set_memory, int reps) {
+                      const std::vector<std::vector<MemorySpan>>& set_memory, int reps,
+                      const BatchWatch& watch, std::optional<Failure>& failure) {
   const size_t sets = std::max<size_t>(1, set_memory.size());
   std::vector<double> ms, wall;
-  for (int r = 0; r < reps; ++r) {
+  for (int r = 0; r < reps && !failure; ++r) {
     const size_t set = static_cast<size_t>(r) % sets;
     device.synchronize();
+    if (watch) watch(0, true);
     device.flush_cache(set_memory.empty() ? std::vector<MemorySpan>{} : set_memory[set]);
     auto t = device.time_batch([&] { call(set); });
+    if (watch) failure = watch(0, false);
     ms.push_back(t.device_ms);
     wall.push_back(t.wall_ms);
   }

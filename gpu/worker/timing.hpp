@@ -6,8 +6,10 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "common/evaluation_defaults.hpp"
 #include "common/json.hpp"
 #include "gpu/worker/checks.hpp"
 #include "gpu/worker/device.hpp"
@@ -17,8 +19,10 @@ namespace kforge::worker {
 struct TimingOptions {
   int min_reps = 10;
   int max_reps = 40;
-  double target_batch_ms = 5;  ///< calls per batch are chosen to last about this long
-  double max_seconds = 4;      ///< budget for both functions together, per config
+  /// Calls per batch are chosen to last about this long.
+  double target_batch_ms = kDefaultTargetBatchMs;
+  /// Budget for both functions together, per config.
+  double max_seconds = kDefaultTimingSecondsPerConfig;
 };
 
 struct TimingStats {
@@ -35,6 +39,10 @@ struct GroupTiming {
   std::optional<Failure> failure;  ///< timer disagreement
 };
 
+/// Called around every batch, outside its timed region: `watch(function, true)` before it,
+/// `watch(function, false)` after it; a failure it returns after a batch ends the timing with it.
+using BatchWatch = std::function<std::optional<Failure>(size_t function, bool before)>;
+
 /// Each function `call(set)` runs one call on input set `set` (0 <= set < sets), whose memory
 /// `set_memory[set]` is evicted from the caches before a batch that reads it; `refresh(set)`,
 /// when given, gives a set new values before a batch that uses it; `on_plan(seconds)`, when given,
@@ -45,13 +53,16 @@ GroupTiming time_group(Device& device, const std::vector<std::function<void(size
                        const std::vector<std::vector<MemorySpan>>& set_memory,
                        const TimingOptions& options,
                        const std::function<void(size_t)>& refresh = {},
-                       const std::function<void(double)>& on_plan = {});
+                       const std::function<void(double)>& on_plan = {},
+                       const BatchWatch& watch = {});
 
 /// `call(set)` timed one call at a time, `reps` times over the sets in turn, each call after its
 /// set's memory `set_memory[set]` was evicted from the caches (on CUDA: after the L2 flush): the
 /// data comes from memory, so the time answers to the memory system's bound, which a time left
 /// warm by earlier calls of a batch need not (an honest kernel on a cache-resident working set).
+/// `watch` as for time_group, with function 0; a failure stops the timing and is returned.
 TimingStats time_cold(Device& device, const std::function<void(size_t)>& call,
-                      const std::vector<std::vector<MemorySpan>>& set_memory, int reps);
+                      const std::vector<std::vector<MemorySpan>>& set_memory, int reps,
+                      const BatchWatch& watch, std::optional<Failure>& failure);
 
 }  // namespace kforge::worker

@@ -1,0 +1,143 @@
+// The worker's protocol as the supervisor enforces it (gpu/worker_protocol.hpp): stage limits are
+// the supervisor's, lines only move an evaluation forward and never past the request's total,
+// and an infrastructure error once candidate code ran counts against the candidate. Then, on a
+// real worker, a speedup above the request's flag is measured again in a fresh worker.
+#include <gtest/gtest.h>
+
+#include "gpu/worker_client.hpp"
+#include "gpu/worker_protocol.hpp"
+#include "tests/test_support.hpp"
+
+namespace kforge::test {
+namespace {
+
+using gpu::ProtocolMonitor;
+using gpu::Stage;
+using gpu::step_event;
+
+gpu::WorkerRequest request_with(double call_timeout_s, int seeds) {
+  gpu::WorkerRequest r;
+  r.call_timeout_s = call_timeout_s;
+  r.seeds = seeds;
+  return r;
+}
+
+TEST(WorkerProtocol, AStageTakesTheSupervisorsLimitWhateverTheWorkerClaims) {
+  ProtocolMonitor monitor(request_with(5, 2), {0, 3});
+  EXPECT_EQ(monitor.accept(step_event(Stage::load_task, "load")), "");
+  auto claim = step_event(Stage::candidate, "config 0 seed 0: candidate", 0, 0);
+  claim.set("timeout_ms", 9000000000.0);
+  EXPECT_EQ(monitor.accept(claim), "");
+  EXPECT_DOUBLE_EQ(monitor.stage_limit_s(), 5);
+  // A plan may shorten the timing stage, never lengthen it past what the request allows.
+  ProtocolMonitor timing(request_with(5, 1), {0});
+  auto huge_plan = step_event(Stage::timing, "timing", 0, std::nullopt, 1e9);
+  EXPECT_EQ(timing.accept(huge_plan), "");
+  const double cap = timing.stage_limit_s();
+  EXPECT_LT(cap, 1000);
+  ProtocolMonitor planned(request_with(5, 1), {0});
+  EXPECT_EQ(planned.accept(step_event(Stage::timing, "timing", 0, std::nullopt, 2)), "");
+  EXPECT_LT(planned.stage_limit_s(), cap);
+}
+
+TEST(WorkerProtocol, StepsOnlyMoveForwardOverTheConfigsAndSeedsRequested) {
+  ProtocolMonitor monitor(request_with(5, 2), {0, 3});
+  EXPECT_EQ(monitor.accept(step_event(Stage::load_task, "")), "");
+  EXPECT_EQ(monitor.accept(step_event(Stage::load_candidate, "")), "");
+  EXPECT_EQ(monitor.accept(step_event(Stage::draw, "", 0, 0)), "");
+  EXPECT_EQ(monitor.accept(step_event(Stage::candidate, "", 0, 0)), "");
+  // Back to an earlier stage of the same seed: a line the worker does not write.
+  EXPECT_NE(monitor.accept(step_event(Stage::draw, "", 0, 0)), "");
+
+  ProtocolMonitor other(request_with(5, 2), {0, 3});
+  EXPECT_NE(other.accept(step_event(Stage::draw, "", 1, 0)), "") << "config 1 is not requested";
+  EXPECT_NE(other.accept(step_event(Stage::draw, "", 3, 2)), "") << "two seeds: 0 and 1";
+  auto no_stage = step_event(Stage::draw, "", 0, 0);
+  no_stage.set("stage", "sleep");
+  EXPECT_NE(other.accept(no_stage), "");
+  json::Value unknown;
+  unknown.set("event", "note");
+  EXPECT_NE(other.accept(unknown), "");
+  EXPECT_NE(other.accept(json::Value(std::string("verdict: correct"))), "");
+
+  // The whole order of an evaluation of two configs, timed, traced and counted, is accepted.
+  auto r = request_with(5, 2);
+  r.trace = r.counters = true;
+  ProtocolMonitor full(r, {0, 3});
+  EXPECT_EQ(full.accept(step_event(Stage::load_task, "")), "");
+  EXPECT_EQ(full.accept(step_event(Stage::load_candidate, "")), "");
+  for (size_t config : {0, 3}) {
+    for (int seed : {0, 1})
+      for (Stage s : {Stage::draw, Stage::candidate, Stage::synchronise, Stage::reference,
+                      Stage::candidate_again})
+        EXPECT_EQ(full.accept(step_event(s, "", config, seed)), "");
+    for (Stage s : {Stage::prepare_timing, Stage::compiled_baseline, Stage::warm_up, Stage::timing,
+                    Stage::timed_output, Stage::cold_timing})
+      EXPECT_EQ(full.accept(step_event(s, "", config)), "");
+    json::Value result;
+    result.set("event", "config").set("index", static_cast<int64_t>(config));
+    EXPECT_EQ(full.accept(result), "");
+  }
+  EXPECT_EQ(full.accept(step_event(Stage::trace, "", 3)), "");
+  EXPECT_EQ(full.accept(step_event(Stage::counters, "", 3)), "");
+}
+
+TEST(WorkerProtocol, NoLineTakesTheEvaluationPastTheRequestsTotal) {
+  // Forged steps can walk an evaluation forward stage by stage, each with a fresh limit; the
+  // total of all of them is fixed by the request before the first line arrives.
+  auto r = request_with(5, 2);
+  ProtocolMonitor monitor(r, {0, 3});
+  const double total = monitor.total_limit_s();
+  double walked = 0;
+  auto take = [&](const json::Value& e) {
+    ASSERT_EQ(monitor.accept(e), "");
+    walked += monitor.stage_limit_s();
+  };
+  take(step_event(Stage::load_task, ""));
+  take(step_event(Stage::load_candidate, ""));
+  for (size_t config : {0, 3}) {
+    for (int seed : {0, 1})
+      for (Stage s : {Stage::draw, Stage::candidate, Stage::synchronise, Stage::reference,
+                      Stage::candidate_again})
+        take(step_event(s, "", config, seed));
+    for (Stage s : {Stage::prepare_timing, Stage::compiled_baseline, Stage::warm_up, Stage::timing,
+                    Stage::timed_output, Stage::cold_timing})
+      take(step_event(s, "", config));
+  }
+  EXPECT_LE(walked, total);
+  EXPECT_LT(total, 3 * 3600) << "two configs, two seeds, 5 s calls";
+}
+
+TEST(WorkerProtocol, AnInfrastructureErrorAfterCandidateCodeRanCountsAgainstTheCandidate) {
+  json::Value error;
+  error.set("event", "result").set("verdict", "error");
+  ProtocolMonitor before(request_with(5, 1), {0});
+  EXPECT_EQ(before.accept(step_event(Stage::load_task, "")), "");
+  EXPECT_EQ(before.accept(error), "") << "the task failed to load: kforge's error";
+  ProtocolMonitor after(request_with(5, 1), {0});
+  EXPECT_EQ(after.accept(step_event(Stage::load_task, "")), "");
+  EXPECT_EQ(after.accept(step_event(Stage::load_candidate, "")), "");
+  EXPECT_NE(after.accept(error), "");
+  json::Value fatal;
+  fatal.set("event", "fatal").set("kind", "infrastructure");
+  EXPECT_NE(after.accept(fatal), "");
+}
+
+// With the flag at 1.0x, an honest kernel faster than eager is measured twice: the result
+// reported is the fresh worker's, and says what the first one measured.
+TEST(WorkerRetiming, ASpeedupAboveTheFlagIsMeasuredAgainInAFreshWorker) {
+  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  auto request = test_request("forward", "multi", 1);
+  request.configs = {0};
+  request.speedup_flag = 1e-6;
+  auto e = evaluate(worker, gpu::Backend::cpu, "softmax",
+                    source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp", request);
+  ASSERT_EQ(e.verdict(), "correct") << e.describe();
+  const auto& retimed = e.outcome.result["retimed_in_fresh_worker"];
+  ASSERT_TRUE(retimed.is_object()) << e.describe();
+  EXPECT_EQ(retimed["first_speedups"].as_array().size(), 1u);
+  EXPECT_GT(e.outcome.result["configs"][0]["speedup"].as_number(), 0);
+}
+
+}  // namespace
+}  // namespace kforge::test
