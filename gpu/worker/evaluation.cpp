@@ -662,8 +662,8 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
                     doc.set(who, *launches).set(std::string(who) + "_wall_ms", wall);
                     return std::string();
                   });
-    // Each kernel runs once per counter pass (about 15), its memory saved and restored between:
-    // the candidate's kernels first, then eager's, in launch order as far as the budget reaches.
+    // The counters need a call per counter pass (about 15; gpu/worker/counter_budget.hpp): the
+    // candidate's kernels first, then eager's, in launch order as far as the budget reaches.
     if (r.counters) {
       double budget_left = r.counters_budget_s;
       record_both("counters", "hardware counters", gpu::Stage::counters, true, [&](const char* who, const std::function<void()>& call, json::Value& doc) {
@@ -676,20 +676,19 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
                       if (!result) return result.error;
                       const double spent = (*result)["seconds"].as_number();
                       budget_left -= spent;
-                      counter_costs_.learn(*result, spent);
+                      counter_costs_.learn(*result, spent, traced_kernel_seconds(traced));
                       side = std::move(*result);
                       counted = static_cast<int>(side["kernels"].as_array().size());
                       return std::string();
                     };
-                    auto plan = plan_counters(traced, budget_left, counter_costs_);
-                    // What a replay costs here is learned from one kernel first: it ranges from
-                    // milliseconds to most of a second (memory saved and restored per pass).
-                    if (plan.count > 1 && !counter_costs_.learned) {
-                      if (auto error = count(1); !error.empty()) return error;
-                      plan = plan_counters(traced, budget_left, counter_costs_);
-                    }
-                    if (plan.count > counted)
+                    // User replay is tried first; where it fails, the device falls back to
+                    // kernel replay for one kernel, whose cost (milliseconds to most of a second
+                    // a pass) then plans a second count.
+                    for (int attempt = 0; attempt < 2; ++attempt) {
+                      const auto plan = plan_counters(traced, budget_left, counter_costs_);
+                      if (plan.count <= counted) break;
                       if (auto error = count(plan.count); !error.empty()) return error;
+                    }
                     name_counted_kernels(side, traced);
                     side.set("budget_s", r.counters_budget_s);
                     if (traced.is_array())
