@@ -13,6 +13,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <map>
 #include <random>
 
 #include "gpu/build_config.hpp"
@@ -67,6 +69,10 @@ void remove_orphaned_scratch(const std::string& root) {
         std::filesystem::remove_all(it->path(), gone);
     }
   }
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 // The start of a line, quoted: enough to recognise it, never a second line.
@@ -148,6 +154,20 @@ void WorkerClient::stop() {
   running_.reset();
 }
 
+std::string WorkerClient::ensure_outputs_root() {
+  if (options_.checker || !options_.verify || !outputs_root_.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(options_.scratch_dir, ec);
+  std::string root = (std::filesystem::path(options_.scratch_dir) /
+                      ("kforge-outputs-" + std::to_string(::getpid()) + "-XXXXXX"))
+                         .string();
+  if (!::mkdtemp(root.data()))
+    return "cannot create a folder for outputs in " + options_.scratch_dir + ": " +
+           std::strerror(errno);
+  outputs_root_ = root;
+  return {};
+}
+
 std::string WorkerClient::ensure_started() {
   if (running_) {
     if (!running_->child.try_wait()) return {};
@@ -180,16 +200,9 @@ std::string WorkerClient::ensure_started() {
     std::filesystem::remove_all(scratch, ec);
     return "cannot prepare the scratch folder " + scratch + ": " + ec.message();
   }
-  if (!options_.checker && options_.verify && outputs_root_.empty()) {
-    std::string root = (std::filesystem::path(options_.scratch_dir) /
-                        ("kforge-outputs-" + std::to_string(::getpid()) + "-XXXXXX"))
-                           .string();
-    if (!::mkdtemp(root.data())) {
-      std::filesystem::remove_all(scratch, ec);
-      return "cannot create a folder for outputs in " + options_.scratch_dir + ": " +
-             std::strerror(errno);
-    }
-    outputs_root_ = root;
+  if (std::string error = ensure_outputs_root(); !error.empty()) {
+    std::filesystem::remove_all(scratch, ec);
+    return error;
   }
   int req[2], ev[2];
   if (::pipe2(req, O_CLOEXEC) != 0 || ::pipe2(ev, O_CLOEXEC) != 0)
@@ -389,7 +402,15 @@ void WorkerClient::allow_reading(const std::string& export_dir) {
 EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_event) {
   if (options_.checker || !options_.verify) return exchange(std::move(request), on_event);
   allow_reading(request["export_dir"].as_string());
+  if (std::string error = ensure_outputs_root(); !error.empty()) return infrastructure_error(error);
+  const auto starting = std::chrono::steady_clock::now();
+  // The checker (a CUDA process takes seconds to start) starts beside the worker, never while
+  // the worker times.
+  auto checker_started =
+      std::async(std::launch::async, [&c = checker()] { return c.ensure_started(); });
   if (std::string error = ensure_started(); !error.empty()) return infrastructure_error(error);
+  checker_started.wait();
+  const double start_s = seconds_since(starting);
   // The worker saves the candidate's outputs in a folder of this evaluation's own.
   const auto outputs =
       std::filesystem::path(outputs_root_) / ("evaluation-" + std::to_string(++evaluations_run_));
@@ -398,7 +419,13 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
   request.set("outputs_dir", outputs.string());
   json::Value check = request;
   EvalOutcome outcome = exchange(request, on_event);
+  const auto confirming = std::chrono::steady_clock::now();
   if (!ec && outcome.result["verdict"].as_string() == "correct") confirm(check, outcome);
+  if (outcome.result["stage_seconds"].is_object())
+    outcome.result.set("stage_seconds",
+                       json::Value(outcome.result["stage_seconds"])
+                           .set("worker_start", start_s)
+                           .set("checker", seconds_since(confirming)));
   // A speedup too large to believe is measured again in a fresh worker, where nothing an earlier
   // candidate left behind (a parked thread, a warm cache, a patched allocator) can slow the
   // reference down; the fresh worker's numbers and verdict are the ones reported.
@@ -427,7 +454,7 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
 
 // A correct verdict from the worker, where the candidate ran, counts only once the checker, which
 // never runs candidate code, agrees: it recomputes the reference and compares the saved outputs.
-void WorkerClient::confirm(const json::Value& request, EvalOutcome& outcome) {
+WorkerClient& WorkerClient::checker() {
   if (!checker_) {
     WorkerOptions o = options_;
     o.checker = true;
@@ -435,7 +462,11 @@ void WorkerClient::confirm(const json::Value& request, EvalOutcome& outcome) {
     o.readable_dirs.push_back(outputs_root_);
     checker_ = std::make_unique<WorkerClient>(o);
   }
-  auto checked = checker_->evaluate(request);
+  return *checker_;
+}
+
+void WorkerClient::confirm(const json::Value& request, EvalOutcome& outcome) {
+  auto checked = checker().evaluate(request);
   const std::string verdict = checked.result["verdict"].as_string();
   if (checked.worker_died) {
     // The checker runs no candidate code: its crash, timeout or memory overrun is kforge's.
@@ -536,6 +567,16 @@ EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_
     return std::min(stage, total_deadline);
   };
   auto deadline = stage_deadline();
+  // Where the time went, stage by stage (the result's "stage_seconds"): for a person reading a
+  // slow evaluation, never for a verdict.
+  std::map<std::string, double> stage_seconds;
+  std::string stage = "start";
+  auto stage_began = std::chrono::steady_clock::now();
+  auto close_stage = [&] {
+    const auto now = std::chrono::steady_clock::now();
+    stage_seconds[stage] += std::chrono::duration<double>(now - stage_began).count();
+    stage_began = now;
+  };
   json::Value configs;
   configs.array();
   std::optional<json::Value> fatal;
@@ -579,6 +620,8 @@ EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_
     const std::string kind = event["event"].as_string();
     if (kind == "step") {
       deadline = stage_deadline();
+      close_stage();
+      stage = event["stage"].as_string();
     } else if (kind == "config") {
       configs.push(event);
     } else if (kind == "fatal") {
@@ -587,6 +630,10 @@ EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_
                           total_deadline);  // it is on its way out
     } else if (kind == "result") {
       outcome.result = event;
+      close_stage();
+      json::Value seconds;
+      for (const auto& [name, t] : stage_seconds) seconds.set(name, t);
+      outcome.result.set("stage_seconds", seconds);
       if (std::string why = sync_after_result(outcome); !why.empty()) return violated(why);
       break;
     }

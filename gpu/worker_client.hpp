@@ -86,6 +86,10 @@ class WorkerClient {
   std::string take_output();
   EvalOutcome exchange(json::Value request, const EventCallback& on_event);
   void confirm(const json::Value& request, EvalOutcome& outcome);
+  /// The folder where workers save outputs for the checker (runner only), made once.
+  std::string ensure_outputs_root();
+  /// The checker's client, made on first use (its process starts on its first request).
+  WorkerClient& checker();
   std::string stage_library(const std::string& library);
   void allow_reading(const std::string& export_dir);
   bool readable(const std::string& path) const;

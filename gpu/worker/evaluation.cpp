@@ -744,7 +744,7 @@ json::Value Evaluator::check(const json::Value& request_doc) {
     for (int s = 0; s < seeds; ++s) {
       const std::string where = "config " + std::to_string(index) + " seed " + std::to_string(s);
       const std::string file = outputs_file(outputs_dir, index, s);
-      auto saved = load_outputs(file);
+      auto saved = load_outputs(file, dev.is_cuda());
       if (!saved)
         return verdict("incorrect",
                        Failure{"unverified_output",

@@ -34,7 +34,13 @@ void save_outputs(const std::vector<at::Tensor>& tensors, const std::string& pat
   const auto count = static_cast<uint32_t>(tensors.size());
   put(&count, sizeof count);
   for (const auto& t : tensors) {
-    at::Tensor host = t.defined() ? t.detach().to(at::kCPU).contiguous() : at::Tensor();
+    at::Tensor host;
+    if (t.defined() && t.device().is_cpu()) {
+      host = t.detach().contiguous();
+    } else if (t.defined()) {
+      host = at::empty(t.sizes(), t.options().device(at::kCPU).pinned_memory(true));
+      host.copy_(t.detach());
+    }
     const int32_t dtype = host.defined() ? static_cast<int32_t>(host.scalar_type()) : -1;
     const auto ndim = static_cast<uint32_t>(host.defined() ? host.dim() : 0);
     put(&dtype, sizeof dtype);
@@ -52,7 +58,7 @@ void save_outputs(const std::vector<at::Tensor>& tensors, const std::string& pat
 
 namespace {
 
-Result<std::vector<at::Tensor>> read_outputs(const std::string& path) {
+Result<std::vector<at::Tensor>> read_outputs(const std::string& path, bool pinned) {
   using Read = Result<std::vector<at::Tensor>>;
   File f(std::fopen(path.c_str(), "rb"));
   if (!f) {
@@ -111,7 +117,7 @@ Result<std::vector<at::Tensor>> read_outputs(const std::string& path) {
     }
     at::Tensor t;
     try {
-      t = at::empty(sizes, at::TensorOptions().dtype(type));
+      t = at::empty(sizes, at::TensorOptions().dtype(type).pinned_memory(pinned));
     } catch (const std::exception&) {
       return Read::failure("output " + std::to_string(i) + ": a shape or dtype no tensor has");
     }
@@ -126,9 +132,9 @@ Result<std::vector<at::Tensor>> read_outputs(const std::string& path) {
 
 }  // namespace
 
-Result<std::vector<at::Tensor>> load_outputs(const std::string& path) {
+Result<std::vector<at::Tensor>> load_outputs(const std::string& path, bool pinned) {
   try {
-    return read_outputs(path);
+    return read_outputs(path, pinned);
   } catch (const std::exception& e) {  // a dtype the file names that LibTorch cannot size, ...
     return Result<std::vector<at::Tensor>>::failure(std::string("malformed: ") + e.what());
   }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -33,6 +34,32 @@
 
 namespace kforge::cli {
 namespace {
+
+// Where an evaluation's time went, from the supervisor's clock per stage, grouped as a person
+// reads it: "114.2 s: checks 39.8 s, timing 34.9 s, checker 21.0 s, ...", largest first.
+std::string describe_stage_seconds(const json::Value& stages) {
+  const std::map<std::string, std::string> group = {
+      {"draw", "checks"},          {"candidate", "checks"},          {"synchronise", "checks"},
+      {"reference", "checks"},     {"candidate_again", "checks"},    {"prepare_timing", "timing"},
+      {"compiled_baseline", "timing"}, {"warm_up", "timing"},        {"timing", "timing"},
+      {"timed_output", "timing"},  {"cold_timing", "timing"},        {"trace", "kernel trace"},
+      {"counters", "hardware counters"}, {"load_task", "loading"},   {"load_candidate", "loading"},
+      {"start", "loading"},        {"worker_start", "worker start"}, {"checker", "checker"}};
+  std::map<std::string, double> seconds;
+  double total = 0;
+  for (const auto& [stage, t] : stages.as_object()) {
+    auto it = group.find(stage);
+    seconds[it == group.end() ? stage : it->second] += t.as_number();
+    total += t.as_number();
+  }
+  std::vector<std::pair<double, std::string>> sorted;
+  for (const auto& [name, t] : seconds) sorted.emplace_back(t, name);
+  std::sort(sorted.rbegin(), sorted.rend());
+  std::string out = format_number("%.1f s:", total);
+  for (size_t i = 0; i < sorted.size(); ++i)
+    out += (i ? ", " : " ") + sorted[i].second + format_number(" %.1f s", sorted[i].first);
+  return out;
+}
 
 using gpu::Backend;
 
@@ -340,6 +367,9 @@ int run_eval(const std::vector<std::string>& argv) {
   if (result.contains("failure")) doc.set("failure", result["failure"]);
   if (result.contains("checked_by_checker"))
     doc.set("checked_by_checker", result["checked_by_checker"]);
+  if (result.contains("retimed_in_fresh_worker"))
+    doc.set("retimed_in_fresh_worker", result["retimed_in_fresh_worker"]);
+  if (result.contains("stage_seconds")) doc.set("stage_seconds", result["stage_seconds"]);
   doc.set("candidate_output", outcome.candidate_output);
   const auto report = gpu::read_worker_report(result);
   const std::string verdict = to_string(report.verdict);
@@ -353,6 +383,8 @@ int run_eval(const std::vector<std::string>& argv) {
                 << outcome.candidate_output.substr(0, 2000) << "\n";
     size_t ok = 0;
     for (const auto& c : report.configs) ok += c.correct;
+    if (result["stage_seconds"].is_object())
+      std::cout << "time: " << describe_stage_seconds(result["stage_seconds"]) << "\n";
     if (verdict == "correct")
       std::cout << "verdict: correct (" << ok << "/" << report.configs.size()
                 << " configs; confirmed by the checker on " << report.checked_by_checker
