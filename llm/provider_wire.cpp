@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/json.hpp"
+#include "common/llm_model_rules.hpp"
 
 namespace kforge::llm {
 namespace {
@@ -32,15 +33,14 @@ json::Value openai_body(const WireRequest& r) {
   }
   body.set("messages", std::move(messages));
   const auto& s = r.sampling;
-  if (s.temperature >= 0) body.set("temperature", s.temperature);
-  if (s.top_p >= 0) body.set("top_p", s.top_p);
-  if (!s.reasoning_effort.empty()) {
-    // Reasoning models take max_completion_tokens (they reject max_tokens).
-    body.set("reasoning_effort", s.reasoning_effort);
-    if (s.max_tokens > 0) body.set("max_completion_tokens", s.max_tokens);
-  } else if (s.max_tokens > 0) {
-    body.set("max_tokens", s.max_tokens);
-  }
+  // Reasoning models (o-series, gpt-5) refuse max_tokens ("Use 'max_completion_tokens'
+  // instead") and any temperature or top_p but the default; a model given reasoning_effort is
+  // taken for one too (a name this list does not know yet).
+  const bool reasoning = llm_rules::openai_reasoning_model(r.model) || !s.reasoning_effort.empty();
+  if (!reasoning && s.temperature >= 0) body.set("temperature", s.temperature);
+  if (!reasoning && s.top_p >= 0) body.set("top_p", s.top_p);
+  if (!s.reasoning_effort.empty()) body.set("reasoning_effort", s.reasoning_effort);
+  if (s.max_tokens > 0) body.set(reasoning ? "max_completion_tokens" : "max_tokens", s.max_tokens);
   if (r.seed >= 0) body.set("seed", r.seed);
   if (r.stream) {
     body.set("stream", true);

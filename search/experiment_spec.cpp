@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "common/llm_model_rules.hpp"
+
 namespace kforge::search {
 namespace {
 
@@ -130,6 +132,11 @@ void read_model(Reader& r, ModelSpec& m) {
   r.number("output_per_mtok", m.output_per_mtok, 0);
   if ((m.input_per_mtok < 0) != (m.output_per_mtok < 0))
     r.error("input_per_mtok", "and output_per_mtok go together");
+  // A setting the service refuses would fail every call with a 400: named now instead.
+  for (const auto& refused : llm_rules::refused_settings(
+           {m.provider, m.model, m.temperature, m.top_p, m.max_tokens, m.reasoning_effort,
+            m.thinking_budget}))
+    r.error(refused.setting, refused.why);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "common/json.hpp"
+#include "common/llm_model_rules.hpp"
 #include "llm/client.hpp"
 #include "llm/prompts.hpp"
 #include "llm/reply_parser.hpp"
@@ -142,10 +143,10 @@ TEST(ProviderWire, RequestsFollowEachProvidersDocumentedFormat) {
     has_key |= n == "x-api-key" && v == "sk-test";
   }
   EXPECT_TRUE(has_version && has_key);
-  r.sampling.thinking_budget = 512;
+  r.sampling.thinking_budget = 1024;  // Anthropic's least
   body = *json::parse(llm::build_http_request(r).body).value;
   EXPECT_EQ(body["thinking"]["type"].as_string(), "enabled");
-  EXPECT_EQ(body["thinking"]["budget_tokens"].as_int(), 512);
+  EXPECT_EQ(body["thinking"]["budget_tokens"].as_int(), 1024);
   EXPECT_FALSE(body.contains("temperature"));  // not allowed with extended thinking
 
   r.kind = ProviderKind::gemini;
@@ -157,11 +158,83 @@ TEST(ProviderWire, RequestsFollowEachProvidersDocumentedFormat) {
   EXPECT_EQ(body["contents"][0]["role"].as_string(), "user");
   EXPECT_EQ(body["contents"][0]["parts"][0]["text"].as_string(), "Write a softmax.");
   EXPECT_EQ(body["generationConfig"]["maxOutputTokens"].as_int(), 1000);
-  EXPECT_EQ(body["generationConfig"]["thinkingConfig"]["thinkingBudget"].as_int(), 512);
+  EXPECT_EQ(body["generationConfig"]["thinkingConfig"]["thinkingBudget"].as_int(), 1024);
   r.stream = true;
   EXPECT_EQ(
       llm::build_http_request(r).url,
       "https://generativelanguage.googleapis.com/v1beta/models/m:streamGenerateContent?alt=sse");
+}
+
+TEST(ModelRules, OpenAisReasoningModelsAreKnownByName) {
+  for (const char* m : {"o1", "o3", "o3-mini", "o4-mini", "o3-2025-04-16", "gpt-5", "gpt-5-mini",
+                        "gpt-5.1", "gpt-5-codex"})
+    EXPECT_TRUE(llm_rules::openai_reasoning_model(m)) << m;
+  for (const char* m : {"gpt-4o", "gpt-4.1", "gpt-4.1-mini", "gpt-5-chat-latest", "model-x", "o"})
+    EXPECT_FALSE(llm_rules::openai_reasoning_model(m)) << m;
+}
+
+// gpt-5 with no reasoning_effort: the request a reasoning model accepts, whatever the
+// configuration's sampling (which a configuration check refuses before this, ExperimentSpec
+// tests); gpt-4.1 keeps max_tokens and its temperature.
+TEST(ProviderWire, OpenAiReasoningModelsGetMaxCompletionTokensAndNoSampling) {
+  llm::WireRequest r;
+  r.kind = ProviderKind::openai;
+  r.model = "gpt-5";
+  r.messages = kChat;
+  r.sampling.temperature = 0.7;
+  r.sampling.top_p = 0.9;
+  r.sampling.max_tokens = 16000;
+  auto body = *json::parse(llm::build_http_request(r).body).value;
+  EXPECT_EQ(body["max_completion_tokens"].as_int(), 16000);
+  EXPECT_FALSE(body.contains("max_tokens"));
+  EXPECT_FALSE(body.contains("temperature"));
+  EXPECT_FALSE(body.contains("top_p"));
+  EXPECT_FALSE(body.contains("reasoning_effort"));
+  r.model = "gpt-4.1";
+  body = *json::parse(llm::build_http_request(r).body).value;
+  EXPECT_EQ(body["max_tokens"].as_int(), 16000);
+  EXPECT_DOUBLE_EQ(body["temperature"].as_number(), 0.7);
+  EXPECT_FALSE(body.contains("max_completion_tokens"));
+}
+
+// The fake provider refuses what the services document they refuse, with their error bodies: a
+// client that sent max_tokens to gpt-5, or a thinking budget of 512 to Anthropic, fails here as
+// it would there, and the failure is final (a 400 is not retried).
+TEST(FakeProviderStrictness, RefusesWhatTheServicesDocumentTheyRefuse) {
+  FakeProvider fake;
+  {
+    auto config = model_for(fake, ProviderKind::openai);
+    config.model = "gpt-5";
+    RecordingClient c(config);
+    auto r = c.client.call(kChat, 1, 0);
+    EXPECT_EQ(r.record.failure, FailureKind::none) << r.record.error;  // the client sends it right
+    auto body = *json::parse(fake.requests().back().body).value;
+    EXPECT_TRUE(body.contains("max_completion_tokens"));
+  }
+  struct Refused {
+    ProviderKind kind;
+    std::string model;
+    llm::Sampling sampling;
+    std::string words;  ///< in the service's error message
+  };
+  // (A temperature with thinking is refused there too; the client leaves it out of such requests.)
+  llm::Sampling thin, both;
+  thin.thinking_budget = 512;
+  both.temperature = 0.5;
+  both.top_p = 0.9;
+  for (const auto& [kind, model, sampling, words] :
+       {Refused{ProviderKind::anthropic, "claude-sonnet-4-5", thin, "greater than or equal to 1024"},
+        Refused{ProviderKind::anthropic, "claude-sonnet-4-5", both, "cannot both be specified"}}) {
+    auto config = model_for(fake, kind);
+    config.model = model;
+    config.sampling = sampling;
+    RecordingClient c(config);
+    auto r = c.client.call(kChat, 1, 0);
+    EXPECT_NE(r.record.failure, FailureKind::none);
+    EXPECT_NE(r.record.failure, FailureKind::transient) << "a 400 is final";
+    EXPECT_NE(r.record.error.find(words), std::string::npos) << r.record.error;
+    EXPECT_EQ(r.record.attempts, 1);
+  }
 }
 
 TEST(ProviderWire, ErrorsAreSortedIntoRetriedAndFinal) {

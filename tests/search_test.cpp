@@ -225,6 +225,46 @@ TEST(Ensemble, FixedWeightsAndUniformDraws) {
   EXPECT_NEAR(counts[2] / 3000.0, 1 / 3.0, 0.04);
 }
 
+// A setting the service would refuse on every call (a 400, never retried) is refused when the
+// configuration is loaded, naming the setting.
+TEST(ExperimentSpec, SettingsTheServiceRefusesAreNamedWhenLoaded) {
+  auto with_model = [](const std::string& model_fields) {
+    return parse_experiment_spec(R"({"seed": 1, "tasks": ["softmax"], "proposers": [{"kind": "llm",
+        "name": "m", )" + model_fields + "}]}");
+  };
+  struct Case {
+    std::string fields, setting;
+  };
+  for (const auto& [fields, setting] : std::vector<Case>{
+           {R"("provider": "openai", "model": "o3", "temperature": 0.2)", "temperature"},
+           {R"("provider": "openai", "model": "gpt-5-mini", "top_p": 0.5)", "top_p"},
+           {R"("provider": "openai", "model": "gpt-4.1", "reasoning_effort": "high")",
+            "reasoning_effort"},
+           {R"("provider": "anthropic", "model": "claude-sonnet-4-5", "thinking_budget": 512)",
+            "thinking_budget"},
+           {R"("provider": "anthropic", "model": "claude-sonnet-4-5", "thinking_budget": 9000,
+               "max_tokens": 8192)",
+            "thinking_budget"},
+           {R"("provider": "anthropic", "model": "claude-sonnet-4-5", "thinking_budget": 2048,
+               "temperature": 0.3)",
+            "temperature"},
+           {R"("provider": "anthropic", "model": "claude-sonnet-4-5", "temperature": 0.3,
+               "top_p": 0.9)",
+            "top_p"}}) {
+    auto p = with_model(fields);
+    ASSERT_FALSE(p.ok()) << fields;
+    EXPECT_NE(p.error_text().find(setting), std::string::npos) << p.error_text();
+  }
+  for (const char* fine :
+       {R"("provider": "openai", "model": "o3", "reasoning_effort": "high", "max_tokens": 32000)",
+        R"("provider": "openai", "model": "gpt-4.1", "temperature": 0.2, "top_p": 0.9)",
+        R"("provider": "anthropic", "model": "claude-sonnet-4-5", "thinking_budget": 1024)",
+        R"("provider": "anthropic", "model": "claude-sonnet-4-5", "temperature": 0.3)"}) {
+    auto p = with_model(fine);
+    EXPECT_TRUE(p.ok()) << fine << ": " << p.error_text();
+  }
+}
+
 TEST(ExperimentSpec, LlmProposersAndVerifiersParseAndRoundTrip) {
   auto p = parse_experiment_spec(R"({
     "seed": 3, "tasks": ["softmax"],

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/asio/write.hpp>
@@ -20,6 +21,7 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "common/json.hpp"
@@ -95,6 +97,62 @@ json::Value error_body(const std::string& kind, int status, const std::string& m
     body.set("error", std::move(e));
   }
   return body;
+}
+
+// What the services answer, word for word as their documentation and SDK issues quote it, to a
+// request whose parameters the model refuses (a 400 on every call, never retried): OpenAI's
+// reasoning models (o-series, gpt-5) and max_tokens or sampling parameters; Anthropic's extended
+// thinking and its budget or sampling parameters, and temperature with top_p together.
+std::optional<json::Value> documented_refusal(const std::string& kind, const std::string& body) {
+  auto parsed = json::parse(body);
+  if (!parsed.value) return std::nullopt;
+  const json::Value& b = *parsed.value;
+  const std::string model = b["model"].as_string();
+  auto openai = [](const std::string& message, const std::string& param, const std::string& code) {
+    json::Value e, out;
+    e.set("message", message).set("type", "invalid_request_error").set("param", param);
+    e.set("code", code);
+    out.set("error", e);
+    return out;
+  };
+  auto anthropic = [](const std::string& message) {
+    json::Value e, out;
+    e.set("type", "invalid_request_error").set("message", message);
+    out.set("type", "error").set("error", e);
+    return out;
+  };
+  if (kind == "openai") {
+    const bool reasoning = (model.size() >= 2 && model[0] == 'o' && std::isdigit(model[1])) ||
+                           (model.rfind("gpt-5", 0) == 0 && model.rfind("gpt-5-chat", 0) != 0);
+    if (reasoning && b.contains("max_tokens"))
+      return openai(
+          "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+          "'max_completion_tokens' instead.",
+          "max_tokens", "unsupported_parameter");
+    for (const char* p : {"temperature", "top_p"})
+      if (reasoning && b.contains(p) && b[p].as_number() != 1)
+        return openai("Unsupported value: '" + std::string(p) + "' does not support " +
+                          b[p].dump() + " with this model. Only the default (1) value is supported.",
+                      p, "unsupported_value");
+    if (!reasoning && b.contains("reasoning_effort"))
+      return openai("Unsupported parameter: 'reasoning_effort' is not supported with this model.",
+                    "reasoning_effort", "unsupported_parameter");
+  }
+  if (kind == "anthropic") {
+    const auto& thinking = b["thinking"];
+    if (thinking["type"].as_string() == "enabled") {
+      const int64_t budget = thinking["budget_tokens"].as_int();
+      if (budget < 1024)
+        return anthropic("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
+      if (b["max_tokens"].as_int() <= budget)
+        return anthropic("`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size");
+      if (b.contains("temperature") && b["temperature"].as_number() != 1)
+        return anthropic("`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility");
+    } else if (b.contains("temperature") && b.contains("top_p")) {
+      return anthropic("`temperature` and `top_p` cannot both be specified for this model. Please use only one.");
+    }
+  }
+  return std::nullopt;
 }
 
 int64_t tokens(const std::string& text) {
@@ -351,6 +409,8 @@ struct FakeProvider::Impl {
       return send_status(
           401, error_body(req.kind, 401, "Invalid API key", "authentication_error").dump(), {},
           "application/json");
+    if (auto refused = documented_refusal(req.kind, req.body))
+      return send_status(400, refused->dump(), {}, "application/json");
     auto step = next_step();
     if (step.delay_ms > 0 && !wait_ms(step.delay_ms)) return;
     using A = ProviderStep::Action;

@@ -1,0 +1,58 @@
+#include "common/llm_model_rules.hpp"
+
+namespace kforge::llm_rules {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+}  // namespace
+
+bool openai_reasoning_model(std::string_view model) {
+  // Names as the API takes them, with or without a date suffix ("o3-2025-04-16").
+  if (model.size() >= 2 && model[0] == 'o' && model[1] >= '1' && model[1] <= '9') return true;
+  return starts_with(model, "gpt-5") && !starts_with(model, "gpt-5-chat");
+}
+
+std::vector<RefusedSetting> refused_settings(const ModelSettings& s) {
+  std::vector<RefusedSetting> out;
+  if (s.provider == "openai") {
+    if (openai_reasoning_model(s.model)) {
+      // OpenAI: 400 unsupported_value, "Only the default (1) value is supported."
+      if (s.temperature >= 0 && s.temperature != 1)
+        out.push_back({"temperature", "OpenAI's reasoning models (" + s.model +
+                                          ") accept only the default temperature, 1: leave it out"});
+      if (s.top_p >= 0 && s.top_p != 1)
+        out.push_back({"top_p", "OpenAI's reasoning models (" + s.model +
+                                    ") accept only the default top_p, 1: leave it out"});
+    } else if (!s.reasoning_effort.empty()) {
+      out.push_back({"reasoning_effort", "only OpenAI's reasoning models (o1, o3, o4-mini, gpt-5) "
+                                         "take it; " +
+                                             s.model + " refuses it"});
+    }
+  }
+  if (s.provider == "anthropic") {
+    if (s.thinking_budget > 0) {
+      if (s.thinking_budget < kAnthropicMinThinkingBudget)
+        out.push_back({"thinking_budget", "Anthropic's extended thinking takes at least " +
+                                              std::to_string(kAnthropicMinThinkingBudget) +
+                                              " tokens"});
+      if (s.thinking_budget >= s.max_tokens)
+        out.push_back({"thinking_budget", "Anthropic counts thinking within max_tokens: the "
+                                          "budget must be below max_tokens (" +
+                                              std::to_string(s.max_tokens) + ")"});
+      if (s.temperature >= 0 && s.temperature != 1)
+        out.push_back({"temperature", "Anthropic takes no temperature but 1 with extended "
+                                      "thinking: leave it out"});
+      if (s.top_p >= 0 && s.top_p < 0.95)
+        out.push_back({"top_p", "Anthropic takes top_p only between 0.95 and 1 with extended "
+                                "thinking"});
+    } else if (s.temperature >= 0 && s.top_p >= 0) {
+      out.push_back({"top_p", "Anthropic's current models take temperature or top_p, not both"});
+    }
+  }
+  return out;
+}
+
+}  // namespace kforge::llm_rules

@@ -1,0 +1,42 @@
+// What each LLM service documents that it refuses, by model family: the parameters a request may
+// carry (OpenAI's reasoning models take max_completion_tokens and only the default sampling;
+// Anthropic's extended thinking takes a budget of at least 1024 tokens below max_tokens and no
+// sampling parameters). The client builds requests from it and an experiment's configuration is
+// checked against it when loaded, so that a setting the service would refuse with a 400 on every
+// call is named before anything runs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kforge::llm_rules {
+
+/// OpenAI's reasoning models: the o-series (o1, o3, o4-mini, ...) and GPT-5 and its variants,
+/// except the non-reasoning gpt-5-chat models.
+bool openai_reasoning_model(std::string_view model);
+
+/// The smallest extended-thinking budget Anthropic accepts.
+inline constexpr int64_t kAnthropicMinThinkingBudget = 1024;
+
+/// A model's settings as a configuration gives them (unset: negative or empty or 0).
+struct ModelSettings {
+  std::string provider;  ///< "openai", "anthropic", "gemini"
+  std::string model;
+  double temperature = -1;
+  double top_p = -1;
+  int64_t max_tokens = 8192;
+  std::string reasoning_effort;
+  int64_t thinking_budget = 0;
+};
+
+struct RefusedSetting {
+  std::string setting;  ///< the configuration's name for it
+  std::string why;      ///< what the service says, and what to do instead
+};
+
+/// The settings the service would refuse for this model, each with the reason.
+std::vector<RefusedSetting> refused_settings(const ModelSettings& s);
+
+}  // namespace kforge::llm_rules
