@@ -235,6 +235,8 @@ CallResult Client::call(const std::vector<Message>& messages, int64_t seed, int6
       } else if (sent.response.status / 100 != 2) {
         outcome = classify_http_error(config_.kind, sent.response.status, sent.response.body);
         asked_delay = retry_after(sent.response);
+        if (!asked_delay && outcome.retry_after_s)
+          asked_delay = milliseconds(static_cast<int64_t>(*outcome.retry_after_s * 1000));
       } else if (!config_.stream) {
         if (!sent.response.complete) {
           outcome.failure = FailureKind::transient;

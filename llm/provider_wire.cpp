@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "common/json.hpp"
 #include "common/llm_model_rules.hpp"
@@ -290,22 +291,43 @@ WireOutcome read_reply(ProviderKind kind, std::string_view body) {
 
 WireOutcome classify_http_error(ProviderKind kind, int status, std::string_view body) {
   WireOutcome out;
-  std::string message, code;
+  std::string message, code, reason;
   if (auto doc = json::parse(body); doc.value) {
     const auto& e = (*doc.value)["error"];
     message = e.is_object() ? e["message"].as_string() : e.as_string();
     code = e["code"].is_string() ? e["code"].as_string() : e["type"].as_string();
-    if (kind == ProviderKind::gemini) code = e["status"].as_string();
+    if (kind == ProviderKind::gemini) {
+      // Google's errors carry their meaning in `details`: ErrorInfo's reason (API_KEY_INVALID
+      // for a rejected key, with status INVALID_ARGUMENT and HTTP 400) and RetryInfo's delay
+      // ("2s") for a quota that refills.
+      code = e["status"].as_string();
+      for (const auto& d : e["details"].as_array()) {
+        const std::string type = d["@type"].as_string();
+        if (type == "type.googleapis.com/google.rpc.ErrorInfo") reason = d["reason"].as_string();
+        if (type == "type.googleapis.com/google.rpc.RetryInfo") {
+          const std::string delay = d["retryDelay"].as_string();
+          char* end = nullptr;
+          const double seconds = std::strtod(delay.c_str(), &end);
+          if (end != delay.c_str() && *end == 's' && seconds >= 0) out.retry_after_s = seconds;
+        }
+      }
+    }
   }
   if (message.empty()) message = snippet(body);
-  out.error = "HTTP " + std::to_string(status) + (code.empty() ? "" : " " + code) + ": " + message;
-  const bool money_words = contains_ci(message, "credit balance") ||
-                           contains_ci(message, "billing") ||
-                           contains_ci(message, "insufficient_quota") ||
-                           contains_ci(message, "exceeded your current quota");
-  if (status == 401 || status == 403)
+  out.error = "HTTP " + std::to_string(status) + (code.empty() ? "" : " " + code) +
+              (reason.empty() ? "" : " " + reason) + ": " + message;
+  // Money is decided from what each provider documents for it, never from words another
+  // provider uses for something else: Gemini's per-minute 429 says "You exceeded your current
+  // quota, please check your plan and billing details" and is a rate limit.
+  bool money = status == 402;
+  if (kind == ProviderKind::openai) money = money || code == "insufficient_quota";
+  if (kind == ProviderKind::anthropic)
+    money = money || code == "billing_error" || contains_ci(message, "credit balance");
+  const bool rejected_key =
+      status == 401 || status == 403 || reason == "API_KEY_INVALID" || reason == "API_KEY_EXPIRED";
+  if (rejected_key)
     out.failure = FailureKind::auth;
-  else if (status == 402 || code == "insufficient_quota" || money_words)
+  else if (money)
     out.failure = FailureKind::money;
   else if (status == 408 || status == 409 || status == 425 || status == 429 || status >= 500)
     out.failure = FailureKind::transient;

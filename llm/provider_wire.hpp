@@ -39,6 +39,8 @@ HttpRequest build_http_request(const WireRequest& request);
 struct WireOutcome {
   FailureKind failure = FailureKind::none;
   std::string error;  ///< what the provider said, when failure != none
+  /// The wait the error body asks for (Gemini's RetryInfo.retryDelay), where it says one.
+  std::optional<double> retry_after_s;
   ChatReply reply;
   bool ok() const { return failure == FailureKind::none; }
 };

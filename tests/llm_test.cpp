@@ -266,6 +266,21 @@ TEST(ProviderWire, ErrorsAreSortedIntoRetriedAndFinal) {
       FailureKind::auth);
   EXPECT_EQ(classify_http_error(ProviderKind::gemini, 404, "not json").failure,
             FailureKind::bad_request);
+  // Gemini's per-minute quota uses the words of OpenAI's spent balance: a rate limit all the
+  // same, with the wait it asks for; its invalid key is a 400 that names API_KEY_INVALID.
+  const std::string minute = ProviderStep::gemini_quota(false, "2s").raw_body;
+  auto quota = classify_http_error(ProviderKind::gemini, 429, minute);
+  EXPECT_EQ(quota.failure, FailureKind::transient) << quota.error;
+  ASSERT_TRUE(quota.retry_after_s.has_value());
+  EXPECT_DOUBLE_EQ(*quota.retry_after_s, 2.0);
+  EXPECT_EQ(classify_http_error(ProviderKind::gemini, 429,
+                                ProviderStep::gemini_quota(true, "41734.5s").raw_body)
+                .failure,
+            FailureKind::transient);
+  EXPECT_EQ(
+      classify_http_error(ProviderKind::gemini, 400, ProviderStep::gemini_invalid_key().raw_body)
+          .failure,
+      FailureKind::auth);
   auto e = classify_http_error(ProviderKind::gemini, 503,
                                R"({"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}})");
   EXPECT_EQ(e.failure, FailureKind::transient);
@@ -427,6 +442,32 @@ TEST(Retries, SpentMoneyIsNeverRetried) {
     EXPECT_TRUE(c.waits_ms.empty());
     EXPECT_EQ(fake.request_count(), 1u);
   }
+}
+
+// Against the fake playing Gemini's documented bodies: a per-minute quota waits what RetryInfo
+// says and the call then succeeds; a per-day quota asks for hours, which ends the call as a
+// rate limit (the model is not disabled); an invalid key ends it as the key's fault, once.
+TEST(Retries, GeminiQuotasWaitWhatRetryInfoSaysAndOnlyARejectedKeyIsFinal) {
+  FakeProvider fake;
+  fake.push(ProviderStep::gemini_quota(false, "2s"));
+  RecordingClient minute(model_for(fake, ProviderKind::gemini));
+  auto r = minute.client.call(kChat, 1, 0);
+  EXPECT_TRUE(r.record.ok) << r.record.error;
+  EXPECT_EQ(minute.waits_ms, std::vector<int64_t>{2000});
+
+  fake.push(ProviderStep::gemini_quota(true, "41734s"));
+  RecordingClient day(model_for(fake, ProviderKind::gemini));
+  r = day.client.call(kChat, 2, 0);
+  EXPECT_EQ(r.record.failure, FailureKind::transient) << r.record.error;
+  EXPECT_EQ(r.record.attempts, 1);
+  EXPECT_NE(r.record.error.find("longer than retry_after_max_seconds"), std::string::npos);
+
+  fake.push(ProviderStep::gemini_invalid_key());
+  RecordingClient key(model_for(fake, ProviderKind::gemini));
+  r = key.client.call(kChat, 3, 0);
+  EXPECT_EQ(r.record.failure, FailureKind::auth) << r.record.error;
+  EXPECT_EQ(r.record.attempts, 1);
+  EXPECT_NE(r.record.error.find("API_KEY_INVALID"), std::string::npos);
 }
 
 TEST(Retries, GiveUpAfterTheLastAttemptOrATooLongRetryAfter) {

@@ -294,6 +294,25 @@ ProviderStep ProviderStep::credit_exhausted() {
   s.error_code = "insufficient_quota";
   return s;
 }
+ProviderStep ProviderStep::gemini_quota(bool per_day, const std::string& retry_delay) {
+  const std::string quota = per_day ? "GenerateRequestsPerDayPerProjectPerModel-FreeTier"
+                                    : "GenerateRequestsPerMinutePerProjectPerModel-FreeTier";
+  ProviderStep s;
+  s.action = Action::status;
+  s.status = 429;
+  s.raw_body = R"({"error": {"code": 429, "message": "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 10, model: gemini-2.5-flash\nPlease retry in )" +
+               retry_delay + R"(.", "status": "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests", "quotaId": ")" +
+               quota + R"(", "quotaDimensions": {"location": "global", "model": "gemini-2.5-flash"}, "quotaValue": "10"}]}, {"@type": "type.googleapis.com/google.rpc.Help", "links": [{"description": "Learn more about Gemini API quotas", "url": "https://ai.google.dev/gemini-api/docs/rate-limits"}]}, {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": ")" +
+               retry_delay + R"("}]}})";
+  return s;
+}
+ProviderStep ProviderStep::gemini_invalid_key() {
+  ProviderStep s;
+  s.action = Action::status;
+  s.status = 400;
+  s.raw_body = R"({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com", "metadata": {"service": "generativelanguage.googleapis.com"}}, {"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US", "message": "API key not valid. Please pass a valid API key."}]}})";
+  return s;
+}
 ProviderStep ProviderStep::malformed_json() {
   ProviderStep s;
   s.action = Action::malformed;
@@ -416,9 +435,12 @@ struct FakeProvider::Impl {
     using A = ProviderStep::Action;
     if (step.action == A::close) return;
     if (step.action == A::status)
-      return send_status(step.status,
-                         error_body(req.kind, step.status, step.message, step.error_code).dump(),
-                         step.headers, "application/json");
+      return send_status(
+          step.status,
+          !step.raw_body.empty()
+              ? step.raw_body
+              : error_body(req.kind, step.status, step.message, step.error_code).dump(),
+          step.headers, "application/json");
     if (step.action == A::malformed)
       return send_status(200, "{\"choices\": [{\"message\": {\"content\": \"cut", {},
                          "application/json");

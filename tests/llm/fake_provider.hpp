@@ -36,6 +36,7 @@ struct ProviderStep {
   int status = 200;  ///< status: the code; its body is the provider's error format
   std::string message;
   std::string error_code;  ///< status: OpenAI "code" / Anthropic "type" / Gemini "status"
+  std::string raw_body;    ///< status: this body verbatim instead of one made from the above
   std::map<std::string, std::string> headers;
   int delay_ms = 0;             ///< wait before answering (a slow provider)
   std::string finish = "stop";  ///< reply: "stop" or "length"
@@ -51,6 +52,12 @@ struct ProviderStep {
   static ProviderStep malformed_json();
   static ProviderStep truncated_stream();
   static ProviderStep slow(int delay_ms);
+  /// Gemini's 429 RESOURCE_EXHAUSTED as Google sends it: the quota's words ("You exceeded your
+  /// current quota, please check your plan and billing details ..."), QuotaFailure naming a
+  /// per-minute or per-day quota, and RetryInfo with `retry_delay` ("2s").
+  static ProviderStep gemini_quota(bool per_day, const std::string& retry_delay);
+  /// Gemini's answer to a key it does not know: 400 INVALID_ARGUMENT, ErrorInfo API_KEY_INVALID.
+  static ProviderStep gemini_invalid_key();
 };
 
 class FakeProvider {
