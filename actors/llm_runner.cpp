@@ -7,6 +7,7 @@
 #include <caf/scoped_actor.hpp>
 
 #include "actors/stage_handles.hpp"
+#include "common/llm_model_rules.hpp"
 #include "llm/prompts.hpp"
 #include "llm/reply_parser.hpp"
 #include "messages/errors.hpp"
@@ -282,7 +283,12 @@ llm::ModelConfig model_config(const std::string& name, const search::ModelSpec& 
   c.max_concurrency = m.max_concurrency;
   c.max_attempts = m.max_attempts;
   c.timeout_seconds = m.timeout_seconds;
-  c.idle_timeout_seconds = m.idle_timeout_seconds;
+  c.idle_timeout_seconds =
+      m.idle_timeout_seconds >= 0
+          ? m.idle_timeout_seconds
+          : llm_rules::default_idle_seconds({m.provider, m.model, m.temperature, m.top_p,
+                                             m.max_tokens, m.reasoning_effort, m.thinking_budget},
+                                            m.timeout_seconds);
   c.price = {std::max(0.0, m.input_per_mtok), std::max(0.0, m.output_per_mtok)};
   return c;
 }

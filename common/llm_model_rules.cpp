@@ -15,6 +15,18 @@ bool openai_reasoning_model(std::string_view model) {
   return starts_with(model, "gpt-5") && !starts_with(model, "gpt-5-chat");
 }
 
+bool reasons_in_silence(const ModelSettings& s) {
+  if (s.provider == "openai") return openai_reasoning_model(s.model) || !s.reasoning_effort.empty();
+  if (s.provider == "gemini")
+    return s.thinking_budget > 0 || starts_with(s.model, "gemini-2.5") ||
+           starts_with(s.model, "gemini-3");
+  return false;
+}
+
+double default_idle_seconds(const ModelSettings& s, double attempt_timeout_seconds) {
+  return reasons_in_silence(s) ? attempt_timeout_seconds : 120;
+}
+
 std::vector<RefusedSetting> refused_settings(const ModelSettings& s) {
   std::vector<RefusedSetting> out;
   if (s.provider == "openai") {

@@ -36,6 +36,16 @@ struct RefusedSetting {
   std::string why;      ///< what the service says, and what to do instead
 };
 
+/// Whether the model may send nothing for minutes while it reasons: OpenAI's reasoning models
+/// (Chat Completions streams no bytes while they think) and Gemini's thinking models (2.5 and
+/// later think by default and stream nothing of it unless asked for thoughts).
+bool reasons_in_silence(const ModelSettings& s);
+
+/// Seconds of silence after which an attempt is cut, where the configuration sets none: the
+/// whole attempt's limit for a model that reasons in silence (80 s and more of silence is
+/// normal there), else 120 s.
+double default_idle_seconds(const ModelSettings& s, double attempt_timeout_seconds);
+
 /// The settings the service would refuse for this model, each with the reason.
 std::vector<RefusedSetting> refused_settings(const ModelSettings& s);
 

@@ -166,7 +166,7 @@ json::Value ModelSpec::to_json() const {
   if (thinking_budget > 0) o.set("thinking_budget", thinking_budget);
   o.set("stream", stream).set("max_concurrency", max_concurrency);
   o.set("max_attempts", max_attempts).set("timeout_seconds", timeout_seconds);
-  o.set("idle_timeout_seconds", idle_timeout_seconds);
+  if (idle_timeout_seconds >= 0) o.set("idle_timeout_seconds", idle_timeout_seconds);
   if (input_per_mtok >= 0)
     o.set("input_per_mtok", input_per_mtok).set("output_per_mtok", output_per_mtok);
   return o;

@@ -30,7 +30,9 @@ struct ModelSpec {
   int32_t max_concurrency = 4;
   int32_t max_attempts = 6;
   double timeout_seconds = 600;
-  double idle_timeout_seconds = 120;
+  /// Longest silence within an attempt; -1: by model (common/llm_model_rules.hpp: the whole
+  /// attempt for a model that reasons in silence, else 120 s).
+  double idle_timeout_seconds = -1;
   double input_per_mtok = -1;  ///< -1: from configs/prices.json
   double output_per_mtok = -1;
 

@@ -173,6 +173,22 @@ TEST(ModelRules, OpenAisReasoningModelsAreKnownByName) {
     EXPECT_FALSE(llm_rules::openai_reasoning_model(m)) << m;
 }
 
+// Minutes of silence are normal while OpenAI's reasoning models and Gemini's thinking models
+// think: their attempts are not cut for silence unless the configuration says so.
+TEST(ModelRules, ModelsThatReasonInSilenceKeepTheWholeAttempt) {
+  auto idle = [](const char* provider, const char* model, double attempt) {
+    llm_rules::ModelSettings s;
+    s.provider = provider;
+    s.model = model;
+    return llm_rules::default_idle_seconds(s, attempt);
+  };
+  EXPECT_EQ(idle("openai", "gpt-5", 600), 600);
+  EXPECT_EQ(idle("openai", "o4-mini", 900), 900);
+  EXPECT_EQ(idle("gemini", "gemini-2.5-flash", 600), 600);
+  EXPECT_EQ(idle("openai", "gpt-4.1", 600), 120);
+  EXPECT_EQ(idle("anthropic", "claude-sonnet-4-5", 600), 120);
+}
+
 // gpt-5 with no reasoning_effort: the request a reasoning model accepts, whatever the
 // configuration's sampling (which a configuration check refuses before this, ExperimentSpec
 // tests); gpt-4.1 keeps max_tokens and its temperature.

@@ -255,6 +255,14 @@ TEST(ExperimentSpec, SettingsTheServiceRefusesAreNamedWhenLoaded) {
     ASSERT_FALSE(p.ok()) << fields;
     EXPECT_NE(p.error_text().find(setting), std::string::npos) << p.error_text();
   }
+  // The silence limit is by model unless given.
+  auto plain = with_model(R"("provider": "openai", "model": "gpt-5")");
+  ASSERT_TRUE(plain.ok()) << plain.error_text();
+  EXPECT_LT(plain.spec.proposers[0].llm.idle_timeout_seconds, 0);
+  EXPECT_FALSE(plain.spec.proposers[0].llm.to_json().contains("idle_timeout_seconds"));
+  auto given = with_model(R"("provider": "openai", "model": "gpt-5", "idle_timeout_seconds": 30)");
+  ASSERT_TRUE(given.ok()) << given.error_text();
+  EXPECT_EQ(given.spec.proposers[0].llm.idle_timeout_seconds, 30);
   for (const char* fine :
        {R"("provider": "openai", "model": "o3", "reasoning_effort": "high", "max_tokens": 32000)",
         R"("provider": "openai", "model": "gpt-4.1", "temperature": 0.2, "top_p": 0.9)",
