@@ -107,6 +107,7 @@ void proposal_failed(self_ptr self, int64_t n, const std::string& proposer,
       break;
     case search::Setback::Then::plan_again:
       st.proposals.replan(n);
+      if (!s.reason.empty()) ev.set("reason", s.reason);
       emit(self, s.event, ev);
       break;
     case search::Setback::Then::retry:
@@ -136,7 +137,7 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
             st.candidates[n] = c;
             st.planner->population().add(make_member(c, t, d));
             st.proposals.erase(n);
-            st.planner->proposal_outcome(t, true);
+            st.planner->proposal_succeeded(t, c.proposer);
             ++st.counts.proposed;
             charge(self, n, calls);
             json::Value ev;

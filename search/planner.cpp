@@ -85,6 +85,11 @@ int Planner::proposal_outcome(size_t t, bool proposed) {
   return proposal_failures_.at(t) = proposed ? 0 : proposal_failures_[t] + 1;
 }
 
+void Planner::proposal_succeeded(size_t t, const std::string& proposer) {
+  proposal_outcome(t, true);
+  proposer_failures_.erase({t, proposer});
+}
+
 Setback Planner::setback(size_t t, const std::string& proposer, ProposalFailure kind,
                          const std::string& reason) {
   using Then = Setback::Then;
@@ -104,10 +109,16 @@ Setback Planner::setback(size_t t, const std::string& proposer, ProposalFailure 
     disable(proposer);
     return {Then::plan_again, "proposer_disabled", reason, 0};
   }
-  const int failures = proposal_outcome(t, false);
-  if (failures >= kFailuresBeforeAbandoning)
-    return {Then::end_target, "target_abandoned",
-            "the proposer failed " + std::to_string(failures) + " times in a row: " + reason, 0};
+  proposal_outcome(t, false);
+  // Failures are counted per proposer: one model that fails every call is set aside for this
+  // target while the others of the ensemble go on; the target ends only when none is left.
+  const int failures = ++proposer_failures_[{t, proposer}];
+  if (failures >= kFailuresBeforeAbandoning) {
+    const std::string why =
+        proposer + " failed " + std::to_string(failures) + " times in a row: " + reason;
+    if (unable(t, proposer)) return {Then::plan_again, "proposer_set_aside", why, 0};
+    return {Then::end_target, "target_abandoned", why, 0};
+  }
   const int delay = kind == ProposalFailure::reply_rejected ? 0 : std::min(60, 1 << (failures - 1));
   return {Then::retry, "proposal_failed", reason, delay};
 }

@@ -98,9 +98,12 @@ class Planner {
   int compile_outcome(size_t t, bool compiled);
   /// Proposals of target t in a row that came back without a candidate, after this one's.
   int proposal_outcome(size_t t, bool proposed);
+  /// A proposal of target t by `proposer` became a candidate: its failures in a row end.
+  void proposal_succeeded(size_t t, const std::string& proposer);
   /// Proposal of target t by `proposer` came back without a candidate, for `kind`: the planner
-  /// notes it and says what follows. A target whose proposals fail 8 times in a row is
-  /// abandoned; a failed call is retried after 1, 2, 4 ... 60 s, a rejected reply at once.
+  /// notes it and says what follows. A proposer whose proposals of a target fail 8 times in a
+  /// row is set aside for it while others can still propose; the target is abandoned when none
+  /// can. A failed call is retried after 1, 2, 4 ... 60 s, a rejected reply at once.
   Setback setback(size_t t, const std::string& proposer, ProposalFailure kind,
                   const std::string& reason);
   /// Follow these recorded decisions (by sequence) instead of deciding afresh.
@@ -156,6 +159,7 @@ class Planner {
   std::vector<std::string> ended_;             // per target: why it ended, "" while it goes on
   std::vector<std::set<std::string>> unable_;  // per target
   std::vector<int> compile_failures_, proposal_failures_;  // per target, in a row
+  std::map<std::pair<size_t, std::string>, int> proposer_failures_;  // per target and proposer
   std::set<std::string> disabled_;
   std::map<int64_t, Failure> failures_;
   std::set<int64_t> fixed_;

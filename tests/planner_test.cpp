@@ -227,10 +227,21 @@ TEST(Planner, ASetbackIsRetriedWithBackOffThenTheTargetIsAbandoned) {
     delays.push_back(s.delay_seconds);
   }
   EXPECT_EQ(delays, (std::vector<int>{2, 4, 8, 16, 32, 60}));
+  // m1 has failed 8 times in a row on target 0: it is set aside there, and the built-in
+  // proposer of the ensemble goes on; the target ends only when it fails 8 times too.
   auto last = p.setback(0, "m1", ProposalFailure::transient, "503");
-  EXPECT_EQ(last.then, Then::end_target);
-  EXPECT_EQ(last.reason, "the proposer failed 8 times in a row: 503");
+  EXPECT_EQ(last.then, Then::plan_again);
+  EXPECT_EQ(last.event, "proposer_set_aside");
+  EXPECT_EQ(last.reason, "m1 failed 8 times in a row: 503");
   EXPECT_EQ(p.setback(1, "m1", ProposalFailure::transient, "503").delay_seconds, 1);  // per target
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(p.setback(0, "builtin", ProposalFailure::transient, "x").then, Then::retry);
+  auto abandoned = p.setback(0, "builtin", ProposalFailure::transient, "x");
+  EXPECT_EQ(abandoned.then, Then::end_target);
+  EXPECT_EQ(abandoned.reason, "builtin failed 8 times in a row: x");
+  // A proposal that becomes a candidate ends its proposer's failures in a row.
+  for (int i = 0; i < 7; ++i) p.setback(1, "m1", ProposalFailure::transient, "503");
+  p.proposal_succeeded(1, "m1");
+  EXPECT_EQ(p.setback(1, "m1", ProposalFailure::transient, "503").then, Then::retry);
 }
 
 TEST(Planner, ASetbackSaysWhoElseMayProposeAndWhenNothingCanGoOn) {

@@ -13,7 +13,8 @@ log::Level event_level(const std::string& kind) {
   static const std::set<std::string> errors = {"experiment_failed", "stage_error"};
   static const std::set<std::string> warnings = {
       "proposer_error",   "proposal_failed",      "proposer_disabled", "target_failed",
-      "target_abandoned", "proposer_unsupported", "direction_missing"};
+      "target_abandoned", "proposer_unsupported", "proposer_set_aside",
+      "direction_missing"};
   static const std::set<std::string> news = {"experiment_started",
                                              "experiment_finished",
                                              "experiment_stopped",

@@ -88,6 +88,9 @@ std::string describe_event(const std::string& kind, const json::Value& d) {
   if (kind == "proposer_unsupported")
     return d["proposer"].as_string() + " cannot write " + d["target"].as_string() +
            "; the other proposers go on: " + d["reason"].as_string();
+  if (kind == "proposer_set_aside")
+    return d["proposer"].as_string() + " is set aside for " + d["target"].as_string() +
+           "; the other proposers go on: " + d["reason"].as_string();
   if (kind == "budget_spent")
     return "budget spent: " + d["budget"].as_string() + " (limit " +
            format("%g", d["limit"].as_number()) + ")";
