@@ -277,9 +277,11 @@ WireOutcome read_reply(ProviderKind kind, std::string_view body) {
       break;
     case ProviderKind::gemini:
       if (d["candidates"].as_array().empty()) {
-        out.failure = d["promptFeedback"]["blockReason"].is_string() ? FailureKind::bad_request
-                                                                     : FailureKind::garbled;
-        out.error = "the reply has no candidates: " + snippet(body);
+        const bool blocked = d["promptFeedback"]["blockReason"].is_string();
+        out.failure = blocked ? FailureKind::bad_request : FailureKind::garbled;
+        out.error = blocked ? "Gemini blocked the prompt (promptFeedback.blockReason " +
+                                  d["promptFeedback"]["blockReason"].as_string() + ")"
+                            : "the reply has no candidates: " + snippet(body);
         return out;
       }
       gemini_chunk(d, out.reply);
@@ -382,6 +384,15 @@ void StreamReader::take(const SseEvent& event) {
       break;
     }
     case ProviderKind::gemini:
+      // A prompt Gemini blocks comes back as a chunk with promptFeedback.blockReason and no
+      // candidates, and the stream ends: the same prompt is blocked again, so it is final.
+      if (d["promptFeedback"]["blockReason"].is_string() && d["candidates"].as_array().empty()) {
+        failure_ = FailureKind::bad_request;
+        error_ = "Gemini blocked the prompt (promptFeedback.blockReason " +
+                 d["promptFeedback"]["blockReason"].as_string() + ")";
+        done_ = true;
+        return;
+      }
       gemini_chunk(d, reply_);
       // Gemini has no end marker: the chunk with a finish reason is the last.
       if (!reply_.finish_reason.empty()) done_ = true;

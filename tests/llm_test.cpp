@@ -486,6 +486,20 @@ TEST(Retries, GeminiQuotasWaitWhatRetryInfoSaysAndOnlyARejectedKeyIsFinal) {
   EXPECT_NE(r.record.error.find("API_KEY_INVALID"), std::string::npos);
 }
 
+// A prompt Gemini blocks is blocked again if sent again: one attempt, whole or streamed, and
+// the failure says why.
+TEST(Retries, AGeminiBlockedPromptIsNotSentAgain) {
+  for (bool stream : {true, false}) {
+    FakeProvider fake;
+    fake.push(ProviderStep::gemini_blocked_prompt());
+    RecordingClient c(model_for(fake, ProviderKind::gemini, stream));
+    auto r = c.client.call(kChat, 1, 0);
+    EXPECT_EQ(r.record.failure, FailureKind::bad_request) << r.record.error;
+    EXPECT_EQ(r.record.attempts, 1) << r.record.error;
+    EXPECT_NE(r.record.error.find("PROHIBITED_CONTENT"), std::string::npos) << r.record.error;
+  }
+}
+
 TEST(Retries, GiveUpAfterTheLastAttemptOrATooLongRetryAfter) {
   FakeProvider fake;
   for (int i = 0; i < 3; ++i) fake.push(ProviderStep::server_error());

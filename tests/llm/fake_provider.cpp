@@ -313,6 +313,11 @@ ProviderStep ProviderStep::gemini_invalid_key() {
   s.raw_body = R"({"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "INVALID_ARGUMENT", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "API_KEY_INVALID", "domain": "googleapis.com", "metadata": {"service": "generativelanguage.googleapis.com"}}, {"@type": "type.googleapis.com/google.rpc.LocalizedMessage", "locale": "en-US", "message": "API key not valid. Please pass a valid API key."}]}})";
   return s;
 }
+ProviderStep ProviderStep::gemini_blocked_prompt() {
+  ProviderStep s;
+  s.raw_reply = R"({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": {"promptTokenCount": 12, "totalTokenCount": 12, "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 12}]}, "modelVersion": "gemini-2.5-flash", "responseId": "fake"})";
+  return s;
+}
 ProviderStep ProviderStep::malformed_json() {
   ProviderStep s;
   s.action = Action::malformed;
@@ -453,7 +458,10 @@ struct FakeProvider::Impl {
       }
       text = r ? r(req) : "Hello from the fake provider.";
     }
-    auto payload = reply_payload(req, text, step.finish);
+    auto payload = step.raw_reply.empty()
+                       ? reply_payload(req, text, step.finish)
+                       : std::vector<std::string>{req.stream ? "data: " + step.raw_reply + "\n\n"
+                                                             : step.raw_reply};
     if (!req.stream) return send_status(200, payload[0], {}, "application/json");
     write_raw(
         "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n"

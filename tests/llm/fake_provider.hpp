@@ -37,6 +37,7 @@ struct ProviderStep {
   std::string message;
   std::string error_code;  ///< status: OpenAI "code" / Anthropic "type" / Gemini "status"
   std::string raw_body;    ///< status: this body verbatim instead of one made from the above
+  std::string raw_reply;   ///< reply: this JSON as the whole reply, or the one streamed event
   std::map<std::string, std::string> headers;
   int delay_ms = 0;             ///< wait before answering (a slow provider)
   std::string finish = "stop";  ///< reply: "stop" or "length"
@@ -58,6 +59,9 @@ struct ProviderStep {
   static ProviderStep gemini_quota(bool per_day, const std::string& retry_delay);
   /// Gemini's answer to a key it does not know: 400 INVALID_ARGUMENT, ErrorInfo API_KEY_INVALID.
   static ProviderStep gemini_invalid_key();
+  /// Gemini's answer to a prompt it blocks: 200, promptFeedback.blockReason and no candidates
+  /// (streamed: that one chunk, then the stream ends).
+  static ProviderStep gemini_blocked_prompt();
 };
 
 class FakeProvider {
