@@ -113,13 +113,18 @@ Setback Planner::setback(size_t t, const std::string& proposer, ProposalFailure 
   // Failures are counted per proposer: one model that fails every call is set aside for this
   // target while the others of the ensemble go on; the target ends only when none is left.
   const int failures = ++proposer_failures_[{t, proposer}];
-  if (failures >= kFailuresBeforeAbandoning) {
+  // A request the service refused (a 400: a parameter, the model's name, the prompt's length) is
+  // refused again: after a second try it sets the proposer aside at once, without waiting.
+  constexpr int kRefusalsBeforeSettingAside = 2;
+  const bool refused = kind == ProposalFailure::bad_request;
+  if (failures >= (refused ? kRefusalsBeforeSettingAside : kFailuresBeforeAbandoning)) {
     const std::string why =
         proposer + " failed " + std::to_string(failures) + " times in a row: " + reason;
     if (unable(t, proposer)) return {Then::plan_again, "proposer_set_aside", why, 0};
     return {Then::end_target, "target_abandoned", why, 0};
   }
-  const int delay = kind == ProposalFailure::reply_rejected ? 0 : std::min(60, 1 << (failures - 1));
+  const int delay =
+      kind == ProposalFailure::reply_rejected || refused ? 0 : std::min(60, 1 << (failures - 1));
   return {Then::retry, "proposal_failed", reason, delay};
 }
 

@@ -102,8 +102,9 @@ class Planner {
   void proposal_succeeded(size_t t, const std::string& proposer);
   /// Proposal of target t by `proposer` came back without a candidate, for `kind`: the planner
   /// notes it and says what follows. A proposer whose proposals of a target fail 8 times in a
-  /// row is set aside for it while others can still propose; the target is abandoned when none
-  /// can. A failed call is retried after 1, 2, 4 ... 60 s, a rejected reply at once.
+  /// row (2 refused requests: a 400 comes again) is set aside for it while others can still
+  /// propose; the target is abandoned when none can. A failed call is retried after 1, 2, 4 ...
+  /// 60 s, a rejected reply or a refused request at once.
   Setback setback(size_t t, const std::string& proposer, ProposalFailure kind,
                   const std::string& reason);
   /// Follow these recorded decisions (by sequence) instead of deciding afresh.

@@ -422,6 +422,47 @@ TEST_F(LlmSystemTest, TheMoneyBudgetStopsProposing) {
   for (const auto& row : a->llm_calls(1)) EXPECT_NE(row.call.role, "profile");
 }
 
+// The issue's ensemble in small: one model whose every call the service refuses (gpt-5 without
+// max_completion_tokens once, here a model the service does not know: 404 model_not_found,
+// OpenAI's documented body) and one that works. The refused model is set aside for the target
+// after two tries, the log says why, and the target gets its candidates from the other.
+TEST_F(LlmSystemTest, AModelThatFailsEveryCallIsSetAsideAndTheOthersFinishTheTarget) {
+  const std::string good = file_text(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp");
+  FakeProvider fake(true), refusing(true);
+  fake.set_responder([&](const ProviderRequest& r) { return scripted_reply(r, good); });
+  for (int i = 0; i < 20; ++i) {
+    ProviderStep no_model;
+    no_model.action = ProviderStep::Action::status;
+    no_model.status = 404;
+    no_model.raw_body =
+        R"({"error": {"message": "The model `gpt-9` does not exist or you do not have access to it.", "type": "invalid_request_error", "param": null, "code": "model_not_found"}})";
+    refusing.push(no_model);
+  }
+  auto path = (dir_ / "ensemble.json").string();
+  std::ofstream(path) << R"({"name": "ensemble-test", "seed": 5,
+      "tasks": [")" << source_dir()
+                      << R"(/tasks/softmax"], "backends": ["cpu"], "config_set": "single",
+      "proposers": [{"kind": "llm", "name": "gpt-9", "provider": "openai", "base_url": ")"
+                      << refusing.base_url("openai")
+                      << R"(", "model": "gpt-9", "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")"
+                      << refusing.ca_file()
+                      << R"(", "input_per_mtok": 2, "output_per_mtok": 8}, )" << llm_proposer(fake)
+                      << R"(],
+      "budget": {"candidates_per_target": 3},
+      "evaluation": {"seeds": 1, "timing_seconds": 0.05},
+      "search": {"pipeline_depth": 2, "proposals_in_flight": 2, "fix_probability": 0}})";
+  auto run = kforge({"run", path, "--archive", (dir_ / "archive.db").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("gpt-9 is set aside for"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("model_not_found"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("abandoned"), std::string::npos) << run.output;
+  auto a = open();
+  const auto candidates = a->candidates(1);
+  EXPECT_EQ(candidates.size(), 3u);
+  for (const auto& c : candidates) EXPECT_EQ(c.proposer, "fake-gpt");
+  EXPECT_LE(refusing.request_count(), 3u) << "two tries, and at most one more in flight";
+}
+
 // The confirmation of a backward best, on a task in robust-kbench's shape (LayerNorm whose
 // backward takes grad_output, the forward's arguments and normalized_shape, and returns dx,
 // dweight, dbias): the LLM proposes backward kernels, the best two are timed again once the search

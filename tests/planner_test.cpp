@@ -238,6 +238,14 @@ TEST(Planner, ASetbackIsRetriedWithBackOffThenTheTargetIsAbandoned) {
   auto abandoned = p.setback(0, "builtin", ProposalFailure::transient, "x");
   EXPECT_EQ(abandoned.then, Then::end_target);
   EXPECT_EQ(abandoned.reason, "builtin failed 8 times in a row: x");
+  // A request the service refused is refused again: tried once more at once, then set aside.
+  Planner q(spec_with(kLlmEnsemble), {"a"});
+  auto first = q.setback(0, "m1", ProposalFailure::bad_request, "400 unsupported_parameter");
+  EXPECT_EQ(first.then, Then::retry);
+  EXPECT_EQ(first.delay_seconds, 0);
+  auto second = q.setback(0, "m1", ProposalFailure::bad_request, "400 unsupported_parameter");
+  EXPECT_EQ(second.then, Then::plan_again);
+  EXPECT_EQ(second.event, "proposer_set_aside");
   // A proposal that becomes a candidate ends its proposer's failures in a row.
   for (int i = 0; i < 7; ++i) p.setback(1, "m1", ProposalFailure::transient, "503");
   p.proposal_succeeded(1, "m1");
