@@ -246,12 +246,15 @@ CallResult Client::call(const std::vector<Message>& messages, int64_t seed, int6
         }
       }
     }
+    // Every attempt the provider reported usage for is billed, failed ones too (a stream cut
+    // after Anthropic's message_start, Gemini's chunks): the call's usage and cost are their sum.
+    r.usage.input_tokens += outcome.reply.usage.input_tokens;
+    r.usage.output_tokens += outcome.reply.usage.output_tokens;
+    r.cost_usd = cost_usd(config_.price, r.usage);
     if (outcome.ok()) {
       out.reply = std::move(outcome.reply);
       r.ok = true;
       r.failure = FailureKind::none;
-      r.usage = out.reply.usage;
-      r.cost_usd = cost_usd(config_.price, r.usage);
       r.seconds = seconds_since_start();
       if (store_) {
         std::string error = store_->put({key, r.endpoint, config_.model, document, out.reply});

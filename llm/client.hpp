@@ -59,7 +59,7 @@ struct CallRecord {
   FailureKind failure = FailureKind::none;
   std::string error;
   int attempts = 0;
-  Usage usage;
+  Usage usage;          ///< of every attempt the provider reported it for, failed ones too
   double cost_usd = 0;  ///< 0 for cached replies: they cost nothing again
   double seconds = 0;
   std::vector<std::string> attempt_errors;  ///< why each failed attempt failed

@@ -500,6 +500,24 @@ TEST(Retries, AGeminiBlockedPromptIsNotSentAgain) {
   }
 }
 
+// A stream cut after Anthropic's message_start has reported the input tokens, which the provider
+// bills: the call's usage and cost count them with the attempt that succeeded.
+TEST(Retries, FailedAttemptsAreBilledForTheUsageTheyReported) {
+  FakeProvider fake;
+  fake.push(ProviderStep::truncated_stream());
+  RecordingClient c(model_for(fake, ProviderKind::anthropic));
+  auto r = c.client.call(kChat, 1, 0);
+  ASSERT_TRUE(r.record.ok) << r.record.error;
+  EXPECT_EQ(r.record.attempts, 2);
+  FakeProvider once;
+  RecordingClient single(model_for(once, ProviderKind::anthropic));
+  auto whole = single.client.call(kChat, 1, 0);
+  ASSERT_TRUE(whole.record.ok);
+  // The same prompt: the cut attempt's input tokens come on top of one whole call's usage.
+  EXPECT_EQ(r.record.usage.input_tokens, 2 * whole.record.usage.input_tokens);
+  EXPECT_GT(r.record.cost_usd, whole.record.cost_usd);
+}
+
 TEST(Retries, GiveUpAfterTheLastAttemptOrATooLongRetryAfter) {
   FakeProvider fake;
   for (int i = 0; i < 3; ++i) fake.push(ProviderStep::server_error());
