@@ -50,7 +50,6 @@ Planner::Planner(ExperimentSpec spec, std::vector<std::string> target_keys)
       ended_(keys_.size()),
       unable_(keys_.size()),
       compile_failures_(keys_.size(), 0),
-      proposal_failures_(keys_.size(), 0),
       generated_(keys_.size()),
       meta_rounds_(keys_.size(), 0) {}
 
@@ -81,12 +80,7 @@ int Planner::compile_outcome(size_t t, bool compiled) {
   return compile_failures_.at(t) = compiled ? 0 : compile_failures_[t] + 1;
 }
 
-int Planner::proposal_outcome(size_t t, bool proposed) {
-  return proposal_failures_.at(t) = proposed ? 0 : proposal_failures_[t] + 1;
-}
-
 void Planner::proposal_succeeded(size_t t, const std::string& proposer) {
-  proposal_outcome(t, true);
   proposer_failures_.erase({t, proposer});
 }
 
@@ -109,7 +103,6 @@ Setback Planner::setback(size_t t, const std::string& proposer, ProposalFailure 
     disable(proposer);
     return {Then::plan_again, "proposer_disabled", reason, 0};
   }
-  proposal_outcome(t, false);
   // Failures are counted per proposer: one model that fails every call is set aside for this
   // target while the others of the ensemble go on; the target ends only when none is left.
   const int failures = ++proposer_failures_[{t, proposer}];

@@ -96,8 +96,6 @@ class Planner {
   bool unable(size_t t, const std::string& proposer);
   /// Candidates of target t in a row that did not compile, after this one's outcome.
   int compile_outcome(size_t t, bool compiled);
-  /// Proposals of target t in a row that came back without a candidate, after this one's.
-  int proposal_outcome(size_t t, bool proposed);
   /// A proposal of target t by `proposer` became a candidate: its failures in a row end.
   void proposal_succeeded(size_t t, const std::string& proposer);
   /// Proposal of target t by `proposer` came back without a candidate, for `kind`: the planner
@@ -159,7 +157,7 @@ class Planner {
   Population population_;
   std::vector<std::string> ended_;             // per target: why it ended, "" while it goes on
   std::vector<std::set<std::string>> unable_;  // per target
-  std::vector<int> compile_failures_, proposal_failures_;  // per target, in a row
+  std::vector<int> compile_failures_;  // per target, in a row
   std::map<std::pair<size_t, std::string>, int> proposer_failures_;  // per target and proposer
   std::set<std::string> disabled_;
   std::map<int64_t, Failure> failures_;

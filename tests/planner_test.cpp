@@ -160,14 +160,12 @@ TEST(Planner, DisabledAndUnableProposersAreNotChosen) {
   EXPECT_FALSE(p.any_proposer_left());
 }
 
-TEST(Planner, FailuresInARowAreCountedPerTargetAndResetBySuccess) {
+TEST(Planner, CompileFailuresInARowAreCountedPerTargetAndResetBySuccess) {
   Planner p(spec_with(), {"a", "b"});
   EXPECT_EQ(p.compile_outcome(0, false), 1);
   EXPECT_EQ(p.compile_outcome(0, false), 2);
   EXPECT_EQ(p.compile_outcome(1, false), 1);
   EXPECT_EQ(p.compile_outcome(0, true), 0);
-  EXPECT_EQ(p.proposal_outcome(1, false), 1);
-  EXPECT_EQ(p.proposal_outcome(1, true), 0);
 }
 
 TEST(Planner, AReplayFollowsTheRecordedDecisionsAndSkipsEndedTargets) {

@@ -232,10 +232,9 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
 
   threads_.begin_evaluation();
   step(gpu::Stage::load_candidate, "load the candidate");
-  const auto threads_before_load = thread_ids();
   auto loaded = CandidateLibrary::load(r.library);
   if (!loaded) return fail(Failure{"load_error", loaded.error});
-  if (auto escaped = threads_.settle(threads_before_load)) return fail(*escaped);
+  if (auto escaped = threads_.after_candidate()) return fail(*escaped);
   auto library = std::move(*loaded);
   if (!library->interposed().empty())
     return fail(Failure{"symbol_interposition",
@@ -268,11 +267,19 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   std::optional<Failure> escaped_threads;
   auto call_candidate = [&](const std::vector<c10::IValue>& args) { return fn->call(args); };
   auto call_watched = [&](const std::vector<c10::IValue>& args) {
-    threads_.not_candidates();  // whatever ran since (drawing inputs, the reference) is not its
-    const auto threads_before = thread_ids();
+    threads_.before_candidate();
     auto outputs = call_candidate(args);
-    if (!escaped_threads) escaped_threads = threads_.settle(threads_before);
+    if (auto escaped = threads_.after_candidate(); escaped && !escaped_threads)
+      escaped_threads = escaped;
     return outputs;
+  };
+  // Around a timed batch of the candidate's, outside the timed region.
+  auto watch_batch = [&](bool before) -> std::optional<Failure> {
+    if (before) {
+      threads_.before_candidate();
+      return std::nullopt;
+    }
+    return threads_.after_candidate();
   };
   // A checked call: memory the candidate allocates during it starts out as NaN.
   auto call_poisoned = [&](const std::vector<c10::IValue>& args, size_t expected_bytes) {
@@ -468,16 +475,9 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
         });
         // The candidate's threads are parked again after each of its batches, so the reference
         // is never timed while they run.
-        std::set<int> batch_threads;
         const size_t candidate_function = timed.size() - 1;
         auto watch = [&](size_t f, bool before) -> std::optional<Failure> {
-          if (f != candidate_function) return std::nullopt;
-          if (before) {
-            threads_.not_candidates();
-            batch_threads = thread_ids();
-            return std::nullopt;
-          }
-          return threads_.settle(batch_threads);
+          return f == candidate_function ? watch_batch(before) : std::nullopt;
         };
         // Warm-up: two calls of each function, each within the call timeout.
         step(gpu::Stage::warm_up, "config " + std::to_string(index) + ": timing warm-up", index);
@@ -558,15 +558,7 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
                 last_outputs = call_candidate(cases[k].args);
                 last_set = k;
               },
-              set_memory, 40, [&](size_t, bool before) -> std::optional<Failure> {
-                if (before) {
-                  threads_.not_candidates();
-                  batch_threads = thread_ids();
-                  return std::nullopt;
-                }
-                return threads_.settle(batch_threads);
-              },
-              failure);
+              set_memory, 40, [&](size_t, bool before) { return watch_batch(before); }, failure);
           const size_t input_bytes = bytes_of(cases[0].tensors);
           const double cold_bound_ms = 1000.0 * input_bytes / (2.0 * device_.copy_bandwidth());
           cr.set("cold", cold.to_json()).set("cold_speed_of_light_ms", cold_bound_ms);

@@ -67,15 +67,16 @@ ThreadState thread_state(int tid) {
 
 void ThreadWatch::begin_evaluation() {
   others_.clear();
-  not_candidates();
+  before_candidate();
 }
 
-void ThreadWatch::not_candidates() {
-  for (int tid : thread_ids())
+void ThreadWatch::before_candidate() {
+  before_call_ = thread_ids();
+  for (int tid : before_call_)
     if (!candidate_.count(tid)) others_.insert(tid);
 }
 
-std::optional<Failure> ThreadWatch::settle(const std::set<int>& before_call) {
+std::optional<Failure> ThreadWatch::after_candidate() {
   using namespace std::chrono;
   const int self = static_cast<int>(::syscall(SYS_gettid));
   const auto alive = thread_ids();
@@ -83,7 +84,7 @@ std::optional<Failure> ThreadWatch::settle(const std::set<int>& before_call) {
   for (int tid : alive) {
     if (tid == self || others_.count(tid)) continue;
     candidate_.insert(tid);
-    if (!before_call.count(tid)) started.insert(tid);
+    if (!before_call_.count(tid)) started.insert(tid);
   }
   for (auto it = candidate_.begin(); it != candidate_.end();)
     it = alive.count(*it) ? std::next(it) : candidate_.erase(it);

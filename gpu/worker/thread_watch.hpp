@@ -25,16 +25,18 @@ class ThreadWatch {
   /// Threads alive now are not the candidate's (the worker's, LibTorch's, the driver's), except
   /// those an earlier candidate in this worker started.
   void begin_evaluation();
-  /// Code that is not the candidate's ran (the reference, a baseline): threads alive now that a
-  /// candidate did not start are not the candidate's.
-  void not_candidates();
-  /// After candidate code: threads that are not others' are the candidate's (`before_call`: the
-  /// threads alive when the code started); each must be parked or gone, within the time above.
-  std::optional<Failure> settle(const std::set<int>& before_call);
+  /// Candidate code (loading its library, a call, a timed batch) is about to run: threads alive
+  /// now that a candidate did not start are not the candidate's (whatever ran since, drawing
+  /// inputs or the reference, started them).
+  void before_candidate();
+  /// Candidate code has returned: threads that are not others' are the candidate's; each must
+  /// be parked or gone, within the time above.
+  std::optional<Failure> after_candidate();
 
  private:
-  std::set<int> others_;     ///< threads that are not the candidate's
-  std::set<int> candidate_;  ///< threads a candidate started in this worker
+  std::set<int> others_;        ///< threads that are not the candidate's
+  std::set<int> candidate_;     ///< threads a candidate started in this worker
+  std::set<int> before_call_;   ///< threads alive when the candidate's code started
 };
 
 }  // namespace kforge::worker

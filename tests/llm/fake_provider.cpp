@@ -102,7 +102,9 @@ json::Value error_body(const std::string& kind, int status, const std::string& m
 // What the services answer, word for word as their documentation and SDK issues quote it, to a
 // request whose parameters the model refuses (a 400 on every call, never retried): OpenAI's
 // reasoning models (o-series, gpt-5) and max_tokens or sampling parameters; Anthropic's extended
-// thinking and its budget or sampling parameters, and temperature with top_p together.
+// thinking and its budget or sampling parameters, and temperature with top_p together. Which
+// models are reasoning models is written here again from OpenAI's documentation, on purpose not
+// taken from the client's rules (common/llm_model_rules), so that the two cannot share a mistake.
 std::optional<json::Value> documented_refusal(const std::string& kind, const std::string& body) {
   auto parsed = json::parse(body);
   if (!parsed.value) return std::nullopt;
