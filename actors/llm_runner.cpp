@@ -276,7 +276,10 @@ llm::ModelConfig model_config(const std::string& name, const search::ModelSpec& 
   c.ca_file = m.ca_file;
   c.sampling.temperature = m.temperature;
   c.sampling.top_p = m.top_p;
-  c.sampling.max_tokens = m.max_tokens;
+  const llm_rules::ModelSettings settings{m.provider,    m.model,           m.temperature,
+                                          m.top_p,       m.max_tokens,      m.reasoning_effort,
+                                          m.thinking_budget};
+  c.sampling.max_tokens = m.max_tokens > 0 ? m.max_tokens : llm_rules::default_max_tokens(settings);
   c.sampling.reasoning_effort = m.reasoning_effort;
   c.sampling.thinking_budget = m.thinking_budget;
   c.stream = m.stream;
@@ -286,10 +289,11 @@ llm::ModelConfig model_config(const std::string& name, const search::ModelSpec& 
   c.idle_timeout_seconds =
       m.idle_timeout_seconds >= 0
           ? m.idle_timeout_seconds
-          : llm_rules::default_idle_seconds({m.provider, m.model, m.temperature, m.top_p,
-                                             m.max_tokens, m.reasoning_effort, m.thinking_budget},
-                                            m.timeout_seconds);
-  c.price = {std::max(0.0, m.input_per_mtok), std::max(0.0, m.output_per_mtok)};
+          : llm_rules::default_idle_seconds(settings, m.timeout_seconds);
+  c.price = llm::price_without_cache_discount(std::max(0.0, m.input_per_mtok),
+                                              std::max(0.0, m.output_per_mtok));
+  if (m.cached_input_per_mtok >= 0) c.price.cached_input_per_mtok = m.cached_input_per_mtok;
+  if (m.cache_write_per_mtok >= 0) c.price.cache_write_per_mtok = m.cache_write_per_mtok;
   return c;
 }
 

@@ -159,6 +159,8 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
       if (price) {
         m.input_per_mtok = price->input_per_mtok;
         m.output_per_mtok = price->output_per_mtok;
+        m.cached_input_per_mtok = price->cached_input_per_mtok;
+        m.cache_write_per_mtok = price->cache_write_per_mtok;
       } else {
         errors.push_back(what + ": no price for " + m.provider + " model " + m.model + " (" +
                          (prices ? "not in " + rt.prices_path : prices.error) +

@@ -205,6 +205,22 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
     cost += u.cost_usd;
   }
   out.set("models", std::move(models)).set("cost_usd", cost);
+  // What stopped a proposer, for the whole experiment or for one target, and why: the planner's
+  // own events, as the log showed them.
+  json::Value setbacks{json::Array{}};
+  for (const auto& ev : a.history(experiment_id, {"proposer_disabled", "proposer_set_aside",
+                                                  "proposer_unsupported"})) {
+    auto d = json::parse(ev.detail_json);
+    if (!d.value) continue;
+    json::Value row;
+    row.set("proposer", (*d.value)["proposer"].as_string()).set("event", ev.kind);
+    if ((*d.value)["target"].is_string()) row.set("target", (*d.value)["target"].as_string());
+    std::string reason = (*d.value)["reason"].as_string();
+    if ((*d.value)["kind"].is_string()) reason = (*d.value)["kind"].as_string() + ": " + reason;
+    row.set("reason", reason);
+    setbacks.push(std::move(row));
+  }
+  out.set("proposer_setbacks", std::move(setbacks));
 
   std::map<int64_t, std::string> hardware;
   int64_t candidates = 0, correct = 0;

@@ -27,8 +27,15 @@ double default_idle_seconds(const ModelSettings& s, double attempt_timeout_secon
   return reasons_in_silence(s) ? attempt_timeout_seconds : 120;
 }
 
+int64_t default_max_tokens(const ModelSettings& s) {
+  constexpr int64_t kPlain = 8192, kReasoning = 32768;
+  if (s.provider == "anthropic" && s.thinking_budget > 0) return s.thinking_budget + kPlain;
+  return reasons_in_silence(s) ? kReasoning : kPlain;
+}
+
 std::vector<RefusedSetting> refused_settings(const ModelSettings& s) {
   std::vector<RefusedSetting> out;
+  const int64_t max_tokens = s.max_tokens > 0 ? s.max_tokens : default_max_tokens(s);
   if (s.provider == "openai") {
     if (openai_reasoning_model(s.model)) {
       // OpenAI: 400 unsupported_value, "Only the default (1) value is supported."
@@ -50,10 +57,10 @@ std::vector<RefusedSetting> refused_settings(const ModelSettings& s) {
         out.push_back({"thinking_budget", "Anthropic's extended thinking takes at least " +
                                               std::to_string(kAnthropicMinThinkingBudget) +
                                               " tokens"});
-      if (s.thinking_budget >= s.max_tokens)
+      if (s.thinking_budget >= max_tokens)
         out.push_back({"thinking_budget", "Anthropic counts thinking within max_tokens: the "
                                           "budget must be below max_tokens (" +
-                                              std::to_string(s.max_tokens) + ")"});
+                                              std::to_string(max_tokens) + ")"});
       if (s.temperature >= 0 && s.temperature != 1)
         out.push_back({"temperature", "Anthropic takes no temperature but 1 with extended "
                                       "thinking: leave it out"});

@@ -26,7 +26,7 @@ struct ModelSettings {
   std::string model;
   double temperature = -1;
   double top_p = -1;
-  int64_t max_tokens = 8192;
+  int64_t max_tokens = -1;  ///< -1: default_max_tokens
   std::string reasoning_effort;
   int64_t thinking_budget = 0;
 };
@@ -45,6 +45,15 @@ bool reasons_in_silence(const ModelSettings& s);
 /// whole attempt's limit for a model that reasons in silence (80 s and more of silence is
 /// normal there), else 120 s.
 double default_idle_seconds(const ModelSettings& s, double attempt_timeout_seconds);
+
+/// The output limit where the configuration sets none. A reasoning model's hidden reasoning counts
+/// within it (OpenAI's max_completion_tokens, Gemini's maxOutputTokens, Anthropic's max_tokens
+/// with thinking), so one that reasons gets room for it: 32768 tokens for OpenAI's reasoning
+/// models (OpenAI's reasoning guide: reserve at least 25,000 tokens for reasoning and output) and
+/// Gemini's thinking models (a 2.5 Pro thinks up to 32768 tokens by default), the thinking budget
+/// plus 8192 for Anthropic with thinking; 8192 otherwise. The limit is a ceiling, not a charge:
+/// only the tokens written are billed.
+int64_t default_max_tokens(const ModelSettings& s);
 
 /// The settings the service would refuse for this model, each with the reason.
 std::vector<RefusedSetting> refused_settings(const ModelSettings& s);

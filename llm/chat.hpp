@@ -22,9 +22,23 @@ struct Sampling {
   int64_t thinking_budget = 0;   ///< Anthropic extended thinking / Gemini thinking, in tokens
 };
 
+/// Tokens as the provider billed them, the same shape for every provider: `input_tokens` counts
+/// the whole prompt, of which `cached_input_tokens` were read from the provider's prompt cache
+/// (billed at the cached-input price) and `cache_write_tokens` written to it (Anthropic bills
+/// a write above the input price).
 struct Usage {
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;  ///< including reasoning ("thinking") tokens, which are billed
+  int64_t cached_input_tokens = 0;
+  int64_t cache_write_tokens = 0;
+
+  Usage& operator+=(const Usage& o) {
+    input_tokens += o.input_tokens;
+    output_tokens += o.output_tokens;
+    cached_input_tokens += o.cached_input_tokens;
+    cache_write_tokens += o.cache_write_tokens;
+    return *this;
+  }
 };
 
 struct ChatReply {

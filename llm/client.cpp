@@ -90,7 +90,7 @@ milliseconds jittered_backoff(const ModelConfig& c, int failed_attempts) {
 
 std::string host_of(const std::string& url) {
   auto u = parse_url(url);
-  return u ? u->host + ":" + u->port : url;
+  return u ? u->authority() : url;
 }
 
 }  // namespace
@@ -248,8 +248,7 @@ CallResult Client::call(const std::vector<Message>& messages, int64_t seed, int6
     }
     // Every attempt the provider reported usage for is billed, failed ones too (a stream cut
     // after Anthropic's message_start, Gemini's chunks): the call's usage and cost are their sum.
-    r.usage.input_tokens += outcome.reply.usage.input_tokens;
-    r.usage.output_tokens += outcome.reply.usage.output_tokens;
+    r.usage += outcome.reply.usage;
     r.cost_usd = cost_usd(config_.price, r.usage);
     if (outcome.ok()) {
       out.reply = std::move(outcome.reply);

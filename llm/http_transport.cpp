@@ -4,11 +4,13 @@
 #include "llm/http_transport.hpp"
 
 #include <poll.h>
+#include <openssl/evp.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
@@ -18,6 +20,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace kforge::llm {
@@ -32,6 +35,32 @@ using clock_type = std::chrono::steady_clock;
 std::string lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
+}
+
+std::string base64(const std::string& bytes) {
+  std::string out(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(bytes.data()),
+                                static_cast<int>(bytes.size()));
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+/// "%40" -> "@" (RFC 3986 2.1), as a user or password with reserved characters is written.
+std::optional<std::string> percent_decoded(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size() || !std::isxdigit(static_cast<unsigned char>(text[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(text[i + 2])))
+      return std::nullopt;
+    out += static_cast<char>(std::stoi(std::string(text.substr(i + 1, 2)), nullptr, 16));
+    i += 2;
+  }
+  return out;
 }
 
 bool is_loopback(const std::string& host) {
@@ -145,12 +174,15 @@ bool connect_within(tcp::socket& socket, const std::string& host, const std::str
   return false;
 }
 
-/// Asks an HTTP proxy for a tunnel to host:port (RFC 9110 CONNECT).
-bool open_tunnel(tcp::socket& socket, const Url& target, std::string& error) {
+/// Asks an HTTP proxy for a tunnel to host:port (RFC 9110 CONNECT), with the proxy's user and
+/// password as Basic credentials (RFC 7617) where its URL has them.
+bool open_tunnel(tcp::socket& socket, const Url& proxy, const Url& target, std::string& error) {
   beast::error_code ec;
-  std::string authority = target.host + ":" + target.port;
+  const std::string authority = target.authority();
   http::request<http::empty_body> req{http::verb::connect, authority, 11};
   req.set(http::field::host, authority);
+  if (!proxy.user.empty() || !proxy.password.empty())
+    req.set(http::field::proxy_authorization, "Basic " + base64(proxy.user + ":" + proxy.password));
   http::write(socket, req, ec);
   if (ec) {
     error = "proxy CONNECT: " + ec.message();
@@ -164,9 +196,13 @@ bool open_tunnel(tcp::socket& socket, const Url& target, std::string& error) {
     error = "proxy CONNECT: " + ec.message();
     return false;
   }
-  if (parser.get().result_int() / 100 != 2) {
-    error = "the proxy refused the tunnel to " + authority + ": HTTP " +
-            std::to_string(parser.get().result_int());
+  const int status = static_cast<int>(parser.get().result_int());
+  if (status / 100 != 2) {
+    error = "the proxy refused the tunnel to " + authority + ": HTTP " + std::to_string(status);
+    if (status == 407)
+      error += proxy.user.empty()
+                   ? " (it wants credentials: HTTPS_PROXY=http://user:password@host:port)"
+                   : " (it does not take the user and password of HTTPS_PROXY)";
     return false;
   }
   return true;
@@ -180,7 +216,10 @@ void exchange(Stream& stream, const Url& url, const HttpRequest& request,
   http::request<http::string_body> req{http::string_to_verb(request.method), url.target, 11};
   const bool default_port =
       (url.scheme == "https" && url.port == "443") || (url.scheme == "http" && url.port == "80");
-  req.set(http::field::host, default_port ? url.host : url.host + ":" + url.port);
+  const std::string authority = url.authority();
+  // Without the default port: "api.openai.com", "[2001:db8::1]".
+  req.set(http::field::host,
+          default_port ? authority.substr(0, authority.size() - url.port.size() - 1) : authority);
   req.set(http::field::user_agent, "kforge");
   for (const auto& [name, value] : request.headers) req.set(name, value);
   req.body() = request.body;
@@ -223,35 +262,62 @@ void exchange(Stream& stream, const Url& url, const HttpRequest& request,
 
 }  // namespace
 
+std::string Url::authority() const {
+  return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + port;
+}
+
 Result<Url> parse_url(std::string_view text) {
   Url url;
+  auto fail = [&](const std::string& why) {
+    return Result<Url>::failure("\"" + std::string(text) + "\": " + why);
+  };
   auto scheme_end = text.find("://");
   if (scheme_end == std::string_view::npos)
     return Result<Url>::failure("\"" + std::string(text) +
                                 "\" is not an absolute URL (http://... or https://...)");
   url.scheme = lower(std::string(text.substr(0, scheme_end)));
   if (url.scheme != "http" && url.scheme != "https")
-    return Result<Url>::failure("\"" + std::string(text) + "\": only http and https are supported");
+    return fail("only http and https are supported");
   auto rest = text.substr(scheme_end + 3);
-  auto slash = rest.find('/');
-  auto authority = rest.substr(0, slash);
-  url.target = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
-  if (authority.find('@') != std::string_view::npos)
-    return Result<Url>::failure("\"" + std::string(text) +
-                                "\": credentials in URLs are not supported");
-  auto colon = authority.rfind(':');
-  if (colon != std::string_view::npos && authority.find(']') == std::string_view::npos) {
-    url.host = std::string(authority.substr(0, colon));
-    url.port = std::string(authority.substr(colon + 1));
-  } else {
-    url.host = std::string(authority);
-    url.port = url.scheme == "https" ? "443" : "80";
+  auto end = rest.find_first_of("/?#");
+  auto authority = rest.substr(0, end);
+  url.target = end == std::string_view::npos ? "/" : std::string(rest.substr(end));
+  if (url.target[0] != '/') url.target = "/" + url.target;
+  if (auto at = authority.rfind('@'); at != std::string_view::npos) {
+    auto userinfo = authority.substr(0, at);
+    authority = authority.substr(at + 1);
+    auto colon = userinfo.find(':');
+    auto user = percent_decoded(userinfo.substr(0, colon));
+    auto password = percent_decoded(
+        colon == std::string_view::npos ? std::string_view() : userinfo.substr(colon + 1));
+    if (!user || !password) return fail("a bad %-escape in the user or password");
+    url.user = std::move(*user);
+    url.password = std::move(*password);
   }
-  if (url.host.empty() || url.port.empty() ||
-      !std::all_of(url.port.begin(), url.port.end(),
-                   [](unsigned char c) { return std::isdigit(c); }))
-    return Result<Url>::failure("\"" + std::string(text) +
-                                "\": no host, or a port that is not a number");
+  std::string_view port;
+  if (!authority.empty() && authority[0] == '[') {
+    // An IPv6 address (RFC 3986 3.2.2): "[2001:db8::1]" or "[::1]:8080".
+    auto close = authority.find(']');
+    if (close == std::string_view::npos) return fail("an IPv6 address without its closing ]");
+    url.host = std::string(authority.substr(1, close - 1));
+    auto after = authority.substr(close + 1);
+    if (!after.empty() && after[0] != ':') return fail("text after the IPv6 address's ]");
+    if (!after.empty()) port = after.substr(1);
+    beast::error_code ec;
+    boost::asio::ip::make_address_v6(url.host, ec);
+    if (ec) return fail(url.host + " is not an IPv6 address");
+  } else {
+    auto colon = authority.find(':');
+    if (colon != std::string_view::npos && authority.find(':', colon + 1) != std::string_view::npos)
+      return fail("an IPv6 address must be written in brackets, as in https://[::1]:8080");
+    url.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
+  }
+  url.port = port.empty() ? (url.scheme == "https" ? "443" : "80") : std::string(port);
+  if (url.host.empty() || !std::all_of(url.port.begin(), url.port.end(), [](unsigned char c) {
+        return std::isdigit(c);
+      }))
+    return fail("no host, or a port that is not a number");
   return {std::move(url), {}};
 }
 
@@ -290,6 +356,12 @@ TransportResult send_http(const HttpRequest& request, const TransportOptions& op
     out.error = url.error;
     return out;
   }
+  if (!url->user.empty() || !url->password.empty()) {
+    out.error = "\"" + request.url +
+                "\": a user and password in a provider's URL are not sent (the key goes in "
+                "api_key_env or key_file)";
+    return out;
+  }
   // An explicit proxy is used as given; the environment's is not for loopback or NO_PROXY hosts.
   std::string proxy_text = options.proxy;
   if (proxy_text.empty() && url->scheme == "https") proxy_text = proxy_from_environment(url->host);
@@ -318,7 +390,7 @@ TransportResult send_http(const HttpRequest& request, const TransportOptions& op
         out.error = watchdog.why() + (out.error.empty() ? "" : " (" + out.error + ")");
       }
     };
-    if (proxy && url->scheme == "https" && !open_tunnel(socket, *url, out.error)) {
+    if (proxy && url->scheme == "https" && !open_tunnel(socket, *proxy, *url, out.error)) {
       finish();
       return out;
     }
@@ -340,7 +412,10 @@ TransportResult send_http(const HttpRequest& request, const TransportOptions& op
     tls.set_verify_mode(ssl::verify_peer);
     beast::ssl_stream<tcp::socket&> stream(socket, tls);
     stream.set_verify_callback(ssl::host_name_verification(url->host));
-    if (!SSL_set_tlsext_host_name(stream.native_handle(), url->host.c_str())) {
+    // Server Name Indication carries names only, never an address (RFC 6066 3).
+    beast::error_code not_an_address;
+    boost::asio::ip::make_address(url->host, not_an_address);
+    if (not_an_address && !SSL_set_tlsext_host_name(stream.native_handle(), url->host.c_str())) {
       out.error = "cannot set the TLS server name for " + url->host;
       return out;
     }

@@ -19,12 +19,18 @@ namespace kforge::llm {
 
 struct Url {
   std::string scheme;  ///< "http" or "https"
-  std::string host;
+  std::string host;    ///< a name, an IPv4 address or an IPv6 address (without its brackets)
   std::string port;
   std::string target;  ///< path and query, at least "/"
+  std::string user;    ///< from "user:password@" (percent-decoded): only a proxy's URL has them
+  std::string password;
+
+  /// "host:port", an IPv6 address in brackets ("[::1]:8080"): as Host and CONNECT write it.
+  std::string authority() const;
 };
 
-/// Parses an absolute http(s) URL, or says what is wrong with it.
+/// Parses an absolute http(s) URL (RFC 3986: "user:password@" before the host, an IPv6 address
+/// in brackets), or says what is wrong with it.
 Result<Url> parse_url(std::string_view text);
 
 struct TransportOptions {
@@ -32,8 +38,9 @@ struct TransportOptions {
   std::chrono::milliseconds idle_timeout{120000};  ///< longest silence while waiting for bytes
   std::chrono::milliseconds total_timeout{900000};
   std::string ca_file;  ///< extra trust anchors (a private CA, tests); the system store is kept
-  /// "http://host:port" of a CONNECT proxy for https; empty: taken from HTTPS_PROXY/https_proxy
-  /// unless NO_PROXY names the host or the host is loopback.
+  /// "http://[user:password@]host:port" of a CONNECT proxy for https (credentials go in a
+  /// Proxy-Authorization: Basic header); empty: taken from HTTPS_PROXY/https_proxy unless
+  /// NO_PROXY names the host or the host is loopback.
   std::string proxy;
   size_t body_limit = 64 << 20;
 };

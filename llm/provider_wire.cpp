@@ -130,10 +130,30 @@ void openai_choice(const json::Value& doc, ChatReply& reply, bool streamed) {
     if (choice["finish_reason"].is_string())
       reply.finish_reason = choice["finish_reason"].as_string();
   }
+  // prompt_tokens counts the whole prompt, prompt_tokens_details.cached_tokens the part served
+  // from OpenAI's prompt cache (automatic from 1024 tokens); completion_tokens includes the
+  // reasoning tokens.
   if (doc["usage"].is_object()) {
-    reply.usage.input_tokens = doc["usage"]["prompt_tokens"].as_int();
-    reply.usage.output_tokens = doc["usage"]["completion_tokens"].as_int();
+    const auto& u = doc["usage"];
+    reply.usage.input_tokens = u["prompt_tokens"].as_int();
+    reply.usage.output_tokens = u["completion_tokens"].as_int();
+    reply.usage.cached_input_tokens = u["prompt_tokens_details"]["cached_tokens"].as_int();
   }
+}
+
+/// Anthropic's usage object (a whole reply's, message_start's or message_delta's): input_tokens
+/// counts only the input after the last cache breakpoint; cache reads and writes come apart.
+/// Fields a message_delta leaves out keep what message_start said.
+void anthropic_usage(const json::Value& u, Usage& usage) {
+  auto take = [&](const char* field, int64_t& into) {
+    if (u[field].is_number()) into = u[field].as_int();
+  };
+  int64_t fresh = usage.input_tokens - usage.cached_input_tokens - usage.cache_write_tokens;
+  take("input_tokens", fresh);
+  take("cache_read_input_tokens", usage.cached_input_tokens);
+  take("cache_creation_input_tokens", usage.cache_write_tokens);
+  take("output_tokens", usage.output_tokens);
+  usage.input_tokens = fresh + usage.cached_input_tokens + usage.cache_write_tokens;
 }
 
 void gemini_chunk(const json::Value& doc, ChatReply& reply) {
@@ -146,7 +166,9 @@ void gemini_chunk(const json::Value& doc, ChatReply& reply) {
   }
   if (doc["usageMetadata"].is_object()) {
     const auto& u = doc["usageMetadata"];
+    // promptTokenCount includes cachedContentTokenCount (implicit caching on 2.5 models).
     reply.usage.input_tokens = u["promptTokenCount"].as_int();
+    reply.usage.cached_input_tokens = u["cachedContentTokenCount"].as_int();
     reply.usage.output_tokens =
         u["candidatesTokenCount"].as_int() + u["thoughtsTokenCount"].as_int();
   }
@@ -272,8 +294,7 @@ WireOutcome read_reply(ProviderKind kind, std::string_view body) {
       for (const auto& block : d["content"].as_array())
         if (block["type"].as_string() == "text") out.reply.text += block["text"].as_string();
       out.reply.finish_reason = d["stop_reason"].as_string();
-      out.reply.usage.input_tokens = d["usage"]["input_tokens"].as_int();
-      out.reply.usage.output_tokens = d["usage"]["output_tokens"].as_int();
+      anthropic_usage(d["usage"], out.reply.usage);
       break;
     case ProviderKind::gemini:
       if (d["candidates"].as_array().empty()) {
@@ -369,15 +390,13 @@ void StreamReader::take(const SseEvent& event) {
     case ProviderKind::anthropic: {
       const auto& type = d["type"].as_string();
       if (type == "message_start") {
-        reply_.usage.input_tokens = d["message"]["usage"]["input_tokens"].as_int();
-        reply_.usage.output_tokens = d["message"]["usage"]["output_tokens"].as_int();
+        anthropic_usage(d["message"]["usage"], reply_.usage);
       } else if (type == "content_block_delta" && d["delta"]["type"].as_string() == "text_delta") {
         reply_.text += d["delta"]["text"].as_string();
       } else if (type == "message_delta") {
         if (d["delta"]["stop_reason"].is_string())
           reply_.finish_reason = d["delta"]["stop_reason"].as_string();
-        if (d["usage"]["output_tokens"].is_number())
-          reply_.usage.output_tokens = d["usage"]["output_tokens"].as_int();
+        anthropic_usage(d["usage"], reply_.usage);
       } else if (type == "message_stop") {
         done_ = true;
       }

@@ -86,12 +86,22 @@ std::string sanitised_name(const std::string& raw) {
   return out;
 }
 
+/// Why a reply cut at the token limit gave nothing usable. A reasoning model's hidden reasoning
+/// counts within the limit: a reply with no text at all spent it there.
+std::string stopped_at_limit(const ChatReply& reply, const std::string& before_what) {
+  const std::string tokens = std::to_string(reply.usage.output_tokens) + " tokens";
+  if (trim(reply.text).empty())
+    return "the model spent its whole output limit (" + tokens +
+           ", reasoning included) before writing anything: raise max_tokens";
+  return "the reply stopped at the token limit (" + tokens + ") before " + before_what;
+}
+
 }  // namespace
 
 KernelReply parse_kernel_reply(const ChatReply& reply, const std::string& entry) {
   KernelReply out;
   if (trim(reply.text).empty()) {
-    out.reason = "the reply is empty";
+    out.reason = reply.truncated ? stopped_at_limit(reply, "any kernel") : "the reply is empty";
     return out;
   }
   auto blocks = code_blocks(reply.text);
@@ -100,8 +110,7 @@ KernelReply parse_kernel_reply(const ChatReply& reply, const std::string& entry)
     if (b.text.find("PYBIND11_MODULE") != std::string::npos) chosen = &b;  // the last one wins
   if (!chosen) {
     if (reply.truncated)
-      out.reason = "the reply stopped at the token limit (" +
-                   std::to_string(reply.usage.output_tokens) + " tokens) before any kernel";
+      out.reason = stopped_at_limit(reply, "any kernel");
     else if (blocks.empty())
       out.reason = "the reply has no code block";
     else
@@ -153,7 +162,7 @@ VerifierReply parse_verifier_reply(const ChatReply& reply) {
     out.accept = verdict.rfind("accept", 0) == 0;
     return out;
   }
-  out.reason = reply.truncated ? "the verifier's reply stopped at the token limit before a verdict"
+  out.reason = reply.truncated ? stopped_at_limit(reply, "a verdict")
                                : "the verifier's reply has no verdict";
   return out;
 }
@@ -189,7 +198,7 @@ StrategiesReply parse_strategies_reply(const ChatReply& reply, int count) {
   }
   out.ok = !out.strategies.empty();
   if (!out.ok)
-    out.reason = reply.truncated ? "the reply stopped at the token limit before any strategy"
+    out.reason = reply.truncated ? stopped_at_limit(reply, "any strategy")
                                  : "the reply lists no strategy (lines starting with \"- \")";
   return out;
 }

@@ -50,7 +50,8 @@ namespace kforge::llm {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Usage& x) {
-  return f(caf::meta::type_name("Usage"), x.input_tokens, x.output_tokens);
+  return f(caf::meta::type_name("Usage"), x.input_tokens, x.output_tokens, x.cached_input_tokens,
+           x.cache_write_tokens);
 }
 
 template <class Inspector>

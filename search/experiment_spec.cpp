@@ -130,8 +130,13 @@ void read_model(Reader& r, ModelSpec& m) {
   r.number("idle_timeout_seconds", m.idle_timeout_seconds, 0.1);
   r.number("input_per_mtok", m.input_per_mtok, 0);
   r.number("output_per_mtok", m.output_per_mtok, 0);
+  r.number("cached_input_per_mtok", m.cached_input_per_mtok, 0);
+  r.number("cache_write_per_mtok", m.cache_write_per_mtok, 0);
   if ((m.input_per_mtok < 0) != (m.output_per_mtok < 0))
     r.error("input_per_mtok", "and output_per_mtok go together");
+  if (m.input_per_mtok < 0 && (m.cached_input_per_mtok >= 0 || m.cache_write_per_mtok >= 0))
+    r.error("cached_input_per_mtok",
+            "and cache_write_per_mtok need input_per_mtok and output_per_mtok beside them");
   // A setting the service refuses would fail every call with a 400: named now instead.
   for (const auto& refused : llm_rules::refused_settings(
            {m.provider, m.model, m.temperature, m.top_p, m.max_tokens, m.reasoning_effort,
@@ -161,7 +166,7 @@ json::Value ModelSpec::to_json() const {
   text("ca_file", ca_file);
   if (temperature >= 0) o.set("temperature", temperature);
   if (top_p >= 0) o.set("top_p", top_p);
-  o.set("max_tokens", max_tokens);
+  if (max_tokens > 0) o.set("max_tokens", max_tokens);
   text("reasoning_effort", reasoning_effort);
   if (thinking_budget > 0) o.set("thinking_budget", thinking_budget);
   o.set("stream", stream).set("max_concurrency", max_concurrency);
@@ -169,6 +174,8 @@ json::Value ModelSpec::to_json() const {
   if (idle_timeout_seconds >= 0) o.set("idle_timeout_seconds", idle_timeout_seconds);
   if (input_per_mtok >= 0)
     o.set("input_per_mtok", input_per_mtok).set("output_per_mtok", output_per_mtok);
+  if (cached_input_per_mtok >= 0) o.set("cached_input_per_mtok", cached_input_per_mtok);
+  if (cache_write_per_mtok >= 0) o.set("cache_write_per_mtok", cache_write_per_mtok);
   return o;
 }
 

@@ -23,7 +23,7 @@ struct ModelSpec {
   std::string ca_file;      ///< extra trust anchors (a private CA)
   double temperature = -1;  ///< -1: the provider's default
   double top_p = -1;
-  int64_t max_tokens = 8192;
+  int64_t max_tokens = -1;  ///< -1: by model (llm_rules::default_max_tokens)
   std::string reasoning_effort;  ///< "low", "medium", "high" (OpenAI reasoning models)
   int64_t thinking_budget = 0;   ///< tokens (Anthropic, Gemini)
   bool stream = true;
@@ -35,6 +35,10 @@ struct ModelSpec {
   double idle_timeout_seconds = -1;
   double input_per_mtok = -1;  ///< -1: from configs/prices.json
   double output_per_mtok = -1;
+  /// Input read from / written to the provider's prompt cache; -1: from configs/prices.json, or
+  /// the input price where input_per_mtok is given here.
+  double cached_input_per_mtok = -1;
+  double cache_write_per_mtok = -1;
 
   json::Value to_json() const;
 };

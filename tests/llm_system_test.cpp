@@ -5,6 +5,7 @@
 // cost per correct kernel; an offline run that needs a reply it does not have fails clearly.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <mutex>
 
 #include <filesystem>
@@ -461,6 +462,82 @@ TEST_F(LlmSystemTest, AModelThatFailsEveryCallIsSetAsideAndTheOthersFinishTheTar
   EXPECT_EQ(candidates.size(), 3u);
   for (const auto& c : candidates) EXPECT_EQ(c.proposer, "fake-gpt");
   EXPECT_LE(refusing.request_count(), 3u) << "two tries, and at most one more in flight";
+  // The report says which model was set aside, for which target and why.
+  auto report = kforge({"report", "1", "--archive", (dir_ / "archive.db").string()});
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_NE(report.output.find("gpt-9 was set aside for softmax/forward/cpu: bad_request: gpt-9 "
+                               "failed 2 times in a row"),
+            std::string::npos)
+      << report.output;
+  EXPECT_NE(report.output.find("model_not_found"), std::string::npos) << report.output;
+}
+
+// The issue's ensemble as the services would answer it: gpt-5 with no reasoning_effort and o3
+// (OpenAI reasoning models: max_completion_tokens, no sampling settings, or a 400), Gemini 2.5
+// Flash whose first call meets the free tier's per-minute quota (429 RESOURCE_EXHAUSTED with
+// "check your plan and billing details" and RetryInfo 2s), and a Claude model with a temperature.
+// Prices come from the bundled table. Every model proposes, none is set aside or switched off,
+// the Gemini call waits what RetryInfo says and succeeds, and each model's money is its tokens at
+// its listed price.
+TEST_F(LlmSystemTest, AFourModelEnsembleWorksAgainstTheServicesAsDocumented) {
+  const std::string good = file_text(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp");
+  FakeProvider gpt5(true), o3(true), gemini(true), claude(true);
+  for (auto* f : {&gpt5, &o3, &gemini, &claude}) {
+    f->require_key("sk-fake-test");
+    f->set_responder([&](const ProviderRequest& r) { return scripted_reply(r, good); });
+  }
+  gemini.push(ProviderStep::gemini_quota(false, "2s"));
+  auto model = [](const FakeProvider& f, const std::string& name, const std::string& provider,
+                  const std::string& more) {
+    return R"({"kind": "llm", "name": ")" + name + R"(", "provider": ")" + provider +
+           R"(", "base_url": ")" + f.base_url(provider) + R"(", "model": ")" + name +
+           R"(", "api_key_env": "KFORGE_FAKE_KEY", "ca_file": ")" + f.ca_file() + "\"" + more +
+           "}";
+  };
+  auto path = (dir_ / "four.json").string();
+  std::ofstream(path) << R"({"name": "four-models", "seed": 3,
+      "tasks": [")" << source_dir()
+                      << R"(/tasks/softmax"], "backends": ["cpu"], "config_set": "single",
+      "proposers": [)"
+                      << model(gpt5, "gpt-5", "openai", "") << ", "
+                      << model(o3, "o3", "openai", R"(, "reasoning_effort": "high")") << ", "
+                      << model(gemini, "gemini-2.5-flash", "gemini", "") << ", "
+                      << model(claude, "claude-sonnet-4-5", "anthropic",
+                               R"(, "temperature": 0.7)")
+                      << R"(],
+      "budget": {"candidates_per_target": 8},
+      "evaluation": {"seeds": 1, "timing_seconds": 0.05},
+      "search": {"pipeline_depth": 2, "proposals_in_flight": 2, "fix_probability": 0}})";
+  const auto db = (dir_ / "archive.db").string();
+  auto run = kforge({"run", path, "--archive", db});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  for (const char* setback : {"stops proposing", "is set aside for", "abandoned", "cannot write"})
+    EXPECT_EQ(run.output.find(setback), std::string::npos) << setback << "\n" << run.output;
+  auto a = open();
+  const auto candidates = a->candidates(1);
+  EXPECT_EQ(candidates.size(), 8u);
+  std::map<std::string, int> by_proposer;
+  for (const auto& c : candidates) ++by_proposer[c.proposer];
+  for (const char* name : {"gpt-5", "o3", "gemini-2.5-flash", "claude-sonnet-4-5"})
+    EXPECT_GE(by_proposer[name], 1) << name << " never proposed";
+  // Gemini's first request met the quota; the call waited and its second attempt succeeded.
+  bool waited = false;
+  for (const auto& row : a->llm_calls(1))
+    if (row.call.model_name == "gemini-2.5-flash" && row.call.attempts == 2 && row.call.ok)
+      waited = row.call.seconds >= 2.0;
+  EXPECT_TRUE(waited) << "no Gemini call waited its RetryInfo";
+  // Money: each model's tokens at the bundled table's price (gpt-5 $1.25/$10, o3 $2/$8, Gemini
+  // 2.5 Flash $0.30/$2.50, Claude Sonnet 4.5 $3/$15 per million).
+  const std::map<std::string, std::pair<double, double>> price = {
+      {"gpt-5", {1.25, 10}}, {"o3", {2, 8}}, {"gemini-2.5-flash", {0.3, 2.5}},
+      {"claude-sonnet-4-5", {3, 15}}};
+  for (const auto& u : a->llm_usage(1)) {
+    ASSERT_TRUE(price.count(u.model_name)) << u.model_name;
+    const auto [in, out] = price.at(u.model_name);
+    EXPECT_GT(u.cost_usd, 0) << u.model_name;
+    EXPECT_NEAR(u.cost_usd, (u.input_tokens * in + u.output_tokens * out) / 1e6, 1e-9)
+        << u.model_name;
+  }
 }
 
 // The confirmation of a backward best, on a task in robust-kbench's shape (LayerNorm whose

@@ -60,7 +60,7 @@ llm::ModelConfig model_for(const FakeProvider& fake, ProviderKind kind, bool str
   c.ca_file = fake.ca_file();
   c.timeout_seconds = 20;
   c.idle_timeout_seconds = 5;
-  c.price = {2.0, 8.0};
+  c.price = {2.0, 8.0, 0.5, 2.5};  // input, output, cached input, cache write
   return c;
 }
 
@@ -187,6 +187,31 @@ TEST(ModelRules, ModelsThatReasonInSilenceKeepTheWholeAttempt) {
   EXPECT_EQ(idle("gemini", "gemini-2.5-flash", 600), 600);
   EXPECT_EQ(idle("openai", "gpt-4.1", 600), 120);
   EXPECT_EQ(idle("anthropic", "claude-sonnet-4-5", 600), 120);
+}
+
+// Hidden reasoning counts within the output limit: a model that reasons gets room for it where the
+// configuration sets no limit, and a limit given is kept.
+TEST(ModelRules, ModelsThatReasonGetRoomForItUnderTheirOutputLimit) {
+  auto limit = [](const char* provider, const char* model, int64_t budget = 0) {
+    llm_rules::ModelSettings s;
+    s.provider = provider;
+    s.model = model;
+    s.thinking_budget = budget;
+    return llm_rules::default_max_tokens(s);
+  };
+  EXPECT_EQ(limit("openai", "gpt-5"), 32768);
+  EXPECT_EQ(limit("openai", "o3"), 32768);
+  EXPECT_EQ(limit("gemini", "gemini-2.5-pro"), 32768);
+  EXPECT_EQ(limit("openai", "gpt-4.1"), 8192);
+  EXPECT_EQ(limit("anthropic", "claude-sonnet-4-5"), 8192);
+  EXPECT_EQ(limit("anthropic", "claude-sonnet-4-5", 16000), 16000 + 8192);
+  // A budget of 10000 with no max_tokens set is not refused (the default leaves room above it);
+  // with max_tokens 8192 set, it is.
+  llm_rules::ModelSettings s{"anthropic", "claude-sonnet-4-5", -1, -1, -1, "", 10000};
+  EXPECT_TRUE(llm_rules::refused_settings(s).empty());
+  s.max_tokens = 8192;
+  ASSERT_EQ(llm_rules::refused_settings(s).size(), 1u);
+  EXPECT_EQ(llm_rules::refused_settings(s)[0].setting, "thinking_budget");
 }
 
 // gpt-5 with no reasoning_effort: the request a reasoning model accepts, whatever the
@@ -339,6 +364,28 @@ TEST_P(EveryProvider, RepliesArriveWholeWithTheirUsage) {
   ::unsetenv("KFORGE_TEST_PROVIDER_KEY");
 }
 
+// Each service says in its own fields how much of the prompt it read from its cache (OpenAI
+// prompt_tokens_details.cached_tokens and Gemini cachedContentTokenCount inside the prompt count,
+// Anthropic cache_read_input_tokens beside input_tokens): the call counts the whole prompt, the
+// cached part apart, and bills that part at the cached-input price.
+TEST_P(EveryProvider, CachedInputIsCountedOnceAndBilledAtItsPrice) {
+  auto [kind, stream, tls] = GetParam();
+  FakeProvider fake(tls);
+  auto step = ProviderStep::reply("Name: a\nint x;");
+  step.cached_tokens = 12;
+  fake.push(step);
+  fake.push(ProviderStep::reply("Name: a\nint x;"));  // the same prompt, nothing cached
+  RecordingClient c(model_for(fake, kind, stream));
+  auto cached = c.client.call(kChat, 7, 0);
+  auto fresh = c.client.call(kChat, 7, 1);
+  ASSERT_TRUE(cached.record.ok) << cached.record.error;
+  ASSERT_TRUE(fresh.record.ok) << fresh.record.error;
+  EXPECT_EQ(cached.record.usage.cached_input_tokens, 12);
+  EXPECT_EQ(fresh.record.usage.cached_input_tokens, 0);
+  EXPECT_EQ(cached.record.usage.input_tokens, fresh.record.usage.input_tokens);
+  EXPECT_NEAR(fresh.record.cost_usd - cached.record.cost_usd, 12 * (2.0 - 0.5) / 1e6, 1e-12);
+}
+
 INSTANTIATE_TEST_SUITE_P(Wire, EveryProvider,
                          ::testing::Combine(::testing::Values(ProviderKind::openai,
                                                               ProviderKind::anthropic,
@@ -360,12 +407,63 @@ TEST(Transport, CertificatesAreVerified) {
   EXPECT_FALSE(r.record.ok);
   EXPECT_NE(r.record.error.find("TLS handshake"), std::string::npos) << r.record.error;
   EXPECT_EQ(fake.request_count(), 0u);
-  // URLs with credentials are refused (keys go in headers only).
-  auto url = llm::parse_url("https://user@host/x");
-  EXPECT_FALSE(url);
-  EXPECT_NE(url.error.find("credentials in URLs are not supported"), std::string::npos)
-      << url.error;
-  EXPECT_TRUE(llm::parse_url("https://localhost:8443/v1"));
+  // A provider's URL with credentials is refused (keys go in headers only): nothing is sent.
+  config.base_url = "https://user:secret@127.0.0.1:" + std::to_string(fake.port()) + "/v1";
+  RecordingClient with_user(config);
+  auto refused = with_user.client.call(kChat, 1, 0);
+  EXPECT_FALSE(refused.record.ok);
+  EXPECT_NE(refused.record.error.find("a user and password in a provider's URL are not sent"),
+            std::string::npos)
+      << refused.record.error;
+  EXPECT_EQ(fake.request_count(), 0u);
+}
+
+// URLs as RFC 3986 writes them: user and password (percent-encoded) before the host, an IPv6
+// address in brackets, a query right after the host.
+TEST(Transport, UrlsParseAsRfc3986WritesThem) {
+  auto proxy = llm::parse_url("http://us%40er:p%3Ass%25w@proxy.corp:3128");
+  ASSERT_TRUE(proxy) << proxy.error;
+  EXPECT_EQ(proxy->user, "us@er");
+  EXPECT_EQ(proxy->password, "p:ss%w");
+  EXPECT_EQ(proxy->host, "proxy.corp");
+  EXPECT_EQ(proxy->port, "3128");
+  auto v6 = llm::parse_url("https://[2001:db8::1]:8443/v1");
+  ASSERT_TRUE(v6) << v6.error;
+  EXPECT_EQ(v6->host, "2001:db8::1");
+  EXPECT_EQ(v6->port, "8443");
+  EXPECT_EQ(v6->target, "/v1");
+  EXPECT_EQ(v6->authority(), "[2001:db8::1]:8443");
+  auto v6_default = llm::parse_url("https://[::1]");
+  ASSERT_TRUE(v6_default) << v6_default.error;
+  EXPECT_EQ(v6_default->port, "443");
+  EXPECT_EQ(v6_default->target, "/");
+  EXPECT_EQ(llm::parse_url("http://host?x=1")->target, "/?x=1");
+  EXPECT_EQ(llm::parse_url("https://localhost:8443/v1")->authority(), "localhost:8443");
+  for (const char* bad : {"https://::1/v1", "https://[::1/v1", "https://[::1]x/v1",
+                          "https://[not-v6]/v1", "https://host:http/v1", "https://u%zz@h/",
+                          "ftp://host/", "host/v1"})
+    EXPECT_FALSE(llm::parse_url(bad)) << bad;
+  EXPECT_NE(llm::parse_url("https://::1/v1").error.find("in brackets"), std::string::npos);
+}
+
+// A provider at an IPv6 literal (a local server on [::1]): connected, Host written with brackets,
+// the certificate's IP address checked.
+TEST(Transport, AnIpv6LiteralBaseUrlIsReached) {
+  std::unique_ptr<FakeProvider> fake;
+  try {
+    fake = std::make_unique<FakeProvider>(true, "::1");
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "this machine has no IPv6 loopback: " << e.what();
+  }
+  fake->push(ProviderStep::reply("over IPv6"));
+  auto config = model_for(*fake, ProviderKind::openai, false);
+  ASSERT_EQ(config.base_url.rfind("https://[::1]:", 0), 0u) << config.base_url;
+  RecordingClient c(config);
+  auto r = c.client.call(kChat, 1, 0);
+  ASSERT_TRUE(r.record.ok) << r.record.error;
+  EXPECT_EQ(r.reply.text, "over IPv6");
+  EXPECT_EQ(fake->requests().back().headers.at("host"),
+            "[::1]:" + std::to_string(fake->port()));
 }
 
 TEST(Transport, LoopbackNeverGoesThroughAProxy) {
@@ -408,6 +506,40 @@ TEST(Transport, HttpsGoesThroughAConnectProxyWithTheServersCertificateChecked) {
   auto untrusted = llm::send_http(llm::build_http_request(w), options);
   EXPECT_FALSE(untrusted.ok);
   EXPECT_NE(untrusted.error.find("TLS handshake"), std::string::npos) << untrusted.error;
+}
+
+// A proxy that wants credentials (a corporate one): HTTPS_PROXY's user and password, written
+// percent-encoded, go to it as Basic credentials; without them or with wrong ones the error says
+// the proxy asked for them.
+TEST(Transport, AProxyThatWantsCredentialsGetsThoseOfHttpsProxy) {
+  FakeProvider fake(true);
+  fake.push(ProviderStep::reply("authenticated"));
+  test::ConnectProxy proxy("us@er:p:ss");
+  const std::string hostport = proxy.url().substr(std::string("http://").size());
+  llm::WireRequest w;
+  w.kind = ProviderKind::openai;
+  w.base_url = fake.base_url("openai");
+  w.model = "m";
+  w.stream = false;
+  w.messages = kChat;
+  llm::TransportOptions options;
+  options.ca_file = fake.ca_file();
+  options.proxy = "http://us%40er:p%3Ass@" + hostport;
+  auto sent = llm::send_http(llm::build_http_request(w), options);
+  ASSERT_TRUE(sent.ok) << sent.error;
+  EXPECT_EQ(llm::read_reply(ProviderKind::openai, sent.response.body).reply.text, "authenticated");
+  EXPECT_EQ(proxy.tunnels(), 1);
+  options.proxy = "http://" + hostport;
+  auto anonymous = llm::send_http(llm::build_http_request(w), options);
+  EXPECT_FALSE(anonymous.ok);
+  EXPECT_NE(anonymous.error.find("HTTP 407 (it wants credentials"), std::string::npos)
+      << anonymous.error;
+  options.proxy = "http://us%40er:wrong@" + hostport;
+  auto wrong = llm::send_http(llm::build_http_request(w), options);
+  EXPECT_NE(wrong.error.find("does not take the user and password"), std::string::npos)
+      << wrong.error;
+  EXPECT_EQ(proxy.refusals(), 2);
+  EXPECT_EQ(proxy.tunnels(), 1);
 }
 
 TEST(Retries, TransientFailuresAreRetriedAndRetryAfterIsHonoured) {
@@ -651,6 +783,28 @@ TEST(Prices, BundledTableParsesAndMatchesPrefixes) {
   EXPECT_FALSE(bad);
   EXPECT_NE(bad.error.find("entry 0 needs provider, model"), std::string::npos) << bad.error;
   EXPECT_DOUBLE_EQ(llm::cost_usd({1, 10}, {1000000, 500000}), 6.0);
+  // Cached input, from the providers' price pages (a tenth of the input price for these).
+  auto gpt5 = table->find("openai", "gpt-5");
+  ASSERT_TRUE(gpt5);
+  EXPECT_DOUBLE_EQ(gpt5->cached_input_per_mtok, 0.125);
+  EXPECT_DOUBLE_EQ(sonnet->cached_input_per_mtok, 0.3);
+  EXPECT_DOUBLE_EQ(sonnet->cache_write_per_mtok, 3.75);  // Anthropic's 5-minute write: 1.25x
+  EXPECT_DOUBLE_EQ(table->find("gemini", "gemini-2.5-flash")->cached_input_per_mtok, 0.03);
+  // OpenAI's documented example: 2006 prompt tokens of which 1920 cached, 300 out, at gpt-5.
+  EXPECT_NEAR(llm::cost_usd(*gpt5, {2006, 300, 1920, 0}),
+              (86 * 1.25 + 1920 * 0.125 + 300 * 10.0) / 1e6, 1e-15);
+  // An entry without a cached price bills cached input at the input price, never cheaper.
+  auto plain = llm::PriceTable::parse(
+      R"({"prices":[{"provider":"openai","model":"m","input_per_mtok":2,"output_per_mtok":8}]})");
+  ASSERT_TRUE(plain) << plain.error;
+  EXPECT_DOUBLE_EQ(plain->find("openai", "m")->cached_input_per_mtok, 2.0);
+  EXPECT_FALSE(llm::PriceTable::parse(
+      R"({"prices":[{"provider":"openai","model":"m","input_per_mtok":2,"output_per_mtok":8,)"
+      R"("cached_input_per_mtok":-1}]})"));
+  // Every entry of the bundled table says what its cached input costs.
+  auto doc = json::parse(text);
+  for (const auto& row : (*doc.value)["prices"].as_array())
+    EXPECT_TRUE(row["cached_input_per_mtok"].is_number()) << row["model"].as_string();
 }
 
 const char* kGoodReply = R"(Here is my kernel.
@@ -692,6 +846,12 @@ TEST(ReplyParsing, TruncatedAndGarbledRepliesAreRejectedWithAReason) {
   std::string cut = std::string(kGoodReply).substr(0, std::string(kGoodReply).size() - 5);
   EXPECT_NE(reason(cut).find("not closed"), std::string::npos);
   EXPECT_NE(reason(cut, true).find("token limit"), std::string::npos);
+  // A reasoning model that thought until the limit sends no text at all, and is told so.
+  r.usage.output_tokens = 32768;
+  EXPECT_EQ(reason("", true),
+            "the model spent its whole output limit (32768 tokens, reasoning included) before "
+            "writing anything: raise max_tokens");
+  EXPECT_NE(llm::parse_verifier_reply(r).reason.find("raise max_tokens"), std::string::npos);
   // Nothing crashes it.
   std::mt19937 rng(3);
   for (int i = 0; i < 2000; ++i) {

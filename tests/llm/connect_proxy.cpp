@@ -3,6 +3,7 @@
 
 #include "tests/llm/connect_proxy.hpp"
 
+#include <openssl/evp.h>
 #include <sys/socket.h>
 
 #include <atomic>
@@ -26,6 +27,8 @@ struct ConnectProxy::Impl {
   std::vector<std::thread> tunnels_threads;
   std::mutex mutex;
   std::atomic<int> tunnels{0};
+  std::atomic<int> refusals{0};
+  std::string wanted_authorization;  ///< "Basic ..." or empty
   std::atomic<bool> stopping{false};
   std::string last_authority;
 
@@ -52,10 +55,24 @@ struct ConnectProxy::Impl {
     auto first_space = text.find(' '), second_space = text.find(' ', first_space + 1);
     if (text.rfind("CONNECT ", 0) != 0 || second_space == std::string::npos) return;
     std::string authority = text.substr(first_space + 1, second_space - first_space - 1);
+    if (!wanted_authorization.empty() &&
+        text.find("\r\nProxy-Authorization: " + wanted_authorization + "\r\n") ==
+            std::string::npos) {
+      ++refusals;
+      boost::asio::write(client,
+                         boost::asio::buffer(std::string(
+                             "HTTP/1.1 407 Proxy Authentication Required\r\n"
+                             "Proxy-Authenticate: Basic realm=\"kforge-test\"\r\n"
+                             "Content-Length: 0\r\n\r\n")),
+                         ec);
+      return;
+    }
     auto colon = authority.rfind(':');
+    std::string host = authority.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[') host = host.substr(1, host.size() - 2);  // IPv6
     tcp::socket upstream(io);
     tcp::resolver resolver(io);
-    auto endpoints = resolver.resolve(authority.substr(0, colon), authority.substr(colon + 1), ec);
+    auto endpoints = resolver.resolve(host, authority.substr(colon + 1), ec);
     if (!ec) boost::asio::connect(upstream, endpoints, ec);
     if (ec) {
       boost::asio::write(client,
@@ -76,7 +93,15 @@ struct ConnectProxy::Impl {
   }
 };
 
-ConnectProxy::ConnectProxy() : impl_(std::make_shared<Impl>()) {
+ConnectProxy::ConnectProxy(std::string credentials) : impl_(std::make_shared<Impl>()) {
+  if (!credentials.empty()) {
+    std::string encoded(4 * ((credentials.size() + 2) / 3) + 1, '\0');
+    encoded.resize(static_cast<size_t>(
+        EVP_EncodeBlock(reinterpret_cast<unsigned char*>(encoded.data()),
+                        reinterpret_cast<const unsigned char*>(credentials.data()),
+                        static_cast<int>(credentials.size()))));
+    impl_->wanted_authorization = "Basic " + encoded;
+  }
   auto impl = impl_;
   impl_->accept_thread = std::thread([impl] {
     for (;;) {
@@ -111,6 +136,10 @@ std::string ConnectProxy::url() const {
 
 int ConnectProxy::tunnels() const {
   return impl_->tunnels;
+}
+
+int ConnectProxy::refusals() const {
+  return impl_->refusals;
 }
 
 std::string ConnectProxy::last_authority() const {

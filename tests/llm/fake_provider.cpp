@@ -8,6 +8,7 @@
 #include <openssl/x509v3.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <boost/asio/ip/tcp.hpp>
@@ -56,7 +57,7 @@ Certificate make_certificate(const std::string& dir) {
   X509V3_CTX ctx;
   X509V3_set_ctx_nodb(&ctx);
   X509V3_set_ctx(&ctx, cert, cert, nullptr, nullptr, 0);
-  for (auto [nid, value] : {std::pair{NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1"},
+  for (auto [nid, value] : {std::pair{NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1"},
                             std::pair{NID_basic_constraints, "critical,CA:TRUE"}}) {
     X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
     X509_add_ext(cert, ext, -1);
@@ -175,16 +176,23 @@ json::Value openai_chunk(const std::string& piece, const char* finish) {
 
 /// The whole reply body (`stream` false) or the SSE events (`stream` true) for `text`.
 std::vector<std::string> reply_payload(const ProviderRequest& req, const std::string& text,
-                                       const std::string& finish_in) {
-  const bool length = finish_in == "length";
+                                       const ProviderStep& step) {
+  const bool length = step.finish == "length";
   const int64_t in = tokens(req.body), out = tokens(text);
+  const int64_t cached = std::min(in, step.cached_tokens);
   std::vector<std::string> pieces;
   for (size_t i = 0; i < text.size(); i += 97) pieces.push_back(text.substr(i, 97));
   std::vector<std::string> events;
   if (req.kind == "openai") {
     const char* finish = length ? "length" : "stop";
     json::Value usage;
+    // Chat Completions' usage: prompt_tokens counts the whole prompt, its cached part apart.
+    json::Value prompt_details, completion_details;
+    prompt_details.set("cached_tokens", cached).set("audio_tokens", 0);
+    completion_details.set("reasoning_tokens", 0).set("audio_tokens", 0);
     usage.set("prompt_tokens", in).set("completion_tokens", out).set("total_tokens", in + out);
+    usage.set("prompt_tokens_details", prompt_details);
+    usage.set("completion_tokens_details", completion_details);
     if (!req.stream) {
       json::Value msg, choice, body;
       msg.set("role", "assistant").set("content", text);
@@ -207,7 +215,9 @@ std::vector<std::string> reply_payload(const ProviderRequest& req, const std::st
     if (!req.stream) {
       json::Value block, usage, body;
       block.set("type", "text").set("text", text);
-      usage.set("input_tokens", in).set("output_tokens", out);
+      // Messages' usage: input_tokens is what follows the cache, reads and writes come apart.
+      usage.set("input_tokens", in - cached).set("cache_creation_input_tokens", 0);
+      usage.set("cache_read_input_tokens", cached).set("output_tokens", out);
       body.set("id", "msg_test").set("type", "message").set("role", "assistant");
       body.set("model", req.model).set("content", json::Array{block});
       body.set("stop_reason", stop).set("usage", usage);
@@ -217,7 +227,8 @@ std::vector<std::string> reply_payload(const ProviderRequest& req, const std::st
       events.push_back("event: " + name + "\ndata: " + data.dump() + "\n\n");
     };
     json::Value start, message, usage;
-    usage.set("input_tokens", in).set("output_tokens", 1);
+    usage.set("input_tokens", in - cached).set("cache_creation_input_tokens", 0);
+    usage.set("cache_read_input_tokens", cached).set("output_tokens", 1);
     message.set("id", "msg_test").set("type", "message").set("role", "assistant");
     message.set("content", json::Array{}).set("model", req.model).set("usage", usage);
     start.set("type", "message_start").set("message", message);
@@ -258,6 +269,7 @@ std::vector<std::string> reply_payload(const ProviderRequest& req, const std::st
     usage.set("promptTokenCount", in)
         .set("candidatesTokenCount", out)
         .set("totalTokenCount", in + out);
+    if (cached > 0) usage.set("cachedContentTokenCount", cached);  // part of promptTokenCount
     body.set("candidates", json::Array{candidate}).set("usageMetadata", usage);
     body.set("modelVersion", req.model);
     return body;
@@ -461,7 +473,7 @@ struct FakeProvider::Impl {
       text = r ? r(req) : "Hello from the fake provider.";
     }
     auto payload = step.raw_reply.empty()
-                       ? reply_payload(req, text, step.finish)
+                       ? reply_payload(req, text, step)
                        : std::vector<std::string>{req.stream ? "data: " + step.raw_reply + "\n\n"
                                                              : step.raw_reply};
     if (!req.stream) return send_status(200, payload[0], {}, "application/json");
@@ -492,7 +504,8 @@ struct FakeProvider::Impl {
   }
 };
 
-FakeProvider::FakeProvider(bool tls) : impl_(std::make_unique<Impl>()) {
+FakeProvider::FakeProvider(bool tls, const std::string& address)
+    : impl_(std::make_unique<Impl>()) {
   auto& im = *impl_;
   im.tls = tls;
   if (tls) {
@@ -506,7 +519,7 @@ FakeProvider::FakeProvider(bool tls) : impl_(std::make_unique<Impl>()) {
     im.tls_context->use_private_key_file(im.certificate.key_pem_path, ssl::context::pem);
   }
   im.acceptor = std::make_unique<tcp::acceptor>(
-      im.io, tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), 0));
+      im.io, tcp::endpoint(boost::asio::ip::make_address(address), 0));
   im.accept_thread = std::thread([this] {
     auto& im = *impl_;
     for (;;) {
@@ -555,8 +568,11 @@ uint16_t FakeProvider::port() const {
 }
 
 std::string FakeProvider::base_url(const std::string& kind) const {
+  beast::error_code ec;
+  const auto address = impl_->acceptor->local_endpoint(ec).address();
+  const std::string host = address.is_v6() ? "[" + address.to_string() + "]" : address.to_string();
   std::string base =
-      std::string(impl_->tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(port());
+      std::string(impl_->tls ? "https" : "http") + "://" + host + ":" + std::to_string(port());
   return kind == "openai" ? base + "/v1" : base;
 }
 

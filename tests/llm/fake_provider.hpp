@@ -41,6 +41,10 @@ struct ProviderStep {
   std::map<std::string, std::string> headers;
   int delay_ms = 0;             ///< wait before answering (a slow provider)
   std::string finish = "stop";  ///< reply: "stop" or "length"
+  /// reply: prompt tokens the service says it read from its prompt cache, in each provider's
+  /// documented usage fields (OpenAI prompt_tokens_details.cached_tokens, Anthropic
+  /// cache_read_input_tokens, Gemini cachedContentTokenCount)
+  int64_t cached_tokens = 0;
 
   static ProviderStep reply(std::string text) {
     ProviderStep s;
@@ -66,7 +70,8 @@ struct ProviderStep {
 
 class FakeProvider {
  public:
-  explicit FakeProvider(bool tls = false);
+  /// `address`: where it listens, "127.0.0.1" or "::1" (IPv6 loopback, if the machine has it).
+  explicit FakeProvider(bool tls = false, const std::string& address = "127.0.0.1");
   ~FakeProvider();
   FakeProvider(const FakeProvider&) = delete;
   FakeProvider& operator=(const FakeProvider&) = delete;

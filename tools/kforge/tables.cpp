@@ -357,6 +357,14 @@ std::string report_table(const json::Value& r) {
   } else {
     out += usage_table(r["models"], "");
   }
+  for (const auto& b : r["proposer_setbacks"].as_array()) {
+    const auto& event = b["event"].as_string();
+    out += b["proposer"].as_string() +
+           (event == "proposer_disabled"      ? " stopped proposing"
+            : event == "proposer_set_aside"   ? " was set aside for " + b["target"].as_string()
+                                              : " cannot write " + b["target"].as_string()) +
+           ": " + b["reason"].as_string() + "\n";
+  }
   out += "\nmoney spent " + format("$%.4f", r["cost_usd"].as_number()) +
          "; cost per correct kernel " +
          (r["cost_per_correct_usd"].is_null()
