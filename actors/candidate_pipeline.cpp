@@ -27,19 +27,17 @@ const target_layout& layout(self_ptr self, int64_t n) {
   return self->state.cfg.targets.at(static_cast<size_t>(flight(self, n).job.target));
 }
 
-/// The event's detail starts with the candidate: its sequence and id.
+/// The event's detail starts with the candidate: its sequence, id and target.
 json::Value about(self_ptr self, int64_t n) {
   json::Value d;
-  d.set("sequence", n).set("candidate", candidate(self, n).id);
+  const auto& c = candidate(self, n);
+  d.set("sequence", n).set("candidate", c.id).set("target", target_key(c));
   return d;
 }
 
 /// The coordinator archives and reports the event.
-void tell(self_ptr self, const std::string& kind, const json::Value& detail) {
-  event_record e;
-  e.kind = kind;
-  e.detail_json = detail.dump();
-  self->send(self->state.listener, event_atom::value, std::move(e));
+void tell(self_ptr self, events::Kind kind, const json::Value& detail) {
+  self->send(self->state.listener, event_atom::value, make_event(kind, detail));
 }
 
 void done_with(self_ptr self, int64_t n) {
@@ -89,7 +87,7 @@ void stage_error(self_ptr self, int64_t n, Stage stage, const caf::error& e) {
   record(self, n, v, [self, n, stage, why] {
     auto d = about(self, n);
     d.set("stage", to_string(stage)).set("reason", why);
-    tell(self, "stage_error", d);
+    tell(self, events::Kind::stage_error, d);
     candidate_outcome o;
     o.stage = stage;
     o.stage_error = true;
@@ -102,7 +100,7 @@ void stage_error(self_ptr self, int64_t n, Stage stage, const caf::error& e) {
 void rejected(self_ptr self, int64_t n, const verdict& v) {
   auto d = about(self, n);
   d.set("kind", v.kind).set("reason", v.reason);
-  tell(self, "rejected", d);
+  tell(self, events::Kind::rejected, d);
   candidate_outcome o;
   o.stage = v.stage;
   o.reason = v.reason;
@@ -204,8 +202,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                       if (ok) o.times = gpu::config_times_text(r.configs);
                       o.profiling = ok;
                       auto d = about(self, n);
-                      d.set("target", target_key(candidate(self, n)))
-                          .set("verdict", to_string(r.verdict));
+                      d.set("verdict", to_string(r.verdict));
                       d.set("strategy", candidate(self, n).strategy);
                       if (ok) d.set("speedup", o.speedup);
                       if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0)
@@ -217,7 +214,7 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
                       }
                       if (r.verdict == EvalVerdict::error) o.error = r.failure_message;
                       d.set("seconds", r.seconds);
-                      tell(self, "evaluated", d);
+                      tell(self, events::Kind::evaluated, d);
                       answer(self, n, o);
                       if (ok) profile(self, n, r.configs);
                     },
@@ -251,7 +248,7 @@ void compile(self_ptr self, int64_t n, bool record) {
               if (r.ok) return when_running(self, [self, n, r] { evaluate(self, n, r); });
               auto d = about(self, n);
               d.set("reason", r.error);
-              tell(self, "compile_failed", d);
+              tell(self, events::Kind::compile_failed, d);
               candidate_outcome o;
               o.stage = Stage::compile;
               o.reason = r.error;
@@ -298,7 +295,7 @@ void llm_verify(self_ptr self, int64_t n) {
               d.set("verdict", j.rejected ? "reject" : "accept");
               if (j.rejected) d.set("reason", j.reasons);
               d.set("audited", j.audited);
-              tell(self, "llm_verified", d);
+              tell(self, events::Kind::llm_verified, d);
               if (!j.rejected || j.audited)
                 return when_running(self, [self, n] { compile(self, n, true); });
               const verdict v{Stage::llm_verify, false, "llm_rejected", j.reasons, {}};

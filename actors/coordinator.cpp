@@ -50,14 +50,14 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
       json::Value b;
       b.set("target", st.targets[t].tgt.key()).set("candidate", st.candidates[n].id);
       b.set("speedup", o.speedup).set("strategy", st.candidates[n].strategy);
-      emit(self, "new_best", b);
+      emit(self, events::Kind::new_best, b);
     }
   }
   if (o.stage == Stage::compile && !o.stage_error) {
     const int limit = st.cfg.spec.abandon_after_compile_failures;
     const int in_a_row = planner.compile_outcome(t, false);
     if (limit > 0 && in_a_row >= limit)
-      end_target(self, t, "target_abandoned",
+      end_target(self, t, events::Kind::target_abandoned,
                  std::to_string(in_a_row) +
                      " candidates in a row failed to compile; the last: " + o.reason);
   }
@@ -147,7 +147,7 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
                 .set("mode", to_string(d.mode));
             ev.set("params", c.params).set("rationale", rationale);
             if (c.parent_id) ev.set("parent", c.parent_id);
-            emit(self, "proposed", ev);
+            emit(self, events::Kind::proposed, ev);
             judge(self, n, t, pipeline_entry::verify);
             pump(self);
           },
@@ -199,10 +199,14 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
               const auto advice = advice_json(a);
               if (!a.recommendations.empty()) st.profile_briefs[n] = advised_brief(brief, advice);
               json::Value d;
-              d.set("sequence", n).set("candidate", c.id).set("model", a.model);
+              d.set("sequence", n).set("candidate", c.id).set("target", target_key(c));
+              d.set("model", a.model);
               d.set("recommendations", advice["recommendations"]);
               if (!a.failure.empty()) d.set("reason", a.failure);
-              emit(self, a.recommendations.empty() ? "profile_not_advised" : "profile_advised", d);
+              emit(self,
+                   a.recommendations.empty() ? events::Kind::profile_not_advised
+                                             : events::Kind::profile_advised,
+                   d);
               done();
             };
             if (a.recommendations.empty() && a.calls.empty()) return advised();
@@ -242,7 +246,10 @@ void meta_written(self_ptr self, int64_t n, const search::MetaRound& round,
       ev.set("reason", r.failure);
       if (serves == "llm") st.last_error = r.failure;
     }
-    emit(self, r.strategies.empty() ? "strategies_not_written" : "strategies_written", ev);
+    emit(self,
+         r.strategies.empty() ? events::Kind::strategies_not_written
+                              : events::Kind::strategies_written,
+         ev);
     if (--st.meta_waiting > 0) return;
     st.planner->meta_done(round.target, round.round);
     st.meta.reset();
@@ -414,7 +421,7 @@ bool confirming(self_ptr self) {
                       .set("speedup_p90", c.speedup_high);
                 else
                   d.set("reason", c.reason);
-                emit(self, "confirmed", d);
+                emit(self, events::Kind::confirmed, d);
                 check_done(self);
               },
               [self](caf::error& e) {
@@ -426,7 +433,7 @@ bool confirming(self_ptr self) {
   if (st.pending_confirmations > 0) {
     json::Value d;
     d.set("candidates", static_cast<int64_t>(st.pending_confirmations));
-    emit(self, "confirming", d);
+    emit(self, events::Kind::confirming, d);
   }
   return st.pending_confirmations > 0;
 }
@@ -457,7 +464,7 @@ void begin(self_ptr self) {
   auto& st = self->state;
   json::Value d;
   d.set("targets", static_cast<int64_t>(st.targets.size()));
-  emit(self, "experiment_started", d);
+  emit(self, events::Kind::experiment_started, d);
   ledger::set_status(
       self, st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running, [self] {
         pump(self);
@@ -479,7 +486,7 @@ void resume_from(self_ptr self, const experiment_snapshot& snapshot) {
   json::Value d;
   d.set("candidates", static_cast<int64_t>(snapshot.candidates.size()))
       .set("carried_on", r.carried_on);
-  emit(self, "resumed", d);
+  emit(self, events::Kind::resumed, d);
 }
 
 /// The targets are laid out: the planner and the pipeline start, a replay follows its decisions
@@ -493,7 +500,8 @@ void start_with(self_ptr self, experiment_layout& layout) {
   for (const auto& t : st.targets) keys.push_back(t.tgt.key());
   st.planner.emplace(st.cfg.spec, keys);
   for (size_t t = 0; t < st.targets.size(); ++t)
-    if (!st.targets[t].failed.empty()) end_target(self, t, "target_failed", st.targets[t].failed);
+    if (!st.targets[t].failed.empty())
+      end_target(self, t, events::Kind::target_failed, st.targets[t].failed);
   if (!layout.error.empty()) return fail(self, layout.error);
   pipeline_config pc{st.cfg.experiment.id, st.cfg.spec,      st.targets,
                      layout.cuda_arch,     st.llm_verifiers, st.cfg.start_paused};
@@ -513,7 +521,7 @@ void start_with(self_ptr self, experiment_layout& layout) {
     json::Value d;
     d.set("replay_of", replay_of)
         .set("decisions", static_cast<int64_t>(layout.replayed.candidates.size()));
-    emit(self, "replaying", d);
+    emit(self, events::Kind::replaying, d);
   }
   if (st.cfg.resume) resume_from(self, layout.resumed);
   begin(self);
@@ -542,14 +550,15 @@ caf::result<void> control(self_ptr self, experiment_phase to) {
     if (st.status == experiment_phase::starting) return caf::unit;
     if (!pause && st.status != experiment_phase::paused) return refuse();
     tell_pipeline(pause);
-    emit(self, pause ? "experiment_paused" : "experiment_resumed", json::Value(json::Object{}));
+    emit(self, pause ? events::Kind::experiment_paused : events::Kind::experiment_resumed,
+         json::Value(json::Object{}));
     ledger::set_status(self, to, [] {});
   } else if (st.status != experiment_phase::finished && st.status != experiment_phase::stopped &&
              st.status != experiment_phase::failed) {
     // Stopping: nothing new is proposed, and work held by a pause finishes.
     if (st.status == experiment_phase::paused) tell_pipeline(false);
     st.status = experiment_phase::stopping;
-    emit(self, "experiment_stopping", json::Value(json::Object{}));
+    emit(self, events::Kind::experiment_stopping, json::Value(json::Object{}));
   }
   pump(self);
   check_done(self);
@@ -607,9 +616,10 @@ coordinator_actor::behavior_type coordinator_impl(
         } else {
           st.profile_briefs[p.sequence] = p.brief;
           json::Value d;
-          d.set("sequence", p.sequence).set("candidate", st.candidates[p.sequence].id);
+          const auto& c = st.candidates[p.sequence];
+          d.set("sequence", p.sequence).set("candidate", c.id).set("target", target_key(c));
           d.set("profile", p.brief);
-          emit(self, "profiled", d);
+          emit(self, events::Kind::profiled, d);
           ask_advice(self, p);
         }
         pump(self);  // a meta-generation round may have waited for this profile

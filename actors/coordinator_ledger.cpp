@@ -22,7 +22,7 @@ void spend(coordinator_self self, const std::string& budget, double limit) {
   st.budget_spent = true;
   json::Value d;
   d.set("budget", budget).set("limit", limit);
-  emit(self, "budget_spent", d);
+  emit(self, events::Kind::budget_spent, d);
 }
 
 }  // namespace
@@ -45,8 +45,8 @@ void emit(coordinator_self self, event_record ev, std::function<void()> then) {
           });
 }
 
-void emit(coordinator_self self, const std::string& kind, const json::Value& detail) {
-  emit(self, event_record{0, 0, 0, kind, detail.dump()});
+void emit(coordinator_self self, events::Kind kind, const json::Value& detail) {
+  emit(self, make_event(kind, detail));
 }
 
 experiment_view view(coordinator_self self) {
@@ -92,7 +92,11 @@ void conclude(coordinator_self self, experiment_phase status) {
       self->send_exit(self->state.pipeline, caf::exit_reason::user_shutdown);
     self->quit();
   };
-  event_record ev{0, 0, 0, "experiment_" + to_string(status), d.dump()};
+  const auto ev =
+      make_event(status == experiment_phase::finished  ? events::Kind::experiment_finished
+                 : status == experiment_phase::stopped ? events::Kind::experiment_stopped
+                                                       : events::Kind::experiment_failed,
+                 d);
   self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
                 status_update{st.cfg.experiment.id, to_string(status)})
       .then([self, ev, tell_and_quit] { emit(self, ev, tell_and_quit); },
@@ -126,8 +130,7 @@ void check_wall_clock(coordinator_self self) {
   if (limit > 0 && elapsed_seconds(self) > limit) spend(self, "wall_seconds", limit);
 }
 
-void end_target(coordinator_self self, size_t t, const std::string& kind,
-                const std::string& reason) {
+void end_target(coordinator_self self, size_t t, events::Kind kind, const std::string& reason) {
   auto& st = self->state;
   if (!st.planner->end(t, reason)) return;
   st.proposals.drop_waiting(t);

@@ -19,7 +19,7 @@ using coordinator_self = coordinator_actor::stateful_pointer<coordinator_state>;
 /// failed: the failure is kept as the last error). Every event of the experiment goes through
 /// here, so the listener hears them in archive order.
 void emit(coordinator_self self, event_record ev, std::function<void()> then = {});
-void emit(coordinator_self self, const std::string& kind, const json::Value& detail);
+void emit(coordinator_self self, events::Kind kind, const json::Value& detail);
 
 /// What the coordinator knows of the experiment's candidates (valid once the planner exists).
 experiment_view view(coordinator_self self);
@@ -50,7 +50,6 @@ void check_wall_clock(coordinator_self self);
 
 /// Target t gets no more proposals (`kind`: target_failed, target_exhausted, target_abandoned);
 /// its proposals not at a proposer now are dropped, and the experiment goes on with the others.
-void end_target(coordinator_self self, size_t t, const std::string& kind,
-                const std::string& reason);
+void end_target(coordinator_self self, size_t t, events::Kind kind, const std::string& reason);
 
 }  // namespace kforge::ledger

@@ -21,13 +21,6 @@ std::string task_name(const std::string& dir) {
   return p.filename().string();
 }
 
-event_record note(const std::string& kind, const json::Value& detail) {
-  event_record e;
-  e.kind = kind;
-  e.detail_json = detail.dump();
-  return e;
-}
-
 bool on_gpu(const search::ExperimentSpec& spec) {
   return std::find(spec.backends.begin(), spec.backends.end(), "cuda") != spec.backends.end();
 }
@@ -130,7 +123,7 @@ experiment_layout lay_out_targets(const search::ExperimentSpec& spec,
     if (!e.compiled_note.empty()) {
       json::Value d;
       d.set("task", spec.tasks[k]).set("baseline", e.compiled_note);
-      out.notes.push_back(note("compiled_baseline", d));
+      out.notes.push_back(make_event(events::Kind::compiled_baseline, d));
     }
     for (const auto& direction : spec.directions) {
       std::string why;
@@ -142,7 +135,7 @@ experiment_layout lay_out_targets(const search::ExperimentSpec& spec,
                  e.directions.end()) {
         json::Value d;
         d.set("task", spec.tasks[k]).set("direction", direction);
-        out.notes.push_back(note("direction_missing", d));
+        out.notes.push_back(make_event(events::Kind::direction_missing, d));
         continue;
       }
       for (const auto& backend : spec.backends) {

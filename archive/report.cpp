@@ -4,6 +4,7 @@
 #include <map>
 
 #include "archive/views.hpp"
+#include "messages/events.hpp"
 
 namespace kforge::archive {
 namespace {
@@ -208,8 +209,10 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
   // What stopped a proposer, for the whole experiment or for one target, and why: the planner's
   // own events, as the log showed them.
   json::Value setbacks{json::Array{}};
-  for (const auto& ev : a.history(experiment_id, {"proposer_disabled", "proposer_set_aside",
-                                                  "proposer_unsupported"})) {
+  for (const auto& ev :
+       a.history(experiment_id,
+                 events::names({events::Kind::proposer_disabled, events::Kind::proposer_set_aside,
+                                events::Kind::proposer_unsupported}))) {
     auto d = json::parse(ev.detail_json);
     if (!d.value) continue;
     json::Value row;

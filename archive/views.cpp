@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/statistics.hpp"
+#include "messages/events.hpp"
 
 namespace kforge::archive {
 namespace {
@@ -78,16 +79,19 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   std::map<std::string, Tally> targets;
   // Targets that ended (failed to export, abandoned, exhausted) are listed with their reason,
   // also those that never had a candidate.
-  for (const auto& ev :
-       a.history(experiment_id, {"target_failed", "target_abandoned", "target_exhausted"})) {
+  for (const auto& ev : a.history(experiment_id, events::names({events::Kind::target_failed,
+                                                                events::Kind::target_abandoned,
+                                                                events::Kind::target_exhausted}))) {
     auto d = json::parse(ev.detail_json);
     if (!d.value || (*d.value)["target"].as_string().empty()) continue;
+    const auto kind = events::kind_named(ev.kind);
     std::string reason = (*d.value)["reason"].as_string();
-    if (reason.empty()) reason = ev.kind == "target_exhausted" ? "every variant was tried" : "";
+    if (reason.empty() && kind == events::Kind::target_exhausted)
+      reason = "every variant was tried";
     targets[(*d.value)["target"].as_string()].ended =
-        (ev.kind == "target_failed"      ? "failed: "
-         : ev.kind == "target_abandoned" ? "abandoned: "
-                                         : "exhausted: ") +
+        (kind == events::Kind::target_failed      ? "failed: "
+         : kind == events::Kind::target_abandoned ? "abandoned: "
+                                                  : "exhausted: ") +
         reason;
   }
   auto progress = a.progress(experiment_id);
@@ -356,7 +360,8 @@ std::optional<json::Value> suite_view(Archive& a, int64_t experiment_id) {
   if (!e) return std::nullopt;
   json::Value v = experiment_json(*e);
   std::map<std::string, std::string> ended;  // target key -> why it ended
-  for (const auto& ev : a.history(experiment_id, {"target_failed", "target_abandoned"})) {
+  for (const auto& ev : a.history(experiment_id, events::names({events::Kind::target_failed,
+                                                                events::Kind::target_abandoned}))) {
     auto d = json::parse(ev.detail_json);
     if (d.value && !(*d.value)["target"].as_string().empty())
       ended[(*d.value)["target"].as_string()] = (*d.value)["reason"].as_string();

@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   while (!done)
     self->receive(
         [&](event_atom, event_record& ev) {
-          if (ev.kind != "evaluated") return;
+          if (events::kind_named(ev.kind) != events::Kind::evaluated) return;
           const double now =
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           if (first_evaluation < 0) first_evaluation = now;

@@ -13,11 +13,13 @@
 
 #include "common/candidate.hpp"
 #include "common/evaluation_defaults.hpp"
+#include "common/json.hpp"
 #include "common/llm_call.hpp"
 #include "common/stage.hpp"
 #include "gpu/kernel_resources.hpp"
 #include "gpu/worker_report.hpp"
 #include "llm/reply_store.hpp"
+#include "messages/events.hpp"
 #include "search/proposal_failure.hpp"
 #include "search/proposal_mode.hpp"
 
@@ -538,6 +540,8 @@ typename Inspector::result_type inspect(Inspector& f, system_state& x) {
   return f(caf::meta::type_name("system_state"), x.actors, x.experiments);
 }
 
+/// An experiment's event as it travels and is archived: `kind` is an events::Kind's name (made
+/// by `make_event`, read back with `events::kind_named`).
 struct event_record {
   int64_t id = 0;
   int64_t experiment_id = 0;
@@ -545,6 +549,11 @@ struct event_record {
   std::string kind;
   std::string detail_json;
 };
+
+/// An event of `kind` with its detail; the coordinator sets its experiment, time and id.
+inline event_record make_event(events::Kind kind, const json::Value& detail) {
+  return {0, 0, 0, std::string(events::name(kind)), detail.dump()};
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, event_record& x) {

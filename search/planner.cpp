@@ -88,20 +88,22 @@ Setback Planner::setback(size_t t, const std::string& proposer, ProposalFailure 
                          const std::string& reason) {
   using Then = Setback::Then;
   constexpr int kFailuresBeforeAbandoning = 8;
-  if (kind == ProposalFailure::offline_miss) return {Then::fail_experiment, "", reason, 0};
+  if (kind == ProposalFailure::offline_miss)
+    return {Then::fail_experiment, events::Kind::experiment_failed, reason, 0};
   if (kind == ProposalFailure::exhausted)
-    return {Then::end_target, "target_exhausted", "every variant was tried", 0};
+    return {Then::end_target, events::Kind::target_exhausted, "every variant was tried", 0};
   if (kind == ProposalFailure::unsupported) {
     // The proposer cannot write this target at all: asking again cannot help. The others may.
     const std::string why = proposer + ": " + reason;
-    if (unable(t, proposer)) return {Then::plan_again, "proposer_unsupported", why, 0};
-    return {Then::end_target, "target_abandoned", "no proposer can write it: " + why, 0};
+    if (unable(t, proposer)) return {Then::plan_again, events::Kind::proposer_unsupported, why, 0};
+    return {Then::end_target, events::Kind::target_abandoned, "no proposer can write it: " + why,
+            0};
   }
   if (kind == ProposalFailure::money || kind == ProposalFailure::auth) {
     // The key or the account is spent: no retry helps; the proposal is planned again among
     // the other proposers.
     disable(proposer);
-    return {Then::plan_again, "proposer_disabled", reason, 0};
+    return {Then::plan_again, events::Kind::proposer_disabled, reason, 0};
   }
   // Failures are counted per proposer: one model that fails every call is set aside for this
   // target while the others of the ensemble go on; the target ends only when none is left.
@@ -113,12 +115,12 @@ Setback Planner::setback(size_t t, const std::string& proposer, ProposalFailure 
   if (failures >= (refused ? kRefusalsBeforeSettingAside : kFailuresBeforeAbandoning)) {
     const std::string why =
         proposer + " failed " + std::to_string(failures) + " times in a row: " + reason;
-    if (unable(t, proposer)) return {Then::plan_again, "proposer_set_aside", why, 0};
-    return {Then::end_target, "target_abandoned", why, 0};
+    if (unable(t, proposer)) return {Then::plan_again, events::Kind::proposer_set_aside, why, 0};
+    return {Then::end_target, events::Kind::target_abandoned, why, 0};
   }
   const int delay =
       kind == ProposalFailure::reply_rejected || refused ? 0 : std::min(60, 1 << (failures - 1));
-  return {Then::retry, "proposal_failed", reason, delay};
+  return {Then::retry, events::Kind::proposal_failed, reason, delay};
 }
 
 void Planner::follow(std::map<int64_t, Decision> recorded) {

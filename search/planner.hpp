@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/stage.hpp"
+#include "messages/events.hpp"
 #include "search/experiment_spec.hpp"
 #include "search/meta_generation.hpp"
 #include "search/population.hpp"
@@ -61,7 +62,7 @@ struct Setback {
     retry,            ///< `event` proposal_failed: the same request, after `delay_seconds`
   };
   Then then = Then::retry;
-  std::string event;
+  events::Kind event = events::Kind::proposal_failed;
   std::string reason;
   int delay_seconds = 0;
 };

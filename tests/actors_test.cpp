@@ -186,6 +186,7 @@ class ActorTest : public testing::Test {
     std::ofstream(dir_ / "export_cumsum" / "task.json") << cumsum;
   }
   void TearDown() override {
+    EXPECT_TRUE(untargeted_.empty()) << untargeted_.front();
     stop_system();
     fs::remove_all(dir_);
   }
@@ -271,9 +272,17 @@ class ActorTest : public testing::Test {
   bool collect() {
     bool more = true;
     while (more)
-      (*self_)->receive([&](event_atom, event_record& e) { events_.push_back(e.kind); },
-                        [&](done_atom, experiment_status& s) { done_ = s; },
-                        caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
+      (*self_)->receive(
+          [&](event_atom, event_record& e) {
+            events_.push_back(e.kind);
+            // Every event about a target names it (the suite's per-target progress reads it).
+            auto d = json::parse(e.detail_json);
+            if (events::about_target(events::kind_named(e.kind)) &&
+                (!d.value || (*d.value)["target"].as_string().empty()))
+              untargeted_.push_back(e.kind + " " + e.detail_json);
+          },
+          [&](done_atom, experiment_status& s) { done_ = s; },
+          caf::after(std::chrono::seconds(0)) >> [&] { more = false; });
     return done_.has_value();
   }
 
@@ -313,6 +322,7 @@ class ActorTest : public testing::Test {
   caf::actor evaluator_;
   int64_t experiment_ = 0;
   std::vector<std::string> events_;
+  std::vector<std::string> untargeted_;  ///< events about a target that do not name it
   std::optional<experiment_status> done_;
 };
 

@@ -118,6 +118,7 @@ profiler_actor::behavior_type stand_in_profiler(profiler_actor::pointer) {
 /// What the pipeline told its coordinator and answered.
 struct Heard {
   std::vector<std::string> events;  ///< kinds, in order
+  std::vector<std::string> untargeted;  ///< events about a target that do not name it
   std::vector<candidate_outcome> outcomes;
   std::vector<std::string> errors;
   std::vector<profile_outcome> profiles;
@@ -126,7 +127,14 @@ struct Heard {
 
 pipeline_listener::behavior_type listener(pipeline_listener::pointer, std::shared_ptr<Heard> h) {
   return {
-      [h](event_atom, event_record& e) { h->events.push_back(e.kind); },
+      [h](event_atom, event_record& e) {
+        h->events.push_back(e.kind);
+        // What the suite's per-target progress reads: every event about a target names it.
+        auto d = json::parse(e.detail_json);
+        if (events::about_target(events::kind_named(e.kind)) &&
+            (!d.value || (*d.value)["target"].as_string().empty()))
+          h->untargeted.push_back(e.kind + " " + e.detail_json);
+      },
       [h](charge_atom, int64_t, std::vector<LlmCall>& calls) {
         for (const auto& c : calls) h->charged += c.cost_usd;
       },
@@ -162,6 +170,7 @@ class PipelineTest : public testing::Test {
   }
 
   void TearDown() override {
+    EXPECT_TRUE(heard_->untargeted.empty()) << heard_->untargeted.front();
     for (auto a : {caf::actor_cast<caf::actor>(stages_.archive),
                    caf::actor_cast<caf::actor>(stages_.verifier),
                    caf::actor_cast<caf::actor>(stages_.compiler),

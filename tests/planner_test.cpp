@@ -221,7 +221,7 @@ TEST(Planner, ASetbackIsRetriedWithBackOffThenTheTargetIsAbandoned) {
   for (int i = 0; i < 6; ++i) {
     auto s = p.setback(0, "m1", ProposalFailure::transient, "503");
     EXPECT_EQ(s.then, Then::retry);
-    EXPECT_EQ(s.event, "proposal_failed");
+    EXPECT_EQ(s.event, events::Kind::proposal_failed);
     delays.push_back(s.delay_seconds);
   }
   EXPECT_EQ(delays, (std::vector<int>{2, 4, 8, 16, 32, 60}));
@@ -229,7 +229,7 @@ TEST(Planner, ASetbackIsRetriedWithBackOffThenTheTargetIsAbandoned) {
   // proposer of the ensemble goes on; the target ends only when it fails 8 times too.
   auto last = p.setback(0, "m1", ProposalFailure::transient, "503");
   EXPECT_EQ(last.then, Then::plan_again);
-  EXPECT_EQ(last.event, "proposer_set_aside");
+  EXPECT_EQ(last.event, events::Kind::proposer_set_aside);
   EXPECT_EQ(last.reason, "m1 failed 8 times in a row: 503");
   EXPECT_EQ(p.setback(1, "m1", ProposalFailure::transient, "503").delay_seconds, 1);  // per target
   for (int i = 0; i < 7; ++i) EXPECT_EQ(p.setback(0, "builtin", ProposalFailure::transient, "x").then, Then::retry);
@@ -243,7 +243,7 @@ TEST(Planner, ASetbackIsRetriedWithBackOffThenTheTargetIsAbandoned) {
   EXPECT_EQ(first.delay_seconds, 0);
   auto second = q.setback(0, "m1", ProposalFailure::bad_request, "400 unsupported_parameter");
   EXPECT_EQ(second.then, Then::plan_again);
-  EXPECT_EQ(second.event, "proposer_set_aside");
+  EXPECT_EQ(second.event, events::Kind::proposer_set_aside);
   // A proposal that becomes a candidate ends its proposer's failures in a row.
   for (int i = 0; i < 7; ++i) p.setback(1, "m1", ProposalFailure::transient, "503");
   p.proposal_succeeded(1, "m1");
@@ -257,14 +257,14 @@ TEST(Planner, ASetbackSaysWhoElseMayProposeAndWhenNothingCanGoOn) {
             Then::fail_experiment);
   auto exhausted = p.setback(1, "builtin", ProposalFailure::exhausted, "");
   EXPECT_EQ(exhausted.then, Then::end_target);
-  EXPECT_EQ(exhausted.event, "target_exhausted");
+  EXPECT_EQ(exhausted.event, events::Kind::target_exhausted);
   auto unsupported = p.setback(0, "builtin", ProposalFailure::unsupported, "no template");
   EXPECT_EQ(unsupported.then, Then::plan_again);  // m1 may
-  EXPECT_EQ(unsupported.event, "proposer_unsupported");
+  EXPECT_EQ(unsupported.event, events::Kind::proposer_unsupported);
   EXPECT_EQ(unsupported.reason, "builtin: no template");
   auto money = p.setback(0, "m1", ProposalFailure::money, "quota");
   EXPECT_EQ(money.then, Then::plan_again);
-  EXPECT_EQ(money.event, "proposer_disabled");
+  EXPECT_EQ(money.event, events::Kind::proposer_disabled);
   auto abandoned =
       p.setback(0, "builtin", ProposalFailure::unsupported, "no template");  // m1 is disabled
   EXPECT_EQ(abandoned.then, Then::end_target);

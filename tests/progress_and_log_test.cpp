@@ -9,8 +9,10 @@
 #include <sstream>
 
 #include "common/log.hpp"
+#include "messages/events.hpp"
 #include "tools/kforge/daemon_log.hpp"
 #include "tools/kforge/run_progress.hpp"
+#include "tools/kforge/suite_progress.hpp"
 
 namespace kforge::cli {
 namespace {
@@ -97,6 +99,56 @@ TEST(DaemonLog, EventsAreLoggedAtTheLevelTheyDeserve) {
   EXPECT_EQ(event_level("new_best"), log::Level::info);
   EXPECT_EQ(event_level("evaluated"), log::Level::debug);
   EXPECT_EQ(event_level("proposed"), log::Level::debug);
+  EXPECT_EQ(event_level("a_kind_of_a_later_kforge"), log::Level::debug);
+}
+
+// Every kind has one name, and the name gives the kind back.
+TEST(Events, EveryKindHasOneNameThatGivesItBack) {
+  for (int i = 0; i < static_cast<int>(events::Kind::unknown); ++i) {
+    const auto kind = static_cast<events::Kind>(i);
+    EXPECT_EQ(events::kind_named(events::name(kind)), kind) << events::name(kind);
+  }
+  EXPECT_EQ(events::kind_named("not_a_kind"), events::Kind::unknown);
+  EXPECT_TRUE(events::ends_target(events::Kind::target_abandoned));
+  EXPECT_TRUE(events::finishes_candidate(events::Kind::compile_failed));
+  EXPECT_FALSE(events::finishes_candidate(events::Kind::llm_verified));
+}
+
+/// A candidate's event as the pipeline writes it: sequence, candidate id and target.
+json::Value about(const std::string& target, int64_t candidate) {
+  json::Value d;
+  d.set("sequence", candidate).set("candidate", candidate).set("target", target);
+  return d;
+}
+
+// A suite of two targets, 3 and 2 kernels: two of the first are rejected or fail to compile and
+// the target is abandoned while a third is in flight; that one finishing later is not counted
+// again. The count reaches 5 of 5, never more.
+TEST(SuiteProgress, AnAbandonedTargetCountsWhatItWillNeverGetOnce) {
+  const std::string a = "softmax/forward/cpu", b = "layernorm/forward/cpu";
+  SuiteProgress p({{a, 3}, {b, 2}});
+  EXPECT_EQ(p.total(), 5);
+  auto name = [](events::Kind k) { return std::string(events::name(k)); };
+  EXPECT_TRUE(p.on_event(name(events::Kind::rejected), about(a, 1)));
+  EXPECT_TRUE(p.on_event(name(events::Kind::compile_failed), about(a, 2)));
+  EXPECT_FALSE(p.on_event(name(events::Kind::llm_verified), about(a, 3)));
+  EXPECT_EQ(p.done(), 2);
+  json::Value abandoned;
+  abandoned.set("target", a).set("reason", "no proposer can write it");
+  EXPECT_TRUE(p.on_event(name(events::Kind::target_abandoned), abandoned));
+  EXPECT_EQ(p.done(), 3);
+  EXPECT_FALSE(p.on_event(name(events::Kind::evaluated), about(a, 3)));  // was in flight
+  EXPECT_FALSE(p.on_event(name(events::Kind::target_abandoned), abandoned));
+  EXPECT_EQ(p.done(), 3);
+  EXPECT_TRUE(p.on_event(name(events::Kind::evaluated), about(b, 4)));
+  EXPECT_TRUE(p.on_event(name(events::Kind::stage_error), about(b, 5)));
+  EXPECT_EQ(p.done(), 5);
+  // A target that fails to start before any kernel counts all of its own.
+  SuiteProgress q({{a, 3}});
+  json::Value failed;
+  failed.set("target", a).set("reason", "the export failed");
+  EXPECT_TRUE(q.on_event(name(events::Kind::target_failed), failed));
+  EXPECT_EQ(q.done(), 3);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "common/json.hpp"
 #include "common/numbers.hpp"
 #include "gpu/hashing.hpp"
+#include "messages/events.hpp"
 #include "net/http_client.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/command_line.hpp"
@@ -206,9 +207,7 @@ int command(const Connection& c, const std::vector<std::string>& words) {
 bool ends_an_experiment(const std::string& text) {
   auto ev = json::parse(text);
   if (!ev) return false;
-  const auto& kind = (*ev)["kind"].as_string();
-  return kind == "experiment_finished" || kind == "experiment_stopped" ||
-         kind == "experiment_failed";
+  return events::ends_experiment(events::kind_named((*ev)["kind"].as_string()));
 }
 
 /// Prints live events until the connection ends. With `ended` (the stream is filtered to one

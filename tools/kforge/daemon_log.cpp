@@ -2,36 +2,23 @@
 
 #include <caf/event_based_actor.hpp>
 
-#include <set>
-
 #include "common/json.hpp"
+#include "messages/events.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
 
 log::Level event_level(const std::string& kind) {
-  static const std::set<std::string> errors = {"experiment_failed", "stage_error"};
-  static const std::set<std::string> warnings = {
-      "proposer_error",   "proposal_failed",      "proposer_disabled", "target_failed",
-      "target_abandoned", "proposer_unsupported", "proposer_set_aside",
-      "direction_missing"};
-  static const std::set<std::string> news = {"experiment_started",
-                                             "experiment_finished",
-                                             "experiment_stopped",
-                                             "experiment_paused",
-                                             "experiment_resumed",
-                                             "experiment_stopping",
-                                             "resumed",
-                                             "new_best",
-                                             "confirming",
-                                             "confirmed",
-                                             "budget_spent",
-                                             "target_exhausted",
-                                             "compiled_baseline",
-                                             "replaying"};
-  if (errors.count(kind)) return log::Level::error;
-  if (warnings.count(kind)) return log::Level::warn;
-  if (news.count(kind)) return log::Level::info;
+  switch (events::severity(events::kind_named(kind))) {
+    case events::Severity::error:
+      return log::Level::error;
+    case events::Severity::warn:
+      return log::Level::warn;
+    case events::Severity::info:
+      return log::Level::info;
+    case events::Severity::debug:
+      break;
+  }
   return log::Level::debug;
 }
 

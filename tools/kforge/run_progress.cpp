@@ -1,6 +1,7 @@
 #include "tools/kforge/run_progress.hpp"
 
 #include "common/numbers.hpp"
+#include "messages/events.hpp"
 
 namespace kforge::cli {
 
@@ -14,17 +15,18 @@ double RunProgress::elapsed() const {
 
 void RunProgress::on_event(const std::string& kind, const json::Value& d) {
   last_line_ = std::chrono::steady_clock::now();
-  if (kind == "experiment_started") {
+  using K = events::Kind;
+  const K k = events::kind_named(kind);
+  if (k == K::experiment_started) {
     started_ = true;
     targets_ = d["targets"].as_int();
-  } else if (kind == "resumed") {
+  } else if (k == K::resumed) {
     started_ = true;
-  } else if (kind == "evaluated" || kind == "rejected" || kind == "compile_failed" ||
-             kind == "stage_error") {
+  } else if (events::finishes_candidate(k)) {
     ++finished_;
-  } else if (kind == "confirming") {
+  } else if (k == K::confirming) {
     confirming_ = d["candidates"].as_int();
-  } else if (kind == "confirmed") {
+  } else if (k == K::confirmed) {
     ++confirmed_;
   }
 }

@@ -14,6 +14,7 @@
 #include "gpu/task_export.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/command_line.hpp"
+#include "tools/kforge/suite_progress.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
@@ -282,34 +283,20 @@ int run_suite(const std::vector<std::string>& args) {
     record = *recorded;
   }
   const auto expected = expected_kernels(spec);
-  int64_t total = 0;
-  for (const auto& [key, n] : expected) total += n;
+  SuiteProgress progress(expected);
+  const int64_t total = progress.total();
   std::cout << "suite " << record.id << ": " << spec.tasks.size() << " task(s), " << total
             << " kernel(s) for " << expected.size() << " target(s), archive " << archive_path
             << "\n"
             << std::flush;
   const auto start = std::chrono::steady_clock::now();
-  std::map<std::string, int64_t> done_by_target;
-  int64_t done = 0;
   auto follow = [&](const event_record& ev) {
     auto parsed = json::parse(ev.detail_json);
     const json::Value detail = parsed.value ? *parsed.value : json::Value();
-    const std::string key = detail["target"].as_string();
-    static const std::set<std::string> finished = {"evaluated", "compile_failed", "rejected",
-                                                   "stage_error"};
-    if (finished.count(ev.kind)) {
-      ++done_by_target[key];
-      ++done;
-    } else if (ev.kind == "target_failed" || ev.kind == "target_abandoned") {
-      auto it = expected.find(key);
-      const int64_t left = (it == expected.end() ? 1 : it->second) - done_by_target[key];
-      if (left > 0) {
-        done += left;
-        done_by_target[key] += left;
-      }
-    }
+    const bool counted = progress.on_event(ev.kind, detail);
     if (!quiet) std::cout << elapsed_stamp(start) << describe_event(ev.kind, detail) << "\n";
-    if (finished.count(ev.kind) || ev.kind == "target_failed" || ev.kind == "target_abandoned") {
+    if (counted) {
+      const int64_t done = progress.done();
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double left = done > 0 && done < total ? elapsed / static_cast<double>(done) *

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "common/numbers.hpp"
+#include "messages/events.hpp"
 
 namespace kforge::cli {
 
@@ -17,99 +18,125 @@ std::string pad(std::string s, size_t width) {
   return s + std::string(width - s.size(), ' ') + " ";
 }
 
-std::string describe_event(const std::string& kind, const json::Value& d) {
+std::string describe_event(const std::string& kind_name, const json::Value& d) {
   // A candidate has one number wherever a person reads one: its archive id, what `kforge show`
   // takes (the proposal's sequence within the experiment stays in the JSON).
   auto seq = [&] { return "candidate " + std::to_string(d["candidate"].as_int()); };
-  if (kind == "proposed")
-    return seq() + " proposed for " + d["target"].as_string() + " by " + d["proposer"].as_string() +
-           " (" + d["mode"].as_string("translate") + "): " + d["strategy"].as_string() + " " +
-           d["params"].as_string() + " (" + d["rationale"].as_string() + ")";
-  if (kind == "proposal_failed")
-    return d["proposer"].as_string() + " gave no candidate for " + d["target"].as_string() + ": " +
-           d["kind"].as_string() + ": " + d["reason"].as_string().substr(0, 200) + " (again in " +
-           std::to_string(d["retry_in_seconds"].as_int()) + " s)";
-  if (kind == "proposer_disabled")
-    return d["proposer"].as_string() + " stops proposing: " + d["kind"].as_string() + ": " +
-           d["reason"].as_string();
-  if (kind == "llm_verified")
-    return seq() + " LLM verifiers: " + d["verdict"].as_string() +
-           (d["reason"].as_string().empty() ? "" : ": " + d["reason"].as_string().substr(0, 200)) +
-           (d["audited"].as_bool() ? " (run anyway as an audit)" : "");
-  if (kind == "replaying")
-    return "replaying the " + std::to_string(d["decisions"].as_int()) +
-           " recorded decisions of experiment " + std::to_string(d["replay_of"].as_int());
-  if (kind == "rejected")
-    return seq() + " rejected before compiling: " + d["kind"].as_string() + ": " +
-           d["reason"].as_string();
-  if (kind == "compile_failed") return seq() + " does not compile: " + d["reason"].as_string();
-  if (kind == "evaluated") {
-    std::string s = seq() + " " + d["target"].as_string() + " " + d["strategy"].as_string() + ": ";
-    if (d["verdict"].as_string() == "correct")
-      return s + "correct, " + format("%.2fx", d["speedup"].as_number()) + " over eager" +
-             (d.contains("speedup_compiled")
-                  ? ", " + format("%.2fx", d["speedup_compiled"].as_number()) +
-                        " over torch.compile"
-                  : "") +
-             " (" + format("%.1f s", d["seconds"].as_number()) + ")";
-    return s + d["verdict"].as_string() + ": " + d["kind"].as_string() + ": " +
-           d["reason"].as_string().substr(0, 160);
+  using K = events::Kind;
+  const K kind = events::kind_named(kind_name);
+  switch (kind) {
+    case K::proposed:
+      return seq() + " proposed for " + d["target"].as_string() + " by " +
+             d["proposer"].as_string() + " (" + d["mode"].as_string("translate") +
+             "): " + d["strategy"].as_string() + " " + d["params"].as_string() + " (" +
+             d["rationale"].as_string() + ")";
+    case K::proposal_failed:
+      return d["proposer"].as_string() + " gave no candidate for " + d["target"].as_string() +
+             ": " + d["kind"].as_string() + ": " + d["reason"].as_string().substr(0, 200) +
+             " (again in " + std::to_string(d["retry_in_seconds"].as_int()) + " s)";
+    case K::proposer_disabled:
+      return d["proposer"].as_string() + " stops proposing: " + d["kind"].as_string() + ": " +
+             d["reason"].as_string();
+    case K::llm_verified:
+      return seq() + " LLM verifiers: " + d["verdict"].as_string() +
+             (d["reason"].as_string().empty() ? ""
+                                              : ": " + d["reason"].as_string().substr(0, 200)) +
+             (d["audited"].as_bool() ? " (run anyway as an audit)" : "");
+    case K::replaying:
+      return "replaying the " + std::to_string(d["decisions"].as_int()) +
+             " recorded decisions of experiment " + std::to_string(d["replay_of"].as_int());
+    case K::rejected:
+      return seq() + " rejected before compiling: " + d["kind"].as_string() + ": " +
+             d["reason"].as_string();
+    case K::compile_failed:
+      return seq() + " does not compile: " + d["reason"].as_string();
+    case K::evaluated: {
+      std::string s =
+          seq() + " " + d["target"].as_string() + " " + d["strategy"].as_string() + ": ";
+      if (d["verdict"].as_string() == "correct")
+        return s + "correct, " + format("%.2fx", d["speedup"].as_number()) + " over eager" +
+               (d.contains("speedup_compiled")
+                    ? ", " + format("%.2fx", d["speedup_compiled"].as_number()) +
+                          " over torch.compile"
+                    : "") +
+               " (" + format("%.1f s", d["seconds"].as_number()) + ")";
+      return s + d["verdict"].as_string() + ": " + d["kind"].as_string() + ": " +
+             d["reason"].as_string().substr(0, 160);
+    }
+    case K::new_best:
+      return "new best for " + d["target"].as_string() + ": candidate " +
+             std::to_string(d["candidate"].as_int()) + " (" + d["strategy"].as_string() + ") " +
+             format("%.2fx", d["speedup"].as_number()) +
+             (d["speedup"].as_number() < 1 ? " eager's speed: still slower than eager PyTorch"
+                                           : " over eager");
+    case K::profiled:
+      return seq() + " profile: " + d["profile"].as_string();
+    case K::confirming:
+      return "the search is over: timing the best " + std::to_string(d["candidates"].as_int()) +
+             " candidate(s) again (fresh inputs, interleaved with eager) before reporting them";
+    case K::confirmed: {
+      std::string s = "candidate " + std::to_string(d["candidate"].as_int()) + " " +
+                      d["target"].as_string() + " timed again: ";
+      if (d["verdict"].as_string() != "confirmed")
+        return s + "not confirmed: " + d["reason"].as_string().substr(0, 200);
+      return s + format("%.2fx", d["speedup"].as_number()) +
+             format(" (p10-p90 %.2f", d["speedup_p10"].as_number()) +
+             format("-%.2f)", d["speedup_p90"].as_number()) +
+             format("; %.2fx in the search", d["speedup_searched"].as_number());
+    }
+    case K::stage_error:
+      return seq() + " " + d["stage"].as_string() + " failed: " + d["reason"].as_string();
+    case K::proposer_error:
+      return "proposer failed for " + d["target"].as_string() + ": " + d["reason"].as_string() +
+             " (retry in " + std::to_string(d["retry_in_seconds"].as_int()) + " s)";
+    case K::target_exhausted:
+      return d["target"].as_string() + ": every variant was tried";
+    case K::target_abandoned:
+      return d["target"].as_string() + ": abandoned: " + d["reason"].as_string();
+    case K::target_failed:
+      return d["target"].as_string() + ": cannot start: " + d["reason"].as_string();
+    case K::proposer_unsupported:
+      return d["proposer"].as_string() + " cannot write " + d["target"].as_string() +
+             "; the other proposers go on: " + d["reason"].as_string();
+    case K::proposer_set_aside:
+      return d["proposer"].as_string() + " is set aside for " + d["target"].as_string() +
+             "; the other proposers go on: " + d["reason"].as_string();
+    case K::budget_spent:
+      return "budget spent: " + d["budget"].as_string() + " (limit " +
+             format("%g", d["limit"].as_number()) + ")";
+    case K::resumed:
+      return "resumed: " + std::to_string(d["candidates"].as_int()) +
+             " candidates in the archive, " + std::to_string(d["carried_on"].as_int()) +
+             " carried on";
+    case K::experiment_paused:
+      return "experiment paused";
+    case K::experiment_resumed:
+      return "experiment resumed";
+    case K::experiment_stopping:
+      return "experiment stopping";
+    case K::experiment_started:
+      return "experiment started: " + std::to_string(d["targets"].as_int()) + " target(s)";
+    case K::experiment_finished:
+    case K::experiment_stopped:
+    case K::experiment_failed:
+      return "experiment " + d["status"].as_string() + ": " +
+             std::to_string(d["proposed"].as_int()) + " proposed, " +
+             std::to_string(d["correct"].as_int()) + " correct" +
+             (d["error"].as_string().empty() ? "" : "; last error: " + d["error"].as_string());
+    case K::compiled_baseline:
+      return "torch.compile baseline of " + d["task"].as_string() + ": " +
+             d["baseline"].as_string();
+    case K::direction_missing:
+      return d["task"].as_string() + " has no " + d["direction"].as_string() +
+             " direction; skipped";
+    case K::profile_advised:
+    case K::profile_not_advised:
+    case K::strategies_written:
+    case K::strategies_not_written:
+    case K::unknown:
+      break;
   }
-  if (kind == "new_best")
-    return "new best for " + d["target"].as_string() + ": candidate " +
-           std::to_string(d["candidate"].as_int()) + " (" + d["strategy"].as_string() + ") " +
-           format("%.2fx", d["speedup"].as_number()) +
-           (d["speedup"].as_number() < 1 ? " eager's speed: still slower than eager PyTorch"
-                                         : " over eager");
-  if (kind == "profiled") return seq() + " profile: " + d["profile"].as_string();
-  if (kind == "confirming")
-    return "the search is over: timing the best " + std::to_string(d["candidates"].as_int()) +
-           " candidate(s) again (fresh inputs, interleaved with eager) before reporting them";
-  if (kind == "confirmed") {
-    std::string s = "candidate " + std::to_string(d["candidate"].as_int()) + " " +
-                    d["target"].as_string() + " timed again: ";
-    if (d["verdict"].as_string() != "confirmed")
-      return s + "not confirmed: " + d["reason"].as_string().substr(0, 200);
-    return s + format("%.2fx", d["speedup"].as_number()) +
-           format(" (p10-p90 %.2f", d["speedup_p10"].as_number()) +
-           format("-%.2f)", d["speedup_p90"].as_number()) +
-           format("; %.2fx in the search", d["speedup_searched"].as_number());
-  }
-  if (kind == "stage_error")
-    return seq() + " " + d["stage"].as_string() + " failed: " + d["reason"].as_string();
-  if (kind == "proposer_error")
-    return "proposer failed for " + d["target"].as_string() + ": " + d["reason"].as_string() +
-           " (retry in " + std::to_string(d["retry_in_seconds"].as_int()) + " s)";
-  if (kind == "target_exhausted") return d["target"].as_string() + ": every variant was tried";
-  if (kind == "target_abandoned")
-    return d["target"].as_string() + ": abandoned: " + d["reason"].as_string();
-  if (kind == "target_failed")
-    return d["target"].as_string() + ": cannot start: " + d["reason"].as_string();
-  if (kind == "proposer_unsupported")
-    return d["proposer"].as_string() + " cannot write " + d["target"].as_string() +
-           "; the other proposers go on: " + d["reason"].as_string();
-  if (kind == "proposer_set_aside")
-    return d["proposer"].as_string() + " is set aside for " + d["target"].as_string() +
-           "; the other proposers go on: " + d["reason"].as_string();
-  if (kind == "budget_spent")
-    return "budget spent: " + d["budget"].as_string() + " (limit " +
-           format("%g", d["limit"].as_number()) + ")";
-  if (kind == "resumed")
-    return "resumed: " + std::to_string(d["candidates"].as_int()) + " candidates in the archive, " +
-           std::to_string(d["carried_on"].as_int()) + " carried on";
-  if (kind == "experiment_paused" || kind == "experiment_resumed" || kind == "experiment_stopping")
-    return "experiment " + kind.substr(11);
-  if (kind == "experiment_started")
-    return "experiment started: " + std::to_string(d["targets"].as_int()) + " target(s)";
-  if (kind == "experiment_finished" || kind == "experiment_stopped" || kind == "experiment_failed")
-    return "experiment " + d["status"].as_string() + ": " + std::to_string(d["proposed"].as_int()) +
-           " proposed, " + std::to_string(d["correct"].as_int()) + " correct" +
-           (d["error"].as_string().empty() ? "" : "; last error: " + d["error"].as_string());
-  if (kind == "compiled_baseline")
-    return "torch.compile baseline of " + d["task"].as_string() + ": " + d["baseline"].as_string();
-  if (kind == "direction_missing")
-    return d["task"].as_string() + " has no " + d["direction"].as_string() + " direction; skipped";
-  return kind + (d.as_object().empty() ? "" : " " + d.dump());
+  return kind_name + (d.as_object().empty() ? "" : " " + d.dump());
 }
 
 std::string experiment_table(const json::Value& e) {
@@ -358,11 +385,12 @@ std::string report_table(const json::Value& r) {
     out += usage_table(r["models"], "");
   }
   for (const auto& b : r["proposer_setbacks"].as_array()) {
-    const auto& event = b["event"].as_string();
+    const auto event = events::kind_named(b["event"].as_string());
     out += b["proposer"].as_string() +
-           (event == "proposer_disabled"      ? " stopped proposing"
-            : event == "proposer_set_aside"   ? " was set aside for " + b["target"].as_string()
-                                              : " cannot write " + b["target"].as_string()) +
+           (event == events::Kind::proposer_disabled ? " stopped proposing"
+            : event == events::Kind::proposer_set_aside
+                ? " was set aside for " + b["target"].as_string()
+                : " cannot write " + b["target"].as_string()) +
            ": " + b["reason"].as_string() + "\n";
   }
   out += "\nmoney spent " + format("$%.4f", r["cost_usd"].as_number()) +

@@ -1,0 +1,32 @@
+// How far `kforge suite` is: kernels done of those expected, per target, from the experiment's
+// events. A kernel is done when its candidate's last event arrives (evaluated, rejected, did not
+// compile, a stage failed); a target that fails to start or is abandoned counts the kernels it
+// will never get as done at once, and kernels of that target that finish later (they were in
+// flight) are not counted twice.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+#include "common/json.hpp"
+
+namespace kforge::cli {
+
+class SuiteProgress {
+ public:
+  /// `expected`: kernels per target key ("task/direction/backend").
+  explicit SuiteProgress(std::map<std::string, int64_t> expected);
+  /// Counts an event; true when it changed the count (time for a progress line).
+  bool on_event(const std::string& kind, const json::Value& detail);
+  int64_t done() const { return done_; }
+  int64_t total() const { return total_; }
+
+ private:
+  std::map<std::string, int64_t> expected_, done_by_target_;
+  std::set<std::string> ended_;
+  int64_t done_ = 0, total_ = 0;
+};
+
+}  // namespace kforge::cli
