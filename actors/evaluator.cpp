@@ -28,9 +28,13 @@ device_info describe_device(gpu::WorkerClient& worker, const std::string& backen
   d.ok = true;
   d.name = ready["device"]["name"].as_string();
   if (backend == "cuda") {
-    std::string cc = ready["device"]["compute_capability"].as_string("9.0");
-    cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
-    d.cuda_arch = "sm_" + cc;
+    auto arch = gpu::cuda_arch_of(ready["device"]);
+    if (!arch) {
+      d.ok = false;
+      d.error = arch.error;
+      return d;
+    }
+    d.cuda_arch = *arch;
   }
   d.sandbox = ready["sandbox"].dump();
   return d;

@@ -1,22 +1,10 @@
 #include "actors/verifier.hpp"
 
-#include "common/task_document.hpp"
-#include "common/task_signature.hpp"
 #include "gpu/source_check.hpp"
 #include "messages/errors.hpp"
 #include "search/random_stream.hpp"
 
 namespace kforge {
-
-Result<std::vector<std::string>> task_parameter_types(const std::string& export_dir,
-                                                      const std::string& direction) {
-  using Types = Result<std::vector<std::string>>;
-  auto doc = tasks::read_task_document(export_dir);
-  if (!doc) return Types::failure(doc.error);
-  auto configs = tasks::direction_configs(**doc, direction);
-  if (!configs) return Types::failure(configs.error);
-  return {tasks::parameter_types(configs->front()), {}};
-}
 
 llm_judgement judge_llm_verdicts(std::vector<llm_verdict> verdicts, double audit_fraction,
                                  uint64_t audit_seed) {
@@ -79,7 +67,7 @@ verifier_actor::behavior_type verifier_impl(verifier_actor::stateful_pointer<ver
         verdict v;
         v.stage = Stage::verify;
         const std::string& direction = r.candidate.direction;
-        auto types = task_parameter_types(r.export_dir, direction);
+        auto types = gpu::task_parameter_types(r.export_dir, direction);
         if (!types) {
           v.kind = "task_unreadable";
           v.reason = types.error;

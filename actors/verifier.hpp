@@ -27,8 +27,4 @@ verifier_actor::behavior_type verifier_impl(verifier_actor::stateful_pointer<ver
 llm_judgement judge_llm_verdicts(std::vector<llm_verdict> verdicts, double audit_fraction,
                                  uint64_t audit_seed);
 
-/// The task's parameter types for a direction, in the registry's words; error when unreadable.
-Result<std::vector<std::string>> task_parameter_types(const std::string& export_dir,
-                                                      const std::string& direction);
-
 }  // namespace kforge

@@ -185,9 +185,14 @@ int main(int argc, char** argv) {
       std::cerr << e << "\n";
       return 2;
     }
-    std::string cc = probe.ready()["device"]["compute_capability"].as_string("9.0");
-    cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
-    arch = "sm_" + cc;
+    if (backend == gpu::Backend::cuda) {
+      auto device_arch = gpu::cuda_arch_of(probe.ready()["device"]);
+      if (!device_arch) {
+        std::cerr << device_arch.error << "\n";
+        return 2;
+      }
+      arch = *device_arch;
+    }
     std::cout << "device: " << probe.ready()["device"].dump() << "\n";
   }
   gpu::CompileOptions co;

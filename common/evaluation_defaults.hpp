@@ -2,6 +2,8 @@
 // `kforge eval`, `kforge suite`, the evaluator's request and the worker's.
 #pragma once
 
+#include <cstdint>
+
 namespace kforge {
 
 /// Trials with fresh inputs and weights per config.
@@ -16,5 +18,8 @@ inline constexpr double kDefaultCountersBudgetSeconds = 10;
 /// should last (the worker's timing; the supervisor bounds the timing stage from them).
 inline constexpr double kDefaultTimingSecondsPerConfig = 4;
 inline constexpr double kDefaultTargetBatchMs = 5;
+
+/// The largest kernel source the static checks accept, in bytes.
+inline constexpr int64_t kDefaultMaxSourceBytes = 256 * 1024;
 
 }  // namespace kforge

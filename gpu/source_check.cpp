@@ -1,5 +1,6 @@
 #include "gpu/source_check.hpp"
 
+#include "common/task_document.hpp"
 #include "common/task_signature.hpp"
 #include "gpu/library_policy.hpp"
 
@@ -251,6 +252,16 @@ SourceVerdict check_source(std::string_view source, const std::string& function,
     for (const auto& c : calls) v.notes.push_back("library call: " + c);
   v.accepted = true;
   return v;
+}
+
+Result<std::vector<std::string>> task_parameter_types(const std::string& export_dir,
+                                                      const std::string& direction) {
+  using Types = Result<std::vector<std::string>>;
+  auto doc = tasks::read_task_document(export_dir);
+  if (!doc) return Types::failure(doc.error);
+  auto configs = tasks::direction_configs(**doc, direction);
+  if (!configs) return Types::failure(configs.error);
+  return {tasks::parameter_types(configs->front()), {}};
 }
 
 }  // namespace kforge::gpu

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.hpp"
+
 namespace kforge::gpu {
 
 /// The source without comments; string literals are kept (registration names live in them).
@@ -44,5 +46,10 @@ struct SourceVerdict {
 SourceVerdict check_source(std::string_view source, const std::string& function,
                            const std::vector<std::string>& expected_types,
                            const std::string& library_policy, size_t max_bytes);
+
+/// The task's parameter types for a direction, in the registry's words, from its exported
+/// task.json; an error when it cannot be read.
+Result<std::vector<std::string>> task_parameter_types(const std::string& export_dir,
+                                                      const std::string& direction);
 
 }  // namespace kforge::gpu

@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -649,6 +651,20 @@ EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_
       ++evaluations_ >= options_.recycle_after)
     stop();
   return outcome;
+}
+
+Result<std::string> cuda_arch_of(const json::Value& device) {
+  const std::string cc = device["compute_capability"].as_string();
+  const auto dot = cc.find('.');
+  auto digits = [](std::string_view s) {
+    return !s.empty() && s.size() <= 2 &&
+           std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+  };
+  if (dot == std::string::npos || !digits(std::string_view(cc).substr(0, dot)) ||
+      !digits(std::string_view(cc).substr(dot + 1)))
+    return Result<std::string>::failure(
+        "the CUDA worker reported no compute capability (device: " + device.dump() + ")");
+  return {"sm_" + cc.substr(0, dot) + cc.substr(dot + 1), {}};
 }
 
 }  // namespace kforge::gpu

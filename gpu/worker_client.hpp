@@ -108,4 +108,9 @@ class WorkerClient {
 /// kforge-worker's path: beside /proc/self/exe if present, else the build tree's.
 std::string default_worker_path();
 
+/// The nvcc architecture ("sm_90") of the device a CUDA worker reported in its ready message
+/// (`device.compute_capability`, "9.0"); an error when it reported none or something else: the
+/// kernels are compiled for the device they run on, never for a guessed one.
+Result<std::string> cuda_arch_of(const json::Value& device);
+
 }  // namespace kforge::gpu

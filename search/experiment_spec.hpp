@@ -92,7 +92,7 @@ struct ExperimentSpec {
 
   // policy
   std::string library_calls = "flag";  ///< "allow", "flag" or "forbid"
-  int64_t max_source_bytes = 256 * 1024;
+  int64_t max_source_bytes = kDefaultMaxSourceBytes;
 
   // evaluation
   int32_t seeds = kDefaultSeeds;  ///< trials with fresh inputs and weights per config

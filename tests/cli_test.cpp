@@ -79,19 +79,44 @@ TEST(Cli, SignatureMismatchNamesBothSignatures) {
       {"--task", softmax(), "--kernel", source_dir() + "/tasks/layernorm/kernels/forward_cpu.cpp"});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("signature_mismatch"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("(x: Tensor, dim: int)"), std::string::npos) << r.output;
+  // Rejected before compiling, as an experiment's static checks reject it.
+  EXPECT_NE(r.output.find("`forward` takes (Tensor, Tensor, Tensor, int[], float) but the task "
+                          "passes (Tensor, int)"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(Cli, CompileErrorShowsTheCompilerLog) {
   std::string kernel = write_temp("broken.cpp",
                                   "#include <torch/extension.h>\ntorch::Tensor "
-                                  "forward(torch::Tensor x, int64_t dim) { return y; }\n");
+                                  "forward(torch::Tensor x, int64_t dim) { return y; }\n"
+                                  "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def(\"forward\", "
+                                  "&forward); }\n");
   auto r = kforge_eval({"--task", softmax(), "--kernel", kernel});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("compile_error"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("was not declared in this scope"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("broken.cpp:2:"), std::string::npos) << "the log names the user's file\n"
                                                                << r.output;
+}
+
+// `kforge eval` runs the static checks an experiment's verifier runs, before compiling: a kernel
+// that starts a program is rejected with the experiment's reason and never built or run.
+TEST(Cli, EvalRejectsWhatAnExperimentRejectsBeforeCompiling) {
+  const std::string kernel = source_dir() + "/tests/exploits/cpu/runs_program.cpp";
+  auto r = kforge_eval({"--task", softmax(), "--kernel", kernel});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("verdict: incorrect: rejected before compiling: forbidden_construct: "
+                          "the source line 6: system( (starts a process)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("compiling " + kernel), std::string::npos) << r.output;
+  auto json_run = kforge_eval({"--task", softmax(), "--kernel", kernel, "--json"});
+  auto doc = json::parse(json_run.output.substr(json_run.output.find('{')));
+  ASSERT_TRUE(doc.value) << json_run.output;
+  EXPECT_EQ((*doc.value)["failure"]["kind"].as_string(), "forbidden_construct");
+  EXPECT_EQ((*doc.value)["failure"]["stage"].as_string(), "verify");
+  EXPECT_FALSE(doc.value->contains("compile"));
 }
 
 TEST(Cli, HonestKernelIsCorrectInTextAndJson) {

@@ -482,20 +482,26 @@ TEST(Transport, LoopbackNeverGoesThroughAProxy) {
   EXPECT_TRUE(r.record.ok) << r.record.error;
 }
 
-TEST(Transport, HttpsGoesThroughAConnectProxyWithTheServersCertificateChecked) {
-  FakeProvider fake(true);
-  fake.push(ProviderStep::reply("tunnelled"));
-  test::ConnectProxy proxy;
+/// A whole (not streamed) OpenAI request to the fake provider, as the transport sends it.
+llm::HttpRequest whole_openai_request(const FakeProvider& fake) {
   llm::WireRequest w;
   w.kind = ProviderKind::openai;
   w.base_url = fake.base_url("openai");
   w.model = "m";
   w.stream = false;
   w.messages = kChat;
+  return llm::build_http_request(w);
+}
+
+TEST(Transport, HttpsGoesThroughAConnectProxyWithTheServersCertificateChecked) {
+  FakeProvider fake(true);
+  fake.push(ProviderStep::reply("tunnelled"));
+  test::ConnectProxy proxy;
+  const auto request = whole_openai_request(fake);
   llm::TransportOptions options;
   options.proxy = proxy.url();
   options.ca_file = fake.ca_file();
-  auto sent = llm::send_http(llm::build_http_request(w), options);
+  auto sent = llm::send_http(request, options);
   ASSERT_TRUE(sent.ok) << sent.error;
   EXPECT_EQ(sent.response.status, 200);
   EXPECT_EQ(llm::read_reply(ProviderKind::openai, sent.response.body).reply.text, "tunnelled");
@@ -503,7 +509,7 @@ TEST(Transport, HttpsGoesThroughAConnectProxyWithTheServersCertificateChecked) {
   EXPECT_EQ(proxy.last_authority(), "127.0.0.1:" + std::to_string(fake.port()));
   // End to end through the tunnel, TLS still verifies the provider, not the proxy.
   options.ca_file.clear();
-  auto untrusted = llm::send_http(llm::build_http_request(w), options);
+  auto untrusted = llm::send_http(request, options);
   EXPECT_FALSE(untrusted.ok);
   EXPECT_NE(untrusted.error.find("TLS handshake"), std::string::npos) << untrusted.error;
 }
@@ -516,26 +522,21 @@ TEST(Transport, AProxyThatWantsCredentialsGetsThoseOfHttpsProxy) {
   fake.push(ProviderStep::reply("authenticated"));
   test::ConnectProxy proxy("us@er:p:ss");
   const std::string hostport = proxy.url().substr(std::string("http://").size());
-  llm::WireRequest w;
-  w.kind = ProviderKind::openai;
-  w.base_url = fake.base_url("openai");
-  w.model = "m";
-  w.stream = false;
-  w.messages = kChat;
+  const auto request = whole_openai_request(fake);
   llm::TransportOptions options;
   options.ca_file = fake.ca_file();
   options.proxy = "http://us%40er:p%3Ass@" + hostport;
-  auto sent = llm::send_http(llm::build_http_request(w), options);
+  auto sent = llm::send_http(request, options);
   ASSERT_TRUE(sent.ok) << sent.error;
   EXPECT_EQ(llm::read_reply(ProviderKind::openai, sent.response.body).reply.text, "authenticated");
   EXPECT_EQ(proxy.tunnels(), 1);
   options.proxy = "http://" + hostport;
-  auto anonymous = llm::send_http(llm::build_http_request(w), options);
+  auto anonymous = llm::send_http(request, options);
   EXPECT_FALSE(anonymous.ok);
   EXPECT_NE(anonymous.error.find("HTTP 407 (it wants credentials"), std::string::npos)
       << anonymous.error;
   options.proxy = "http://us%40er:wrong@" + hostport;
-  auto wrong = llm::send_http(llm::build_http_request(w), options);
+  auto wrong = llm::send_http(request, options);
   EXPECT_NE(wrong.error.find("does not take the user and password"), std::string::npos)
       << wrong.error;
   EXPECT_EQ(proxy.refusals(), 2);

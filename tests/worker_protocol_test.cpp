@@ -139,5 +139,24 @@ TEST(WorkerRetiming, ASpeedupAboveTheFlagIsMeasuredAgainInAFreshWorker) {
   EXPECT_GT(e.outcome.result["configs"][0]["speedup"].as_number(), 0);
 }
 
+// The architecture kernels are compiled for is the one the worker's device reports, never a guess.
+TEST(WorkerProtocol, KernelsAreBuiltForTheArchitectureTheDeviceReports) {
+  json::Value h100, none, odd;
+  h100.set("name", "NVIDIA H100 80GB HBM3").set("compute_capability", "9.0");
+  EXPECT_EQ(*gpu::cuda_arch_of(h100), "sm_90");
+  json::Value a100;
+  a100.set("compute_capability", "8.0");
+  EXPECT_EQ(*gpu::cuda_arch_of(a100), "sm_80");
+  json::Value blackwell;
+  blackwell.set("compute_capability", "12.0");
+  EXPECT_EQ(*gpu::cuda_arch_of(blackwell), "sm_120");
+  none.set("name", "cpu");
+  auto missing = gpu::cuda_arch_of(none);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error.find("reported no compute capability"), std::string::npos);
+  odd.set("compute_capability", "sm_90; rm -rf");
+  EXPECT_FALSE(gpu::cuda_arch_of(odd));
+}
+
 }  // namespace
 }  // namespace kforge::test

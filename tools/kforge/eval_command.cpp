@@ -247,6 +247,28 @@ int run_eval(const std::vector<std::string>& argv) {
     for (const auto& w : warnings) std::cout << "task warning: " << w << "\n";
   }
 
+  // The static checks an experiment's verifier runs before anything is compiled (the source's
+  // size, the registration of the function and its parameters against the task's, forbidden
+  // constructs, library calls under the policy): a kernel they reject is not compiled or run
+  // here either, and gets the verdict and reason an experiment would give it.
+  auto types = gpu::task_parameter_types(exported.dir, direction);
+  if (!types) return infrastructure(types.error);
+  const auto checked = gpu::check_source(source.text, direction, *types, a.library_calls,
+                                         static_cast<size_t>(kDefaultMaxSourceBytes));
+  json::Value static_findings;
+  static_findings.array();
+  for (const auto& f : gpu::library_calls(source.text)) static_findings.push(f);
+  doc.set("static_library_calls", static_findings);
+  if (!checked.accepted) {
+    json::Value f;
+    f.set("kind", checked.kind).set("message", checked.reason).set("stage", "verify");
+    doc.set("verdict", "incorrect").set("failure", f);
+    if (!a.json)
+      std::cout << "verdict: incorrect: rejected before compiling: " << checked.kind << ": "
+                << checked.reason << "\n";
+    return finish(doc, a.json, 1);
+  }
+
   // Start the worker first: the cuda backend compiles for the device it reports.
   gpu::WorkerOptions worker_options;
   worker_options.backend = backend;
@@ -276,20 +298,6 @@ int run_eval(const std::vector<std::string>& argv) {
     if (!a.json) std::cout << " " << described << "\n";
   }
 
-  json::Value static_findings;
-  static_findings.array();
-  for (const auto& f : gpu::library_calls(source.text)) static_findings.push(f);
-  doc.set("static_library_calls", static_findings);
-  if (a.library_calls == "forbid" && !static_findings.as_array().empty()) {
-    json::Value f;
-    f.set("kind", "library_call")
-        .set("message", "the source calls library operators: " + static_findings[0].as_string());
-    doc.set("verdict", "incorrect").set("failure", f);
-    if (!a.json)
-      std::cout << "verdict: incorrect: library_call: " << f["message"].as_string() << "\n";
-    return finish(doc, a.json, 1);
-  }
-
   gpu::CompileOptions compile_options;
   compile_options.backend = backend;
   compile_options.cache_dir = cache;
@@ -297,9 +305,9 @@ int run_eval(const std::vector<std::string>& argv) {
   compile_options.allow_unconfined = a.allow_unconfined;
   compile_options.headers = gpu::parse_headers(a.headers).value_or(gpu::Headers::automatic);
   if (backend == Backend::cuda) {
-    std::string cc = device["compute_capability"].as_string("9.0");
-    cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
-    compile_options.cuda_arch = "sm_" + cc;
+    auto arch = gpu::cuda_arch_of(device);
+    if (!arch) return infrastructure(arch.error);
+    compile_options.cuda_arch = *arch;
   }
   if (!a.json)
     std::cout << "compiling " << a.kernel << " (" << gpu::to_string(backend) << ") ..."
