@@ -22,6 +22,7 @@
 #include "gpu/hashing.hpp"
 #include "messages/errors.hpp"
 #include "messages/registration.hpp"
+#include "tests/test_support.hpp"
 
 namespace kforge {
 namespace {
@@ -174,10 +175,7 @@ struct Proposed {
 class ActorTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() / ("kforge_actor_test_" + std::to_string(::getpid()) + "_" +
-                                     testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = test::fresh_test_dir("actor_test");
     fs::create_directories(dir_ / "export");
     std::ofstream(dir_ / "export" / "task.json") << kTaskJson;
     fs::create_directories(dir_ / "export_cumsum");

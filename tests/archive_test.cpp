@@ -10,6 +10,7 @@
 
 #include "archive/archive.hpp"
 #include "archive/views.hpp"
+#include "tests/test_support.hpp"
 
 namespace kforge::archive {
 namespace {
@@ -19,11 +20,7 @@ namespace fs = std::filesystem;
 class ArchiveTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() / ("kforge_archive_test_" + std::to_string(::getpid()) + "_" +
-                                     testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_dir("archive_test");
     path_ = (dir_ / "archive.db").string();
   }
   void TearDown() override { fs::remove_all(dir_); }

@@ -36,8 +36,20 @@ std::string softmax() {
   return source_dir() + "/tasks/softmax";
 }
 
+/// This process's scratch folder for the kernels the tests write; removed when the tests end.
+fs::path scratch_root() {
+  return fs::temp_directory_path() / ("kforge_cli_test_" + std::to_string(::getpid()));
+}
+
+class RemoveScratch : public testing::Environment {
+ public:
+  void TearDown() override { fs::remove_all(scratch_root()); }
+};
+[[maybe_unused]] testing::Environment* const kRemoveScratch =
+    testing::AddGlobalTestEnvironment(new RemoveScratch);
+
 std::string write_temp(const std::string& name, const std::string& text) {
-  fs::path p = fs::temp_directory_path() / ("kforge_cli_test_" + std::to_string(::getpid())) / name;
+  fs::path p = scratch_root() / name;
   fs::create_directories(p.parent_path());
   std::ofstream(p) << text;
   return p;

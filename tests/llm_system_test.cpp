@@ -78,11 +78,7 @@ std::string llm_proposer(const FakeProvider& fake, const std::string& more = "")
 class LlmSystemTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() / ("kforge_llm_system_test_" + std::to_string(::getpid()) + "_" +
-                                     testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = fresh_test_dir("llm_system_test");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

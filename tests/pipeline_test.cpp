@@ -15,6 +15,7 @@
 #include "actors/verifier.hpp"
 #include "messages/errors.hpp"
 #include "messages/registration.hpp"
+#include "tests/test_support.hpp"
 
 namespace kforge {
 namespace {
@@ -145,11 +146,7 @@ pipeline_listener::behavior_type listener(pipeline_listener::pointer, std::share
 class PipelineTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() / ("kforge_pipeline_test_" + std::to_string(::getpid()) + "_" +
-                                     testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::fresh_test_dir("pipeline_test");
     cfg_.set("scheduler.policy", caf::atom("testing"));
     cfg_.set("logger.verbosity", caf::atom("quiet"));
     register_message_types(cfg_);

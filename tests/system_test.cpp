@@ -27,11 +27,7 @@ using namespace std::chrono_literals;
 class SystemTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ =
-        fs::temp_directory_path() / ("kforge_system_test_" + std::to_string(::getpid()) + "_" +
-                                     testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = fresh_test_dir("system_test");
     // Ten candidates of the softmax task on its single config; depth 3 keeps three in flight.
     config_ = (dir_ / "experiment.json").string();
     std::ofstream(config_) << R"({"name": "system-test", "seed": 5, "tasks": [")" << source_dir()

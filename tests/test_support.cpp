@@ -20,6 +20,15 @@ std::string cache_dir() {
   return KFORGE_TEST_CACHE;
 }
 
+std::filesystem::path fresh_test_dir(const std::string& suite) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("kforge_" + suite + "_" + std::to_string(::getpid()) + "_" +
+                    testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 const gpu::ExportedTaskInfo& exported(const std::string& task_path) {
   static std::map<std::string, gpu::ExportedTaskInfo> done;
   static std::mutex mutex;

@@ -6,6 +6,7 @@
 
 #include <sys/types.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ namespace kforge::test {
 
 std::string source_dir();
 std::string cache_dir();
+
+/// An empty scratch folder for the running test, `<tmp>/kforge_<suite>_<pid>_<test name>`,
+/// made afresh (what an earlier run left there is removed); the fixture removes it after.
+std::filesystem::path fresh_test_dir(const std::string& suite);
 
 /// Exports tasks/<name> (or a path) once per process; fails the test on error.
 const gpu::ExportedTaskInfo& exported(const std::string& task_path);

@@ -1,0 +1,122 @@
+// Building a candidate: compile errors with their log (cached), the command with no shell, the
+// codegen flags every candidate is built with; the static source check's readings; the worker
+// request's defaults across the pipe.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "common/json.hpp"
+#include "gpu/compiler.hpp"
+#include "gpu/source_check.hpp"
+#include "gpu/worker_request.hpp"
+#include "tests/test_support.hpp"
+
+namespace kforge::test {
+namespace {
+
+TEST(SourceCheck, RegisteredFunctionsIgnoreComments) {
+  std::string src =
+      "// m.def(\"old\", &old);\nPYBIND11_MODULE(x, m) { m.def(\"forward\", &f); m.def( "
+      "\"backward\", &b); }";
+  EXPECT_EQ(gpu::registered_functions(src), (std::vector<std::string>{"forward", "backward"}));
+}
+
+TEST(SourceCheck, LibraryCallsAreFoundAndAllocationsAreNot) {
+  std::string src =
+      "auto y = torch::empty_like(x);\nauto z = torch::matmul(x, w);\n/* at::softmax(x) */\n"
+      "auto s = x.sum(1);\ncublasSgemm(h);";
+  auto found = gpu::library_calls(src);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0], "line 2: torch::matmul");
+  EXPECT_EQ(found[1], "line 4: tensor method .sum()");
+  EXPECT_EQ(found[2], "line 5: cublasSgemm");
+}
+
+TEST(Compiler, ErrorsComeBackWithTheLogAndAreCached) {
+  gpu::CompileOptions o;
+  o.cache_dir = cache_dir();
+  std::string bad = "#include <torch/extension.h>\nint broken( { }\n";
+  auto first = gpu::compile_candidate(bad, o);
+  EXPECT_FALSE(first.ok);
+  EXPECT_NE(first.error.find("error"), std::string::npos) << first.error;
+  EXPECT_NE(first.log.find("broken"), std::string::npos) << first.log;
+  auto second = gpu::compile_candidate(bad, o);
+  EXPECT_TRUE(second.cache_hit);
+  EXPECT_EQ(second.error, first.error);
+}
+
+TEST(Compiler, CommandUsesTheShimFirstAndNoShell) {
+  gpu::CompileOptions o;
+  auto cmd = gpu::compile_command(o, "k.cpp", "k.so");
+  ASSERT_GT(cmd.size(), 3u);
+  EXPECT_NE(cmd[0].find("++"), std::string::npos);
+  auto shim =
+      std::find_if(cmd.begin(), cmd.end(), [](const auto& a) { return a.rfind("-I", 0) == 0; });
+  ASSERT_NE(shim, cmd.end());
+  EXPECT_NE(shim->find("gpu/shim"), std::string::npos);
+  o.backend = gpu::Backend::cuda;
+  o.cuda_arch = "sm_90";
+  auto cuda = gpu::compile_command(o, "k.cu", "k.so");
+  EXPECT_NE(std::find(cuda.begin(), cuda.end(), "-gencode=arch=compute_90,code=sm_90"), cuda.end());
+}
+
+// What decides a candidate's code is one list, which `kforge best` writes into its package too.
+TEST(Compiler, EveryCandidateIsBuiltWithTheCodegenFlags) {
+  for (auto backend : {gpu::Backend::cpu, gpu::Backend::cuda}) {
+    gpu::CompileOptions o;
+    o.backend = backend;
+    const auto cmd = gpu::compile_command(o, "k", "k.so");
+    const auto flags = gpu::codegen_flags(backend);
+    EXPECT_FALSE(flags.compile.empty());
+    for (const auto& f : flags.compile)
+      EXPECT_NE(std::find(cmd.begin(), cmd.end(), f), cmd.end()) << f;
+    for (const auto& f : flags.link)
+      EXPECT_NE(std::find(cmd.begin(), cmd.end(), f), cmd.end()) << f;
+  }
+  const auto cpu = gpu::codegen_flags(gpu::Backend::cpu).compile;
+  for (const char* f : {"-O3", "-march=native", "-fopenmp"})
+    EXPECT_NE(std::find(cpu.begin(), cpu.end(), f), cpu.end()) << f;
+}
+
+}  // namespace
+}  // namespace kforge::test
+
+namespace kforge::gpu {
+namespace {
+
+// The worker request's one set of defaults survives the pipe, and every field set comes back.
+TEST(WorkerRequest, DefaultsAndEveryFieldSurviveTheRoundTrip) {
+  const auto plain = WorkerRequest::from_json(WorkerRequest{}.to_json());
+  EXPECT_EQ(plain.seeds, kDefaultSeeds);
+  EXPECT_EQ(plain.function, "forward");  // the direction's name when none is given
+  EXPECT_EQ(WorkerRequest::from_json(json::Value(json::Object{})).seeds, kDefaultSeeds);
+  WorkerRequest r;
+  r.export_dir = "/e";
+  r.library = "/l.so";
+  r.direction = "backward";
+  r.mode = "single";
+  r.configs = {0, 5};
+  r.seeds = 7;
+  r.seed = 13483273760790274051u;  // above 2^63: every bit reaches the worker
+  r.library_calls = "forbid";
+  r.call_timeout_s = 10;
+  r.time = false;
+  r.stop_on_failure = true;
+  r.atol = 1e-3;
+  r.compiled_dir = "/c";
+  r.timing.max_seconds = 0.5;
+  r.timing.refill_max_bytes = 0;
+  const auto back = WorkerRequest::from_json(r.to_json());
+  EXPECT_EQ(back.to_json().dump(), r.to_json().dump());
+  EXPECT_EQ(back.function, "backward");
+  EXPECT_EQ(back.configs, (std::vector<int64_t>{0, 5}));
+  EXPECT_EQ(back.seed, r.seed);
+  EXPECT_FALSE(back.rtol.has_value());
+  EXPECT_EQ(back.timing.refill_max_bytes, 0.0);
+  EXPECT_FALSE(back.timing.min_reps.has_value());
+}
+
+}  // namespace
+}  // namespace kforge::gpu
