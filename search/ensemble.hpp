@@ -15,7 +15,7 @@ namespace kforge::search {
 struct Arm {
   std::string name;
   double weight = 1;  ///< for "fixed"
-  int64_t pulls = 0;  ///< finished candidates it wrote
+  int64_t pulls = 0;  ///< finished candidates it wrote, and proposals asked of it not yet seen
   double cost_usd = 0;
   double gain = 0;  ///< summed improvement (see `improvement`)
 };

@@ -272,8 +272,16 @@ Decision Planner::decide(int64_t n, size_t t) {
   for (const auto& p : spec_.proposers)
     if (!disabled_.count(p.name) && !unable_[t].count(p.name)) arms.push_back({p.name, p.weight});
   tally(arms, population_.visible_all(n));
+  // Proposals decided before n that n may not see yet count as pulls of their arm, with nothing
+  // gained yet: an arm whose answer is on its way is not untried, so an ensemble asks each model
+  // once before it asks one twice. Which those are depends on sequence numbers only.
+  for (auto it = proposers_decided_.upper_bound(n - population_.depth());
+       it != proposers_decided_.end() && it->first < n; ++it)
+    for (auto& arm : arms)
+      if (arm.name == it->second) ++arm.pulls;
   auto ensemble = stream("ensemble");
   d.proposer = arms[choose_arm(arms, spec_.ensemble_policy, ensemble)].name;
+  proposers_decided_[n] = d.proposer;
   const bool llm = proposer_kind(d.proposer) == "llm";
   const auto visible = population_.visible(t, n);
   // An LLM may repair the latest visible failure of the target instead of optimising.

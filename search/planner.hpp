@@ -164,6 +164,7 @@ class Planner {
   std::map<int64_t, Failure> failures_;
   std::set<int64_t> fixed_;
   std::map<int64_t, Decision> recorded_;
+  std::map<int64_t, std::string> proposers_decided_;  // by sequence: the proposer decide() chose
   bool replaying_ = false;
   std::vector<std::vector<Strategy>> generated_;  // per target
   std::vector<int32_t> meta_rounds_;              // per target: the last round done

@@ -148,6 +148,26 @@ TEST(Planner, AnLlmTriesEveryStrategyThenPrefersTheOneThatGained) {
   EXPECT_GT(drawn.size(), 3u);
 }
 
+// Four models, four proposals in flight, nothing visible yet: each model is asked once before any
+// is asked twice, whatever the seed (a proposal on its way counts as a pull of its model).
+TEST(Planner, AnEnsembleAsksEveryModelOnceBeforeAskingOneTwice) {
+  for (int seed = 1; seed <= 20; ++seed) {
+    auto parsed = parse_experiment_spec(
+        R"({"seed": )" + std::to_string(seed) +
+        R"(, "tasks": ["/t/a"], "backends": ["cpu"], "budget": {"candidates_per_target": 8},
+            "search": {"pipeline_depth": 4}, "proposers": [
+            {"kind": "llm", "name": "gpt-5", "provider": "openai", "model": "gpt-5"},
+            {"kind": "llm", "name": "o3", "provider": "openai", "model": "o3"},
+            {"kind": "llm", "name": "gemini", "provider": "gemini", "model": "gemini-2.5-flash"},
+            {"kind": "llm", "name": "claude", "provider": "anthropic", "model": "claude-sonnet-4-5"}]})");
+    ASSERT_TRUE(parsed.ok()) << parsed.error_text();
+    Planner p(parsed.spec, {"a"});
+    std::set<std::string> asked;
+    for (int64_t n = 0; n < 4; ++n) asked.insert(p.plan(n, 0).decision.proposer);
+    EXPECT_EQ(asked.size(), 4u) << "seed " << seed;
+  }
+}
+
 TEST(Planner, DisabledAndUnableProposersAreNotChosen) {
   Planner p(spec_with(kLlmEnsemble), {"a", "b"});
   EXPECT_TRUE(p.unable(0, "builtin"));  // m1 can still write a
