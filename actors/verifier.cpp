@@ -67,14 +67,14 @@ verifier_actor::behavior_type verifier_impl(verifier_actor::stateful_pointer<ver
         verdict v;
         v.stage = Stage::verify;
         const std::string& direction = r.candidate.direction;
-        auto types = gpu::task_parameter_types(r.export_dir, direction);
-        if (!types) {
+        auto parameters = gpu::task_parameters(r.export_dir, direction);
+        if (!parameters) {
           v.kind = "task_unreadable";
-          v.reason = types.error;
-          st.stats.finished(types.error);
+          v.reason = parameters.error;
+          st.stats.finished(parameters.error);
           return v;
         }
-        auto s = gpu::check_source(r.candidate.source, direction, *types, r.library_policy,
+        auto s = gpu::check_source(r.candidate.source, direction, *parameters, r.library_policy,
                                    static_cast<size_t>(r.max_source_bytes));
         v.accepted = s.accepted;
         v.kind = s.kind;

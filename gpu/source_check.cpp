@@ -202,7 +202,7 @@ std::vector<std::string> forbidden_constructs(std::string_view source) {
 }
 
 SourceVerdict check_source(std::string_view source, const std::string& function,
-                           const std::vector<std::string>& expected_types,
+                           const TaskParameters& expected,
                            const std::string& library_policy, size_t max_bytes) {
   SourceVerdict v;
   auto reject = [&](const char* kind, std::string reason) {
@@ -228,15 +228,17 @@ SourceVerdict check_source(std::string_view source, const std::string& function,
     return out;
   };
   if (auto types = registered_parameter_types(source, function)) {
-    bool ok = types->size() == expected_types.size();
+    bool ok = types->size() == expected.types.size();
     for (size_t i = 0; ok && i < types->size(); ++i) {
       const auto& got = (*types)[i];
-      const auto& want = expected_types[i];
+      const auto& want = expected.types[i];
       ok = got == "?" || tasks::parameter_accepts(got, want);
     }
     if (!ok)
       return reject("signature_mismatch", "`" + function + "` takes (" + join(*types) +
-                                              ") but the task passes (" + join(expected_types) +
+                                              ") but the task passes (" +
+                                              (expected.described.empty() ? join(expected.types)
+                                                                          : expected.described) +
                                               ")");
   } else {
     v.notes.push_back("the parameters of `" + function +
@@ -254,14 +256,13 @@ SourceVerdict check_source(std::string_view source, const std::string& function,
   return v;
 }
 
-Result<std::vector<std::string>> task_parameter_types(const std::string& export_dir,
-                                                      const std::string& direction) {
-  using Types = Result<std::vector<std::string>>;
+Result<TaskParameters> task_parameters(const std::string& export_dir, const std::string& direction) {
   auto doc = tasks::read_task_document(export_dir);
-  if (!doc) return Types::failure(doc.error);
+  if (!doc) return Result<TaskParameters>::failure(doc.error);
   auto configs = tasks::direction_configs(**doc, direction);
-  if (!configs) return Types::failure(configs.error);
-  return {tasks::parameter_types(configs->front()), {}};
+  if (!configs) return Result<TaskParameters>::failure(configs.error);
+  const auto& config = configs->front();
+  return {TaskParameters{tasks::parameter_types(config), tasks::describe_parameters(config)}, {}};
 }
 
 }  // namespace kforge::gpu

@@ -40,16 +40,20 @@ struct SourceVerdict {
   std::vector<std::string> notes;  ///< findings that do not reject
 };
 
-/// Size limit, the registration of `function`, its parameter types against the task's
-/// (`expected_types` in the registry's words), forbidden constructs, and library calls under the
-/// policy ("allow", "flag" or "forbid").
+/// What the task passes to the function.
+struct TaskParameters {
+  std::vector<std::string> types;  ///< in the registry's words ("Tensor", "int", ...)
+  std::string described;           ///< "x: Tensor, dim: int", as messages name them; "": the types
+};
+
+/// Size limit, the registration of `function`, its parameter types against the task's,
+/// forbidden constructs, and library calls under the policy ("allow", "flag" or "forbid").
 SourceVerdict check_source(std::string_view source, const std::string& function,
-                           const std::vector<std::string>& expected_types,
+                           const TaskParameters& expected,
                            const std::string& library_policy, size_t max_bytes);
 
-/// The task's parameter types for a direction, in the registry's words, from its exported
-/// task.json; an error when it cannot be read.
-Result<std::vector<std::string>> task_parameter_types(const std::string& export_dir,
-                                                      const std::string& direction);
+/// What the task passes to a direction's function, from its exported task.json; an error when it
+/// cannot be read.
+Result<TaskParameters> task_parameters(const std::string& export_dir, const std::string& direction);
 
 }  // namespace kforge::gpu

@@ -93,7 +93,7 @@ TEST(Cli, SignatureMismatchNamesBothSignatures) {
   EXPECT_NE(r.output.find("signature_mismatch"), std::string::npos) << r.output;
   // Rejected before compiling, as an experiment's static checks reject it.
   EXPECT_NE(r.output.find("`forward` takes (Tensor, Tensor, Tensor, int[], float) but the task "
-                          "passes (Tensor, int)"),
+                          "passes (x: Tensor, dim: int)"),
             std::string::npos)
       << r.output;
 }

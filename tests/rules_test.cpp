@@ -16,12 +16,12 @@ torch::Tensor forward_impl(const torch::Tensor& x, int64_t dim) { return torch::
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward_impl, "doc"); }
 )";
 
-const std::vector<std::string> kSoftmax = {"Tensor", "int"};
+const TaskParameters kSoftmax = {{"Tensor", "int"}, "x: Tensor, dim: int"};
 
 TEST(SourceRules, AcceptsAWellFormedKernel) {
   auto v = check_source(kGood, "forward", kSoftmax, "flag", 1 << 20);
   EXPECT_TRUE(v.accepted) << v.kind << ": " << v.reason;
-  EXPECT_EQ(*registered_parameter_types(kGood, "forward"), kSoftmax);
+  EXPECT_EQ(*registered_parameter_types(kGood, "forward"), kSoftmax.types);
 }
 
 TEST(SourceRules, RejectsWhatCannotPass) {
@@ -39,6 +39,9 @@ TEST(SourceRules, RejectsWhatCannotPass) {
   std::string wrong = kGood;
   wrong.replace(wrong.find("int64_t dim"), 11, "double a, double b");
   expect(wrong, "signature_mismatch");
+  // The message names both sides, the task's with its parameters' names.
+  EXPECT_EQ(check_source(wrong, "forward", kSoftmax, "flag", 1 << 20).reason,
+            "`forward` takes (Tensor, float, float) but the task passes (x: Tensor, dim: int)");
   for (const char* bad :
        {"  pid_t p = fork();", "  std::thread t([]{});", "  int s = socket(2, 1, 0);",
         "  ::write(4, \"x\", 1);", "  std::exit(0);", "  void* h = dlopen(\"x\", 0);",

@@ -251,9 +251,9 @@ int run_eval(const std::vector<std::string>& argv) {
   // size, the registration of the function and its parameters against the task's, forbidden
   // constructs, library calls under the policy): a kernel they reject is not compiled or run
   // here either, and gets the verdict and reason an experiment would give it.
-  auto types = gpu::task_parameter_types(exported.dir, direction);
-  if (!types) return infrastructure(types.error);
-  const auto checked = gpu::check_source(source.text, direction, *types, a.library_calls,
+  auto parameters = gpu::task_parameters(exported.dir, direction);
+  if (!parameters) return infrastructure(parameters.error);
+  const auto checked = gpu::check_source(source.text, direction, *parameters, a.library_calls,
                                          static_cast<size_t>(kDefaultMaxSourceBytes));
   json::Value static_findings;
   static_findings.array();
