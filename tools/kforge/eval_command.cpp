@@ -8,6 +8,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -187,221 +188,267 @@ void print_table(const gpu::WorkerReport& report) {
 
 }  // namespace
 
+namespace {
+
+/// One `kforge eval`, step by step as an experiment's pipeline takes a candidate: export the task,
+/// the static checks, the worker, the torch.compile baseline, compile, evaluate. Each step adds to
+/// the document `--json` prints; a step that ends the evaluation returns its exit status.
+class EvalRun {
+ public:
+  explicit EvalRun(const EvalArgs& a) : a_(a) { doc_.set("task", a.task).set("kernel", a.kernel); }
+
+  int run() {
+    auto source = gpu::read_file(a_.kernel);
+    if (!source.ok) return infrastructure("cannot read the kernel: " + source.error);
+    source_ = source.text;
+    backend_ = a_.backend.empty() ? default_backend() : *gpu::parse_backend(a_.backend);
+    cache_ = a_.cache.empty() ? gpu::default_cache_dir() : a_.cache;
+    direction_ = direction_of_source();
+    doc_.set("direction", direction_).set("backend", std::string(gpu::to_string(backend_)));
+    for (auto step : {&EvalRun::export_the_task, &EvalRun::check_statically,
+                      &EvalRun::start_the_worker, &EvalRun::compile})
+      if (auto ended = (this->*step)()) return *ended;
+    return evaluate();
+  }
+
+ private:
+  using Ended = std::optional<int>;
+
+  int infrastructure(const std::string& message) {
+    std::cerr << "kforge eval: " << message << "\n";
+    json::Value f;
+    f.set("kind", "infrastructure").set("message", message);
+    doc_.set("verdict", "error").set("failure", f);
+    return finish(doc_, a_.json, 2);
+  }
+
+  /// The function asked for, else what the source registers (forward first).
+  std::string direction_of_source() const {
+    if (!a_.direction.empty()) return a_.direction;
+    bool has_forward = false, has_backward = false;
+    for (const auto& n : gpu::registered_functions(source_)) {
+      has_forward |= n == "forward";
+      has_backward |= n == "backward";
+    }
+    return has_backward && !has_forward ? "backward" : "forward";
+  }
+
+  Ended export_the_task() {
+    if (!a_.json) std::cout << "exporting task " << a_.task << " ..." << std::flush;
+    auto fail = [&](const std::string& why) {
+      if (!a_.json) std::cout << "\n";
+      return infrastructure(why);
+    };
+    gpu::ExportOptions export_options;
+    export_options.cache_dir = cache_;
+    exported_ = gpu::export_task(a_.task, export_options);
+    if (!exported_.ok) return fail(exported_.error);
+    dir_ = exported_.doc["directions"][direction_];
+    if (dir_.is_null())
+      return fail("the task " + a_.task + " has no " + direction_ + " direction (no func_" +
+                  direction_ + ".py)");
+    if (dir_.contains("error"))
+      return fail("the " + direction_ + " direction of " + a_.task +
+                  " cannot be exported: " + dir_["error"].as_string());
+    if (!a_.json) {
+      std::cout << " done\n";
+      std::set<std::string> warnings;
+      for (const auto& c : dir_["configs"].as_array())
+        for (const auto& w : c["warnings"].as_array()) warnings.insert(w.as_string());
+      for (const auto& w : warnings) std::cout << "task warning: " << w << "\n";
+    }
+    return std::nullopt;
+  }
+
+  /// The static checks an experiment's verifier runs before anything is compiled (the source's
+  /// size, the registration of the function and its parameters against the task's, forbidden
+  /// constructs, library calls under the policy): a kernel they reject is not compiled or run
+  /// here either, and gets the verdict and reason an experiment would give it.
+  Ended check_statically() {
+    auto parameters = gpu::task_parameters(exported_.dir, direction_);
+    if (!parameters) return infrastructure(parameters.error);
+    const auto checked = gpu::check_source(source_, direction_, *parameters, a_.library_calls,
+                                           static_cast<size_t>(kDefaultMaxSourceBytes));
+    static_findings_.array();
+    for (const auto& f : gpu::library_calls(source_)) static_findings_.push(f);
+    doc_.set("static_library_calls", static_findings_);
+    if (checked.accepted) return std::nullopt;
+    json::Value f;
+    f.set("kind", checked.kind).set("message", checked.reason).set("stage", "verify");
+    doc_.set("verdict", "incorrect").set("failure", f);
+    if (!a_.json)
+      std::cout << "verdict: incorrect: rejected before compiling: " << checked.kind << ": "
+                << checked.reason << "\n";
+    return finish(doc_, a_.json, 1);
+  }
+
+  /// The worker first (the cuda backend compiles for the device it reports), then the
+  /// torch.compile baseline when asked for.
+  Ended start_the_worker() {
+    gpu::WorkerOptions worker_options;
+    worker_options.backend = backend_;
+    worker_options.device = a_.device;
+    worker_options.allow_unconfined = a_.allow_unconfined;
+    worker_ = std::make_unique<gpu::WorkerClient>(worker_options);
+    if (auto e = worker_->ensure_started(); !e.empty()) return infrastructure(e);
+    doc_.set("device", device()).set("sandbox", worker_->ready()["sandbox"]);
+    if (a_.compiled == "off") return std::nullopt;
+    if (!a_.json)
+      std::cout << "building the torch.compile baseline (" << a_.compiled << ") ..." << std::flush;
+    gpu::CompiledBaselineOptions baseline_options;
+    baseline_options.mode = a_.compiled;
+    baseline_options.backend = backend_;
+    baseline_options.config_set = a_.configs;
+    auto baseline = gpu::build_compiled_baseline(a_.task, exported_.dir, baseline_options);
+    // The kernel is still evaluated without it; its configs say why there is no compiled time.
+    compiled_dir_ = baseline.dir;
+    compiled_unavailable_ = baseline.error;
+    const std::string described = baseline.error.empty()
+                                      ? gpu::describe_compiled_baseline(baseline.doc)
+                                      : "none: " + baseline.error;
+    doc_.set("compiled_baseline", described);
+    if (!a_.json) std::cout << " " << described << "\n";
+    return std::nullopt;
+  }
+
+  const json::Value& device() const { return worker_->ready()["device"]; }
+
+  Ended compile() {
+    gpu::CompileOptions compile_options;
+    compile_options.backend = backend_;
+    compile_options.cache_dir = cache_;
+    compile_options.source_name = a_.kernel;
+    compile_options.allow_unconfined = a_.allow_unconfined;
+    compile_options.headers = gpu::parse_headers(a_.headers).value_or(gpu::Headers::automatic);
+    if (backend_ == Backend::cuda) {
+      auto arch = gpu::cuda_arch_of(device());
+      if (!arch) return infrastructure(arch.error);
+      compile_options.cuda_arch = *arch;
+    }
+    if (!a_.json)
+      std::cout << "compiling " << a_.kernel << " (" << gpu::to_string(backend_) << ") ..."
+                << std::flush;
+    compiled_ = gpu::compile_candidate(source_, compile_options);
+    json::Value compile_doc;
+    compile_doc.set("ok", compiled_.ok)
+        .set("cache_hit", compiled_.cache_hit)
+        .set("seconds", compiled_.seconds);
+    compile_doc.set("key", compiled_.key).set("log", compiled_.log);
+    compile_doc.set("headers", compiled_.headers);
+    if (!compiled_.light_error.empty()) compile_doc.set("light_error", compiled_.light_error);
+    doc_.set("compile", compile_doc);
+    if (!compiled_.ok) {
+      json::Value f;
+      f.set("kind", "compile_error").set("message", compiled_.error);
+      doc_.set("verdict", "incorrect").set("failure", f);
+      if (!a_.json)
+        std::cout << " failed\n"
+                  << compiled_.log << "verdict: incorrect: compile_error: " << compiled_.error
+                  << "\n";
+      return finish(doc_, a_.json, 1);
+    }
+    if (!a_.json)
+      std::cout << (compiled_.cache_hit ? " cached" : " " + fmt(compiled_.seconds, "%.1f") + " s")
+                << (compiled_.headers == "light" ? ", kforge's light headers\n"
+                                                 : ", LibTorch's headers\n");
+    return std::nullopt;
+  }
+
+  gpu::WorkerRequest worker_request() const {
+    gpu::WorkerRequest request;
+    request.export_dir = exported_.dir;
+    request.library = compiled_.library_path;
+    request.direction = direction_;
+    request.mode = a_.configs;
+    request.seeds = a_.seeds;
+    request.seed = static_cast<uint64_t>(a_.seed);
+    request.library_calls = a_.library_calls;
+    request.time = !a_.no_timing;
+    request.compiled_dir = compiled_dir_;
+    request.compiled_unavailable = compiled_unavailable_;
+    if (a_.atol) request.atol = *a_.atol;
+    if (a_.rtol) request.rtol = *a_.rtol;
+    request.timing.max_seconds = a_.max_seconds;
+    request.trace = !a_.no_timing;
+    request.counters = !a_.no_timing && backend_ == gpu::Backend::cuda;
+    request.counters_budget_s = a_.counters_budget;
+    return request;
+  }
+
+  int evaluate() {
+    if (auto busy = gpu::machine_load_warning(); busy && !a_.no_timing) {
+      if (!a_.json) std::cout << "warning: " << *busy << "\n";
+      doc_.set("load_warning", *busy);
+    }
+    if (!a_.json)
+      std::cout << "evaluating on " << device()["name"].as_string() << " (" << a_.configs
+                << " configs, " << a_.seeds << " seeds) ...\n";
+    // Progress while the worker checks and times: the configs of the mode, done/total.
+    size_t total = 0;
+    for (const auto& c : dir_["configs"].as_array())
+      for (const auto& m : c["modes"].as_array()) total += m.as_string() == a_.configs;
+    EvalProgress progress(std::cout, total ? total : dir_["configs"].as_array().size(),
+                          ::isatty(STDOUT_FILENO) != 0);
+    auto outcome = worker_->evaluate(worker_request().to_json(), [&](const json::Value& e) {
+      if (!a_.json) progress.on_event(e);
+    });
+    progress.finish();
+    const auto& result = outcome.result;
+    doc_.set("verdict", result["verdict"])
+        .set("configs", result["configs"])
+        .set("flags", result["flags"]);
+    for (const char* field :
+         {"failure", "checked_by_checker", "retimed_in_fresh_worker", "stage_seconds"})
+      if (result.contains(field)) doc_.set(field, result[field]);
+    doc_.set("candidate_output", outcome.candidate_output);
+    const auto report = gpu::read_worker_report(result);
+    const std::string verdict = to_string(report.verdict);
+    if (!a_.json) print_outcome(report, outcome.candidate_output, result["stage_seconds"]);
+    return finish(doc_, a_.json, verdict == "correct" ? 0 : verdict == "incorrect" ? 1 : 2);
+  }
+
+  void print_outcome(const gpu::WorkerReport& report, const std::string& candidate_output,
+                     const json::Value& stage_seconds) const {
+    print_table(report);
+    for (const auto& f : static_findings_.as_array())
+      std::cout << "flag: library call in the source, " << f.as_string() << "\n";
+    for (const auto& f : report.flags) std::cout << "flag: " << f << "\n";
+    if (!candidate_output.empty())
+      std::cout << "candidate output (first lines):\n" << candidate_output.substr(0, 2000) << "\n";
+    size_t ok = 0;
+    for (const auto& c : report.configs) ok += c.correct;
+    if (stage_seconds.is_object())
+      std::cout << "time: " << describe_stage_seconds(stage_seconds) << "\n";
+    if (report.verdict == EvalVerdict::correct)
+      std::cout << "verdict: correct (" << ok << "/" << report.configs.size()
+                << " configs; confirmed by the checker on " << report.checked_by_checker
+                << " config-seed pairs)\n";
+    else
+      std::cout << "verdict: " << to_string(report.verdict) << ": " << report.failure_kind
+                << ": " << report.failure_message << "\n";
+  }
+
+  const EvalArgs& a_;
+  json::Value doc_;
+  std::string source_, cache_, direction_;
+  Backend backend_ = Backend::cpu;
+  gpu::ExportedTaskInfo exported_;
+  json::Value dir_;  ///< the direction's part of the export
+  json::Value static_findings_;
+  std::unique_ptr<gpu::WorkerClient> worker_;
+  std::string compiled_dir_, compiled_unavailable_;
+  gpu::CompileResult compiled_;
+};
+
+}  // namespace
+
 int run_eval(const std::vector<std::string>& argv) {
   EvalArgs a;
   CommandLine line("eval", "check a kernel against a task and time it next to PyTorch",
                    "exit status: 0 correct, 1 incorrect, 2 usage or infrastructure error");
   add_options(line.app(), a);
   if (auto code = line.parse(argv)) return *code;
-  json::Value doc;
-  doc.set("task", a.task).set("kernel", a.kernel);
-  auto infrastructure = [&](const std::string& message) {
-    std::cerr << "kforge eval: " << message << "\n";
-    json::Value f;
-    f.set("kind", "infrastructure").set("message", message);
-    doc.set("verdict", "error").set("failure", f);
-    return finish(doc, a.json, 2);
-  };
-  auto source = gpu::read_file(a.kernel);
-  if (!source.ok) return infrastructure("cannot read the kernel: " + source.error);
-  Backend backend = a.backend.empty() ? default_backend() : *gpu::parse_backend(a.backend);
-  std::string cache = a.cache.empty() ? gpu::default_cache_dir() : a.cache;
-
-  // Which function: the one asked for, else what the source registers (forward first).
-  auto registered = gpu::registered_functions(source.text);
-  std::string direction = a.direction;
-  if (direction.empty()) {
-    bool has_forward = false, has_backward = false;
-    for (const auto& n : registered) {
-      has_forward |= n == "forward";
-      has_backward |= n == "backward";
-    }
-    direction = has_backward && !has_forward ? "backward" : "forward";
-  }
-  doc.set("direction", direction).set("backend", std::string(gpu::to_string(backend)));
-
-  if (!a.json) std::cout << "exporting task " << a.task << " ..." << std::flush;
-  gpu::ExportOptions export_options;
-  export_options.cache_dir = cache;
-  auto exported = gpu::export_task(a.task, export_options);
-  if (!exported.ok) {
-    if (!a.json) std::cout << "\n";
-    return infrastructure(exported.error);
-  }
-  const auto& dir = exported.doc["directions"][direction];
-  if (dir.is_null()) {
-    if (!a.json) std::cout << "\n";
-    return infrastructure("the task " + a.task + " has no " + direction + " direction (no func_" +
-                          direction + ".py)");
-  }
-  if (dir.contains("error")) {
-    if (!a.json) std::cout << "\n";
-    return infrastructure("the " + direction + " direction of " + a.task +
-                          " cannot be exported: " + dir["error"].as_string());
-  }
-  if (!a.json) {
-    std::cout << " done\n";
-    std::set<std::string> warnings;
-    for (const auto& c : dir["configs"].as_array())
-      for (const auto& w : c["warnings"].as_array()) warnings.insert(w.as_string());
-    for (const auto& w : warnings) std::cout << "task warning: " << w << "\n";
-  }
-
-  // The static checks an experiment's verifier runs before anything is compiled (the source's
-  // size, the registration of the function and its parameters against the task's, forbidden
-  // constructs, library calls under the policy): a kernel they reject is not compiled or run
-  // here either, and gets the verdict and reason an experiment would give it.
-  auto parameters = gpu::task_parameters(exported.dir, direction);
-  if (!parameters) return infrastructure(parameters.error);
-  const auto checked = gpu::check_source(source.text, direction, *parameters, a.library_calls,
-                                         static_cast<size_t>(kDefaultMaxSourceBytes));
-  json::Value static_findings;
-  static_findings.array();
-  for (const auto& f : gpu::library_calls(source.text)) static_findings.push(f);
-  doc.set("static_library_calls", static_findings);
-  if (!checked.accepted) {
-    json::Value f;
-    f.set("kind", checked.kind).set("message", checked.reason).set("stage", "verify");
-    doc.set("verdict", "incorrect").set("failure", f);
-    if (!a.json)
-      std::cout << "verdict: incorrect: rejected before compiling: " << checked.kind << ": "
-                << checked.reason << "\n";
-    return finish(doc, a.json, 1);
-  }
-
-  // Start the worker first: the cuda backend compiles for the device it reports.
-  gpu::WorkerOptions worker_options;
-  worker_options.backend = backend;
-  worker_options.device = a.device;
-  worker_options.allow_unconfined = a.allow_unconfined;
-  gpu::WorkerClient worker(worker_options);
-  if (auto e = worker.ensure_started(); !e.empty()) return infrastructure(e);
-  const auto& device = worker.ready()["device"];
-  doc.set("device", device).set("sandbox", worker.ready()["sandbox"]);
-
-  std::string compiled_dir, compiled_unavailable;
-  if (a.compiled != "off") {
-    if (!a.json)
-      std::cout << "building the torch.compile baseline (" << a.compiled << ") ..." << std::flush;
-    gpu::CompiledBaselineOptions baseline_options;
-    baseline_options.mode = a.compiled;
-    baseline_options.backend = backend;
-    baseline_options.config_set = a.configs;
-    auto baseline = gpu::build_compiled_baseline(a.task, exported.dir, baseline_options);
-    // The kernel is still evaluated without it; its configs say why there is no compiled time.
-    compiled_dir = baseline.dir;
-    compiled_unavailable = baseline.error;
-    const std::string described = baseline.error.empty()
-                                      ? gpu::describe_compiled_baseline(baseline.doc)
-                                      : "none: " + baseline.error;
-    doc.set("compiled_baseline", described);
-    if (!a.json) std::cout << " " << described << "\n";
-  }
-
-  gpu::CompileOptions compile_options;
-  compile_options.backend = backend;
-  compile_options.cache_dir = cache;
-  compile_options.source_name = a.kernel;
-  compile_options.allow_unconfined = a.allow_unconfined;
-  compile_options.headers = gpu::parse_headers(a.headers).value_or(gpu::Headers::automatic);
-  if (backend == Backend::cuda) {
-    auto arch = gpu::cuda_arch_of(device);
-    if (!arch) return infrastructure(arch.error);
-    compile_options.cuda_arch = *arch;
-  }
-  if (!a.json)
-    std::cout << "compiling " << a.kernel << " (" << gpu::to_string(backend) << ") ..."
-              << std::flush;
-  auto compiled = gpu::compile_candidate(source.text, compile_options);
-  json::Value compile_doc;
-  compile_doc.set("ok", compiled.ok)
-      .set("cache_hit", compiled.cache_hit)
-      .set("seconds", compiled.seconds);
-  compile_doc.set("key", compiled.key).set("log", compiled.log).set("headers", compiled.headers);
-  if (!compiled.light_error.empty()) compile_doc.set("light_error", compiled.light_error);
-  doc.set("compile", compile_doc);
-  if (!compiled.ok) {
-    json::Value f;
-    f.set("kind", "compile_error").set("message", compiled.error);
-    doc.set("verdict", "incorrect").set("failure", f);
-    if (!a.json)
-      std::cout << " failed\n"
-                << compiled.log << "verdict: incorrect: compile_error: " << compiled.error << "\n";
-    return finish(doc, a.json, 1);
-  }
-  if (!a.json)
-    std::cout << (compiled.cache_hit ? " cached" : " " + fmt(compiled.seconds, "%.1f") + " s")
-              << (compiled.headers == "light" ? ", kforge's light headers\n"
-                                              : ", LibTorch's headers\n");
-
-  gpu::WorkerRequest request;
-  request.export_dir = exported.dir;
-  request.library = compiled.library_path;
-  request.direction = direction;
-  request.mode = a.configs;
-  request.seeds = a.seeds;
-  request.seed = static_cast<uint64_t>(a.seed);
-  request.library_calls = a.library_calls;
-  request.time = !a.no_timing;
-  request.compiled_dir = compiled_dir;
-  request.compiled_unavailable = compiled_unavailable;
-  if (a.atol) request.atol = *a.atol;
-  if (a.rtol) request.rtol = *a.rtol;
-  request.timing.max_seconds = a.max_seconds;
-  request.trace = !a.no_timing;
-  request.counters = !a.no_timing && backend == gpu::Backend::cuda;
-  request.counters_budget_s = a.counters_budget;
-  if (auto busy = gpu::machine_load_warning(); busy && !a.no_timing) {
-    if (!a.json) std::cout << "warning: " << *busy << "\n";
-    doc.set("load_warning", *busy);
-  }
-  if (!a.json)
-    std::cout << "evaluating on " << device["name"].as_string() << " (" << a.configs << " configs, "
-              << a.seeds << " seeds) ...\n";
-  // Progress while the worker checks and times: the configs of the mode, done/total.
-  size_t total = 0;
-  for (const auto& c : dir["configs"].as_array())
-    for (const auto& m : c["modes"].as_array()) total += m.as_string() == a.configs;
-  EvalProgress progress(std::cout, total ? total : dir["configs"].as_array().size(),
-                        ::isatty(STDOUT_FILENO) != 0);
-  auto outcome = worker.evaluate(request.to_json(), [&](const json::Value& e) {
-    if (!a.json) progress.on_event(e);
-  });
-  progress.finish();
-  const auto& result = outcome.result;
-  doc.set("verdict", result["verdict"])
-      .set("configs", result["configs"])
-      .set("flags", result["flags"]);
-  if (result.contains("failure")) doc.set("failure", result["failure"]);
-  if (result.contains("checked_by_checker"))
-    doc.set("checked_by_checker", result["checked_by_checker"]);
-  if (result.contains("retimed_in_fresh_worker"))
-    doc.set("retimed_in_fresh_worker", result["retimed_in_fresh_worker"]);
-  if (result.contains("stage_seconds")) doc.set("stage_seconds", result["stage_seconds"]);
-  doc.set("candidate_output", outcome.candidate_output);
-  const auto report = gpu::read_worker_report(result);
-  const std::string verdict = to_string(report.verdict);
-  if (!a.json) {
-    print_table(report);
-    for (const auto& f : static_findings.as_array())
-      std::cout << "flag: library call in the source, " << f.as_string() << "\n";
-    for (const auto& f : report.flags) std::cout << "flag: " << f << "\n";
-    if (!outcome.candidate_output.empty())
-      std::cout << "candidate output (first lines):\n"
-                << outcome.candidate_output.substr(0, 2000) << "\n";
-    size_t ok = 0;
-    for (const auto& c : report.configs) ok += c.correct;
-    if (result["stage_seconds"].is_object())
-      std::cout << "time: " << describe_stage_seconds(result["stage_seconds"]) << "\n";
-    if (verdict == "correct")
-      std::cout << "verdict: correct (" << ok << "/" << report.configs.size()
-                << " configs; confirmed by the checker on " << report.checked_by_checker
-                << " config-seed pairs)\n";
-    else
-      std::cout << "verdict: " << verdict << ": " << report.failure_kind << ": "
-                << report.failure_message << "\n";
-  }
-  return finish(doc, a.json, verdict == "correct" ? 0 : verdict == "incorrect" ? 1 : 2);
+  return EvalRun(a).run();
 }
 
 int run_export(const std::vector<std::string>& argv) {
