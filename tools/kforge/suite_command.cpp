@@ -1,8 +1,10 @@
 #include "tools/kforge/suite_command.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -150,15 +152,131 @@ std::map<std::string, int64_t> expected_kernels(const search::ExperimentSpec& sp
   return out;
 }
 
-}  // namespace
-
-int run_suite(const std::vector<std::string>& args) {
+struct SuiteArgs {
   std::vector<std::string> task_args;
   std::string pattern, backend = "auto", configs = "auto", out_prefix, library = "flag";
   std::string compiled = "max-autotune", directions;
-  ForegroundOptions fg;
-  fg.archive_path = default_state_dir() + "/archive.db";
   int64_t seeds = kDefaultSeeds;
+  ForegroundOptions fg;
+};
+
+/// The options of `kforge suite`, bound to `a`.
+void add_suite_options(CLI::App& app, SuiteArgs& a) {
+  app.add_option("--tasks", a.task_args,
+                 "task folders; a folder that is no task adds the task folders under it")
+      ->type_name("DIR...");
+  app.add_option("--kernels", a.pattern,
+                 "a glob with {task} (the task folder), {name} (its last component), {direction} "
+                 "and {backend}: '{task}/kernels/*', or robust-kbench's "
+                 "'highlighted/{name}/{direction}/kernel.cu'. A .cu file is a cuda kernel, any "
+                 "other a cpu one; without {direction}, a file belongs to the direction it "
+                 "registers (m.def(\"forward\"/\"backward\", ...))")
+      ->type_name("PATTERN");
+  add_choice(app, "--backend", a.backend, {"cpu", "cuda", "auto"},
+             "cpu, cuda or auto (default: cuda when there is a GPU)");
+  add_choice(app, "--directions", a.directions,
+             {"forward", "backward", "forward,backward", "backward,forward"},
+             "forward, backward or forward,backward (default: both, where a task has them)");
+  add_choice(app, "--configs", a.configs, {"single", "multi", "auto"},
+             "single, multi or auto (default: multi on cuda, single on cpu)");
+  app.add_option("--seeds", a.seeds, "trials with fresh inputs per config (default 3)")
+      ->check(whole_number(1, 100));
+  add_choice(app, "--library-calls", a.library, {"allow", "flag", "forbid"},
+             "allow, flag (default) or forbid kernels that hand work to libraries");
+  add_choice(app, "--compiled", a.compiled, {"max-autotune", "default", "off"},
+             "the torch.compile baseline: max-autotune (default), default or off; built once "
+             "per task after its export (minutes for max-autotune), kept in the cache");
+  app.add_option("--out", a.out_prefix,
+                 "where the tables go (default suite-EXPERIMENT in the current folder)")
+      ->type_name("PREFIX");
+  add_foreground_options(app, a.fg);
+}
+
+/// The suite as an experiment's configuration: its tasks, the files proposer alone, and every
+/// kernel evaluated however many of a target fail to compile (many compile at once).
+Result<json::Value> suite_document(const SuiteArgs& a) {
+  std::vector<std::string> tasks;
+  for (const auto& arg : a.task_args) {
+    auto found = task_folders(arg);
+    if (found.empty())
+      return Result<json::Value>::failure(arg + " is no task folder and holds none");
+    tasks.insert(tasks.end(), found.begin(), found.end());
+  }
+  json::Value doc;
+  doc.set("name", "suite " + a.pattern).set("seed", int64_t{0});
+  json::Value task_list{json::Array{}};
+  for (const auto& t : tasks) task_list.push(std::filesystem::absolute(t).string());
+  doc.set("tasks", task_list);
+  json::Value dirs{json::Array{}};
+  const std::string directions = a.directions.empty() ? "forward,backward" : a.directions;
+  for (size_t at = 0; at <= directions.size();) {
+    const size_t comma = std::min(directions.find(',', at), directions.size());
+    const std::string d = directions.substr(at, comma - at);
+    if (d != "forward" && d != "backward")
+      return Result<json::Value>::failure("--directions takes forward, backward or both, not \"" +
+                                          d + "\"");
+    dirs.push(d);
+    at = comma + 1;
+  }
+  doc.set("directions", dirs);
+  doc.set("backends", json::Value{json::Array{json::Value(a.backend)}});
+  doc.set("config_set", a.configs);
+  json::Value proposer;
+  proposer.set("kind", "files").set("pattern", a.pattern);
+  doc.set("proposers", json::Value{json::Array{proposer}});
+  json::Value budget;
+  budget.set("candidates_per_target", int64_t{1000000});
+  doc.set("budget", budget);
+  json::Value policy;
+  policy.set("library_calls", a.library);
+  doc.set("policy", policy);
+  json::Value evaluation;
+  evaluation.set("seeds", a.seeds).set("compiled_baseline", a.compiled);
+  doc.set("evaluation", evaluation);
+  json::Value search;
+  search.set("abandon_after_compile_failures", int64_t{0}).set("pipeline_depth", int64_t{32});
+  doc.set("search", search);
+  return {std::move(doc), {}};
+}
+
+/// Each event as a line (unless quiet) and, when a kernel is done, how far the suite is.
+class SuiteFollower {
+ public:
+  SuiteFollower(std::map<std::string, int64_t> expected, bool quiet)
+      : progress_(std::move(expected)), quiet_(quiet) {}
+  int64_t total() const { return progress_.total(); }
+
+  void operator()(const event_record& ev) {
+    auto parsed = json::parse(ev.detail_json);
+    const json::Value detail = parsed.value ? *parsed.value : json::Value();
+    const bool counted = progress_.on_event(ev.kind, detail);
+    if (!quiet_) std::cout << elapsed_stamp(start_) << describe_event(ev.kind, detail) << "\n";
+    if (counted) {
+      const int64_t done = progress_.done(), total = progress_.total();
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      const double left = done > 0 && done < total ? elapsed / static_cast<double>(done) *
+                                                         static_cast<double>(total - done)
+                                                   : 0.0;
+      std::cout << "progress: " << done << "/" << total << " done, " << format("%.0f s", elapsed)
+                << " elapsed"
+                << (done < total ? ", about " + format("%.0f s", left) + " left" : std::string())
+                << "\n";
+    }
+    std::cout << std::flush;
+  }
+
+ private:
+  SuiteProgress progress_;
+  bool quiet_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+int run_suite(const std::vector<std::string>& args) {
+  SuiteArgs a;
+  a.fg.archive_path = default_state_dir() + "/archive.db";
   CommandLine line(
       "suite",
       "Evaluates every kernel file that PATTERN names for each task (kforge suite --tasks DIR... "
@@ -166,49 +284,19 @@ int run_suite(const std::vector<std::string>& args) {
       "(compiled in parallel, one evaluation at a time per GPU, archived, resumable), and writes "
       "a results table: PREFIX.csv, PREFIX.json and a table on the terminal.",
       "exit status: 0 every kernel correct, 1 some row is not, 2 usage or infrastructure");
-  auto& app = line.app();
-  app.add_option("--tasks", task_args,
-                 "task folders; a folder that is no task adds the task folders under it")
-      ->type_name("DIR...");
-  app.add_option("--kernels", pattern,
-                 "a glob with {task} (the task folder), {name} (its last component), {direction} "
-                 "and {backend}: '{task}/kernels/*', or robust-kbench's "
-                 "'highlighted/{name}/{direction}/kernel.cu'. A .cu file is a cuda kernel, any "
-                 "other a cpu one; without {direction}, a file belongs to the direction it "
-                 "registers (m.def(\"forward\"/\"backward\", ...))")
-      ->type_name("PATTERN");
-  add_choice(app, "--backend", backend, {"cpu", "cuda", "auto"},
-             "cpu, cuda or auto (default: cuda when there is a GPU)");
-  add_choice(app, "--directions", directions,
-             {"forward", "backward", "forward,backward", "backward,forward"},
-             "forward, backward or forward,backward (default: both, where a task has them)");
-  add_choice(app, "--configs", configs, {"single", "multi", "auto"},
-             "single, multi or auto (default: multi on cuda, single on cpu)");
-  app.add_option("--seeds", seeds, "trials with fresh inputs per config (default 3)")
-      ->check(whole_number(1, 100));
-  add_choice(app, "--library-calls", library, {"allow", "flag", "forbid"},
-             "allow, flag (default) or forbid kernels that hand work to libraries");
-  add_choice(app, "--compiled", compiled, {"max-autotune", "default", "off"},
-             "the torch.compile baseline: max-autotune (default), default or off; built once "
-             "per task after its export (minutes for max-autotune), kept in the cache");
-  app.add_option("--out", out_prefix,
-                 "where the tables go (default suite-EXPERIMENT in the current folder)")
-      ->type_name("PREFIX");
-  add_foreground_options(app, fg);
+  add_suite_options(line.app(), a);
   if (auto code = line.parse(args)) return *code;
-  if (fg.resume_id == 0 && (task_args.empty() || pattern.empty()))
+  if (a.fg.resume_id == 0 && (a.task_args.empty() || a.pattern.empty()))
     return line.error("give --tasks and --kernels, or --resume EXPERIMENT");
-  const std::string& archive_path = fg.archive_path;
-  const int64_t resume_id = fg.resume_id;
-  const bool quiet = fg.quiet;
+  const std::string& archive_path = a.fg.archive_path;
+  const int64_t resume_id = a.fg.resume_id;
   actor_host host;
-  auto begun =
-      begin_foreground(host, archive_path, fg.cache, fg.jobs, fg.allow_unconfined, resume_id);
+  auto begun = begin_foreground(host, archive_path, a.fg.cache, a.fg.jobs, a.fg.allow_unconfined,
+                                resume_id);
   if (!begun) {
     std::cerr << "kforge suite: " << begun.error << "\n";
     return 2;
   }
-  auto& rt = host.rt();
   search::ExperimentSpec spec = std::move(begun->spec);
   experiment_record record = begun->record;
   if (resume_id) {
@@ -218,57 +306,16 @@ int run_suite(const std::vector<std::string>& args) {
       return 2;
     }
   } else {
-    std::vector<std::string> tasks;
-    for (const auto& arg : task_args) {
-      auto found = task_folders(arg);
-      if (found.empty()) {
-        std::cerr << "kforge suite: " << arg << " is no task folder and holds none\n";
-        return 2;
-      }
-      tasks.insert(tasks.end(), found.begin(), found.end());
+    auto doc = suite_document(a);
+    if (!doc) {
+      std::cerr << "kforge suite: " << doc.error << "\n";
+      return 2;
     }
-    json::Value doc;
-    doc.set("name", "suite " + pattern).set("seed", int64_t{0});
-    json::Value task_list{json::Array{}};
-    for (const auto& t : tasks) task_list.push(std::filesystem::absolute(t).string());
-    doc.set("tasks", task_list);
-    json::Value dirs{json::Array{}};
-    if (directions.empty()) directions = "forward,backward";
-    for (size_t at = 0; at <= directions.size();) {
-      const size_t comma = std::min(directions.find(',', at), directions.size());
-      const std::string d = directions.substr(at, comma - at);
-      if (d != "forward" && d != "backward") {
-        std::cerr << "kforge suite: --directions takes forward, backward or both, not \"" << d
-                  << "\"\n";
-        return 2;
-      }
-      dirs.push(d);
-      at = comma + 1;
-    }
-    doc.set("directions", dirs);
-    doc.set("backends", json::Value{json::Array{json::Value(backend)}});
-    doc.set("config_set", configs);
-    json::Value proposer;
-    proposer.set("kind", "files").set("pattern", pattern);
-    doc.set("proposers", json::Value{json::Array{proposer}});
-    json::Value budget;
-    budget.set("candidates_per_target", int64_t{1000000});
-    doc.set("budget", budget);
-    json::Value policy;
-    policy.set("library_calls", library);
-    doc.set("policy", policy);
-    json::Value evaluation;
-    evaluation.set("seeds", seeds).set("compiled_baseline", compiled);
-    doc.set("evaluation", evaluation);
-    // Every kernel is evaluated, however many of a target fail to compile; many compile at once.
-    json::Value search;
-    search.set("abandon_after_compile_failures", int64_t{0}).set("pipeline_depth", int64_t{32});
-    doc.set("search", search);
-    auto parsed = search::parse_experiment_doc(doc);
+    auto parsed = search::parse_experiment_doc(*doc);
     std::error_code ec;
-    auto problems = parsed.ok()
-                        ? resolve_spec(parsed.spec, rt, std::filesystem::current_path(ec).string())
-                        : parsed.errors;
+    auto problems = parsed.ok() ? resolve_spec(parsed.spec, host.rt(),
+                                               std::filesystem::current_path(ec).string())
+                                : parsed.errors;
     if (!problems.empty()) {
       std::cerr << "kforge suite:\n";
       for (const auto& p : problems) std::cerr << "  " << p << "\n";
@@ -283,33 +330,13 @@ int run_suite(const std::vector<std::string>& args) {
     record = *recorded;
   }
   const auto expected = expected_kernels(spec);
-  SuiteProgress progress(expected);
-  const int64_t total = progress.total();
-  std::cout << "suite " << record.id << ": " << spec.tasks.size() << " task(s), " << total
-            << " kernel(s) for " << expected.size() << " target(s), archive " << archive_path
-            << "\n"
+  SuiteFollower follow(expected, a.fg.quiet);
+  std::cout << "suite " << record.id << ": " << spec.tasks.size() << " task(s), "
+            << follow.total() << " kernel(s) for " << expected.size() << " target(s), archive "
+            << archive_path << "\n"
             << std::flush;
-  const auto start = std::chrono::steady_clock::now();
-  auto follow = [&](const event_record& ev) {
-    auto parsed = json::parse(ev.detail_json);
-    const json::Value detail = parsed.value ? *parsed.value : json::Value();
-    const bool counted = progress.on_event(ev.kind, detail);
-    if (!quiet) std::cout << elapsed_stamp(start) << describe_event(ev.kind, detail) << "\n";
-    if (counted) {
-      const int64_t done = progress.done();
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const double left = done > 0 && done < total ? elapsed / static_cast<double>(done) *
-                                                         static_cast<double>(total - done)
-                                                   : 0.0;
-      std::cout << "progress: " << done << "/" << total << " done, " << format("%.0f s", elapsed)
-                << " elapsed"
-                << (done < total ? ", about " + format("%.0f s", left) + " left" : std::string())
-                << "\n";
-    }
-    std::cout << std::flush;
-  };
-  auto status = follow_experiment(host, record, spec, resume_id != 0, "kforge suite", follow);
+  auto status = follow_experiment(host, record, spec, resume_id != 0, "kforge suite",
+                                  std::ref(follow));
   auto suite = host.query({"suite", record.id});
   if (!suite) {
     std::cerr << "kforge suite: suite " << record.id << " cannot be read: " << suite.error << "\n";
@@ -317,7 +344,8 @@ int run_suite(const std::vector<std::string>& args) {
   }
   keep_existing_directions(*suite, spec);
   suite->set("elapsed_seconds", status.elapsed_seconds).set("status", status.status);
-  if (out_prefix.empty()) out_prefix = "suite-" + std::to_string(record.id);
+  const std::string out_prefix =
+      a.out_prefix.empty() ? "suite-" + std::to_string(record.id) : a.out_prefix;
   std::ofstream(out_prefix + ".csv") << suite_csv(*suite);
   std::ofstream(out_prefix + ".json") << suite->dump() << "\n";
   std::cout << "\n"
