@@ -195,6 +195,139 @@ SpecParse parse_experiment_spec(std::string_view json_text) {
   return parse_experiment_doc(*parsed.value);
 }
 
+namespace {
+
+/// config.proposers: the ensemble; a "files" proposer must be alone.
+void read_proposers(const json::Value& list, Reader& r, ExperimentSpec& s,
+                    std::vector<std::string>& errors) {
+  if (!list.is_array() || list.as_array().empty()) {
+    r.error("proposers", "must be a non-empty list");
+  } else {
+    s.proposers.clear();
+    for (size_t i = 0; i < list.as_array().size(); ++i) {
+      Reader pr(list[i], "config.proposers[" + std::to_string(i) + "]", errors);
+      ProposerSpec ps;
+      pr.string("kind", ps.kind, {"builtin", "llm", "files"});
+      pr.name("name", ps.name);
+      pr.number("weight", ps.weight, 0);
+      if (ps.kind == "llm") read_model(pr, ps.llm);
+      if (ps.kind == "files") {
+        pr.string("pattern", ps.pattern);
+        if (ps.pattern.empty())
+          pr.error("pattern",
+                   "is required: a glob of the kernel files, e.g. "
+                   "\"{task}/kernels/*.cu\"");
+      }
+      if (ps.name.empty()) ps.name = ps.kind == "llm" ? ps.llm.model : ps.kind;
+      for (const auto& other : s.proposers)
+        if (other.name == ps.name)
+          pr.error("name", "\"" + ps.name + "\" is already the name of another proposer");
+      s.proposers.push_back(ps);
+    }
+    const bool files = std::any_of(s.proposers.begin(), s.proposers.end(),
+                                   [](const auto& p) { return p.kind == "files"; });
+    if (files && s.proposers.size() > 1)
+      r.error("proposers", "a \"files\" proposer evaluates given kernels and must be alone");
+  }
+}
+
+/// config.verifiers: the LLM verifiers, the checks they judge and the audited share.
+void read_verifiers(const json::Value& config, ExperimentSpec& s, std::vector<std::string>& errors) {
+  Reader vr(config, "config.verifiers", errors);
+  if (auto list = vr.get("llm")) {
+    if (!list->is_array()) vr.error("llm", "must be a list of models");
+    for (size_t i = 0; i < list->as_array().size(); ++i) {
+      Reader mr((*list)[i], "config.verifiers.llm[" + std::to_string(i) + "]", errors);
+      VerifierSpec vs;
+      mr.name("name", vs.name);
+      read_model(mr, vs.llm);
+      if (vs.name.empty()) vs.name = vs.llm.model;
+      for (const auto& other : s.verifiers)
+        if (other.name == vs.name)
+          mr.error("name", "\"" + vs.name + "\" is already the name of another verifier");
+      s.verifiers.push_back(vs);
+    }
+  }
+  vr.strings("checks", s.verifier_checks, {"compilation", "memory_safety", "numerics"});
+  vr.number("audit_fraction", s.audit_fraction, 0);
+  if (s.audit_fraction > 1) vr.error("audit_fraction", "must be between 0 and 1");
+}
+
+/// config.budget, config.policy and config.evaluation.
+void read_limits(Reader& r, ExperimentSpec& s, std::vector<std::string>& errors) {
+  if (auto v = r.get("budget")) {
+    Reader br(*v, "config.budget", errors);
+    br.integer("candidates_per_target", s.candidates_per_target, 1, 1e6);
+    br.number("wall_seconds", s.wall_seconds, 0);
+    br.number("money_usd", s.money_usd, 0);
+    if (auto sol = br.get("speed_of_light")) {
+      Reader lr(*sol, "config.budget.speed_of_light", errors);
+      lr.number("fraction", s.speed_of_light_fraction, 0);
+      lr.number("share", s.speed_of_light_share, 0);
+      if (s.speed_of_light_fraction > 1) lr.error("fraction", "must be between 0 and 1");
+      if (s.speed_of_light_share > 1) lr.error("share", "must be between 0 and 1");
+    }
+  }
+  if (auto v = r.get("policy")) {
+    Reader pr(*v, "config.policy", errors);
+    pr.string("library_calls", s.library_calls, {"allow", "flag", "forbid"});
+    pr.integer("max_source_bytes", s.max_source_bytes, 1024, 16 << 20);
+  }
+  if (auto v = r.get("evaluation")) {
+    Reader er(*v, "config.evaluation", errors);
+    er.integer("seeds", s.seeds, 1, 100);
+    er.number("timing_seconds", s.timing_seconds, 0.01);
+    er.number("counters_budget_s", s.counters_budget_s, 0);
+    er.integer("confirm_top", s.confirm_top, 0, 16);
+    er.string("compiled_baseline", s.compiled_baseline, {"off", "default", "max-autotune"});
+    er.string("headers", s.headers, {"auto", "light", "full"});
+  }
+}
+
+/// config.search: parents, pipeline, islands, novelty, strategies, profile advice and
+/// meta-generation (the models they name must be LLMs of the ensemble, read before).
+void read_search(const json::Value& config, ExperimentSpec& s, std::vector<std::string>& errors) {
+  Reader sr(config, "config.search", errors);
+  sr.string("parent_selection", s.parent_selection, {"uniform", "tournament"});
+  sr.integer("tournament_size", s.tournament_size, 2, 64);
+  sr.integer("pipeline_depth", s.pipeline_depth, 1, 1024);
+  sr.integer("proposals_in_flight", s.proposals_in_flight, 1, 256);
+  sr.number("fix_probability", s.fix_probability, 0);
+  if (s.fix_probability > 1) sr.error("fix_probability", "must be between 0 and 1");
+  sr.integer("context_size", s.context_size, 0, 32);
+  sr.integer("abandon_after_compile_failures", s.abandon_after_compile_failures, 0, 100000);
+  if (auto islands = sr.get("islands")) {
+    Reader ir(*islands, "config.search.islands", errors);
+    ir.integer("count", s.islands, 1, 64);
+    ir.integer("migration_interval", s.migration_interval, 0, 1000000);
+    ir.integer("migration_size", s.migration_size, 1, 64);
+  }
+  sr.string("novelty", s.novelty, {"normalised", "off"});
+  sr.string("strategy_policy", s.strategy_policy, {"bandit", "uniform"});
+  if (auto advice = sr.get("profile_advice")) {
+    Reader ar(*advice, "config.search.profile_advice", errors);
+    ar.string("model", s.advice_model);
+    ar.integer("count", s.advice_count, 1, 16);
+    if (std::none_of(s.proposers.begin(), s.proposers.end(), [&](const ProposerSpec& p) {
+          return p.kind == "llm" && p.name == s.advice_model;
+        }))
+      ar.error("model", "\"" + s.advice_model + "\" is not an LLM of the ensemble");
+  }
+  if (auto meta = sr.get("meta_generation")) {
+    Reader mr(*meta, "config.search.meta_generation", errors);
+    mr.integer("every", s.meta_every, 0, 1000000);
+    mr.integer("count", s.meta_count, 1, 16);
+    mr.string("model", s.meta_model);
+    if (!s.meta_model.empty() &&
+        std::none_of(s.proposers.begin(), s.proposers.end(), [&](const ProposerSpec& p) {
+          return p.kind == "llm" && p.name == s.meta_model;
+        }))
+      mr.error("model", "\"" + s.meta_model + "\" is not an LLM of the ensemble");
+  }
+}
+
+}  // namespace
+
 SpecParse parse_experiment_doc(const json::Value& doc) {
   SpecParse p;
   ExperimentSpec& s = p.spec;
@@ -225,127 +358,14 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
     }
     r.strings("backends", s.backends, {"cpu", "cuda", "auto"});
     r.string("config_set", s.config_set, {"single", "multi", "auto"});
-    if (auto v = r.get("proposers")) {
-      if (!v->is_array() || v->as_array().empty()) {
-        r.error("proposers", "must be a non-empty list");
-      } else {
-        s.proposers.clear();
-        for (size_t i = 0; i < v->as_array().size(); ++i) {
-          Reader pr((*v)[i], "config.proposers[" + std::to_string(i) + "]", errors);
-          ProposerSpec ps;
-          pr.string("kind", ps.kind, {"builtin", "llm", "files"});
-          pr.name("name", ps.name);
-          pr.number("weight", ps.weight, 0);
-          if (ps.kind == "llm") read_model(pr, ps.llm);
-          if (ps.kind == "files") {
-            pr.string("pattern", ps.pattern);
-            if (ps.pattern.empty())
-              pr.error("pattern",
-                       "is required: a glob of the kernel files, e.g. "
-                       "\"{task}/kernels/*.cu\"");
-          }
-          if (ps.name.empty()) ps.name = ps.kind == "llm" ? ps.llm.model : ps.kind;
-          for (const auto& other : s.proposers)
-            if (other.name == ps.name)
-              pr.error("name", "\"" + ps.name + "\" is already the name of another proposer");
-          s.proposers.push_back(ps);
-        }
-        const bool files = std::any_of(s.proposers.begin(), s.proposers.end(),
-                                       [](const auto& p) { return p.kind == "files"; });
-        if (files && s.proposers.size() > 1)
-          r.error("proposers", "a \"files\" proposer evaluates given kernels and must be alone");
-      }
-    }
+    if (auto v = r.get("proposers")) read_proposers(*v, r, s, errors);
     if (auto v = r.get("ensemble")) {
       Reader er(*v, "config.ensemble", errors);
       er.string("policy", s.ensemble_policy, {"bandit", "fixed", "uniform"});
     }
-    if (auto v = r.get("verifiers")) {
-      Reader vr(*v, "config.verifiers", errors);
-      if (auto list = vr.get("llm")) {
-        if (!list->is_array()) vr.error("llm", "must be a list of models");
-        for (size_t i = 0; i < list->as_array().size(); ++i) {
-          Reader mr((*list)[i], "config.verifiers.llm[" + std::to_string(i) + "]", errors);
-          VerifierSpec vs;
-          mr.name("name", vs.name);
-          read_model(mr, vs.llm);
-          if (vs.name.empty()) vs.name = vs.llm.model;
-          for (const auto& other : s.verifiers)
-            if (other.name == vs.name)
-              mr.error("name", "\"" + vs.name + "\" is already the name of another verifier");
-          s.verifiers.push_back(vs);
-        }
-      }
-      vr.strings("checks", s.verifier_checks, {"compilation", "memory_safety", "numerics"});
-      vr.number("audit_fraction", s.audit_fraction, 0);
-      if (s.audit_fraction > 1) vr.error("audit_fraction", "must be between 0 and 1");
-    }
-    if (auto v = r.get("budget")) {
-      Reader br(*v, "config.budget", errors);
-      br.integer("candidates_per_target", s.candidates_per_target, 1, 1e6);
-      br.number("wall_seconds", s.wall_seconds, 0);
-      br.number("money_usd", s.money_usd, 0);
-      if (auto sol = br.get("speed_of_light")) {
-        Reader lr(*sol, "config.budget.speed_of_light", errors);
-        lr.number("fraction", s.speed_of_light_fraction, 0);
-        lr.number("share", s.speed_of_light_share, 0);
-        if (s.speed_of_light_fraction > 1) lr.error("fraction", "must be between 0 and 1");
-        if (s.speed_of_light_share > 1) lr.error("share", "must be between 0 and 1");
-      }
-    }
-    if (auto v = r.get("policy")) {
-      Reader pr(*v, "config.policy", errors);
-      pr.string("library_calls", s.library_calls, {"allow", "flag", "forbid"});
-      pr.integer("max_source_bytes", s.max_source_bytes, 1024, 16 << 20);
-    }
-    if (auto v = r.get("evaluation")) {
-      Reader er(*v, "config.evaluation", errors);
-      er.integer("seeds", s.seeds, 1, 100);
-      er.number("timing_seconds", s.timing_seconds, 0.01);
-      er.number("counters_budget_s", s.counters_budget_s, 0);
-      er.integer("confirm_top", s.confirm_top, 0, 16);
-      er.string("compiled_baseline", s.compiled_baseline, {"off", "default", "max-autotune"});
-      er.string("headers", s.headers, {"auto", "light", "full"});
-    }
-    if (auto v = r.get("search")) {
-      Reader sr(*v, "config.search", errors);
-      sr.string("parent_selection", s.parent_selection, {"uniform", "tournament"});
-      sr.integer("tournament_size", s.tournament_size, 2, 64);
-      sr.integer("pipeline_depth", s.pipeline_depth, 1, 1024);
-      sr.integer("proposals_in_flight", s.proposals_in_flight, 1, 256);
-      sr.number("fix_probability", s.fix_probability, 0);
-      if (s.fix_probability > 1) sr.error("fix_probability", "must be between 0 and 1");
-      sr.integer("context_size", s.context_size, 0, 32);
-      sr.integer("abandon_after_compile_failures", s.abandon_after_compile_failures, 0, 100000);
-      if (auto islands = sr.get("islands")) {
-        Reader ir(*islands, "config.search.islands", errors);
-        ir.integer("count", s.islands, 1, 64);
-        ir.integer("migration_interval", s.migration_interval, 0, 1000000);
-        ir.integer("migration_size", s.migration_size, 1, 64);
-      }
-      sr.string("novelty", s.novelty, {"normalised", "off"});
-      sr.string("strategy_policy", s.strategy_policy, {"bandit", "uniform"});
-      if (auto advice = sr.get("profile_advice")) {
-        Reader ar(*advice, "config.search.profile_advice", errors);
-        ar.string("model", s.advice_model);
-        ar.integer("count", s.advice_count, 1, 16);
-        if (std::none_of(s.proposers.begin(), s.proposers.end(), [&](const ProposerSpec& p) {
-              return p.kind == "llm" && p.name == s.advice_model;
-            }))
-          ar.error("model", "\"" + s.advice_model + "\" is not an LLM of the ensemble");
-      }
-      if (auto meta = sr.get("meta_generation")) {
-        Reader mr(*meta, "config.search.meta_generation", errors);
-        mr.integer("every", s.meta_every, 0, 1000000);
-        mr.integer("count", s.meta_count, 1, 16);
-        mr.string("model", s.meta_model);
-        if (!s.meta_model.empty() &&
-            std::none_of(s.proposers.begin(), s.proposers.end(), [&](const ProposerSpec& p) {
-              return p.kind == "llm" && p.name == s.meta_model;
-            }))
-          mr.error("model", "\"" + s.meta_model + "\" is not an LLM of the ensemble");
-      }
-    }
+    if (auto v = r.get("verifiers")) read_verifiers(*v, s, errors);
+    read_limits(r, s, errors);
+    if (auto v = r.get("search")) read_search(*v, s, errors);
   }
   if (s.name.empty() && !s.tasks.empty()) {
     std::string first = s.tasks.front();
