@@ -8,6 +8,7 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -15,6 +16,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -102,59 +105,68 @@ int usage() {
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct WorkerArgs {
   std::string backend = "cpu";
   int device_index = 0, request_fd = 3;
   bool seccomp = true, confine = true, checker = false;
   kforge::worker::ConfinementRequest confinement;
+};
+
+/// The command line; nothing when it is not one the supervisor writes.
+std::optional<WorkerArgs> parse_args(int argc, char** argv) {
+  WorkerArgs w;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
     if (a == "--backend")
-      backend = next();
+      w.backend = next();
     else if (a == "--device")
-      device_index = std::atoi(next().c_str());
+      w.device_index = std::atoi(next().c_str());
     else if (a == "--request-fd")
-      request_fd = std::atoi(next().c_str());
+      w.request_fd = std::atoi(next().c_str());
     else if (a == "--event-fd")
       g_event_fd = std::atoi(next().c_str());
     else if (a == "--no-seccomp")
-      seccomp = false;
+      w.seccomp = false;
     else if (a == "--scratch")
-      confinement.scratch = next();
+      w.confinement.scratch = next();
     else if (a == "--read")
-      confinement.readable.push_back(next());
+      w.confinement.readable.push_back(next());
     else if (a == "--write")
-      confinement.writable.push_back(next());
+      w.confinement.writable.push_back(next());
     else if (a == "--unconfined")
-      confine = false;
+      w.confine = false;
     else if (a == "--checker")  // answers "check" requests only: loads no candidate, times nothing
-      checker = true;
+      w.checker = true;
     else
-      return usage();
+      return std::nullopt;
   }
-  if (backend != "cpu" && backend != "cuda") return usage();
-  if (confine && confinement.scratch.empty()) return usage();
+  if (w.backend != "cpu" && w.backend != "cuda") return std::nullopt;
+  if (w.confine && w.confinement.scratch.empty()) return std::nullopt;
+  return w;
+}
 
-  // Confinement first, while this is the only thread: every thread started later inherits it.
-  confinement.cuda = backend == "cuda";
-  std::string confinement_rules;
-  std::string confinement_error =
-      confine ? kforge::worker::confine_worker(confinement, confinement_rules)
-              : "disabled by --unconfined";
-  if (confine && !confinement_error.empty()) {
-    kforge::json::Value e;
-    e.set("event", "fatal")
-        .set("kind", "infrastructure")
-        .set("message", "the worker cannot confine itself: " + confinement_error);
-    send(e);
-    return 3;
-  }
+/// The worker cannot start: the supervisor reads why.
+int fatal(const std::string& kind, const std::string& message) {
+  kforge::json::Value e;
+  e.set("event", "fatal").set("kind", kind).set("message", message);
+  send(e);
+  return 3;
+}
 
-  // Reference semantics: full fp32 (no TF32), the TorchScript graph interpreted as written
-  // (no fusion, so the reference time is the eager time of the same operators).
+/// A request the worker does not take: an error result, and the worker goes on.
+void refuse(const std::string& message) {
+  kforge::json::Value e, f;
+  f.set("kind", "infrastructure").set("message", message);
+  e.set("event", "result").set("verdict", "error").set("failure", f);
+  send(e);
+}
+
+/// LibTorch as the reference runs: full fp32 (no TF32), the TorchScript graph interpreted as
+/// written (no fusion, so the reference time is the eager time of the same operators), and every
+/// pool and engine started before any candidate, so that no thread of theirs is taken for one a
+/// candidate started (gpu/worker/thread_watch.hpp).
+void prepare_libtorch() {
   at::globalContext().setAllowTF32CuBLAS(false);
   at::globalContext().setAllowTF32CuDNN(false);
   torch::jit::setGraphExecutorOptimize(false);
@@ -162,8 +174,7 @@ int main(int argc, char** argv) {
   // Start LibTorch's OpenMP pool now, so that threads it creates are never taken for a candidate's.
   at::parallel_for(0, 1 << 16, 1, [](int64_t, int64_t) {});
   // The first reduction and elementwise operators replace that pool's threads with their own
-  // (libgomp, measured): let them do it now, so that every candidate finds its pool started and
-  // no thread of it is taken for one the candidate started (gpu/worker/thread_watch.hpp).
+  // (libgomp, measured): let them do it now, so that every candidate finds its pool started.
   {
     at::Tensor w = at::rand({256, 999});
     at::Tensor m = std::get<0>(w.max(1, true));
@@ -179,39 +190,14 @@ int main(int argc, char** argv) {
     x.set_requires_grad(true);
     (x * 2).sum().backward();
   }
+}
 
-  std::unique_ptr<kforge::worker::Device> device;
-  if (backend == "cuda" && !own_proc()) {
-    kforge::json::Value e;
-    e.set("event", "fatal")
-        .set("kind", "infrastructure")
-        .set("message",
-             "the worker runs in a PID namespace whose /proc belongs to another one (pid " +
-                 std::to_string(::getpid()) +
-                 " here, not in /proc/self): the CUDA driver cannot start there. Run kforge "
-                 "outside it, or give the namespace its own /proc (unshare --mount-proc)");
-    send(e);
-    return 3;
-  }
-  if (backend == "cuda") {
-    auto made = kforge::worker::make_cuda_device(device_index);
-    if (!made) {
-      kforge::json::Value e;
-      e.set("event", "fatal").set("kind", "infrastructure").set("message", made.error);
-      send(e);
-      return 3;
-    }
-    device = std::move(*made);
-  } else {
-    device = kforge::worker::make_cpu_device(/*timing=*/!checker);
-  }
-  kforge::worker::record_guarded_symbols();
-  std::string seccomp_error =
-      seccomp ? kforge::worker::install_seccomp_filter(g_event_fd) : "disabled by --no-seccomp";
-  std::atexit(on_exit_during_request);
-
-  kforge::json::Value ready;
-  kforge::json::Value sandbox;
+/// The ready message: the worker's pid, its device and its sandbox in words.
+kforge::json::Value ready_event(const kforge::worker::Device& device,
+                                const std::string& seccomp_error,
+                                const std::string& confinement_error,
+                                const std::string& confinement_rules) {
+  kforge::json::Value ready, sandbox;
   sandbox.set("seccomp", seccomp_error.empty()).set("network_isolated", only_loopback_network());
   if (!seccomp_error.empty()) sandbox.set("seccomp_error", seccomp_error);
   sandbox.set("filesystem_confined", confinement_error.empty());
@@ -221,21 +207,19 @@ int main(int argc, char** argv) {
     sandbox.set("filesystem_error", confinement_error);
   ready.set("event", "ready")
       .set("pid", static_cast<int64_t>(::getpid()))
-      .set("device", device->describe());
+      .set("device", device.describe());
   ready.set("sandbox", sandbox);
-  send(ready);
+  return ready;
+}
 
-  kforge::worker::Evaluator evaluator(*device, send);
+/// Answers requests, one JSON line each, until "exit" or the supervisor closes the pipe.
+void serve(int request_fd, bool checker, kforge::worker::Device& device) {
+  kforge::worker::Evaluator evaluator(device, send);
   std::string buffer, line;
   while (read_line(request_fd, buffer, line)) {
     auto parsed = kforge::json::parse(line);
     if (!parsed.value) {
-      kforge::json::Value e;
-      e.set("event", "result").set("verdict", "error");
-      kforge::json::Value f;
-      f.set("kind", "infrastructure").set("message", "bad request: " + parsed.error);
-      e.set("failure", f);
-      send(e);
+      refuse("bad request: " + parsed.error);
       continue;
     }
     const std::string op = (*parsed.value)["op"].as_string();
@@ -247,14 +231,8 @@ int main(int argc, char** argv) {
       continue;
     }
     if (op != "check" && (op != "evaluate" || checker)) {
-      kforge::json::Value e;
-      e.set("event", "result").set("verdict", "error");
-      kforge::json::Value f;
-      f.set("kind", "infrastructure")
-          .set("message", op == "evaluate" ? "a checker loads no candidate; it only checks"
-                                           : "unknown op `" + op + "`");
-      e.set("failure", f);
-      send(e);
+      refuse(op == "evaluate" ? "a checker loads no candidate; it only checks"
+                              : "unknown op `" + op + "`");
       continue;
     }
     g_in_request = true;
@@ -262,16 +240,53 @@ int main(int argc, char** argv) {
         op == "check" ? evaluator.check(*parsed.value) : evaluator.evaluate(*parsed.value);
     g_in_request = false;
     send(result);
-    bool fatal = false;
-    std::string device_error = device->pending_error(&fatal);
-    if (fatal) {
-      kforge::json::Value e;
-      e.set("event", "fatal")
-          .set("kind", "illegal_memory_access")
-          .set("message", "the device reports " + device_error);
-      send(e);
+    bool fatal_error = false;
+    std::string device_error = device.pending_error(&fatal_error);
+    if (fatal_error) {
+      fatal("illegal_memory_access", "the device reports " + device_error);
       ::_exit(4);  // the CUDA context cannot be used again
     }
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto args = parse_args(argc, argv);
+  if (!args) return usage();
+  WorkerArgs& w = *args;
+
+  // Confinement first, while this is the only thread: every thread started later inherits it.
+  w.confinement.cuda = w.backend == "cuda";
+  std::string confinement_rules;
+  std::string confinement_error =
+      w.confine ? kforge::worker::confine_worker(w.confinement, confinement_rules)
+                : "disabled by --unconfined";
+  if (w.confine && !confinement_error.empty())
+    return fatal("infrastructure", "the worker cannot confine itself: " + confinement_error);
+
+  prepare_libtorch();
+
+  std::unique_ptr<kforge::worker::Device> device;
+  if (w.backend == "cuda" && !own_proc())
+    return fatal("infrastructure",
+                 "the worker runs in a PID namespace whose /proc belongs to another one (pid " +
+                     std::to_string(::getpid()) +
+                     " here, not in /proc/self): the CUDA driver cannot start there. Run kforge "
+                     "outside it, or give the namespace its own /proc (unshare --mount-proc)");
+  if (w.backend == "cuda") {
+    auto made = kforge::worker::make_cuda_device(w.device_index);
+    if (!made) return fatal("infrastructure", made.error);
+    device = std::move(*made);
+  } else {
+    device = kforge::worker::make_cpu_device(/*timing=*/!w.checker);
+  }
+  kforge::worker::record_guarded_symbols();
+  std::string seccomp_error =
+      w.seccomp ? kforge::worker::install_seccomp_filter(g_event_fd) : "disabled by --no-seccomp";
+  std::atexit(on_exit_during_request);
+
+  send(ready_event(*device, seccomp_error, confinement_error, confinement_rules));
+  serve(w.request_fd, w.checker, *device);
   return 0;
 }
