@@ -48,6 +48,10 @@ class Device {
   /// Bytes of the last-level cache, and the measured copy bandwidth in bytes per second.
   virtual size_t cache_bytes() const = 0;
   virtual double copy_bandwidth() const = 0;
+  /// Measures the copy bandwidth again and keeps the higher of the two, which it returns: a busy
+  /// machine (other processes streaming memory) only lowers a measurement, and a bound made from a
+  /// low one takes an honest kernel for one faster than memory.
+  virtual double remeasure_bandwidth() = 0;
   virtual json::Value describe() const = 0;
   /// What the device runs while `body` runs, launch by launch (gpu/worker/launch_trace.hpp).
   virtual Result<json::Value> trace(const std::function<void()>& body) = 0;

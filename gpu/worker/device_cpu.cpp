@@ -100,6 +100,10 @@ class CpuDevice final : public Device {
   void end_poisoned_allocations() override { set_cpu_poisoning(false); }
   size_t cache_bytes() const override { return llc_; }
   double copy_bandwidth() const override { return bandwidth_; }
+  double remeasure_bandwidth() override {
+    bandwidth_ = std::max(bandwidth_, measure_bandwidth());
+    return bandwidth_;
+  }
   json::Value describe() const override {
     json::Value d;
     d.set("backend", "cpu")

@@ -6,6 +6,7 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "gpu/worker/device.hpp"
@@ -109,6 +110,10 @@ class CudaDevice final : public Device {
   void end_poisoned_allocations() override {}
   size_t cache_bytes() const override { return l2_; }
   double copy_bandwidth() const override { return bandwidth_; }
+  double remeasure_bandwidth() override {
+    bandwidth_ = std::max(bandwidth_, measure_bandwidth());
+    return bandwidth_;
+  }
   json::Value describe() const override {
     json::Value d;
     d.set("backend", "cuda").set("name", name()).set("index", index_);

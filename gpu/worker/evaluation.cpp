@@ -560,7 +560,14 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
               },
               set_memory, 40, [&](size_t, bool before) { return watch_batch(before); }, failure);
           const size_t input_bytes = bytes_of(cases[0].tensors);
-          const double cold_bound_ms = 1000.0 * input_bytes / (2.0 * device_.copy_bandwidth());
+          double cold_bound_ms = 1000.0 * input_bytes / (2.0 * device_.copy_bandwidth());
+          if (!failure && cold.p10_ms < cold_bound_ms) {
+            // The bandwidth the bound comes from was measured when the worker started, perhaps
+            // while other processes streamed memory: measured again now, the higher one counts.
+            const double bandwidth = device_.remeasure_bandwidth();
+            cold_bound_ms = 1000.0 * input_bytes / (2.0 * bandwidth);
+            cr.set("copy_bandwidth_gbs_again", bandwidth / 1e9);
+          }
           cr.set("cold", cold.to_json()).set("cold_speed_of_light_ms", cold_bound_ms);
           // Noise only lengthens a call (a busy machine, preemption): a tenth of the calls
           // faster than memory allows is no accident.
