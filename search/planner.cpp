@@ -275,10 +275,17 @@ Decision Planner::decide(int64_t n, size_t t) {
   // Proposals decided before n that n may not see yet count as pulls of their arm, with nothing
   // gained yet: an arm whose answer is on its way is not untried, so an ensemble asks each model
   // once before it asks one twice. Which those are depends on sequence numbers only.
+  // A resumed experiment knows those proposals from their archived candidates (members) instead.
+  auto pull = [&](const std::string& proposer) {
+    for (auto& arm : arms)
+      if (arm.name == proposer) ++arm.pulls;
+  };
   for (auto it = proposers_decided_.upper_bound(n - population_.depth());
        it != proposers_decided_.end() && it->first < n; ++it)
-    for (auto& arm : arms)
-      if (arm.name == it->second) ++arm.pulls;
+    pull(it->second);
+  for (auto it = population_.members().upper_bound(n - population_.depth());
+       it != population_.members().end() && it->first < n; ++it)
+    if (!proposers_decided_.count(it->first)) pull(it->second.proposer);
   auto ensemble = stream("ensemble");
   d.proposer = arms[choose_arm(arms, spec_.ensemble_policy, ensemble)].name;
   proposers_decided_[n] = d.proposer;

@@ -163,8 +163,19 @@ TEST(Planner, AnEnsembleAsksEveryModelOnceBeforeAskingOneTwice) {
     ASSERT_TRUE(parsed.ok()) << parsed.error_text();
     Planner p(parsed.spec, {"a"});
     std::set<std::string> asked;
-    for (int64_t n = 0; n < 4; ++n) asked.insert(p.plan(n, 0).decision.proposer);
+    std::vector<std::string> order;
+    for (int64_t n = 0; n < 4; ++n) {
+      order.push_back(p.plan(n, 0).decision.proposer);
+      asked.insert(order.back());
+    }
     EXPECT_EQ(asked.size(), 4u) << "seed " << seed;
+    // Resumed after the first two became candidates (the planner starts afresh with them as
+    // members): the next two are decided as in the uninterrupted run.
+    Planner resumed(parsed.spec, {"a"});
+    for (int64_t m = 0; m < 2; ++m)
+      resumed.population().add(search::member(m, 0, false, false, 0, order[m]));
+    for (int64_t n = 2; n < 4; ++n)
+      EXPECT_EQ(resumed.plan(n, 0).decision.proposer, order[n]) << "seed " << seed << ", n " << n;
   }
 }
 
