@@ -1,7 +1,8 @@
-// One evaluation request inside the worker: load the candidate, check its signature, run every
-// defence on every config and seed, time it next to the reference, and report per config. With
-// `outputs_dir` in the request, the candidate's outputs of each config and seed are also saved
-// there, for the checker.
+// One evaluation request inside the worker: load the task and the candidate, refuse a candidate
+// that rebinds what the worker times with or lacks its function, then run every defence on every
+// config and seed and time it next to the reference (gpu/worker/candidate_run.hpp), reporting per
+// config. With `outputs_dir` in the request, the candidate's outputs of each config and seed are
+// also saved there, for the checker.
 //
 // The checker is a second worker process that never loads a candidate: for a check request (the
 // same fields, op "check") it draws the same inputs, computes the reference itself and compares
@@ -16,6 +17,7 @@
 #include <string>
 
 #include "common/json.hpp"
+#include "gpu/worker/candidate_run.hpp"
 #include "gpu/worker/compiled_baseline.hpp"
 #include "gpu/worker/counter_budget.hpp"
 #include "gpu/worker/device.hpp"
@@ -24,9 +26,6 @@
 #include "gpu/worker_protocol.hpp"
 
 namespace kforge::worker {
-
-/// Writes one event (a JSON line) to the supervisor.
-using EventSink = std::function<void(const json::Value&)>;
 
 class Evaluator {
  public:
