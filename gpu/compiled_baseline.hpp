@@ -1,4 +1,4 @@
-// The torch.compile baseline of an exported task: tasks/compile_baseline.py builds one
+// The torch.compile baseline of an exported task: exporter/compile_baseline.py builds one
 // AOTInductor library per config (in the export folder, kept until torch, the GPU or the script
 // changes); the worker loads and times them from C++. Python runs here only, never while kernels
 // are evaluated.

@@ -1,4 +1,4 @@
-// Running the Python exporter (tasks/export_task.py) on a task folder, with its cache. Python runs
+// Running the Python exporter (exporter/export_task.py) on a task folder, with its cache. Python runs
 // here only: at export time, never while kernels are evaluated.
 #pragma once
 

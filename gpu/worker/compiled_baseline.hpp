@@ -1,5 +1,5 @@
 // The torch.compile baseline inside the worker: the AOTInductor libraries that
-// tasks/compile_baseline.py built for each config (listed in compiled.json), loaded from C++ and
+// exporter/compile_baseline.py built for each config (listed in compiled.json), loaded from C++ and
 // called on a case's tensors like the eager reference. Nothing of Python runs here.
 #pragma once
 

@@ -1,5 +1,5 @@
 // `kforge import --from kernelbench`: KernelBench problem files as robust-kbench task folders
-// (tasks/import_kernelbench.py does the work; this runs it with the task Python).
+// (exporter/import_kernelbench.py does the work; this runs it with the task Python).
 #pragma once
 
 #include <string>

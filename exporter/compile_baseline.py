@@ -42,8 +42,7 @@ import tempfile
 import time
 import zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import export_task as ex  # noqa: E402  (the task loading and config building of the exporter)
+from kforge_export import support as ex  # the exporter's shared parts, none needing torch
 
 MODES = {"max-autotune": {"max_autotune": True}, "default": {}}
 
@@ -126,7 +125,7 @@ def tensor_positions(values):
 
 
 def build_forward(module, entry, device, mode, work_dir, out_dir, index):
-    _, _, _, _, values, _ = ex.capture_forward(module, entry, seed=1)
+    _, _, _, _, values, _ = capture_forward(module, entry, seed=1)
     positions = tensor_positions(values)
     tensors = [values[k].to(device) for k in positions]
     fixed = fixed_arguments_module(module.forward_fn, values, positions)
@@ -139,7 +138,7 @@ def build_forward(module, entry, device, mode, work_dir, out_dir, index):
 def build_backward(module, entry, config, device, mode, work_dir, out_dir, index):
     from functorch.compile import aot_function, make_boxed_func
 
-    _, _, _, _, values, _ = ex.capture_forward(module, entry, seed=1)
+    _, _, _, _, values, _ = capture_forward(module, entry, seed=1)
     specs = config["forward_args"]
     positions = tensor_positions(values)
     leaves = [p for p in positions if specs[p].get("requires_grad")]
@@ -196,8 +195,8 @@ def build(task_dir, export_doc, device, mode, config_set, out_dir):
             if exported is None or "error" in exported:
                 directions[direction] = {"error": "the direction was not exported"}
                 continue
-            module = ex.load_task_module(task_dir, direction)
-            entries, _ = ex.config_sets(task_dir, direction)
+            module = load_task_module(task_dir, direction)
+            entries, _ = config_sets(task_dir, direction)
             configs = exported["configs"]
             if len(entries) != len(configs):
                 raise ex.ExportError(f"the {direction} configs changed since the export")
@@ -213,7 +212,7 @@ def build(task_dir, export_doc, device, mode, config_set, out_dir):
                     else:
                         result = build_backward(module, entry, config, device, mode, work_dir, out_dir, index)
                 except Exception as e:  # noqa: BLE001  (whatever torch.export or Inductor raise)
-                    text = ex.failure_text(e).splitlines()
+                    text = failure_text(e).splitlines()
                     result = {"error": " ".join(text[:3])[:600]}
                 result["seconds"] = round(time.monotonic() - started, 3)
                 built.append(result)
@@ -254,10 +253,13 @@ def main():
         print(f"compile baseline failed: {e}", file=sys.stderr)
         return 1
     started = time.monotonic()
-    global torch
-    import torch  # noqa: E402  (imported late: a cache hit needs no torch)
+    # Imported late: a cache hit needs no torch (nor the exporter's parts that import it).
+    global torch, capture_forward, load_task_module, config_sets, failure_text
+    import torch  # noqa: E402
+    from kforge_export import random_draws
+    from kforge_export.arguments import capture_forward
+    from kforge_export.task_loading import config_sets, failure_text, load_task_module
 
-    ex.torch = torch
     os.makedirs(root, exist_ok=True)
     staging = tempfile.mkdtemp(prefix=f".{os.path.basename(final_dir)}.", dir=root)
     try:
@@ -271,7 +273,7 @@ def main():
         else:
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
-            ex.FAST_DRAWS = opts.device == "cuda"
+            random_draws.FAST_DRAWS = opts.device == "cuda"
             try:
                 document["directions"] = build(task_dir, export_doc, torch.device(opts.device), opts.mode,
                                                opts.configs, staging)

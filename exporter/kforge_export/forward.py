@@ -1,0 +1,53 @@
+"""One forward config: its arguments, outputs and reference; the probe config also runs the task
+filters and checks the reference."""
+import time
+
+import torch
+
+from .arguments import capture_forward, describe_args, fixed_arguments
+from .reference_writer import check_reference
+from .running import compute_device, meta_outputs, output_specs, outputs_of, to_device
+from .support import phase
+from .task_filters import FILTER_BUDGET_SECONDS, filter_warnings
+from .task_loading import config_name
+
+
+def export_forward_config(module, entry, index, input_names, writer, out_dir, facts):
+    probe = "fixed" not in facts
+    model, inputs, draws, names, values, _ = capture_forward(module, entry, seed=1)
+    fixed, other_values = fixed_arguments(module, entry, names, values, draws, facts)
+    warnings = []
+    specs = describe_args(names, values, fixed, inputs, model, input_names, draws, out_dir,
+                          f"forward_config{index}", warnings)
+    fn = module.forward_fn
+    device = compute_device()
+    if probe:
+        # The probe runs for real (on the GPU when there is one): its outputs, the task filters,
+        # and the check that the saved reference reproduces the Python function.
+        on_device = [to_device(v, device) for v in values]
+        started = time.monotonic()
+        with phase("run"), torch.no_grad():
+            outs = outputs_of(fn(*on_device), "forward_fn")
+        run_seconds = time.monotonic() - started
+        if run_seconds > FILTER_BUDGET_SECONDS:
+            warnings.append(f"the task filter for arguments without effect was not run: one run of forward_fn takes "
+                            f"{run_seconds:.1f} s on {device.type} (export where torch has a GPU to have it)")
+        else:
+            other_tensors = [to_device(o, device) if isinstance(o, torch.Tensor) else None for o in other_values]
+            with phase("filters"):
+                warnings += filter_warnings(fn, specs, on_device, other_tensors, outs)
+        reference = writer.reference("forward_fn", specs, values, index)
+        with phase("check"):
+            check_reference(out_dir, reference, specs, values, outs, device)
+    else:
+        # Other configs need their output shapes only. On the CPU meta tensors give them without
+        # computing; on a GPU a real run takes milliseconds (meta tensors' first use costs seconds
+        # there), as does a config whose operators have no meta implementation.
+        outs = meta_outputs(fn, values) if device.type == "cpu" else None
+        if outs is None:
+            with phase("run"), torch.no_grad():
+                outs = outputs_of(fn(*[to_device(v, device) for v in values]), "forward_fn")
+        reference = writer.reference("forward_fn", specs, values, index, expected=outs)
+    return {"name": config_name(entry), "modes": entry["modes"], "init": entry["init"], "input": entry["input"],
+            "shared": entry["shared"], "args": specs, "outputs": output_specs(outs), "reference": reference,
+            "warnings": warnings, "probe": probe}

@@ -1,0 +1,62 @@
+"""What every part of the exporter (and the torch.compile baseline) shares, none of it needing
+torch: its error, the config sets, where its time went, publishing a finished folder at once,
+the torch version read without importing it."""
+import importlib.util
+import json
+import os
+import re
+import shutil
+import sys
+import time
+from contextlib import contextmanager
+
+
+class ExportError(Exception):
+    """A task that kforge cannot export, with a message that says what and where."""
+
+
+MODES = {
+    "single": ("single_input_configs", "single_init_configs", "single_shared_configs"),
+    "multi_input": ("multi_input_configs", "single_init_configs", "single_shared_configs"),
+    "multi_init": ("single_input_configs", "multi_init_configs", "single_shared_configs"),
+    "multi": ("multi_input_configs", "multi_init_configs", "multi_shared_configs"),
+}
+
+
+PHASE_SECONDS = {}  # where an export's time went, written into task.json
+
+
+@contextmanager
+def phase(name):
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        PHASE_SECONDS[name] = PHASE_SECONDS.get(name, 0.0) + time.monotonic() - start
+
+
+def phase_seconds(started):
+    """Where the time since `started` went, by phase (and in total), for the written record."""
+    return {k: round(v, 3) for k, v in sorted({**PHASE_SECONDS, "total": time.monotonic() - started}.items())}
+
+
+def publish(staging, final_dir, file_name, document):
+    """Writes `document` into the staging folder, which then takes the place of final_dir: a
+    reader sees the old folder or the whole new one, never half of it."""
+    with open(os.path.join(staging, file_name), "w", encoding="utf-8") as f:
+        json.dump(document, f, indent=1, allow_nan=False)
+    if os.path.exists(final_dir):
+        shutil.rmtree(final_dir)
+    os.rename(staging, final_dir)
+
+
+def torch_version_without_import():
+    spec = importlib.util.find_spec("torch")
+    if spec is None or spec.origin is None:
+        raise ExportError(f"{sys.executable} has no torch; set KFORGE_PYTHON to an interpreter that has it")
+    version_file = os.path.join(os.path.dirname(spec.origin), "version.py")
+    with open(version_file, encoding="utf-8") as f:
+        match = re.search(r"__version__\s*=\s*['\"]([^'\"]+)['\"]", f.read())
+    if not match:
+        raise ExportError(f"cannot read the torch version from {version_file}")
+    return match.group(1)
