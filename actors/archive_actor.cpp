@@ -2,9 +2,8 @@
 
 #include <cmath>
 
+#include "actors/archive_reads.hpp"
 #include "actors/experiment_records.hpp"
-#include "archive/report.hpp"
-#include "archive/views.hpp"
 #include "messages/errors.hpp"
 
 namespace kforge {
@@ -16,26 +15,45 @@ std::string reasons_json(const std::vector<std::string>& reasons) {
   return list.dump();
 }
 
-experiment_record from_archive(const archive::Experiment& e) {
-  return {e.id, e.name, e.config_json, e.seed, e.status};
-}
-
 caf::error failed(const std::string& what, const std::string& why) {
   return make_error(error_code::archive_failure, what + ": " + why);
 }
 
-/// What a fix prompt is told of a failed candidate, from its archived verdicts and compile log.
-std::pair<Stage, std::string> archived_failure(archive::Archive& db, int64_t id) {
-  for (const auto& v : db.verdicts(id)) {
-    const auto stage = parse_stage(v.stage);
-    if (stage == Stage::compile && v.verdict == "rejected") {
-      auto log = db.compile_log(id);
-      return {Stage::compile, log && !log->log.empty() ? log->log : v.reason};
+/// A compile's log and verdict as the archive keeps them.
+std::pair<archive::CompileLog, archive::Verdict> compile_rows(const candidate_compile& c) {
+  const gpu::CompileResult& r = c.result;
+  archive::CompileLog log{c.candidate_id, r.ok,         r.cache_hit,
+                          r.seconds,      r.log,        gpu::to_json(r.kernels).dump(),
+                          r.headers,      r.light_error};
+  const std::string kind =
+      r.ok ? ""
+           : (r.error.find("timed out") != std::string::npos ? "compile_timeout" : "compile_error");
+  archive::Verdict v{c.candidate_id, to_string(Stage::compile), r.ok ? "accepted" : "rejected",
+                     kind, r.error};
+  return {std::move(log), std::move(v)};
+}
+
+/// An evaluation's per-config rows as the archive keeps them.
+std::vector<archive::ConfigResult> evaluation_rows(const eval_result& r) {
+  std::vector<archive::ConfigResult> rows;
+  for (const auto& c : r.configs) {
+    archive::ConfigResult row;
+    row.candidate_id = r.candidate_id;
+    row.config_set = r.config_set;
+    row.config_index = c.index;
+    row.config_name = c.name;
+    row.correct = c.correct;
+    row.max_abs_error = c.max_abs_error;
+    row.max_rel_error = c.max_rel_error;
+    if (c.timed()) {
+      row.kernel_ms = c.kernel.median_ms;
+      row.eager_ms = c.eager.median_ms;
+      row.speedup = c.speedup;
     }
-    if (stage == Stage::evaluate && v.verdict == to_string(EvalVerdict::incorrect))
-      return {Stage::evaluate, failure_text(v.kind, v.reason)};
+    row.detail_json = c.record_json;
+    rows.push_back(std::move(row));
   }
-  return {Stage::none, {}};
+  return rows;
 }
 
 }  // namespace
@@ -114,46 +132,20 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                                      v.accepted ? "accepted" : "rejected", v.kind, v.reason});
             });
       },
-      [write](record_atom, compile_result& r) -> caf::result<void> {
-        return write(
-            "compile of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
-              archive::CompileLog log{r.candidate_id, r.ok,         r.cache_hit,
-                                      r.seconds,      r.log,        gpu::to_json(r.kernels).dump(),
-                                      r.headers,      r.light_error};
-              archive::Verdict v{
-                  r.candidate_id, to_string(Stage::compile), r.ok ? "accepted" : "rejected",
-                  r.ok ? ""
-                       : (r.error.find("timed out") != std::string::npos ? "compile_timeout"
-                                                                         : "compile_error"),
-                  r.error};
-              return db.record_compile(log, v);
-            });
+      [write](record_atom, candidate_compile& r) -> caf::result<void> {
+        return write("compile of candidate " + std::to_string(r.candidate_id),
+                     [&](archive::Archive& db) {
+                       const auto [log, verdict] = compile_rows(r);
+                       return db.record_compile(log, verdict);
+                     });
       },
       [write](record_atom, eval_result& r) -> caf::result<void> {
-        return write("evaluation of candidate " + std::to_string(r.candidate_id),
-                     [&](archive::Archive& db) {
-                       std::vector<archive::ConfigResult> rows;
-                       for (const auto& c : r.configs) {
-                         archive::ConfigResult row;
-                         row.candidate_id = r.candidate_id;
-                         row.config_set = r.config_set;
-                         row.config_index = c.index;
-                         row.config_name = c.name;
-                         row.correct = c.correct;
-                         row.max_abs_error = c.max_abs_error;
-                         row.max_rel_error = c.max_rel_error;
-                         if (c.timed()) {
-                           row.kernel_ms = c.kernel.median_ms;
-                           row.eager_ms = c.eager.median_ms;
-                           row.speedup = c.speedup;
-                         }
-                         row.detail_json = c.record_json;
-                         rows.push_back(std::move(row));
-                       }
-                       return db.record_evaluation(
-                           rows, {r.candidate_id, to_string(Stage::evaluate), to_string(r.verdict),
-                                  r.failure_kind, evaluation_reason(r)});
-                     });
+        return write(
+            "evaluation of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
+              return db.record_evaluation(
+                  evaluation_rows(r), {r.candidate_id, to_string(Stage::evaluate),
+                                       to_string(r.verdict), r.failure_kind, evaluation_reason(r)});
+            });
       },
       [write](record_atom, profile_summary& p) -> caf::result<void> {
         return write("profile of candidate " + std::to_string(p.candidate_id),
@@ -194,104 +186,14 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                                    e.reply.usage.input_tokens, e.reply.usage.output_tokens});
         });
       },
-      [self](load_atom, reply_key& k) {
-        reply_lookup out;
-        if (auto r = self->state.db->llm_reply(k.key)) {
-          out.found = true;
-          out.reply = {
-              r->key, r->endpoint, r->model, r->request_json,
-              llm::ChatReply{
-                  r->text, r->finish_reason, r->truncated, {r->input_tokens, r->output_tokens}}};
-        }
-        return out;
-      },
-      [self](load_atom, int64_t experiment_id) -> caf::result<experiment_snapshot> {
-        auto e = self->state.db->experiment(experiment_id);
-        if (!e) return make_error(error_code::unknown_experiment, std::to_string(experiment_id));
-        experiment_snapshot snap;
-        snap.experiment = from_archive(*e);
-        for (const auto& p : self->state.db->progress(experiment_id)) {
-          candidate_state cs;
-          const auto& c = p.candidate;
-          cs.candidate = c;
-          cs.verified = p.verified;
-          cs.compiled = p.compiled;
-          cs.finished = p.finished;
-          cs.correct = p.correct;
-          cs.speedup = p.geomean_speedup;
-          if (p.correct) {
-            std::vector<gpu::ConfigReport> configs;
-            for (const auto& r : self->state.db->results(c.id))
-              if (auto doc = json::parse(r.detail_json); doc)
-                configs.push_back(gpu::read_config_report(*doc.value));
-            cs.speed_of_light = gpu::speed_of_light_fraction(configs);
-            cs.times = gpu::config_times_text(configs);
-          }
-          cs.profiled = p.profiled;
-          if (p.profiled)
-            if (auto profile = self->state.db->profile(c.id))
-              if (auto doc = json::parse(*profile); doc.value)
-                cs.profile_brief = advised_brief((*doc.value)["summary"]["brief"].as_string(),
-                                                 (*doc.value)["advice"]);
-          if (p.finished && !p.correct)
-            std::tie(cs.failed_stage, cs.failure) = archived_failure(*self->state.db, c.id);
-          snap.candidates.push_back(std::move(cs));
-        }
-        for (const auto& u : self->state.db->llm_usage(experiment_id))
-          snap.models.push_back({u.model_name, u.calls, u.failures, u.cached, u.input_tokens,
-                                 u.output_tokens, u.cost_usd});
-        // One record per round, target and writer, as they were recorded.
-        for (const auto& x : self->state.db->strategies(experiment_id)) {
-          auto& list = snap.strategies;
-          if (list.empty() || list.back().target_key != x.target || list.back().round != x.round ||
-              list.back().serves != x.serves || list.back().source != x.source)
-            list.push_back(
-                {experiment_id, x.sequence, x.target, x.round, x.serves, x.source, {}, {}});
-          list.back().strategies.push_back(x.text);
-        }
-        return snap;
+      [self](load_atom, reply_key& k) { return archived_reply(*self->state.db, k.key); },
+      [self](load_atom, int64_t experiment_id) {
+        return archived_snapshot(*self->state.db, experiment_id);
       },
       [self](list_atom, std::string& status) {
-        std::vector<experiment_record> out;
-        auto all = status.empty() ? self->state.db->experiments()
-                                  : self->state.db->experiments_with_status(status);
-        for (const auto& e : all) out.push_back(from_archive(e));
-        return out;
+        return archived_experiments(*self->state.db, status);
       },
-      [self](query_atom, query_request& q) -> caf::result<std::string> {
-        auto& db = *self->state.db;
-        if (q.what == "experiments") return archive::experiments_view(db).dump();
-        if (q.what == "history") {
-          if (!db.experiment(q.id))
-            return make_error(error_code::unknown_experiment,
-                              "no experiment " + std::to_string(q.id));
-          return archive::history_view(db, q.id).dump();
-        }
-        if (q.what == "experiment") {
-          if (auto v = archive::experiment_view(db, q.id)) return v->dump();
-          return make_error(error_code::unknown_experiment,
-                            "no experiment " + std::to_string(q.id));
-        }
-        if (q.what == "candidates") {
-          if (auto v = archive::candidates_view(db, q.id)) return v->dump();
-          return make_error(error_code::unknown_experiment,
-                            "no experiment " + std::to_string(q.id));
-        }
-        if (q.what == "report") {
-          if (auto v = archive::report_view(db, q.id)) return v->dump();
-          return make_error(error_code::unknown_experiment,
-                            "no experiment " + std::to_string(q.id));
-        }
-        if (q.what == "suite") {
-          if (auto v = archive::suite_view(db, q.id)) return v->dump();
-          return make_error(error_code::unknown_experiment, "no suite " + std::to_string(q.id));
-        }
-        if (q.what == "candidate") {
-          if (auto v = archive::candidate_view(db, q.id)) return v->dump();
-          return make_error(error_code::unknown_candidate, "no candidate " + std::to_string(q.id));
-        }
-        return make_error(error_code::invalid_request, "unknown query `" + q.what + "`");
-      },
+      [self](query_atom, query_request& q) { return answer_query(*self->state.db, q); },
   };
 }
 

@@ -160,7 +160,7 @@ void reprofile(self_ptr self, int64_t n) {
 
 /// What the evaluator is asked for a compiled candidate of target `l`.
 eval_request evaluation_request(self_ptr self, const Candidate& c, const target_layout& l,
-                                const compile_result& compiled) {
+                                const gpu::CompileResult& compiled) {
   const auto& spec = self->state.cfg.spec;
   eval_request req;
   req.candidate_id = c.id;
@@ -183,7 +183,7 @@ evaluator_actor evaluator_of(self_ptr self, const target_layout& l) {
   return self->state.stages.evaluators.at(evaluator_key(l.tgt.backend, l.tgt.device));
 }
 
-void evaluate(self_ptr self, int64_t n, compile_result compiled) {
+void evaluate(self_ptr self, int64_t n, const gpu::CompileResult& compiled) {
   const auto& l = layout(self, n);
   auto req = evaluation_request(self, candidate(self, n), l, compiled);
   flight(self, n).kernels = compiled.kernels;
@@ -223,28 +223,36 @@ void evaluate(self_ptr self, int64_t n, compile_result compiled) {
           [self, n](caf::error& e) { stage_error(self, n, Stage::evaluate, e); });
 }
 
-compile_request compilation_request(self_ptr self, const Candidate& c, const target& tgt) {
+/// What the compiler pool is asked for candidate `c` of `tgt`; an error where the target names no
+/// backend kforge knows (the configuration's list is checked, so only a damaged archive can).
+Result<compile_request> compilation_request(self_ptr self, const Candidate& c, const target& tgt) {
   auto& st = self->state;
   compile_request req;
   req.candidate_id = c.id;
   req.source = c.source;
-  req.backend = tgt.backend;
+  if (auto backend = parse_backend(tgt.backend))
+    req.backend = *backend;
+  else
+    return Result<compile_request>::failure("target " + tgt.key() + " names the backend `" +
+                                            tgt.backend + "`, which is neither cpu nor cuda");
   if (auto a = st.cfg.cuda_arch.find(evaluator_key(tgt.backend, tgt.device));
       a != st.cfg.cuda_arch.end())
     req.cuda_arch = a->second;
   req.source_name = "candidate " + std::to_string(c.id) + " (" + c.strategy + ")";
   req.headers = st.cfg.spec.headers;
-  return req;
+  return {std::move(req), {}};
 }
 
 /// `record`: archive the compile outcome (false when a resumed candidate was compiled before).
 void compile(self_ptr self, int64_t n, bool record) {
   auto& st = self->state;
   auto req = compilation_request(self, candidate(self, n), layout(self, n).tgt);
-  self->request(st.stages.compiler, caf::infinite, compile_atom::value, req)
+  if (!req)
+    return stage_error(self, n, Stage::compile, make_error(error_code::invalid_request, req.error));
+  self->request(st.stages.compiler, caf::infinite, compile_atom::value, *req)
       .then(
-          [self, n, record](compile_result& r) {
-            auto next = [self, n, r] {
+          [self, n, record](candidate_compile& compiled) {
+            auto next = [self, n, r = compiled.result] {
               if (r.ok) return when_running(self, [self, n, r] { evaluate(self, n, r); });
               auto d = about(self, n);
               d.set("reason", r.error);
@@ -256,7 +264,7 @@ void compile(self_ptr self, int64_t n, bool record) {
               answer(self, n, o);
             };
             if (!record) return next();
-            self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
+            self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, compiled)
                 .then(next, archive_failed(self, n));
           },
           [self, n](caf::error& e) { stage_error(self, n, Stage::compile, e); });
@@ -453,13 +461,15 @@ caf::result<confirmation> confirm(self_ptr self, pipeline_job& job) {
     out.reason = why;
     deliver(out);
   };
-  when_running(self, [self, c, l, deliver, unconfirmed] {
+  when_running(self, [self, c, l, deliver, unconfirmed]() mutable {
     auto req = compilation_request(self, c, l.tgt);
-    self->request(self->state.stages.compiler, caf::infinite, compile_atom::value, req)
+    if (!req) return unconfirmed(req.error);
+    self->request(self->state.stages.compiler, caf::infinite, compile_atom::value, *req)
         .then(
-            [self, c, l, deliver, unconfirmed](compile_result& compiled) mutable {
-              if (!compiled.ok) return unconfirmed("it did not compile again: " + compiled.error);
-              auto req = evaluation_request(self, c, l, compiled);
+            [self, c, l, deliver, unconfirmed](candidate_compile& compiled) mutable {
+              if (!compiled.result.ok)
+                return unconfirmed("it did not compile again: " + compiled.result.error);
+              auto req = evaluation_request(self, c, l, compiled.result);
               req.seed = search::derive_seed(self->state.cfg.spec.seed, "confirm",
                                              static_cast<uint64_t>(c.sequence));
               req.stop_on_failure = true;

@@ -14,26 +14,14 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
   return {
       [options](compile_atom, compile_request& r) {
         gpu::CompileOptions o;
-        o.backend = gpu::parse_backend(r.backend).value_or(gpu::Backend::cpu);
+        o.backend = r.backend;
         if (!r.cuda_arch.empty()) o.cuda_arch = r.cuda_arch;
         o.cache_dir = options.cache_dir;
         o.timeout = options.timeout;
         o.allow_unconfined = options.allow_unconfined;
         o.source_name = r.source_name;
-        o.headers = gpu::parse_headers(r.headers).value_or(gpu::Headers::automatic);
-        auto c = gpu::compile_candidate(r.source, o);
-        compile_result out;
-        out.candidate_id = r.candidate_id;
-        out.ok = c.ok;
-        out.cache_hit = c.cache_hit;
-        out.library_path = c.library_path;
-        out.log = c.log;
-        out.error = c.error;
-        out.seconds = c.seconds;
-        out.headers = c.headers;
-        out.light_error = c.light_error;
-        out.kernels = std::move(c.kernels);
-        return out;
+        o.headers = r.headers;
+        return candidate_compile{r.candidate_id, gpu::compile_candidate(r.source, o)};
       },
       [options](export_atom, export_request& r) {
         gpu::ExportOptions o;
@@ -54,7 +42,7 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
         if (e.ok && r.compiled_baseline != "off") {
           gpu::CompiledBaselineOptions b;
           b.mode = r.compiled_baseline;
-          b.backend = gpu::parse_backend(r.backend).value_or(gpu::Backend::cpu);
+          b.backend = r.backend;
           b.config_set = r.config_set;
           auto built = gpu::build_compiled_baseline(r.task_dir, e.dir, b);
           out.compiled_dir = built.dir;
@@ -80,11 +68,11 @@ compiler_actor::behavior_type compiler_pool_impl(
       [self](compile_atom, compile_request& r) {
         auto what = "candidate " + std::to_string(r.candidate_id);
         // A candidate that does not compile is a verdict, not a failure of the stage.
-        auto error_of = [](const compile_result& c) {
-          return c.ok || !c.log.empty() ? std::string() : c.error;
+        auto error_of = [](const candidate_compile& c) {
+          return c.result.ok || !c.result.log.empty() ? std::string() : c.result.error;
         };
-        return relay<compile_result>(self, self->state.pool, std::move(what), std::nullopt,
-                                     error_of, compile_atom::value, std::move(r));
+        return relay<candidate_compile>(self, self->state.pool, std::move(what), std::nullopt,
+                                        error_of, compile_atom::value, std::move(r));
       },
       [self](export_atom, export_request& r) {
         auto what = "export " + r.task_dir;

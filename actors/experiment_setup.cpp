@@ -257,11 +257,11 @@ experiment_setup_actor::behavior_type experiment_setup_impl(
         auto exports = std::make_shared<std::vector<export_result>>(spec.tasks.size());
         auto pending = std::make_shared<size_t>(spec.tasks.size());
         // The torch.compile baseline is built for the GPU when some target runs there.
-        const std::string backend = on_gpu(spec) ? "cuda" : "cpu";
+        const Backend backend = on_gpu(spec) ? Backend::cuda : Backend::cpu;
         for (size_t i = 0; i < spec.tasks.size(); ++i) {
           // The export takes seconds; the compiled baseline (max-autotune) may take minutes.
           export_request req{spec.tasks[i], spec.compiled_baseline, backend,
-                             config_set_for(spec, backend)};
+                             config_set_for(spec, std::string(to_string(backend)))};
           self->request(compiler, 120min, export_atom::value, req)
               .then(
                   [self, cfg, archive, evaluators, exports, pending, promise, i](export_result& r) {

@@ -130,13 +130,11 @@ Experiment read_experiment(const Statement& s) {
   return e;
 }
 
-std::vector<Candidate> candidate_query(sqlite3* db, const std::string& where, int64_t arg) {
+Result<std::vector<Candidate>> candidate_query(sqlite3* db, const std::string& where, int64_t arg) {
   std::string sql = std::string("SELECT ") + kCandidateColumns + " FROM candidates " + where;
   Statement s(db, sql.c_str());
   s.bind(1, arg);
-  std::vector<Candidate> out;
-  while (s.step()) out.push_back(read_candidate(s));
-  return out;
+  return detail::rows(s, read_candidate);
 }
 
 }  // namespace
@@ -217,22 +215,19 @@ Status Archive::set_experiment_status(int64_t id, const std::string& value) {
   return st;
 }
 
-std::optional<Experiment> Archive::experiment(int64_t id) {
+Result<std::optional<Experiment>> Archive::experiment(int64_t id) {
   Statement s(db_,
               "SELECT id, name, config, seed, status, created_at FROM experiments WHERE id = ?");
   s.bind(1, id);
-  if (!s.step()) return std::nullopt;
-  return read_experiment(s);
+  return detail::first_row(s, read_experiment);
 }
 
-std::vector<Experiment> Archive::experiments_with_status(const std::string& status) {
+Result<std::vector<Experiment>> Archive::experiments_with_status(const std::string& status) {
   Statement s(db_,
               "SELECT id, name, config, seed, status, created_at FROM experiments WHERE status = ? "
               "ORDER BY id");
   s.bind(1, status);
-  std::vector<Experiment> out;
-  while (s.step()) out.push_back(read_experiment(s));
-  return out;
+  return detail::rows(s, read_experiment);
 }
 
 Result<int64_t> Archive::add_candidate(const Candidate& c, const std::vector<LlmCall>& calls) {
@@ -348,17 +343,16 @@ Status Archive::add_confirmation(const Confirmation& c) {
   return s.run();
 }
 
-std::vector<Confirmation> Archive::confirmations(int64_t experiment_id) {
+Result<std::vector<Confirmation>> Archive::confirmations(int64_t experiment_id) {
   Statement s(db_,
               "SELECT f.candidate_id, f.correct, f.speedup, f.speedup_low, f.speedup_high, "
               "f.reason, f.configs, f.created_at FROM confirmations f JOIN candidates c ON "
               "c.id = f.candidate_id WHERE c.experiment_id = ? ORDER BY f.candidate_id");
   s.bind(1, experiment_id);
-  std::vector<Confirmation> out;
-  while (s.step())
-    out.push_back({s.integer(0), s.integer(1) != 0, s.real(2), s.real(3), s.real(4), s.text(5),
-                   s.text(6), s.real(7)});
-  return out;
+  return detail::rows(s, [](const Statement& s) {
+    return Confirmation{s.integer(0), s.integer(1) != 0, s.real(2), s.real(3),
+                        s.real(4),    s.text(5),         s.text(6), s.real(7)};
+  });
 }
 
 Status Archive::add_profile_advice(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
@@ -368,9 +362,10 @@ Status Archive::add_profile_advice(int64_t experiment_id, int64_t candidate_id, 
   if (!tx.begun()) return tx.begun();
   if (auto s = insert_llm_calls(experiment_id, candidate_id, sequence, calls); !s) return s;
   auto summary = profile(candidate_id);
-  auto doc = json::parse(summary.value_or("{}"));
+  if (!summary) return Status::failure(summary.error);
+  auto doc = json::parse(summary->value_or("{}"));
   auto advice = json::parse(advice_json);
-  if (!summary || !doc.value || !advice.value)
+  if (!*summary || !doc.value || !advice.value)
     return Status::failure("candidate " + std::to_string(candidate_id) +
                            " has no readable profile to keep advice with");
   doc.value->set("advice", *advice.value);
@@ -387,27 +382,28 @@ Result<int64_t> Archive::add_event(const Event& e) {
   return inserted(s.run());
 }
 
-std::optional<Candidate> Archive::candidate(int64_t id) {
+Result<std::optional<Candidate>> Archive::candidate(int64_t id) {
   auto found = candidate_query(db_, "WHERE id = ?", id);
-  if (found.empty()) return std::nullopt;
-  return found.front();
+  if (!found) return {std::nullopt, found.error};
+  if (found->empty()) return {std::optional<Candidate>(), {}};
+  return {std::move(found->front()), {}};
 }
 
-std::vector<Candidate> Archive::candidates(int64_t experiment_id) {
+Result<std::vector<Candidate>> Archive::candidates(int64_t experiment_id) {
   return candidate_query(db_, "WHERE experiment_id = ? ORDER BY sequence", experiment_id);
 }
 
-std::vector<Verdict> Archive::verdicts(int64_t candidate_id) {
+Result<std::vector<Verdict>> Archive::verdicts(int64_t candidate_id) {
   Statement s(db_,
               "SELECT candidate_id, stage, verdict, kind, reason FROM verdicts WHERE candidate_id "
               "= ? ORDER BY id");
   s.bind(1, candidate_id);
-  std::vector<Verdict> out;
-  while (s.step()) out.push_back({s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4)});
-  return out;
+  return detail::rows(s, [](const Statement& s) {
+    return Verdict{s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4)};
+  });
 }
 
-std::vector<ConfigResult> Archive::results(int64_t candidate_id) {
+Result<std::vector<ConfigResult>> Archive::results(int64_t candidate_id) {
   Statement s(db_,
               "SELECT candidate_id, config_set, config_index, config_name, correct, max_abs_error, "
               "max_rel_error, "
@@ -415,8 +411,7 @@ std::vector<ConfigResult> Archive::results(int64_t candidate_id) {
               "config_set, "
               "config_index");
   s.bind(1, candidate_id);
-  std::vector<ConfigResult> out;
-  while (s.step()) {
+  return detail::rows(s, [](const Statement& s) {
     ConfigResult r;
     r.candidate_id = s.integer(0);
     r.config_set = s.text(1);
@@ -429,41 +424,43 @@ std::vector<ConfigResult> Archive::results(int64_t candidate_id) {
     r.eager_ms = s.maybe_real(8);
     r.speedup = s.maybe_real(9);
     r.detail_json = s.text(10);
-    out.push_back(std::move(r));
-  }
-  return out;
+    return r;
+  });
 }
 
-std::vector<Experiment> Archive::experiments() {
+Result<std::vector<Experiment>> Archive::experiments() {
   Statement s(
       db_, "SELECT id, name, config, seed, status, created_at FROM experiments ORDER BY id DESC");
-  std::vector<Experiment> out;
-  while (s.step()) out.push_back(read_experiment(s));
-  return out;
+  return detail::rows(s, read_experiment);
 }
 
-std::optional<CompileLog> Archive::compile_log(int64_t candidate_id) {
+Result<std::optional<CompileLog>> Archive::compile_log(int64_t candidate_id) {
   Statement s(db_,
               "SELECT candidate_id, ok, cache_hit, seconds, log, resources, headers, light_error "
               "FROM compiles WHERE candidate_id = ? ORDER BY rowid DESC LIMIT 1");
   s.bind(1, candidate_id);
-  if (!s.step()) return std::nullopt;
-  return CompileLog{s.integer(0), s.integer(1) != 0, s.integer(2) != 0, s.real(3),
-                    s.text(4),    s.text(5),         s.text(6),         s.text(7)};
+  return detail::first_row(s, [](const Statement& s) {
+    return CompileLog{s.integer(0), s.integer(1) != 0, s.integer(2) != 0, s.real(3),
+                      s.text(4),    s.text(5),         s.text(6),         s.text(7)};
+  });
 }
 
-std::optional<std::string> Archive::profile(int64_t candidate_id) {
+Result<std::optional<std::string>> Archive::profile(int64_t candidate_id) {
   Statement s(db_,
               "SELECT summary FROM profiles WHERE candidate_id = ? ORDER BY rowid DESC LIMIT 1");
   s.bind(1, candidate_id);
-  if (!s.step()) return std::nullopt;
-  return s.text(0);
+  return detail::first_row(s, [](const Statement& s) { return s.text(0); });
 }
 
-std::vector<Progress> Archive::progress(int64_t experiment_id) {
+Result<std::vector<Progress>> Archive::progress(int64_t experiment_id) {
+  auto failed = [](const Statement& s) {
+    return Result<std::vector<Progress>>{std::nullopt, "reading the archive: " + s.error()};
+  };
+  auto candidates_found = candidates(experiment_id);
+  if (!candidates_found) return {std::nullopt, candidates_found.error};
   std::vector<Progress> out;
   std::map<int64_t, size_t> index;
-  for (auto& c : candidates(experiment_id)) {
+  for (auto& c : *candidates_found) {
     index[c.id] = out.size();
     out.push_back(Progress{std::move(c)});
   }
@@ -483,12 +480,14 @@ std::vector<Progress> Archive::progress(int64_t experiment_id) {
       p.finished = true;
     if (stage == "evaluate") p.correct = verdict == "correct";
   }
+  if (!v.error().empty()) return failed(v);
   Statement r(db_,
               "SELECT r.candidate_id, r.correct, r.speedup FROM results r JOIN candidates c ON "
               "c.id = r.candidate_id WHERE c.experiment_id = ? ORDER BY r.candidate_id");
   r.bind(1, experiment_id);
   std::map<int64_t, std::vector<double>> speedups;  // per config; 0 where not timed
   while (r.step()) speedups[r.integer(0)].push_back(r.maybe_real(2).value_or(0));
+  if (!r.error().empty()) return failed(r);
   for (auto& p : out) {
     auto it = speedups.find(p.candidate.id);
     if (p.correct && it != speedups.end())
@@ -502,10 +501,11 @@ std::vector<Progress> Archive::progress(int64_t experiment_id) {
     auto it = index.find(pr.integer(0));
     if (it != index.end()) out[it->second].profiled = true;
   }
-  return out;
+  if (!pr.error().empty()) return failed(pr);
+  return {std::move(out), {}};
 }
 
-std::vector<Candidate> Archive::unfinished(int64_t experiment_id) {
+Result<std::vector<Candidate>> Archive::unfinished(int64_t experiment_id) {
   // Final: an evaluate verdict, or a rejection at any stage.
   return candidate_query(
       db_,
@@ -514,19 +514,21 @@ std::vector<Candidate> Archive::unfinished(int64_t experiment_id) {
       experiment_id);
 }
 
-std::vector<Candidate> Archive::lineage(int64_t candidate_id) {
+Result<std::vector<Candidate>> Archive::lineage(int64_t candidate_id) {
   std::vector<Candidate> out;
   int64_t next = candidate_id;
   while (next && out.size() < 100000) {
     auto c = candidate(next);
-    if (!c) break;
-    next = c->parent_id;
-    out.push_back(std::move(*c));
+    if (!c) return {std::nullopt, c.error};
+    if (!*c) break;
+    next = (*c)->parent_id;
+    out.push_back(std::move(**c));
   }
-  return out;
+  return {std::move(out), {}};
 }
 
-std::vector<Event> Archive::history(int64_t experiment_id, const std::vector<std::string>& kinds) {
+Result<std::vector<Event>> Archive::history(int64_t experiment_id,
+                                            const std::vector<std::string>& kinds) {
   std::string sql =
       "SELECT id, experiment_id, time, kind, detail FROM events WHERE experiment_id = ?1";
   if (!kinds.empty()) {
@@ -538,14 +540,14 @@ std::vector<Event> Archive::history(int64_t experiment_id, const std::vector<std
   Statement s(db_, sql.c_str());
   s.bind(1, experiment_id);
   for (size_t i = 0; i < kinds.size(); ++i) s.bind(static_cast<int>(i + 2), kinds[i]);
-  std::vector<Event> out;
-  while (s.step()) out.push_back({s.integer(0), s.integer(1), s.real(2), s.text(3), s.text(4)});
-  return out;
+  return detail::rows(s, [](const Statement& s) {
+    return Event{s.integer(0), s.integer(1), s.real(2), s.text(3), s.text(4)};
+  });
 }
 
-std::optional<Best> Archive::best(const std::string& task, const std::string& direction,
-                                  const std::string& backend, const std::string& config_set,
-                                  int64_t experiment_id) {
+Result<std::optional<Best>> Archive::best(const std::string& task, const std::string& direction,
+                                          const std::string& backend, const std::string& config_set,
+                                          int64_t experiment_id) {
   // A candidate qualifies when every result row of the set is correct and timed; the geometric
   // mean is computed here rather than in SQL, whose math functions are a build option of SQLite.
   Statement s(
@@ -579,10 +581,12 @@ std::optional<Best> Archive::best(const std::string& task, const std::string& di
     speedups.push_back(s.integer(1) != 0 ? s.maybe_real(2).value_or(0) : 0);
   }
   close();
-  if (!best_id) return std::nullopt;
+  if (!s.error().empty()) return {std::nullopt, "reading the archive: " + s.error()};
+  if (!best_id) return {std::optional<Best>(), {}};
   auto c = candidate(*best_id);
-  if (!c) return std::nullopt;
-  return Best{std::move(*c), best_geomean, best_configs};
+  if (!c) return {std::nullopt, c.error};
+  if (!*c) return {std::optional<Best>(), {}};
+  return {Best{std::move(**c), best_geomean, best_configs}, {}};
 }
 
 }  // namespace kforge::archive

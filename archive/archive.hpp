@@ -150,6 +150,8 @@ struct Confirmation {
 /// What a failed call says: empty when it succeeded.
 using Status = Result<void>;
 
+/// Every read returns Result: an SQLite error is reported as such, never read as "nothing found"
+/// (a resume that took a failed read for an empty experiment would start it over).
 class Archive {
  public:
   /// Opens (creating, or upgrading the schema of, if needed) the database.
@@ -161,10 +163,10 @@ class Archive {
   /// Stores an experiment; returns its id.
   Result<int64_t> add_experiment(const Experiment& e);
   Status set_experiment_status(int64_t experiment_id, const std::string& status);
-  std::optional<Experiment> experiment(int64_t id);
-  std::vector<Experiment> experiments_with_status(const std::string& status);
+  Result<std::optional<Experiment>> experiment(int64_t id);
+  Result<std::vector<Experiment>> experiments_with_status(const std::string& status);
   /// Every experiment, newest first.
-  std::vector<Experiment> experiments();
+  Result<std::vector<Experiment>> experiments();
 
   /// Stores a candidate with its sequence (or the next one when -1); a sequence taken twice is
   /// an error. Returns the id. The LLM calls that wrote it are stored with it, in one
@@ -187,51 +189,52 @@ class Archive {
   /// Stores an event; returns its id (its sequence number in the archive).
   Result<int64_t> add_event(const Event& e);
 
-  std::optional<Candidate> candidate(int64_t id);
+  Result<std::optional<Candidate>> candidate(int64_t id);
   /// The experiment's candidates in proposal order.
-  std::vector<Candidate> candidates(int64_t experiment_id);
-  std::vector<Verdict> verdicts(int64_t candidate_id);
-  std::vector<ConfigResult> results(int64_t candidate_id);
-  std::optional<CompileLog> compile_log(int64_t candidate_id);
-  std::optional<std::string> profile(int64_t candidate_id);
+  Result<std::vector<Candidate>> candidates(int64_t experiment_id);
+  Result<std::vector<Verdict>> verdicts(int64_t candidate_id);
+  Result<std::vector<ConfigResult>> results(int64_t candidate_id);
+  Result<std::optional<CompileLog>> compile_log(int64_t candidate_id);
+  Result<std::optional<std::string>> profile(int64_t candidate_id);
   /// Keeps a candidate's confirmation (a later one of the same candidate replaces it).
   Status add_confirmation(const Confirmation& c);
   /// The confirmations of an experiment's candidates, by candidate id.
-  std::vector<Confirmation> confirmations(int64_t experiment_id);
+  Result<std::vector<Confirmation>> confirmations(int64_t experiment_id);
   /// Every candidate of the experiment with how far it got, in sequence order.
-  std::vector<Progress> progress(int64_t experiment_id);
+  Result<std::vector<Progress>> progress(int64_t experiment_id);
   /// Candidates of the experiment without a final verdict (evaluated, or rejected at any stage):
   /// what a restarted daemon must carry on with.
-  std::vector<Candidate> unfinished(int64_t experiment_id);
+  Result<std::vector<Candidate>> unfinished(int64_t experiment_id);
   /// The candidate and its ancestors, the candidate first.
-  std::vector<Candidate> lineage(int64_t candidate_id);
+  Result<std::vector<Candidate>> lineage(int64_t candidate_id);
   /// The experiment's events in order; with `kinds`, only events of those kinds.
-  std::vector<Event> history(int64_t experiment_id, const std::vector<std::string>& kinds = {});
+  Result<std::vector<Event>> history(int64_t experiment_id,
+                                     const std::vector<std::string>& kinds = {});
   /// The response cache.
-  std::optional<LlmReply> llm_reply(const std::string& key);
+  Result<std::optional<LlmReply>> llm_reply(const std::string& key);
   Status put_llm_reply(const LlmReply& reply);
   /// Calls of a proposal or a verification (`candidate_id` 0: it gave no candidate), in one
   /// transaction.
   Status add_llm_calls(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
                        const std::vector<LlmCall>& calls);
-  std::vector<LlmCallRow> llm_calls(int64_t experiment_id);
-  std::vector<LlmUsage> llm_usage(int64_t experiment_id);
+  Result<std::vector<LlmCallRow>> llm_calls(int64_t experiment_id);
+  Result<std::vector<LlmUsage>> llm_usage(int64_t experiment_id);
   /// The verifiers' judgements of a candidate, in one transaction (a repeat replaces them).
   Status add_llm_verdicts(const std::vector<LlmVerdict>& verdicts);
   /// Every judgement of the experiment's candidates.
-  std::vector<LlmVerdict> llm_verdicts(int64_t experiment_id);
+  Result<std::vector<LlmVerdict>> llm_verdicts(int64_t experiment_id);
 
   /// Strategies meta-generation wrote (in order) and the LLM calls that wrote them, in one
   /// transaction.
   Status add_strategies(const std::vector<Strategy>& strategies,
                         const std::vector<LlmCall>& calls = {});
   /// The experiment's strategies in the order they were written.
-  std::vector<Strategy> strategies(int64_t experiment_id);
+  Result<std::vector<Strategy>> strategies(int64_t experiment_id);
 
   /// Best per task; `experiment_id` 0 searches every experiment.
-  std::optional<Best> best(const std::string& task, const std::string& direction,
-                           const std::string& backend, const std::string& config_set,
-                           int64_t experiment_id = 0);
+  Result<std::optional<Best>> best(const std::string& task, const std::string& direction,
+                                   const std::string& backend, const std::string& config_set,
+                                   int64_t experiment_id = 0);
 
  private:
   explicit Archive(sqlite3* db) : db_(db) {}

@@ -8,23 +8,24 @@ using detail::now;
 using detail::Statement;
 using detail::Transaction;
 
-std::optional<LlmReply> Archive::llm_reply(const std::string& key) {
+Result<std::optional<LlmReply>> Archive::llm_reply(const std::string& key) {
   Statement s(db_,
               "SELECT key, endpoint, model, request, text, finish_reason, truncated, input_tokens, "
               "output_tokens FROM llm_replies WHERE key = ?");
   s.bind(1, key);
-  if (!s.step()) return std::nullopt;
-  LlmReply r;
-  r.key = s.text(0);
-  r.endpoint = s.text(1);
-  r.model = s.text(2);
-  r.request_json = s.text(3);
-  r.text = s.text(4);
-  r.finish_reason = s.text(5);
-  r.truncated = s.integer(6) != 0;
-  r.input_tokens = s.integer(7);
-  r.output_tokens = s.integer(8);
-  return r;
+  return detail::first_row(s, [](const Statement& s) {
+    LlmReply r;
+    r.key = s.text(0);
+    r.endpoint = s.text(1);
+    r.model = s.text(2);
+    r.request_json = s.text(3);
+    r.text = s.text(4);
+    r.finish_reason = s.text(5);
+    r.truncated = s.integer(6) != 0;
+    r.input_tokens = s.integer(7);
+    r.output_tokens = s.integer(8);
+    return r;
+  });
 }
 
 Status Archive::put_llm_reply(const LlmReply& r) {
@@ -67,15 +68,14 @@ Status Archive::insert_llm_calls(int64_t experiment_id, int64_t candidate_id, in
   return {};
 }
 
-std::vector<LlmCallRow> Archive::llm_calls(int64_t experiment_id) {
+Result<std::vector<LlmCallRow>> Archive::llm_calls(int64_t experiment_id) {
   Statement s(
       db_,
       "SELECT experiment_id, candidate_id, sequence, role, model_name, endpoint, model, key, "
       "ok, cached, failure, error, attempts, input_tokens, output_tokens, cost_usd, seconds "
       "FROM llm_calls WHERE experiment_id = ? ORDER BY id");
   s.bind(1, experiment_id);
-  std::vector<LlmCallRow> out;
-  while (s.step()) {
+  return detail::rows(s, [](const Statement& s) {
     LlmCallRow row;
     row.experiment_id = s.integer(0);
     row.candidate_id = s.maybe_integer(1).value_or(0);
@@ -95,22 +95,20 @@ std::vector<LlmCallRow> Archive::llm_calls(int64_t experiment_id) {
     c.output_tokens = s.integer(14);
     c.cost_usd = s.real(15);
     c.seconds = s.real(16);
-    out.push_back(std::move(row));
-  }
-  return out;
+    return row;
+  });
 }
 
-std::vector<LlmUsage> Archive::llm_usage(int64_t experiment_id) {
+Result<std::vector<LlmUsage>> Archive::llm_usage(int64_t experiment_id) {
   Statement s(db_,
               "SELECT model_name, COUNT(*), SUM(1 - ok), SUM(cached), SUM(input_tokens), "
               "SUM(output_tokens), SUM(cost_usd) FROM llm_calls WHERE experiment_id = ? GROUP BY "
               "model_name ORDER BY model_name");
   s.bind(1, experiment_id);
-  std::vector<LlmUsage> out;
-  while (s.step())
-    out.push_back({s.text(0), s.integer(1), s.integer(2), s.integer(3), s.integer(4), s.integer(5),
-                   s.real(6)});
-  return out;
+  return detail::rows(s, [](const Statement& s) {
+    return LlmUsage{s.text(0),    s.integer(1), s.integer(2), s.integer(3),
+                    s.integer(4), s.integer(5), s.real(6)};
+  });
 }
 
 Status Archive::add_llm_verdicts(const std::vector<LlmVerdict>& verdicts) {
@@ -128,17 +126,16 @@ Status Archive::add_llm_verdicts(const std::vector<LlmVerdict>& verdicts) {
   return tx.commit();
 }
 
-std::vector<LlmVerdict> Archive::llm_verdicts(int64_t experiment_id) {
+Result<std::vector<LlmVerdict>> Archive::llm_verdicts(int64_t experiment_id) {
   Statement s(db_,
               "SELECT v.candidate_id, v.verifier, v.check_name, v.decided, v.accepted, v.reasons "
               "FROM llm_verdicts v JOIN candidates c ON c.id = v.candidate_id WHERE "
               "c.experiment_id = ? ORDER BY c.sequence, v.verifier, v.check_name");
   s.bind(1, experiment_id);
-  std::vector<LlmVerdict> out;
-  while (s.step())
-    out.push_back(
-        {s.integer(0), s.text(1), s.text(2), s.integer(3) != 0, s.integer(4) != 0, s.text(5)});
-  return out;
+  return detail::rows(s, [](const Statement& s) {
+    return LlmVerdict{s.integer(0),      s.text(1),         s.text(2),
+                      s.integer(3) != 0, s.integer(4) != 0, s.text(5)};
+  });
 }
 
 }  // namespace kforge::archive

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <map>
 
+#include "archive/view_reads.hpp"
 #include "archive/views.hpp"
 #include "messages/events.hpp"
 
 namespace kforge::archive {
+
+using detail::got;
 namespace {
 
 /// What the hardware said of a candidate: "correct", "defective" (did not compile, or
@@ -65,8 +68,8 @@ struct Matrix {
 /// Per target, each optimisation strategy a proposal was asked to follow, or meta-generation
 /// wrote, or (where the search asked for none) a proposer followed on its own, with where it came
 /// from ("seed": the fixed list; "rules": the built-in proposer's meta-generation; "proposer":
-/// the proposer's own choice; else the LLM that wrote it) and its record: how many candidates tried it, how
-/// many were correct, how many beat their parent, and the best gain over a parent.
+/// the proposer's own choice; else the LLM that wrote it) and its record: how many candidates tried
+/// it, how many were correct, how many beat their parent, and the best gain over a parent.
 json::Value strategy_records(Archive& a, int64_t experiment_id) {
   struct Record {
     int64_t tried = 0, correct = 0, improved = 0;
@@ -76,14 +79,14 @@ json::Value strategy_records(Archive& a, int64_t experiment_id) {
     bool written = false;  ///< in the strategies table (meta-generation wrote it)
   };
   std::map<std::pair<std::string, std::string>, Record> by_text;  // by target and text
-  for (const auto& x : a.strategies(experiment_id)) {
+  for (const auto& x : got(a.strategies(experiment_id))) {
     auto& r = by_text[{x.target, x.text}];
     r.source = x.source;
     r.round = x.round;
     r.written = true;
   }
   std::map<int64_t, double> speedup_of;  // correct candidates by id
-  const auto progress = a.progress(experiment_id);
+  const auto progress = got(a.progress(experiment_id));
   for (const auto& p : progress)
     if (p.correct) speedup_of[p.candidate.id] = p.geomean_speedup;
   for (const auto& p : progress) {
@@ -123,7 +126,7 @@ json::Value strategy_records(Archive& a, int64_t experiment_id) {
 json::Value best_results(Archive& a, int64_t candidate_id) {
   json::Value rows;
   rows.array();
-  for (const auto& r : a.results(candidate_id)) {
+  for (const auto& r : got(a.results(candidate_id))) {
     json::Value row;
     row.set("config_set", r.config_set).set("index", r.config_index).set("name", r.config_name);
     row.set("correct", r.correct);
@@ -146,16 +149,16 @@ json::Value best_results(Archive& a, int64_t candidate_id) {
 
 }  // namespace
 
-std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
-  auto e = a.experiment(experiment_id);
+static std::optional<json::Value> report_document(Archive& a, int64_t experiment_id) {
+  auto e = got(a.experiment(experiment_id));
   if (!e) return std::nullopt;
   json::Value out;
   out.set("experiment", experiment_id).set("name", e->name).set("status", e->status);
   // The results first: per target its best kernel, its speedup and its share of the bound.
   // Each best kernel with its per-config results and how many ancestors it has.
-  if (auto view = experiment_view(a, experiment_id)) {
+  if (auto view = got(experiment_view(a, experiment_id))) {
     std::map<int64_t, Confirmation> confirmed;
-    for (auto& c : a.confirmations(experiment_id)) confirmed[c.candidate_id] = std::move(c);
+    for (auto& c : got(a.confirmations(experiment_id))) confirmed[c.candidate_id] = std::move(c);
     json::Value targets;
     targets.array();
     for (json::Value t : (*view)["targets"].as_array()) {
@@ -186,7 +189,7 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
         } else {
           t.set("results", best_results(a, best)).set("results_timed", "search");
         }
-        const auto lineage = a.lineage(best);
+        const auto lineage = got(a.lineage(best));
         t.set("lineage_depth", static_cast<int64_t>(lineage.empty() ? 0 : lineage.size() - 1));
       }
       targets.push(t);
@@ -197,7 +200,7 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
 
   double cost = 0;
   json::Value models{json::Array{}};
-  for (const auto& u : a.llm_usage(experiment_id)) {
+  for (const auto& u : got(a.llm_usage(experiment_id))) {
     json::Value m;
     m.set("name", u.model_name).set("calls", u.calls).set("failures", u.failures);
     m.set("cached", u.cached).set("input_tokens", u.input_tokens);
@@ -210,9 +213,9 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
   // own events, as the log showed them.
   json::Value setbacks{json::Array{}};
   for (const auto& ev :
-       a.history(experiment_id,
-                 events::names({events::Kind::proposer_disabled, events::Kind::proposer_set_aside,
-                                events::Kind::proposer_unsupported}))) {
+       got(a.history(experiment_id, events::names({events::Kind::proposer_disabled,
+                                                   events::Kind::proposer_set_aside,
+                                                   events::Kind::proposer_unsupported})))) {
     auto d = json::parse(ev.detail_json);
     if (!d.value) continue;
     json::Value row;
@@ -227,9 +230,9 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
 
   std::map<int64_t, std::string> hardware;
   int64_t candidates = 0, correct = 0;
-  for (const auto& c : a.candidates(experiment_id)) {
+  for (const auto& c : got(a.candidates(experiment_id))) {
     ++candidates;
-    hardware[c.id] = hardware_outcome(a.verdicts(c.id));
+    hardware[c.id] = hardware_outcome(got(a.verdicts(c.id)));
     correct += hardware[c.id] == "correct";
   }
   out.set("candidates", candidates).set("correct", correct);
@@ -240,7 +243,7 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
   // decided check rejects it, as the coordinator does).
   std::map<std::string, Matrix> per_check;
   std::map<int64_t, std::pair<bool, bool>> together;  // candidate -> (decided any, rejected)
-  for (const auto& v : a.llm_verdicts(experiment_id)) {
+  for (const auto& v : got(a.llm_verdicts(experiment_id))) {
     const auto& hw = hardware[v.candidate_id];
     per_check[v.verifier + "/" + v.check].add(v.decided, !v.accepted, hw);
     auto& [decided, rejected] = together[v.candidate_id];
@@ -260,6 +263,10 @@ std::optional<json::Value> report_view(Archive& a, int64_t experiment_id) {
   verifiers.set("judged_candidates", static_cast<int64_t>(together.size()));
   out.set("verifiers", std::move(verifiers));
   return out;
+}
+
+Result<std::optional<json::Value>> report_view(Archive& a, int64_t experiment_id) {
+  return detail::view_of([&] { return report_document(a, experiment_id); });
 }
 
 }  // namespace kforge::archive

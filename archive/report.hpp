@@ -12,7 +12,7 @@
 
 namespace kforge::archive {
 
-/// None when there is no such experiment.
-std::optional<json::Value> report_view(Archive& a, int64_t experiment_id);
+/// None when there is no such experiment; the error of a read that failed.
+Result<std::optional<json::Value>> report_view(Archive& a, int64_t experiment_id);
 
 }  // namespace kforge::archive

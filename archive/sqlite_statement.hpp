@@ -78,6 +78,25 @@ class Statement {
   std::string error_;
 };
 
+/// Every row `s` gives, each read by `read`, or the error SQLite reported instead: a read that
+/// fails never looks like one that found nothing.
+template <class Read>
+auto rows(Statement& s, Read read) -> Result<std::vector<decltype(read(s))>> {
+  std::vector<decltype(read(s))> out;
+  while (s.step()) out.push_back(read(s));
+  if (!s.error().empty()) return {std::nullopt, "reading the archive: " + s.error()};
+  return {std::move(out), {}};
+}
+
+/// The first row `s` gives (none when it gives none), or the error SQLite reported.
+template <class Read>
+auto first_row(Statement& s, Read read) -> Result<std::optional<decltype(read(s))>> {
+  std::optional<decltype(read(s))> out;
+  if (s.step()) out = read(s);
+  if (!s.error().empty()) return {std::nullopt, "reading the archive: " + s.error()};
+  return {std::move(out), {}};
+}
+
 inline Status exec(sqlite3* db, const char* sql) {
   char* message = nullptr;
   if (sqlite3_exec(db, sql, nullptr, nullptr, &message) == SQLITE_OK) return {};

@@ -28,13 +28,12 @@ Status Archive::add_strategies(const std::vector<Strategy>& strategies,
   return tx.commit();
 }
 
-std::vector<Strategy> Archive::strategies(int64_t experiment_id) {
+Result<std::vector<Strategy>> Archive::strategies(int64_t experiment_id) {
   Statement s(db_,
               "SELECT experiment_id, sequence, target, round, serves, source, text FROM strategies "
               "WHERE experiment_id = ? ORDER BY id");
   s.bind(1, experiment_id);
-  std::vector<Strategy> out;
-  while (s.step()) {
+  return detail::rows(s, [](const Statement& s) {
     Strategy x;
     x.experiment_id = s.integer(0);
     x.sequence = s.integer(1);
@@ -43,9 +42,8 @@ std::vector<Strategy> Archive::strategies(int64_t experiment_id) {
     x.serves = s.text(4);
     x.source = s.text(5);
     x.text = s.text(6);
-    out.push_back(std::move(x));
-  }
-  return out;
+    return x;
+  });
 }
 
 }  // namespace kforge::archive

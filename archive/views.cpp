@@ -7,10 +7,14 @@
 #include <tuple>
 #include <vector>
 
+#include "archive/view_reads.hpp"
 #include "common/statistics.hpp"
 #include "messages/events.hpp"
 
 namespace kforge::archive {
+
+using detail::got;
+using detail::view_of;
 namespace {
 
 json::Value experiment_json(const Experiment& e) {
@@ -41,7 +45,7 @@ json::Value parsed_or_text(const std::string& text) {
 /// The candidate's fraction of its speed-of-light bound, from its archived results.
 double speed_of_light_of(Archive& a, int64_t candidate_id) {
   std::vector<BoundedTime> times;
-  for (const auto& r : a.results(candidate_id)) {
+  for (const auto& r : got(a.results(candidate_id))) {
     auto d = json::parse(r.detail_json);
     if (!d.value) continue;
     times.push_back({(*d.value)["bytes_moved"].as_number(0),
@@ -52,15 +56,15 @@ double speed_of_light_of(Archive& a, int64_t candidate_id) {
 
 }  // namespace
 
-json::Value experiments_view(Archive& a) {
+static json::Value experiments_document(Archive& a) {
   json::Value list;
   list.array();
-  for (const auto& e : a.experiments()) list.push(experiment_json(e));
+  for (const auto& e : got(a.experiments())) list.push(experiment_json(e));
   return list;
 }
 
-std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
-  auto e = a.experiment(experiment_id);
+static std::optional<json::Value> experiment_document(Archive& a, int64_t experiment_id) {
+  auto e = got(a.experiment(experiment_id));
   if (!e) return std::nullopt;
   json::Value v = experiment_json(*e);
   v.set("config", parsed_or_text(e->config_json));
@@ -79,9 +83,10 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   std::map<std::string, Tally> targets;
   // Targets that ended (failed to export, abandoned, exhausted) are listed with their reason,
   // also those that never had a candidate.
-  for (const auto& ev : a.history(experiment_id, events::names({events::Kind::target_failed,
-                                                                events::Kind::target_abandoned,
-                                                                events::Kind::target_exhausted}))) {
+  for (const auto& ev :
+       got(a.history(experiment_id,
+                     events::names({events::Kind::target_failed, events::Kind::target_abandoned,
+                                    events::Kind::target_exhausted})))) {
     auto d = json::parse(ev.detail_json);
     if (!d.value || (*d.value)["target"].as_string().empty()) continue;
     const auto kind = events::kind_named(ev.kind);
@@ -94,7 +99,7 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
                                                   : "exhausted: ") +
         reason;
   }
-  auto progress = a.progress(experiment_id);
+  auto progress = got(a.progress(experiment_id));
   int64_t finished = 0, correct = 0;
   for (const auto& p : progress) {
     const auto& c = p.candidate;
@@ -114,7 +119,7 @@ std::optional<json::Value> experiment_view(Archive& a, int64_t experiment_id) {
   v.set("candidates", static_cast<int64_t>(progress.size())).set("finished", finished);
   v.set("correct", correct);
   std::map<int64_t, Confirmation> confirmed;
-  for (auto& c : a.confirmations(experiment_id)) confirmed[c.candidate_id] = std::move(c);
+  for (auto& c : got(a.confirmations(experiment_id))) confirmed[c.candidate_id] = std::move(c);
   json::Value rows;
   rows.array();
   for (const auto& [key, t] : targets) {
@@ -184,10 +189,10 @@ namespace {
 /// as the experiment's tables report it.
 json::Value standing_of(Archive& a, const Candidate& c) {
   json::Value out;
-  for (const auto& p : a.progress(c.experiment_id))
+  for (const auto& p : got(a.progress(c.experiment_id)))
     if (p.candidate.id == c.id && p.correct && p.geomean_speedup > 0)
       out.set("speedup_searched", p.geomean_speedup);
-  auto view = experiment_view(a, c.experiment_id);
+  auto view = experiment_document(a, c.experiment_id);
   if (!view) return out;
   for (const auto& t : (*view)["targets"].as_array()) {
     if (t["target"].as_string() != target_key(c)) continue;
@@ -195,8 +200,8 @@ json::Value standing_of(Archive& a, const Candidate& c) {
       if (x["candidate"].as_int() == c.id) out.set("confirmation", x);
     if (!t.contains("best_candidate")) break;
     out.set("is_best", t["best_candidate"].as_int() == c.id);
-    for (const char* key : {"best_candidate", "best_speedup", "best_speedup_p10",
-                            "best_speedup_p90", "best_timed"})
+    for (const char* key :
+         {"best_candidate", "best_speedup", "best_speedup_p10", "best_speedup_p90", "best_timed"})
       if (t.contains(key)) out.set(key, t[key]);
   }
   return out;
@@ -204,19 +209,19 @@ json::Value standing_of(Archive& a, const Candidate& c) {
 
 }  // namespace
 
-std::optional<json::Value> candidate_view(Archive& a, int64_t candidate_id) {
-  auto c = a.candidate(candidate_id);
+static std::optional<json::Value> candidate_document(Archive& a, int64_t candidate_id) {
+  auto c = got(a.candidate(candidate_id));
   if (!c) return std::nullopt;
   json::Value v = candidate_json(*c, true);
   json::Value verdicts;
   verdicts.array();
-  for (const auto& d : a.verdicts(candidate_id)) {
+  for (const auto& d : got(a.verdicts(candidate_id))) {
     json::Value x;
     x.set("stage", d.stage).set("verdict", d.verdict).set("kind", d.kind).set("reason", d.reason);
     verdicts.push(x);
   }
   v.set("verdicts", verdicts);
-  if (auto log = a.compile_log(candidate_id)) {
+  if (auto log = got(a.compile_log(candidate_id))) {
     json::Value x;
     x.set("ok", log->ok).set("cache_hit", log->cache_hit).set("seconds", log->seconds);
     x.set("log", log->log).set("resources", parsed_or_text(log->resources_json));
@@ -226,7 +231,7 @@ std::optional<json::Value> candidate_view(Archive& a, int64_t candidate_id) {
   }
   json::Value results;
   results.array();
-  for (const auto& r : a.results(candidate_id)) {
+  for (const auto& r : got(a.results(candidate_id))) {
     json::Value x;
     x.set("config_set", r.config_set).set("index", r.config_index).set("name", r.config_name);
     x.set("correct", r.correct).set("max_abs_error", r.max_abs_error);
@@ -246,19 +251,19 @@ std::optional<json::Value> candidate_view(Archive& a, int64_t candidate_id) {
     results.push(x);
   }
   v.set("results", results);
-  if (auto p = a.profile(candidate_id)) v.set("profile", parsed_or_text(*p));
+  if (auto p = got(a.profile(candidate_id))) v.set("profile", parsed_or_text(*p));
   json::Value lineage;
   lineage.array();
-  for (const auto& l : a.lineage(candidate_id)) lineage.push(l.id);
+  for (const auto& l : got(a.lineage(candidate_id))) lineage.push(l.id);
   v.set("lineage", lineage);
   v.set("standing", standing_of(a, *c));
   return v;
 }
 
-json::Value history_view(Archive& a, int64_t experiment_id) {
+static json::Value history_document(Archive& a, int64_t experiment_id) {
   json::Value list;
   list.array();
-  for (const auto& e : a.history(experiment_id)) {
+  for (const auto& e : got(a.history(experiment_id))) {
     json::Value x;
     x.set("id", e.id)
         .set("time", e.time)
@@ -269,11 +274,11 @@ json::Value history_view(Archive& a, int64_t experiment_id) {
   return list;
 }
 
-std::optional<json::Value> candidates_view(Archive& a, int64_t experiment_id) {
-  if (!a.experiment(experiment_id)) return std::nullopt;
+static std::optional<json::Value> candidates_document(Archive& a, int64_t experiment_id) {
+  if (!got(a.experiment(experiment_id))) return std::nullopt;
   json::Value list;
   list.array();
-  for (const auto& p : a.progress(experiment_id)) {
+  for (const auto& p : got(a.progress(experiment_id))) {
     const auto& c = p.candidate;
     json::Value x;
     x.set("id", c.id).set("sequence", c.sequence);
@@ -307,7 +312,7 @@ json::Value suite_row(Archive& a, const Progress& p) {
   r.set("candidate", c.id);
   std::string status = p.finished ? "" : "pending", reason;
   json::Value flags{json::Array{}};
-  for (const auto& v : a.verdicts(c.id)) {
+  for (const auto& v : got(a.verdicts(c.id))) {
     if (v.verdict == "accepted" && !v.kind.empty())
       flags.push(v.kind + (v.reason.empty() ? "" : ": " + v.reason));
     if (v.verdict != "accepted") {
@@ -319,7 +324,7 @@ json::Value suite_row(Archive& a, const Progress& p) {
   std::vector<double> eager_speedups, compiled_speedups;
   std::optional<double> largest_eager, largest_kernel;
   std::string compiled_note;
-  for (const auto& res : a.results(c.id)) {
+  for (const auto& res : got(a.results(c.id))) {
     ++total;
     correct += res.correct;
     if (res.speedup) eager_speedups.push_back(*res.speedup);
@@ -355,20 +360,21 @@ json::Value suite_row(Archive& a, const Progress& p) {
 
 }  // namespace
 
-std::optional<json::Value> suite_view(Archive& a, int64_t experiment_id) {
-  auto e = a.experiment(experiment_id);
+static std::optional<json::Value> suite_document(Archive& a, int64_t experiment_id) {
+  auto e = got(a.experiment(experiment_id));
   if (!e) return std::nullopt;
   json::Value v = experiment_json(*e);
   std::map<std::string, std::string> ended;  // target key -> why it ended
-  for (const auto& ev : a.history(experiment_id, events::names({events::Kind::target_failed,
-                                                                events::Kind::target_abandoned}))) {
+  for (const auto& ev : got(a.history(
+           experiment_id,
+           events::names({events::Kind::target_failed, events::Kind::target_abandoned})))) {
     auto d = json::parse(ev.detail_json);
     if (d.value && !(*d.value)["target"].as_string().empty())
       ended[(*d.value)["target"].as_string()] = (*d.value)["reason"].as_string();
   }
   json::Value rows{json::Array{}};
   std::set<std::string> with_candidates;
-  for (const auto& p : a.progress(experiment_id)) {
+  for (const auto& p : got(a.progress(experiment_id))) {
     with_candidates.insert(p.candidate.task + "/" + p.candidate.direction + "/" +
                            p.candidate.backend);
     rows.push(suite_row(a, p));
@@ -395,6 +401,30 @@ std::optional<json::Value> suite_view(Archive& a, int64_t experiment_id) {
   });
   v.set("rows", rows);
   return v;
+}
+
+Result<json::Value> experiments_view(Archive& a) {
+  return view_of([&] { return experiments_document(a); });
+}
+
+Result<std::optional<json::Value>> experiment_view(Archive& a, int64_t experiment_id) {
+  return view_of([&] { return experiment_document(a, experiment_id); });
+}
+
+Result<std::optional<json::Value>> candidate_view(Archive& a, int64_t candidate_id) {
+  return view_of([&] { return candidate_document(a, candidate_id); });
+}
+
+Result<json::Value> history_view(Archive& a, int64_t experiment_id) {
+  return view_of([&] { return history_document(a, experiment_id); });
+}
+
+Result<std::optional<json::Value>> candidates_view(Archive& a, int64_t experiment_id) {
+  return view_of([&] { return candidates_document(a, experiment_id); });
+}
+
+Result<std::optional<json::Value>> suite_view(Archive& a, int64_t experiment_id) {
+  return view_of([&] { return suite_document(a, experiment_id); });
 }
 
 }  // namespace kforge::archive

@@ -52,7 +52,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto spec = std::move(*loaded);
-  if (!headers.empty()) spec.headers = headers;
+  if (!headers.empty()) {
+    auto chosen = parse_headers(headers);
+    if (!chosen) {
+      std::cerr << "kforge-experiment-bench: --headers must be auto, light or full, not '"
+                << headers << "'\n";
+      return 2;
+    }
+    spec.headers = *chosen;
+  }
   auto& rt = host.rt();
   caf::scoped_actor self{host.system()};
   auto recorded = host.record_experiment(spec);
@@ -101,7 +109,7 @@ int main(int argc, char** argv) {
                              s.loaded_seconds > 0 ? 100 * s.busy_seconds / s.loaded_seconds : 0)
               << "\n";
   }
-  std::cout << "headers " << spec.headers << ", wall " << cli::format("%.1f s", wall)
+  std::cout << "headers " << to_string(spec.headers) << ", wall " << cli::format("%.1f s", wall)
             << ", first evaluation after " << cli::format("%.1f s", first_evaluation)
             << ", first correct after " << cli::format("%.1f s", first_correct) << ", "
             << final_status.evaluated << " evaluated ("

@@ -154,34 +154,6 @@ std::string pch_dir(const CompileOptions& o) {
       .string();
 }
 
-std::string_view to_string(Backend backend) {
-  return backend == Backend::cpu ? "cpu" : "cuda";
-}
-
-std::optional<Backend> parse_backend(std::string_view text) {
-  if (text == "cpu") return Backend::cpu;
-  if (text == "cuda") return Backend::cuda;
-  return std::nullopt;
-}
-
-std::string_view to_string(Headers headers) {
-  switch (headers) {
-    case Headers::light:
-      return "light";
-    case Headers::full:
-      return "full";
-    default:
-      return "automatic";
-  }
-}
-
-std::optional<Headers> parse_headers(std::string_view text) {
-  if (text == "automatic" || text == "auto") return Headers::automatic;
-  if (text == "light") return Headers::light;
-  if (text == "full") return Headers::full;
-  return std::nullopt;
-}
-
 CodegenFlags codegen_flags(Backend backend) {
   if (backend == Backend::cpu) return {{"-O3", "-march=native", "-fopenmp"}, {"-fopenmp"}};
   return {{"-O3", "--expt-relaxed-constexpr", "-D__CUDA_NO_HALF_OPERATORS__",

@@ -14,18 +14,17 @@
 #include <string_view>
 #include <vector>
 
+#include "common/build_choices.hpp"
 #include "gpu/kernel_resources.hpp"
 
 namespace kforge::gpu {
 
-enum class Backend { cpu, cuda };
-std::string_view to_string(Backend backend);
-std::optional<Backend> parse_backend(std::string_view text);
-
-/// Which headers build a candidate: the light ones with LibTorch's as the fallback, or one of them.
-enum class Headers { automatic, light, full };
-std::string_view to_string(Headers headers);
-std::optional<Headers> parse_headers(std::string_view text);
+// The backend and the headers (common/build_choices.hpp), as the compiler's callers name them.
+using Backend = kforge::Backend;
+using Headers = kforge::Headers;
+using kforge::parse_backend;
+using kforge::parse_headers;
+using kforge::to_string;
 
 struct CompileOptions {
   Backend backend = Backend::cpu;

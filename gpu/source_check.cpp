@@ -202,8 +202,8 @@ std::vector<std::string> forbidden_constructs(std::string_view source) {
 }
 
 SourceVerdict check_source(std::string_view source, const std::string& function,
-                           const TaskParameters& expected,
-                           const std::string& library_policy, size_t max_bytes) {
+                           const TaskParameters& expected, LibraryPolicy library_policy,
+                           size_t max_bytes) {
   SourceVerdict v;
   auto reject = [&](const char* kind, std::string reason) {
     v.accepted = false;
@@ -247,10 +247,10 @@ SourceVerdict check_source(std::string_view source, const std::string& function,
   if (auto found = forbidden_constructs(source); !found.empty())
     return reject("forbidden_construct", "the source " + join(found));
   auto calls = library_calls(source);
-  if (!calls.empty() && library_policy == "forbid")
+  if (!calls.empty() && library_policy == LibraryPolicy::forbid)
     return reject("library_call",
                   "the experiment forbids library calls, and the source has " + join(calls));
-  if (!calls.empty() && library_policy == "flag")
+  if (!calls.empty() && library_policy == LibraryPolicy::flag)
     for (const auto& c : calls) v.notes.push_back("library call: " + c);
   v.accepted = true;
   return v;

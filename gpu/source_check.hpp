@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/build_choices.hpp"
 #include "common/result.hpp"
 
 namespace kforge::gpu {
@@ -47,10 +48,10 @@ struct TaskParameters {
 };
 
 /// Size limit, the registration of `function`, its parameter types against the task's,
-/// forbidden constructs, and library calls under the policy ("allow", "flag" or "forbid").
+/// forbidden constructs, and library calls under the policy.
 SourceVerdict check_source(std::string_view source, const std::string& function,
-                           const TaskParameters& expected,
-                           const std::string& library_policy, size_t max_bytes);
+                           const TaskParameters& expected, LibraryPolicy library_policy,
+                           size_t max_bytes);
 
 /// What the task passes to a direction's function, from its exported task.json; an error when it
 /// cannot be read.

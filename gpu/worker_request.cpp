@@ -16,7 +16,7 @@ json::Value WorkerRequest::to_json() const {
   // As decimal text: the JSON document keeps numbers as doubles, exact only up to 2^53, and
   // experiment seeds use all 64 bits.
   r.set("seeds", seeds).set("seed", std::to_string(seed));
-  r.set("library_calls", library_calls).set("speedup_flag", speedup_flag);
+  r.set("library_calls", std::string(to_string(library_calls))).set("speedup_flag", speedup_flag);
   r.set("call_timeout_s", call_timeout_s).set("time", time);
   r.set("stop_on_failure", stop_on_failure);
   if (atol) r.set("atol", *atol);
@@ -49,7 +49,10 @@ WorkerRequest WorkerRequest::from_json(const json::Value& doc) {
     r.seed = std::strtoull(s.as_string().c_str(), nullptr, 10);
   else
     r.seed = static_cast<uint64_t>(s.as_int(0));
-  r.library_calls = doc["library_calls"].as_string(r.library_calls);
+  // kforge writes the request; a word it does not know reads as the strictest policy.
+  if (doc.contains("library_calls"))
+    r.library_calls =
+        parse_library_policy(doc["library_calls"].as_string()).value_or(LibraryPolicy::forbid);
   r.speedup_flag = doc["speedup_flag"].as_number(r.speedup_flag);
   r.call_timeout_s = doc["call_timeout_s"].as_number(r.call_timeout_s);
   r.time = doc["time"].as_bool(r.time);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/build_choices.hpp"
 #include "common/evaluation_defaults.hpp"
 #include "common/json.hpp"
 
@@ -30,7 +31,7 @@ struct WorkerRequest {
   std::vector<int64_t> configs;  ///< these config indices instead of the mode's, when not empty
   int seeds = kDefaultSeeds;     ///< trials per config (common/evaluation_defaults.hpp)
   uint64_t seed = 0;             ///< base of the seeds (all 64 bits reach the worker)
-  std::string library_calls = "flag";  ///< "allow", "flag" or "forbid"
+  LibraryPolicy library_calls = LibraryPolicy::flag;
   double speedup_flag = 20;            ///< a speedup above this is flagged as suspicious
   double call_timeout_s = 60;
   bool time = true;  ///< time the configs next to eager PyTorch

@@ -51,7 +51,7 @@ using verifier_actor = status_reporter::extend<
 /// Compiles candidates on the CPU cores (one slot a core) and exports tasks.
 using compiler_actor = status_reporter::extend<
     // A shared object for the candidate, or the compiler's log saying why not.
-    caf::replies_to<compile_atom, compile_request>::with<compile_result>,
+    caf::replies_to<compile_atom, compile_request>::with<candidate_compile>,
     // The task's export (Python runs here only, once per task version).
     caf::replies_to<export_atom, export_request>::with<export_result>>;
 
@@ -64,7 +64,7 @@ using evaluator_actor = status_reporter::extend<
 
 /// A compiler slot: one blocking compile or export at a time, on its own thread.
 using compile_runner_actor =
-    caf::typed_actor<caf::replies_to<compile_atom, compile_request>::with<compile_result>,
+    caf::typed_actor<caf::replies_to<compile_atom, compile_request>::with<candidate_compile>,
                      caf::replies_to<export_atom, export_request>::with<export_result>>;
 
 /// The evaluator's hands: owns the worker process and blocks on it, on its own thread.
@@ -93,7 +93,7 @@ using archive_actor = status_reporter::extend<
     // An LLM verifier's judgement of a candidate: its calls, then its verdicts.
     caf::replies_to<record_atom, llm_verdict_record>::with<void>,
     // A compile outcome of a candidate: the log and the compile verdict, in one transaction.
-    caf::replies_to<record_atom, compile_result>::with<void>,
+    caf::replies_to<record_atom, candidate_compile>::with<void>,
     // An evaluation: per-config results and the final verdict, in one transaction.
     caf::replies_to<record_atom, eval_result>::with<void>,
     // A profile of a candidate.

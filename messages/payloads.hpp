@@ -11,11 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "common/build_choices.hpp"
 #include "common/candidate.hpp"
 #include "common/evaluation_defaults.hpp"
 #include "common/json.hpp"
 #include "common/llm_call.hpp"
 #include "common/stage.hpp"
+#include "gpu/compiler.hpp"
 #include "gpu/kernel_resources.hpp"
 #include "gpu/worker_report.hpp"
 #include "llm/reply_store.hpp"
@@ -43,6 +45,12 @@ typename Inspector::result_type inspect(Inspector& f, ConfigReport& x) {
            x.max_rel_error, x.kernel, x.eager, x.speedup, x.compiled_ms, x.speedup_compiled,
            x.compiled_unavailable, x.bytes_moved, x.speed_of_light_ms, x.check_seconds,
            x.timing_seconds, x.failure_kind, x.failure_message, x.record_json);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, CompileResult& x) {
+  return f(caf::meta::type_name("CompileResult"), x.ok, x.cache_hit, x.key, x.library_path, x.log,
+           x.error, x.seconds, x.headers, x.light_error, x.kernels);
 }
 
 }  // namespace kforge::gpu
@@ -287,7 +295,7 @@ typename Inspector::result_type inspect(Inspector& f, model_usage& x) {
 struct verify_request {
   Candidate candidate;
   std::string export_dir;
-  std::string library_policy;  ///< "allow", "flag" or "forbid"
+  LibraryPolicy library_policy = LibraryPolicy::flag;
   int64_t max_source_bytes = 256 * 1024;
 };
 
@@ -314,10 +322,10 @@ typename Inspector::result_type inspect(Inspector& f, verdict& x) {
 struct compile_request {
   int64_t candidate_id = 0;
   std::string source;
-  std::string backend;
-  std::string cuda_arch;         ///< sm_XY for cuda
-  std::string source_name;       ///< how logs name the source
-  std::string headers = "auto";  ///< "auto", "light" or "full" (gpu::Headers)
+  Backend backend = Backend::cpu;
+  std::string cuda_arch;    ///< sm_XY for cuda
+  std::string source_name;  ///< how logs name the source
+  Headers headers = Headers::automatic;
 };
 
 template <class Inspector>
@@ -326,23 +334,15 @@ typename Inspector::result_type inspect(Inspector& f, compile_request& x) {
            x.cuda_arch, x.source_name, x.headers);
 }
 
-struct compile_result {
+/// A candidate's compile: the compiler's report as the library made it (gpu/compiler.hpp).
+struct candidate_compile {
   int64_t candidate_id = 0;
-  bool ok = false;
-  bool cache_hit = false;
-  std::string library_path;
-  std::string log;
-  std::string error;
-  double seconds = 0;
-  std::vector<gpu::KernelResources> kernels;  ///< what each kernel uses (cuda, when ok)
-  std::string headers;      ///< "light" or "full": the headers that built it (gpu/compiler.hpp)
-  std::string light_error;  ///< why the light headers could not, when LibTorch's built it
+  gpu::CompileResult result;
 };
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, compile_result& x) {
-  return f(caf::meta::type_name("compile_result"), x.candidate_id, x.ok, x.cache_hit,
-           x.library_path, x.log, x.error, x.seconds, x.kernels, x.headers, x.light_error);
+typename Inspector::result_type inspect(Inspector& f, candidate_compile& x) {
+  return f(caf::meta::type_name("candidate_compile"), x.candidate_id, x.result);
 }
 
 /// The device an evaluator owns, as its worker reports it.
@@ -366,7 +366,7 @@ struct export_request {
   /// The torch.compile baseline to build after the export: "off", "default" or "max-autotune",
   /// for `backend` ("cuda" or "cpu").
   std::string compiled_baseline = "off";
-  std::string backend = "cpu";
+  Backend backend = Backend::cpu;
   std::string config_set = "all";  ///< the configs to build it for
 };
 
@@ -401,7 +401,7 @@ struct eval_request {
   /// Asked for but there is none: why, for every timed config to say so.
   std::string compiled_unavailable;
   std::string library_path;
-  std::string library_policy;
+  LibraryPolicy library_policy = LibraryPolicy::flag;
   int32_t seeds = kDefaultSeeds;
   uint64_t seed = 0;
   double timing_seconds = 1;  ///< timing budget per config

@@ -16,7 +16,7 @@ void register_message_types(caf::actor_system_config& config) {
       .add_message_type<verify_request>("kforge::verify_request")
       .add_message_type<verdict>("kforge::verdict")
       .add_message_type<compile_request>("kforge::compile_request")
-      .add_message_type<compile_result>("kforge::compile_result")
+      .add_message_type<candidate_compile>("kforge::candidate_compile")
       .add_message_type<device_info>("kforge::device_info")
       .add_message_type<export_request>("kforge::export_request")
       .add_message_type<export_result>("kforge::export_result")

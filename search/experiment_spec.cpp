@@ -43,6 +43,15 @@ class Reader {
                    "must be one of " + allowed_list(allowed) + ", not \"" + v->as_string() + "\"");
     out = v->as_string();
   }
+  /// One of an enum's words (`parse` reads them; `words` lists them for the message).
+  template <class Enum, class Parse>
+  void choice(const std::string& key, Enum& out, Parse parse,
+              std::initializer_list<const char*> words) {
+    std::string given;
+    string(key, given, words);
+    if (given.empty()) return;
+    if (auto parsed = parse(given)) out = *parsed;
+  }
   /// A name people read in tables, logs and terminals: a string without control characters (a
   /// NUL would cut it short in C strings, a newline or an escape forge lines on a terminal).
   void name(const std::string& key, std::string& out) {
@@ -270,7 +279,7 @@ void read_limits(Reader& r, ExperimentSpec& s, std::vector<std::string>& errors)
   }
   if (auto v = r.get("policy")) {
     Reader pr(*v, "config.policy", errors);
-    pr.string("library_calls", s.library_calls, {"allow", "flag", "forbid"});
+    pr.choice("library_calls", s.library_calls, parse_library_policy, {"allow", "flag", "forbid"});
     pr.integer("max_source_bytes", s.max_source_bytes, 1024, 16 << 20);
   }
   if (auto v = r.get("evaluation")) {
@@ -280,7 +289,7 @@ void read_limits(Reader& r, ExperimentSpec& s, std::vector<std::string>& errors)
     er.number("counters_budget_s", s.counters_budget_s, 0);
     er.integer("confirm_top", s.confirm_top, 0, 16);
     er.string("compiled_baseline", s.compiled_baseline, {"off", "default", "max-autotune"});
-    er.string("headers", s.headers, {"auto", "light", "full"});
+    er.choice("headers", s.headers, parse_headers, {"auto", "light", "full"});
   }
 }
 
@@ -426,10 +435,11 @@ json::Value ExperimentSpec::to_json() const {
     sol.set("fraction", speed_of_light_fraction).set("share", speed_of_light_share);
     budget.set("speed_of_light", sol);
   }
-  policy.set("library_calls", library_calls).set("max_source_bytes", max_source_bytes);
+  policy.set("library_calls", std::string(to_string(library_calls)))
+      .set("max_source_bytes", max_source_bytes);
   evaluation.set("seeds", seeds).set("timing_seconds", timing_seconds);
   if (compiled_baseline != "off") evaluation.set("compiled_baseline", compiled_baseline);
-  if (headers != "auto") evaluation.set("headers", headers);
+  if (headers != Headers::automatic) evaluation.set("headers", std::string(to_string(headers)));
   if (confirm_top != 2) evaluation.set("confirm_top", confirm_top);
   if (counters_budget_s != kDefaultCountersBudgetSeconds) evaluation.set("counters_budget_s", counters_budget_s);
   search.set("parent_selection", parent_selection)

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/build_choices.hpp"
 #include "common/evaluation_defaults.hpp"
 #include "common/json.hpp"
 
@@ -91,7 +92,7 @@ struct ExperimentSpec {
   double speed_of_light_share = 0.25;
 
   // policy
-  std::string library_calls = "flag";  ///< "allow", "flag" or "forbid"
+  LibraryPolicy library_calls = LibraryPolicy::flag;
   int64_t max_source_bytes = kDefaultMaxSourceBytes;
 
   // evaluation
@@ -101,7 +102,7 @@ struct ExperimentSpec {
   std::string compiled_baseline = "off";
   /// Which headers build CUDA and CPU candidates: "auto" (kforge's light headers, LibTorch's where
   /// they cannot), "light" or "full" (LibTorch's only, as before the light headers).
-  std::string headers = "auto";
+  Headers headers = Headers::automatic;
   double timing_seconds = 0.5;  ///< timing budget per config
   /// Seconds the hardware counters of one correct CUDA candidate may take, its kernels first
   /// (docs/evaluator.md).

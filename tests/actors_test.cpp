@@ -4,6 +4,7 @@
 // the tests decide when and in which order evaluations finish) and for a failing proposer.
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
 #include <unistd.h>
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
@@ -14,6 +15,7 @@
 #include <set>
 
 #include "actors/archive_actor.hpp"
+#include "actors/archive_reads.hpp"
 #include "actors/builtin_proposer_actor.hpp"
 #include "actors/coordinator.hpp"
 #include "actors/files_proposer_actor.hpp"
@@ -47,13 +49,12 @@ compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string
         return s;
       },
       [failing](compile_atom, compile_request& r) {
-        compile_result out;
-        out.candidate_id = r.candidate_id;
+        gpu::CompileResult out;
         out.ok = !failing;
         if (failing) out.error = "error: expected ';' before '}'";
         out.library_path = gpu::sha256_hex(r.source);  // the evaluator's verdict follows from it
         out.log = "fake compile";
-        return out;
+        return candidate_compile{r.candidate_id, out};
       },
       [export_dir](export_atom, export_request& r) {
         // Task folders named for what goes wrong: "broken" cannot be exported; "cumsum" exports
@@ -287,7 +288,7 @@ class ActorTest : public testing::Test {
   std::vector<Proposed> proposed() {
     std::map<int64_t, int64_t> sequence_of;
     std::vector<Proposed> out;
-    for (const auto& c : db_->candidates(experiment_)) {
+    for (const auto& c : test::must(db_->candidates(experiment_))) {
       sequence_of[c.id] = c.sequence;
       out.push_back(
           {c.sequence, c.strategy, c.params, c.parent_id ? sequence_of.at(c.parent_id) : -1});
@@ -297,14 +298,14 @@ class ActorTest : public testing::Test {
 
   /// Every candidate has exactly one final verdict, and evaluated ones one set of results.
   void expect_each_finished_once() {
-    for (const auto& c : db_->candidates(experiment_)) {
+    for (const auto& c : test::must(db_->candidates(experiment_))) {
       int finals = 0, evaluations = 0;
-      for (const auto& v : db_->verdicts(c.id)) {
+      for (const auto& v : test::must(db_->verdicts(c.id))) {
         finals += v.stage == "evaluate" || v.verdict == "rejected";
         evaluations += v.stage == "evaluate";
       }
       EXPECT_EQ(finals, 1) << "candidate " << c.id;
-      EXPECT_EQ(db_->results(c.id).size(), static_cast<size_t>(evaluations))
+      EXPECT_EQ(test::must(db_->results(c.id)).size(), static_cast<size_t>(evaluations))
           << "candidate " << c.id;
     }
   }
@@ -332,17 +333,17 @@ TEST_F(ActorTest, RunsToTheBudgetAndArchivesEveryOutcomeBeforeReporting) {
   EXPECT_EQ(done_->status, "finished");
   EXPECT_EQ(done_->proposed, 10);
   EXPECT_EQ(done_->evaluated, 10);
-  EXPECT_EQ(db_->candidates(experiment_).size(), 10u);
+  EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), 10u);
   expect_each_finished_once();
-  EXPECT_EQ(db_->experiment(experiment_)->status, "finished");
+  EXPECT_EQ(test::must(db_->experiment(experiment_))->status, "finished");
   // Everything the listener heard was archived first.
-  auto history = db_->history(experiment_);
+  auto history = test::must(db_->history(experiment_));
   ASSERT_EQ(history.size(), events_.size());
   for (size_t i = 0; i < events_.size(); ++i) EXPECT_EQ(history[i].kind, events_[i]);
   EXPECT_EQ(events_.front(), "experiment_started");
   EXPECT_EQ(events_.back(), "experiment_finished");
   // Correct candidates were profiled.
-  for (const auto& p : db_->progress(experiment_)) EXPECT_EQ(p.profiled, p.correct);
+  for (const auto& p : test::must(db_->progress(experiment_))) EXPECT_EQ(p.profiled, p.correct);
 }
 
 TEST_F(ActorTest, TheOrderInWhichEvaluationsFinishDoesNotChangeTheCandidates) {
@@ -384,7 +385,7 @@ TEST_F(ActorTest, IslandsAndSpeedOfLightBudgetingSteerTheRunAndStillRepeatExactl
   const auto in_order = proposed();
   std::map<std::string, int> per_task;
   std::set<int64_t> islands;
-  for (const auto& c : db_->candidates(experiment_)) {
+  for (const auto& c : test::must(db_->candidates(experiment_))) {
     ++per_task[c.task];
     auto d = json::parse(c.decision);
     ASSERT_TRUE(d) << c.decision;
@@ -425,7 +426,7 @@ TEST_F(ActorTest, TheBuiltInRulesWriteStrategiesItsProposalsFollowAndARunRepeats
   };
   run("meta.db", false);
   const auto in_order = proposed();
-  auto written = db_->strategies(experiment_);
+  auto written = test::must(db_->strategies(experiment_));
   ASSERT_FALSE(written.empty());
   std::set<std::string> texts;
   for (const auto& w : written) {
@@ -437,21 +438,21 @@ TEST_F(ActorTest, TheBuiltInRulesWriteStrategiesItsProposalsFollowAndARunRepeats
   // Later proposals were asked to follow them, and where the parent allowed the move, the
   // candidate is the parent with that parameter moved that way (else the usual mutation).
   int asked = 0, followed = 0;
-  for (const auto& c : db_->candidates(experiment_)) {
+  for (const auto& c : test::must(db_->candidates(experiment_))) {
     auto d = json::parse(c.decision);
     ASSERT_TRUE(d) << c.decision;
     asked += texts.count((*d.value)["strategy"].as_string()) > 0;
   }
-  for (const auto& e : db_->history(experiment_, {"proposed"})) {
+  for (const auto& e : test::must(db_->history(experiment_, {"proposed"}))) {
     const auto detail = *json::parse(e.detail_json).value;
     const auto rationale = detail["rationale"].as_string();
     if (rationale.rfind("strategy \"", 0) != 0) continue;
     const auto strategy = rationale.substr(10, rationale.find('"', 10) - 10);
     EXPECT_TRUE(texts.count(strategy)) << rationale;
     ++followed;
-    auto c = db_->candidate(detail["candidate"].as_int());
+    auto c = test::must(db_->candidate(detail["candidate"].as_int()));
     ASSERT_TRUE(c && c->parent_id) << e.detail_json;
-    auto parent = db_->candidate(c->parent_id);
+    auto parent = test::must(db_->candidate(c->parent_id));
     const auto param = strategy.substr(6);  // after "raise " or "lower "
     const auto before = (*json::parse(parent->params).value)[param].as_int();
     const auto after = (*json::parse(c->params).value)[param].as_int();
@@ -460,7 +461,7 @@ TEST_F(ActorTest, TheBuiltInRulesWriteStrategiesItsProposalsFollowAndARunRepeats
   }
   EXPECT_GE(asked, followed);
   EXPECT_GE(followed, 1);
-  auto events = db_->history(experiment_, {"strategies_written"});
+  auto events = test::must(db_->history(experiment_, {"strategies_written"}));
   EXPECT_FALSE(events.empty());
   expect_each_finished_once();
 
@@ -468,7 +469,7 @@ TEST_F(ActorTest, TheBuiltInRulesWriteStrategiesItsProposalsFollowAndARunRepeats
   run("meta_last_first.db", true);
   EXPECT_EQ(proposed(), in_order);
   std::vector<std::string> again;
-  for (const auto& w : db_->strategies(experiment_)) again.push_back(w.text);
+  for (const auto& w : test::must(db_->strategies(experiment_))) again.push_back(w.text);
   std::vector<std::string> first;
   for (const auto& w : written) first.push_back(w.text);
   EXPECT_EQ(again, first);
@@ -478,15 +479,15 @@ TEST_F(ActorTest, PauseHoldsNewWorkResumeFinishesIt) {
   start_system();
   auto c = start(spec(8, 2), stages(true));
   sched_->run();
-  const size_t before = db_->candidates(experiment_).size();
+  const size_t before = test::must(db_->candidates(experiment_)).size();
   EXPECT_EQ(before, 2u);  // the pipeline is full
   caf::anon_send(c, pause_atom::value);
   sched_->run();
   caf::anon_send(evaluator_, tick_atom::value, false);
   caf::anon_send(evaluator_, tick_atom::value, false);
   sched_->run();
-  EXPECT_EQ(db_->candidates(experiment_).size(), before);  // nothing new while paused
-  EXPECT_EQ(db_->experiment(experiment_)->status, "paused");
+  EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), before);  // nothing new while paused
+  EXPECT_EQ(test::must(db_->experiment(experiment_))->status, "paused");
   caf::anon_send(c, resume_atom::value);
   for (int step = 0; step < 100 && !collect(); ++step) {
     sched_->run();
@@ -495,7 +496,7 @@ TEST_F(ActorTest, PauseHoldsNewWorkResumeFinishesIt) {
   }
   ASSERT_TRUE(done_);
   EXPECT_EQ(done_->status, "finished");
-  EXPECT_EQ(db_->candidates(experiment_).size(), 8u);
+  EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), 8u);
 }
 
 TEST_F(ActorTest, StopLetsThePipelineFinishAndProposesNothingMore) {
@@ -510,7 +511,7 @@ TEST_F(ActorTest, StopLetsThePipelineFinishAndProposesNothingMore) {
   }
   ASSERT_TRUE(done_);
   EXPECT_EQ(done_->status, "stopped");
-  EXPECT_EQ(db_->candidates(experiment_).size(), 3u);
+  EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), 3u);
   expect_each_finished_once();
 }
 
@@ -526,7 +527,7 @@ TEST_F(ActorTest, AFailingProposerIsBackedOffThenAbandoned) {
   EXPECT_EQ(std::count(events_.begin(), events_.end(), "target_abandoned"), 1);
   EXPECT_EQ(done_->status, "finished");
   EXPECT_NE(done_->last_error.find("unreachable"), std::string::npos) << done_->last_error;
-  auto history = db_->history(experiment_);
+  auto history = test::must(db_->history(experiment_));
   auto first_retry = std::find_if(history.begin(), history.end(),
                                   [](auto& e) { return e.kind == "proposal_failed"; });
   ASSERT_NE(first_retry, history.end());
@@ -607,14 +608,14 @@ TEST_F(ActorTest, CudaTargetsGoToTheGpusInTurnAndStayOnTheirs) {
   ASSERT_TRUE(collect());
   EXPECT_EQ(done_->status, "finished") << done_->last_error;
   std::map<int64_t, std::string> task_of;
-  for (const auto& c : db_->candidates(experiment_)) task_of[c.id] = c.task;
+  for (const auto& c : test::must(db_->candidates(experiment_))) task_of[c.id] = c.task;
   ASSERT_EQ(task_of.size(), 8u);
   // Each target's four candidates, then its best two correct ones timed again (the fake
   // evaluator's verdict is a draw from the source's hash): all on the target's own GPU.
   auto confirmed = [&](const std::string& task) {
     size_t correct = 0;
-    for (const auto& c : db_->candidates(experiment_))
-      for (const auto& v : db_->verdicts(c.id))
+    for (const auto& c : test::must(db_->candidates(experiment_)))
+      for (const auto& v : test::must(db_->verdicts(c.id)))
         correct += c.task == task && v.stage == "evaluate" && v.verdict == "correct";
     return std::min<size_t>(2, correct);
   };
@@ -652,7 +653,7 @@ TEST_F(ActorTest, AResumedExperimentLosesNothingAndRepeatsNothing) {
   sched_->run();
   caf::anon_send_exit(first, caf::exit_reason::kill);
   sched_->run();
-  const auto at_kill = db_->candidates(experiment_).size();
+  const auto at_kill = test::must(db_->candidates(experiment_)).size();
   EXPECT_GT(at_kill, 5u);
   EXPECT_LT(at_kill, 12u);
   // A new coordinator carries on from the archive.
@@ -668,6 +669,42 @@ TEST_F(ActorTest, AResumedExperimentLosesNothingAndRepeatsNothing) {
   for (int64_t c : evaluated_before)
     EXPECT_EQ(std::count(log_->evaluated.begin(), log_->evaluated.end(), c), 1)
         << "candidate " << c;
+}
+
+// What a resumed experiment starts from is read from the archive: when that read fails (a table
+// gone), the answer is an error, never a snapshot without candidates, from which the experiment
+// would start over and propose its first candidates again.
+TEST(ArchiveReads, AResumeThatCannotReadTheArchiveFailsInsteadOfStartingOver) {
+  const fs::path dir = test::fresh_test_dir("archive_reads");
+  const std::string path = (dir / "archive.db").string();
+  auto opened = archive::Archive::open(path);
+  ASSERT_TRUE(opened) << opened.error;
+  auto& db = **opened;
+  const int64_t e = *db.add_experiment({0, "exp", "{}", 1, "running", 0});
+  Candidate c;
+  c.experiment_id = e;
+  c.task = "softmax";
+  c.direction = "forward";
+  c.backend = "cpu";
+  ASSERT_TRUE(db.add_candidate(c));
+  auto whole = archived_snapshot(db, e);
+  ASSERT_EQ(whole.flag, caf::rt_value);
+  EXPECT_EQ(whole.value.get_as<experiment_snapshot>(0).candidates.size(), 1u);
+
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "DROP TABLE results;", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(other);
+  auto damaged = archived_snapshot(db, e);
+  ASSERT_EQ(damaged.flag, caf::rt_error);
+  EXPECT_EQ(damaged.err.code(), static_cast<uint8_t>(error_code::archive_failure));
+  EXPECT_NE(describe(damaged.err).find("no such table: results"), std::string::npos)
+      << describe(damaged.err);
+  query_request q;
+  q.what = "candidates";
+  q.id = e;
+  EXPECT_EQ(answer_query(db, q).flag, caf::rt_error);
+  fs::remove_all(dir);
 }
 
 // The files proposer's matching rules: the backend by extension, the direction by what a file

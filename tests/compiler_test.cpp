@@ -100,7 +100,7 @@ TEST(WorkerRequest, DefaultsAndEveryFieldSurviveTheRoundTrip) {
   r.configs = {0, 5};
   r.seeds = 7;
   r.seed = 13483273760790274051u;  // above 2^63: every bit reaches the worker
-  r.library_calls = "forbid";
+  r.library_calls = LibraryPolicy::forbid;
   r.call_timeout_s = 10;
   r.time = false;
   r.stop_on_failure = true;

@@ -142,10 +142,10 @@ class LlmSystemTest : public testing::Test {
   /// What a replay must reproduce: every candidate's proposal and every stage's verdict.
   static std::vector<std::string> proposals(archive::Archive& a, int64_t experiment) {
     std::vector<std::string> out;
-    for (const auto& c : a.candidates(experiment)) {
+    for (const auto& c : test::must(a.candidates(experiment))) {
       std::string line =
           std::to_string(c.sequence) + " " + c.proposer + " " + c.strategy + " " + c.source_hash;
-      for (const auto& v : a.verdicts(c.id)) line += " | " + v.stage + ":" + v.verdict;
+      for (const auto& v : test::must(a.verdicts(c.id))) line += " | " + v.stage + ":" + v.verdict;
       out.push_back(line);
     }
     return out;
@@ -186,14 +186,14 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
   }
   auto a = open();
   ASSERT_TRUE(a);
-  auto candidates = a->candidates(1);
+  auto candidates = test::must(a->candidates(1));
   ASSERT_EQ(candidates.size(), 8u);
   // Nothing lost: every candidate has one final verdict; every call is in the ledger, and every
   // reply that came back is in the cache.
   int correct = 0, fixes = 0, compile_failures = 0, repeated = 0;
   for (const auto& c : candidates) {
     int finals = 0;
-    for (const auto& v : a->verdicts(c.id)) {
+    for (const auto& v : test::must(a->verdicts(c.id))) {
       finals += v.stage == "evaluate" || v.verdict == "rejected";
       correct += v.stage == "evaluate" && v.verdict == "correct";
       compile_failures += v.stage == "compile" && v.verdict == "rejected";
@@ -206,20 +206,20 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
   EXPECT_GE(compile_failures, 1);
   EXPECT_GE(fixes, 1);     // a failed compile was repaired by a fix proposal
   EXPECT_GE(repeated, 1);  // the re-spaced first kernel was not compiled again
-  auto calls = a->llm_calls(1);
+  auto calls = test::must(a->llm_calls(1));
   int64_t retries = 0;
   for (const auto& row : calls) {
     const auto& c = row.call;
     retries += c.attempts - 1;
     if (c.ok) {
-      EXPECT_TRUE(a->llm_reply(c.key)) << "reply " << c.key << " not cached";
+      EXPECT_TRUE(test::must(a->llm_reply(c.key))) << "reply " << c.key << " not cached";
       EXPECT_GT(c.cost_usd, 0);
     }
   }
   // The four 429s and the cut stream were retried inside the calls they hit.
   EXPECT_EQ(retries, 5);
   EXPECT_EQ(static_cast<size_t>(retries) + calls.size(), served);
-  EXPECT_FALSE(a->llm_verdicts(1).empty());
+  EXPECT_FALSE(test::must(a->llm_verdicts(1)).empty());
 
   // Offline, the same configuration replays the first run's decisions from the cache alone.
   auto second = kforge({"run", config, "--archive", db, "--offline"});
@@ -229,10 +229,10 @@ TEST_F(LlmSystemTest, AnLlmExperimentSurvivesAStormAndReplaysOffline) {
       << second.output;
   a = open();
   EXPECT_EQ(proposals(*a, 2), proposals(*a, 1));
-  for (const auto& row : a->llm_calls(2))
+  for (const auto& row : test::must(a->llm_calls(2)))
     EXPECT_TRUE(row.call.cached) << row.call.role << " " << row.call.error;
   double replay_cost = 0;
-  for (const auto& u : a->llm_usage(2)) replay_cost += u.cost_usd;
+  for (const auto& u : test::must(a->llm_usage(2))) replay_cost += u.cost_usd;
   EXPECT_EQ(replay_cost, 0);  // a replay costs nothing
 
   auto report = kforge({"report", "1", "--archive", db});
@@ -328,7 +328,7 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
 
   auto a = open();
   ASSERT_TRUE(a);
-  auto written = a->strategies(1);
+  auto written = test::must(a->strategies(1));
   ASSERT_EQ(written.size(), 2 * meta_prompts.size());
   EXPECT_EQ(written[0].text, "keep each row in registers (round 1)");
   EXPECT_EQ(written[1].text, "unroll the column loop by four (round 1)");
@@ -344,12 +344,12 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
              std::string::npos;
   EXPECT_GE(asked, 1);
   int recorded = 0;
-  for (const auto& c : a->candidates(1))
+  for (const auto& c : test::must(a->candidates(1)))
     recorded += c.decision.find("(round 1)") != std::string::npos;
   EXPECT_GE(recorded, 2);
   // The calls are in the ledger as meta-generation's and the profiles' advice.
   int meta_calls = 0, advice_calls = 0;
-  for (const auto& row : a->llm_calls(1)) {
+  for (const auto& row : test::must(a->llm_calls(1))) {
     meta_calls += row.call.role == "meta";
     advice_calls += row.call.role == "profile";
   }
@@ -358,8 +358,8 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
   // The advice is kept with the profile, the later proposals' prompts show the parent's, and
   // `kforge show` prints it.
   int64_t advised = 0;
-  for (const auto& c : a->candidates(1))
-    if (auto profile = a->profile(c.id); profile && !advised) {
+  for (const auto& c : test::must(a->candidates(1)))
+    if (auto profile = test::must(a->profile(c.id)); profile && !advised) {
       auto doc = json::parse(*profile);
       ASSERT_TRUE(doc.value) << *profile;
       const auto& advice = (*doc.value)["advice"];
@@ -382,7 +382,7 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
   ASSERT_EQ(replay.exit_code, 0) << replay.output;
   a = open();
   EXPECT_EQ(proposals(*a, 2), proposals(*a, 1));
-  auto replayed = a->strategies(2);
+  auto replayed = test::must(a->strategies(2));
   ASSERT_EQ(replayed.size(), written.size());
   for (size_t i = 0; i < written.size(); ++i) {
     EXPECT_EQ(replayed[i].text, written[i].text);
@@ -411,12 +411,12 @@ TEST_F(LlmSystemTest, TheMoneyBudgetStopsProposing) {
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("budget spent: money_usd"), std::string::npos) << run.output;
   auto a = open();
-  EXPECT_LE(a->candidates(1).size(), 2u);  // of a budget of 8
+  EXPECT_LE(test::must(a->candidates(1)).size(), 2u);  // of a budget of 8
   double spent = 0;
-  for (const auto& u : a->llm_usage(1)) spent += u.cost_usd;
+  for (const auto& u : test::must(a->llm_usage(1))) spent += u.cost_usd;
   EXPECT_GE(spent, 0.001);
   // Profiles that come after the money is spent get no advice: no proposal would read it.
-  for (const auto& row : a->llm_calls(1)) EXPECT_NE(row.call.role, "profile");
+  for (const auto& row : test::must(a->llm_calls(1))) EXPECT_NE(row.call.role, "profile");
 }
 
 // The ensemble in small: one model whose every call the service refuses (gpt-5 without
@@ -454,7 +454,7 @@ TEST_F(LlmSystemTest, AModelThatFailsEveryCallIsSetAsideAndTheOthersFinishTheTar
   EXPECT_NE(run.output.find("model_not_found"), std::string::npos) << run.output;
   EXPECT_EQ(run.output.find("abandoned"), std::string::npos) << run.output;
   auto a = open();
-  const auto candidates = a->candidates(1);
+  const auto candidates = test::must(a->candidates(1));
   EXPECT_EQ(candidates.size(), 3u);
   for (const auto& c : candidates) EXPECT_EQ(c.proposer, "fake-gpt");
   EXPECT_LE(refusing.request_count(), 3u) << "two tries, and at most one more in flight";
@@ -510,7 +510,7 @@ TEST_F(LlmSystemTest, AFourModelEnsembleWorksAgainstTheServicesAsDocumented) {
   for (const char* setback : {"stops proposing", "is set aside for", "abandoned", "cannot write"})
     EXPECT_EQ(run.output.find(setback), std::string::npos) << setback << "\n" << run.output;
   auto a = open();
-  const auto candidates = a->candidates(1);
+  const auto candidates = test::must(a->candidates(1));
   EXPECT_EQ(candidates.size(), 8u);
   std::map<std::string, int> by_proposer;
   for (const auto& c : candidates) ++by_proposer[c.proposer];
@@ -518,7 +518,7 @@ TEST_F(LlmSystemTest, AFourModelEnsembleWorksAgainstTheServicesAsDocumented) {
     EXPECT_GE(by_proposer[name], 1) << name << " never proposed";
   // Gemini's first request met the quota; the call waited and its second attempt succeeded.
   bool waited = false;
-  for (const auto& row : a->llm_calls(1))
+  for (const auto& row : test::must(a->llm_calls(1)))
     if (row.call.model_name == "gemini-2.5-flash" && row.call.attempts == 2 && row.call.ok)
       waited = row.call.seconds >= 2.0;
   EXPECT_TRUE(waited) << "no Gemini call waited its RetryInfo";
@@ -527,7 +527,7 @@ TEST_F(LlmSystemTest, AFourModelEnsembleWorksAgainstTheServicesAsDocumented) {
   const std::map<std::string, std::pair<double, double>> price = {
       {"gpt-5", {1.25, 10}}, {"o3", {2, 8}}, {"gemini-2.5-flash", {0.3, 2.5}},
       {"claude-sonnet-4-5", {3, 15}}};
-  for (const auto& u : a->llm_usage(1)) {
+  for (const auto& u : test::must(a->llm_usage(1))) {
     ASSERT_TRUE(price.count(u.model_name)) << u.model_name;
     const auto [in, out] = price.at(u.model_name);
     EXPECT_GT(u.cost_usd, 0) << u.model_name;
@@ -567,7 +567,7 @@ TEST_F(LlmSystemTest, ABackwardBestIsConfirmedOnARobustKbenchTask) {
 
   auto a = open();
   ASSERT_TRUE(a);
-  const auto confirmations = a->confirmations(1);
+  const auto confirmations = test::must(a->confirmations(1));
   ASSERT_EQ(confirmations.size(), 2u) << run.output;
   for (const auto& c : confirmations) {
     EXPECT_TRUE(c.correct) << c.reason;

@@ -59,16 +59,15 @@ verifier_actor::behavior_type stand_in_verifier(verifier_actor::pointer) {
 compiler_actor::behavior_type stand_in_compiler(compiler_actor::pointer) {
   return {
       [](status_atom) { return actor_status{}; },
-      [](compile_atom, compile_request& r) -> caf::result<compile_result> {
+      [](compile_atom, compile_request& r) -> caf::result<candidate_compile> {
         if (says(r.source, "compile:error")) return stage_down("compiler");
-        compile_result out;
-        out.candidate_id = r.candidate_id;
+        gpu::CompileResult out;
         out.ok = !says(r.source, "compile:fail");
         if (!out.ok) out.error = "error: expected ';'";
         out.log = out.ok ? "ptxas info for " + r.source : "k.cu(3): error: expected ';'";
         if (out.ok) out.kernels = {{r.source, "sm_90", 32}};  // named by the source: tests steer it
         out.library_path = r.source;
-        return out;
+        return candidate_compile{r.candidate_id, out};
       },
       [](export_atom, export_request&) -> caf::result<export_result> {
         return stage_down("exporter");
@@ -221,7 +220,7 @@ class PipelineTest : public testing::Test {
 
   std::vector<std::string> verdicts(int64_t id) {
     std::vector<std::string> out;
-    for (const auto& v : db_->verdicts(id)) out.push_back(v.stage + ":" + v.verdict);
+    for (const auto& v : test::must(db_->verdicts(id))) out.push_back(v.stage + ":" + v.verdict);
     return out;
   }
 
@@ -250,8 +249,8 @@ TEST_F(PipelineTest, ACorrectCandidateIsArchivedAtEveryStageThenAnsweredThenProf
   EXPECT_NEAR(o.speedup, 4.0, 1e-12);         // the geometric mean of 2 and 8
   EXPECT_NEAR(o.speed_of_light, 0.4, 1e-12);  // on the config that moves the most bytes
   EXPECT_EQ(verdicts(id), (Strings{"verify:accepted", "compile:accepted", "evaluate:correct"}));
-  EXPECT_EQ(db_->results(id).size(), 2u);
-  EXPECT_TRUE(db_->profile(id).has_value());
+  EXPECT_EQ(test::must(db_->results(id)).size(), 2u);
+  EXPECT_TRUE(test::must(db_->profile(id)).has_value());
   EXPECT_EQ(heard_->events, (Strings{"evaluated"}));
   ASSERT_EQ(heard_->profiles.size(), 1u);
   EXPECT_EQ(heard_->profiles[0].brief, "32 registers");
@@ -293,7 +292,7 @@ TEST_F(PipelineTest, AKernelTheNoveltyFilterFoundRepeatedIsRejectedWithoutBeingJ
   EXPECT_EQ(o.stage, Stage::verify);
   EXPECT_FALSE(o.stage_error || o.evaluated());
   EXPECT_EQ(verdicts(id), (Strings{"verify:rejected"}));
-  const auto v = db_->verdicts(id).at(0);
+  const auto v = test::must(db_->verdicts(id)).at(0);
   EXPECT_EQ(v.kind, "repeated_kernel");
   EXPECT_NE(v.reason.find("the same kernel as candidate 3"), std::string::npos) << v.reason;
   EXPECT_EQ(heard_->events, (Strings{"rejected"}));
@@ -353,7 +352,7 @@ TEST_F(PipelineTest, TheLlmPanelRejectsAuditsChargesAndAnOfflineMissIsAnError) {
   ASSERT_EQ(heard_->errors.size(), 1u);
   EXPECT_NE(heard_->errors[0].find("offline"), std::string::npos);
   EXPECT_NEAR(heard_->charged, 0.75, 1e-12);  // every verifier call is charged
-  EXPECT_EQ(db_->llm_verdicts(experiment_).size(), 3u);
+  EXPECT_EQ(test::must(db_->llm_verdicts(experiment_)).size(), 3u);
 }
 
 TEST_F(PipelineTest, AnAuditedRejectionStillRunsOnTheHardware) {
@@ -372,7 +371,7 @@ TEST_F(PipelineTest, PausedWorkWaitsBetweenStagesAndResumedWorkFinishes) {
   const auto id = judge("kernel");
   sched_->run();
   EXPECT_TRUE(heard_->outcomes.empty());
-  EXPECT_TRUE(db_->verdicts(id).empty());  // not even verified
+  EXPECT_TRUE(test::must(db_->verdicts(id)).empty());  // not even verified
   caf::anon_send(pipeline_, resume_atom::value);
   sched_->run();
   ASSERT_EQ(heard_->outcomes.size(), 1u);

@@ -19,20 +19,20 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.def("forward", &forward_impl, "doc"
 const TaskParameters kSoftmax = {{"Tensor", "int"}, "x: Tensor, dim: int"};
 
 TEST(SourceRules, AcceptsAWellFormedKernel) {
-  auto v = check_source(kGood, "forward", kSoftmax, "flag", 1 << 20);
+  auto v = check_source(kGood, "forward", kSoftmax, LibraryPolicy::flag, 1 << 20);
   EXPECT_TRUE(v.accepted) << v.kind << ": " << v.reason;
   EXPECT_EQ(*registered_parameter_types(kGood, "forward"), kSoftmax.types);
 }
 
 TEST(SourceRules, RejectsWhatCannotPass) {
   auto expect = [](const std::string& src, const std::string& kind,
-                   const std::string& policy = "flag", size_t max = 1 << 20) {
+                   LibraryPolicy policy = LibraryPolicy::flag, size_t max = 1 << 20) {
     auto v = check_source(src, "forward", kSoftmax, policy, max);
     EXPECT_FALSE(v.accepted) << src;
     EXPECT_EQ(v.kind, kind) << v.reason;
     EXPECT_FALSE(v.reason.empty());
   };
-  expect(kGood, "too_large", "flag", 10);
+  expect(kGood, "too_large", LibraryPolicy::flag, 10);
   std::string backward = kGood;
   backward.replace(backward.find("\"forward\""), 9, "\"backward\"");
   expect(backward, "missing_function");
@@ -40,7 +40,7 @@ TEST(SourceRules, RejectsWhatCannotPass) {
   wrong.replace(wrong.find("int64_t dim"), 11, "double a, double b");
   expect(wrong, "signature_mismatch");
   // The message names both sides, the task's with its parameters' names.
-  EXPECT_EQ(check_source(wrong, "forward", kSoftmax, "flag", 1 << 20).reason,
+  EXPECT_EQ(check_source(wrong, "forward", kSoftmax, LibraryPolicy::flag, 1 << 20).reason,
             "`forward` takes (Tensor, float, float) but the task passes (x: Tensor, dim: int)");
   for (const char* bad :
        {"  pid_t p = fork();", "  std::thread t([]{});", "  int s = socket(2, 1, 0);",
@@ -52,8 +52,8 @@ TEST(SourceRules, RejectsWhatCannotPass) {
   }
   std::string lib = kGood;
   lib.replace(lib.find("torch::empty_like(x)"), 20, "torch::softmax(x, dim)");
-  expect(lib, "library_call", "forbid");
-  auto flagged = check_source(lib, "forward", kSoftmax, "flag", 1 << 20);
+  expect(lib, "library_call", LibraryPolicy::forbid);
+  auto flagged = check_source(lib, "forward", kSoftmax, LibraryPolicy::flag, 1 << 20);
   EXPECT_TRUE(flagged.accepted);
   ASSERT_FALSE(flagged.notes.empty());
   EXPECT_NE(flagged.notes[0].find("torch::softmax"), std::string::npos);
@@ -63,7 +63,7 @@ TEST(SourceRules, MethodsNamedLikeForbiddenCallsAreFine) {
   std::string src = kGood;
   src.insert(src.find("return torch"),
              "auto rewrite = [](int) {}; rewrite(1); int exit_code = 0; (void)exit_code;\n  ");
-  auto v = check_source(src, "forward", kSoftmax, "flag", 1 << 20);
+  auto v = check_source(src, "forward", kSoftmax, LibraryPolicy::flag, 1 << 20);
   EXPECT_TRUE(v.accepted) << v.reason;
 }
 
@@ -71,7 +71,7 @@ TEST(SourceRules, LambdaRegistrationIsLeftToTheWorker) {
   std::string src =
       "PYBIND11_MODULE(n, m) { m.def(\"forward\", [](torch::Tensor x, int64_t d) { return x; }); }";
   EXPECT_FALSE(registered_parameter_types(src, "forward"));
-  auto v = check_source(src, "forward", kSoftmax, "flag", 1 << 20);
+  auto v = check_source(src, "forward", kSoftmax, LibraryPolicy::flag, 1 << 20);
   EXPECT_TRUE(v.accepted);
   EXPECT_FALSE(v.notes.empty());
 }

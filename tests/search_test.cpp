@@ -136,7 +136,7 @@ TEST(ExperimentSpec, ParsesEverySettingAndWritesItBack) {
   EXPECT_EQ(s.tasks.size(), 2u);
   EXPECT_EQ(s.proposers[0].name, "b");
   EXPECT_EQ(s.candidates_per_target, 5);
-  EXPECT_EQ(s.library_calls, "forbid");
+  EXPECT_EQ(s.library_calls, LibraryPolicy::forbid);
   EXPECT_EQ(s.pipeline_depth, 3);
   EXPECT_EQ(s.compiled_baseline, "max-autotune");
   auto again = parse_experiment_spec(s.to_json().dump());

@@ -63,14 +63,14 @@ class SystemTest : public testing::Test {
   static std::vector<std::string> fingerprint(archive::Archive& a, int64_t experiment) {
     std::vector<std::string> out;
     std::map<int64_t, int64_t> sequence_of;
-    for (const auto& c : a.candidates(experiment)) {
+    for (const auto& c : test::must(a.candidates(experiment))) {
       sequence_of[c.id] = c.sequence;
       std::string line = std::to_string(c.sequence) + " " + c.strategy + " " + c.params + " " +
                          c.source_hash + " seed " + std::to_string(c.seed) + " parent " +
                          (c.parent_id ? std::to_string(sequence_of[c.parent_id]) : "-");
-      for (const auto& v : a.verdicts(c.id))
+      for (const auto& v : test::must(a.verdicts(c.id)))
         line += " | " + v.stage + ":" + v.verdict + ":" + v.kind;
-      for (const auto& r : a.results(c.id))
+      for (const auto& r : test::must(a.results(c.id)))
         line += " | config " + std::to_string(r.config_index) + (r.correct ? " ok" : " wrong");
       out.push_back(line);
     }
@@ -80,18 +80,18 @@ class SystemTest : public testing::Test {
   /// How many verdicts of `stage` the experiment's candidates have so far.
   static int verdicts_at(archive::Archive& a, int64_t experiment, const std::string& stage) {
     int n = 0;
-    for (const auto& c : a.candidates(experiment))
-      for (const auto& v : a.verdicts(c.id)) n += v.stage == stage;
+    for (const auto& c : test::must(a.candidates(experiment)))
+      for (const auto& v : test::must(a.verdicts(c.id))) n += v.stage == stage;
     return n;
   }
 
   static void expect_complete(archive::Archive& a, int64_t experiment, size_t budget) {
-    auto candidates = a.candidates(experiment);
+    auto candidates = test::must(a.candidates(experiment));
     ASSERT_EQ(candidates.size(), budget);
     for (size_t i = 0; i < candidates.size(); ++i) {
       EXPECT_EQ(candidates[i].sequence, static_cast<int64_t>(i));  // none lost
       int finals = 0, evaluations = 0;
-      for (const auto& v : a.verdicts(candidates[i].id)) {
+      for (const auto& v : test::must(a.verdicts(candidates[i].id))) {
         finals += v.stage == "evaluate" || v.verdict == "rejected";
         evaluations += v.stage == "evaluate";
       }
@@ -141,7 +141,7 @@ TEST_F(SystemTest, TheSameSeedTwiceGivesTheSameCandidates) {
   const auto& target = (*doc.value)["targets"][0];
   ASSERT_TRUE(target.contains("best_candidate")) << report.output;
   int64_t position = 0;
-  for (const auto& c : a->candidates(1)) {
+  for (const auto& c : test::must(a->candidates(1))) {
     ++position;
     if (c.id == target["best_candidate"].as_int()) break;
   }
@@ -154,7 +154,7 @@ TEST_F(SystemTest, TheSameSeedTwiceGivesTheSameCandidates) {
   EXPECT_EQ(target["results_timed"].as_string(), "confirmation") << report.output;
   EXPECT_LE(target["best_speedup_p10"].as_number(), target["best_speedup"].as_number());
   EXPECT_GE(target["best_speedup_p90"].as_number(), target["best_speedup"].as_number());
-  EXPECT_EQ(a->history(1, {"confirmed"}).size(), 2u);
+  EXPECT_EQ(test::must(a->history(1, {"confirmed"})).size(), 2u);
   for (const char* words : {"confirmed", "timed again", "(p10-p90)"})
     EXPECT_NE(first.output.find(words), std::string::npos) << words << "\n" << first.output;
 }
@@ -211,7 +211,7 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   ::kill(daemon_->pid(), SIGKILL);
   daemon_->wait();
   daemon_.reset();
-  EXPECT_EQ(db->experiment(1)->status, "running");
+  EXPECT_EQ(test::must(db->experiment(1))->status, "running");
   auto read_line = [](const fs::path& p) {
     std::string line;
     std::getline(std::ifstream(p), line);
@@ -262,9 +262,9 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   EXPECT_NE(twice.output.find("409"), std::string::npos) << twice.output;
   auto carried_on = run({"console", "--state", state.string(), "resume", "1"}, 1min);
   EXPECT_EQ(carried_on.exit_code, 0) << carried_on.output;
-  for (int i = 0; i < 3000 && db->experiment(1)->status != "finished"; ++i)
+  for (int i = 0; i < 3000 && test::must(db->experiment(1))->status != "finished"; ++i)
     std::this_thread::sleep_for(100ms);
-  ASSERT_EQ(db->experiment(1)->status, "finished");
+  ASSERT_EQ(test::must(db->experiment(1))->status, "finished");
   expect_complete(*db, 1, 10);
   auto streamed = events.get();
   EXPECT_EQ(streamed.exit_code, 0) << streamed.describe();  // it ended with the experiment
@@ -281,7 +281,7 @@ TEST_F(SystemTest, TheDaemonSurvivesKillNineAndResumesWithNothingLost) {
   auto ref = open(dir_ / "reference.db");
   EXPECT_EQ(fingerprint(*db, 1), fingerprint(*ref, 1));
   bool resumed = false;
-  for (const auto& e : db->history(1)) resumed = resumed || e.kind == "resumed";
+  for (const auto& e : test::must(db->history(1))) resumed = resumed || e.kind == "resumed";
   EXPECT_TRUE(resumed);
   auto shown = run({"console", "--state", state.string(), "experiment", "1"}, 1min);
   EXPECT_NE(shown.output.find("finished: 10 candidates"), std::string::npos) << shown.output;

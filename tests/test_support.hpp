@@ -7,22 +7,35 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "common/json.hpp"
+#include "common/result.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/task_export.hpp"
 #include "gpu/worker_client.hpp"
 #include "gpu/worker_request.hpp"
 
-namespace kforge::gpu {
+namespace kforge {
 inline void PrintTo(Headers headers, std::ostream* os) {
   *os << to_string(headers);
 }
-}  // namespace kforge::gpu
+}  // namespace kforge
 
 namespace kforge::test {
+
+/// A read that must succeed (an archive read, a view): its value, or the test fails with its
+/// error (the exception ends the test there).
+template <class T>
+T must(Result<T> read) {
+  if (!read) {
+    ADD_FAILURE() << read.error;
+    throw std::runtime_error(read.error);
+  }
+  return std::move(*read);
+}
 
 std::string source_dir();
 std::string cache_dir();

@@ -87,7 +87,7 @@ json::Value CandidateRun::run(json::Value result) {
   if ((request_.trace || request_.counters) && !overall && largest)
     record_kernels(*largest, largest_record);
 
-  if (!library_ops_.empty() && request_.library_calls != "allow") {
+  if (!library_ops_.empty() && request_.library_calls != LibraryPolicy::allow) {
     std::vector<std::string> ops(library_ops_.begin(), library_ops_.end());
     flags_.push_back("library operators called at run time: " + join(ops));
   }
@@ -107,7 +107,7 @@ void CandidateRun::run_config(Config& c) {
   auto phase_start = std::chrono::steady_clock::now();
   c.failure = check_signature(c);
   for (int s = 0; !c.failure && s < request_.seeds; ++s) c.failure = check_seed(c, s);
-  if (!c.failure && request_.library_calls == "forbid" && !library_ops_.empty()) {
+  if (!c.failure && request_.library_calls == LibraryPolicy::forbid && !library_ops_.empty()) {
     std::vector<std::string> ops(library_ops_.begin(), library_ops_.end());
     c.failure = Failure{"library_call", "the kernel calls library operators (" + join(ops) +
                                             "), which this evaluation forbids"};

@@ -50,10 +50,10 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
   auto& db = *opened;
   for (const char* task : {"softmax", "layernorm", "cross_entropy", "linear_relu", "rkb_layernorm",
                            "rkb_rmsnorm", "rkb_linear", "rkb_linear_tokens"}) {
-    auto best = db->best(task, "forward", "cuda", "multi", 1);
+    auto best = test::must(db->best(task, "forward", "cuda", "multi", 1));
     ASSERT_TRUE(best) << task << " has no correct kernel\n" << r.output;
     EXPECT_GT(best->geomean_speedup, 0) << task;
-    auto profile = db->profile(best->candidate.id);
+    auto profile = test::must(db->profile(best->candidate.id));
     ASSERT_TRUE(profile) << task;
     EXPECT_NE(profile->find("\"registers\""), std::string::npos) << *profile;
     // The kernel trace: the candidate's launches and eager PyTorch's, with grid and block, on

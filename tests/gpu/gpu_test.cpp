@@ -141,14 +141,14 @@ TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
     auto request = test_request("backward", "multi", 2);
     request.configs = {0, 5};  // normalised over 8 x 24, and over 3 x 129 with random weights
     request.call_timeout_s = 10;
-    request.library_calls = library_call ? "forbid" : "flag";
+    request.library_calls = library_call ? LibraryPolicy::forbid : LibraryPolicy::flag;
     auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, arch, GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
     EXPECT_NE(std::find(expected.begin(), expected.end(), e.failure_kind()), expected.end())
         << kernel << " rejected as " << e.failure_kind() << "\n"
         << e.describe();
-    request.library_calls = "flag";
+    request.library_calls = LibraryPolicy::flag;
     auto honest = evaluate(worker, gpu::Backend::cuda, task, task + "/kernels/backward_cuda.cu",
                            request, arch, GetParam());
     EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();

@@ -49,7 +49,12 @@ int run_best(const std::vector<std::string>& args) {
   }
   std::cout << "archive " << archive_path << "\n";
   auto& db = *opened;
-  auto view = archive::experiment_view(*db, experiment_id);
+  auto found = archive::experiment_view(*db, experiment_id);
+  if (!found) {
+    std::cerr << "kforge best: " << archive_path << ": " << found.error << "\n";
+    return 2;
+  }
+  auto& view = *found;
   if (!view) {
     std::cerr << "kforge best: no experiment " << experiment_id << " in " << archive_path << "\n";
     return 2;
@@ -89,14 +94,26 @@ int run_best(const std::vector<std::string>& args) {
   // The report's per-config times of each best: those of its confirmation where it was timed
   // again after the search, else the search's.
   const auto report = archive::report_view(*db, experiment_id);
+  if (!report || !*report) {
+    std::cerr << "kforge best: " << archive_path << ": "
+              << (report ? "experiment " + std::to_string(experiment_id) + " has no report"
+                         : report.error)
+              << "\n";
+    return 2;
+  }
   for (const auto& [direction, id] : best[backend]) {
-    auto c = archive::candidate_view(*db, id);
-    if (!c || !report) continue;
+    auto candidate = archive::candidate_view(*db, id);
+    if (!candidate || !*candidate) {
+      std::cerr << "kforge best: " << archive_path << ": "
+                << (candidate ? "no candidate " + std::to_string(id) : candidate.error) << "\n";
+      return 2;
+    }
+    const auto& c = *candidate;
     BestKernel k;
     k.candidate_id = id;
     k.source = (*c)["source"].as_string();
     k.strategy = (*c)["strategy"].as_string();
-    for (const auto& t : (*report)["targets"].as_array())
+    for (const auto& t : (**report)["targets"].as_array())
       if (t["target"].as_string() == task + "/" + direction + "/" + backend) {
         k.speedup = t["best_speedup"].as_number();
         k.results = t["results"];

@@ -73,20 +73,23 @@ void add_foreground_options(CLI::App& app, ForegroundOptions& o) {
                "your files instead of refusing to");
 }
 
-CLI::Option* add_choice(CLI::App& app, const std::string& name, std::string& value,
-                        const std::vector<std::string>& choices, const std::string& description) {
-  std::string shown, listed;
-  for (size_t i = 0; i < choices.size(); ++i) {
-    shown += (i ? "|" : "") + choices[i];
+CLI::Validator one_of(const std::vector<std::string>& choices) {
+  std::string listed;
+  for (size_t i = 0; i < choices.size(); ++i)
     listed += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
-  }
-  CLI::Validator one_of(
+  return CLI::Validator(
       [choices, listed](std::string& text) -> std::string {
         if (std::find(choices.begin(), choices.end(), text) != choices.end()) return {};
         return "must be " + listed + ", not '" + text + "'";
       },
       "");
-  return app.add_option(name, value, description)->check(one_of)->type_name(shown);
+}
+
+CLI::Option* add_choice(CLI::App& app, const std::string& name, std::string& value,
+                        const std::vector<std::string>& choices, const std::string& description) {
+  std::string shown;
+  for (size_t i = 0; i < choices.size(); ++i) shown += (i ? "|" : "") + choices[i];
+  return app.add_option(name, value, description)->check(one_of(choices))->type_name(shown);
 }
 
 CLI::Validator whole_number(int64_t min, int64_t max) {

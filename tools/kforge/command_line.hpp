@@ -48,6 +48,24 @@ void add_foreground_options(CLI::App& app, ForegroundOptions& o);
 CLI::Option* add_choice(CLI::App& app, const std::string& name, std::string& value,
                         const std::vector<std::string>& choices, const std::string& description);
 
+/// The validator of add_choice: one of `choices`, else a message naming them.
+CLI::Validator one_of(const std::vector<std::string>& choices);
+
+/// An option read straight into an enum: one of `choices`, each parsed by `parse` (the enum's own
+/// parser, common/build_choices.hpp), shown as "a|b|c" in the help.
+template <class Enum, class Parse>
+CLI::Option* add_choice(CLI::App& app, const std::string& name, Enum& value, Parse parse,
+                        const std::vector<std::string>& choices, const std::string& description) {
+  std::string shown;
+  for (size_t i = 0; i < choices.size(); ++i) shown += (i ? "|" : "") + choices[i];
+  // The validator runs first, so `parse` sees one of the words it reads.
+  return app
+      .add_option_function<std::string>(
+          name, [&value, parse](const std::string& word) { value = *parse(word); }, description)
+      ->check(one_of(choices))
+      ->type_name(shown);
+}
+
 /// Accepts the whole of a base-10 integer within [min, max].
 CLI::Validator whole_number(int64_t min, int64_t max);
 /// Accepts the whole of a finite decimal number within [min, max].

@@ -66,7 +66,9 @@ using gpu::Backend;
 
 struct EvalArgs {
   std::string task, kernel, backend, direction, configs = "multi", cache;
-  std::string library_calls = "flag", compiled = "off", headers = "auto";
+  std::string compiled = "off";
+  LibraryPolicy library_calls = LibraryPolicy::flag;
+  Headers headers = Headers::automatic;
   std::optional<double> atol, rtol;
   int device = 0, seeds = kDefaultSeeds;
   int64_t seed = 0;
@@ -97,8 +99,8 @@ void add_options(CLI::App& app, EvalArgs& a) {
       ->check(real_number(0, 1e6));
   app.add_option("--rtol", a.rtol, "relative tolerance (default: as --atol)")
       ->check(real_number(0, 1e6));
-  add_choice(app, "--library-calls", a.library_calls, {"allow", "flag", "forbid"},
-             "ATen/cuBLAS/cuDNN calls in the kernel (default flag)");
+  add_choice(app, "--library-calls", a.library_calls, parse_library_policy,
+             {"allow", "flag", "forbid"}, "ATen/cuBLAS/cuDNN calls in the kernel (default flag)");
   app.add_flag("--no-timing", a.no_timing, "check correctness only");
   app.add_option("--max-seconds", a.max_seconds, "timing budget per config, the kernel and eager together (default 2)")
       ->check(real_number(0.001, 3600))
@@ -110,7 +112,7 @@ void add_options(CLI::App& app, EvalArgs& a) {
   add_choice(app, "--compiled", a.compiled, {"max-autotune", "default", "off"},
              "also time torch.compile's code (AOTInductor, built once per task and cached; "
              "minutes the first time): max-autotune, default or off (default off)");
-  add_choice(app, "--headers", a.headers, {"auto", "light", "full"},
+  add_choice(app, "--headers", a.headers, parse_headers, {"auto", "light", "full"},
              "which headers build the kernel: kforge's light ones (about a second) with "
              "LibTorch's when they cannot, or one of them (default auto)");
   app.add_option("--cache", a.cache,
@@ -319,7 +321,7 @@ class EvalRun {
     compile_options.cache_dir = cache_;
     compile_options.source_name = a_.kernel;
     compile_options.allow_unconfined = a_.allow_unconfined;
-    compile_options.headers = gpu::parse_headers(a_.headers).value_or(gpu::Headers::automatic);
+    compile_options.headers = a_.headers;
     if (backend_ == Backend::cuda) {
       auto arch = gpu::cuda_arch_of(device());
       if (!arch) return infrastructure(arch.error);

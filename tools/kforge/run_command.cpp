@@ -169,11 +169,12 @@ namespace {
 
 /// `kforge show` and `kforge report`: one archive document by id, as a table, JSON, or (where
 /// `csv` is given) CSV.
-int print_view(const std::vector<std::string>& args, const std::string& command,
-               const std::string& description, const std::string& what,
-               const std::function<std::optional<json::Value>(archive::Archive&, int64_t)>& view,
-               const std::function<std::string(const json::Value&, bool plain)>& table,
-               const std::function<std::string(const json::Value&)>& csv = {}) {
+int print_view(
+    const std::vector<std::string>& args, const std::string& command,
+    const std::string& description, const std::string& what,
+    const std::function<Result<std::optional<json::Value>>(archive::Archive&, int64_t)>& view,
+    const std::function<std::string(const json::Value&, bool plain)>& table,
+    const std::function<std::string(const json::Value&)>& csv = {}) {
   std::string archive_path = default_state_dir() + "/archive.db", id_text;
   bool plain = false, as_json = false, as_csv = false;
   CommandLine line(command, description);
@@ -198,7 +199,12 @@ int print_view(const std::vector<std::string>& args, const std::string& command,
     return 2;
   }
   auto& db = *opened;
-  auto doc = view(*db, id);
+  auto found = view(*db, id);
+  if (!found) {
+    std::cerr << "kforge " << command << ": " << archive_path << ": " << found.error << "\n";
+    return 2;
+  }
+  auto& doc = *found;
   if (!doc) {
     std::cerr << "kforge " << command << ": no " << what << " " << id << " in " << archive_path
               << "\n";
@@ -240,13 +246,23 @@ int run_list(const std::vector<std::string>& args) {
   auto& db = *opened;
   json::Value views;
   views.array();
-  const json::Value experiments = archive::experiments_view(*db);
-  for (const auto& e : experiments.as_array())
-    if (auto v = archive::experiment_view(*db, e["id"].as_int())) {
-      json::Value row = *v;
+  auto experiments = archive::experiments_view(*db);
+  if (!experiments) {
+    std::cerr << "kforge list: " << archive_path << ": " << experiments.error << "\n";
+    return 2;
+  }
+  for (const auto& e : experiments->as_array()) {
+    auto view = archive::experiment_view(*db, e["id"].as_int());
+    if (!view) {
+      std::cerr << "kforge list: " << archive_path << ": " << view.error << "\n";
+      return 2;
+    }
+    if (*view) {
+      json::Value row = **view;
       row.set("config", json::Value());
       views.push(row);
     }
+  }
   if (as_json)
     std::cout
         << json::Value(json::Object{}).set("archive", archive_path).set("experiments", views).dump()
