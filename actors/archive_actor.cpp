@@ -20,7 +20,7 @@ caf::error failed(const std::string& what, const std::string& why) {
 }
 
 /// A compile's log and verdict as the archive keeps them.
-std::pair<archive::CompileLog, archive::Verdict> compile_rows(const candidate_compile& c) {
+std::pair<archive::CompileLog, archive::VerdictRow> compile_rows(const candidate_compile& c) {
   const gpu::CompileResult& r = c.result;
   archive::CompileLog log{c.candidate_id, r.ok,         r.cache_hit,
                           r.seconds,      r.log,        gpu::to_json(r.kernels).dump(),
@@ -28,8 +28,8 @@ std::pair<archive::CompileLog, archive::Verdict> compile_rows(const candidate_co
   const std::string kind =
       r.ok ? ""
            : (r.error.find("timed out") != std::string::npos ? "compile_timeout" : "compile_error");
-  archive::Verdict v{c.candidate_id, to_string(Stage::compile), r.ok ? "accepted" : "rejected",
-                     kind, r.error};
+  archive::VerdictRow v{c.candidate_id, to_string(Stage::compile), r.ok ? "accepted" : "rejected",
+                        kind, r.error};
   return {std::move(log), std::move(v)};
 }
 
@@ -102,7 +102,7 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
         return write("recording an LLM verdict", [&](archive::Archive& db) {
           if (auto s = db.add_llm_calls(r.experiment_id, candidate, r.sequence, v.calls); !s)
             return s;
-          std::vector<archive::LlmVerdict> rows;
+          std::vector<archive::LlmVerdictRow> rows;
           for (const auto& c : v.checks)
             rows.push_back(
                 {candidate, v.verifier, c.check, c.decided, c.accepted, reasons_json(c.reasons)});

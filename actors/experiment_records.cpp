@@ -30,21 +30,21 @@ std::string to_string(experiment_phase p) {
 namespace {
 
 /// Candidate s as a prompt shows it among the best kernels.
-context_kernel context_of(const experiment_view& v, int64_t s) {
+llm::ContextKernel context_of(const experiment_view& v, int64_t s) {
   auto found = [s](const std::map<int64_t, std::string>& by) {
     auto it = by.find(s);
     return it == by.end() ? std::string() : it->second;
   };
   const auto& c = v.candidates.at(s);
   const auto& m = v.planner.population().members().at(s);
-  return {s,
-          m.speedup,
-          c.strategy,
-          c.source,
-          c.params,
-          m.strategy,
-          found(v.config_times),
-          found(v.profile_briefs)};
+  return {.sequence = s,
+          .speedup = m.speedup,
+          .strategy = c.strategy,
+          .source = c.source,
+          .params = c.params,
+          .asked = m.strategy,
+          .times = found(v.config_times),
+          .profile = found(v.profile_briefs)};
 }
 
 }  // namespace
@@ -115,12 +115,8 @@ meta_request make_meta_request(const experiment_view& v, int64_t n, const search
   const auto strategies = v.planner.strategies(t, serves);
   std::vector<std::string> texts;
   for (const auto& s : strategies) texts.push_back(s.text);
-  const auto records = search::strategy_records(texts, v.planner.population().visible(t, n));
-  for (size_t i = 0; i < records.size(); ++i) {
-    const auto& r = records[i];
-    req.records.push_back(
-        {r.text, strategies[i].source, r.tried, r.correct, r.improved, r.best_gain});
-  }
+  req.records = search::strategy_records(texts, v.planner.population().visible(t, n));
+  for (size_t i = 0; i < req.records.size(); ++i) req.records[i].source = strategies[i].source;
   return req;
 }
 

@@ -120,8 +120,7 @@ proposal propose(runner_context& ctx, const propose_request& r) {
     in.parent_source = r.parent.source;
     in.parent_speedup = r.parent_speedup;
     in.parent_profile = r.parent_profile;
-    for (const auto& k : r.context)
-      in.context.push_back({k.sequence, k.speedup, k.strategy, k.source});
+    in.context = r.context;
     in.strategy = r.strategy;
     in.failed_source = r.failed.source;
     in.failure_stage = to_string(r.failed_stage);
@@ -190,10 +189,8 @@ meta_reply meta_generate(runner_context& ctx, const meta_request& r) {
   llm::MetaInputs in;
   in.task = *brief;
   in.count = r.count;
-  for (const auto& k : r.best)
-    in.best.push_back({{k.sequence, k.speedup, k.strategy, k.source}, k.asked, k.times, k.profile});
-  for (const auto& s : r.records)
-    in.records.push_back({s.text, s.source, s.tried, s.correct, s.improved, s.best_gain});
+  in.best = r.best;
+  in.records = r.records;
   auto written =
       listed(ctx, llm::meta_messages(in), r.seed, r.count, "meta", "strategies", out.calls);
   if (!written) {
@@ -202,7 +199,7 @@ meta_reply meta_generate(runner_context& ctx, const meta_request& r) {
   }
   // What the search can ask for already is not new.
   for (auto& s : *written)
-    if (std::none_of(r.records.begin(), r.records.end(), [&](const strategy_record& known) {
+    if (std::none_of(r.records.begin(), r.records.end(), [&](const search::StrategyRecord& known) {
           return search::same_strategy(known.text, s);
         }))
       out.strategies.push_back(std::move(s));

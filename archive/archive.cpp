@@ -259,11 +259,11 @@ Result<int64_t> Archive::add_candidate(const Candidate& c, const std::vector<Llm
   return row;
 }
 
-Status Archive::add_verdict(const Verdict& v) {
+Status Archive::add_verdict(const VerdictRow& v) {
   return insert_verdict(v);
 }
 
-Status Archive::insert_verdict(const Verdict& v) {
+Status Archive::insert_verdict(const VerdictRow& v) {
   Statement s(db_,
               "INSERT INTO verdicts (candidate_id, stage, verdict, kind, reason, created_at) "
               "VALUES (?, ?, ?, ?, ?, ?)");
@@ -310,7 +310,7 @@ Status Archive::add_results(const std::vector<ConfigResult>& results) {
   return t.commit();
 }
 
-Status Archive::record_compile(const CompileLog& c, const Verdict& v) {
+Status Archive::record_compile(const CompileLog& c, const VerdictRow& v) {
   Transaction t(db_);
   if (!t.begun()) return t.begun();
   if (auto st = add_compile(c); !st) return st;
@@ -318,7 +318,7 @@ Status Archive::record_compile(const CompileLog& c, const Verdict& v) {
   return t.commit();
 }
 
-Status Archive::record_evaluation(const std::vector<ConfigResult>& results, const Verdict& v) {
+Status Archive::record_evaluation(const std::vector<ConfigResult>& results, const VerdictRow& v) {
   Transaction t(db_);
   if (!t.begun()) return t.begun();
   for (const auto& r : results)
@@ -333,7 +333,7 @@ Status Archive::add_profile(int64_t candidate_id, const std::string& summary_jso
   return s.run();
 }
 
-Status Archive::add_confirmation(const Confirmation& c) {
+Status Archive::add_confirmation(const ConfirmationRow& c) {
   Statement s(db_,
               "INSERT OR REPLACE INTO confirmations (candidate_id, correct, speedup, speedup_low, "
               "speedup_high, reason, configs, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
@@ -343,15 +343,15 @@ Status Archive::add_confirmation(const Confirmation& c) {
   return s.run();
 }
 
-Result<std::vector<Confirmation>> Archive::confirmations(int64_t experiment_id) {
+Result<std::vector<ConfirmationRow>> Archive::confirmations(int64_t experiment_id) {
   Statement s(db_,
               "SELECT f.candidate_id, f.correct, f.speedup, f.speedup_low, f.speedup_high, "
               "f.reason, f.configs, f.created_at FROM confirmations f JOIN candidates c ON "
               "c.id = f.candidate_id WHERE c.experiment_id = ? ORDER BY f.candidate_id");
   s.bind(1, experiment_id);
   return detail::rows(s, [](const Statement& s) {
-    return Confirmation{s.integer(0), s.integer(1) != 0, s.real(2), s.real(3),
-                        s.real(4),    s.text(5),         s.text(6), s.real(7)};
+    return ConfirmationRow{s.integer(0), s.integer(1) != 0, s.real(2), s.real(3),
+                           s.real(4),    s.text(5),         s.text(6), s.real(7)};
   });
 }
 
@@ -393,13 +393,13 @@ Result<std::vector<Candidate>> Archive::candidates(int64_t experiment_id) {
   return candidate_query(db_, "WHERE experiment_id = ? ORDER BY sequence", experiment_id);
 }
 
-Result<std::vector<Verdict>> Archive::verdicts(int64_t candidate_id) {
+Result<std::vector<VerdictRow>> Archive::verdicts(int64_t candidate_id) {
   Statement s(db_,
               "SELECT candidate_id, stage, verdict, kind, reason FROM verdicts WHERE candidate_id "
               "= ? ORDER BY id");
   s.bind(1, candidate_id);
   return detail::rows(s, [](const Statement& s) {
-    return Verdict{s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4)};
+    return VerdictRow{s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4)};
   });
 }
 

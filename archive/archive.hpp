@@ -31,7 +31,7 @@ struct Experiment {
 using Candidate = ::kforge::Candidate;
 
 /// The outcome of one stage for a candidate: "verify", "compile" or "evaluate".
-struct Verdict {
+struct VerdictRow {
   int64_t candidate_id = 0;
   std::string stage;
   std::string verdict;  ///< "accepted", "rejected", "correct", "incorrect", "error"
@@ -108,7 +108,7 @@ struct LlmCallRow {
 };
 
 /// One LLM verifier's judgement of one check of a candidate.
-struct LlmVerdict {
+struct LlmVerdictRow {
   int64_t candidate_id = 0;
   std::string verifier;
   std::string check;
@@ -138,7 +138,7 @@ struct Strategy {
 
 /// A correct candidate timed again once the search was over (fresh seed, interleaved with eager):
 /// the numbers its best is reported with.
-struct Confirmation {
+struct ConfirmationRow {
   int64_t candidate_id = 0;
   bool correct = false;
   double speedup = 0, speedup_low = 0, speedup_high = 0;  ///< geomean, and of p10/p90 ratios
@@ -172,15 +172,15 @@ class Archive {
   /// an error. Returns the id. The LLM calls that wrote it are stored with it, in one
   /// transaction: a proposal is kept with what it cost or not at all.
   Result<int64_t> add_candidate(const Candidate& c, const std::vector<LlmCall>& calls = {});
-  Status add_verdict(const Verdict& v);
+  Status add_verdict(const VerdictRow& v);
   Status add_compile(const CompileLog& c);
   /// All results of one evaluation, in one transaction.
   Status add_results(const std::vector<ConfigResult>& results);
   /// The compile log and the compile verdict, in one transaction.
-  Status record_compile(const CompileLog& log, const Verdict& verdict);
+  Status record_compile(const CompileLog& log, const VerdictRow& verdict);
   /// The results of an evaluation and its final verdict, in one transaction: a candidate is
   /// either evaluated with all its results or not at all.
-  Status record_evaluation(const std::vector<ConfigResult>& results, const Verdict& verdict);
+  Status record_evaluation(const std::vector<ConfigResult>& results, const VerdictRow& verdict);
   Status add_profile(int64_t candidate_id, const std::string& summary_json);
   /// An LLM's advice on a candidate's profile (`advice_json`), kept in the profile as "advice",
   /// and the calls that wrote it, in one transaction.
@@ -192,14 +192,14 @@ class Archive {
   Result<std::optional<Candidate>> candidate(int64_t id);
   /// The experiment's candidates in proposal order.
   Result<std::vector<Candidate>> candidates(int64_t experiment_id);
-  Result<std::vector<Verdict>> verdicts(int64_t candidate_id);
+  Result<std::vector<VerdictRow>> verdicts(int64_t candidate_id);
   Result<std::vector<ConfigResult>> results(int64_t candidate_id);
   Result<std::optional<CompileLog>> compile_log(int64_t candidate_id);
   Result<std::optional<std::string>> profile(int64_t candidate_id);
   /// Keeps a candidate's confirmation (a later one of the same candidate replaces it).
-  Status add_confirmation(const Confirmation& c);
+  Status add_confirmation(const ConfirmationRow& c);
   /// The confirmations of an experiment's candidates, by candidate id.
-  Result<std::vector<Confirmation>> confirmations(int64_t experiment_id);
+  Result<std::vector<ConfirmationRow>> confirmations(int64_t experiment_id);
   /// Every candidate of the experiment with how far it got, in sequence order.
   Result<std::vector<Progress>> progress(int64_t experiment_id);
   /// Candidates of the experiment without a final verdict (evaluated, or rejected at any stage):
@@ -220,9 +220,9 @@ class Archive {
   Result<std::vector<LlmCallRow>> llm_calls(int64_t experiment_id);
   Result<std::vector<LlmUsage>> llm_usage(int64_t experiment_id);
   /// The verifiers' judgements of a candidate, in one transaction (a repeat replaces them).
-  Status add_llm_verdicts(const std::vector<LlmVerdict>& verdicts);
+  Status add_llm_verdicts(const std::vector<LlmVerdictRow>& verdicts);
   /// Every judgement of the experiment's candidates.
-  Result<std::vector<LlmVerdict>> llm_verdicts(int64_t experiment_id);
+  Result<std::vector<LlmVerdictRow>> llm_verdicts(int64_t experiment_id);
 
   /// Strategies meta-generation wrote (in order) and the LLM calls that wrote them, in one
   /// transaction.
@@ -241,7 +241,7 @@ class Archive {
   /// The row an INSERT that ended with `status` added.
   Result<int64_t> inserted(const Status& status);
   Status insert_result(const ConfigResult& r);
-  Status insert_verdict(const Verdict& v);
+  Status insert_verdict(const VerdictRow& v);
   Status insert_llm_calls(int64_t experiment_id, int64_t candidate_id, int64_t sequence,
                           const std::vector<LlmCall>& calls);
   sqlite3* db_;

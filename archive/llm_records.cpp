@@ -111,7 +111,7 @@ Result<std::vector<LlmUsage>> Archive::llm_usage(int64_t experiment_id) {
   });
 }
 
-Status Archive::add_llm_verdicts(const std::vector<LlmVerdict>& verdicts) {
+Status Archive::add_llm_verdicts(const std::vector<LlmVerdictRow>& verdicts) {
   Transaction tx(db_);
   if (!tx.begun()) return tx.begun();
   for (const auto& v : verdicts) {
@@ -126,15 +126,15 @@ Status Archive::add_llm_verdicts(const std::vector<LlmVerdict>& verdicts) {
   return tx.commit();
 }
 
-Result<std::vector<LlmVerdict>> Archive::llm_verdicts(int64_t experiment_id) {
+Result<std::vector<LlmVerdictRow>> Archive::llm_verdicts(int64_t experiment_id) {
   Statement s(db_,
               "SELECT v.candidate_id, v.verifier, v.check_name, v.decided, v.accepted, v.reasons "
               "FROM llm_verdicts v JOIN candidates c ON c.id = v.candidate_id WHERE "
               "c.experiment_id = ? ORDER BY c.sequence, v.verifier, v.check_name");
   s.bind(1, experiment_id);
   return detail::rows(s, [](const Statement& s) {
-    return LlmVerdict{s.integer(0),      s.text(1),         s.text(2),
-                      s.integer(3) != 0, s.integer(4) != 0, s.text(5)};
+    return LlmVerdictRow{s.integer(0),      s.text(1),         s.text(2),
+                         s.integer(3) != 0, s.integer(4) != 0, s.text(5)};
   });
 }
 

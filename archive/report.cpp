@@ -14,7 +14,7 @@ namespace {
 
 /// What the hardware said of a candidate: "correct", "defective" (did not compile, or
 /// incorrect), or "" when it never ran (rejected before, an infrastructure error).
-std::string hardware_outcome(const std::vector<Verdict>& verdicts) {
+std::string hardware_outcome(const std::vector<VerdictRow>& verdicts) {
   std::string out;
   for (const auto& v : verdicts) {
     if (v.stage == "compile" && v.verdict == "rejected") out = "defective";
@@ -157,7 +157,7 @@ static std::optional<json::Value> report_document(Archive& a, int64_t experiment
   // The results first: per target its best kernel, its speedup and its share of the bound.
   // Each best kernel with its per-config results and how many ancestors it has.
   if (auto view = got(experiment_view(a, experiment_id))) {
-    std::map<int64_t, Confirmation> confirmed;
+    std::map<int64_t, ConfirmationRow> confirmed;
     for (auto& c : got(a.confirmations(experiment_id))) confirmed[c.candidate_id] = std::move(c);
     json::Value targets;
     targets.array();

@@ -118,7 +118,7 @@ static std::optional<json::Value> experiment_document(Archive& a, int64_t experi
   }
   v.set("candidates", static_cast<int64_t>(progress.size())).set("finished", finished);
   v.set("correct", correct);
-  std::map<int64_t, Confirmation> confirmed;
+  std::map<int64_t, ConfirmationRow> confirmed;
   for (auto& c : got(a.confirmations(experiment_id))) confirmed[c.candidate_id] = std::move(c);
   json::Value rows;
   rows.array();
@@ -131,7 +131,7 @@ static std::optional<json::Value> experiment_document(Archive& a, int64_t experi
     // target's best ("confirmed"), the search's largest draw is kept beside it.
     const Progress* best = t.best;
     int64_t best_after = t.best_after;
-    const Confirmation* best_confirmation = nullptr;
+    const ConfirmationRow* best_confirmation = nullptr;
     json::Value confirmations{json::Array{}};
     for (size_t i = 0; i < t.in_order.size(); ++i) {
       auto it = confirmed.find(t.in_order[i]->candidate.id);

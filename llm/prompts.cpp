@@ -177,12 +177,12 @@ Result<std::vector<Message>> proposal_messages(const ProposalInputs& in) {
 Result<std::vector<Message>> meta_messages(const MetaInputs& in) {
   std::string best;
   for (const auto& k : in.best) {
-    best += "\n### candidate " + std::to_string(k.kernel.sequence) + ": " +
-            number_text(k.kernel.speedup) + "x (" + k.kernel.strategy + ")\n";
+    best += "\n### candidate " + std::to_string(k.sequence) + ": " + number_text(k.speedup) +
+            "x (" + k.strategy + ")\n";
     if (!k.asked.empty()) best += "Asked to try: " + k.asked + "\n";
     if (!k.times.empty()) best += "Times:\n" + k.times;
     best += "Profile: " + (k.profile.empty() ? std::string("(not profiled)") : k.profile) + "\n";
-    best += "```cpp\n" + k.kernel.source + "\n```\n";
+    best += "```cpp\n" + k.source + "\n```\n";
   }
   std::string records;
   for (const auto& r : in.records)

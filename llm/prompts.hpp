@@ -11,7 +11,9 @@
 
 #include "common/result.hpp"
 #include "llm/chat.hpp"
+#include "llm/context_kernel.hpp"
 #include "search/proposal_mode.hpp"
+#include "search/strategy_record.hpp"
 
 namespace kforge::llm {
 
@@ -38,14 +40,6 @@ Result<TaskBrief> load_task_brief(const std::string& task_dir, const std::string
                                   const std::string& direction, const std::string& backend,
                                   const std::string& config_set);
 
-/// A kernel of the context: what the optimise prompt shows of the archive's best.
-struct ContextKernel {
-  int64_t sequence = 0;
-  double speedup = 0;
-  std::string strategy;
-  std::string source;
-};
-
 struct ProposalInputs {
   search::ProposalMode mode = search::ProposalMode::translate;
   TaskBrief task;
@@ -61,26 +55,10 @@ struct ProposalInputs {
 
 Result<std::vector<Message>> proposal_messages(const ProposalInputs& inputs);
 
-/// A kernel a meta-generation prompt shows: the context kernel with its times and profile.
-struct RankedKernel {
-  ContextKernel kernel;
-  std::string asked;    ///< the strategy its proposal was asked to try, or empty
-  std::string times;    ///< one line per config
-  std::string profile;  ///< in brief, or empty
-};
-
-/// A strategy the search can ask for, and what the kernels that tried it did.
-struct StrategyLine {
-  std::string text;
-  std::string source;
-  int64_t tried = 0, correct = 0, improved = 0;
-  double best_gain = 0;
-};
-
 struct MetaInputs {
   TaskBrief task;
-  std::vector<RankedKernel> best;  ///< least to most fast
-  std::vector<StrategyLine> records;
+  std::vector<ContextKernel> best;  ///< least to most fast, with their times and profiles
+  std::vector<search::StrategyRecord> records;
   int count = 4;
 };
 

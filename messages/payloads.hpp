@@ -20,10 +20,12 @@
 #include "gpu/compiler.hpp"
 #include "gpu/kernel_resources.hpp"
 #include "gpu/worker_report.hpp"
+#include "llm/context_kernel.hpp"
 #include "llm/reply_store.hpp"
 #include "messages/events.hpp"
 #include "search/proposal_failure.hpp"
 #include "search/proposal_mode.hpp"
+#include "search/strategy_record.hpp"
 
 // The evaluation's value types of gpu/ travel in messages as they are.
 namespace kforge::gpu {
@@ -55,8 +57,15 @@ typename Inspector::result_type inspect(Inspector& f, CompileResult& x) {
 
 }  // namespace kforge::gpu
 
-// The LLM response cache's entries travel to and from the archive as they are.
+// The LLM response cache's entries travel to and from the archive as they are, and the kernels
+// prompts show as the experiment's records made them.
 namespace kforge::llm {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, ContextKernel& x) {
+  return f(caf::meta::type_name("ContextKernel"), x.sequence, x.speedup, x.strategy, x.source,
+           x.params, x.asked, x.times, x.profile);
+}
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, Usage& x) {
@@ -76,6 +85,17 @@ typename Inspector::result_type inspect(Inspector& f, CachedReply& x) {
 }
 
 }  // namespace kforge::llm
+
+// A strategy's record travels as the planner made it.
+namespace kforge::search {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, StrategyRecord& x) {
+  return f(caf::meta::type_name("StrategyRecord"), x.text, x.source, x.tried, x.correct, x.improved,
+           x.best_gain);
+}
+
+}  // namespace kforge::search
 
 namespace kforge {
 
@@ -104,39 +124,6 @@ typename Inspector::result_type inspect(Inspector& f, Candidate& x) {
            x.params, x.decision, x.seed, x.created_at);
 }
 
-/// A kernel the optimise prompt shows from the archive.
-struct context_kernel {
-  int64_t sequence = 0;
-  double speedup = 0;
-  std::string strategy;  ///< what its proposer called it (the built-in: its template)
-  std::string source;
-  // What a meta-generation prompt shows besides:
-  std::string params = "{}";  ///< the built-in template's parameters (JSON object)
-  std::string asked;          ///< the optimisation strategy its proposal was asked to try
-  std::string times;          ///< per config: its time and eager PyTorch's, one line each
-  std::string profile;        ///< its profile, in brief
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, context_kernel& x) {
-  return f(caf::meta::type_name("context_kernel"), x.sequence, x.speedup, x.strategy, x.source,
-           x.params, x.asked, x.times, x.profile);
-}
-
-/// An optimisation strategy and what the proposals that tried it did (search::StrategyRecord).
-struct strategy_record {
-  std::string text;
-  std::string source;  ///< "seed", "rules" (the built-in proposer's) or the LLM that wrote it
-  int64_t tried = 0, correct = 0, improved = 0;
-  double best_gain = 0;  ///< the best speedup over a parent; 0: none
-};
-
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, strategy_record& x) {
-  return f(caf::meta::type_name("strategy_record"), x.text, x.source, x.tried, x.correct,
-           x.improved, x.best_gain);
-}
-
 /// Meta-generation: new optimisation strategies for a target, from its best kernels so far and
 /// the record of the strategies its proposals could draw.
 struct meta_request {
@@ -147,8 +134,8 @@ struct meta_request {
   uint64_t seed = 0;
   target tgt;
   std::string export_dir;
-  std::vector<context_kernel> best;      ///< least to most fast
-  std::vector<strategy_record> records;  ///< every strategy a proposal may draw now
+  std::vector<llm::ContextKernel> best;         ///< least to most fast
+  std::vector<search::StrategyRecord> records;  ///< every strategy a proposal may draw now
 };
 
 template <class Inspector>
@@ -194,7 +181,7 @@ struct propose_request {
   // What an LLM proposer's prompt shows:
   double parent_speedup = 0;
   std::string parent_profile;           ///< the parent's profile, in brief
-  std::vector<context_kernel> context;  ///< the target's best kernels, least to most fast
+  std::vector<llm::ContextKernel> context;  ///< the target's best kernels, least to most fast
   std::string strategy;                 ///< the optimisation strategy to try
   Candidate failed;                     ///< mode "fix": the candidate to repair
   Stage failed_stage = Stage::none;     ///< compile or evaluate

@@ -22,7 +22,9 @@ std::vector<StrategyRecord> strategy_records(const std::vector<std::string>& tex
   std::map<std::string, size_t> index;
   for (const auto& t : texts) {
     index.emplace(t, out.size());
-    out.push_back({t});
+    StrategyRecord r;
+    r.text = t;
+    out.push_back(std::move(r));
   }
   std::map<int64_t, const Member*> by_sequence;
   for (const auto& m : visible) by_sequence[m.sequence] = &m;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "search/population.hpp"
+#include "search/strategy_record.hpp"
 
 namespace kforge::search {
 
@@ -24,14 +25,6 @@ struct Strategy {
 };
 
 /// What the proposals that were asked to try a strategy did, among the visible members.
-struct StrategyRecord {
-  std::string text;
-  int64_t tried = 0;
-  int64_t correct = 0;
-  int64_t improved = 0;  ///< correct and faster than their parent
-  double best_gain = 0;  ///< the best speedup over a parent; 0: none
-};
-
 /// The record of each of `texts`, in their order, from the visible members.
 std::vector<StrategyRecord> strategy_records(const std::vector<std::string>& texts,
                                              const std::vector<Member>& visible);

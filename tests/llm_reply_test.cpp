@@ -125,11 +125,18 @@ TEST(Prompts, MetaGenerationShowsTheKernelsTheirTimesProfilesAndRecords) {
   llm::MetaInputs in;
   in.task = {"softmax", "forward", "cuda", "def forward_fn(x): ...", "- `x`", "- c1\n"};
   in.count = 3;
-  in.best = {{{3, 0.5, "slow", "SLOW_SOURCE"}, "", "- c1: 2 ms (eager 1 ms, 0.5x)\n", ""},
-             {{7, 1.25, "fast", "FAST_SOURCE"},
-              "fuse passes",
-              "- c1: 0.8 ms (eager 1 ms)\n",
-              "12 registers; largest config 900 GB/s"}};
+  in.best = {{.sequence = 3,
+              .speedup = 0.5,
+              .strategy = "slow",
+              .source = "SLOW_SOURCE",
+              .times = "- c1: 2 ms (eager 1 ms, 0.5x)\n"},
+             {.sequence = 7,
+              .speedup = 1.25,
+              .strategy = "fast",
+              .source = "FAST_SOURCE",
+              .asked = "fuse passes",
+              .times = "- c1: 0.8 ms (eager 1 ms)\n",
+              .profile = "12 registers; largest config 900 GB/s"}};
   in.records = {{"fuse passes", "seed", 2, 2, 1, 2.5}, {"tile it", "m1", 0, 0, 0, 0}};
   auto m = llm::meta_messages(in);
   ASSERT_TRUE(m) << m.error;
@@ -174,7 +181,8 @@ TEST(Prompts, EveryModeFillsEveryPlaceholder) {
   in.parent_source = "PARENT_SOURCE";
   in.parent_speedup = 1.25;
   in.parent_profile = "12 registers";
-  in.context = {{3, 0.5, "slow", "SLOW_SOURCE"}, {7, 1.25, "fast", "FAST_SOURCE"}};
+  in.context = {{.sequence = 3, .speedup = 0.5, .strategy = "slow", .source = "SLOW_SOURCE"},
+                {.sequence = 7, .speedup = 1.25, .strategy = "fast", .source = "FAST_SOURCE"}};
   in.strategy = "vectorise loads";
   in.failed_source = "BROKEN";
   in.failure_stage = "compile";
