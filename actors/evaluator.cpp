@@ -96,20 +96,14 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         w.trace = r.profile;  // a correct kernel's launches, for its profile
         w.counters = r.profile && options.backend == "cuda";  // and their hardware counters
         w.counters_budget_s = r.counters_budget_s;
-        const auto request = w.to_json();
         auto start = std::chrono::steady_clock::now();
-        auto outcome = self->state.worker->evaluate(request);
-        // A worker that could not start (or lost its pipe) says nothing about the candidate:
-        // once more with a fresh worker before the evaluation is reported as an error.
-        if (outcome.result["verdict"].as_string() == "error" &&
-            outcome.result["failure"]["kind"].as_string() == "infrastructure") {
-          log::warn("evaluator " + evaluator_key(options.backend, options.device) +
-                    ": the worker failed on candidate " + std::to_string(r.candidate_id) + " (" +
-                    outcome.result["failure"]["message"].as_string().substr(0, 300) +
-                    "); starting a fresh worker and trying once more");
-          self->state.worker->stop();
-          outcome = self->state.worker->evaluate(request);
-        }
+        auto outcome =
+            gpu::evaluate_candidate(*self->state.worker, w, {}, [&](const std::string& why) {
+              log::warn("evaluator " + evaluator_key(options.backend, options.device) +
+                        ": the worker failed on candidate " + std::to_string(r.candidate_id) +
+                        " (" + why.substr(0, 300) +
+                        "); starting a fresh worker and trying once more");
+            });
         double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::string device =

@@ -667,4 +667,18 @@ Result<std::string> cuda_arch_of(const json::Value& device) {
   return {"sm_" + cc.substr(0, dot) + cc.substr(dot + 1), {}};
 }
 
+EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& request,
+                               const WorkerClient::EventCallback& on_event,
+                               const std::function<void(const std::string& why)>& on_retry) {
+  const json::Value doc = request.to_json();
+  auto outcome = worker.evaluate(doc, on_event);
+  const auto& result = outcome.result;
+  if (result["verdict"].as_string() != "error" ||
+      result["failure"]["kind"].as_string() != "infrastructure")
+    return outcome;
+  if (on_retry) on_retry(result["failure"]["message"].as_string());
+  worker.stop();
+  return worker.evaluate(doc, on_event);
+}
+
 }  // namespace kforge::gpu

@@ -20,6 +20,7 @@
 #include "common/result.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/process.hpp"
+#include "gpu/worker_request.hpp"
 
 namespace kforge::gpu {
 
@@ -104,6 +105,14 @@ class WorkerClient {
   std::unique_ptr<WorkerClient> checker_;
   bool warned_unconfined_ = false;
 };
+
+/// One candidate's evaluation as kforge makes it everywhere (the evaluator actor, `kforge eval`):
+/// the request to the worker, and once more with a fresh worker when the first could not start or
+/// lost its pipe (an infrastructure failure says nothing about the candidate); `on_retry` hears
+/// why the first try failed.
+EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& request,
+                               const WorkerClient::EventCallback& on_event = {},
+                               const std::function<void(const std::string& why)>& on_retry = {});
 
 /// kforge-worker's path: beside /proc/self/exe if present, else the build tree's.
 std::string default_worker_path();

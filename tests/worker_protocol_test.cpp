@@ -139,6 +139,23 @@ TEST(WorkerRetiming, ASpeedupAboveTheFlagIsMeasuredAgainInAFreshWorker) {
   EXPECT_GT(e.outcome.result["configs"][0]["speedup"].as_number(), 0);
 }
 
+// A worker that cannot start says nothing about the candidate: the evaluation is tried once more
+// with a fresh worker (as the evaluator actor and `kforge eval` both do), and the error reported is
+// the infrastructure's, never a verdict on the kernel.
+TEST(WorkerRetry, AnInfrastructureFailureIsTriedOnceMoreWithAFreshWorker) {
+  gpu::WorkerOptions o;
+  o.worker_path = "/nonexistent/kforge-worker";
+  o.allow_unconfined = true;
+  gpu::WorkerClient worker(o);
+  std::vector<std::string> retries;
+  auto outcome = gpu::evaluate_candidate(worker, test_request("forward", "single", 1), {},
+                                         [&](const std::string& why) { retries.push_back(why); });
+  ASSERT_EQ(retries.size(), 1u);
+  EXPECT_NE(retries[0].find("/nonexistent/kforge-worker"), std::string::npos) << retries[0];
+  EXPECT_EQ(outcome.result["verdict"].as_string(), "error") << outcome.result.dump();
+  EXPECT_EQ(outcome.result["failure"]["kind"].as_string(), "infrastructure");
+}
+
 // The architecture kernels are compiled for is the one the worker's device reports, never a guess.
 TEST(WorkerProtocol, KernelsAreBuiltForTheArchitectureTheDeviceReports) {
   json::Value h100, none, odd;

@@ -391,9 +391,18 @@ class EvalRun {
       for (const auto& m : c["modes"].as_array()) total += m.as_string() == a_.configs;
     EvalProgress progress(std::cout, total ? total : dir_["configs"].as_array().size(),
                           ::isatty(STDOUT_FILENO) != 0);
-    auto outcome = worker_->evaluate(worker_request().to_json(), [&](const json::Value& e) {
-      if (!a_.json) progress.on_event(e);
-    });
+    // The evaluator actor's way: once more with a fresh worker where the first could not start.
+    auto outcome = gpu::evaluate_candidate(
+        *worker_, worker_request(),
+        [&](const json::Value& e) {
+          if (!a_.json) progress.on_event(e);
+        },
+        [&](const std::string& why) {
+          if (!a_.json)
+            std::cout << "the worker failed (" << why.substr(0, 300)
+                      << "); trying once more with a fresh worker\n";
+          doc_.set("worker_retried", why);
+        });
     progress.finish();
     const auto& result = outcome.result;
     doc_.set("verdict", result["verdict"])
