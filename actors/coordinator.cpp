@@ -48,8 +48,8 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
       if (m.target == t && m.correct) best_before = std::max(best_before, m.speedup);
     if (o.speedup > best_before) {
       json::Value b;
-      b.set("target", st.targets[t].tgt.key()).set("candidate", st.candidates[n].id);
-      b.set("speedup", o.speedup).set("strategy", st.candidates[n].strategy);
+      b.set("target", st.targets[t].tgt.key()).set("candidate", st.candidates[n].candidate.id);
+      b.set("speedup", o.speedup).set("strategy", st.candidates[n].candidate.strategy);
       emit(self, events::Kind::new_best, b);
     }
   }
@@ -61,7 +61,7 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
                  std::to_string(in_a_row) +
                      " candidates in a row failed to compile; the last: " + o.reason);
   }
-  if (o.correct) st.config_times[n] = o.times;
+  if (o.correct) st.candidates[n].config_times = o.times;
   planner.population().finish(n, o.correct, o.speedup, o.speed_of_light);
   pump(self);
   check_done(self);
@@ -71,11 +71,11 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
 void judge(self_ptr self, int64_t n, size_t t, pipeline_entry entry) {
   auto& st = self->state;
   if (entry == pipeline_entry::profile) ++st.pending_profiles;
-  pipeline_job job{st.candidates.at(n), static_cast<int32_t>(t), entry};
+  pipeline_job job{st.candidates.at(n).candidate, static_cast<int32_t>(t), entry};
   if (entry == pipeline_entry::verify)
     if (const auto earlier = st.planner->repeats(n)) {
       const auto it = st.candidates.find(*earlier);
-      job.repeats = it != st.candidates.end() ? it->second.id : 0;
+      job.repeats = it != st.candidates.end() ? it->second.candidate.id : 0;
     }
   self->request(st.pipeline, caf::infinite, judge_atom::value, job)
       .then(
@@ -134,7 +134,7 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
           [self, n, t, c, d, rationale = p.rationale, calls = p.calls](int64_t id) mutable {
             auto& st = self->state;
             c.id = id;
-            st.candidates[n] = c;
+            st.candidates[n].candidate = c;
             st.planner->population().add(make_member(c, t, d));
             st.proposals.erase(n);
             st.planner->proposal_succeeded(t, c.proposer);
@@ -168,7 +168,7 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
       st.budget_spent || st.status == experiment_phase::stopping)
     return;
   const int64_t n = p.sequence;
-  const auto& c = st.candidates.at(n);
+  const auto& c = st.candidates.at(n).candidate;
   const auto& m = st.planner->population().members().at(n);
   profile_advice_request req;
   req.experiment_id = st.cfg.experiment.id;
@@ -178,7 +178,7 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
   req.export_dir = st.targets.at(m.target).export_dir;
   req.source = c.source;
   req.speedup = m.speedup;
-  if (auto t = st.config_times.find(n); t != st.config_times.end()) req.times = t->second;
+  req.times = st.candidates.at(n).config_times;
   req.profile_json = p.json;
   req.count = spec.advice_count;
   ++st.pending_profiles;
@@ -197,7 +197,8 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
               auto& st = self->state;
               charge(self, n, a.calls);
               const auto advice = advice_json(a);
-              if (!a.recommendations.empty()) st.profile_briefs[n] = advised_brief(brief, advice);
+              if (!a.recommendations.empty())
+                st.candidates[n].profile_brief = advised_brief(brief, advice);
               json::Value d;
               d.set("sequence", n).set("candidate", c.id).set("target", target_key(c));
               d.set("model", a.model);
@@ -403,7 +404,7 @@ bool confirming(self_ptr self) {
       best.resize(static_cast<size_t>(spec.confirm_top));
     for (const auto& m : best) {
       ++st.pending_confirmations;
-      pipeline_job job{st.candidates.at(m.sequence), static_cast<int32_t>(t),
+      pipeline_job job{st.candidates.at(m.sequence).candidate, static_cast<int32_t>(t),
                        pipeline_entry::compile, -1};
       const double searched = m.speedup;
       self->request(st.pipeline, caf::infinite, confirm_atom::value, job)
@@ -477,8 +478,6 @@ void resume_from(self_ptr self, const experiment_snapshot& snapshot) {
   auto& st = self->state;
   auto r = restore(*st.planner, snapshot, st.targets, !st.llm_verifiers.empty());
   st.candidates = std::move(r.candidates);
-  st.profile_briefs = std::move(r.profile_briefs);
-  st.config_times = std::move(r.config_times);
   st.counts = std::move(r.counts);
   for (const auto& job : r.jobs)
     judge(self, job.candidate.sequence, static_cast<size_t>(job.target), job.entry);
@@ -614,9 +613,9 @@ coordinator_actor::behavior_type coordinator_impl(
         if (!p.error.empty()) {
           st.last_error = p.error;
         } else {
-          st.profile_briefs[p.sequence] = p.brief;
+          st.candidates[p.sequence].profile_brief = p.brief;
           json::Value d;
-          const auto& c = st.candidates[p.sequence];
+          const auto& c = st.candidates[p.sequence].candidate;
           d.set("sequence", p.sequence).set("candidate", c.id).set("target", target_key(c));
           d.set("profile", p.brief);
           emit(self, events::Kind::profiled, d);

@@ -39,9 +39,7 @@ struct coordinator_state {
   candidate_pipeline_actor pipeline;
   std::map<std::string, llm_model_actor> llm_proposers;  ///< by name, this experiment's own
   std::map<std::string, llm_model_actor> llm_verifiers;  ///< by name
-  std::map<int64_t, Candidate> candidates;               ///< by sequence
-  std::map<int64_t, std::string> profile_briefs;         ///< by sequence
-  std::map<int64_t, std::string> config_times;           ///< by sequence, of correct candidates
+  candidate_records candidates;                          ///< by sequence
   /// The meta-generation round being written: no proposal is planned until it is done.
   std::optional<search::MetaRound> meta;
   int meta_waiting = 0;            ///< its generators that have not answered

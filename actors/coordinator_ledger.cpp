@@ -51,8 +51,7 @@ void emit(coordinator_self self, events::Kind kind, const json::Value& detail) {
 
 experiment_view view(coordinator_self self) {
   auto& st = self->state;
-  return {st.cfg.experiment, st.cfg.spec,       st.targets,     *st.planner,
-          st.candidates,     st.profile_briefs, st.config_times};
+  return {st.cfg.experiment, st.cfg.spec, st.targets, *st.planner, st.candidates};
 }
 
 experiment_status progress(coordinator_self self) {

@@ -31,11 +31,8 @@ namespace {
 
 /// Candidate s as a prompt shows it among the best kernels.
 llm::ContextKernel context_of(const experiment_view& v, int64_t s) {
-  auto found = [s](const std::map<int64_t, std::string>& by) {
-    auto it = by.find(s);
-    return it == by.end() ? std::string() : it->second;
-  };
-  const auto& c = v.candidates.at(s);
+  const auto& record = v.candidates.at(s);
+  const auto& c = record.candidate;
   const auto& m = v.planner.population().members().at(s);
   return {.sequence = s,
           .speedup = m.speedup,
@@ -43,8 +40,8 @@ llm::ContextKernel context_of(const experiment_view& v, int64_t s) {
           .source = c.source,
           .params = c.params,
           .asked = m.strategy,
-          .times = found(v.config_times),
-          .profile = found(v.profile_briefs)};
+          .times = record.config_times,
+          .profile = record.profile_brief};
 }
 
 }  // namespace
@@ -68,14 +65,13 @@ propose_request make_propose_request(const experiment_view& v, int64_t n, size_t
     if (p.name == d.proposer) req.kernel_pattern = p.pattern;
   if (auto parent = v.candidates.find(d.parent_sequence); parent != v.candidates.end()) {
     req.has_parent = true;
-    req.parent = parent->second;
+    req.parent = parent->second.candidate;
     if (auto m = members.find(d.parent_sequence); m != members.end())
       req.parent_speedup = m->second.speedup;
-    if (auto b = v.profile_briefs.find(d.parent_sequence); b != v.profile_briefs.end())
-      req.parent_profile = b->second;
+    req.parent_profile = parent->second.profile_brief;
   }
   if (auto failed = v.candidates.find(d.fix_of); failed != v.candidates.end()) {
-    req.failed = failed->second;
+    req.failed = failed->second.candidate;
     if (const auto* f = v.planner.failure(d.fix_of)) {
       req.failed_stage = f->stage;
       req.failure_log = f->log;
@@ -192,7 +188,7 @@ experiment_status make_progress(const experiment_view* v, const experiment_recor
       if (m.speedup > b.best_speedup) {
         b.best_speedup = m.speedup;
         b.best_candidate = m.candidate_id;
-        b.best_strategy = v->candidates.at(n).strategy;
+        b.best_strategy = v->candidates.at(n).candidate.strategy;
       }
     }
     b.ended = v->planner.end_reason(t);

@@ -27,15 +27,25 @@ enum class experiment_phase : uint8_t {
 
 std::string to_string(experiment_phase p);
 
+/// What the coordinator keeps of one candidate: the candidate as archived, and once they are
+/// known its per-config times (a correct one) and its profile in brief (a profiled one, with an
+/// LLM's recommendations when it has them).
+struct candidate_record {
+  Candidate candidate;
+  std::string config_times;   ///< one line per config: its time and eager PyTorch's
+  std::string profile_brief;  ///< empty until profiled
+};
+
+/// An experiment's candidates by sequence.
+using candidate_records = std::map<int64_t, candidate_record>;
+
 /// What the coordinator knows of an experiment's candidates, for building requests and status.
 struct experiment_view {
   const experiment_record& experiment;
   const search::ExperimentSpec& spec;
   const std::vector<target_layout>& targets;
   const search::Planner& planner;
-  const std::map<int64_t, Candidate>& candidates;        ///< by sequence
-  const std::map<int64_t, std::string>& profile_briefs;  ///< by sequence
-  const std::map<int64_t, std::string>& config_times;    ///< by sequence
+  const candidate_records& candidates;  ///< by sequence
 };
 
 /// Proposal n's request to its proposer: the plan's decision, the parent with its speedup and

@@ -203,15 +203,13 @@ resumed_experiment restore(search::Planner& planner, const experiment_snapshot& 
     if (it == by_key.end()) continue;  // a target the configuration no longer has
     const size_t t = it->second;
     const int64_t n = c.sequence;
-    out.candidates[n] = c;
+    out.candidates[n] = {c, cs.times, cs.profile_brief};
     const auto& d = decisions.at(n);
     auto m = make_member(c, t, d);
     planner.population().add(m);
     if (cs.finished) planner.population().finish(n, cs.correct, cs.speedup, cs.speed_of_light);
     if (d.fix_of >= 0) planner.fixed(d.fix_of);
     ++out.counts.proposed;
-    if (!cs.profile_brief.empty()) out.profile_briefs[n] = cs.profile_brief;
-    if (!cs.times.empty()) out.config_times[n] = cs.times;
     if (cs.failed_stage != Stage::none) planner.failed(n, {cs.failed_stage, cs.failure});
     pipeline_job job{c, static_cast<int32_t>(t), pipeline_entry::verify};
     if (cs.finished) {

@@ -33,12 +33,10 @@ std::map<int64_t, search::Decision> recorded_decisions(const experiment_snapshot
 
 /// What a resumed experiment carries on with.
 struct resumed_experiment {
-  std::map<int64_t, Candidate> candidates;  ///< by sequence
+  candidate_records candidates;    ///< by sequence
   std::vector<pipeline_job> jobs;  ///< unfinished candidates, and correct ones not profiled
   experiment_counts counts;        ///< of the candidates, and the LLM calls so far
   int64_t carried_on = 0;          ///< unfinished candidates
-  std::map<int64_t, std::string> profile_briefs;  ///< by sequence, of profiled candidates
-  std::map<int64_t, std::string> config_times;    ///< by sequence, of correct candidates
 };
 
 /// Tells the planner what the archive knows of the experiment's candidates and strategies (on
