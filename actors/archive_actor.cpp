@@ -36,7 +36,7 @@ std::pair<archive::CompileLog, archive::VerdictRow> compile_rows(const candidate
 /// An evaluation's per-config rows as the archive keeps them.
 std::vector<archive::ConfigResult> evaluation_rows(const eval_result& r) {
   std::vector<archive::ConfigResult> rows;
-  for (const auto& c : r.configs) {
+  for (const auto& c : r.report.configs) {
     archive::ConfigResult row;
     row.candidate_id = r.candidate_id;
     row.config_set = r.config_set;
@@ -59,8 +59,8 @@ std::vector<archive::ConfigResult> evaluation_rows(const eval_result& r) {
 }  // namespace
 
 std::string evaluation_reason(const eval_result& r) {
-  std::string reason = r.failure_message;
-  for (const auto& f : r.flags) reason += (reason.empty() ? "flag: " : "; flag: ") + f;
+  std::string reason = r.report.failure_message;
+  for (const auto& f : r.report.flags) reason += (reason.empty() ? "flag: " : "; flag: ") + f;
   return reason;
 }
 
@@ -140,12 +140,13 @@ archive_actor::behavior_type archive_actor_impl(archive_actor::stateful_pointer<
                      });
       },
       [write](record_atom, eval_result& r) -> caf::result<void> {
-        return write(
-            "evaluation of candidate " + std::to_string(r.candidate_id), [&](archive::Archive& db) {
-              return db.record_evaluation(
-                  evaluation_rows(r), {r.candidate_id, to_string(Stage::evaluate),
-                                       to_string(r.verdict), r.failure_kind, evaluation_reason(r)});
-            });
+        return write("evaluation of candidate " + std::to_string(r.candidate_id),
+                     [&](archive::Archive& db) {
+                       return db.record_evaluation(
+                           evaluation_rows(r),
+                           {r.candidate_id, to_string(Stage::evaluate), to_string(r.report.verdict),
+                            r.report.failure_kind, evaluation_reason(r)});
+                     });
       },
       [write](record_atom, profile_summary& p) -> caf::result<void> {
         return write("profile of candidate " + std::to_string(p.candidate_id),

@@ -193,30 +193,32 @@ void evaluate(self_ptr self, int64_t n, const gpu::CompileResult& compiled) {
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
                 .then(
                     [self, n, r] {
-                      const bool ok = r.verdict == EvalVerdict::correct;
+                      const bool ok = r.report.verdict == EvalVerdict::correct;
                       candidate_outcome o;
                       o.stage = Stage::evaluate;
                       o.correct = ok;
                       o.speedup = ok ? geomean_speedup(r) : 0;
-                      o.speed_of_light = ok ? gpu::speed_of_light_fraction(r.configs) : 0;
-                      if (ok) o.times = gpu::config_times_text(r.configs);
+                      o.speed_of_light = ok ? gpu::speed_of_light_fraction(r.report.configs) : 0;
+                      if (ok) o.times = gpu::config_times_text(r.report.configs);
                       o.profiling = ok;
                       auto d = about(self, n);
-                      d.set("verdict", to_string(r.verdict));
+                      d.set("verdict", to_string(r.report.verdict));
                       d.set("strategy", candidate(self, n).strategy);
                       if (ok) d.set("speedup", o.speedup);
                       if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0)
                         d.set("speedup_compiled", c);
                       if (!ok) {
-                        d.set("kind", r.failure_kind).set("reason", r.failure_message);
-                        o.reason = r.failure_message;
-                        o.failure = failure_text(r.failure_kind, evaluation_reason(r));
+                        d.set("kind", r.report.failure_kind)
+                            .set("reason", r.report.failure_message);
+                        o.reason = r.report.failure_message;
+                        o.failure = failure_text(r.report.failure_kind, evaluation_reason(r));
                       }
-                      if (r.verdict == EvalVerdict::error) o.error = r.failure_message;
+                      if (r.report.verdict == EvalVerdict::error)
+                        o.error = r.report.failure_message;
                       d.set("seconds", r.seconds);
                       tell(self, events::Kind::evaluated, d);
                       answer(self, n, o);
-                      if (ok) profile(self, n, r.configs);
+                      if (ok) profile(self, n, r.report.configs);
                     },
                     archive_failed(self, n));
           },
@@ -404,14 +406,14 @@ caf::result<candidate_outcome> take(self_ptr self, pipeline_job& job) {
 confirmation confirmation_of(const eval_result& r) {
   confirmation c;
   c.candidate_id = r.candidate_id;
-  c.correct = r.verdict == EvalVerdict::correct && geomean_speedup(r) > 0;
+  c.correct = r.report.verdict == EvalVerdict::correct && geomean_speedup(r) > 0;
   if (!c.correct) {
-    c.reason = r.verdict == EvalVerdict::correct ? "not timed" : evaluation_reason(r);
+    c.reason = r.report.verdict == EvalVerdict::correct ? "not timed" : evaluation_reason(r);
     return c;
   }
   std::vector<double> low, high;
   json::Value configs{json::Array{}};
-  for (const auto& k : r.configs) {
+  for (const auto& k : r.report.configs) {
     json::Value x;
     x.set("index", k.index).set("name", k.name);
     x.set("kernel_ms", k.kernel.median_ms).set("kernel_p10_ms", k.kernel.p10_ms);
@@ -489,7 +491,7 @@ caf::result<confirmation> confirm(self_ptr self, pipeline_job& job) {
 
 double geomean_speedup(const eval_result& r, bool over_compiled) {
   std::vector<double> speedups;
-  for (const auto& c : r.configs) {
+  for (const auto& c : r.report.configs) {
     if (!c.correct || !c.timed()) return 0;
     speedups.push_back(over_compiled ? c.speedup_compiled : c.speedup);
   }

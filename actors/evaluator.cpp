@@ -42,15 +42,10 @@ device_info describe_device(gpu::WorkerClient& worker, const std::string& backen
 
 eval_result to_result(const eval_request& r, const gpu::EvalOutcome& o, double seconds,
                       const std::string& device) {
-  auto report = gpu::read_worker_report(o.result);
   eval_result out;
   out.candidate_id = r.candidate_id;
   out.config_set = r.tgt.config_set;
-  out.verdict = report.verdict;
-  out.failure_kind = std::move(report.failure_kind);
-  out.failure_message = std::move(report.failure_message);
-  out.configs = std::move(report.configs);
-  out.flags = std::move(report.flags);
+  out.report = gpu::read_worker_report(o.result);
   out.worker_died = o.worker_died;
   out.seconds = seconds;
   out.device = device;
@@ -132,7 +127,7 @@ evaluator_actor::behavior_type evaluator_impl(
         // would idle the GPU.
         const int64_t oldest_first = r.candidate_id;
         auto error_of = [](const eval_result& e) {
-          return e.verdict == EvalVerdict::error ? e.failure_message : std::string();
+          return e.report.verdict == EvalVerdict::error ? e.report.failure_message : std::string();
         };
         return relay<eval_result>(self, self->state.pool, std::move(what), oldest_first, error_of,
                                   evaluate_atom::value, std::move(r));

@@ -50,6 +50,12 @@ typename Inspector::result_type inspect(Inspector& f, ConfigReport& x) {
 }
 
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WorkerReport& x) {
+  return f(caf::meta::type_name("WorkerReport"), x.verdict, x.failure_kind, x.failure_message,
+           x.configs, x.flags, x.checked_by_checker);
+}
+
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, CompileResult& x) {
   return f(caf::meta::type_name("CompileResult"), x.ok, x.cache_hit, x.key, x.library_path, x.log,
            x.error, x.seconds, x.headers, x.light_error, x.kernels);
@@ -408,14 +414,12 @@ typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
            x.seed, x.timing_seconds, x.counters_budget_s, x.stop_on_failure, x.profile);
 }
 
+/// An evaluation: the worker's report as gpu/worker_report.hpp reads it, and what the evaluator
+/// adds (whether the worker died, how long it took, on which device, what the kernel printed).
 struct eval_result {
   int64_t candidate_id = 0;
   std::string config_set;
-  EvalVerdict verdict = EvalVerdict::error;
-  std::string failure_kind;
-  std::string failure_message;
-  std::vector<gpu::ConfigReport> configs;  ///< as the worker reported them
-  std::vector<std::string> flags;
+  gpu::WorkerReport report;
   bool worker_died = false;
   double seconds = 0;  ///< wall time the evaluator spent on it
   std::string device;  ///< the device's name
@@ -424,9 +428,8 @@ struct eval_result {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_result& x) {
-  return f(caf::meta::type_name("eval_result"), x.candidate_id, x.config_set, x.verdict,
-           x.failure_kind, x.failure_message, x.configs, x.flags, x.worker_died, x.seconds,
-           x.device, x.candidate_output);
+  return f(caf::meta::type_name("eval_result"), x.candidate_id, x.config_set, x.report,
+           x.worker_died, x.seconds, x.device, x.candidate_output);
 }
 
 /// A correct candidate to profile: what its compile and its evaluation reported.

@@ -89,7 +89,7 @@ eval_result outcome(const eval_request& r) {
   e.config_set = r.tgt.config_set;
   const int a = std::stoi(r.library_path.substr(0, 1), nullptr, 16);
   const int b = std::stoi(r.library_path.substr(1, 1), nullptr, 16);
-  e.verdict = a < 12 ? EvalVerdict::correct : EvalVerdict::incorrect;
+  e.report.verdict = a < 12 ? EvalVerdict::correct : EvalVerdict::incorrect;
   gpu::ConfigReport c;
   c.name = "c0";
   c.correct = a < 12;
@@ -101,10 +101,10 @@ eval_result outcome(const eval_request& r) {
   c.eager.median_ms = c.speedup;
   c.record_json = "{}";
   if (!c.correct) {
-    e.failure_kind = c.failure_kind = "mismatch";
-    e.failure_message = c.failure_message = "wrong values";
+    e.report.failure_kind = c.failure_kind = "mismatch";
+    e.report.failure_message = c.failure_message = "wrong values";
   }
-  e.configs.push_back(c);
+  e.report.configs.push_back(c);
   return e;
 }
 

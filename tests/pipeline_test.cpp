@@ -83,10 +83,10 @@ evaluator_actor::behavior_type stand_in_evaluator(evaluator_actor::pointer) {
         eval_result e;
         e.candidate_id = r.candidate_id;
         const bool ok = !says(r.library_path, "evaluate:incorrect");
-        e.verdict = ok ? EvalVerdict::correct : EvalVerdict::incorrect;
+        e.report.verdict = ok ? EvalVerdict::correct : EvalVerdict::incorrect;
         for (double speedup : {2.0, 8.0}) {
           gpu::ConfigReport c;
-          c.index = static_cast<int32_t>(e.configs.size());
+          c.index = static_cast<int32_t>(e.report.configs.size());
           c.name = "c" + std::to_string(c.index);
           c.correct = ok;
           c.kernel.median_ms = ok ? 1 : 0;
@@ -95,9 +95,9 @@ evaluator_actor::behavior_type stand_in_evaluator(evaluator_actor::pointer) {
           c.bytes_moved = speedup * 1e6;
           c.speed_of_light_ms = speedup == 8.0 ? 0.4 : 0.9;
           c.record_json = "{}";
-          e.configs.push_back(c);
+          e.report.configs.push_back(c);
         }
-        if (!ok) e.failure_kind = e.failure_message = "mismatch";
+        if (!ok) e.report.failure_kind = e.report.failure_message = "mismatch";
         return e;
       },
       [](device_atom) { return device_info{}; },
