@@ -59,11 +59,15 @@ std::string evaluator_key(const std::string& backend, int device) {
   return backend == "cuda" ? "cuda:" + std::to_string(device) : backend;
 }
 
+std::string evaluator_key(Backend backend, int device) {
+  return evaluator_key(std::string(to_string(backend)), device);
+}
+
 evaluation_runner_actor::behavior_type evaluation_runner_impl(
     evaluation_runner_actor::stateful_pointer<evaluation_runner_state> self,
     evaluator_options options) {
   gpu::WorkerOptions wo;
-  wo.backend = gpu::parse_backend(options.backend).value_or(gpu::Backend::cpu);
+  wo.backend = options.backend;
   wo.device = options.device;
   wo.seccomp = options.seccomp;
   wo.recycle_after = options.recycle_after;
@@ -73,7 +77,7 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
   self->state.worker = std::make_unique<gpu::WorkerClient>(wo);
   return {
       [self, options](device_atom) {
-        return describe_device(*self->state.worker, options.backend);
+        return describe_device(*self->state.worker, std::string(to_string(options.backend)));
       },
       [self, options](evaluate_atom, eval_request& r) {
         gpu::WorkerRequest w;
@@ -89,7 +93,7 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         w.stop_on_failure = r.stop_on_failure;
         w.timing.max_seconds = r.timing_seconds;
         w.trace = r.profile;  // a correct kernel's launches, for its profile
-        w.counters = r.profile && options.backend == "cuda";  // and their hardware counters
+        w.counters = r.profile && options.backend == Backend::cuda;  // and their counters
         w.counters_budget_s = r.counters_budget_s;
         auto start = std::chrono::steady_clock::now();
         auto outcome =
@@ -101,8 +105,8 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
             });
         double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::string device =
-            self->state.worker->ready()["device"]["name"].as_string(options.backend);
+        std::string device = self->state.worker->ready()["device"]["name"].as_string(
+            std::string(to_string(options.backend)));
         return to_result(r, outcome, seconds, device);
       },
   };

@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "actors/runner_pool.hpp"
+#include "common/build_choices.hpp"
 #include "messages/interfaces.hpp"
 
 namespace kforge {
 
 struct evaluator_options {
-  std::string backend = "cpu";
+  Backend backend = Backend::cpu;
   int device = 0;
   bool seccomp = true;
   int recycle_after = 50;
@@ -26,6 +27,7 @@ struct evaluator_options {
 
 /// "cpu" or "cuda:0": how experiments name an evaluator.
 std::string evaluator_key(const std::string& backend, int device);
+std::string evaluator_key(Backend backend, int device);
 
 struct evaluator_state {
   runner_pool<evaluation_runner_actor> pool{stage_stats("evaluator", "evaluator")};  ///< one runner

@@ -47,14 +47,14 @@ Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
     options.compile_slots = std::max(1u, std::thread::hardware_concurrency());
   if (options.evaluators.empty()) {
     evaluator_options cpu;
-    cpu.backend = "cpu";
+    cpu.backend = Backend::cpu;
     cpu.seccomp = options.seccomp;
     cpu.allow_unconfined = options.allow_unconfined;
     options.evaluators.push_back(cpu);
     if (build::with_cuda)
       for (int d = 0; d < gpu_count(); ++d) {
         evaluator_options cuda;
-        cuda.backend = "cuda";
+        cuda.backend = Backend::cuda;
         cuda.device = d;
         cuda.seccomp = options.seccomp;
         cuda.allow_unconfined = options.allow_unconfined;

@@ -159,7 +159,13 @@ int main(int argc, char** argv) {
                  "[--counters]\n";
     return 2;
   }
-  auto backend = gpu::parse_backend(backend_name).value_or(gpu::Backend::cpu);
+  const auto parsed_backend = gpu::parse_backend(backend_name);
+  if (!parsed_backend) {
+    std::cerr << "kforge-evaluation-bench: --backend must be cpu or cuda, not '" << backend_name
+              << "'\n";
+    return 2;
+  }
+  const auto backend = *parsed_backend;
   auto seconds = [](auto start) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
