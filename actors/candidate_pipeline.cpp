@@ -1,6 +1,8 @@
 #include "actors/candidate_pipeline.hpp"
 
 #include <chrono>
+#include <functional>
+#include <optional>
 
 #include "actors/archive_actor.hpp"
 #include "actors/evaluator.hpp"
@@ -107,6 +109,25 @@ void rejected(self_ptr self, int64_t n, const verdict& v) {
   answer(self, n, o);
 }
 
+/// Every judging stage has one shape: ask it about candidate n, archive what it answered, then go
+/// on with the answer. `archived(answer)` is the record to archive (none: nothing to archive); a
+/// stage that cannot answer is a stage error, an archive that refuses ends the candidate.
+template <class Answer, class Handle, class Timeout, class Atom, class Request, class Archived>
+void ask_stage(self_ptr self, int64_t n, Stage stage, const Handle& handle, Timeout timeout,
+               Atom atom, Request request, Archived archived,
+               std::function<void(const Answer&)> next) {
+  self->request(handle, timeout, atom, std::move(request))
+      .then(
+          [self, n, archived, next](Answer& answered) {
+            auto record = archived(answered);
+            if (!record) return next(answered);
+            self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value,
+                          std::move(*record))
+                .then([next, answered] { next(answered); }, archive_failed(self, n));
+          },
+          [self, n, stage](caf::error& e) { stage_error(self, n, stage, e); });
+}
+
 void profile(self_ptr self, int64_t n, std::vector<gpu::ConfigReport> configs) {
   auto& st = self->state;
   profile_request req{candidate(self, n).id, candidate(self, n).backend, flight(self, n).kernels,
@@ -183,46 +204,42 @@ evaluator_actor evaluator_of(self_ptr self, const target_layout& l) {
   return self->state.stages.evaluators.at(evaluator_key(l.tgt.backend, l.tgt.device));
 }
 
-void evaluate(self_ptr self, int64_t n, const gpu::CompileResult& compiled) {
+/// Candidate n's evaluation is archived: told, answered, and a correct one goes to be profiled.
+void evaluated(self_ptr self, int64_t n, const eval_result& r) {
+  const auto& report = r.report;
+  const bool ok = report.verdict == EvalVerdict::correct;
+  candidate_outcome o;
+  o.stage = Stage::evaluate;
+  o.correct = ok;
+  o.speedup = ok ? geomean_speedup(r) : 0;
+  o.speed_of_light = ok ? gpu::speed_of_light_fraction(report.configs) : 0;
+  if (ok) o.times = gpu::config_times_text(report.configs);
+  o.profiling = ok;
+  auto d = about(self, n);
+  d.set("verdict", to_string(report.verdict));
+  d.set("strategy", candidate(self, n).strategy);
+  if (ok) d.set("speedup", o.speedup);
+  if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0) d.set("speedup_compiled", c);
+  if (!ok) {
+    d.set("kind", report.failure_kind).set("reason", report.failure_message);
+    o.reason = report.failure_message;
+    o.failure = failure_text(report.failure_kind, evaluation_reason(r));
+  }
+  if (report.verdict == EvalVerdict::error) o.error = report.failure_message;
+  d.set("seconds", r.seconds);
+  tell(self, events::Kind::evaluated, d);
+  answer(self, n, o);
+  if (ok) profile(self, n, report.configs);
+}
+
+void evaluate(self_ptr self, int64_t n, const gpu::CompileResult& built) {
   const auto& l = layout(self, n);
-  auto req = evaluation_request(self, candidate(self, n), l, compiled);
-  flight(self, n).kernels = compiled.kernels;
-  self->request(evaluator_of(self, l), caf::infinite, evaluate_atom::value, req)
-      .then(
-          [self, n](eval_result& r) {
-            self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, r)
-                .then(
-                    [self, n, r] {
-                      const bool ok = r.report.verdict == EvalVerdict::correct;
-                      candidate_outcome o;
-                      o.stage = Stage::evaluate;
-                      o.correct = ok;
-                      o.speedup = ok ? geomean_speedup(r) : 0;
-                      o.speed_of_light = ok ? gpu::speed_of_light_fraction(r.report.configs) : 0;
-                      if (ok) o.times = gpu::config_times_text(r.report.configs);
-                      o.profiling = ok;
-                      auto d = about(self, n);
-                      d.set("verdict", to_string(r.report.verdict));
-                      d.set("strategy", candidate(self, n).strategy);
-                      if (ok) d.set("speedup", o.speedup);
-                      if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0)
-                        d.set("speedup_compiled", c);
-                      if (!ok) {
-                        d.set("kind", r.report.failure_kind)
-                            .set("reason", r.report.failure_message);
-                        o.reason = r.report.failure_message;
-                        o.failure = failure_text(r.report.failure_kind, evaluation_reason(r));
-                      }
-                      if (r.report.verdict == EvalVerdict::error)
-                        o.error = r.report.failure_message;
-                      d.set("seconds", r.seconds);
-                      tell(self, events::Kind::evaluated, d);
-                      answer(self, n, o);
-                      if (ok) profile(self, n, r.report.configs);
-                    },
-                    archive_failed(self, n));
-          },
-          [self, n](caf::error& e) { stage_error(self, n, Stage::evaluate, e); });
+  flight(self, n).kernels = built.kernels;
+  ask_stage<eval_result>(
+      self, n, Stage::evaluate, evaluator_of(self, l), caf::infinite, evaluate_atom::value,
+      evaluation_request(self, candidate(self, n), l, built),
+      [](const eval_result& r) { return std::optional<eval_result>(r); },
+      [self, n](const eval_result& r) { evaluated(self, n, r); });
 }
 
 /// What the compiler pool is asked for candidate `c` of `tgt`; an error where the target names no
@@ -245,31 +262,32 @@ Result<compile_request> compilation_request(self_ptr self, const Candidate& c, c
   return {std::move(req), {}};
 }
 
+/// Candidate n's compile is archived: a library goes on to be evaluated, a failure is told and
+/// answered.
+void compiled(self_ptr self, int64_t n, const gpu::CompileResult& r) {
+  if (r.ok) return when_running(self, [self, n, r] { evaluate(self, n, r); });
+  auto d = about(self, n);
+  d.set("reason", r.error);
+  tell(self, events::Kind::compile_failed, d);
+  candidate_outcome o;
+  o.stage = Stage::compile;
+  o.reason = r.error;
+  o.failure = r.log.empty() ? r.error : r.log;
+  answer(self, n, o);
+}
+
 /// `record`: archive the compile outcome (false when a resumed candidate was compiled before).
 void compile(self_ptr self, int64_t n, bool record) {
-  auto& st = self->state;
   auto req = compilation_request(self, candidate(self, n), layout(self, n).tgt);
   if (!req)
     return stage_error(self, n, Stage::compile, make_error(error_code::invalid_request, req.error));
-  self->request(st.stages.compiler, caf::infinite, compile_atom::value, *req)
-      .then(
-          [self, n, record](candidate_compile& compiled) {
-            auto next = [self, n, r = compiled.result] {
-              if (r.ok) return when_running(self, [self, n, r] { evaluate(self, n, r); });
-              auto d = about(self, n);
-              d.set("reason", r.error);
-              tell(self, events::Kind::compile_failed, d);
-              candidate_outcome o;
-              o.stage = Stage::compile;
-              o.reason = r.error;
-              o.failure = r.log.empty() ? r.error : r.log;
-              answer(self, n, o);
-            };
-            if (!record) return next();
-            self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value, compiled)
-                .then(next, archive_failed(self, n));
-          },
-          [self, n](caf::error& e) { stage_error(self, n, Stage::compile, e); });
+  ask_stage<candidate_compile>(
+      self, n, Stage::compile, self->state.stages.compiler, caf::infinite, compile_atom::value,
+      std::move(*req),
+      [record](const candidate_compile& c) {
+        return record ? std::optional<candidate_compile>(c) : std::nullopt;
+      },
+      [self, n](const candidate_compile& c) { compiled(self, n, c.result); });
 }
 
 /// The LLM verifiers' turn, after the static rules (the verifier asks them all and judges).
@@ -328,21 +346,25 @@ void llm_verify(self_ptr self, int64_t n) {
           [self, n](caf::error& e) { stage_error(self, n, Stage::llm_verify, e); });
 }
 
+/// Candidate n's static verdict is archived: rejected, or on to the LLM verifiers or the compiler.
+void verified(self_ptr self, int64_t n, const verdict& v) {
+  if (!v.accepted) return rejected(self, n, v);
+  if (!self->state.cfg.llm_verifiers.empty())
+    return when_running(self, [self, n] { llm_verify(self, n); });
+  when_running(self, [self, n] { compile(self, n, true); });
+}
+
 void verify(self_ptr self, int64_t n) {
   auto& st = self->state;
   verify_request req{candidate(self, n), layout(self, n).export_dir, st.cfg.spec.library_calls,
                      st.cfg.spec.max_source_bytes};
-  self->request(st.stages.verifier, kVerifyTimeout, verify_atom::value, req)
-      .then(
-          [self, n](verdict& v) {
-            record(self, n, v, [self, n, v] {
-              if (!v.accepted) return rejected(self, n, v);
-              if (!self->state.cfg.llm_verifiers.empty())
-                return when_running(self, [self, n] { llm_verify(self, n); });
-              when_running(self, [self, n] { compile(self, n, true); });
-            });
-          },
-          [self, n](caf::error& e) { stage_error(self, n, Stage::verify, e); });
+  ask_stage<verdict>(
+      self, n, Stage::verify, st.stages.verifier, kVerifyTimeout, verify_atom::value,
+      std::move(req),
+      [self, n](const verdict& v) {
+        return std::optional<verdict_record>(verdict_record{candidate(self, n).id, v});
+      },
+      [self, n](const verdict& v) { verified(self, n, v); });
 }
 
 /// Takes a job in where its entry says.
