@@ -1,8 +1,8 @@
 #include "actors/builtin_proposer_actor.hpp"
 
 #include "common/task_document.hpp"
-#include "llm/builtin/builtin_proposer.hpp"
-#include "llm/builtin/builtin_strategies.hpp"
+#include "proposers/builtin/builtin_proposer.hpp"
+#include "proposers/builtin/builtin_strategies.hpp"
 
 namespace kforge {
 

@@ -1,5 +1,5 @@
 // The built-in proposer as an actor: answers each proposal request from the parameterised
-// templates of llm/builtin (no LLM, no cost, instant).
+// templates of proposers/builtin (no LLM, no cost, instant).
 #pragma once
 
 #include "actors/stage_stats.hpp"

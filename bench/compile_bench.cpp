@@ -18,7 +18,7 @@
 #include "gpu/build_config.hpp"
 #include "gpu/compiler.hpp"
 #include "gpu/hashing.hpp"
-#include "llm/builtin/kernel_template.hpp"
+#include "proposers/builtin/kernel_template.hpp"
 
 using namespace kforge;
 namespace fs = std::filesystem;

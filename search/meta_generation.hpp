@@ -4,7 +4,7 @@
 // sees `every` more of its finished candidates than the last round did, so which proposal waits
 // for it, and what it is shown, follow from the visible members alone and a run repeats.
 // Strategies serve one kind of proposer: an LLM's are sentences for its prompt, the built-in
-// proposer's are moves over its templates' parameters (llm/builtin/builtin_strategies.hpp).
+// proposer's are moves over its templates' parameters (proposers/builtin/builtin_strategies.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,14 +1,14 @@
-// llm/builtin: the embedded templates parse and render, op families are recognised from what a
+// proposers/builtin: the embedded templates parse and render, op families are recognised from what a
 // task's reference calls, and proposals follow the seed, never repeat, and mutate their parent.
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "llm/builtin/builtin_proposer.hpp"
-#include "llm/builtin/builtin_strategies.hpp"
-#include "llm/builtin/kernel_template.hpp"
-#include "llm/builtin/param_rule.hpp"
-#include "llm/builtin/task_family.hpp"
+#include "proposers/builtin/builtin_proposer.hpp"
+#include "proposers/builtin/builtin_strategies.hpp"
+#include "proposers/builtin/kernel_template.hpp"
+#include "proposers/builtin/param_rule.hpp"
+#include "proposers/builtin/task_family.hpp"
 #include "search/population.hpp"
 #include "search/strategies.hpp"
 

@@ -1,7 +1,7 @@
 // Every bundled CPU fixture kernel (tasks/<task>/kernels/*_cpu.cpp), every kernel of the test tasks
 // in robust-kbench's shape (tests/tasks/<task>/kernels/*_cpu.cpp: backward tasks whose backward_fn
 // is None, a saved tuple, a tensor computed in forward, a reference that starts threads), and every
-// CPU template of the built-in proposer with its defaults (llm/builtin/templates/*_cpu*.cpp), is
+// CPU template of the built-in proposer with its defaults (proposers/builtin/templates/*_cpu*.cpp), is
 // correct on its task, rendered with the traits its task fixes.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <set>
 
-#include "llm/builtin/kernel_template.hpp"
-#include "llm/builtin/task_family.hpp"
+#include "proposers/builtin/kernel_template.hpp"
+#include "proposers/builtin/task_family.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {

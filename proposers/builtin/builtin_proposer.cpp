@@ -1,12 +1,12 @@
-#include "llm/builtin/builtin_proposer.hpp"
+#include "proposers/builtin/builtin_proposer.hpp"
 
 #include <algorithm>
 #include <optional>
 #include <vector>
 
-#include "llm/builtin/builtin_strategies.hpp"
-#include "llm/builtin/kernel_template.hpp"
-#include "llm/builtin/task_family.hpp"
+#include "proposers/builtin/builtin_strategies.hpp"
+#include "proposers/builtin/kernel_template.hpp"
+#include "proposers/builtin/task_family.hpp"
 #include "search/population.hpp"
 #include "search/random_stream.hpp"
 

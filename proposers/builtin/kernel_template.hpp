@@ -4,7 +4,7 @@
 // their allowed values:
 //   // kforge:template softmax_f32_cuda_rows
 //   constexpr int kBlockThreads = 512;  // kforge:param block_threads 128 256 512 1024
-// Rules the combinations must keep stand beside the parameters (llm/builtin/param_rule.hpp):
+// Rules the combinations must keep stand beside the parameters (proposers/builtin/param_rule.hpp):
 //   // kforge:require block_threads * block_elems <= 16384
 // A template that was renamed lists its earlier names, so archived candidates still find it:
 //   // kforge:formerly softmax_f32_sm90_rows

@@ -1,4 +1,4 @@
-#include "llm/builtin/param_rule.hpp"
+#include "proposers/builtin/param_rule.hpp"
 
 #include <cctype>
 #include <optional>

@@ -1,6 +1,6 @@
-#include "llm/builtin/kernel_template.hpp"
+#include "proposers/builtin/kernel_template.hpp"
 
-#include "llm/builtin/param_rule.hpp"
+#include "proposers/builtin/param_rule.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -9,7 +9,7 @@
 
 namespace kforge::builtin {
 
-// Generated from llm/builtin/templates/ by cmake/EmbedTextFiles.cmake.
+// Generated from proposers/builtin/templates/ by cmake/EmbedTextFiles.cmake.
 const std::vector<std::pair<std::string, std::string>>& embedded_templates();
 
 namespace {

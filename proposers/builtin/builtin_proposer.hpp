@@ -1,5 +1,5 @@
 // The built-in proposer: needs no LLM. For a task direction whose op family it recognises, it
-// proposes instances of its parameterised templates (llm/builtin/templates/): first each
+// proposes instances of its parameterised templates (proposers/builtin/templates/): first each
 // template's defaults, then mutations of a parent's parameters (the move its strategy names, or
 // one or two of them moved to a neighbouring value, sometimes anywhere), then untried points at
 // random; never a combination already tried. Every choice draws from the request's seeded stream.

@@ -1,4 +1,4 @@
-#include "llm/builtin/task_family.hpp"
+#include "proposers/builtin/task_family.hpp"
 
 #include <algorithm>
 #include <set>

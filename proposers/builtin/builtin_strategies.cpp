@@ -1,9 +1,9 @@
-#include "llm/builtin/builtin_strategies.hpp"
+#include "proposers/builtin/builtin_strategies.hpp"
 
 #include <algorithm>
 
-#include "llm/builtin/kernel_template.hpp"
-#include "llm/builtin/task_family.hpp"
+#include "proposers/builtin/kernel_template.hpp"
+#include "proposers/builtin/task_family.hpp"
 #include "search/meta_generation.hpp"
 
 namespace kforge::builtin {
