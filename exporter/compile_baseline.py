@@ -23,7 +23,7 @@ Only the configs of one config set (--configs, as the evaluation uses them) are 
 The result goes to EXPORT/compiled/MODE-DEVICE-SET/ with compiled.json, which lists per direction and
 config the library and how to call it, or why there is none (a config that torch.export or
 Inductor cannot handle, a torch without AOTInductor). It is kept until the torch version, the GPU
-model or this script changes.
+model, this script or the exporter's parts it uses change.
 
 Usage: compile_baseline.py --task DIR --export-dir DIR [--mode max-autotune|default]
                            [--device cuda|cpu] [--configs SET|all] [--force]
@@ -59,8 +59,13 @@ def gpu_models():
 
 
 def cache_key(mode, device):
-    with open(os.path.abspath(__file__), "rb") as f:
-        script = hashlib.sha256(f.read()).hexdigest()[:16]
+    # This script and the exporter's parts it builds configs with (kforge_export/*.py).
+    h = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in [os.path.abspath(__file__)] + sorted(glob.glob(os.path.join(here, "kforge_export", "*.py"))):
+        with open(path, "rb") as f:
+            h.update(f.read())
+    script = h.hexdigest()[:16]
     return {"mode": mode, "device": device, "torch": ex.torch_version_without_import(),
             "gpus": gpu_models() if device == "cuda" else [], "script": script}
 
