@@ -24,6 +24,7 @@
 #include "gpu/hashing.hpp"
 #include "messages/errors.hpp"
 #include "messages/registration.hpp"
+#include "proposers/kernel_files.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge {
@@ -724,7 +725,7 @@ TEST(FilesProposer, KernelFilesFitTheirTargetsBackendAndDirection) {
   write("c.cpp", "m.def(\"backward\", &g);");
   write("d.cpp", "");  // registers nothing it can see: taken as a forward kernel
   write("e.cpp", "m.def(\"forward\", &f); m.def(\"backward\", &g);");
-  target t;
+  proposers::FileTarget t;
   t.task = "mytask";
   t.task_dir = dir.string();
   auto names = [&](const std::string& pattern, const std::string& direction,
@@ -732,7 +733,8 @@ TEST(FilesProposer, KernelFilesFitTheirTargetsBackendAndDirection) {
     t.direction = direction;
     t.backend = backend;
     std::vector<std::string> out;
-    for (const auto& f : kernel_files(pattern, t)) out.push_back(fs::path(f).filename().string());
+    for (const auto& f : proposers::kernel_files(pattern, t))
+      out.push_back(fs::path(f).filename().string());
     return out;
   };
   using list = std::vector<std::string>;

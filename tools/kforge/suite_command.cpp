@@ -14,6 +14,7 @@
 #include "common/evaluation_defaults.hpp"
 #include "common/numbers.hpp"
 #include "gpu/task_export.hpp"
+#include "proposers/kernel_files.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/command_line.hpp"
 #include "tools/kforge/suite_progress.hpp"
@@ -146,8 +147,9 @@ std::map<std::string, int64_t> expected_kernels(const search::ExperimentSpec& sp
         t.task = std::filesystem::path(task).filename().string();
         t.direction = direction;
         t.backend = backend;
-        out[t.key()] = std::max<int64_t>(
-            1, static_cast<int64_t>(kernel_files(spec.proposers.front().pattern, t).size()));
+        const auto files = proposers::kernel_files(spec.proposers.front().pattern,
+                                                   {t.task_dir, t.task, t.direction, t.backend});
+        out[t.key()] = std::max<int64_t>(1, static_cast<int64_t>(files.size()));
       }
   return out;
 }

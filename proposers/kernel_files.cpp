@@ -1,0 +1,65 @@
+#include "proposers/kernel_files.hpp"
+
+#include <glob.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "gpu/source_check.hpp"
+
+namespace kforge::proposers {
+namespace {
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+/// At most `limit` bytes of a file (the verifier rejects what is larger anyway).
+std::string read_prefix(const std::string& path, size_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  std::string text(limit, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(limit));
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
+}
+
+constexpr size_t kMaxKernelBytes = 4 << 20;
+
+}  // namespace
+
+std::vector<std::string> kernel_files(const std::string& pattern, const FileTarget& t) {
+  std::string expanded = replace_all(pattern, "{task}", t.task_dir);
+  expanded = replace_all(expanded, "{name}", t.task);
+  expanded = replace_all(expanded, "{direction}", t.direction);
+  expanded = replace_all(expanded, "{backend}", t.backend);
+  glob_t found{};
+  std::vector<std::string> out;
+  if (glob(expanded.c_str(), 0, nullptr, &found) == 0) {
+    for (size_t i = 0; i < found.gl_pathc; ++i) {
+      const std::string path = found.gl_pathv[i];
+      if (!std::filesystem::is_regular_file(path)) continue;
+      const bool cuda_file = std::filesystem::path(path).extension() == ".cu";
+      if (cuda_file != (t.backend == "cuda")) continue;
+      if (pattern.find("{direction}") == std::string::npos) {
+        const auto names = gpu::registered_functions(read_prefix(path, kMaxKernelBytes));
+        auto has = [&](const char* n) { return std::count(names.begin(), names.end(), n) > 0; };
+        const bool fits = has(t.direction.c_str()) ||
+                          (t.direction == "forward" && !has("forward") && !has("backward"));
+        if (!fits) continue;
+      }
+      out.push_back(std::filesystem::absolute(path).lexically_normal().string());
+    }
+  }
+  globfree(&found);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string read_kernel_file(const std::string& path) {
+  return read_prefix(path, kMaxKernelBytes);
+}
+
+}  // namespace kforge::proposers
