@@ -68,7 +68,9 @@ Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::
   if (!e.compile.ok) return e;
   request.export_dir = task.dir;
   request.library = e.compile.library_path;
-  e.outcome = worker.evaluate(request.to_json());
+  // As `kforge eval` and the evaluator send it: once more with a fresh worker (or checker) that
+  // could not start, which says nothing about the kernel.
+  e.outcome = gpu::evaluate_candidate(worker, request);
   return e;
 }
 
