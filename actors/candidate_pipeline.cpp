@@ -29,17 +29,15 @@ const target_layout& layout(self_ptr self, int64_t n) {
   return self->state.cfg.targets.at(static_cast<size_t>(flight(self, n).job.target));
 }
 
-/// The event's detail starts with the candidate: its sequence, id and target.
-json::Value about(self_ptr self, int64_t n) {
-  json::Value d;
+/// What an event about candidate n says first: its sequence, id and target.
+events::Subject subject(self_ptr self, int64_t n) {
   const auto& c = candidate(self, n);
-  d.set("sequence", n).set("candidate", c.id).set("target", target_key(c));
-  return d;
+  return {n, c.id, target_key(c)};
 }
 
 /// The coordinator archives and reports the event.
-void tell(self_ptr self, events::Kind kind, const json::Value& detail) {
-  self->send(self->state.listener, event_atom::value, make_event(kind, detail));
+void tell(self_ptr self, const events::Event& event) {
+  self->send(self->state.listener, event_atom::value, make_event(event));
 }
 
 void done_with(self_ptr self, int64_t n) {
@@ -87,9 +85,7 @@ void stage_error(self_ptr self, int64_t n, Stage stage, const caf::error& e) {
       to_string(stage) + " of candidate " + std::to_string(n) + ": " + describe(e);
   verdict v{stage, false, "stage_error", why, {}};
   record(self, n, v, [self, n, stage, why] {
-    auto d = about(self, n);
-    d.set("stage", to_string(stage)).set("reason", why);
-    tell(self, events::Kind::stage_error, d);
+    tell(self, events::StageError{subject(self, n), to_string(stage), why});
     candidate_outcome o;
     o.stage = stage;
     o.stage_error = true;
@@ -100,9 +96,7 @@ void stage_error(self_ptr self, int64_t n, Stage stage, const caf::error& e) {
 
 /// Rejected before the hardware, and archived: reported, answered.
 void rejected(self_ptr self, int64_t n, const verdict& v) {
-  auto d = about(self, n);
-  d.set("kind", v.kind).set("reason", v.reason);
-  tell(self, events::Kind::rejected, d);
+  tell(self, events::Rejected{subject(self, n), v.kind, v.reason});
   candidate_outcome o;
   o.stage = v.stage;
   o.reason = v.reason;
@@ -183,20 +177,24 @@ void reprofile(self_ptr self, int64_t n) {
 eval_request evaluation_request(self_ptr self, const Candidate& c, const target_layout& l,
                                 const gpu::CompileResult& compiled) {
   const auto& spec = self->state.cfg.spec;
-  eval_request req;
-  req.candidate_id = c.id;
-  req.tgt = l.tgt;
-  req.export_dir = l.export_dir;
-  req.compiled_dir = l.compiled_dir;
-  req.compiled_unavailable = l.compiled_unavailable;
-  req.library_path = compiled.library_path;
-  req.library_policy = spec.library_calls;
-  req.seeds = spec.seeds;
-  req.seed = spec.seed;
-  req.timing_seconds = spec.timing_seconds;
-  req.counters_budget_s = spec.counters_budget_s;
+  eval_request req{c.id, l.tgt, {}};
+  auto& w = req.worker;
+  w.export_dir = l.export_dir;
+  w.library = compiled.library_path;
+  w.compiled_dir = l.compiled_dir;
+  w.compiled_unavailable = l.compiled_unavailable;
+  w.direction = l.tgt.direction;
+  w.mode = l.tgt.config_set;
+  w.seeds = spec.seeds;
+  w.seed = spec.seed;
+  w.library_calls = spec.library_calls;
   // A suite (given kernel files) reports configs correct of all; a search needs the verdict only.
-  req.stop_on_failure = spec.proposers.empty() || spec.proposers.front().kind != "files";
+  w.stop_on_failure = spec.proposers.empty() || spec.proposers.front().kind != "files";
+  w.timing.max_seconds = spec.timing_seconds;
+  // A correct kernel's launches, and on CUDA their hardware counters, for its profile.
+  w.trace = true;
+  w.counters = l.tgt.backend == "cuda";
+  w.counters_budget_s = spec.counters_budget_s;
   return req;
 }
 
@@ -215,19 +213,20 @@ void evaluated(self_ptr self, int64_t n, const eval_result& r) {
   o.speed_of_light = ok ? gpu::speed_of_light_fraction(report.configs) : 0;
   if (ok) o.times = gpu::config_times_text(report.configs);
   o.profiling = ok;
-  auto d = about(self, n);
-  d.set("verdict", to_string(report.verdict));
-  d.set("strategy", candidate(self, n).strategy);
-  if (ok) d.set("speedup", o.speedup);
-  if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0) d.set("speedup_compiled", c);
+  auto e = events::about<events::Evaluated>(subject(self, n));
+  e.verdict = to_string(report.verdict);
+  e.strategy = candidate(self, n).strategy;
+  if (ok) e.speedup = o.speedup;
+  if (const double c = ok ? geomean_speedup(r, true) : 0; c > 0) e.speedup_compiled = c;
   if (!ok) {
-    d.set("kind", report.failure_kind).set("reason", report.failure_message);
+    e.failure = report.failure_kind;
+    e.reason = report.failure_message;
     o.reason = report.failure_message;
     o.failure = failure_text(report.failure_kind, evaluation_reason(r));
   }
   if (report.verdict == EvalVerdict::error) o.error = report.failure_message;
-  d.set("seconds", r.seconds);
-  tell(self, events::Kind::evaluated, d);
+  e.seconds = r.seconds;
+  tell(self, e);
   answer(self, n, o);
   if (ok) profile(self, n, report.configs);
 }
@@ -266,9 +265,7 @@ Result<compile_request> compilation_request(self_ptr self, const Candidate& c, c
 /// answered.
 void compiled(self_ptr self, int64_t n, const gpu::CompileResult& r) {
   if (r.ok) return when_running(self, [self, n, r] { evaluate(self, n, r); });
-  auto d = about(self, n);
-  d.set("reason", r.error);
-  tell(self, events::Kind::compile_failed, d);
+  tell(self, events::CompileFailed{subject(self, n), r.error});
   candidate_outcome o;
   o.stage = Stage::compile;
   o.reason = r.error;
@@ -319,11 +316,11 @@ void llm_verify(self_ptr self, int64_t n) {
                              "offline: verifier " + j.offline_miss +
                                  " has no cached reply for candidate " + std::to_string(n) +
                                  "; run without --offline to ask it");
-              auto d = about(self, n);
-              d.set("verdict", j.rejected ? "reject" : "accept");
-              if (j.rejected) d.set("reason", j.reasons);
-              d.set("audited", j.audited);
-              tell(self, events::Kind::llm_verified, d);
+              auto e = events::about<events::LlmVerified>(subject(self, n));
+              e.verdict = j.rejected ? "reject" : "accept";
+              if (j.rejected) e.reason = j.reasons;
+              e.audited = j.audited;
+              tell(self, e);
               if (!j.rejected || j.audited)
                 return when_running(self, [self, n] { compile(self, n, true); });
               const verdict v{Stage::llm_verify, false, "llm_rejected", j.reasons, {}};
@@ -494,10 +491,11 @@ caf::result<confirmation> confirm(self_ptr self, pipeline_job& job) {
               if (!compiled.result.ok)
                 return unconfirmed("it did not compile again: " + compiled.result.error);
               auto req = evaluation_request(self, c, l, compiled.result);
-              req.seed = search::derive_seed(self->state.cfg.spec.seed, "confirm",
-                                             static_cast<uint64_t>(c.sequence));
-              req.stop_on_failure = true;
-              req.profile = false;  // its profile was made after the search's evaluation
+              req.worker.seed = search::derive_seed(self->state.cfg.spec.seed, "confirm",
+                                                    static_cast<uint64_t>(c.sequence));
+              req.worker.stop_on_failure = true;
+              // Its profile was made after the search's evaluation.
+              req.worker.trace = req.worker.counters = false;
               self->request(evaluator_of(self, l), caf::infinite, evaluate_atom::value, req)
                   .then([deliver](eval_result& r) mutable { deliver(confirmation_of(r)); },
                         [unconfirmed](caf::error& e) mutable {

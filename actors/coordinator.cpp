@@ -47,10 +47,8 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
     for (const auto& [s, m] : planner.population().members())
       if (m.target == t && m.correct) best_before = std::max(best_before, m.speedup);
     if (o.speedup > best_before) {
-      json::Value b;
-      b.set("target", st.targets[t].tgt.key()).set("candidate", st.candidates[n].candidate.id);
-      b.set("speedup", o.speedup).set("strategy", st.candidates[n].candidate.strategy);
-      emit(self, events::Kind::new_best, b);
+      emit(self, events::NewBest{st.targets[t].tgt.key(), st.candidates[n].candidate.id, o.speedup,
+                                 st.candidates[n].candidate.strategy});
     }
   }
   if (o.stage == Stage::compile && !o.stage_error) {
@@ -93,9 +91,7 @@ void proposal_failed(self_ptr self, int64_t n, const std::string& proposer,
   auto& st = self->state;
   st.proposals.came_back(n);
   const size_t t = st.proposals.at(n).target;
-  json::Value ev;
-  ev.set("sequence", n).set("target", st.targets[t].tgt.key()).set("proposer", proposer);
-  ev.set("kind", to_string(kind)).set("reason", reason);
+  events::ProposerSetback setback{n, st.targets[t].tgt.key(), proposer, to_string(kind), reason};
   st.last_error = reason;
   const auto s = st.planner->setback(t, proposer, kind, reason);
   switch (s.then) {
@@ -107,14 +103,15 @@ void proposal_failed(self_ptr self, int64_t n, const std::string& proposer,
       break;
     case search::Setback::Then::plan_again:
       st.proposals.replan(n);
-      if (!s.reason.empty()) ev.set("reason", s.reason);
-      emit(self, s.event, ev);
+      if (!s.reason.empty()) setback.reason = s.reason;
+      emit(self, events::of_kind(s.event, setback));
       break;
     case search::Setback::Then::retry:
       // The next try draws another sample of the same request.
       st.proposals.retry(n, s.delay_seconds > 0);
-      ev.set("retry_in_seconds", static_cast<int64_t>(s.delay_seconds));
-      emit(self, s.event, ev);
+      events::ProposalFailed failed{setback};
+      failed.retry_in_seconds = static_cast<int64_t>(s.delay_seconds);
+      emit(self, failed);
       if (s.delay_seconds > 0)
         self->delayed_send(self, std::chrono::seconds(s.delay_seconds), tick_atom::value, n);
   }
@@ -140,14 +137,14 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
             st.planner->proposal_succeeded(t, c.proposer);
             ++st.counts.proposed;
             charge(self, n, calls);
-            json::Value ev;
-            ev.set("sequence", n).set("candidate", c.id).set("target", st.targets[t].tgt.key());
-            ev.set("proposer", c.proposer)
-                .set("strategy", c.strategy)
-                .set("mode", to_string(d.mode));
-            ev.set("params", c.params).set("rationale", rationale);
-            if (c.parent_id) ev.set("parent", c.parent_id);
-            emit(self, events::Kind::proposed, ev);
+            auto ev = events::about<events::Proposed>({n, c.id, st.targets[t].tgt.key()});
+            ev.proposer = c.proposer;
+            ev.strategy = c.strategy;
+            ev.mode = to_string(d.mode);
+            ev.params = c.params;
+            ev.rationale = rationale;
+            if (c.parent_id) ev.parent = c.parent_id;
+            emit(self, ev);
             judge(self, n, t, pipeline_entry::verify);
             pump(self);
           },
@@ -199,15 +196,14 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
               const auto advice = advice_json(a);
               if (!a.recommendations.empty())
                 st.candidates[n].profile_brief = advised_brief(brief, advice);
-              json::Value d;
-              d.set("sequence", n).set("candidate", c.id).set("target", target_key(c));
-              d.set("model", a.model);
-              d.set("recommendations", advice["recommendations"]);
-              if (!a.failure.empty()) d.set("reason", a.failure);
+              auto d = events::about<events::ProfileAdvice>({n, c.id, target_key(c)});
+              d.model = a.model;
+              d.recommendations = advice["recommendations"];
+              if (!a.failure.empty()) d.reason = a.failure;
               emit(self,
-                   a.recommendations.empty() ? events::Kind::profile_not_advised
-                                             : events::Kind::profile_advised,
-                   d);
+                   events::of_kind(a.recommendations.empty() ? events::Kind::profile_not_advised
+                                                             : events::Kind::profile_advised,
+                                   d));
               done();
             };
             if (a.recommendations.empty() && a.calls.empty()) return advised();
@@ -238,19 +234,21 @@ void meta_written(self_ptr self, int64_t n, const search::MetaRound& round,
     auto& st = self->state;
     charge(self, -1, r.calls);
     st.planner->generated(round.target, round.round, serves, r.source, r.strategies);
-    json::Value ev, list{json::Array{}};
-    for (const auto& s : r.strategies) list.push(s);
-    ev.set("sequence", n).set("target", st.targets[round.target].tgt.key());
-    ev.set("round", static_cast<int64_t>(round.round)).set("for", serves);
-    ev.set("source", r.source).set("strategies", list);
+    std::optional<std::string> failure;
     if (!r.failure.empty()) {
-      ev.set("reason", r.failure);
+      failure = r.failure;
       if (serves == "llm") st.last_error = r.failure;
     }
-    emit(self,
-         r.strategies.empty() ? events::Kind::strategies_not_written
-                              : events::Kind::strategies_written,
-         ev);
+    const events::StrategiesRound ev{n,
+                                     st.targets[round.target].tgt.key(),
+                                     static_cast<int64_t>(round.round),
+                                     serves,
+                                     r.source,
+                                     r.strategies,
+                                     failure};
+    emit(self, events::of_kind(r.strategies.empty() ? events::Kind::strategies_not_written
+                                                    : events::Kind::strategies_written,
+                               ev));
     if (--st.meta_waiting > 0) return;
     st.planner->meta_done(round.target, round.round);
     st.meta.reset();
@@ -412,17 +410,18 @@ bool confirming(self_ptr self) {
               [self, t, searched](confirmation& c) {
                 auto& st = self->state;
                 --st.pending_confirmations;
-                json::Value d;
-                d.set("sequence", c.sequence).set("candidate", c.candidate_id);
-                d.set("target", st.targets[t].tgt.key()).set("speedup_searched", searched);
-                d.set("verdict", c.correct ? "confirmed" : "not confirmed");
-                if (c.correct)
-                  d.set("speedup", c.speedup)
-                      .set("speedup_p10", c.speedup_low)
-                      .set("speedup_p90", c.speedup_high);
-                else
-                  d.set("reason", c.reason);
-                emit(self, events::Kind::confirmed, d);
+                auto d = events::about<events::Confirmed>(
+                    {c.sequence, c.candidate_id, st.targets[t].tgt.key()});
+                d.speedup_searched = searched;
+                d.verdict = c.correct ? "confirmed" : "not confirmed";
+                if (c.correct) {
+                  d.speedup = c.speedup;
+                  d.speedup_p10 = c.speedup_low;
+                  d.speedup_p90 = c.speedup_high;
+                } else {
+                  d.reason = c.reason;
+                }
+                emit(self, d);
                 check_done(self);
               },
               [self](caf::error& e) {
@@ -432,9 +431,7 @@ bool confirming(self_ptr self) {
     }
   }
   if (st.pending_confirmations > 0) {
-    json::Value d;
-    d.set("candidates", static_cast<int64_t>(st.pending_confirmations));
-    emit(self, events::Kind::confirming, d);
+    emit(self, events::Confirming{static_cast<int64_t>(st.pending_confirmations)});
   }
   return st.pending_confirmations > 0;
 }
@@ -463,9 +460,7 @@ void check_done(self_ptr self) {
 /// The experiment runs (or waits, paused): its start is archived, then proposals begin.
 void begin(self_ptr self) {
   auto& st = self->state;
-  json::Value d;
-  d.set("targets", static_cast<int64_t>(st.targets.size()));
-  emit(self, events::Kind::experiment_started, d);
+  emit(self, events::ExperimentStarted{static_cast<int64_t>(st.targets.size())});
   ledger::set_status(
       self, st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running, [self] {
         pump(self);
@@ -482,10 +477,7 @@ void resume_from(self_ptr self, const experiment_snapshot& snapshot) {
   for (const auto& job : r.jobs)
     judge(self, job.candidate.sequence, static_cast<size_t>(job.target), job.entry);
   st.proposals.continue_from(st.planner->population().next_sequence());
-  json::Value d;
-  d.set("candidates", static_cast<int64_t>(snapshot.candidates.size()))
-      .set("carried_on", r.carried_on);
-  emit(self, events::Kind::resumed, d);
+  emit(self, events::Resumed{static_cast<int64_t>(snapshot.candidates.size()), r.carried_on});
 }
 
 /// The targets are laid out: the planner and the pipeline start, a replay follows its decisions
@@ -517,10 +509,8 @@ void start_with(self_ptr self, experiment_layout& layout) {
       self->request(st.stages.archive, kArchiveTimeout, record_atom::value, r)
           .then([] {}, archive_failed(self));
     }
-    json::Value d;
-    d.set("replay_of", replay_of)
-        .set("decisions", static_cast<int64_t>(layout.replayed.candidates.size()));
-    emit(self, events::Kind::replaying, d);
+    emit(self,
+         events::Replaying{replay_of, static_cast<int64_t>(layout.replayed.candidates.size())});
   }
   if (st.cfg.resume) resume_from(self, layout.resumed);
   begin(self);
@@ -549,15 +539,17 @@ caf::result<void> control(self_ptr self, experiment_phase to) {
     if (st.status == experiment_phase::starting) return caf::unit;
     if (!pause && st.status != experiment_phase::paused) return refuse();
     tell_pipeline(pause);
-    emit(self, pause ? events::Kind::experiment_paused : events::Kind::experiment_resumed,
-         json::Value(json::Object{}));
+    if (pause)
+      emit(self, events::ExperimentPaused{});
+    else
+      emit(self, events::ExperimentResumed{});
     ledger::set_status(self, to, [] {});
   } else if (st.status != experiment_phase::finished && st.status != experiment_phase::stopped &&
              st.status != experiment_phase::failed) {
     // Stopping: nothing new is proposed, and work held by a pause finishes.
     if (st.status == experiment_phase::paused) tell_pipeline(false);
     st.status = experiment_phase::stopping;
-    emit(self, events::Kind::experiment_stopping, json::Value(json::Object{}));
+    emit(self, events::ExperimentStopping{});
   }
   pump(self);
   check_done(self);
@@ -614,11 +606,8 @@ coordinator_actor::behavior_type coordinator_impl(
           st.last_error = p.error;
         } else {
           st.candidates[p.sequence].profile_brief = p.brief;
-          json::Value d;
           const auto& c = st.candidates[p.sequence].candidate;
-          d.set("sequence", p.sequence).set("candidate", c.id).set("target", target_key(c));
-          d.set("profile", p.brief);
-          emit(self, events::Kind::profiled, d);
+          emit(self, events::Profiled{{p.sequence, c.id, target_key(c)}, p.brief});
           ask_advice(self, p);
         }
         pump(self);  // a meta-generation round may have waited for this profile

@@ -20,9 +20,7 @@ void spend(coordinator_self self, const std::string& budget, double limit) {
   auto& st = self->state;
   if (st.budget_spent) return;
   st.budget_spent = true;
-  json::Value d;
-  d.set("budget", budget).set("limit", limit);
-  emit(self, events::Kind::budget_spent, d);
+  emit(self, events::BudgetSpent{budget, limit});
 }
 
 }  // namespace
@@ -45,8 +43,8 @@ void emit(coordinator_self self, event_record ev, std::function<void()> then) {
           });
 }
 
-void emit(coordinator_self self, events::Kind kind, const json::Value& detail) {
-  emit(self, make_event(kind, detail));
+void emit(coordinator_self self, const events::Event& event) {
+  emit(self, make_event(event));
 }
 
 experiment_view view(coordinator_self self) {
@@ -77,11 +75,8 @@ void conclude(coordinator_self self, experiment_phase status) {
   if (st.concluding) return;  // a second failure while the first is being recorded
   st.concluding = true;
   st.status = status;
-  json::Value d;
-  d.set("status", to_string(status))
-      .set("proposed", st.counts.proposed)
-      .set("correct", st.counts.correct);
-  if (!st.last_error.empty()) d.set("error", st.last_error);
+  events::ExperimentEnd end{to_string(status), st.counts.proposed, st.counts.correct, {}};
+  if (!st.last_error.empty()) end.error = st.last_error;
   auto tell_and_quit = [self] {
     if (self->state.cfg.listener)
       caf::anon_send(self->state.cfg.listener, done_atom::value, progress(self));
@@ -91,11 +86,11 @@ void conclude(coordinator_self self, experiment_phase status) {
       self->send_exit(self->state.pipeline, caf::exit_reason::user_shutdown);
     self->quit();
   };
-  const auto ev =
-      make_event(status == experiment_phase::finished  ? events::Kind::experiment_finished
-                 : status == experiment_phase::stopped ? events::Kind::experiment_stopped
-                                                       : events::Kind::experiment_failed,
-                 d);
+  const auto ev = make_event(
+      events::of_kind(status == experiment_phase::finished  ? events::Kind::experiment_finished
+                      : status == experiment_phase::stopped ? events::Kind::experiment_stopped
+                                                            : events::Kind::experiment_failed,
+                      end));
   self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
                 status_update{st.cfg.experiment.id, to_string(status)})
       .then([self, ev, tell_and_quit] { emit(self, ev, tell_and_quit); },
@@ -133,9 +128,7 @@ void end_target(coordinator_self self, size_t t, events::Kind kind, const std::s
   auto& st = self->state;
   if (!st.planner->end(t, reason)) return;
   st.proposals.drop_waiting(t);
-  json::Value ev;
-  ev.set("target", st.targets[t].tgt.key()).set("reason", reason);
-  emit(self, kind, ev);
+  emit(self, events::of_kind(kind, events::TargetEnd{st.targets[t].tgt.key(), reason}));
 }
 
 }  // namespace kforge::ledger

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "actors/coordinator.hpp"
-#include "common/json.hpp"
 
 namespace kforge::ledger {
 
@@ -19,7 +18,7 @@ using coordinator_self = coordinator_actor::stateful_pointer<coordinator_state>;
 /// failed: the failure is kept as the last error). Every event of the experiment goes through
 /// here, so the listener hears them in archive order.
 void emit(coordinator_self self, event_record ev, std::function<void()> then = {});
-void emit(coordinator_self self, events::Kind kind, const json::Value& detail);
+void emit(coordinator_self self, const events::Event& event);
 
 /// What the coordinator knows of the experiment's candidates (valid once the planner exists).
 experiment_view view(coordinator_self self);

@@ -44,7 +44,7 @@ eval_result to_result(const eval_request& r, const gpu::EvalOutcome& o, double s
                       const std::string& device) {
   eval_result out;
   out.candidate_id = r.candidate_id;
-  out.config_set = r.tgt.config_set;
+  out.config_set = r.worker.mode;
   out.report = gpu::read_worker_report(o.result);
   out.worker_died = o.worker_died;
   out.seconds = seconds;
@@ -80,24 +80,9 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
         return describe_device(*self->state.worker, std::string(to_string(options.backend)));
       },
       [self, options](evaluate_atom, eval_request& r) {
-        gpu::WorkerRequest w;
-        w.export_dir = r.export_dir;
-        w.library = r.library_path;
-        w.compiled_dir = r.compiled_dir;
-        w.compiled_unavailable = r.compiled_unavailable;
-        w.direction = r.tgt.direction;
-        w.mode = r.tgt.config_set;
-        w.seeds = r.seeds;
-        w.seed = r.seed;
-        w.library_calls = r.library_policy;
-        w.stop_on_failure = r.stop_on_failure;
-        w.timing.max_seconds = r.timing_seconds;
-        w.trace = r.profile;  // a correct kernel's launches, for its profile
-        w.counters = r.profile && options.backend == Backend::cuda;  // and their counters
-        w.counters_budget_s = r.counters_budget_s;
         auto start = std::chrono::steady_clock::now();
         auto outcome =
-            gpu::evaluate_candidate(*self->state.worker, w, {}, [&](const std::string& why) {
+            gpu::evaluate_candidate(*self->state.worker, r.worker, {}, [&](const std::string& why) {
               log::warn("evaluator " + evaluator_key(options.backend, options.device) +
                         ": the worker failed on candidate " + std::to_string(r.candidate_id) +
                         " (" + why.substr(0, 300) +

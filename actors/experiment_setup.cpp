@@ -121,9 +121,7 @@ experiment_layout lay_out_targets(const search::ExperimentSpec& spec,
   for (size_t k = 0; k < spec.tasks.size() && k < exports.size(); ++k) {
     const auto& e = exports[k];
     if (!e.compiled_note.empty()) {
-      json::Value d;
-      d.set("task", spec.tasks[k]).set("baseline", e.compiled_note);
-      out.notes.push_back(make_event(events::Kind::compiled_baseline, d));
+      out.notes.push_back(make_event(events::CompiledBaseline{spec.tasks[k], e.compiled_note}));
     }
     for (const auto& direction : spec.directions) {
       std::string why;
@@ -133,9 +131,7 @@ experiment_layout lay_out_targets(const search::ExperimentSpec& spec,
         why = "the " + direction + " direction cannot be exported: " + f->second;
       } else if (std::find(e.directions.begin(), e.directions.end(), direction) ==
                  e.directions.end()) {
-        json::Value d;
-        d.set("task", spec.tasks[k]).set("direction", direction);
-        out.notes.push_back(make_event(events::Kind::direction_missing, d));
+        out.notes.push_back(make_event(events::DirectionMissing{spec.tasks[k], direction}));
         continue;
       }
       for (const auto& backend : spec.backends) {

@@ -5,7 +5,7 @@
 
 #include "archive/view_reads.hpp"
 #include "archive/views.hpp"
-#include "messages/events.hpp"
+#include "messages/event_details.hpp"
 
 namespace kforge::archive {
 
@@ -216,14 +216,14 @@ static std::optional<json::Value> report_document(Archive& a, int64_t experiment
        got(a.history(experiment_id, events::names({events::Kind::proposer_disabled,
                                                    events::Kind::proposer_set_aside,
                                                    events::Kind::proposer_unsupported})))) {
-    auto d = json::parse(ev.detail_json);
-    if (!d.value) continue;
+    const auto event = events::read_text(ev.kind, ev.detail_json);
+    const auto* setback = event ? events::as<events::ProposerSetback>(*event) : nullptr;
+    if (!setback) continue;
     json::Value row;
-    row.set("proposer", (*d.value)["proposer"].as_string()).set("event", ev.kind);
-    if ((*d.value)["target"].is_string()) row.set("target", (*d.value)["target"].as_string());
-    std::string reason = (*d.value)["reason"].as_string();
-    if ((*d.value)["kind"].is_string()) reason = (*d.value)["kind"].as_string() + ": " + reason;
-    row.set("reason", reason);
+    row.set("proposer", setback->proposer).set("event", ev.kind);
+    if (!setback->target.empty()) row.set("target", setback->target);
+    row.set("reason",
+            setback->failure.empty() ? setback->reason : setback->failure + ": " + setback->reason);
     setbacks.push(std::move(row));
   }
   out.set("proposer_setbacks", std::move(setbacks));

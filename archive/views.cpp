@@ -9,13 +9,21 @@
 
 #include "archive/view_reads.hpp"
 #include "common/statistics.hpp"
-#include "messages/events.hpp"
+#include "messages/event_details.hpp"
 
 namespace kforge::archive {
 
 using detail::got;
 using detail::view_of;
 namespace {
+
+/// A target's end event (failed, abandoned, exhausted); nothing when its detail cannot be read.
+std::optional<events::TargetEnd> target_end(const Event& ev) {
+  const auto event = events::read_text(ev.kind, ev.detail_json);
+  const auto* end = event ? events::as<events::TargetEnd>(*event) : nullptr;
+  if (!end || end->target.empty()) return std::nullopt;
+  return *end;
+}
 
 json::Value experiment_json(const Experiment& e) {
   json::Value v;
@@ -87,17 +95,16 @@ static std::optional<json::Value> experiment_document(Archive& a, int64_t experi
        got(a.history(experiment_id,
                      events::names({events::Kind::target_failed, events::Kind::target_abandoned,
                                     events::Kind::target_exhausted})))) {
-    auto d = json::parse(ev.detail_json);
-    if (!d.value || (*d.value)["target"].as_string().empty()) continue;
+    const auto end = target_end(ev);
+    if (!end) continue;
     const auto kind = events::kind_named(ev.kind);
-    std::string reason = (*d.value)["reason"].as_string();
+    std::string reason = end->reason;
     if (reason.empty() && kind == events::Kind::target_exhausted)
       reason = "every variant was tried";
-    targets[(*d.value)["target"].as_string()].ended =
-        (kind == events::Kind::target_failed      ? "failed: "
-         : kind == events::Kind::target_abandoned ? "abandoned: "
-                                                  : "exhausted: ") +
-        reason;
+    targets[end->target].ended = (kind == events::Kind::target_failed      ? "failed: "
+                                  : kind == events::Kind::target_abandoned ? "abandoned: "
+                                                                           : "exhausted: ") +
+                                 reason;
   }
   auto progress = got(a.progress(experiment_id));
   int64_t finished = 0, correct = 0;
@@ -368,9 +375,7 @@ static std::optional<json::Value> suite_document(Archive& a, int64_t experiment_
   for (const auto& ev : got(a.history(
            experiment_id,
            events::names({events::Kind::target_failed, events::Kind::target_abandoned})))) {
-    auto d = json::parse(ev.detail_json);
-    if (d.value && !(*d.value)["target"].as_string().empty())
-      ended[(*d.value)["target"].as_string()] = (*d.value)["reason"].as_string();
+    if (const auto end = target_end(ev)) ended[end->target] = end->reason;
   }
   json::Value rows{json::Array{}};
   std::set<std::string> with_candidates;

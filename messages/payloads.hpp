@@ -4,7 +4,10 @@
 #pragma once
 
 #include <caf/actor.hpp>
+#include <caf/error.hpp>
+#include <caf/meta/load_callback.hpp>
 #include <caf/meta/type_name.hpp>
+#include <caf/sec.hpp>
 
 #include <cstdint>
 #include <map>
@@ -20,9 +23,10 @@
 #include "gpu/compiler.hpp"
 #include "gpu/kernel_resources.hpp"
 #include "gpu/worker_report.hpp"
+#include "gpu/worker_request.hpp"
 #include "llm/context_kernel.hpp"
 #include "llm/reply_store.hpp"
-#include "messages/events.hpp"
+#include "messages/event_details.hpp"
 #include "search/proposal_failure.hpp"
 #include "search/proposal_mode.hpp"
 #include "search/strategy_record.hpp"
@@ -53,6 +57,21 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, WorkerReport& x) {
   return f(caf::meta::type_name("WorkerReport"), x.verdict, x.failure_kind, x.failure_message,
            x.configs, x.flags, x.checked_by_checker);
+}
+
+/// A worker's request travels as the JSON the worker reads on its pipe (its optional fields have
+/// no CAF 0.17 form): one set of names for the pipe and for messages between processes.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, WorkerRequest& x) {
+  std::string wire = Inspector::reads_state ? x.to_json().dump() : std::string();
+  return f(caf::meta::type_name("WorkerRequest"), wire,
+           caf::meta::load_callback([&]() -> caf::error {
+             auto doc = json::parse(wire);
+             if (!doc)
+               return caf::make_error(caf::sec::invalid_argument, "worker request: " + doc.error);
+             x = WorkerRequest::from_json(*doc);
+             return caf::none;
+           }));
 }
 
 template <class Inspector>
@@ -386,32 +405,18 @@ typename Inspector::result_type inspect(Inspector& f, export_result& x) {
            x.failed_directions, x.error, x.compiled_dir, x.compiled_error, x.compiled_note);
 }
 
+/// An evaluation asked of an evaluator: the candidate, its target, and what its worker is asked,
+/// whole (gpu/worker_request.hpp: the library, the export, the seeds, the timing budget, whether a
+/// correct kernel's trace and counters are recorded for its profile).
 struct eval_request {
   int64_t candidate_id = 0;
   target tgt;
-  std::string export_dir;
-  std::string compiled_dir;  ///< the torch.compile baseline to time too ("" for none)
-  /// Asked for but there is none: why, for every timed config to say so.
-  std::string compiled_unavailable;
-  std::string library_path;
-  LibraryPolicy library_policy = LibraryPolicy::flag;
-  int32_t seeds = kDefaultSeeds;
-  uint64_t seed = 0;
-  double timing_seconds = 1;  ///< timing budget per config
-  double counters_budget_s = kDefaultCountersBudgetSeconds;  ///< seconds the hardware counters may take (cuda, profile)
-  /// Stop at the first failing config (a search needs the verdict only); a suite runs them all,
-  /// so that its table says how many configs a kernel gets right.
-  bool stop_on_failure = true;
-  /// Record a correct kernel's launches (and on CUDA its hardware counters) for its profile; a
-  /// confirmation, timed again after its profile was made, needs neither.
-  bool profile = true;
+  gpu::WorkerRequest worker;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
-  return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.export_dir,
-           x.compiled_dir, x.compiled_unavailable, x.library_path, x.library_policy, x.seeds,
-           x.seed, x.timing_seconds, x.counters_budget_s, x.stop_on_failure, x.profile);
+  return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.worker);
 }
 
 /// An evaluation: the worker's report as gpu/worker_report.hpp reads it, and what the evaluator
@@ -530,8 +535,8 @@ typename Inspector::result_type inspect(Inspector& f, system_state& x) {
   return f(caf::meta::type_name("system_state"), x.actors, x.experiments);
 }
 
-/// An experiment's event as it travels and is archived: `kind` is an events::Kind's name (made
-/// by `make_event`, read back with `events::kind_named`).
+/// An experiment's event as it travels and is archived: `kind` is an events::Kind's name and
+/// `detail_json` its struct's JSON (made by `make_event`, read back with `events::read`).
 struct event_record {
   int64_t id = 0;
   int64_t experiment_id = 0;
@@ -540,9 +545,14 @@ struct event_record {
   std::string detail_json;
 };
 
-/// An event of `kind` with its detail; the coordinator sets its experiment, time and id.
-inline event_record make_event(events::Kind kind, const json::Value& detail) {
-  return {0, 0, 0, std::string(events::name(kind)), detail.dump()};
+/// The record of an event; the coordinator sets its experiment, time and id.
+inline event_record make_event(const events::Event& event) {
+  return {0, 0, 0, events::name_of(event), events::to_json(event).dump()};
+}
+
+/// The typed event of a record: its detail parsed and read (an error when either fails).
+inline Result<events::Event> read_event(const event_record& record) {
+  return events::read_text(record.kind, record.detail_json);
 }
 
 template <class Inspector>

@@ -87,9 +87,9 @@ struct EvaluatorLog {
 eval_result outcome(const eval_request& r) {
   eval_result e;
   e.candidate_id = r.candidate_id;
-  e.config_set = r.tgt.config_set;
-  const int a = std::stoi(r.library_path.substr(0, 1), nullptr, 16);
-  const int b = std::stoi(r.library_path.substr(1, 1), nullptr, 16);
+  e.config_set = r.worker.mode;
+  const int a = std::stoi(r.worker.library.substr(0, 1), nullptr, 16);
+  const int b = std::stoi(r.worker.library.substr(1, 1), nullptr, 16);
   e.report.verdict = a < 12 ? EvalVerdict::correct : EvalVerdict::incorrect;
   gpu::ConfigReport c;
   c.name = "c0";
@@ -129,7 +129,7 @@ caf::behavior fake_evaluator(caf::stateful_actor<fake_evaluator_state>* self, bo
       },
       [self](evaluate_atom, eval_request& r) -> caf::result<eval_result> {
         auto& st = self->state;
-        if (!r.profile) st.log->unprofiled.push_back(r.candidate_id);
+        if (!r.worker.trace) st.log->unprofiled.push_back(r.candidate_id);
         if (!st.deferred) {
           st.log->evaluated.push_back(r.candidate_id);
           return outcome(r);

@@ -79,10 +79,10 @@ evaluator_actor::behavior_type stand_in_evaluator(evaluator_actor::pointer) {
   return {
       [](status_atom) { return actor_status{}; },
       [](evaluate_atom, eval_request& r) -> caf::result<eval_result> {
-        if (says(r.library_path, "evaluate:error")) return stage_down("evaluator");
+        if (says(r.worker.library, "evaluate:error")) return stage_down("evaluator");
         eval_result e;
         e.candidate_id = r.candidate_id;
-        const bool ok = !says(r.library_path, "evaluate:incorrect");
+        const bool ok = !says(r.worker.library, "evaluate:incorrect");
         e.report.verdict = ok ? EvalVerdict::correct : EvalVerdict::incorrect;
         for (double speedup : {2.0, 8.0}) {
           gpu::ConfigReport c;

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "common/log.hpp"
-#include "messages/events.hpp"
+#include "messages/payloads.hpp"
 #include "tools/kforge/daemon_log.hpp"
 #include "tools/kforge/run_progress.hpp"
 #include "tools/kforge/suite_progress.hpp"
@@ -30,19 +30,15 @@ TEST(RunProgress, SaysHowFarTheExperimentIsAndWhatIsLeft) {
             std::string::npos)
       << out.str();
   EXPECT_FALSE(p.due()) << "a line was just printed";
-  json::Value started;
-  started.set("targets", 2);
-  p.on_event("experiment_started", started);
-  p.on_event("evaluated", json::Value());
-  p.on_event("rejected", json::Value());
-  p.on_event("proposed", json::Value());
+  p.on_event(events::ExperimentStarted{2});
+  p.on_event(events::Evaluated{});
+  p.on_event(events::Rejected{});
+  p.on_event(events::Proposed{});
   // 2 of 2 x 4 finished after about 40 s: about 120 s for the other 6.
   const std::string s = p.summary();
   EXPECT_EQ(s.rfind("2/8 candidates finished, about 12", 0), 0u) << s;
-  json::Value confirming;
-  confirming.set("candidates", 4);
-  p.on_event("confirming", confirming);
-  p.on_event("confirmed", json::Value());
+  p.on_event(events::Confirming{4});
+  p.on_event(events::Confirmed{});
   EXPECT_EQ(p.summary(), "confirming the best: 1/4 timed again");
 }
 
@@ -102,23 +98,18 @@ TEST(DaemonLog, EventsAreLoggedAtTheLevelTheyDeserve) {
   EXPECT_EQ(event_level("a_kind_of_a_later_kforge"), log::Level::debug);
 }
 
-// Every kind has one name, and the name gives the kind back.
-TEST(Events, EveryKindHasOneNameThatGivesItBack) {
-  for (int i = 0; i < static_cast<int>(events::Kind::unknown); ++i) {
-    const auto kind = static_cast<events::Kind>(i);
-    EXPECT_EQ(events::kind_named(events::name(kind)), kind) << events::name(kind);
-  }
-  EXPECT_EQ(events::kind_named("not_a_kind"), events::Kind::unknown);
-  EXPECT_TRUE(events::ends_target(events::Kind::target_abandoned));
-  EXPECT_TRUE(events::finishes_candidate(events::Kind::compile_failed));
-  EXPECT_FALSE(events::finishes_candidate(events::Kind::llm_verified));
+/// An event as `kforge suite` hears it: made by a producer, archived as its record (kind and
+/// JSON text) and read back.
+events::Event heard(const events::Event& event) {
+  auto read = read_event(make_event(event));
+  EXPECT_TRUE(read) << read.error;
+  return read ? *read : events::Event(events::Unknown{});
 }
 
-/// A candidate's event as the pipeline writes it: sequence, candidate id and target.
-json::Value about(const std::string& target, int64_t candidate) {
-  json::Value d;
-  d.set("sequence", candidate).set("candidate", candidate).set("target", target);
-  return d;
+/// Candidate `candidate`'s event of type E, as the pipeline makes it.
+template <class E>
+events::Event about(const std::string& target, int64_t candidate) {
+  return heard(events::about<E>({candidate, candidate, target}));
 }
 
 // A suite of two targets, 3 and 2 kernels: two of the first are rejected or fail to compile and
@@ -128,26 +119,22 @@ TEST(SuiteProgress, AnAbandonedTargetCountsWhatItWillNeverGetOnce) {
   const std::string a = "softmax/forward/cpu", b = "layernorm/forward/cpu";
   SuiteProgress p({{a, 3}, {b, 2}});
   EXPECT_EQ(p.total(), 5);
-  auto name = [](events::Kind k) { return std::string(events::name(k)); };
-  EXPECT_TRUE(p.on_event(name(events::Kind::rejected), about(a, 1)));
-  EXPECT_TRUE(p.on_event(name(events::Kind::compile_failed), about(a, 2)));
-  EXPECT_FALSE(p.on_event(name(events::Kind::llm_verified), about(a, 3)));
+  EXPECT_TRUE(p.on_event(about<events::Rejected>(a, 1)));
+  EXPECT_TRUE(p.on_event(about<events::CompileFailed>(a, 2)));
+  EXPECT_FALSE(p.on_event(about<events::LlmVerified>(a, 3)));
   EXPECT_EQ(p.done(), 2);
-  json::Value abandoned;
-  abandoned.set("target", a).set("reason", "no proposer can write it");
-  EXPECT_TRUE(p.on_event(name(events::Kind::target_abandoned), abandoned));
+  const auto abandoned = heard(events::TargetAbandoned{{a, "no proposer can write it"}});
+  EXPECT_TRUE(p.on_event(abandoned));
   EXPECT_EQ(p.done(), 3);
-  EXPECT_FALSE(p.on_event(name(events::Kind::evaluated), about(a, 3)));  // was in flight
-  EXPECT_FALSE(p.on_event(name(events::Kind::target_abandoned), abandoned));
+  EXPECT_FALSE(p.on_event(about<events::Evaluated>(a, 3)));  // was in flight
+  EXPECT_FALSE(p.on_event(abandoned));
   EXPECT_EQ(p.done(), 3);
-  EXPECT_TRUE(p.on_event(name(events::Kind::evaluated), about(b, 4)));
-  EXPECT_TRUE(p.on_event(name(events::Kind::stage_error), about(b, 5)));
+  EXPECT_TRUE(p.on_event(about<events::Evaluated>(b, 4)));
+  EXPECT_TRUE(p.on_event(about<events::StageError>(b, 5)));
   EXPECT_EQ(p.done(), 5);
   // A target that fails to start before any kernel counts all of its own.
   SuiteProgress q({{a, 3}});
-  json::Value failed;
-  failed.set("target", a).set("reason", "the export failed");
-  EXPECT_TRUE(q.on_event(name(events::Kind::target_failed), failed));
+  EXPECT_TRUE(q.on_event(heard(events::TargetFailed{{a, "the export failed"}})));
   EXPECT_EQ(q.done(), 3);
 }
 

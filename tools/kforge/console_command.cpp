@@ -20,6 +20,7 @@
 #include "tools/kforge/command_line.hpp"
 #include "tools/kforge/console_input.hpp"
 #include "tools/kforge/daemon_command.hpp"
+#include "tools/kforge/event_lines.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {

@@ -4,6 +4,7 @@
 
 #include "common/json.hpp"
 #include "messages/events.hpp"
+#include "tools/kforge/event_lines.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
@@ -26,10 +27,9 @@ caf::actor start_event_log(caf::actor_system& system, const gateway_actor& gatew
   auto logger = system.spawn([](caf::event_based_actor*) -> caf::behavior {
     return {
         [](event_atom, const event_record& ev) {
-          auto detail = json::parse(ev.detail_json);
-          const std::string line =
-              "experiment " + std::to_string(ev.experiment_id) + ": " +
-              describe_event(ev.kind, detail.value ? *detail.value : json::Value());
+          const auto event = read_event(ev);
+          const std::string line = "experiment " + std::to_string(ev.experiment_id) + ": " +
+                                   describe_event(ev.kind, event);
           switch (event_level(ev.kind)) {
             case log::Level::error:
               return log::error(line);

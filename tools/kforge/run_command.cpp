@@ -18,6 +18,7 @@
 #include "messages/errors.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/command_line.hpp"
+#include "tools/kforge/event_lines.hpp"
 #include "tools/kforge/run_progress.hpp"
 #include "tools/kforge/tables.hpp"
 
@@ -120,13 +121,12 @@ int run_experiment(const std::vector<std::string>& args) {
   auto final_status = follow_experiment(
       host, record, spec, resume_id != 0, "kforge run",
       [&](const event_record& ev) {
-        auto detail = json::parse(ev.detail_json);
-        const json::Value d = detail.value ? *detail.value : json::Value();
+        const auto event = read_event(ev);
         if (!quiet) {
           progress.before_line();
-          std::cout << elapsed_stamp(start) << describe_event(ev.kind, d) << "\n" << std::flush;
+          std::cout << elapsed_stamp(start) << describe_event(ev.kind, event) << "\n" << std::flush;
         }
-        progress.on_event(ev.kind, d);
+        if (event) progress.on_event(*event);
       },
       [&] {
         const auto now = std::chrono::steady_clock::now();

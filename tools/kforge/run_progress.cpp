@@ -1,7 +1,6 @@
 #include "tools/kforge/run_progress.hpp"
 
 #include "common/numbers.hpp"
-#include "messages/events.hpp"
 
 namespace kforge::cli {
 
@@ -13,19 +12,19 @@ double RunProgress::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-void RunProgress::on_event(const std::string& kind, const json::Value& d) {
+void RunProgress::on_event(const events::Event& event) {
   last_line_ = std::chrono::steady_clock::now();
   using K = events::Kind;
-  const K k = events::kind_named(kind);
-  if (k == K::experiment_started) {
+  const K k = events::kind_of(event);
+  if (const auto* started = std::get_if<events::ExperimentStarted>(&event)) {
     started_ = true;
-    targets_ = d["targets"].as_int();
+    targets_ = started->targets;
   } else if (k == K::resumed) {
     started_ = true;
   } else if (events::finishes_candidate(k)) {
     ++finished_;
-  } else if (k == K::confirming) {
-    confirming_ = d["candidates"].as_int();
+  } else if (const auto* confirming = std::get_if<events::Confirming>(&event)) {
+    confirming_ = confirming->candidates;
   } else if (k == K::confirmed) {
     ++confirmed_;
   }

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/json.hpp"
+#include "messages/event_details.hpp"
 
 namespace kforge::cli {
 
@@ -20,7 +20,7 @@ class RunProgress {
   RunProgress(std::ostream& out, int64_t per_target, bool live,
               std::chrono::steady_clock::time_point start);
   /// Counts an experiment event (call after it was printed).
-  void on_event(const std::string& kind, const json::Value& detail);
+  void on_event(const events::Event& event);
   /// Before printing an event line: clears the live line.
   void before_line();
   /// True when it is time for a progress line (each second live, else after 10 s of silence).

@@ -17,6 +17,7 @@
 #include "proposers/kernel_files.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/command_line.hpp"
+#include "tools/kforge/event_lines.hpp"
 #include "tools/kforge/suite_progress.hpp"
 #include "tools/kforge/tables.hpp"
 
@@ -249,10 +250,9 @@ class SuiteFollower {
   int64_t total() const { return progress_.total(); }
 
   void operator()(const event_record& ev) {
-    auto parsed = json::parse(ev.detail_json);
-    const json::Value detail = parsed.value ? *parsed.value : json::Value();
-    const bool counted = progress_.on_event(ev.kind, detail);
-    if (!quiet_) std::cout << elapsed_stamp(start_) << describe_event(ev.kind, detail) << "\n";
+    const auto event = read_event(ev);
+    const bool counted = event && progress_.on_event(*event);
+    if (!quiet_) std::cout << elapsed_stamp(start_) << describe_event(ev.kind, event) << "\n";
     if (counted) {
       const int64_t done = progress_.done(), total = progress_.total();
       const double elapsed =

@@ -1,7 +1,5 @@
 #include "tools/kforge/suite_progress.hpp"
 
-#include "messages/events.hpp"
-
 namespace kforge::cli {
 
 SuiteProgress::SuiteProgress(std::map<std::string, int64_t> expected)
@@ -9,10 +7,10 @@ SuiteProgress::SuiteProgress(std::map<std::string, int64_t> expected)
   for (const auto& [key, n] : expected_) total_ += n;
 }
 
-bool SuiteProgress::on_event(const std::string& kind_name, const json::Value& detail) {
+bool SuiteProgress::on_event(const events::Event& event) {
   using K = events::Kind;
-  const K kind = events::kind_named(kind_name);
-  const std::string key = detail["target"].as_string();
+  const K kind = events::kind_of(event);
+  const std::string key = events::target_of(event);
   if (events::finishes_candidate(kind)) {
     if (ended_.count(key)) return false;  // counted when its target ended
     ++done_by_target_[key];

@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "common/json.hpp"
+#include "messages/event_details.hpp"
 
 namespace kforge::cli {
 
@@ -19,7 +19,7 @@ class SuiteProgress {
   /// `expected`: kernels per target key ("task/direction/backend").
   explicit SuiteProgress(std::map<std::string, int64_t> expected);
   /// Counts an event; true when it changed the count (time for a progress line).
-  bool on_event(const std::string& kind, const json::Value& detail);
+  bool on_event(const events::Event& event);
   int64_t done() const { return done_; }
   int64_t total() const { return total_; }
 

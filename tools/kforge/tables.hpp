@@ -1,4 +1,4 @@
-// How experiments, events, actor states and candidates read on a terminal: shared by `kforge
+// How experiments, actor states and candidates read on a terminal: shared by `kforge
 // run`, `kforge console` and `kforge show`, which all print the archive's JSON documents.
 #pragma once
 
@@ -7,9 +7,6 @@
 #include "common/json.hpp"
 
 namespace kforge::cli {
-
-/// One line for an event (kind and detail as the archive keeps them).
-std::string describe_event(const std::string& kind, const json::Value& detail);
 
 /// The targets of an experiment (archive/views.hpp's experiment document) with their best kernels.
 std::string experiment_table(const json::Value& experiment);
