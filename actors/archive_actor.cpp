@@ -21,9 +21,9 @@ caf::error failed(const std::string& what, const std::string& why) {
 
 /// A compile's log and verdict as the archive keeps them.
 std::pair<archive::CompileLog, archive::VerdictRow> compile_rows(const candidate_compile& c) {
-  const gpu::CompileResult& r = c.result;
+  const evaluation::CompileResult& r = c.result;
   archive::CompileLog log{c.candidate_id, r.ok,         r.cache_hit,
-                          r.seconds,      r.log,        gpu::to_json(r.kernels).dump(),
+                          r.seconds,      r.log,        evaluation::to_json(r.kernels).dump(),
                           r.headers,      r.light_error};
   const std::string kind =
       r.ok ? ""

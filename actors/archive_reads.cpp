@@ -53,12 +53,12 @@ Result<candidate_state> archived_candidate(archive::Archive& db, const archive::
   if (p.correct) {
     auto results = db.results(c.id);
     if (!results) return Found::failure(results.error);
-    std::vector<gpu::ConfigReport> configs;
+    std::vector<evaluation::ConfigReport> configs;
     for (const auto& r : *results)
       if (auto doc = json::parse(r.detail_json); doc)
-        configs.push_back(gpu::read_config_report(*doc.value));
-    cs.speed_of_light = gpu::speed_of_light_fraction(configs);
-    cs.times = gpu::config_times_text(configs);
+        configs.push_back(evaluation::read_config_report(*doc.value));
+    cs.speed_of_light = evaluation::speed_of_light_fraction(configs);
+    cs.times = evaluation::config_times_text(configs);
   }
   cs.profiled = p.profiled;
   if (p.profiled) {

@@ -1,5 +1,6 @@
 #include "actors/builtin_proposer_actor.hpp"
 
+#include "actors/proposal_answer.hpp"
 #include "common/task_document.hpp"
 #include "proposers/builtin/builtin_proposer.hpp"
 #include "proposers/builtin/builtin_strategies.hpp"
@@ -11,18 +12,9 @@ proposer_actor::behavior_type builtin_proposer_impl(
   return {
       [self](status_atom) { return self->state.stats.status(); },
       [self](propose_atom, propose_request& r) {
-        auto& st = self->state;
-        st.stats.started(r.tgt.key() + " #" + std::to_string(r.sequence));
-        proposal out;
-        out.proposer = "builtin";
-        auto failed = [&](search::ProposalFailure kind, std::string why) {
-          st.stats.finished(kind == search::ProposalFailure::exhausted ? std::string() : why);
-          out.failure_kind = kind;
-          out.failure = std::move(why);
-          return out;
-        };
+        proposal_answer answer(self->state.stats, r, "builtin");
         auto doc = tasks::read_task_document(r.export_dir);
-        if (!doc) return failed(search::ProposalFailure::proposer_error, doc.error);
+        if (!doc) return answer.fail(search::ProposalFailure::proposer_error, doc.error);
         builtin::BuiltinRequest b;
         b.backend = r.tgt.backend;
         b.direction = r.tgt.direction;
@@ -35,18 +27,13 @@ proposer_actor::behavior_type builtin_proposer_impl(
         b.tried.insert(r.tried.begin(), r.tried.end());
         b.strategy = r.strategy;
         auto p = builtin::propose_builtin(b);
-        if (p.unsupported) return failed(search::ProposalFailure::unsupported, p.error);
+        if (p.unsupported) return answer.fail(search::ProposalFailure::unsupported, p.error);
         if (!p.ok)
-          return failed(p.exhausted ? search::ProposalFailure::exhausted
-                                    : search::ProposalFailure::proposer_error,
-                        r.tgt.key() + ": " + p.error);
-        st.stats.finished();
-        out.source = std::move(p.source);
-        out.strategy = std::move(p.strategy);
-        out.params = std::move(p.params);
-        out.rationale = std::move(p.rationale);
-        out.parent_id = p.from_parent ? r.parent.id : 0;
-        return out;
+          return answer.fail(p.exhausted ? search::ProposalFailure::exhausted
+                                         : search::ProposalFailure::proposer_error,
+                             r.tgt.key() + ": " + p.error);
+        return answer.give(std::move(p.source), std::move(p.strategy), std::move(p.params),
+                           std::move(p.rationale), p.from_parent ? r.parent.id : 0);
       },
       [self](meta_atom, meta_request& r) {
         // Meta-generation by rules: moves over the templates' parameters.

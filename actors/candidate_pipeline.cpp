@@ -122,7 +122,7 @@ void ask_stage(self_ptr self, int64_t n, Stage stage, const Handle& handle, Time
           [self, n, stage](caf::error& e) { stage_error(self, n, stage, e); });
 }
 
-void profile(self_ptr self, int64_t n, std::vector<gpu::ConfigReport> configs) {
+void profile(self_ptr self, int64_t n, std::vector<evaluation::ConfigReport> configs) {
   auto& st = self->state;
   profile_request req{candidate(self, n).id, candidate(self, n).backend, flight(self, n).kernels,
                       std::move(configs)};
@@ -163,11 +163,11 @@ void reprofile(self_ptr self, int64_t n) {
             auto doc = json::parse(text);
             if (!doc.value)
               return lost("reading candidate " + std::to_string(n) + " back: " + doc.error);
-            std::vector<gpu::ConfigReport> configs;
+            std::vector<evaluation::ConfigReport> configs;
             for (const auto& row : (*doc.value)["results"].as_array())
-              configs.push_back(gpu::read_config_report(row["detail"]));
+              configs.push_back(evaluation::read_config_report(row["detail"]));
             flight(self, n).kernels =
-                gpu::kernel_resources_from_json((*doc.value)["compile"]["resources"]);
+                evaluation::kernel_resources_from_json((*doc.value)["compile"]["resources"]);
             profile(self, n, std::move(configs));
           },
           [lost](caf::error& e) { lost("reading a candidate back: " + describe(e)); });
@@ -175,7 +175,7 @@ void reprofile(self_ptr self, int64_t n) {
 
 /// What the evaluator is asked for a compiled candidate of target `l`.
 eval_request evaluation_request(self_ptr self, const Candidate& c, const target_layout& l,
-                                const gpu::CompileResult& compiled) {
+                                const evaluation::CompileResult& compiled) {
   const auto& spec = self->state.cfg.spec;
   eval_request req{c.id, l.tgt, {}};
   auto& w = req.worker;
@@ -210,8 +210,8 @@ void evaluated(self_ptr self, int64_t n, const eval_result& r) {
   o.stage = Stage::evaluate;
   o.correct = ok;
   o.speedup = ok ? geomean_speedup(r) : 0;
-  o.speed_of_light = ok ? gpu::speed_of_light_fraction(report.configs) : 0;
-  if (ok) o.times = gpu::config_times_text(report.configs);
+  o.speed_of_light = ok ? evaluation::speed_of_light_fraction(report.configs) : 0;
+  if (ok) o.times = evaluation::config_times_text(report.configs);
   o.profiling = ok;
   auto e = events::about<events::Evaluated>(subject(self, n));
   e.verdict = to_string(report.verdict);
@@ -231,7 +231,7 @@ void evaluated(self_ptr self, int64_t n, const eval_result& r) {
   if (ok) profile(self, n, report.configs);
 }
 
-void evaluate(self_ptr self, int64_t n, const gpu::CompileResult& built) {
+void evaluate(self_ptr self, int64_t n, const evaluation::CompileResult& built) {
   const auto& l = layout(self, n);
   flight(self, n).kernels = built.kernels;
   ask_stage<eval_result>(
@@ -263,7 +263,7 @@ Result<compile_request> compilation_request(self_ptr self, const Candidate& c, c
 
 /// Candidate n's compile is archived: a library goes on to be evaluated, a failure is told and
 /// answered.
-void compiled(self_ptr self, int64_t n, const gpu::CompileResult& r) {
+void compiled(self_ptr self, int64_t n, const evaluation::CompileResult& r) {
   if (r.ok) return when_running(self, [self, n, r] { evaluate(self, n, r); });
   tell(self, events::CompileFailed{subject(self, n), r.error});
   candidate_outcome o;

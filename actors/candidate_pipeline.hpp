@@ -33,7 +33,7 @@ struct pipeline_config {
 struct candidate_in_flight {
   pipeline_job job;
   caf::typed_response_promise<candidate_outcome> promise;
-  std::vector<gpu::KernelResources> kernels;
+  std::vector<evaluation::KernelResources> kernels;
 };
 
 struct candidate_pipeline_state {

@@ -4,16 +4,16 @@
 
 #include <limits>
 
-#include "gpu/compiled_baseline.hpp"
-#include "gpu/compiler.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/compiled_baseline.hpp"
+#include "evaluation/compiler.hpp"
+#include "evaluation/task_export.hpp"
 
 namespace kforge {
 
 compile_runner_actor::behavior_type compile_runner_impl(compiler_options options) {
   return {
       [options](compile_atom, compile_request& r) {
-        gpu::CompileOptions o;
+        evaluation::CompileOptions o;
         o.backend = r.backend;
         if (!r.cuda_arch.empty()) o.cuda_arch = r.cuda_arch;
         o.cache_dir = options.cache_dir;
@@ -21,12 +21,12 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
         o.allow_unconfined = options.allow_unconfined;
         o.source_name = r.source_name;
         o.headers = r.headers;
-        return candidate_compile{r.candidate_id, gpu::compile_candidate(r.source, o)};
+        return candidate_compile{r.candidate_id, evaluation::compile_candidate(r.source, o)};
       },
       [options](export_atom, export_request& r) {
-        gpu::ExportOptions o;
+        evaluation::ExportOptions o;
         o.cache_dir = options.cache_dir;
-        auto e = gpu::export_task(r.task_dir, o);
+        auto e = evaluation::export_task(r.task_dir, o);
         export_result out;
         out.ok = e.ok;
         out.export_dir = e.dir;
@@ -40,15 +40,16 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
         // The torch.compile baseline, built once per task and kept beside its export; a task
         // without one is still evaluated, its configs say why there is no compiled time.
         if (e.ok && r.compiled_baseline != "off") {
-          gpu::CompiledBaselineOptions b;
+          evaluation::CompiledBaselineOptions b;
           b.mode = r.compiled_baseline;
           b.backend = r.backend;
           b.config_set = r.config_set;
-          auto built = gpu::build_compiled_baseline(r.task_dir, e.dir, b);
+          auto built = evaluation::build_compiled_baseline(r.task_dir, e.dir, b);
           out.compiled_dir = built.dir;
           out.compiled_error = built.error;
-          out.compiled_note = built.error.empty() ? gpu::describe_compiled_baseline(built.doc)
-                                                  : "none: " + built.error;
+          out.compiled_note = built.error.empty()
+                                  ? evaluation::describe_compiled_baseline(built.doc)
+                                  : "none: " + built.error;
         }
         return out;
       },

@@ -13,12 +13,6 @@ namespace {
 
 using self_ptr = coordinator_actor::stateful_pointer<coordinator_state>;
 using namespace std::chrono_literals;
-using ledger::archive_failed;
-using ledger::charge;
-using ledger::emit;
-using ledger::end_target;
-using ledger::fail;
-using ledger::view;
 
 constexpr auto kProposalTimeout = 15min;
 
@@ -32,12 +26,12 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
   auto& st = self->state;
   auto& planner = *st.planner;
   const size_t t = planner.population().members().at(n).target;
-  if (!o.error.empty()) st.last_error = o.error;
+  if (!o.error.empty()) st.ledger.note_error(o.error);
   if (o.evaluated()) {
-    ++st.counts.evaluated;
-    st.counts.correct += o.correct;
+    ++st.ledger.counts().evaluated;
+    st.ledger.counts().correct += o.correct;
   } else {
-    ++st.counts.rejected;
+    ++st.ledger.counts().rejected;
   }
   if (o.compiled()) planner.compile_outcome(t, true);
   if (!o.failure.empty()) planner.failed(n, {o.stage, o.failure});
@@ -47,17 +41,19 @@ void take_outcome(self_ptr self, int64_t n, const candidate_outcome& o) {
     for (const auto& [s, m] : planner.population().members())
       if (m.target == t && m.correct) best_before = std::max(best_before, m.speedup);
     if (o.speedup > best_before) {
-      emit(self, events::NewBest{st.targets[t].tgt.key(), st.candidates[n].candidate.id, o.speedup,
-                                 st.candidates[n].candidate.strategy});
+      self->state.ledger.emit(events::NewBest{st.targets[t].tgt.key(),
+                                              st.candidates[n].candidate.id, o.speedup,
+                                              st.candidates[n].candidate.strategy});
     }
   }
   if (o.stage == Stage::compile && !o.stage_error) {
     const int limit = st.cfg.spec.abandon_after_compile_failures;
     const int in_a_row = planner.compile_outcome(t, false);
     if (limit > 0 && in_a_row >= limit)
-      end_target(self, t, events::Kind::target_abandoned,
-                 std::to_string(in_a_row) +
-                     " candidates in a row failed to compile; the last: " + o.reason);
+      self->state.ledger.end_target(
+          t, events::Kind::target_abandoned,
+          std::to_string(in_a_row) +
+              " candidates in a row failed to compile; the last: " + o.reason);
   }
   if (o.correct) st.candidates[n].config_times = o.times;
   planner.population().finish(n, o.correct, o.speedup, o.speed_of_light);
@@ -80,7 +76,7 @@ void judge(self_ptr self, int64_t n, size_t t, pipeline_entry entry) {
           [self, n, entry](candidate_outcome& o) {
             if (entry != pipeline_entry::profile) take_outcome(self, n, o);
           },
-          [self](caf::error& e) { fail(self, context_text(e)); });
+          [self](caf::error& e) { self->state.ledger.fail(context_text(e)); });
 }
 
 // ---- Proposals. ----
@@ -92,26 +88,26 @@ void proposal_failed(self_ptr self, int64_t n, const std::string& proposer,
   st.proposals.came_back(n);
   const size_t t = st.proposals.at(n).target;
   events::ProposerSetback setback{n, st.targets[t].tgt.key(), proposer, to_string(kind), reason};
-  st.last_error = reason;
+  st.ledger.note_error(reason);
   const auto s = st.planner->setback(t, proposer, kind, reason);
   switch (s.then) {
     case search::Setback::Then::fail_experiment:
-      return fail(self, reason);
+      return self->state.ledger.fail(reason);
     case search::Setback::Then::end_target:
       st.proposals.erase(n);
-      end_target(self, t, s.event, s.reason);
+      self->state.ledger.end_target(t, s.event, s.reason);
       break;
     case search::Setback::Then::plan_again:
       st.proposals.replan(n);
       if (!s.reason.empty()) setback.reason = s.reason;
-      emit(self, events::of_kind(s.event, setback));
+      self->state.ledger.emit(events::of_kind(s.event, setback));
       break;
     case search::Setback::Then::retry:
       // The next try draws another sample of the same request.
       st.proposals.retry(n, s.delay_seconds > 0);
       events::ProposalFailed failed{setback};
       failed.retry_in_seconds = static_cast<int64_t>(s.delay_seconds);
-      emit(self, failed);
+      self->state.ledger.emit(failed);
       if (s.delay_seconds > 0)
         self->delayed_send(self, std::chrono::seconds(s.delay_seconds), tick_atom::value, n);
   }
@@ -124,7 +120,7 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
                      search::Decision d, proposal p) {
   auto& st = self->state;
   d.reply_key = p.reply_key;
-  auto c = make_candidate(view(self), n, t, d, p, req.seed);
+  auto c = make_candidate(self->state.ledger.view(), n, t, d, p, req.seed);
   self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
                 proposed_candidate{c, p.calls})
       .then(
@@ -135,8 +131,8 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
             st.planner->population().add(make_member(c, t, d));
             st.proposals.erase(n);
             st.planner->proposal_succeeded(t, c.proposer);
-            ++st.counts.proposed;
-            charge(self, n, calls);
+            ++st.ledger.counts().proposed;
+            self->state.ledger.charge(n, calls);
             auto ev = events::about<events::Proposed>({n, c.id, st.targets[t].tgt.key()});
             ev.proposer = c.proposer;
             ev.strategy = c.strategy;
@@ -144,11 +140,11 @@ void accept_proposal(self_ptr self, int64_t n, size_t t, const propose_request& 
             ev.params = c.params;
             ev.rationale = rationale;
             if (c.parent_id) ev.parent = c.parent_id;
-            emit(self, ev);
+            self->state.ledger.emit(ev);
             judge(self, n, t, pipeline_entry::verify);
             pump(self);
           },
-          archive_failed(self));
+          self->state.ledger.archive_failed());
 }
 
 // ---- Profile advice. ----
@@ -162,7 +158,7 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
   const auto& spec = st.cfg.spec;
   auto model = st.llm_proposers.find(spec.advice_model);
   if (spec.advice_model.empty() || model == st.llm_proposers.end() || st.planner->replaying() ||
-      st.budget_spent || st.status == experiment_phase::stopping)
+      st.ledger.proposals_closed())
     return;
   const int64_t n = p.sequence;
   const auto& c = st.candidates.at(n).candidate;
@@ -189,10 +185,10 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
           [self, n, c, done, brief = p.brief](profile_advice& a) {
             auto& st = self->state;
             a.candidate_id = c.id;
-            if (!a.failure.empty()) st.last_error = a.failure;
+            if (!a.failure.empty()) st.ledger.note_error(a.failure);
             auto advised = [self, n, c, done, brief, a] {
               auto& st = self->state;
-              charge(self, n, a.calls);
+              self->state.ledger.charge(n, a.calls);
               const auto advice = advice_json(a);
               if (!a.recommendations.empty())
                 st.candidates[n].profile_brief = advised_brief(brief, advice);
@@ -200,24 +196,24 @@ void ask_advice(self_ptr self, const profile_outcome& p) {
               d.model = a.model;
               d.recommendations = advice["recommendations"];
               if (!a.failure.empty()) d.reason = a.failure;
-              emit(self,
-                   events::of_kind(a.recommendations.empty() ? events::Kind::profile_not_advised
-                                                             : events::Kind::profile_advised,
-                                   d));
+              self->state.ledger.emit(events::of_kind(a.recommendations.empty()
+                                                          ? events::Kind::profile_not_advised
+                                                          : events::Kind::profile_advised,
+                                                      d));
               done();
             };
             if (a.recommendations.empty() && a.calls.empty()) return advised();
             if (a.recommendations.empty()) {
               self->request(st.stages.archive, kArchiveTimeout, record_atom::value,
                             llm_calls_record{st.cfg.experiment.id, c.id, n, a.calls})
-                  .then(advised, archive_failed(self));
+                  .then(advised, self->state.ledger.archive_failed());
               return;
             }
             self->request(st.stages.archive, kArchiveTimeout, record_atom::value, a)
-                .then(advised, archive_failed(self));
+                .then(advised, self->state.ledger.archive_failed());
           },
           [self, done](caf::error& e) {
-            self->state.last_error = "profile advice: " + describe(e);
+            self->state.ledger.note_error("profile advice: " + describe(e));
             done();
           });
 }
@@ -232,12 +228,12 @@ void meta_written(self_ptr self, int64_t n, const search::MetaRound& round,
   const size_t t = round.target;
   auto done = [self, n, round, serves, r] {
     auto& st = self->state;
-    charge(self, -1, r.calls);
+    self->state.ledger.charge(-1, r.calls);
     st.planner->generated(round.target, round.round, serves, r.source, r.strategies);
     std::optional<std::string> failure;
     if (!r.failure.empty()) {
       failure = r.failure;
-      if (serves == "llm") st.last_error = r.failure;
+      if (serves == "llm") st.ledger.note_error(r.failure);
     }
     const events::StrategiesRound ev{n,
                                      st.targets[round.target].tgt.key(),
@@ -246,9 +242,10 @@ void meta_written(self_ptr self, int64_t n, const search::MetaRound& round,
                                      r.source,
                                      r.strategies,
                                      failure};
-    emit(self, events::of_kind(r.strategies.empty() ? events::Kind::strategies_not_written
-                                                    : events::Kind::strategies_written,
-                               ev));
+    self->state.ledger.emit(events::of_kind(r.strategies.empty()
+                                                ? events::Kind::strategies_not_written
+                                                : events::Kind::strategies_written,
+                                            ev));
     if (--st.meta_waiting > 0) return;
     st.planner->meta_done(round.target, round.round);
     st.meta.reset();
@@ -260,7 +257,7 @@ void meta_written(self_ptr self, int64_t n, const search::MetaRound& round,
                         round.round,          serves, r.source,
                         r.strategies,         r.calls};
   self->request(st.stages.archive, kArchiveTimeout, record_atom::value, rec)
-      .then(done, archive_failed(self));
+      .then(done, self->state.ledger.archive_failed());
 }
 
 /// Asks for the strategies of `round` before proposal n: an LLM of the ensemble writes the LLMs',
@@ -282,7 +279,7 @@ void start_meta(self_ptr self, int64_t n, const search::MetaRound& round) {
     }
     if (!writer) continue;
     ++st.meta_waiting;
-    auto req = make_meta_request(view(self), n, round, serves);
+    auto req = make_meta_request(self->state.ledger.view(), n, round, serves);
     self->request(*writer, caf::infinite, meta_atom::value, req)
         .then([self, n, round,
                serves](meta_reply& r) { meta_written(self, n, round, serves, std::move(r)); },
@@ -334,10 +331,10 @@ bool send(self_ptr self, int64_t n) {
       proposer = b->second;
   }
   if (!proposer) {
-    fail(self, "no proposer named " + d.proposer);
+    self->state.ledger.fail("no proposer named " + d.proposer);
     return false;
   }
-  auto req = make_propose_request(view(self), n, t, plan, p.attempts);
+  auto req = make_propose_request(self->state.ledger.view(), n, t, plan, p.attempts);
   st.proposals.sent(n);
   self->request(*proposer, timeout, propose_atom::value, req)
       .then(
@@ -345,13 +342,13 @@ bool send(self_ptr self, int64_t n) {
             if (!p.source.empty()) return accept_proposal(self, n, t, req, d, std::move(p));
             // No candidate: its calls are recorded (they cost money), then the failure is handled.
             auto handle = [self, n, d, p] {
-              charge(self, -1, p.calls);
+              self->state.ledger.charge(-1, p.calls);
               proposal_failed(self, n, d.proposer, p.failure_kind, p.failure);
             };
             if (p.calls.empty()) return handle();
             self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value,
                           llm_calls_record{self->state.cfg.experiment.id, 0, n, p.calls})
-                .then(handle, archive_failed(self));
+                .then(handle, self->state.ledger.archive_failed());
           },
           [self, n, d](caf::error& e) {
             // The proposer itself failed: proposers say why they have no candidate in the answer.
@@ -363,18 +360,18 @@ bool send(self_ptr self, int64_t n) {
 
 bool proposals_over(self_ptr self) {
   auto& st = self->state;
-  return st.budget_spent || st.status == experiment_phase::stopping ||
-         !st.planner->any_proposer_left() || st.proposals.no_more_sequences(*st.planner);
+  return st.ledger.proposals_closed() || !st.planner->any_proposer_left() ||
+         st.proposals.no_more_sequences(*st.planner);
 }
 
 /// Keeps up to `search.proposals_in_flight` proposals at the proposers (ProposalBook::next).
 void pump(self_ptr self) {
   auto& st = self->state;
-  if (st.status != experiment_phase::running) return;
+  if (st.ledger.status() != experiment_phase::running) return;
   const auto& spec = st.cfg.spec;
-  ledger::check_wall_clock(self);
-  if (st.budget_spent || !st.planner->any_proposer_left()) return;
-  while (st.status == experiment_phase::running) {
+  self->state.ledger.check_wall_clock();
+  if (st.ledger.budget_spent() || !st.planner->any_proposer_left()) return;
+  while (st.ledger.status() == experiment_phase::running) {
     auto n = st.proposals.next(*st.planner, spec.proposals_in_flight, spec.pipeline_depth);
     if (!n || !send(self, *n)) return;
   }
@@ -390,7 +387,8 @@ bool confirming(self_ptr self) {
   st.confirmations_started = true;
   const auto& spec = st.cfg.spec;
   const bool suite = !spec.proposers.empty() && spec.proposers.front().kind == "files";
-  if (spec.confirm_top <= 0 || suite || st.status != experiment_phase::running) return false;
+  if (spec.confirm_top <= 0 || suite || st.ledger.status() != experiment_phase::running)
+    return false;
   std::vector<std::vector<search::Member>> by_target(st.targets.size());
   for (const auto& [n, m] : st.planner->population().members())
     if (m.correct && m.speedup > 0 && st.candidates.count(n)) by_target.at(m.target).push_back(m);
@@ -421,38 +419,40 @@ bool confirming(self_ptr self) {
                 } else {
                   d.reason = c.reason;
                 }
-                emit(self, d);
+                self->state.ledger.emit(d);
                 check_done(self);
               },
               [self](caf::error& e) {
                 --self->state.pending_confirmations;
-                fail(self, "confirming the best kernels: " + describe(e));
+                self->state.ledger.fail("confirming the best kernels: " + describe(e));
               });
     }
   }
   if (st.pending_confirmations > 0) {
-    emit(self, events::Confirming{static_cast<int64_t>(st.pending_confirmations)});
+    self->state.ledger.emit(events::Confirming{static_cast<int64_t>(st.pending_confirmations)});
   }
   return st.pending_confirmations > 0;
 }
 
 void check_done(self_ptr self) {
   auto& st = self->state;
-  if (st.status != experiment_phase::running && st.status != experiment_phase::stopping) return;
+  if (st.ledger.status() != experiment_phase::running &&
+      st.ledger.status() != experiment_phase::stopping)
+    return;
   if (!st.planner) {  // stopped during the setup
-    if (st.status == experiment_phase::stopping) ledger::conclude(self, experiment_phase::stopped);
+    if (st.ledger.status() == experiment_phase::stopping)
+      self->state.ledger.conclude(experiment_phase::stopped);
     return;
   }
   // Proposals not at a proposer now are dropped once no more may be made.
-  if (st.budget_spent || st.status == experiment_phase::stopping ||
-      !st.planner->any_proposer_left())
-    st.proposals.drop_waiting();
+  if (st.ledger.proposals_closed() || !st.planner->any_proposer_left()) st.proposals.drop_waiting();
   if (!st.proposals.empty() || st.pending_profiles > 0 || !proposals_over(self)) return;
   for (const auto& [n, m] : st.planner->population().members())
     if (!m.finished) return;
   if (confirming(self) || st.pending_confirmations > 0) return;
-  ledger::conclude(self, st.status == experiment_phase::stopping ? experiment_phase::stopped
-                                                                 : experiment_phase::finished);
+  self->state.ledger.conclude(st.ledger.status() == experiment_phase::stopping
+                                  ? experiment_phase::stopped
+                                  : experiment_phase::finished);
 }
 
 // ---- Lifecycle. ----
@@ -460,9 +460,9 @@ void check_done(self_ptr self) {
 /// The experiment runs (or waits, paused): its start is archived, then proposals begin.
 void begin(self_ptr self) {
   auto& st = self->state;
-  emit(self, events::ExperimentStarted{static_cast<int64_t>(st.targets.size())});
-  ledger::set_status(
-      self, st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running, [self] {
+  self->state.ledger.emit(events::ExperimentStarted{static_cast<int64_t>(st.targets.size())});
+  self->state.ledger.set_status(
+      st.cfg.start_paused ? experiment_phase::paused : experiment_phase::running, [self] {
         pump(self);
         check_done(self);
       });
@@ -473,27 +473,28 @@ void resume_from(self_ptr self, const experiment_snapshot& snapshot) {
   auto& st = self->state;
   auto r = restore(*st.planner, snapshot, st.targets, !st.llm_verifiers.empty());
   st.candidates = std::move(r.candidates);
-  st.counts = std::move(r.counts);
+  st.ledger.counts() = std::move(r.counts);
   for (const auto& job : r.jobs)
     judge(self, job.candidate.sequence, static_cast<size_t>(job.target), job.entry);
   st.proposals.continue_from(st.planner->population().next_sequence());
-  emit(self, events::Resumed{static_cast<int64_t>(snapshot.candidates.size()), r.carried_on});
+  self->state.ledger.emit(
+      events::Resumed{static_cast<int64_t>(snapshot.candidates.size()), r.carried_on});
 }
 
 /// The targets are laid out: the planner and the pipeline start, a replay follows its decisions
 /// and a resume carries on with the archived candidates.
 void start_with(self_ptr self, experiment_layout& layout) {
   auto& st = self->state;
-  if (st.concluding) return;  // stopped or failed while it was being set up
-  for (auto& note : layout.notes) emit(self, std::move(note));
+  if (st.ledger.concluding()) return;  // stopped or failed while it was being set up
+  for (auto& note : layout.notes) self->state.ledger.emit(std::move(note));
   st.targets = std::move(layout.targets);
   std::vector<std::string> keys;
   for (const auto& t : st.targets) keys.push_back(t.tgt.key());
   st.planner.emplace(st.cfg.spec, keys);
   for (size_t t = 0; t < st.targets.size(); ++t)
     if (!st.targets[t].failed.empty())
-      end_target(self, t, events::Kind::target_failed, st.targets[t].failed);
-  if (!layout.error.empty()) return fail(self, layout.error);
+      self->state.ledger.end_target(t, events::Kind::target_failed, st.targets[t].failed);
+  if (!layout.error.empty()) return self->state.ledger.fail(layout.error);
   pipeline_config pc{st.cfg.experiment.id, st.cfg.spec,      st.targets,
                      layout.cuda_arch,     st.llm_verifiers, st.cfg.start_paused};
   st.pipeline = self->spawn<caf::linked>(candidate_pipeline_impl, pc, st.stages,
@@ -507,10 +508,10 @@ void start_with(self_ptr self, experiment_layout& layout) {
       r.experiment_id = st.cfg.experiment.id;
       r.calls.clear();  // they cost nothing now
       self->request(st.stages.archive, kArchiveTimeout, record_atom::value, r)
-          .then([] {}, archive_failed(self));
+          .then([] {}, self->state.ledger.archive_failed());
     }
-    emit(self,
-         events::Replaying{replay_of, static_cast<int64_t>(layout.replayed.candidates.size())});
+    self->state.ledger.emit(
+        events::Replaying{replay_of, static_cast<int64_t>(layout.replayed.candidates.size())});
   }
   if (st.cfg.resume) resume_from(self, layout.resumed);
   begin(self);
@@ -520,9 +521,9 @@ void start_with(self_ptr self, experiment_layout& layout) {
 caf::result<void> control(self_ptr self, experiment_phase to) {
   auto& st = self->state;
   auto refuse = [&] {
-    return make_error(
-        error_code::invalid_request,
-        "experiment " + std::to_string(st.cfg.experiment.id) + " is " + to_string(st.status));
+    return make_error(error_code::invalid_request, "experiment " +
+                                                       std::to_string(st.cfg.experiment.id) +
+                                                       " is " + to_string(st.ledger.status()));
   };
   auto tell_pipeline = [&](bool pause) {
     if (!st.pipeline) return;
@@ -533,23 +534,25 @@ caf::result<void> control(self_ptr self, experiment_phase to) {
   };
   if (to == experiment_phase::paused || to == experiment_phase::running) {
     const bool pause = to == experiment_phase::paused;
-    if (pause && st.status != experiment_phase::running && st.status != experiment_phase::starting)
+    if (pause && st.ledger.status() != experiment_phase::running &&
+        st.ledger.status() != experiment_phase::starting)
       return refuse();
     st.cfg.start_paused = pause;
-    if (st.status == experiment_phase::starting) return caf::unit;
-    if (!pause && st.status != experiment_phase::paused) return refuse();
+    if (st.ledger.status() == experiment_phase::starting) return caf::unit;
+    if (!pause && st.ledger.status() != experiment_phase::paused) return refuse();
     tell_pipeline(pause);
     if (pause)
-      emit(self, events::ExperimentPaused{});
+      self->state.ledger.emit(events::ExperimentPaused{});
     else
-      emit(self, events::ExperimentResumed{});
-    ledger::set_status(self, to, [] {});
-  } else if (st.status != experiment_phase::finished && st.status != experiment_phase::stopped &&
-             st.status != experiment_phase::failed) {
+      self->state.ledger.emit(events::ExperimentResumed{});
+    self->state.ledger.set_status(to, [] {});
+  } else if (st.ledger.status() != experiment_phase::finished &&
+             st.ledger.status() != experiment_phase::stopped &&
+             st.ledger.status() != experiment_phase::failed) {
     // Stopping: nothing new is proposed, and work held by a pause finishes.
-    if (st.status == experiment_phase::paused) tell_pipeline(false);
-    st.status = experiment_phase::stopping;
-    emit(self, events::ExperimentStopping{});
+    if (st.ledger.status() == experiment_phase::paused) tell_pipeline(false);
+    st.ledger.stopping();
+    self->state.ledger.emit(events::ExperimentStopping{});
   }
   pump(self);
   check_done(self);
@@ -562,6 +565,7 @@ coordinator_actor::behavior_type coordinator_impl(
     coordinator_actor::stateful_pointer<coordinator_state> self, coordinator_config config,
     stage_handles stages) {
   auto& st = self->state;
+  st.ledger.attach(self);
   st.cfg = std::move(config);
   st.stages = std::move(stages);
   // The experiment's own LLMs: they end with it.
@@ -581,9 +585,11 @@ coordinator_actor::behavior_type coordinator_impl(
                   st.stages.archive, st.stages.compiler, st.stages.evaluators);
   self->request(setup, caf::infinite, setup_atom::value)
       .then([self](experiment_layout& layout) { start_with(self, layout); },
-            [self](caf::error& e) { fail(self, "setting the experiment up: " + describe(e)); });
+            [self](caf::error& e) {
+              self->state.ledger.fail("setting the experiment up: " + describe(e));
+            });
   return {
-      [self](progress_atom) { return ledger::progress(self); },
+      [self](progress_atom) { return self->state.ledger.progress(); },
       [self](pause_atom) { return control(self, experiment_phase::paused); },
       [self](resume_atom) { return control(self, experiment_phase::running); },
       [self](stop_atom) { return control(self, experiment_phase::stopping); },
@@ -596,18 +602,20 @@ coordinator_actor::behavior_type coordinator_impl(
         pump(self);
         check_done(self);
       },
-      [self](event_atom, event_record& e) { emit(self, std::move(e)); },
-      [self](charge_atom, int64_t n, std::vector<LlmCall>& calls) { charge(self, n, calls); },
+      [self](event_atom, event_record& e) { self->state.ledger.emit(std::move(e)); },
+      [self](charge_atom, int64_t n, std::vector<LlmCall>& calls) {
+        self->state.ledger.charge(n, calls);
+      },
       [self](profiled_atom, profile_outcome& p) {
         auto& st = self->state;
         --st.pending_profiles;
-        if (p.fatal) return fail(self, p.error);
+        if (p.fatal) return self->state.ledger.fail(p.error);
         if (!p.error.empty()) {
-          st.last_error = p.error;
+          st.ledger.note_error(p.error);
         } else {
           st.candidates[p.sequence].profile_brief = p.brief;
           const auto& c = st.candidates[p.sequence].candidate;
-          emit(self, events::Profiled{{p.sequence, c.id, target_key(c)}, p.brief});
+          self->state.ledger.emit(events::Profiled{{p.sequence, c.id, target_key(c)}, p.brief});
           ask_advice(self, p);
         }
         pump(self);  // a meta-generation round may have waited for this profile

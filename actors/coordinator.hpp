@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/coordinator_ledger.hpp"
 #include "actors/experiment_records.hpp"
 #include "actors/stage_handles.hpp"
 #include "messages/interfaces.hpp"
@@ -44,15 +45,10 @@ struct coordinator_state {
   std::optional<search::MetaRound> meta;
   int meta_waiting = 0;            ///< its generators that have not answered
   search::ProposalBook proposals;  ///< proposals not yet candidates
-  experiment_counts counts;        ///< candidates, LLM calls and their cost
-  experiment_phase status = experiment_phase::starting;
-  bool concluding = false;  ///< the final status is being recorded
-  bool budget_spent = false;
+  Ledger ledger;                   ///< status, counts, budgets, events, the end
   int pending_profiles = 0;
   bool confirmations_started = false;  ///< the best candidates are being (or were) timed again
   int pending_confirmations = 0;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  std::string last_error;
   static inline const char* name = "kforge.coordinator";
 };
 

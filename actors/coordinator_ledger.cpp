@@ -1,31 +1,30 @@
 #include "actors/coordinator_ledger.hpp"
 
+#include "actors/coordinator.hpp"
 #include "actors/stage_handles.hpp"
 #include "messages/errors.hpp"
 
-namespace kforge::ledger {
+namespace kforge {
 namespace {
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-double elapsed_seconds(coordinator_self self) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - self->state.start)
-      .count();
-}
-
-/// A budget is spent: nothing more is proposed, and the event says which.
-void spend(coordinator_self self, const std::string& budget, double limit) {
-  auto& st = self->state;
-  if (st.budget_spent) return;
-  st.budget_spent = true;
-  emit(self, events::BudgetSpent{budget, limit});
-}
-
 }  // namespace
 
-void emit(coordinator_self self, event_record ev, std::function<void()> then) {
+double Ledger::elapsed_seconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void Ledger::spend(const std::string& budget, double limit) {
+  if (budget_spent_) return;
+  budget_spent_ = true;
+  emit(events::BudgetSpent{budget, limit});
+}
+
+void Ledger::emit(event_record ev, std::function<void()> then) {
+  auto self = self_;
   auto& st = self->state;
   ev.experiment_id = st.cfg.experiment.id;
   ev.time = now_seconds();
@@ -38,52 +37,51 @@ void emit(coordinator_self self, event_record ev, std::function<void()> then) {
             if (then) then();
           },
           [self, then](caf::error& e) {
-            self->state.last_error = "archiving an event: " + describe(e);
+            self->state.ledger.note_error("archiving an event: " + describe(e));
             if (then) then();
           });
 }
 
-void emit(coordinator_self self, const events::Event& event) {
-  emit(self, make_event(event));
+void Ledger::emit(const events::Event& event) {
+  emit(make_event(event));
 }
 
-experiment_view view(coordinator_self self) {
-  auto& st = self->state;
+experiment_view Ledger::view() const {
+  auto& st = self_->state;
   return {st.cfg.experiment, st.cfg.spec, st.targets, *st.planner, st.candidates};
 }
 
-experiment_status progress(coordinator_self self) {
-  auto& st = self->state;
+experiment_status Ledger::progress() const {
+  auto& st = self_->state;
   if (!st.planner)
-    return make_progress(nullptr, st.cfg.experiment, to_string(st.status), st.counts,
-                         elapsed_seconds(self), st.last_error);
-  const auto v = view(self);
-  return make_progress(&v, st.cfg.experiment, to_string(st.status), st.counts,
-                       elapsed_seconds(self), st.last_error);
+    return make_progress(nullptr, st.cfg.experiment, to_string(status_), counts_, elapsed_seconds(),
+                         last_error_);
+  const auto v = view();
+  return make_progress(&v, st.cfg.experiment, to_string(status_), counts_, elapsed_seconds(),
+                       last_error_);
 }
 
-void set_status(coordinator_self self, experiment_phase status, std::function<void()> then) {
-  auto& st = self->state;
-  st.status = status;
-  self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
-                status_update{st.cfg.experiment.id, to_string(status)})
-      .then([then] { then(); }, archive_failed(self));
+void Ledger::set_status(experiment_phase status, std::function<void()> then) {
+  status_ = status;
+  self_
+      ->request(self_->state.stages.archive, kArchiveTimeout, update_atom::value,
+                status_update{self_->state.cfg.experiment.id, to_string(status)})
+      .then([then] { then(); }, archive_failed());
 }
 
-void conclude(coordinator_self self, experiment_phase status) {
-  auto& st = self->state;
-  if (st.concluding) return;  // a second failure while the first is being recorded
-  st.concluding = true;
-  st.status = status;
-  events::ExperimentEnd end{to_string(status), st.counts.proposed, st.counts.correct, {}};
-  if (!st.last_error.empty()) end.error = st.last_error;
+void Ledger::conclude(experiment_phase status) {
+  if (concluding_) return;  // a second failure while the first is being recorded
+  concluding_ = true;
+  status_ = status;
+  auto self = self_;
+  events::ExperimentEnd end{to_string(status), counts_.proposed, counts_.correct, {}};
+  if (!last_error_.empty()) end.error = last_error_;
   auto tell_and_quit = [self] {
-    if (self->state.cfg.listener)
-      caf::anon_send(self->state.cfg.listener, done_atom::value, progress(self));
-    for (auto* models : {&self->state.llm_proposers, &self->state.llm_verifiers})
+    auto& st = self->state;
+    if (st.cfg.listener) caf::anon_send(st.cfg.listener, done_atom::value, st.ledger.progress());
+    for (auto* models : {&st.llm_proposers, &st.llm_verifiers})
       for (auto& [name, model] : *models) self->send_exit(model, caf::exit_reason::user_shutdown);
-    if (self->state.pipeline)
-      self->send_exit(self->state.pipeline, caf::exit_reason::user_shutdown);
+    if (st.pipeline) self->send_exit(st.pipeline, caf::exit_reason::user_shutdown);
     self->quit();
   };
   const auto ev = make_event(
@@ -91,44 +89,45 @@ void conclude(coordinator_self self, experiment_phase status) {
                       : status == experiment_phase::stopped ? events::Kind::experiment_stopped
                                                             : events::Kind::experiment_failed,
                       end));
-  self->request(st.stages.archive, kArchiveTimeout, update_atom::value,
-                status_update{st.cfg.experiment.id, to_string(status)})
-      .then([self, ev, tell_and_quit] { emit(self, ev, tell_and_quit); },
+  self->request(self->state.stages.archive, kArchiveTimeout, update_atom::value,
+                status_update{self->state.cfg.experiment.id, to_string(status)})
+      .then([self, ev, tell_and_quit] { self->state.ledger.emit(ev, tell_and_quit); },
             [self, tell_and_quit](caf::error& e) {
-              self->state.last_error = describe(e);
+              self->state.ledger.note_error(describe(e));
               tell_and_quit();
             });
 }
 
-void fail(coordinator_self self, const std::string& why) {
-  if (self->state.status == experiment_phase::failed) return;
-  self->state.last_error = why;
-  conclude(self, experiment_phase::failed);
+void Ledger::fail(const std::string& why) {
+  if (status_ == experiment_phase::failed) return;
+  last_error_ = why;
+  conclude(experiment_phase::failed);
 }
 
-std::function<void(caf::error&)> archive_failed(coordinator_self self) {
-  return [self](caf::error& e) { fail(self, "archive: " + describe(e)); };
+std::function<void(caf::error&)> Ledger::archive_failed() {
+  auto self = self_;
+  return [self](caf::error& e) { self->state.ledger.fail("archive: " + describe(e)); };
 }
 
-void charge(coordinator_self self, int64_t n, const std::vector<LlmCall>& calls) {
-  auto& st = self->state;
-  st.counts.charge(calls);
+void Ledger::charge(int64_t n, const std::vector<LlmCall>& calls) {
+  auto& st = self_->state;
+  counts_.charge(calls);
   if (n >= 0)
     for (const auto& c : calls) st.planner->population().add_cost(n, c.cost_usd);
   const double limit = st.cfg.spec.money_usd;
-  if (limit > 0 && st.counts.cost_usd >= limit) spend(self, "money_usd", limit);
+  if (limit > 0 && counts_.cost_usd >= limit) spend("money_usd", limit);
 }
 
-void check_wall_clock(coordinator_self self) {
-  const double limit = self->state.cfg.spec.wall_seconds;
-  if (limit > 0 && elapsed_seconds(self) > limit) spend(self, "wall_seconds", limit);
+void Ledger::check_wall_clock() {
+  const double limit = self_->state.cfg.spec.wall_seconds;
+  if (limit > 0 && elapsed_seconds() > limit) spend("wall_seconds", limit);
 }
 
-void end_target(coordinator_self self, size_t t, events::Kind kind, const std::string& reason) {
-  auto& st = self->state;
+void Ledger::end_target(size_t t, events::Kind kind, const std::string& reason) {
+  auto& st = self_->state;
   if (!st.planner->end(t, reason)) return;
   st.proposals.drop_waiting(t);
-  emit(self, events::of_kind(kind, events::TargetEnd{st.targets[t].tgt.key(), reason}));
+  emit(events::of_kind(kind, events::TargetEnd{st.targets[t].tgt.key(), reason}));
 }
 
-}  // namespace kforge::ledger
+}  // namespace kforge

@@ -4,20 +4,20 @@
 #include <memory>
 
 #include "common/log.hpp"
-#include "gpu/worker_client.hpp"
-#include "gpu/worker_report.hpp"
-#include "gpu/worker_request.hpp"
+#include "evaluation/worker_client.hpp"
+#include "evaluation/worker_report.hpp"
+#include "evaluation/worker_request.hpp"
 
 namespace kforge {
 
 struct evaluation_runner_state {
-  std::unique_ptr<gpu::WorkerClient> worker;
+  std::unique_ptr<evaluation::WorkerClient> worker;
   static inline const char* name = "kforge.evaluation_runner";
 };
 
 namespace {
 
-device_info describe_device(gpu::WorkerClient& worker, const std::string& backend) {
+device_info describe_device(evaluation::WorkerClient& worker, const std::string& backend) {
   device_info d;
   d.backend = backend;
   if (auto error = worker.ensure_started(); !error.empty()) {
@@ -28,7 +28,7 @@ device_info describe_device(gpu::WorkerClient& worker, const std::string& backen
   d.ok = true;
   d.name = ready["device"]["name"].as_string();
   if (backend == "cuda") {
-    auto arch = gpu::cuda_arch_of(ready["device"]);
+    auto arch = evaluation::cuda_arch_of(ready["device"]);
     if (!arch) {
       d.ok = false;
       d.error = arch.error;
@@ -40,12 +40,12 @@ device_info describe_device(gpu::WorkerClient& worker, const std::string& backen
   return d;
 }
 
-eval_result to_result(const eval_request& r, const gpu::EvalOutcome& o, double seconds,
+eval_result to_result(const eval_request& r, const evaluation::EvalOutcome& o, double seconds,
                       const std::string& device) {
   eval_result out;
   out.candidate_id = r.candidate_id;
   out.config_set = r.worker.mode;
-  out.report = gpu::read_worker_report(o.result);
+  out.report = evaluation::read_worker_report(o.result);
   out.worker_died = o.worker_died;
   out.seconds = seconds;
   out.device = device;
@@ -66,7 +66,7 @@ std::string evaluator_key(Backend backend, int device) {
 evaluation_runner_actor::behavior_type evaluation_runner_impl(
     evaluation_runner_actor::stateful_pointer<evaluation_runner_state> self,
     evaluator_options options) {
-  gpu::WorkerOptions wo;
+  evaluation::WorkerOptions wo;
   wo.backend = options.backend;
   wo.device = options.device;
   wo.seccomp = options.seccomp;
@@ -74,15 +74,15 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
   wo.scratch_dir = options.scratch_dir;
   wo.readable_dirs = options.readable_dirs;
   wo.allow_unconfined = options.allow_unconfined;
-  self->state.worker = std::make_unique<gpu::WorkerClient>(wo);
+  self->state.worker = std::make_unique<evaluation::WorkerClient>(wo);
   return {
       [self, options](device_atom) {
         return describe_device(*self->state.worker, std::string(to_string(options.backend)));
       },
       [self, options](evaluate_atom, eval_request& r) {
         auto start = std::chrono::steady_clock::now();
-        auto outcome =
-            gpu::evaluate_candidate(*self->state.worker, r.worker, {}, [&](const std::string& why) {
+        auto outcome = evaluation::evaluate_candidate(
+            *self->state.worker, r.worker, {}, [&](const std::string& why) {
               log::warn("evaluator " + evaluator_key(options.backend, options.device) +
                         ": the worker failed on candidate " + std::to_string(r.candidate_id) +
                         " (" + why.substr(0, 300) +

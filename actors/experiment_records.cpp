@@ -1,7 +1,7 @@
 #include "actors/experiment_records.hpp"
 
 #include "actors/llm_model.hpp"
-#include "gpu/hashing.hpp"
+#include "evaluation/hashing.hpp"
 #include "search/novelty.hpp"
 #include "search/random_stream.hpp"
 
@@ -126,7 +126,7 @@ Candidate make_candidate(const experiment_view& v, int64_t n, size_t t, const se
   c.direction = tgt.direction;
   c.backend = tgt.backend;
   c.source = p.source;
-  c.source_hash = gpu::sha256_hex(c.source);
+  c.source_hash = evaluation::sha256_hex(c.source);
   c.parent_id = p.parent_id;
   c.proposer = p.proposer;
   c.strategy = p.strategy;

@@ -1,6 +1,6 @@
 #include "actors/profiler.hpp"
 
-#include "gpu/profile_summary.hpp"
+#include "evaluation/profile_summary.hpp"
 
 namespace kforge {
 
@@ -9,7 +9,7 @@ profiler_actor::behavior_type profiler_impl(profiler_actor::stateful_pointer<pro
       [self](status_atom) { return self->state.stats.status(); },
       [self](profile_atom, profile_request& r) {
         self->state.stats.started("candidate " + std::to_string(r.candidate_id));
-        auto p = gpu::make_profile(r.backend, r.kernels, r.configs);
+        auto p = evaluation::make_profile(r.backend, r.kernels, r.configs);
         self->state.stats.finished();
         return profile_summary{r.candidate_id, p.doc.dump(), p.brief};
       },

@@ -1,5 +1,5 @@
 // The profiler: explains a correct candidate from its compiler resource report and its
-// evaluation's per-config record (gpu/profile_summary). It needs no GPU time of its own yet;
+// evaluation's per-config record (evaluation/profile_summary). It needs no GPU time of its own yet;
 // kernel traces (Nsight) would ask the evaluator that owns the GPU for a slot.
 #pragma once
 

@@ -14,8 +14,8 @@
 #include "actors/llm_runner.hpp"
 #include "actors/profiler.hpp"
 #include "actors/verifier.hpp"
-#include "gpu/build_config.hpp"
-#include "gpu/hashing.hpp"
+#include "evaluation/build_config.hpp"
+#include "evaluation/hashing.hpp"
 #include "llm/price_table.hpp"
 
 namespace kforge {
@@ -150,7 +150,7 @@ std::vector<std::string> resolve_spec(search::ExperimentSpec& spec, const runtim
         p.pattern.rfind("{task}", 0) != 0)
       p.pattern = (fs::path(base_dir) / p.pattern).lexically_normal().string();
   if (!spec.uses_llm()) return errors;
-  auto text = gpu::read_file(rt.prices_path);
+  auto text = evaluation::read_file(rt.prices_path);
   auto prices = text.ok ? llm::PriceTable::parse(text.text)
                         : Result<llm::PriceTable>::failure("cannot read " + rt.prices_path);
   auto check_model = [&](const std::string& what, search::ModelSpec& m) {

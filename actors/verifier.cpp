@@ -1,6 +1,6 @@
 #include "actors/verifier.hpp"
 
-#include "gpu/source_check.hpp"
+#include "evaluation/source_check.hpp"
 #include "messages/errors.hpp"
 #include "search/random_stream.hpp"
 
@@ -67,15 +67,16 @@ verifier_actor::behavior_type verifier_impl(verifier_actor::stateful_pointer<ver
         verdict v;
         v.stage = Stage::verify;
         const std::string& direction = r.candidate.direction;
-        auto parameters = gpu::task_parameters(r.export_dir, direction);
+        auto parameters = evaluation::task_parameters(r.export_dir, direction);
         if (!parameters) {
           v.kind = "task_unreadable";
           v.reason = parameters.error;
           st.stats.finished(parameters.error);
           return v;
         }
-        auto s = gpu::check_source(r.candidate.source, direction, *parameters, r.library_policy,
-                                   static_cast<size_t>(r.max_source_bytes));
+        auto s =
+            evaluation::check_source(r.candidate.source, direction, *parameters, r.library_policy,
+                                     static_cast<size_t>(r.max_source_bytes));
         v.accepted = s.accepted;
         v.kind = s.kind;
         v.reason = s.reason;

@@ -15,9 +15,9 @@
 #include <iostream>
 #include <map>
 
-#include "gpu/build_config.hpp"
-#include "gpu/compiler.hpp"
-#include "gpu/hashing.hpp"
+#include "evaluation/build_config.hpp"
+#include "evaluation/compiler.hpp"
+#include "evaluation/hashing.hpp"
 #include "proposers/builtin/kernel_template.hpp"
 
 using namespace kforge;
@@ -45,7 +45,7 @@ void add_files(const fs::path& root, const std::string& suffix, std::vector<Kern
     if (!skip_suffix.empty() && s.size() >= skip_suffix.size() &&
         !s.compare(s.size() - skip_suffix.size(), skip_suffix.size(), skip_suffix))
       continue;
-    out.push_back({fs::relative(p, build::source_dir).string(), gpu::read_file(s).text});
+    out.push_back({fs::relative(p, build::source_dir).string(), evaluation::read_file(s).text});
   }
 }
 
@@ -56,14 +56,14 @@ struct Phase {
   std::vector<std::string> fallbacks;  ///< kernels built with LibTorch's headers, and why
 };
 
-Phase run_phase(const std::vector<Kernel>& kernels, gpu::CompileOptions o, unsigned parallel,
+Phase run_phase(const std::vector<Kernel>& kernels, evaluation::CompileOptions o, unsigned parallel,
                 const fs::path& cache) {
   fs::remove_all(cache);
   o.cache_dir = cache.string();
   std::vector<std::string> sources;
   for (const auto& k : kernels) sources.push_back(k.source);
   const auto start = std::chrono::steady_clock::now();
-  auto results = gpu::compile_all(sources, o, parallel);
+  auto results = evaluation::compile_all(sources, o, parallel);
   Phase p;
   p.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (size_t i = 0; i < results.size(); ++i) {
@@ -128,24 +128,26 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < kernels.size() && sample.size() < serial_sample; i += step)
     sample.push_back(kernels[i]);
 
-  gpu::CompileOptions o;
-  o.backend = cuda ? gpu::Backend::cuda : gpu::Backend::cpu;
+  evaluation::CompileOptions o;
+  o.backend = cuda ? evaluation::Backend::cuda : evaluation::Backend::cpu;
   o.cuda_arch = arch;
   const fs::path root = fs::temp_directory_path() / "kforge-compile-bench";
   std::cout << kernels.size() << " kernels (" << backend << "), " << sample.size()
             << " of them one at a time, all " << parallel << " at once\n";
   std::cout << "headers          phase            n   median s   max s   wall s   light path\n";
   std::vector<std::string> fallbacks;
-  for (auto headers : {gpu::Headers::full, gpu::Headers::automatic}) {
-    if (ways != "both" && ways != gpu::to_string(headers) &&
-        !(ways == "auto" && headers == gpu::Headers::automatic))
+  for (auto headers : {evaluation::Headers::full, evaluation::Headers::automatic}) {
+    if (ways != "both" && ways != evaluation::to_string(headers) &&
+        !(ways == "auto" && headers == evaluation::Headers::automatic))
       continue;
     o.headers = headers;
-    const std::string name = headers == gpu::Headers::full ? "LibTorch's only" : "light first";
+    const std::string name =
+        headers == evaluation::Headers::full ? "LibTorch's only" : "light first";
     for (bool serial : {true, false}) {
       const auto& set = serial ? sample : kernels;
-      Phase p = run_phase(set, o, serial ? 1 : parallel,
-                          root / (std::string(gpu::to_string(headers)) + (serial ? "-1" : "-n")));
+      Phase p =
+          run_phase(set, o, serial ? 1 : parallel,
+                    root / (std::string(evaluation::to_string(headers)) + (serial ? "-1" : "-n")));
       char line[200];
       std::snprintf(line, sizeof line, "%-16s %-14s %3zu %10.2f %7.2f %8.1f   %d of %zu%s\n",
                     name.c_str(), serial ? "one at a time" : "all at once", set.size(),

@@ -10,13 +10,13 @@
 // then the spread of the kernel's medians across runs ((max - min) / median of medians).
 // --no-checker leaves the checker out, to measure what it costs.
 //
-// --trace measures what the kernel trace (CUPTI on CUDA, gpu/worker/launch_trace.hpp) does to
-// the timing: per run, on one worker after a warm-up evaluation, an evaluation without the trace
+// --trace measures what the kernel trace (CUPTI on CUDA, evaluation/worker/launch_trace.hpp) does
+// to the timing: per run, on one worker after a warm-up evaluation, an evaluation without the trace
 // (A), one with it (B: its trace follows its timing) and one more without (C, in a process whose
 // CUPTI has traced); it prints the kernel's and eager's medians of A and C side by side and what B
 // took more than A. --counters does the same with B as the evaluator asks for a correct
 // candidate's profile: the trace, then the hardware counters of the same launches (CUPTI's range
-// profiler, gpu/worker/kernel_counters.hpp: each kernel replayed once per counter pass).
+// profiler, evaluation/worker/kernel_counters.hpp: each kernel replayed once per counter pass).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "gpu/compiler.hpp"
-#include "gpu/hashing.hpp"
-#include "gpu/task_export.hpp"
-#include "gpu/worker_client.hpp"
-#include "gpu/worker_report.hpp"
-#include "gpu/worker_request.hpp"
+#include "evaluation/compiler.hpp"
+#include "evaluation/hashing.hpp"
+#include "evaluation/task_export.hpp"
+#include "evaluation/worker_client.hpp"
+#include "evaluation/worker_report.hpp"
+#include "evaluation/worker_request.hpp"
 
 using namespace kforge;
 
@@ -44,7 +44,7 @@ double median_of(std::vector<double> v) {
 
 /// --trace: A (no trace), B (trace; with `counters`, the counters too), C (neither) on one worker
 /// per run.
-int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
+int trace_runs(const evaluation::WorkerOptions& wo, const std::string& export_dir,
                const std::string& library, int config, int seeds, double max_seconds, int runs,
                const std::string& cache, bool counters) {
   std::printf(
@@ -53,18 +53,18 @@ int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
       counters ? "traced and counted" : "traced");
   std::vector<double> kernel_ratio, eager_ratio, extra_s;
   for (int r = 0; r < runs; ++r) {
-    gpu::WorkerClient worker(wo);
+    evaluation::WorkerClient worker(wo);
     if (auto e = worker.ensure_started(); !e.empty()) {
       std::cerr << e << "\n";
       return 2;
     }
     struct Run {
-      gpu::ConfigReport c;
+      evaluation::ConfigReport c;
       double seconds = 0;
       int64_t launches = 0, counted = 0;
     };
     auto evaluate = [&](bool with_trace) -> std::optional<Run> {
-      gpu::WorkerRequest w;
+      evaluation::WorkerRequest w;
       w.export_dir = export_dir;
       w.library = library;
       w.configs = {config};
@@ -77,7 +77,7 @@ int trace_runs(const gpu::WorkerOptions& wo, const std::string& export_dir,
       auto outcome = worker.evaluate(w.to_json());
       Run out;
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      const auto report = gpu::read_worker_report(outcome.result);
+      const auto report = evaluation::read_worker_report(outcome.result);
       if (report.verdict != EvalVerdict::correct || report.configs.empty()) {
         std::cerr << outcome.result.dump() << "\n";
         return std::nullopt;
@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
                  "[--counters]\n";
     return 2;
   }
-  const auto parsed_backend = gpu::parse_backend(backend_name);
+  const auto parsed_backend = evaluation::parse_backend(backend_name);
   if (!parsed_backend) {
     std::cerr << "kforge-evaluation-bench: --backend must be cpu or cuda, not '" << backend_name
               << "'\n";
@@ -172,27 +172,27 @@ int main(int argc, char** argv) {
   std::string cache =
       (std::filesystem::temp_directory_path() / ("kforge-bench-" + std::to_string(::getpid())))
           .string();
-  gpu::ExportOptions eo;
+  evaluation::ExportOptions eo;
   eo.cache_dir = cache;
   auto t0 = std::chrono::steady_clock::now();
-  auto exported = gpu::export_task(task, eo);
+  auto exported = evaluation::export_task(task, eo);
   double export_s = seconds(t0);
   if (!exported.ok) {
     std::cerr << exported.error << "\n";
     return 2;
   }
-  gpu::WorkerOptions wo;
+  evaluation::WorkerOptions wo;
   wo.backend = backend;
   wo.verify = checker;
   std::string arch = "sm_90";
   {
-    gpu::WorkerClient probe(wo);
+    evaluation::WorkerClient probe(wo);
     if (auto e = probe.ensure_started(); !e.empty()) {
       std::cerr << e << "\n";
       return 2;
     }
-    if (backend == gpu::Backend::cuda) {
-      auto device_arch = gpu::cuda_arch_of(probe.ready()["device"]);
+    if (backend == evaluation::Backend::cuda) {
+      auto device_arch = evaluation::cuda_arch_of(probe.ready()["device"]);
       if (!device_arch) {
         std::cerr << device_arch.error << "\n";
         return 2;
@@ -201,14 +201,14 @@ int main(int argc, char** argv) {
     }
     std::cout << "device: " << probe.ready()["device"].dump() << "\n";
   }
-  gpu::CompileOptions co;
+  evaluation::CompileOptions co;
   co.backend = backend;
   co.cache_dir = cache;
   co.cuda_arch = arch;
-  auto source = gpu::read_file(kernel);
-  auto cold = gpu::compile_candidate(source.text, co);
+  auto source = evaluation::read_file(kernel);
+  auto cold = evaluation::compile_candidate(source.text, co);
   t0 = std::chrono::steady_clock::now();
-  auto warm = gpu::compile_candidate(source.text, co);
+  auto warm = evaluation::compile_candidate(source.text, co);
   double hit_s = seconds(t0);
   if (!cold.ok) {
     std::cerr << cold.error << "\n" << cold.log;
@@ -226,14 +226,14 @@ int main(int argc, char** argv) {
   std::printf("|---|---|---|---|---|---|---|---|---|---|\n");
   std::vector<double> medians, eager;
   for (int r = 0; r < runs; ++r) {
-    gpu::WorkerClient worker(wo);
+    evaluation::WorkerClient worker(wo);
     t0 = std::chrono::steady_clock::now();
     if (auto e = worker.ensure_started(); !e.empty()) {
       std::cerr << e << "\n";
       return 2;
     }
     double start_s = seconds(t0);
-    gpu::WorkerRequest w;
+    evaluation::WorkerRequest w;
     w.export_dir = exported.dir;
     w.library = warm.library_path;
     w.configs = {config};
@@ -252,7 +252,7 @@ int main(int argc, char** argv) {
       std::cerr << again.result.dump() << "\n";
       return 1;
     }
-    const auto report = gpu::read_worker_report(outcome.result);
+    const auto report = evaluation::read_worker_report(outcome.result);
     if (report.verdict != EvalVerdict::correct || report.configs.empty()) {
       std::cerr << outcome.result.dump() << "\n";
       return 1;

@@ -13,7 +13,7 @@
 #include <iostream>
 
 #include "actors/coordinator.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/task_export.hpp"
 #include "messages/errors.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/tables.hpp"
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   cli::actor_host host;
   runtime_options options;
   options.archive_path = archive_path;
-  options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
+  options.cache_dir = cache.empty() ? evaluation::default_cache_dir() : cache;
   if (auto started = host.start(options); !started) {
     std::cerr << "kforge-experiment-bench: " << started.error << "\n";
     return 2;

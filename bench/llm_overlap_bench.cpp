@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "gpu/process.hpp"
+#include "evaluation/process.hpp"
 #include "tests/llm/fake_provider.hpp"
 
 namespace fs = std::filesystem;
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       "search": {"pipeline_depth": 8, "proposals_in_flight": )"
                           << k << R"(, "fix_probability": 0}})";
     const size_t before = fake.request_count();
-    kforge::gpu::SpawnOptions o;
+    kforge::evaluation::SpawnOptions o;
     o.argv = {KFORGE_CLI_PATH,
               "run",
               config,
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
               (dir / ("k" + std::to_string(k) + ".db")).string(),
               "--quiet"};
     o.isolate_network = false;
-    auto r = kforge::gpu::run(o, std::chrono::minutes(30));
+    auto r = kforge::evaluation::run(o, std::chrono::minutes(30));
     if (!r.ok()) {
       std::cerr << "kforge run failed (" << r.describe() << "):\n" << r.output;
       return 1;

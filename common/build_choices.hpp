@@ -23,7 +23,7 @@ std::string_view to_string(Headers headers);
 std::optional<Headers> parse_headers(std::string_view text);
 
 /// What a candidate's calls into PyTorch's library operators cost it: nothing, a flag on its
-/// verdict, or the verdict (gpu/library_policy.hpp says what counts as one).
+/// verdict, or the verdict (evaluation/library_policy.hpp says what counts as one).
 enum class LibraryPolicy : uint8_t { allow, flag, forbid };
 std::string_view to_string(LibraryPolicy policy);
 std::optional<LibraryPolicy> parse_library_policy(std::string_view text);

@@ -2,7 +2,7 @@
 // argument lists), read in one place for every reader of the host side: the export itself, the
 // verifier, the built-in proposer and the prompts. A file is parsed once per process; it is
 // parsed again only when it changed on disk (a forced re-export replaces it). The worker, a
-// process of its own, reads its copy in gpu/worker/task_cases.cpp.
+// process of its own, reads its copy in evaluation/worker/task_cases.cpp.
 #pragma once
 
 #include <memory>

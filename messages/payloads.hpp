@@ -20,10 +20,10 @@
 #include "common/json.hpp"
 #include "common/llm_call.hpp"
 #include "common/stage.hpp"
-#include "gpu/compiler.hpp"
-#include "gpu/kernel_resources.hpp"
-#include "gpu/worker_report.hpp"
-#include "gpu/worker_request.hpp"
+#include "evaluation/compiler.hpp"
+#include "evaluation/kernel_resources.hpp"
+#include "evaluation/worker_report.hpp"
+#include "evaluation/worker_request.hpp"
 #include "llm/context_kernel.hpp"
 #include "llm/reply_store.hpp"
 #include "messages/event_details.hpp"
@@ -31,8 +31,8 @@
 #include "search/proposal_mode.hpp"
 #include "search/strategy_record.hpp"
 
-// The evaluation's value types of gpu/ travel in messages as they are.
-namespace kforge::gpu {
+// The evaluation's value types of evaluation/ travel in messages as they are.
+namespace kforge::evaluation {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, KernelResources& x) {
@@ -80,7 +80,7 @@ typename Inspector::result_type inspect(Inspector& f, CompileResult& x) {
            x.error, x.seconds, x.headers, x.light_error, x.kernels);
 }
 
-}  // namespace kforge::gpu
+}  // namespace kforge::evaluation
 
 // The LLM response cache's entries travel to and from the archive as they are, and the kernels
 // prompts show as the experiment's records made them.
@@ -346,10 +346,10 @@ typename Inspector::result_type inspect(Inspector& f, compile_request& x) {
            x.cuda_arch, x.source_name, x.headers);
 }
 
-/// A candidate's compile: the compiler's report as the library made it (gpu/compiler.hpp).
+/// A candidate's compile: the compiler's report as the library made it (evaluation/compiler.hpp).
 struct candidate_compile {
   int64_t candidate_id = 0;
-  gpu::CompileResult result;
+  evaluation::CompileResult result;
 };
 
 template <class Inspector>
@@ -406,12 +406,12 @@ typename Inspector::result_type inspect(Inspector& f, export_result& x) {
 }
 
 /// An evaluation asked of an evaluator: the candidate, its target, and what its worker is asked,
-/// whole (gpu/worker_request.hpp: the library, the export, the seeds, the timing budget, whether a
-/// correct kernel's trace and counters are recorded for its profile).
+/// whole (evaluation/worker_request.hpp: the library, the export, the seeds, the timing budget,
+/// whether a correct kernel's trace and counters are recorded for its profile).
 struct eval_request {
   int64_t candidate_id = 0;
   target tgt;
-  gpu::WorkerRequest worker;
+  evaluation::WorkerRequest worker;
 };
 
 template <class Inspector>
@@ -419,12 +419,13 @@ typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
   return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.worker);
 }
 
-/// An evaluation: the worker's report as gpu/worker_report.hpp reads it, and what the evaluator
-/// adds (whether the worker died, how long it took, on which device, what the kernel printed).
+/// An evaluation: the worker's report as evaluation/worker_report.hpp reads it, and what the
+/// evaluator adds (whether the worker died, how long it took, on which device, what the kernel
+/// printed).
 struct eval_result {
   int64_t candidate_id = 0;
   std::string config_set;
-  gpu::WorkerReport report;
+  evaluation::WorkerReport report;
   bool worker_died = false;
   double seconds = 0;  ///< wall time the evaluator spent on it
   std::string device;  ///< the device's name
@@ -441,8 +442,8 @@ typename Inspector::result_type inspect(Inspector& f, eval_result& x) {
 struct profile_request {
   int64_t candidate_id = 0;
   std::string backend;
-  std::vector<gpu::KernelResources> kernels;
-  std::vector<gpu::ConfigReport> configs;
+  std::vector<evaluation::KernelResources> kernels;
+  std::vector<evaluation::ConfigReport> configs;
 };
 
 template <class Inspector>
@@ -584,7 +585,7 @@ struct candidate_state {
   bool correct = false;
   double speedup = 0;         ///< geometric mean over the configs when correct
   double speed_of_light = 0;  ///< bound over time on the largest config, when correct
-  std::string times;          ///< per config, when correct (gpu::config_times_text)
+  std::string times;          ///< per config, when correct (evaluation::config_times_text)
   bool profiled = false;
   std::string profile_brief;         ///< its profile for prompts, when profiled
   Stage failed_stage = Stage::none;  ///< compile or evaluate when it failed there
@@ -731,7 +732,7 @@ struct candidate_outcome {
   std::string failure;        ///< what a fix is shown (compile log, failed check), or empty
   std::string error;          ///< an infrastructure error to report, or empty
   bool profiling = false;     ///< a profile follows (profiled_atom)
-  std::string times;          ///< per config, when correct (gpu::config_times_text)
+  std::string times;          ///< per config, when correct (evaluation::config_times_text)
 
   /// It compiled: the evaluation decided (or failed as a stage).
   bool compiled() const { return stage == Stage::evaluate; }
@@ -771,7 +772,7 @@ struct profile_outcome {
   std::string brief;   ///< for prompts; empty when none was made
   std::string error;   ///< why not
   bool fatal = false;  ///< the archive failed: the experiment cannot go on
-  std::string json;    ///< the whole profile (gpu::Profile's document)
+  std::string json;    ///< the whole profile (evaluation::Profile's document)
 };
 
 template <class Inspector>
@@ -789,7 +790,7 @@ struct profile_advice_request {
   std::string export_dir;
   std::string source;        ///< the kernel
   double speedup = 0;        ///< over eager PyTorch, geometric mean over the configs
-  std::string times;         ///< per config (gpu::config_times_text)
+  std::string times;         ///< per config (evaluation::config_times_text)
   std::string profile_json;  ///< its profile
   int32_t count = 4;         ///< how many recommendations at most
 };

@@ -1,23 +1,11 @@
-// Boost 1.74's Asio in C++20 needs <utility> before it.
-#include <utility>
-
 #include "net/http_client.hpp"
+#include "net/beast.hpp"
 
 #include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/websocket.hpp>
 
 namespace kforge::net {
-namespace {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace websocket = beast::websocket;
-using tcp = boost::asio::ip::tcp;
-
-}  // namespace
+using namespace beast_names;
 
 ClientResponse http_call(const std::string& host, uint16_t port, const std::string& method,
                          const std::string& target, const std::string& token,

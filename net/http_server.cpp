@@ -1,12 +1,5 @@
-// Boost 1.74's Asio in C++20 needs <utility> before it.
-#include <utility>
-
 #include "net/http_server.hpp"
-
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/websocket.hpp>
+#include "net/beast.hpp"
 
 #include <sys/socket.h>
 
@@ -19,10 +12,7 @@
 namespace kforge::net {
 namespace {
 
-namespace beast = boost::beast;
-namespace http = beast::http;
-namespace websocket = beast::websocket;
-using tcp = boost::asio::ip::tcp;
+using namespace beast_names;
 
 // Compares without leaking where the first difference is.
 bool same_secret(const std::string& a, const std::string& b) {

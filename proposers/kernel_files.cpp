@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "gpu/source_check.hpp"
+#include "evaluation/source_check.hpp"
 
 namespace kforge::proposers {
 namespace {
@@ -44,7 +44,7 @@ std::vector<std::string> kernel_files(const std::string& pattern, const FileTarg
       const bool cuda_file = std::filesystem::path(path).extension() == ".cu";
       if (cuda_file != (t.backend == "cuda")) continue;
       if (pattern.find("{direction}") == std::string::npos) {
-        const auto names = gpu::registered_functions(read_prefix(path, kMaxKernelBytes));
+        const auto names = evaluation::registered_functions(read_prefix(path, kMaxKernelBytes));
         auto has = [&](const char* n) { return std::count(names.begin(), names.end(), n) > 0; };
         const bool fits = has(t.direction.c_str()) ||
                           (t.direction == "forward" && !has("forward") && !has("backward"));

@@ -21,7 +21,7 @@
 #include "actors/files_proposer_actor.hpp"
 #include "actors/profiler.hpp"
 #include "actors/verifier.hpp"
-#include "gpu/hashing.hpp"
+#include "evaluation/hashing.hpp"
 #include "messages/errors.hpp"
 #include "messages/registration.hpp"
 #include "proposers/kernel_files.hpp"
@@ -50,10 +50,11 @@ compiler_actor::behavior_type fake_compiler(compiler_actor::pointer, std::string
         return s;
       },
       [failing](compile_atom, compile_request& r) {
-        gpu::CompileResult out;
+        evaluation::CompileResult out;
         out.ok = !failing;
         if (failing) out.error = "error: expected ';' before '}'";
-        out.library_path = gpu::sha256_hex(r.source);  // the evaluator's verdict follows from it
+        out.library_path =
+            evaluation::sha256_hex(r.source);  // the evaluator's verdict follows from it
         out.log = "fake compile";
         return candidate_compile{r.candidate_id, out};
       },
@@ -91,7 +92,7 @@ eval_result outcome(const eval_request& r) {
   const int a = std::stoi(r.worker.library.substr(0, 1), nullptr, 16);
   const int b = std::stoi(r.worker.library.substr(1, 1), nullptr, 16);
   e.report.verdict = a < 12 ? EvalVerdict::correct : EvalVerdict::incorrect;
-  gpu::ConfigReport c;
+  evaluation::ConfigReport c;
   c.name = "c0";
   c.correct = a < 12;
   c.speedup = 1 + b / 8.0;

@@ -8,9 +8,9 @@
 #include <random>
 
 #include "common/json.hpp"
-#include "gpu/hashing.hpp"
-#include "gpu/process.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/hashing.hpp"
+#include "evaluation/process.hpp"
+#include "evaluation/task_export.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -18,9 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-gpu::RunResult kforge_eval(std::vector<std::string> args,
-                           std::vector<std::pair<std::string, std::string>> env = {}) {
-  gpu::SpawnOptions o;
+evaluation::RunResult kforge_eval(std::vector<std::string> args,
+                                  std::vector<std::pair<std::string, std::string>> env = {}) {
+  evaluation::SpawnOptions o;
   o.set_env = std::move(env);
   // As from a shell: a PID namespace whose /proc is not its own stops the CUDA driver.
   o.own_pid_namespace = false;
@@ -29,7 +29,7 @@ gpu::RunResult kforge_eval(std::vector<std::string> args,
   o.argv.insert(o.argv.end(), {"--backend", "cpu", "--configs", "single", "--seeds", "2",
                                "--max-seconds", "0.2", "--cache", cache_dir()});
   o.isolate_network = false;
-  return gpu::run(o, std::chrono::minutes(5));
+  return evaluation::run(o, std::chrono::minutes(5));
 }
 
 std::string softmax() {
@@ -191,7 +191,7 @@ TEST(Cli, CompiledBaselineIsTimedOrSaysWhyNot) {
       write_temp("python_without_baseline",
                  "#!/bin/sh\ncase \"$1\" in *compile_baseline.py) echo crashed >&2; exit 3;; esac\n"
                  "exec " +
-                     gpu::task_python() + " \"$@\"\n");
+                     evaluation::task_python() + " \"$@\"\n");
   fs::permissions(python, fs::perms::owner_all);
   auto crashed =
       kforge_eval({"--task", softmax(), "--kernel", softmax() + "/kernels/forward_cpu.cpp",
@@ -217,15 +217,15 @@ TEST(Cli, CompiledBaselineIsTimedOrSaysWhyNot) {
 namespace kforge::test {
 namespace {
 
-gpu::RunResult kforge(std::vector<std::string> args) {
-  gpu::SpawnOptions o;
+evaluation::RunResult kforge(std::vector<std::string> args) {
+  evaluation::SpawnOptions o;
   // As from a shell: a PID namespace whose /proc is not its own stops the CUDA driver.
   o.own_pid_namespace = false;
   o.argv = {KFORGE_CLI_PATH};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.isolate_network = false;
   o.set_env.emplace_back("KFORGE_CACHE", cache_dir());
-  return gpu::run(o, std::chrono::minutes(5));
+  return evaluation::run(o, std::chrono::minutes(5));
 }
 
 // A broken task (its config passes `kernel_size` to a Model() that takes none) beside a good one:
@@ -505,7 +505,7 @@ TEST(Cli, TheBestKernelsImportIntoPyTorchAndAutogradRunsThroughThem) {
     EXPECT_TRUE(fs::exists(dir / "pkg" / "linear_best" / f)) << f;
   // Both ways of building the package use the flags kforge timed the kernels with.
   for (const char* f : {"__init__.py", "setup.py"}) {
-    const auto text = gpu::read_file((dir / "pkg" / "linear_best" / f).string()).text;
+    const auto text = evaluation::read_file((dir / "pkg" / "linear_best" / f).string()).text;
     EXPECT_NE(text.find(R"(["-O3", "-march=native", "-fopenmp"])"), std::string::npos)
         << f << ":\n" << text;
   }
@@ -526,12 +526,12 @@ TEST(Cli, TheBestKernelsImportIntoPyTorchAndAutogradRunsThroughThem) {
 
   // Python torch builds and calls both packages.
   std::ofstream(dir / "check.py") << kCheck;
-  gpu::SpawnOptions o;
+  evaluation::SpawnOptions o;
   o.own_pid_namespace = false;
-  o.argv = {gpu::task_python(), (dir / "check.py").string(), (dir / "pkg").string()};
+  o.argv = {evaluation::task_python(), (dir / "check.py").string(), (dir / "pkg").string()};
   o.isolate_network = false;
   o.set_env = {{"TORCH_EXTENSIONS_DIR", (dir / "extensions").string()}};
-  auto checked = gpu::run(o, std::chrono::minutes(12));
+  auto checked = evaluation::run(o, std::chrono::minutes(12));
   EXPECT_EQ(checked.exit_code, 0) << checked.output;
   EXPECT_NE(checked.output.find("BEST_PACKAGES_WORK"), std::string::npos) << checked.output;
   if (!HasFailure()) fs::remove_all(dir);

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "common/json.hpp"
-#include "gpu/compiler.hpp"
-#include "gpu/source_check.hpp"
-#include "gpu/worker_request.hpp"
+#include "evaluation/compiler.hpp"
+#include "evaluation/source_check.hpp"
+#include "evaluation/worker_request.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -20,14 +20,15 @@ TEST(SourceCheck, RegisteredFunctionsIgnoreComments) {
   std::string src =
       "// m.def(\"old\", &old);\nPYBIND11_MODULE(x, m) { m.def(\"forward\", &f); m.def( "
       "\"backward\", &b); }";
-  EXPECT_EQ(gpu::registered_functions(src), (std::vector<std::string>{"forward", "backward"}));
+  EXPECT_EQ(evaluation::registered_functions(src),
+            (std::vector<std::string>{"forward", "backward"}));
 }
 
 TEST(SourceCheck, LibraryCallsAreFoundAndAllocationsAreNot) {
   std::string src =
       "auto y = torch::empty_like(x);\nauto z = torch::matmul(x, w);\n/* at::softmax(x) */\n"
       "auto s = x.sum(1);\ncublasSgemm(h);";
-  auto found = gpu::library_calls(src);
+  auto found = evaluation::library_calls(src);
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found[0], "line 2: torch::matmul");
   EXPECT_EQ(found[1], "line 4: tensor method .sum()");
@@ -35,47 +36,47 @@ TEST(SourceCheck, LibraryCallsAreFoundAndAllocationsAreNot) {
 }
 
 TEST(Compiler, ErrorsComeBackWithTheLogAndAreCached) {
-  gpu::CompileOptions o;
+  evaluation::CompileOptions o;
   o.cache_dir = cache_dir();
   std::string bad = "#include <torch/extension.h>\nint broken( { }\n";
-  auto first = gpu::compile_candidate(bad, o);
+  auto first = evaluation::compile_candidate(bad, o);
   EXPECT_FALSE(first.ok);
   EXPECT_NE(first.error.find("error"), std::string::npos) << first.error;
   EXPECT_NE(first.log.find("broken"), std::string::npos) << first.log;
-  auto second = gpu::compile_candidate(bad, o);
+  auto second = evaluation::compile_candidate(bad, o);
   EXPECT_TRUE(second.cache_hit);
   EXPECT_EQ(second.error, first.error);
 }
 
 TEST(Compiler, CommandUsesTheShimFirstAndNoShell) {
-  gpu::CompileOptions o;
-  auto cmd = gpu::compile_command(o, "k.cpp", "k.so");
+  evaluation::CompileOptions o;
+  auto cmd = evaluation::compile_command(o, "k.cpp", "k.so");
   ASSERT_GT(cmd.size(), 3u);
   EXPECT_NE(cmd[0].find("++"), std::string::npos);
   auto shim =
       std::find_if(cmd.begin(), cmd.end(), [](const auto& a) { return a.rfind("-I", 0) == 0; });
   ASSERT_NE(shim, cmd.end());
-  EXPECT_NE(shim->find("gpu/shim"), std::string::npos);
-  o.backend = gpu::Backend::cuda;
+  EXPECT_NE(shim->find("evaluation/shim"), std::string::npos);
+  o.backend = evaluation::Backend::cuda;
   o.cuda_arch = "sm_90";
-  auto cuda = gpu::compile_command(o, "k.cu", "k.so");
+  auto cuda = evaluation::compile_command(o, "k.cu", "k.so");
   EXPECT_NE(std::find(cuda.begin(), cuda.end(), "-gencode=arch=compute_90,code=sm_90"), cuda.end());
 }
 
 // What decides a candidate's code is one list, which `kforge best` writes into its package too.
 TEST(Compiler, EveryCandidateIsBuiltWithTheCodegenFlags) {
-  for (auto backend : {gpu::Backend::cpu, gpu::Backend::cuda}) {
-    gpu::CompileOptions o;
+  for (auto backend : {evaluation::Backend::cpu, evaluation::Backend::cuda}) {
+    evaluation::CompileOptions o;
     o.backend = backend;
-    const auto cmd = gpu::compile_command(o, "k", "k.so");
-    const auto flags = gpu::codegen_flags(backend);
+    const auto cmd = evaluation::compile_command(o, "k", "k.so");
+    const auto flags = evaluation::codegen_flags(backend);
     EXPECT_FALSE(flags.compile.empty());
     for (const auto& f : flags.compile)
       EXPECT_NE(std::find(cmd.begin(), cmd.end(), f), cmd.end()) << f;
     for (const auto& f : flags.link)
       EXPECT_NE(std::find(cmd.begin(), cmd.end(), f), cmd.end()) << f;
   }
-  const auto cpu = gpu::codegen_flags(gpu::Backend::cpu).compile;
+  const auto cpu = evaluation::codegen_flags(evaluation::Backend::cpu).compile;
   for (const char* f : {"-O3", "-march=native", "-fopenmp"})
     EXPECT_NE(std::find(cpu.begin(), cpu.end(), f), cpu.end()) << f;
 }
@@ -83,7 +84,7 @@ TEST(Compiler, EveryCandidateIsBuiltWithTheCodegenFlags) {
 }  // namespace
 }  // namespace kforge::test
 
-namespace kforge::gpu {
+namespace kforge::evaluation {
 namespace {
 
 // The worker request's one set of defaults survives the pipe, and every field set comes back.
@@ -119,4 +120,4 @@ TEST(WorkerRequest, DefaultsAndEveryFieldSurviveTheRoundTrip) {
 }
 
 }  // namespace
-}  // namespace kforge::gpu
+}  // namespace kforge::evaluation

@@ -10,9 +10,9 @@
 #include <fstream>
 #include <random>
 
-#include "gpu/confinement.hpp"
-#include "gpu/hashing.hpp"
-#include "gpu/process.hpp"
+#include "evaluation/confinement.hpp"
+#include "evaluation/hashing.hpp"
+#include "evaluation/process.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -33,7 +33,7 @@ std::string slurp(const fs::path& path) {
 class Confinement : public testing::Test {
  protected:
   void SetUp() override {
-    if (gpu::landlock_abi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+    if (evaluation::landlock_abi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
     root_ = fs::temp_directory_path() / random_word("kforge-confinement-");
     fs::create_directories(root_ / "home");
     fs::create_directories(root_ / "state");
@@ -75,13 +75,13 @@ class Confinement : public testing::Test {
     EXPECT_EQ(text.find("root:"), std::string::npos) << "/etc/shadow leaked into " << where;
   }
 
-  Evaluation run(gpu::WorkerClient& worker, const std::string& kernel_path) {
+  Evaluation run(evaluation::WorkerClient& worker, const std::string& kernel_path) {
     auto request = test_request("forward", "multi", 2, 0.2);
     request.configs = {1};
-    return evaluate(worker, gpu::Backend::cpu, "softmax", kernel_path, request);
+    return evaluate(worker, evaluation::Backend::cpu, "softmax", kernel_path, request);
   }
 
-  void expect_honest_kernel_passes(gpu::WorkerClient& worker) {
+  void expect_honest_kernel_passes(evaluation::WorkerClient& worker) {
     auto honest = run(worker, source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp");
     EXPECT_EQ(honest.verdict(), "correct") << honest.describe();
   }
@@ -91,7 +91,7 @@ class Confinement : public testing::Test {
 };
 
 TEST_F(Confinement, ACandidateReadsNoFileOutsideItsBoxAndNoSecretFromTheEnvironment) {
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto e = run(worker, kernel("reads_files.cpp"));
   ASSERT_TRUE(e.compile.ok) << e.describe();
   EXPECT_EQ(e.verdict(), "correct") << e.describe();
@@ -104,7 +104,7 @@ TEST_F(Confinement, ACandidateReadsNoFileOutsideItsBoxAndNoSecretFromTheEnvironm
 }
 
 TEST_F(Confinement, ACandidateWritesNothingOutsideItsScratchFolder) {
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto e = run(worker, kernel("writes_files.cpp"));
   ASSERT_TRUE(e.compile.ok) << e.describe();
   EXPECT_EQ(e.verdict(), "correct") << e.describe();
@@ -119,11 +119,11 @@ TEST_F(Confinement, ACandidateWritesNothingOutsideItsScratchFolder) {
 TEST_F(Confinement, TheCompilerReadsNoFileOutsideTheToolchain) {
   for (const char* name : {"embeds_file.cpp", "includes_file.cpp"}) {
     SCOPED_TRACE(name);
-    auto source = gpu::read_file(kernel(name));
+    auto source = evaluation::read_file(kernel(name));
     ASSERT_TRUE(source.ok);
-    gpu::CompileOptions options;
+    evaluation::CompileOptions options;
     options.cache_dir = cache_dir();
-    auto compiled = gpu::compile_candidate(source.text, options);
+    auto compiled = evaluation::compile_candidate(source.text, options);
     EXPECT_FALSE(compiled.ok);
     // The compiler tried (the path is in its complaint) and failed: g++ says "Permission denied",
     // the assembler "file not found".
@@ -133,11 +133,11 @@ TEST_F(Confinement, TheCompilerReadsNoFileOutsideTheToolchain) {
 }
 
 TEST_F(Confinement, TheScratchFolderIsPrivateAndGoesWithTheWorker) {
-  gpu::WorkerOptions options;
+  evaluation::WorkerOptions options;
   options.scratch_dir = (root_ / "scratch").string();
   fs::path scratch;
   {
-    gpu::WorkerClient worker(options);
+    evaluation::WorkerClient worker(options);
     ASSERT_EQ(worker.ensure_started(), "");
     std::vector<fs::path> folders;
     for (const auto& entry : fs::directory_iterator(root_ / "scratch"))
@@ -155,29 +155,29 @@ TEST_F(Confinement, TheScratchFolderIsPrivateAndGoesWithTheWorker) {
       root_ / "scratch" / ("kforge-worker-" + std::to_string(::getppid()) + "-abcdef");
   fs::create_directories(orphan / "work");
   fs::create_directories(alive);
-  gpu::WorkerClient next(options);
+  evaluation::WorkerClient next(options);
   EXPECT_FALSE(fs::exists(orphan));
   EXPECT_TRUE(fs::exists(alive));
 }
 
 TEST(Spawn, AConfinedProgramSeesOnlyItsView) {
-  if (gpu::landlock_abi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
-  gpu::SpawnOptions so;
+  if (evaluation::landlock_abi() == 0) GTEST_SKIP() << "this kernel has no Landlock";
+  evaluation::SpawnOptions so;
   so.argv = {"/bin/cat", "/etc/hostname"};
-  so.filesystem = gpu::FilesystemView{{"/usr", "/lib", "/lib64", "/bin"}, {}, {"/dev/null"}};
-  auto r = gpu::run(so, std::chrono::seconds(10));
+  so.filesystem = evaluation::FilesystemView{{"/usr", "/lib", "/lib64", "/bin"}, {}, {"/dev/null"}};
+  auto r = evaluation::run(so, std::chrono::seconds(10));
   EXPECT_TRUE(r.started) << r.start_error;
   EXPECT_TRUE(r.confined);
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("Permission denied"), std::string::npos) << r.output;
   so.filesystem->read_only.push_back("/etc/hostname");
-  auto allowed = gpu::run(so, std::chrono::seconds(10));
+  auto allowed = evaluation::run(so, std::chrono::seconds(10));
   EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
 }
 
 TEST(Spawn, TheEnvironmentOfAConfinedProgramKeepsNoSecrets) {
   ::setenv("KFORGE_TEST_API_KEY", "sk-not-for-candidates", 1);
-  auto env = gpu::confined_environment("/nonexistent");
+  auto env = evaluation::confined_environment("/nonexistent");
   ::unsetenv("KFORGE_TEST_API_KEY");
   for (const auto& entry : env) EXPECT_EQ(entry.find("sk-not-for-candidates"), std::string::npos);
   EXPECT_NE(std::find(env.begin(), env.end(), "HOME=/nonexistent"), env.end());

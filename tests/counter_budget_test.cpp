@@ -1,8 +1,8 @@
-// The hardware counters' budget (gpu/worker/counter_budget.hpp): which of a call's kernels are
-// counted within a number of seconds, what is left, and what a count teaches about the cost.
+// The hardware counters' budget (evaluation/worker/counter_budget.hpp): which of a call's kernels
+// are counted within a number of seconds, what is left, and what a count teaches about the cost.
 #include <gtest/gtest.h>
 
-#include "gpu/worker/counter_budget.hpp"
+#include "evaluation/worker/counter_budget.hpp"
 
 namespace kforge::worker {
 namespace {

@@ -1,13 +1,13 @@
-// The hardware counters' summary (gpu/counter_summary) and its place in a profile, on records
-// shaped as the worker writes them; the metric values are what an H100 reported for a SAXPY
+// The hardware counters' summary (evaluation/counter_summary) and its place in a profile, on
+// records shaped as the worker writes them; the metric values are what an H100 reported for a SAXPY
 // (memory-bound), an FMA loop (compute-bound) and cuBLAS's SGEMM.
 #include <gtest/gtest.h>
 
-#include "gpu/counter_summary.hpp"
-#include "gpu/kernel_names.hpp"
-#include "gpu/profile_summary.hpp"
+#include "evaluation/counter_summary.hpp"
+#include "evaluation/kernel_names.hpp"
+#include "evaluation/profile_summary.hpp"
 
-namespace kforge::gpu {
+namespace kforge::evaluation {
 namespace {
 
 const char* kSaxpy = R"json({"name":"void saxpy(float*, const float*, float, int)","metrics":{
@@ -169,4 +169,4 @@ TEST(CounterSummary, SaysWhichKernelsTheBudgetLeftUncounted) {
 }
 
 }  // namespace
-}  // namespace kforge::gpu
+}  // namespace kforge::evaluation

@@ -148,9 +148,9 @@ TEST(Exporter, ATaskNeedingANewerTorchSaysWhichVersion) {
   std::filesystem::copy_file(tests_task("rkb_rmsnorm") + "/config_forward.json",
                              dir / "config_forward.json",
                              std::filesystem::copy_options::overwrite_existing);
-  gpu::ExportOptions o;
+  evaluation::ExportOptions o;
   o.cache_dir = cache_dir();
-  auto r = gpu::export_task(dir.string(), o);
+  auto r = evaluation::export_task(dir.string(), o);
   std::filesystem::remove_all(dir);
   if (r.ok) GTEST_SKIP() << "this torch has nn.RMSNorm (torch >= 2.4)";
   EXPECT_NE(r.error.find("torch.nn.RMSNorm, which needs torch >= 2.4"), std::string::npos)
@@ -172,26 +172,26 @@ TEST(Exporter, CachedByEveryPythonFileOfTheTask) {
   fs::path dir = fs::temp_directory_path() / ("kforge_cache_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::copy(source_dir() + "/tasks/softmax", dir, fs::copy_options::recursive);
-  gpu::ExportOptions o;
+  evaluation::ExportOptions o;
   o.cache_dir = cache_dir();
-  auto first = gpu::export_task(dir.string(), o);
+  auto first = evaluation::export_task(dir.string(), o);
   ASSERT_TRUE(first.ok) << first.error;
   EXPECT_TRUE(first.doc["export_seconds"]["total"].is_number()) << first.doc.dump();
-  auto again = gpu::export_task(dir.string(), o);
+  auto again = evaluation::export_task(dir.string(), o);
   ASSERT_TRUE(again.ok) << again.error;
   EXPECT_EQ(again.dir, first.dir) << "the same files: the cached export";
   // A helper module beside the task (an imported problem's file) is part of what is cached.
   std::ofstream(dir / "helper.py") << "SCALE = 2\n";
-  auto changed = gpu::export_task(dir.string(), o);
+  auto changed = evaluation::export_task(dir.string(), o);
   ASSERT_TRUE(changed.ok) << changed.error;
   EXPECT_NE(changed.dir, first.dir);
   fs::remove_all(dir);
 }
 
 TEST(Exporter, ClearErrorForAFolderThatIsNotATask) {
-  gpu::ExportOptions o;
+  evaluation::ExportOptions o;
   o.cache_dir = cache_dir();
-  auto r = gpu::export_task(source_dir() + "/tests", o);
+  auto r = evaluation::export_task(source_dir() + "/tests", o);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("func_forward.py"), std::string::npos) << r.error;
 }

@@ -57,7 +57,7 @@ void PrintTo(const Fixture& f, std::ostream* os) {
   *os << f.kernel;
 }
 
-using FixtureAndHeaders = std::tuple<Fixture, gpu::Headers>;
+using FixtureAndHeaders = std::tuple<Fixture, evaluation::Headers>;
 
 std::string name_of(const testing::TestParamInfo<FixtureAndHeaders>& info) {
   const auto& [f, headers] = info.param;
@@ -71,12 +71,13 @@ class CpuFixture : public testing::TestWithParam<FixtureAndHeaders> {};
 
 TEST_P(CpuFixture, IsCorrectOnTheSingleConfigs) {
   const auto& [f, headers] = GetParam();
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto request = test_request(f.direction, "single", 3);
-  auto e = evaluate(worker, gpu::Backend::cpu, f.task, f.kernel, request, "sm_90", headers);
+  auto e = evaluate(worker, evaluation::Backend::cpu, f.task, f.kernel, request, "sm_90", headers);
   ASSERT_TRUE(e.compile.ok) << e.describe();
   EXPECT_EQ(e.verdict(), "correct") << e.describe();
-  EXPECT_EQ(e.compile.headers, headers == gpu::Headers::full ? "full" : "light") << e.describe();
+  EXPECT_EQ(e.compile.headers, headers == evaluation::Headers::full ? "full" : "light")
+      << e.describe();
   for (const auto& c : e.outcome.result["configs"].as_array()) {
     EXPECT_EQ(c["seeds_passed"].as_int(), 3);
     EXPECT_GT(c["candidate"]["median_ms"].as_number(), 0);
@@ -87,11 +88,12 @@ TEST_P(CpuFixture, IsCorrectOnTheSingleConfigs) {
 // robust-kbench's cross-entropy kernels return the loss with shape [1] where the reference's is []:
 // the same element, accepted and flagged; a loss of another shape is rejected.
 TEST(CpuFixtureShapes, AOneElementLossOfShapeOneIsAcceptedAndFlagged) {
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto request = test_request("forward", "multi", 2);
   request.time = false;
   const std::string task = source_dir() + "/tests/tasks/rkb_cross_entropy";
-  auto e = evaluate(worker, gpu::Backend::cpu, task, task + "/kernels/forward_cpu.cpp", request);
+  auto e =
+      evaluate(worker, evaluation::Backend::cpu, task, task + "/kernels/forward_cpu.cpp", request);
   ASSERT_EQ(e.verdict(), "correct") << e.describe();
   std::string flags = e.outcome.result["flags"].dump();
   EXPECT_NE(flags.find("has shape [1], the reference []"), std::string::npos) << flags;
@@ -101,7 +103,7 @@ TEST(CpuFixtureShapes, AOneElementLossOfShapeOneIsAcceptedAndFlagged) {
   source.replace(source.find("torch::empty({1}"), 16, "torch::zeros({2}");
   auto path = std::filesystem::temp_directory_path() / "kforge_fixture_loss_of_two.cpp";
   std::ofstream(path) << source;
-  auto two = evaluate(worker, gpu::Backend::cpu, task, path, request);
+  auto two = evaluate(worker, evaluation::Backend::cpu, task, path, request);
   EXPECT_EQ(two.failure_kind(), "shape_mismatch") << two.describe();
 }
 
@@ -109,10 +111,11 @@ TEST(CpuFixtureShapes, AOneElementLossOfShapeOneIsAcceptedAndFlagged) {
 // which creates that pool's threads between the kernel's calls (seen: 2 threads, then 5); the
 // honest single-threaded kernel is not blamed for them (the thread count alone used to blame it).
 TEST(CpuFixtureThreads, ThreadsTheReferenceStartsAreNotTheKernels) {
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto request = test_request("forward", "multi", 3, 0.2);
   const std::string task = source_dir() + "/tests/tasks/reference_threads";
-  auto e = evaluate(worker, gpu::Backend::cpu, task, task + "/kernels/forward_cpu.cpp", request);
+  auto e =
+      evaluate(worker, evaluation::Backend::cpu, task, task + "/kernels/forward_cpu.cpp", request);
   EXPECT_EQ(e.verdict(), "correct") << e.describe();
   EXPECT_EQ(e.outcome.result["configs"].as_array().size(), 2u) << e.describe();
 }
@@ -130,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(TestTask, CpuFixture,
 // Every CPU template of the task's recognised family, with its defaults and the traits the task
 // fixes (its signature, its epilogue), is correct on the task: what `kforge run` proposes first.
 // Built both ways, as the fixtures are.
-class CpuTemplate : public testing::TestWithParam<std::tuple<std::string, gpu::Headers>> {};
+class CpuTemplate : public testing::TestWithParam<std::tuple<std::string, evaluation::Headers>> {};
 
 TEST_P(CpuTemplate, DefaultsAreCorrectOnTheTask) {
   const auto& [task, headers] = GetParam();
@@ -139,7 +142,7 @@ TEST_P(CpuTemplate, DefaultsAreCorrectOnTheTask) {
   auto family = builtin::recognise_family(t.doc["directions"]["forward"], "forward");
   ASSERT_FALSE(family.family.empty()) << family.why_not;
   const builtin::ParamValues traits(family.traits.begin(), family.traits.end());
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto request = test_request("forward", "single", 3);
   int tried = 0;
   for (const auto& tpl : builtin::builtin_templates()) {
@@ -148,9 +151,9 @@ TEST_P(CpuTemplate, DefaultsAreCorrectOnTheTask) {
     auto path = std::filesystem::temp_directory_path() /
                 ("kforge_template_" + std::to_string(::getpid()) + "_" + tpl.name() + ".cpp");
     std::ofstream(path) << tpl.render(tpl.defaults(), traits);
-    auto e = evaluate(worker, gpu::Backend::cpu, task, path, request, "sm_90", headers);
+    auto e = evaluate(worker, evaluation::Backend::cpu, task, path, request, "sm_90", headers);
     EXPECT_EQ(e.verdict(), "correct") << tpl.name() << "\n" << e.describe();
-    EXPECT_EQ(e.compile.headers, headers == gpu::Headers::full ? "full" : "light")
+    EXPECT_EQ(e.compile.headers, headers == evaluation::Headers::full ? "full" : "light")
         << tpl.name() << "\n"
         << e.describe();
     std::filesystem::remove(path);
@@ -161,7 +164,7 @@ TEST_P(CpuTemplate, DefaultsAreCorrectOnTheTask) {
 INSTANTIATE_TEST_SUITE_P(
     BuiltinTemplate, CpuTemplate,
     testing::Combine(testing::ValuesIn(template_tasks()), testing::ValuesIn(both_headers)),
-    [](const testing::TestParamInfo<std::tuple<std::string, gpu::Headers>>& info) {
+    [](const testing::TestParamInfo<std::tuple<std::string, evaluation::Headers>>& info) {
       return std::filesystem::path(std::get<0>(info.param)).filename().string() + "_" +
              headers_suffix(std::get<1>(info.param));
     });

@@ -1,11 +1,11 @@
-// kforge's light headers (gpu/shim_light) against LibTorch's own: a kernel that uses the LibTorch
-// surface kernels use gets the same verdict and LibTorch's own errors whichever built it; one that
-// needs more of LibTorch is built with LibTorch's headers, and what a user (or an LLM fixing the
-// kernel) reads then is LibTorch's compile error, never the light headers'; the two builds are
-// cached apart.
+// kforge's light headers (evaluation/shim_light) against LibTorch's own: a kernel that uses the
+// LibTorch surface kernels use gets the same verdict and LibTorch's own errors whichever built it;
+// one that needs more of LibTorch is built with LibTorch's headers, and what a user (or an LLM
+// fixing the kernel) reads then is LibTorch's compile error, never the light headers'; the two
+// builds are cached apart.
 #include <gtest/gtest.h>
 
-#include "gpu/hashing.hpp"
+#include "evaluation/hashing.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -15,35 +15,36 @@ std::string kernel(const std::string& name) {
   return source_dir() + "/tests/light_headers/" + name;
 }
 
-gpu::WorkerRequest softmax_request() {
+evaluation::WorkerRequest softmax_request() {
   auto request = test_request("forward", "multi", 2, 0.2);
   request.configs = {0, 1};  // 128 x 999 and 3 x 17
   return request;
 }
 
-gpu::CompileResult compile(const std::string& name, gpu::Headers headers) {
-  gpu::CompileOptions options;
-  options.backend = gpu::Backend::cpu;
+evaluation::CompileResult compile(const std::string& name, evaluation::Headers headers) {
+  evaluation::CompileOptions options;
+  options.backend = evaluation::Backend::cpu;
   options.cache_dir = cache_dir();
   options.headers = headers;
-  return gpu::compile_candidate(gpu::read_file(kernel(name)).text, options);
+  return evaluation::compile_candidate(evaluation::read_file(kernel(name)).text, options);
 }
 
-class LightHeaders : public testing::TestWithParam<gpu::Headers> {};
+class LightHeaders : public testing::TestWithParam<evaluation::Headers> {};
 
 TEST_P(LightHeaders, TheSurfaceKernelsUseGivesLibTorchsResults) {
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
-  auto e = evaluate(worker, gpu::Backend::cpu, "softmax", kernel("surface_cpu.cpp"),
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
+  auto e = evaluate(worker, evaluation::Backend::cpu, "softmax", kernel("surface_cpu.cpp"),
                     softmax_request(), "sm_90", GetParam());
   ASSERT_TRUE(e.compile.ok) << e.describe();
-  EXPECT_EQ(e.compile.headers, GetParam() == gpu::Headers::full ? "full" : "light") << e.describe();
+  EXPECT_EQ(e.compile.headers, GetParam() == evaluation::Headers::full ? "full" : "light")
+      << e.describe();
   EXPECT_EQ(e.verdict(), "correct") << e.describe();
   EXPECT_EQ(e.outcome.result["flags"].dump().find("library"), std::string::npos) << e.describe();
 }
 
 TEST_P(LightHeaders, LibTorchsErrorsReachTheVerdict) {
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
-  auto dtype = evaluate(worker, gpu::Backend::cpu, "softmax", kernel("wrong_dtype_cpu.cpp"),
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
+  auto dtype = evaluate(worker, evaluation::Backend::cpu, "softmax", kernel("wrong_dtype_cpu.cpp"),
                         softmax_request(), "sm_90", GetParam());
   ASSERT_TRUE(dtype.compile.ok) << dtype.describe();
   EXPECT_EQ(dtype.verdict(), "incorrect") << dtype.describe();
@@ -53,7 +54,7 @@ TEST_P(LightHeaders, LibTorchsErrorsReachTheVerdict) {
             std::string::npos)
       << dtype.describe();
 
-  auto check = evaluate(worker, gpu::Backend::cpu, "softmax", kernel("failed_check_cpu.cpp"),
+  auto check = evaluate(worker, evaluation::Backend::cpu, "softmax", kernel("failed_check_cpu.cpp"),
                         softmax_request(), "sm_90", GetParam());
   ASSERT_TRUE(check.compile.ok) << check.describe();
   EXPECT_EQ(check.failure_kind(), "candidate_error") << check.describe();
@@ -67,24 +68,24 @@ TEST_P(LightHeaders, LibTorchsErrorsReachTheVerdict) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothWays, LightHeaders, testing::ValuesIn(both_headers),
-                         [](const testing::TestParamInfo<gpu::Headers>& info) {
+                         [](const testing::TestParamInfo<evaluation::Headers>& info) {
                            return headers_suffix(info.param);
                          });
 
 TEST(LightHeadersFallback, AKernelThatNeedsMoreOfLibTorchIsBuiltWithItsHeaders) {
-  auto r = compile("needs_aten_cpu.cpp", gpu::Headers::automatic);
+  auto r = compile("needs_aten_cpu.cpp", evaluation::Headers::automatic);
   ASSERT_TRUE(r.ok) << r.error << "\n" << r.log;
   EXPECT_EQ(r.headers, "full");
   EXPECT_NE(r.light_error.find("_softmax"), std::string::npos) << r.light_error;
   EXPECT_EQ(r.log.find("shim_light"), std::string::npos) << r.log;
 
-  auto light_only = compile("needs_aten_cpu.cpp", gpu::Headers::light);
+  auto light_only = compile("needs_aten_cpu.cpp", evaluation::Headers::light);
   EXPECT_FALSE(light_only.ok);
   EXPECT_EQ(light_only.headers, "light");
 }
 
 TEST(LightHeadersFallback, TheCompileErrorShownIsLibTorchsHeaders) {
-  auto r = compile("syntax_error_cpu.cpp", gpu::Headers::automatic);
+  auto r = compile("syntax_error_cpu.cpp", evaluation::Headers::automatic);
   ASSERT_FALSE(r.ok);
   EXPECT_EQ(r.headers, "full");
   EXPECT_NE(r.error.find("ouput"), std::string::npos) << r.error;
@@ -95,20 +96,20 @@ TEST(LightHeadersFallback, TheCompileErrorShownIsLibTorchsHeaders) {
   EXPECT_EQ(r.log.find("kforge/light_"), std::string::npos) << r.log;
 
   // Cached, the same answer.
-  auto again = compile("syntax_error_cpu.cpp", gpu::Headers::automatic);
+  auto again = compile("syntax_error_cpu.cpp", evaluation::Headers::automatic);
   EXPECT_TRUE(again.cache_hit);
   EXPECT_EQ(again.headers, "full");
   EXPECT_EQ(again.error, r.error);
 }
 
 TEST(LightHeadersFallback, EachBuildIsCachedUnderItsHeaders) {
-  auto light = compile("surface_cpu.cpp", gpu::Headers::light);
-  auto full = compile("surface_cpu.cpp", gpu::Headers::full);
+  auto light = compile("surface_cpu.cpp", evaluation::Headers::light);
+  auto full = compile("surface_cpu.cpp", evaluation::Headers::full);
   ASSERT_TRUE(light.ok) << light.log;
   ASSERT_TRUE(full.ok) << full.log;
   EXPECT_NE(light.key, full.key);
   EXPECT_NE(light.library_path, full.library_path);
-  auto automatic = compile("surface_cpu.cpp", gpu::Headers::automatic);
+  auto automatic = compile("surface_cpu.cpp", evaluation::Headers::automatic);
   EXPECT_TRUE(automatic.cache_hit);
   EXPECT_EQ(automatic.key, light.key);
   EXPECT_EQ(automatic.headers, "light");

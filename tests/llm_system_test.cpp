@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "archive/archive.hpp"
-#include "gpu/process.hpp"
+#include "evaluation/process.hpp"
 #include "tests/llm/fake_provider.hpp"
 #include "tests/test_support.hpp"
 
@@ -124,13 +124,13 @@ class LlmSystemTest : public testing::Test {
     return path;
   }
 
-  gpu::RunResult kforge(std::vector<std::string> args) {
-    gpu::SpawnOptions o;
+  evaluation::RunResult kforge(std::vector<std::string> args) {
+    evaluation::SpawnOptions o;
     o.argv = {KFORGE_CLI_PATH};
     o.argv.insert(o.argv.end(), args.begin(), args.end());
     o.set_env = {{"KFORGE_CACHE", cache_dir()}, {"KFORGE_FAKE_KEY", "sk-fake-test"}};
     o.isolate_network = false;
-    return gpu::run(o, 10min);
+    return evaluation::run(o, 10min);
   }
 
   std::unique_ptr<archive::Archive> open() {

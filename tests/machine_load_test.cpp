@@ -1,9 +1,9 @@
-// When kforge warns that the machine is too busy for times to be trusted (gpu/machine_load).
+// When kforge warns that the machine is too busy for times to be trusted (evaluation/machine_load).
 #include <gtest/gtest.h>
 
-#include "gpu/machine_load.hpp"
+#include "evaluation/machine_load.hpp"
 
-namespace kforge::gpu {
+namespace kforge::evaluation {
 namespace {
 
 TEST(MachineLoad, WarnsWhenTheLoadAverageExceedsThreeQuartersOfTheCores) {
@@ -18,4 +18,4 @@ TEST(MachineLoad, WarnsWhenTheLoadAverageExceedsThreeQuartersOfTheCores) {
 }
 
 }  // namespace
-}  // namespace kforge::gpu
+}  // namespace kforge::evaluation

@@ -61,7 +61,7 @@ compiler_actor::behavior_type stand_in_compiler(compiler_actor::pointer) {
       [](status_atom) { return actor_status{}; },
       [](compile_atom, compile_request& r) -> caf::result<candidate_compile> {
         if (says(r.source, "compile:error")) return stage_down("compiler");
-        gpu::CompileResult out;
+        evaluation::CompileResult out;
         out.ok = !says(r.source, "compile:fail");
         if (!out.ok) out.error = "error: expected ';'";
         out.log = out.ok ? "ptxas info for " + r.source : "k.cu(3): error: expected ';'";
@@ -85,7 +85,7 @@ evaluator_actor::behavior_type stand_in_evaluator(evaluator_actor::pointer) {
         const bool ok = !says(r.worker.library, "evaluate:incorrect");
         e.report.verdict = ok ? EvalVerdict::correct : EvalVerdict::incorrect;
         for (double speedup : {2.0, 8.0}) {
-          gpu::ConfigReport c;
+          evaluation::ConfigReport c;
           c.index = static_cast<int32_t>(e.report.configs.size());
           c.name = "c" + std::to_string(c.index);
           c.correct = ok;

@@ -12,28 +12,28 @@
 #include <thread>
 #include <vector>
 
-#include "gpu/process.hpp"
+#include "evaluation/process.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
 namespace {
 
 TEST(Process, CapturesOutputExitCodesSignalsAndTimeouts) {
-  gpu::SpawnOptions o;
+  evaluation::SpawnOptions o;
   o.argv = {"sh", "-c", "echo out; echo err >&2; exit 3"};
-  auto r = gpu::run(o, std::chrono::seconds(10));
+  auto r = evaluation::run(o, std::chrono::seconds(10));
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(r.output, "out\nerr\n");
   o.argv = {"sh", "-c", "kill -SEGV $$"};
-  r = gpu::run(o, std::chrono::seconds(10));
+  r = evaluation::run(o, std::chrono::seconds(10));
   EXPECT_EQ(r.signal, SIGSEGV);
   EXPECT_NE(r.describe().find("SIGSEGV"), std::string::npos) << r.describe();
   o.argv = {"sleep", "30"};
-  r = gpu::run(o, std::chrono::milliseconds(300));
+  r = evaluation::run(o, std::chrono::milliseconds(300));
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(r.seconds, 5);
   o.argv = {"/no/such/program"};
-  r = gpu::run(o, std::chrono::seconds(1));
+  r = evaluation::run(o, std::chrono::seconds(1));
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.start_error.find("/no/such/program"), std::string::npos);
 }
@@ -56,10 +56,10 @@ TEST(Process, WhatAChildStartsDiesWithTheProcessThatStartedIt) {
   pid_t helper = ::fork();
   ASSERT_GE(helper, 0);
   if (helper == 0) {
-    gpu::SpawnOptions o;
+    evaluation::SpawnOptions o;
     o.argv = {"sh", "-c", "sleep " + marker + " & sleep " + marker + "; wait"};
     o.isolate_network = false;
-    auto started = gpu::spawn(o);
+    auto started = evaluation::spawn(o);
     ::pause();
     ::_exit(0);
   }
@@ -80,9 +80,9 @@ TEST(Process, WhatAChildStartsDiesWithTheProcessThatStartedIt) {
 }
 
 TEST(Process, NetworkNamespaceHasOnlyLoopbackWhenAvailable) {
-  gpu::SpawnOptions o;
+  evaluation::SpawnOptions o;
   o.argv = {"cat", "/proc/net/dev"};
-  auto r = gpu::run(o, std::chrono::seconds(10));
+  auto r = evaluation::run(o, std::chrono::seconds(10));
   ASSERT_TRUE(r.ok()) << r.describe();
   if (!r.network_isolated) GTEST_SKIP() << "this machine does not allow network namespaces";
   EXPECT_NE(r.output.find("lo:"), std::string::npos);

@@ -1,12 +1,13 @@
-// The static rules the verifier applies before compiling (gpu/source_check) and the compiler
-// resource report and the worker's per-config report the profiler reads (gpu/profile_summary).
+// The static rules the verifier applies before compiling (evaluation/source_check) and the compiler
+// resource report and the worker's per-config report the profiler reads
+// (evaluation/profile_summary).
 #include <gtest/gtest.h>
 
-#include "gpu/library_policy.hpp"
-#include "gpu/profile_summary.hpp"
-#include "gpu/source_check.hpp"
+#include "evaluation/library_policy.hpp"
+#include "evaluation/profile_summary.hpp"
+#include "evaluation/source_check.hpp"
 
-namespace kforge::gpu {
+namespace kforge::evaluation {
 namespace {
 
 const std::string kGood = R"(
@@ -145,4 +146,4 @@ ptxas info    : Used 18 registers
 }
 
 }  // namespace
-}  // namespace kforge::gpu
+}  // namespace kforge::evaluation

@@ -12,8 +12,8 @@
 #include <sstream>
 
 #include "common/json.hpp"
-#include "gpu/process.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/process.hpp"
+#include "evaluation/task_export.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -21,14 +21,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-gpu::RunResult kforge(std::vector<std::string> args, const std::string& cwd = "") {
-  gpu::SpawnOptions o;
+evaluation::RunResult kforge(std::vector<std::string> args, const std::string& cwd = "") {
+  evaluation::SpawnOptions o;
   o.own_pid_namespace = false;  // as from a shell
   o.argv = {KFORGE_CLI_PATH};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.isolate_network = false;
   o.working_dir = cwd;
-  return gpu::run(o, std::chrono::minutes(10));
+  return evaluation::run(o, std::chrono::minutes(10));
 }
 
 std::string problem(const std::string& name) {
@@ -110,9 +110,9 @@ TEST(Import, SizesSetDerivedConstantsToo) {
   auto r = kforge({"import", "--from", "kernelbench", problem("3_GroupNorm"), "--out", out.string(),
                    "--sizes", "dim1=4,batch_size=2"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  gpu::ExportOptions o;
+  evaluation::ExportOptions o;
   o.cache_dir = cache_dir();
-  auto e = gpu::export_task((out / "3_GroupNorm").string(), o);
+  auto e = evaluation::export_task((out / "3_GroupNorm").string(), o);
   ASSERT_TRUE(e.ok) << e.error;
   const auto& configs = e.doc["directions"]["forward"]["configs"].as_array();
   ASSERT_EQ(configs.size(), 2u);

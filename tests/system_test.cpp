@@ -14,7 +14,7 @@
 
 #include "archive/archive.hpp"
 #include "common/json.hpp"
-#include "gpu/process.hpp"
+#include "evaluation/process.hpp"
 #include "net/http_client.hpp"
 #include "tests/test_support.hpp"
 
@@ -40,8 +40,8 @@ class SystemTest : public testing::Test {
     fs::remove_all(dir_);
   }
 
-  gpu::SpawnOptions kforge(std::vector<std::string> args) {
-    gpu::SpawnOptions o;
+  evaluation::SpawnOptions kforge(std::vector<std::string> args) {
+    evaluation::SpawnOptions o;
     o.argv = {KFORGE_CLI_PATH};
     o.argv.insert(o.argv.end(), args.begin(), args.end());
     o.set_env = {{"KFORGE_CACHE", cache_dir()}};
@@ -49,8 +49,8 @@ class SystemTest : public testing::Test {
     o.own_pid_namespace = false;  // as from a shell (see start_daemon)
     return o;
   }
-  gpu::RunResult run(std::vector<std::string> args, std::chrono::seconds timeout = 10min) {
-    return gpu::run(kforge(std::move(args)), timeout);
+  evaluation::RunResult run(std::vector<std::string> args, std::chrono::seconds timeout = 10min) {
+    return evaluation::run(kforge(std::move(args)), timeout);
   }
 
   std::unique_ptr<archive::Archive> open(const fs::path& path) {
@@ -107,7 +107,7 @@ class SystemTest : public testing::Test {
     auto options = kforge({"daemon", "--state", state.string()});
     options.set_env = {{"KFORGE_CACHE", cache}};
     options.capture_output = false;  // its log goes to the test's output
-    auto spawned = gpu::spawn(options);
+    auto spawned = evaluation::spawn(options);
     ASSERT_TRUE(spawned.child) << spawned.error;
     daemon_ = std::move(spawned.child);
     for (int i = 0; i < 200 && !fs::exists(state / "daemon.json"); ++i)
@@ -117,7 +117,7 @@ class SystemTest : public testing::Test {
 
   fs::path dir_;
   std::string config_;
-  std::optional<gpu::Child> daemon_;
+  std::optional<evaluation::Child> daemon_;
 };
 
 TEST_F(SystemTest, TheSameSeedTwiceGivesTheSameCandidates) {
@@ -319,7 +319,7 @@ std::vector<LiveProcess> descendants(pid_t root) {
 /// Waits until processes whose names contain each of `wanted` run below `parent`, lets them run
 /// `settle` longer, kills the parent with SIGKILL, and expects every process that was below it to
 /// be gone within 2 s.
-void kill_nine_when_running(std::optional<gpu::Child>& parent,
+void kill_nine_when_running(std::optional<evaluation::Child>& parent,
                             const std::vector<std::string>& wanted,
                             std::chrono::milliseconds settle, const char* phase) {
   std::vector<LiveProcess> seen;
@@ -351,7 +351,7 @@ void kill_nine_when_running(std::optional<gpu::Child>& parent,
 }
 
 /// Waits for `child` to exit, at most `limit`; the raw wait status, or nothing if it still runs.
-std::optional<int> exit_within(gpu::Child& child, std::chrono::milliseconds limit) {
+std::optional<int> exit_within(evaluation::Child& child, std::chrono::milliseconds limit) {
   const auto until = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < until) {
     if (auto status = child.try_wait()) return status;
@@ -368,7 +368,7 @@ TEST_F(SystemTest, SigtermEndsARunWithinTenSecondsAndItResumesWithNothingLost) {
                        source_dir() + "/tests/exploits/cpu/endless_loop.cpp", "--backend", "cpu",
                        "--archive", (dir_ / "suite.db").string()});
   suite.capture_output = false;
-  auto spawned = gpu::spawn(suite);
+  auto spawned = evaluation::spawn(suite);
   ASSERT_TRUE(spawned.child) << spawned.error;
   auto suite_db = [&] { return archive::Archive::open((dir_ / "suite.db").string()); };
   bool compiled = false;
@@ -397,7 +397,7 @@ TEST_F(SystemTest, SigtermEndsARunWithinTenSecondsAndItResumesWithNothingLost) {
   ASSERT_EQ(reference.exit_code, 0) << reference.output;
   auto interrupted = kforge({"run", longer, "--archive", (dir_ / "stopped.db").string(), "--quiet"});
   interrupted.capture_output = false;
-  spawned = gpu::spawn(interrupted);
+  spawned = evaluation::spawn(interrupted);
   ASSERT_TRUE(spawned.child) << spawned.error;
   // The archive is opened once kforge has made it (two processes making one schema at once
   // collide).
@@ -479,9 +479,9 @@ TEST_F(SystemTest, KillNineLeavesNoCompilerWorkerOrExporterBehind) {
   auto eval = kforge({"eval", "--task", source_dir() + "/tasks/softmax", "--kernel",
                       source_dir() + "/tests/exploits/cpu/endless_loop.cpp", "--backend", "cpu"});
   eval.set_env = {{"KFORGE_CACHE", cache.string()}};
-  auto spawned = gpu::spawn(eval);
+  auto spawned = evaluation::spawn(eval);
   ASSERT_TRUE(spawned.child) << spawned.error;
-  std::optional<gpu::Child> evaluating = std::move(spawned.child);
+  std::optional<evaluation::Child> evaluating = std::move(spawned.child);
   kill_nine_when_running(evaluating, {"kforge-worker"}, 3s, "during an endless evaluation");
 }
 

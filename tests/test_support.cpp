@@ -7,9 +7,9 @@
 #include <optional>
 #include <sstream>
 
-#include "gpu/build_config.hpp"
-#include "gpu/hashing.hpp"
-#include "gpu/process.hpp"
+#include "evaluation/build_config.hpp"
+#include "evaluation/hashing.hpp"
+#include "evaluation/process.hpp"
 
 namespace kforge::test {
 
@@ -18,6 +18,17 @@ std::string source_dir() {
 }
 std::string cache_dir() {
   return KFORGE_TEST_CACHE;
+}
+
+KernelHeader kernel_header(const std::string& kernel_path) {
+  std::ifstream in(kernel_path);
+  std::string first;
+  KernelHeader out;
+  std::getline(in, first);
+  std::istringstream words(first.substr(first.find(':') + 1));
+  for (std::string w; words >> w;) out.words.push_back(w);
+  std::getline(in, out.second_line);
+  return out;
 }
 
 std::filesystem::path fresh_test_dir(const std::string& suite) {
@@ -29,17 +40,17 @@ std::filesystem::path fresh_test_dir(const std::string& suite) {
   return dir;
 }
 
-const gpu::ExportedTaskInfo& exported(const std::string& task_path) {
-  static std::map<std::string, gpu::ExportedTaskInfo> done;
+const evaluation::ExportedTaskInfo& exported(const std::string& task_path) {
+  static std::map<std::string, evaluation::ExportedTaskInfo> done;
   static std::mutex mutex;
   std::lock_guard lock(mutex);
   std::string path =
       task_path.find('/') == std::string::npos ? source_dir() + "/tasks/" + task_path : task_path;
   auto it = done.find(path);
   if (it == done.end()) {
-    gpu::ExportOptions o;
+    evaluation::ExportOptions o;
     o.cache_dir = cache_dir();
-    it = done.emplace(path, gpu::export_task(path, o)).first;
+    it = done.emplace(path, evaluation::export_task(path, o)).first;
   }
   EXPECT_TRUE(it->second.ok) << it->second.error;
   return it->second;
@@ -52,31 +63,32 @@ std::string Evaluation::describe() const {
   return outcome.result.dump() + "\ncandidate output: " + outcome.candidate_output + "\n" + built;
 }
 
-Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
-                    const std::string& kernel_path, gpu::WorkerRequest request,
-                    const std::string& cuda_arch, gpu::Headers headers) {
+Evaluation evaluate(evaluation::WorkerClient& worker, evaluation::Backend backend,
+                    const std::string& task_path, const std::string& kernel_path,
+                    evaluation::WorkerRequest request, const std::string& cuda_arch,
+                    evaluation::Headers headers) {
   Evaluation e;
   const auto& task = exported(task_path);
-  auto source = gpu::read_file(kernel_path);
+  auto source = evaluation::read_file(kernel_path);
   EXPECT_TRUE(source.ok) << source.error;
-  gpu::CompileOptions options;
+  evaluation::CompileOptions options;
   options.backend = backend;
   options.cache_dir = cache_dir();
   options.cuda_arch = cuda_arch;
   options.headers = headers;
-  e.compile = gpu::compile_candidate(source.text, options);
+  e.compile = evaluation::compile_candidate(source.text, options);
   if (!e.compile.ok) return e;
   request.export_dir = task.dir;
   request.library = e.compile.library_path;
   // As `kforge eval` and the evaluator send it: once more with a fresh worker (or checker) that
   // could not start, which says nothing about the kernel.
-  e.outcome = gpu::evaluate_candidate(worker, request);
+  e.outcome = evaluation::evaluate_candidate(worker, request);
   return e;
 }
 
-gpu::WorkerRequest test_request(const std::string& direction, const std::string& mode, int seeds,
-                                double max_seconds) {
-  gpu::WorkerRequest r;
+evaluation::WorkerRequest test_request(const std::string& direction, const std::string& mode,
+                                       int seeds, double max_seconds) {
+  evaluation::WorkerRequest r;
   r.direction = direction;
   r.mode = mode;
   r.seeds = seeds;
@@ -133,10 +145,10 @@ bool is_alive(pid_t pid) {
 }
 
 bool pid_namespaces_work() {
-  gpu::SpawnOptions probe;
+  evaluation::SpawnOptions probe;
   probe.argv = {"true"};
   probe.isolate_network = false;
-  auto started = gpu::spawn(probe);
+  auto started = evaluation::spawn(probe);
   return started.child && started.child->owns_descendants();
 }
 

@@ -13,10 +13,10 @@
 
 #include "common/json.hpp"
 #include "common/result.hpp"
-#include "gpu/compiler.hpp"
-#include "gpu/task_export.hpp"
-#include "gpu/worker_client.hpp"
-#include "gpu/worker_request.hpp"
+#include "evaluation/compiler.hpp"
+#include "evaluation/task_export.hpp"
+#include "evaluation/worker_client.hpp"
+#include "evaluation/worker_request.hpp"
 
 namespace kforge {
 inline void PrintTo(Headers headers, std::ostream* os) {
@@ -44,12 +44,21 @@ std::string cache_dir();
 /// made afresh (what an earlier run left there is removed); the fixture removes it after.
 std::filesystem::path fresh_test_dir(const std::string& suite);
 
+/// What a test kernel says of itself in its first two lines: the words after the first line's
+/// colon (`// expect: mismatch timeout`: the verdicts it may get) and the second line whole (an
+/// optional `// request: {...}` or `// min-kernel-ms: 0.5`).
+struct KernelHeader {
+  std::vector<std::string> words;
+  std::string second_line;
+};
+KernelHeader kernel_header(const std::string& kernel_path);
+
 /// Exports tasks/<name> (or a path) once per process; fails the test on error.
-const gpu::ExportedTaskInfo& exported(const std::string& task_path);
+const evaluation::ExportedTaskInfo& exported(const std::string& task_path);
 
 struct Evaluation {
-  gpu::CompileResult compile;
-  gpu::EvalOutcome outcome;
+  evaluation::CompileResult compile;
+  evaluation::EvalOutcome outcome;
   std::string verdict() const {
     return outcome.result["verdict"].as_string(compile.ok ? "" : "compile_error");
   }
@@ -63,19 +72,20 @@ struct Evaluation {
 /// `request` fields added.
 /// A worker request for tests: `seeds` trials per config of `mode`, timed briefly (at most
 /// `max_seconds` and 3 to 5 repetitions per config).
-gpu::WorkerRequest test_request(const std::string& direction, const std::string& mode, int seeds,
-                                double max_seconds = 0.3);
+evaluation::WorkerRequest test_request(const std::string& direction, const std::string& mode,
+                                       int seeds, double max_seconds = 0.3);
 
-Evaluation evaluate(gpu::WorkerClient& worker, gpu::Backend backend, const std::string& task_path,
-                    const std::string& kernel_path, gpu::WorkerRequest request,
-                    const std::string& cuda_arch = "sm_90",
-                    gpu::Headers headers = gpu::Headers::automatic);
+Evaluation evaluate(evaluation::WorkerClient& worker, evaluation::Backend backend,
+                    const std::string& task_path, const std::string& kernel_path,
+                    evaluation::WorkerRequest request, const std::string& cuda_arch = "sm_90",
+                    evaluation::Headers headers = evaluation::Headers::automatic);
 
 /// Both ways a kernel is built (the light headers first, and LibTorch's only), for suites that
 /// check that a kernel gets the same verdict either way; and a test-name suffix for each.
-inline const std::vector<gpu::Headers> both_headers = {gpu::Headers::automatic, gpu::Headers::full};
-inline std::string headers_suffix(gpu::Headers h) {
-  return h == gpu::Headers::full ? "full_headers" : "light_first";
+inline const std::vector<evaluation::Headers> both_headers = {evaluation::Headers::automatic,
+                                                              evaluation::Headers::full};
+inline std::string headers_suffix(evaluation::Headers h) {
+  return h == evaluation::Headers::full ? "full_headers" : "light_first";
 }
 
 /// A process that runs (zombies waiting to be reaped are left out), from /proc.

@@ -1,22 +1,22 @@
-// The worker's protocol as the supervisor enforces it (gpu/worker_protocol.hpp): stage limits are
-// the supervisor's, lines only move an evaluation forward and never past the request's total,
-// and an infrastructure error once candidate code ran counts against the candidate. Then, on a
-// real worker, a speedup above the request's flag is measured again in a fresh worker.
+// The worker's protocol as the supervisor enforces it (evaluation/worker_protocol.hpp): stage
+// limits are the supervisor's, lines only move an evaluation forward and never past the request's
+// total, and an infrastructure error once candidate code ran counts against the candidate. Then, on
+// a real worker, a speedup above the request's flag is measured again in a fresh worker.
 #include <gtest/gtest.h>
 
-#include "gpu/worker_client.hpp"
-#include "gpu/worker_protocol.hpp"
+#include "evaluation/worker_client.hpp"
+#include "evaluation/worker_protocol.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
 namespace {
 
-using gpu::ProtocolMonitor;
-using gpu::Stage;
-using gpu::step_event;
+using evaluation::ProtocolMonitor;
+using evaluation::Stage;
+using evaluation::step_event;
 
-gpu::WorkerRequest request_with(double call_timeout_s, int seeds) {
-  gpu::WorkerRequest r;
+evaluation::WorkerRequest request_with(double call_timeout_s, int seeds) {
+  evaluation::WorkerRequest r;
   r.call_timeout_s = call_timeout_s;
   r.seeds = seeds;
   return r;
@@ -126,11 +126,11 @@ TEST(WorkerProtocol, AnInfrastructureErrorAfterCandidateCodeRanCountsAgainstTheC
 // With the flag at 1.0x, an honest kernel faster than eager is measured twice: the result
 // reported is the fresh worker's, and says what the first one measured.
 TEST(WorkerRetiming, ASpeedupAboveTheFlagIsMeasuredAgainInAFreshWorker) {
-  gpu::WorkerClient worker(gpu::WorkerOptions{});
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto request = test_request("forward", "multi", 1);
   request.configs = {0};
   request.speedup_flag = 1e-6;
-  auto e = evaluate(worker, gpu::Backend::cpu, "softmax",
+  auto e = evaluate(worker, evaluation::Backend::cpu, "softmax",
                     source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp", request);
   ASSERT_EQ(e.verdict(), "correct") << e.describe();
   const auto& retimed = e.outcome.result["retimed_in_fresh_worker"];
@@ -143,13 +143,14 @@ TEST(WorkerRetiming, ASpeedupAboveTheFlagIsMeasuredAgainInAFreshWorker) {
 // with a fresh worker (as the evaluator actor and `kforge eval` both do), and the error reported is
 // the infrastructure's, never a verdict on the kernel.
 TEST(WorkerRetry, AnInfrastructureFailureIsTriedOnceMoreWithAFreshWorker) {
-  gpu::WorkerOptions o;
+  evaluation::WorkerOptions o;
   o.worker_path = "/nonexistent/kforge-worker";
   o.allow_unconfined = true;
-  gpu::WorkerClient worker(o);
+  evaluation::WorkerClient worker(o);
   std::vector<std::string> retries;
-  auto outcome = gpu::evaluate_candidate(worker, test_request("forward", "single", 1), {},
-                                         [&](const std::string& why) { retries.push_back(why); });
+  auto outcome =
+      evaluation::evaluate_candidate(worker, test_request("forward", "single", 1), {},
+                                     [&](const std::string& why) { retries.push_back(why); });
   ASSERT_EQ(retries.size(), 1u);
   EXPECT_NE(retries[0].find("/nonexistent/kforge-worker"), std::string::npos) << retries[0];
   EXPECT_EQ(outcome.result["verdict"].as_string(), "error") << outcome.result.dump();
@@ -160,19 +161,19 @@ TEST(WorkerRetry, AnInfrastructureFailureIsTriedOnceMoreWithAFreshWorker) {
 TEST(WorkerProtocol, KernelsAreBuiltForTheArchitectureTheDeviceReports) {
   json::Value h100, none, odd;
   h100.set("name", "NVIDIA H100 80GB HBM3").set("compute_capability", "9.0");
-  EXPECT_EQ(*gpu::cuda_arch_of(h100), "sm_90");
+  EXPECT_EQ(*evaluation::cuda_arch_of(h100), "sm_90");
   json::Value a100;
   a100.set("compute_capability", "8.0");
-  EXPECT_EQ(*gpu::cuda_arch_of(a100), "sm_80");
+  EXPECT_EQ(*evaluation::cuda_arch_of(a100), "sm_80");
   json::Value blackwell;
   blackwell.set("compute_capability", "12.0");
-  EXPECT_EQ(*gpu::cuda_arch_of(blackwell), "sm_120");
+  EXPECT_EQ(*evaluation::cuda_arch_of(blackwell), "sm_120");
   none.set("name", "cpu");
-  auto missing = gpu::cuda_arch_of(none);
+  auto missing = evaluation::cuda_arch_of(none);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error.find("reported no compute capability"), std::string::npos);
   odd.set("compute_capability", "sm_90; rm -rf");
-  EXPECT_FALSE(gpu::cuda_arch_of(odd));
+  EXPECT_FALSE(evaluation::cuda_arch_of(odd));
 }
 
 }  // namespace

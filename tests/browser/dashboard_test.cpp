@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "common/json.hpp"
-#include "gpu/process.hpp"
+#include "evaluation/process.hpp"
 #include "net/http_client.hpp"
 #include "tests/browser/webdriver.hpp"
 #include "tests/test_support.hpp"
@@ -38,13 +38,13 @@ class DashboardTest : public testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "state");
     fs::permissions(dir_ / "state", fs::perms::owner_all, fs::perm_options::replace);
-    gpu::SpawnOptions o;
+    evaluation::SpawnOptions o;
     o.argv = {KFORGE_CLI_PATH, "daemon", "--state", (dir_ / "state").string()};
     o.set_env = {{"KFORGE_CACHE", cache_dir()}};
     o.isolate_network = false;
     o.own_pid_namespace = false;
     o.capture_output = false;  // its log goes to the test's output
-    auto spawned = gpu::spawn(o);
+    auto spawned = evaluation::spawn(o);
     ASSERT_TRUE(spawned.child) << spawned.error;
     daemon_ = std::move(spawned.child);
     for (int i = 0; i < 200 && !fs::exists(dir_ / "state" / "daemon.json"); ++i)
@@ -97,7 +97,7 @@ class DashboardTest : public testing::Test {
   }
 
   fs::path dir_, shots_;
-  std::optional<gpu::Child> daemon_;
+  std::optional<evaluation::Child> daemon_;
   uint16_t port_ = 0;
   std::string token_;
 };

@@ -60,11 +60,11 @@ bool WebDriver::available() {
 Result<WebDriver> WebDriver::start(int width, int height) {
   WebDriver d;
   d.state_->port = free_port();
-  gpu::SpawnOptions o;
+  evaluation::SpawnOptions o;
   o.argv = {kDriver, "--port=" + std::to_string(d.state_->port)};
   o.isolate_network = false;
   o.capture_output = false;
-  auto spawned = gpu::spawn(o);
+  auto spawned = evaluation::spawn(o);
   if (!spawned.child) return Result<WebDriver>::failure("chromedriver: " + spawned.error);
   d.state_->driver = std::move(spawned.child);
   bool ready = false;

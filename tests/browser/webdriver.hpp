@@ -11,7 +11,7 @@
 
 #include "common/json.hpp"
 #include "common/result.hpp"
-#include "gpu/process.hpp"
+#include "evaluation/process.hpp"
 
 namespace kforge::test {
 
@@ -38,7 +38,7 @@ class WebDriver {
 
  private:
   struct State {
-    std::optional<gpu::Child> driver;
+    std::optional<evaluation::Child> driver;
     uint16_t port = 0;
     std::string session;
   };

@@ -6,7 +6,7 @@
 // Skips itself where there is no CUDA build or no GPU.
 #include <gtest/gtest.h>
 
-#include "gpu/process.hpp"
+#include "evaluation/process.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -16,7 +16,7 @@ TEST(GpuCompiledBaseline, ForwardAndBackwardConfigsAreTimedAgainstTorchCompile) 
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
   const std::string task = source_dir() + "/tasks/linear_relu";
   for (const char* direction : {"forward", "backward"}) {
-    gpu::SpawnOptions o;
+    evaluation::SpawnOptions o;
     // As from a shell: a PID namespace whose /proc is not its own stops the CUDA driver.
     o.own_pid_namespace = false;
     o.argv = {KFORGE_CLI_PATH, "eval",
@@ -30,7 +30,7 @@ TEST(GpuCompiledBaseline, ForwardAndBackwardConfigsAreTimedAgainstTorchCompile) 
               "--cache",       cache_dir(),
               "--json"};
     o.isolate_network = false;
-    auto r = gpu::run(o, std::chrono::minutes(10));
+    auto r = evaluation::run(o, std::chrono::minutes(10));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     auto doc = json::parse(r.output.substr(r.output.find('{')));
     ASSERT_TRUE(doc.value) << doc.error << "\n" << r.output;

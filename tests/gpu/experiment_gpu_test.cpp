@@ -12,7 +12,7 @@
 
 #include "archive/archive.hpp"
 #include "common/json.hpp"
-#include "gpu/process.hpp"
+#include "evaluation/process.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -35,7 +35,7 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
       "budget": {"candidates_per_target": 2},
       "evaluation": {"seeds": 2, "timing_seconds": 0.2, "confirm_top": 1},
       "search": {"pipeline_depth": 12}})";
-  gpu::SpawnOptions o;
+  evaluation::SpawnOptions o;
   // As from a shell: a PID namespace whose /proc is not its own stops the CUDA driver.
   o.own_pid_namespace = false;
   o.argv = {KFORGE_CLI_PATH, "run", (dir / "experiment.json").string(), "--archive",
@@ -43,7 +43,7 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
   o.set_env = {{"KFORGE_CACHE", cache_dir()}};
   o.working_dir = source_dir();
   o.isolate_network = false;
-  auto r = gpu::run(o, std::chrono::minutes(12));
+  auto r = evaluation::run(o, std::chrono::minutes(12));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   auto opened = archive::Archive::open((dir / "archive.db").string());
   ASSERT_TRUE(opened) << opened.error;
@@ -90,12 +90,12 @@ TEST(GpuExperiment, EveryBundledForwardTaskGetsACorrectKernel) {
       EXPECT_EQ(k["name"].as_string().rfind("kernel ", 0), std::string::npos)
           << task << " " << side << " kernels were not named after the trace: " << counters.dump();
     }
-    gpu::SpawnOptions so;
+    evaluation::SpawnOptions so;
     so.own_pid_namespace = false;
     so.argv = {KFORGE_CLI_PATH, "show", std::to_string(best->candidate.id), "--archive",
                (dir / "archive.db").string()};
     so.isolate_network = false;
-    auto shown = gpu::run(so, std::chrono::minutes(1));
+    auto shown = evaluation::run(so, std::chrono::minutes(1));
     EXPECT_NE(shown.output.find("kernel trace on "), std::string::npos) << shown.output;
     EXPECT_NE(shown.output.find("eager PyTorch: "), std::string::npos) << shown.output;
     EXPECT_NE(shown.output.find("hardware counters on "), std::string::npos) << shown.output;

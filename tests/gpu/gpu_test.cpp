@@ -11,22 +11,22 @@
 #include <sstream>
 #include <thread>
 
-#include "gpu/hashing.hpp"
+#include "evaluation/hashing.hpp"
 
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
 namespace {
 
-std::string device_arch(gpu::WorkerClient& worker) {
+std::string device_arch(evaluation::WorkerClient& worker) {
   std::string cc = worker.ready()["device"]["compute_capability"].as_string("9.0");
   cc.erase(std::remove(cc.begin(), cc.end(), '.'), cc.end());
   return "sm_" + cc;
 }
 
-gpu::WorkerOptions cuda_options() {
-  gpu::WorkerOptions o;
-  o.backend = gpu::Backend::cuda;
+evaluation::WorkerOptions cuda_options() {
+  evaluation::WorkerOptions o;
+  o.backend = evaluation::Backend::cuda;
   return o;
 }
 
@@ -46,22 +46,22 @@ std::vector<std::string> files(const std::string& dir, const std::string& suffix
 // nvcc takes about 20 s for a kernel with LibTorch headers: compile everything at once, in
 // parallel.
 void precompile(const std::vector<std::string>& kernels, const std::string& arch,
-                gpu::Headers headers) {
+                evaluation::Headers headers) {
   std::vector<std::string> sources;
-  for (const auto& k : kernels) sources.push_back(gpu::read_file(k).text);
-  gpu::CompileOptions o;
-  o.backend = gpu::Backend::cuda;
+  for (const auto& k : kernels) sources.push_back(evaluation::read_file(k).text);
+  evaluation::CompileOptions o;
+  o.backend = evaluation::Backend::cuda;
   o.cache_dir = cache_dir();
   o.cuda_arch = arch;
   o.headers = headers;
-  gpu::compile_all(sources, o, std::max(1u, std::thread::hardware_concurrency()));
+  evaluation::compile_all(sources, o, std::max(1u, std::thread::hardware_concurrency()));
 }
 
-class Gpu : public testing::TestWithParam<gpu::Headers> {};
+class Gpu : public testing::TestWithParam<evaluation::Headers> {};
 
 TEST_P(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
-  gpu::WorkerClient worker(cuda_options());
+  evaluation::WorkerClient worker(cuda_options());
   ASSERT_EQ(worker.ensure_started(), "");
   auto kernels = files(source_dir() + "/tasks", "_cuda.cu");
   for (const auto& k : files(source_dir() + "/tests/tasks", "_cuda.cu")) kernels.push_back(k);
@@ -75,11 +75,11 @@ TEST_P(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
     auto request = test_request(direction, "multi", 3, 0.5);
     request.timing.min_reps = 5;
     request.timing.max_reps = 10;
-    auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, device_arch(worker),
+    auto e = evaluate(worker, evaluation::Backend::cuda, task, kernel, request, device_arch(worker),
                       GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
-    EXPECT_EQ(e.compile.headers, GetParam() == gpu::Headers::full ? "full" : "light")
+    EXPECT_EQ(e.compile.headers, GetParam() == evaluation::Headers::full ? "full" : "light")
         << kernel << "\n"
         << e.describe();
     EXPECT_GE(e.outcome.result["configs"].as_array().size(), bundled ? 4u : 2u) << kernel;
@@ -91,22 +91,21 @@ TEST_P(Gpu, FixtureKernelsAreCorrectOnEveryConfig) {
 // each naming its task on its first line, are correct on every config of their tasks.
 TEST_P(Gpu, RobustKbenchStyleKernelsAreCorrect) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
-  gpu::WorkerClient worker(cuda_options());
+  evaluation::WorkerClient worker(cuda_options());
   ASSERT_EQ(worker.ensure_started(), "");
   auto kernels = files(source_dir() + "/tests/light_headers/rkb_style", ".cu");
   ASSERT_GE(kernels.size(), 4u);
   precompile(kernels, device_arch(worker), GetParam());
   for (const auto& kernel : kernels) {
-    std::ifstream in(kernel);
-    std::string first, task, direction;
-    std::getline(in, first);
-    std::istringstream(first.substr(first.find(':') + 1)) >> task >> direction;
+    const auto header = kernel_header(kernel);
+    ASSERT_EQ(header.words.size(), 2u) << kernel << ": its first line names a task and direction";
+    const std::string &task = header.words[0], &direction = header.words[1];
     auto request = test_request(direction, "multi", 2);
-    auto e = evaluate(worker, gpu::Backend::cuda, source_dir() + "/" + task, kernel, request,
+    auto e = evaluate(worker, evaluation::Backend::cuda, source_dir() + "/" + task, kernel, request,
                       device_arch(worker), GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "correct") << kernel << "\n" << e.describe();
-    EXPECT_EQ(e.compile.headers, GetParam() == gpu::Headers::full ? "full" : "light")
+    EXPECT_EQ(e.compile.headers, GetParam() == evaluation::Headers::full ? "full" : "light")
         << kernel << "\n"
         << e.describe();
   }
@@ -116,7 +115,7 @@ TEST_P(Gpu, RobustKbenchStyleKernelsAreCorrect) {
 // the robust-kbench-shaped LayerNorm backward on the GPU.
 TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
-  gpu::WorkerClient worker(cuda_options());
+  evaluation::WorkerClient worker(cuda_options());
   ASSERT_EQ(worker.ensure_started(), "");
   const std::string arch = device_arch(worker);
   const std::string task = source_dir() + "/tests/tasks/rkb_layernorm";
@@ -126,12 +125,7 @@ TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
   all.push_back(task + "/kernels/backward_cuda.cu");
   precompile(all, arch, GetParam());
   for (const auto& kernel : kernels) {
-    std::ifstream in(kernel);
-    std::string first;
-    std::getline(in, first);
-    std::istringstream words(first.substr(first.find(':') + 1));
-    std::vector<std::string> expected;
-    for (std::string w; words >> w;) expected.push_back(w);
+    auto expected = kernel_header(kernel).words;
     const auto stem = std::filesystem::path(kernel).stem();
     const bool library_call = stem == "library_call";
     // On the GPU only the first allocations of a call are primed with NaN: this exploit's output
@@ -142,43 +136,39 @@ TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
     request.configs = {0, 5};  // normalised over 8 x 24, and over 3 x 129 with random weights
     request.call_timeout_s = 10;
     request.library_calls = library_call ? LibraryPolicy::forbid : LibraryPolicy::flag;
-    auto e = evaluate(worker, gpu::Backend::cuda, task, kernel, request, arch, GetParam());
+    auto e = evaluate(worker, evaluation::Backend::cuda, task, kernel, request, arch, GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
     EXPECT_NE(std::find(expected.begin(), expected.end(), e.failure_kind()), expected.end())
         << kernel << " rejected as " << e.failure_kind() << "\n"
         << e.describe();
     request.library_calls = LibraryPolicy::flag;
-    auto honest = evaluate(worker, gpu::Backend::cuda, task, task + "/kernels/backward_cuda.cu",
-                           request, arch, GetParam());
+    auto honest = evaluate(worker, evaluation::Backend::cuda, task,
+                           task + "/kernels/backward_cuda.cu", request, arch, GetParam());
     EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
   }
 }
 
 TEST_P(Gpu, ExploitsAreRejectedWithTheirReasons) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
-  gpu::WorkerOptions o = cuda_options();
-  gpu::WorkerClient worker(o);
+  evaluation::WorkerOptions o = cuda_options();
+  evaluation::WorkerClient worker(o);
   ASSERT_EQ(worker.ensure_started(), "");
   std::string arch = device_arch(worker);
   auto kernels = files(source_dir() + "/tests/exploits/cuda", ".cu");
   kernels.push_back(source_dir() + "/tasks/softmax/kernels/forward_cuda.cu");
   precompile(kernels, arch, GetParam());
   for (const auto& kernel : files(source_dir() + "/tests/exploits/cuda", ".cu")) {
-    std::ifstream in(kernel);
-    std::string first;
-    std::getline(in, first);
-    std::istringstream words(first.substr(first.find(':') + 1));
-    std::vector<std::string> expected;
-    for (std::string w; words >> w;) expected.push_back(w);
-    std::string second;
-    std::getline(in, second);
+    const auto header = kernel_header(kernel);
+    const auto& expected = header.words;
+    const std::string& second = header.second_line;
     double min_kernel_ms =
         second.rfind("// min-kernel-ms:", 0) == 0 ? std::stod(second.substr(17)) : 0;
     auto request = test_request("forward", "multi", 2);
     request.configs = {0, 1};
     request.call_timeout_s = 10;
-    auto e = evaluate(worker, gpu::Backend::cuda, "softmax", kernel, request, arch, GetParam());
+    auto e =
+        evaluate(worker, evaluation::Backend::cuda, "softmax", kernel, request, arch, GetParam());
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     if (expected == std::vector<std::string>{"correct"}) {
       // A defence that neutralises: the kernel passes, and what it tried to hide is measured.
@@ -194,7 +184,7 @@ TEST_P(Gpu, ExploitsAreRejectedWithTheirReasons) {
         << e.describe();
     // The worker (restarted if the exploit killed it) still evaluates an honest kernel.
     auto honest_request = request;
-    auto honest = evaluate(worker, gpu::Backend::cuda, "softmax",
+    auto honest = evaluate(worker, evaluation::Backend::cuda, "softmax",
                            source_dir() + "/tasks/softmax/kernels/forward_cuda.cu", honest_request,
                            arch, GetParam());
     EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
@@ -202,7 +192,7 @@ TEST_P(Gpu, ExploitsAreRejectedWithTheirReasons) {
 }
 
 INSTANTIATE_TEST_SUITE_P(BothWays, Gpu, testing::ValuesIn(both_headers),
-                         [](const testing::TestParamInfo<gpu::Headers>& info) {
+                         [](const testing::TestParamInfo<evaluation::Headers>& info) {
                            return headers_suffix(info.param);
                          });
 

@@ -10,8 +10,8 @@
 #include <iostream>
 
 #include "actors/stage_handles.hpp"
-#include "gpu/hashing.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/hashing.hpp"
+#include "evaluation/task_export.hpp"
 #include "messages/errors.hpp"
 #include "messages/registration.hpp"
 #include "tools/kforge/tables.hpp"
@@ -62,7 +62,7 @@ Result<void> actor_host::start_foreground(const std::string& archive_path, const
                                           unsigned jobs, bool allow_unconfined) {
   runtime_options options;
   options.archive_path = archive_path;
-  options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
+  options.cache_dir = cache.empty() ? evaluation::default_cache_dir() : cache;
   options.compile_slots = jobs;
   options.allow_unconfined = allow_unconfined;
   return start(options);
@@ -114,7 +114,7 @@ coordinator_actor actor_host::start_coordinator(const experiment_record& record,
 Result<search::ExperimentSpec> load_experiment(const std::string& path, const runtime& rt,
                                                bool offline) {
   using Loaded = Result<search::ExperimentSpec>;
-  auto text = gpu::read_file(path);
+  auto text = evaluation::read_file(path);
   if (!text.ok) return Loaded::failure("cannot read the configuration " + path + ": " + text.error);
   auto parsed = search::parse_experiment_spec(text.text);
   if (!parsed.ok()) return Loaded::failure(path + ":\n" + parsed.error_text());

@@ -9,8 +9,8 @@
 #include "archive/report.hpp"
 #include "archive/views.hpp"
 #include "common/numbers.hpp"
-#include "gpu/build_config.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/build_config.hpp"
+#include "evaluation/task_export.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/best_package.hpp"
 #include "tools/kforge/command_line.hpp"
@@ -19,7 +19,7 @@ namespace kforge::cli {
 
 int run_best(const std::vector<std::string>& args) {
   std::string archive_path = default_state_dir() + "/archive.db", out, backend, task,
-              experiment_text, cache = gpu::default_cache_dir();
+              experiment_text, cache = evaluation::default_cache_dir();
   CommandLine line("best",
                    "Writes the best forward and backward kernels the experiment found for TASK as "
                    "a Python package in DIR: the sources, __init__.py (forward(...), "
@@ -129,9 +129,9 @@ int run_best(const std::vector<std::string>& args) {
                 << "); the backward binding needs its func_backward.py\n";
       return 2;
     }
-    gpu::ExportOptions eo;
+    evaluation::ExportOptions eo;
     eo.cache_dir = cache;
-    auto exported = gpu::export_task(p.task_dir, eo);
+    auto exported = evaluation::export_task(p.task_dir, eo);
     if (!exported.ok) {
       std::cerr << "kforge best: cannot export " << p.task_dir << ": " << exported.error << "\n";
       return 2;

@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "common/numbers.hpp"
-#include "gpu/compiler.hpp"
+#include "evaluation/compiler.hpp"
 
 namespace kforge::cli {
 namespace {
@@ -98,8 +98,9 @@ std::string py_list(const std::vector<std::string>& items) {
 }
 
 /// The flags kforge compiled and timed the kernels with, for the package's two ways of building.
-gpu::CodegenFlags package_flags(const BestPackage& p) {
-  return gpu::codegen_flags(p.backend == "cuda" ? gpu::Backend::cuda : gpu::Backend::cpu);
+evaluation::CodegenFlags package_flags(const BestPackage& p) {
+  return evaluation::codegen_flags(p.backend == "cuda" ? evaluation::Backend::cuda
+                                                       : evaluation::Backend::cpu);
 }
 
 std::string extension(const std::string& backend) {
@@ -121,8 +122,8 @@ std::string init_py(const BestPackage& p, const std::string& name) {
   const std::string signature = params.empty() ? "*args" : params;
   const std::string call = params.empty() ? "*args" : params;
   const auto flags = package_flags(p);
-  const auto cpu = gpu::codegen_flags(gpu::Backend::cpu);
-  const auto cuda = gpu::codegen_flags(gpu::Backend::cuda);
+  const auto cpu = evaluation::codegen_flags(evaluation::Backend::cpu);
+  const auto cuda = evaluation::codegen_flags(evaluation::Backend::cuda);
   std::string s = "\"\"\"The best kernels kforge found for the task " + p.task + " (experiment " +
                   std::to_string(p.experiment_id) + " of " + p.archive_path + ").\n\n";
   if (p.forward) s += provenance(p, "forward", *p.forward) + "\n";
@@ -259,7 +260,8 @@ std::string setup_py(const BestPackage& p, const std::string& name) {
     if ((d == std::string("forward") ? p.forward : p.backward))
       s += std::string("        ") + (cuda ? "CUDAExtension" : "CppExtension") + "(" +
            py_string(name + "_" + d) + ", [" + py_string(d + extension(p.backend)) +
-           "], extra_compile_args={\"cxx\": " + py_list(gpu::codegen_flags(gpu::Backend::cpu).compile) +
+           "], extra_compile_args={\"cxx\": " +
+           py_list(evaluation::codegen_flags(evaluation::Backend::cpu).compile) +
            (cuda ? ", \"nvcc\": " + py_list(flags.compile) : "") +
            "}, extra_link_args=" + py_list(flags.link) + "),\n";
   return s + "    ],\n    cmdclass={\"build_ext\": BuildExtension},\n)\n";

@@ -13,7 +13,7 @@
 
 #include "common/json.hpp"
 #include "common/numbers.hpp"
-#include "gpu/hashing.hpp"
+#include "evaluation/hashing.hpp"
 #include "messages/events.hpp"
 #include "net/http_client.hpp"
 #include "tools/kforge/actor_host.hpp"
@@ -61,7 +61,7 @@ bool connect_info(const std::string& state_dir, unsigned port, const std::string
     }
     c.port = static_cast<uint16_t>((*info.value)["port"].as_int());
   }
-  auto token = gpu::read_file(token_file.empty() ? state_dir + "/token" : token_file);
+  auto token = evaluation::read_file(token_file.empty() ? state_dir + "/token" : token_file);
   if (!token.ok) {
     error = "cannot read the daemon's token: " + token.error;
     return false;
@@ -179,7 +179,7 @@ int command(const Connection& c, const std::vector<std::string>& words) {
     return 0;
   }
   if (verb == "submit" && !arg(1).empty()) {
-    auto text = gpu::read_file(arg(1));
+    auto text = evaluation::read_file(arg(1));
     if (!text.ok) {
       std::cerr << "kforge console: cannot read " << arg(1) << ": " << text.error << "\n";
       return 2;

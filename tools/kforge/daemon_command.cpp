@@ -17,8 +17,8 @@
 #include "actors/gateway.hpp"
 #include "common/log.hpp"
 #include "common/numbers.hpp"
-#include "gpu/hashing.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/hashing.hpp"
+#include "evaluation/task_export.hpp"
 #include "net/dashboard_files.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/command_line.hpp"
@@ -191,7 +191,7 @@ int run_daemon(const std::vector<std::string>& args) {
   actor_host host;
   runtime_options options;
   options.archive_path = state_dir + "/archive.db";
-  options.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
+  options.cache_dir = cache.empty() ? evaluation::default_cache_dir() : cache;
   options.compile_slots = jobs;
   options.allow_unconfined = allow_unconfined;
   if (auto started = host.start(options); !started) {

@@ -17,18 +17,18 @@
 #include "common/numbers.hpp"
 #include "common/statistics.hpp"
 #include "common/task_signature.hpp"
-#include "gpu/build_config.hpp"
-#include "gpu/compiled_baseline.hpp"
-#include "gpu/compiler.hpp"
-#include "gpu/counter_summary.hpp"
-#include "gpu/hashing.hpp"
-#include "gpu/machine_load.hpp"
-#include "gpu/profile_summary.hpp"
-#include "gpu/source_check.hpp"
-#include "gpu/task_export.hpp"
-#include "gpu/worker_client.hpp"
-#include "gpu/worker_report.hpp"
-#include "gpu/worker_request.hpp"
+#include "evaluation/build_config.hpp"
+#include "evaluation/compiled_baseline.hpp"
+#include "evaluation/compiler.hpp"
+#include "evaluation/counter_summary.hpp"
+#include "evaluation/hashing.hpp"
+#include "evaluation/machine_load.hpp"
+#include "evaluation/profile_summary.hpp"
+#include "evaluation/source_check.hpp"
+#include "evaluation/task_export.hpp"
+#include "evaluation/worker_client.hpp"
+#include "evaluation/worker_report.hpp"
+#include "evaluation/worker_request.hpp"
 #include "tools/kforge/command_line.hpp"
 #include "tools/kforge/eval_progress.hpp"
 #include "tools/kforge/tables.hpp"
@@ -62,7 +62,7 @@ std::string describe_stage_seconds(const json::Value& stages) {
   return out;
 }
 
-using gpu::Backend;
+using evaluation::Backend;
 
 struct EvalArgs {
   std::string task, kernel, backend, direction, configs = "multi", cache;
@@ -146,12 +146,12 @@ int finish(const json::Value& doc, bool as_json, int code) {
 }
 
 /// "0.4310 (0.4301-0.4330)": the median with the 10th and 90th percentiles of the timed batches.
-std::string with_spread(const gpu::TimingSummary& t) {
+std::string with_spread(const evaluation::TimingSummary& t) {
   auto ms = [](double v) { return fmt(v, v >= 100 ? "%.1f" : v >= 10 ? "%.2f" : "%.4f"); };
   return ms(t.median_ms) + " (" + ms(t.p10_ms) + "-" + ms(t.p90_ms) + ")";
 }
 
-void print_table(const gpu::WorkerReport& report) {
+void print_table(const evaluation::WorkerReport& report) {
   // Names are never cut: rows that differ only at the end of a long name stay apart.
   size_t name_width = 8;
   for (const auto& c : report.configs) name_width = std::max(name_width, c.name.size() + 2);
@@ -182,9 +182,10 @@ void print_table(const gpu::WorkerReport& report) {
   for (const auto& c : report.configs) {
     auto record = json::parse(c.record_json.empty() ? "{}" : c.record_json);
     if (record.value && record.value->contains("trace"))
-      std::cout << trace_table(gpu::summarise_trace((*record.value)["trace"], c.name).doc);
+      std::cout << trace_table(evaluation::summarise_trace((*record.value)["trace"], c.name).doc);
     if (record.value && record.value->contains("counters"))
-      std::cout << counters_table(gpu::summarise_counters((*record.value)["counters"], c.name).doc);
+      std::cout << counters_table(
+          evaluation::summarise_counters((*record.value)["counters"], c.name).doc);
   }
 }
 
@@ -200,13 +201,13 @@ class EvalRun {
   explicit EvalRun(const EvalArgs& a) : a_(a) { doc_.set("task", a.task).set("kernel", a.kernel); }
 
   int run() {
-    auto source = gpu::read_file(a_.kernel);
+    auto source = evaluation::read_file(a_.kernel);
     if (!source.ok) return infrastructure("cannot read the kernel: " + source.error);
     source_ = source.text;
-    backend_ = a_.backend.empty() ? default_backend() : *gpu::parse_backend(a_.backend);
-    cache_ = a_.cache.empty() ? gpu::default_cache_dir() : a_.cache;
+    backend_ = a_.backend.empty() ? default_backend() : *evaluation::parse_backend(a_.backend);
+    cache_ = a_.cache.empty() ? evaluation::default_cache_dir() : a_.cache;
     direction_ = direction_of_source();
-    doc_.set("direction", direction_).set("backend", std::string(gpu::to_string(backend_)));
+    doc_.set("direction", direction_).set("backend", std::string(evaluation::to_string(backend_)));
     for (auto step : {&EvalRun::export_the_task, &EvalRun::check_statically,
                       &EvalRun::start_the_worker, &EvalRun::compile})
       if (auto ended = (this->*step)()) return *ended;
@@ -228,7 +229,7 @@ class EvalRun {
   std::string direction_of_source() const {
     if (!a_.direction.empty()) return a_.direction;
     bool has_forward = false, has_backward = false;
-    for (const auto& n : gpu::registered_functions(source_)) {
+    for (const auto& n : evaluation::registered_functions(source_)) {
       has_forward |= n == "forward";
       has_backward |= n == "backward";
     }
@@ -241,9 +242,9 @@ class EvalRun {
       if (!a_.json) std::cout << "\n";
       return infrastructure(why);
     };
-    gpu::ExportOptions export_options;
+    evaluation::ExportOptions export_options;
     export_options.cache_dir = cache_;
-    exported_ = gpu::export_task(a_.task, export_options);
+    exported_ = evaluation::export_task(a_.task, export_options);
     if (!exported_.ok) return fail(exported_.error);
     dir_ = exported_.doc["directions"][direction_];
     if (dir_.is_null())
@@ -267,12 +268,13 @@ class EvalRun {
   /// constructs, library calls under the policy): a kernel they reject is not compiled or run
   /// here either, and gets the verdict and reason an experiment would give it.
   Ended check_statically() {
-    auto parameters = gpu::task_parameters(exported_.dir, direction_);
+    auto parameters = evaluation::task_parameters(exported_.dir, direction_);
     if (!parameters) return infrastructure(parameters.error);
-    const auto checked = gpu::check_source(source_, direction_, *parameters, a_.library_calls,
-                                           static_cast<size_t>(kDefaultMaxSourceBytes));
+    const auto checked =
+        evaluation::check_source(source_, direction_, *parameters, a_.library_calls,
+                                 static_cast<size_t>(kDefaultMaxSourceBytes));
     static_findings_.array();
-    for (const auto& f : gpu::library_calls(source_)) static_findings_.push(f);
+    for (const auto& f : evaluation::library_calls(source_)) static_findings_.push(f);
     doc_.set("static_library_calls", static_findings_);
     if (checked.accepted) return std::nullopt;
     json::Value f;
@@ -287,26 +289,26 @@ class EvalRun {
   /// The worker first (the cuda backend compiles for the device it reports), then the
   /// torch.compile baseline when asked for.
   Ended start_the_worker() {
-    gpu::WorkerOptions worker_options;
+    evaluation::WorkerOptions worker_options;
     worker_options.backend = backend_;
     worker_options.device = a_.device;
     worker_options.allow_unconfined = a_.allow_unconfined;
-    worker_ = std::make_unique<gpu::WorkerClient>(worker_options);
+    worker_ = std::make_unique<evaluation::WorkerClient>(worker_options);
     if (auto e = worker_->ensure_started(); !e.empty()) return infrastructure(e);
     doc_.set("device", device()).set("sandbox", worker_->ready()["sandbox"]);
     if (a_.compiled == "off") return std::nullopt;
     if (!a_.json)
       std::cout << "building the torch.compile baseline (" << a_.compiled << ") ..." << std::flush;
-    gpu::CompiledBaselineOptions baseline_options;
+    evaluation::CompiledBaselineOptions baseline_options;
     baseline_options.mode = a_.compiled;
     baseline_options.backend = backend_;
     baseline_options.config_set = a_.configs;
-    auto baseline = gpu::build_compiled_baseline(a_.task, exported_.dir, baseline_options);
+    auto baseline = evaluation::build_compiled_baseline(a_.task, exported_.dir, baseline_options);
     // The kernel is still evaluated without it; its configs say why there is no compiled time.
     compiled_dir_ = baseline.dir;
     compiled_unavailable_ = baseline.error;
     const std::string described = baseline.error.empty()
-                                      ? gpu::describe_compiled_baseline(baseline.doc)
+                                      ? evaluation::describe_compiled_baseline(baseline.doc)
                                       : "none: " + baseline.error;
     doc_.set("compiled_baseline", described);
     if (!a_.json) std::cout << " " << described << "\n";
@@ -316,21 +318,21 @@ class EvalRun {
   const json::Value& device() const { return worker_->ready()["device"]; }
 
   Ended compile() {
-    gpu::CompileOptions compile_options;
+    evaluation::CompileOptions compile_options;
     compile_options.backend = backend_;
     compile_options.cache_dir = cache_;
     compile_options.source_name = a_.kernel;
     compile_options.allow_unconfined = a_.allow_unconfined;
     compile_options.headers = a_.headers;
     if (backend_ == Backend::cuda) {
-      auto arch = gpu::cuda_arch_of(device());
+      auto arch = evaluation::cuda_arch_of(device());
       if (!arch) return infrastructure(arch.error);
       compile_options.cuda_arch = *arch;
     }
     if (!a_.json)
-      std::cout << "compiling " << a_.kernel << " (" << gpu::to_string(backend_) << ") ..."
+      std::cout << "compiling " << a_.kernel << " (" << evaluation::to_string(backend_) << ") ..."
                 << std::flush;
-    compiled_ = gpu::compile_candidate(source_, compile_options);
+    compiled_ = evaluation::compile_candidate(source_, compile_options);
     json::Value compile_doc;
     compile_doc.set("ok", compiled_.ok)
         .set("cache_hit", compiled_.cache_hit)
@@ -356,8 +358,8 @@ class EvalRun {
     return std::nullopt;
   }
 
-  gpu::WorkerRequest worker_request() const {
-    gpu::WorkerRequest request;
+  evaluation::WorkerRequest worker_request() const {
+    evaluation::WorkerRequest request;
     request.export_dir = exported_.dir;
     request.library = compiled_.library_path;
     request.direction = direction_;
@@ -372,13 +374,13 @@ class EvalRun {
     if (a_.rtol) request.rtol = *a_.rtol;
     request.timing.max_seconds = a_.max_seconds;
     request.trace = !a_.no_timing;
-    request.counters = !a_.no_timing && backend_ == gpu::Backend::cuda;
+    request.counters = !a_.no_timing && backend_ == evaluation::Backend::cuda;
     request.counters_budget_s = a_.counters_budget;
     return request;
   }
 
   int evaluate() {
-    if (auto busy = gpu::machine_load_warning(); busy && !a_.no_timing) {
+    if (auto busy = evaluation::machine_load_warning(); busy && !a_.no_timing) {
       if (!a_.json) std::cout << "warning: " << *busy << "\n";
       doc_.set("load_warning", *busy);
     }
@@ -392,7 +394,7 @@ class EvalRun {
     EvalProgress progress(std::cout, total ? total : dir_["configs"].as_array().size(),
                           ::isatty(STDOUT_FILENO) != 0);
     // The evaluator actor's way: once more with a fresh worker where the first could not start.
-    auto outcome = gpu::evaluate_candidate(
+    auto outcome = evaluation::evaluate_candidate(
         *worker_, worker_request(),
         [&](const json::Value& e) {
           if (!a_.json) progress.on_event(e);
@@ -412,13 +414,13 @@ class EvalRun {
          {"failure", "checked_by_checker", "retimed_in_fresh_worker", "stage_seconds"})
       if (result.contains(field)) doc_.set(field, result[field]);
     doc_.set("candidate_output", outcome.candidate_output);
-    const auto report = gpu::read_worker_report(result);
+    const auto report = evaluation::read_worker_report(result);
     const std::string verdict = to_string(report.verdict);
     if (!a_.json) print_outcome(report, outcome.candidate_output, result["stage_seconds"]);
     return finish(doc_, a_.json, verdict == "correct" ? 0 : verdict == "incorrect" ? 1 : 2);
   }
 
-  void print_outcome(const gpu::WorkerReport& report, const std::string& candidate_output,
+  void print_outcome(const evaluation::WorkerReport& report, const std::string& candidate_output,
                      const json::Value& stage_seconds) const {
     print_table(report);
     for (const auto& f : static_findings_.as_array())
@@ -443,12 +445,12 @@ class EvalRun {
   json::Value doc_;
   std::string source_, cache_, direction_;
   Backend backend_ = Backend::cpu;
-  gpu::ExportedTaskInfo exported_;
+  evaluation::ExportedTaskInfo exported_;
   json::Value dir_;  ///< the direction's part of the export
   json::Value static_findings_;
-  std::unique_ptr<gpu::WorkerClient> worker_;
+  std::unique_ptr<evaluation::WorkerClient> worker_;
   std::string compiled_dir_, compiled_unavailable_;
-  gpu::CompileResult compiled_;
+  evaluation::CompileResult compiled_;
 };
 
 }  // namespace
@@ -478,10 +480,10 @@ int run_export(const std::vector<std::string>& argv) {
       ->type_name("DIR");
   line.app().add_flag("--force", force, "export again even when the cache has the task");
   if (auto code = line.parse(argv)) return *code;
-  gpu::ExportOptions o;
-  o.cache_dir = cache.empty() ? gpu::default_cache_dir() : cache;
+  evaluation::ExportOptions o;
+  o.cache_dir = cache.empty() ? evaluation::default_cache_dir() : cache;
   o.force = force;
-  auto exported = gpu::export_task(task, o);
+  auto exported = evaluation::export_task(task, o);
   if (!exported.ok) {
     std::cerr << "kforge export: " << exported.error << "\n";
     return 2;

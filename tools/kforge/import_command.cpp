@@ -2,9 +2,9 @@
 
 #include <iostream>
 
-#include "gpu/build_config.hpp"
-#include "gpu/process.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/build_config.hpp"
+#include "evaluation/process.hpp"
+#include "evaluation/task_export.hpp"
 #include "tools/kforge/command_line.hpp"
 
 namespace kforge::cli {
@@ -32,13 +32,14 @@ int run_import(const std::vector<std::string>& args) {
       ->allow_extra_args(false)
       ->type_name("NAME=V[,NAME=V...]");
   if (auto code = line.parse(args)) return *code;
-  gpu::SpawnOptions spawn = gpu::task_script("", build::kernelbench_importer, {"--out", out});
+  evaluation::SpawnOptions spawn =
+      evaluation::task_script("", build::kernelbench_importer, {"--out", out});
   for (const auto& s : sizes) {
     spawn.argv.push_back("--sizes");
     spawn.argv.push_back(s);
   }
   for (const auto& p : problems) spawn.argv.push_back(p);
-  auto result = gpu::run(spawn, std::chrono::minutes(30));
+  auto result = evaluation::run(spawn, std::chrono::minutes(30));
   std::cout << result.output;
   if (!result.started) {
     std::cerr << "kforge import: cannot start " << spawn.argv[0] << ": " << result.start_error

@@ -14,7 +14,7 @@
 #include "archive/report.hpp"
 #include "archive/views.hpp"
 #include "common/numbers.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/task_export.hpp"
 #include "messages/errors.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/command_line.hpp"

@@ -13,7 +13,7 @@
 #include "actors/files_proposer_actor.hpp"
 #include "common/evaluation_defaults.hpp"
 #include "common/numbers.hpp"
-#include "gpu/task_export.hpp"
+#include "evaluation/task_export.hpp"
 #include "proposers/kernel_files.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/command_line.hpp"

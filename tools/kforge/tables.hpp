@@ -27,10 +27,10 @@ std::string usage_table(const json::Value& models, const std::string& indent);
 /// the LLM verifiers' confusion matrices against the hardware.
 std::string report_table(const json::Value& report);
 
-/// A kernel trace as gpu::summarise_trace gives it: per side its launches, longest first.
+/// A kernel trace as evaluation::summarise_trace gives it: per side its launches, longest first.
 std::string trace_table(const json::Value& trace);
-/// A profile's hardware counters (gpu/counter_summary.hpp): per side the longest kernels with
-/// their occupancy, throughputs, roofline place and warp stalls.
+/// A profile's hardware counters (evaluation/counter_summary.hpp): per side the longest kernels
+/// with their occupancy, throughputs, roofline place and warp stalls.
 std::string counters_table(const json::Value& counters);
 /// Per target, its best kernel's per-config results (archive::report_view's "results").
 std::string best_results_table(const json::Value& targets);

@@ -1,0 +1,81 @@
+#include "evaluation/worker/counter_budget.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kforge::worker {
+namespace {
+
+constexpr int kMaxKernels = 32;  // the counter data image holds this many ranges
+
+}  // namespace
+
+double traced_kernel_seconds(const json::Value& traced) {
+  double ms = 0;
+  for (const auto& launch : traced.as_array())
+    if (launch["kind"].as_string() == "kernel") ms += launch["ms"].as_number();
+  return ms / 1000;
+}
+
+void CounterCosts::learn(const json::Value& counted, double seconds, double call_s) {
+  const auto& kernels = counted["kernels"].as_array();
+  const int p = static_cast<int>(counted["passes"].as_int(passes));
+  if (kernels.empty() || p <= 0) return;
+  passes = p;
+  learned = true;
+  user_replay = counted["replay"].as_string() == "user";
+  if (user_replay) {
+    session_s = std::max(0.0, seconds - p * call_s);
+    return;
+  }
+  double kernel_s = 0;
+  for (const auto& k : kernels) kernel_s += k["metrics"]["duration_ns"].as_number() * 1e-9 * p;
+  pass_overhead_s = std::max(0.0, seconds - kernel_s) / (static_cast<double>(kernels.size()) * p);
+}
+
+CounterPlan plan_counters(const json::Value& traced, double budget_s, const CounterCosts& costs) {
+  CounterPlan plan;
+  if (costs.user_replay) {
+    int kernels = kMaxKernels;
+    if (traced.is_array())
+      kernels = static_cast<int>(
+          std::count_if(traced.as_array().begin(), traced.as_array().end(),
+                        [](const json::Value& l) { return l["kind"].as_string() == "kernel"; }));
+    const double cost = costs.session_s + costs.passes * traced_kernel_seconds(traced);
+    if (cost > budget_s || kernels == 0) return plan;
+    plan.count = std::min(kernels, kMaxKernels);
+    plan.estimated_s = cost;
+    return plan;
+  }
+  if (!traced.is_array()) {
+    const double per_kernel = costs.passes * costs.pass_overhead_s;
+    plan.count = per_kernel > 0
+                     ? std::clamp(static_cast<int>(budget_s / per_kernel), 0, kMaxKernels)
+                     : kMaxKernels;
+    plan.estimated_s = plan.count * per_kernel;
+    return plan;
+  }
+  for (const auto& launch : traced.as_array()) {
+    if (launch["kind"].as_string() != "kernel") continue;
+    const double cost = costs.passes * (costs.pass_overhead_s + launch["ms"].as_number() / 1000);
+    // Counting is a prefix: once one kernel is left, every later one is too.
+    if (plan.count == kMaxKernels || plan.estimated_s + cost > budget_s) break;
+    ++plan.count;
+    plan.estimated_s += cost;
+  }
+  return plan;
+}
+
+json::Value uncounted_kernels(const json::Value& traced, int counted) {
+  json::Value out{json::Array{}};
+  int seen = 0;
+  for (const auto& launch : traced.as_array()) {
+    if (launch["kind"].as_string() != "kernel" || seen++ < counted) continue;
+    json::Value k;
+    k.set("name", launch["name"]).set("ms", launch["ms"]);
+    out.push(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace kforge::worker

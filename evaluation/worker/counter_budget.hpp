@@ -1,0 +1,57 @@
+// How many of a call's kernels the hardware counters can afford, within a budget in seconds. The
+// range profiler counts the launches between its start and stop, so a call's kernels are counted
+// in launch order up to a count: the plan takes the longest prefix whose estimated cost fits, and
+// names the kernels it leaves with their traced times. Two ways to replay cost differently:
+// - user replay (the first tried): the whole call runs once per counter pass (14 on an H100), so
+//   a count costs a session (enabling, scheduling, decoding: about 2.5 s) plus the passes of the
+//   call, however many of its kernels are counted;
+// - kernel replay (the fallback): CUPTI replays each counted kernel once per pass, saving and
+//   restoring memory each time (1.4 s a pass on robust-kbench's resnet_block), so the cost grows
+//   with every kernel counted, and a call of many kernels can cost minutes.
+// What a count cost is learned from each count this worker makes.
+#pragma once
+
+#include "common/json.hpp"
+
+namespace kforge::worker {
+
+/// What counting has cost in this worker.
+struct CounterCosts {
+  /// Whether counts replay whole calls (user replay) or kernels (kernel replay): user replay is
+  /// assumed until a count says otherwise.
+  bool user_replay = true;
+  /// User replay: seconds a count costs beyond running the call once per pass; a guess until a
+  /// count is learned.
+  double session_s = 4;
+  /// Kernel replay: seconds per kernel and pass beyond the kernel's own time (memory saved and
+  /// restored, the profiler's work); a cautious guess until a count is learned.
+  double pass_overhead_s = 0.2;
+  int passes = 16;       ///< counter passes (14 on an H100)
+  bool learned = false;  ///< a count has been learned from
+  /// Learns from a count's result ({"replay", "passes", "kernels": [{"metrics":
+  /// {"duration_ns"}}]}), the seconds it took, and the seconds of the call's kernels (all of them,
+  /// counted or not).
+  void learn(const json::Value& counted, double seconds, double call_s);
+};
+
+/// The seconds of a traced call's kernels (evaluation/worker/launch_trace.hpp: [{"kind",
+/// "ms"}...]).
+double traced_kernel_seconds(const json::Value& traced);
+
+struct CounterPlan {
+  int count = 0;  ///< how many of the call's first kernels to count
+  double estimated_s = 0;
+};
+
+/// The plan for one call whose traced launches (evaluation/worker/launch_trace.hpp: [{"kind",
+/// "name", "ms"}...]) are `traced`, within `budget_s`. User replay: every kernel (at most 32) if a
+/// session and the call's passes fit, else none. Kernel replay: the longest prefix that fits;
+/// without a trace, as many kernels (at most 32) as the budget pays for at the cost of a kernel of
+/// no time.
+CounterPlan plan_counters(const json::Value& traced, double budget_s, const CounterCosts& costs);
+
+/// [{"name", "ms"}] of the traced kernels after the first `counted`, in launch order: what the
+/// counters left.
+json::Value uncounted_kernels(const json::Value& traced, int counted);
+
+}  // namespace kforge::worker

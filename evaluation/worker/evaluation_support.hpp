@@ -1,0 +1,35 @@
+// Small pieces the worker's evaluation and check share: failures as JSON, a candidate's raised
+// error in its own (quoted) words, the tolerance and output names of a config, where outputs are
+// saved for the checker.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "evaluation/worker/checks.hpp"
+#include "evaluation/worker_request.hpp"
+
+namespace kforge::worker {
+
+json::Value failure_json(const Failure& f);
+/// A raised error's message (c10::Error without its backtrace), at most 600 characters.
+std::string short_what(const std::exception& e);
+/// The candidate raised: "out_of_memory" or "candidate_error", its words quoted on one line.
+Failure candidate_raised(const std::exception& e);
+/// "a, b, c".
+std::string join(const std::vector<std::string>& v);
+/// The bytes of the defined tensors.
+size_t bytes_of(const std::vector<at::Tensor>& ts);
+/// The request's tolerances, else the direction's, else none (kforge's per-dtype defaults).
+std::optional<Tolerance> tolerance_of(const evaluation::WorkerRequest& request,
+                                      const json::Value& dir);
+std::vector<std::string> output_names_of(const json::Value& config);
+/// The file the candidate's outputs of a config and seed are saved in, for the checker.
+std::string outputs_file(const std::string& dir, size_t config, int seed);
+
+}  // namespace kforge::worker
