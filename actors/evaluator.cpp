@@ -65,16 +65,8 @@ std::string evaluator_key(Backend backend, int device) {
 
 evaluation_runner_actor::behavior_type evaluation_runner_impl(
     evaluation_runner_actor::stateful_pointer<evaluation_runner_state> self,
-    evaluator_options options) {
-  evaluation::WorkerOptions wo;
-  wo.backend = options.backend;
-  wo.device = options.device;
-  wo.seccomp = options.seccomp;
-  wo.recycle_after = options.recycle_after;
-  wo.scratch_dir = options.scratch_dir;
-  wo.readable_dirs = options.readable_dirs;
-  wo.allow_unconfined = options.allow_unconfined;
-  self->state.worker = std::make_unique<evaluation::WorkerClient>(wo);
+    const evaluation::WorkerOptions& options) {
+  self->state.worker = std::make_unique<evaluation::WorkerClient>(options);
   return {
       [self, options](device_atom) {
         return describe_device(*self->state.worker, std::string(to_string(options.backend)));
@@ -98,7 +90,8 @@ evaluation_runner_actor::behavior_type evaluation_runner_impl(
 }
 
 evaluator_actor::behavior_type evaluator_impl(
-    evaluator_actor::stateful_pointer<evaluator_state> self, evaluator_options options) {
+    evaluator_actor::stateful_pointer<evaluator_state> self,
+    const evaluation::WorkerOptions& options) {
   auto& pool = self->state.pool;
   pool.stats() =
       stage_stats("evaluator " + evaluator_key(options.backend, options.device), "evaluator");

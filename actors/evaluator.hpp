@@ -11,19 +11,10 @@
 
 #include "actors/runner_pool.hpp"
 #include "common/build_choices.hpp"
+#include "evaluation/worker_client.hpp"
 #include "messages/interfaces.hpp"
 
 namespace kforge {
-
-struct evaluator_options {
-  Backend backend = Backend::cpu;
-  int device = 0;
-  bool seccomp = true;
-  int recycle_after = 50;
-  std::string scratch_dir;                 ///< empty: the system's temporary folder
-  std::vector<std::string> readable_dirs;  ///< task exports the worker may read
-  bool allow_unconfined = false;           ///< run candidates without Landlock where none exists
-};
 
 /// "cpu" or "cuda:0": how experiments name an evaluator.
 std::string evaluator_key(const std::string& backend, int device);
@@ -35,12 +26,13 @@ struct evaluator_state {
 };
 
 evaluator_actor::behavior_type evaluator_impl(
-    evaluator_actor::stateful_pointer<evaluator_state> self, evaluator_options options);
+    evaluator_actor::stateful_pointer<evaluator_state> self,
+    const evaluation::WorkerOptions& options);
 
 /// The runner: owns the worker; spawn it detached.
 struct evaluation_runner_state;
 evaluation_runner_actor::behavior_type evaluation_runner_impl(
     evaluation_runner_actor::stateful_pointer<evaluation_runner_state> self,
-    evaluator_options options);
+    const evaluation::WorkerOptions& options);
 
 }  // namespace kforge

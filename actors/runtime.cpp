@@ -46,14 +46,14 @@ Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
   if (options.compile_slots == 0)
     options.compile_slots = std::max(1u, std::thread::hardware_concurrency());
   if (options.evaluators.empty()) {
-    evaluator_options cpu;
+    evaluation::WorkerOptions cpu;
     cpu.backend = Backend::cpu;
     cpu.seccomp = options.seccomp;
     cpu.allow_unconfined = options.allow_unconfined;
     options.evaluators.push_back(cpu);
     if (build::with_cuda)
       for (int d = 0; d < gpu_count(); ++d) {
-        evaluator_options cuda;
+        evaluation::WorkerOptions cuda;
         cuda.backend = Backend::cuda;
         cuda.device = d;
         cuda.seccomp = options.seccomp;

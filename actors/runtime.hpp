@@ -23,7 +23,7 @@ struct runtime_options {
   unsigned compile_slots = 0;  ///< 0: one per core
   std::chrono::seconds compile_timeout{600};
   /// Empty: the CPU backend, plus one cuda evaluator per GPU when the build has CUDA.
-  std::vector<evaluator_options> evaluators;
+  std::vector<evaluation::WorkerOptions> evaluators;
   bool seccomp = true;
   /// On a kernel without Landlock: compile and run candidates unconfined (with a warning) instead
   /// of refusing to.

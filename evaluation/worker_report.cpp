@@ -66,6 +66,34 @@ WorkerReport read_worker_report(const json::Value& result) {
   return r;
 }
 
+WorkerReport WorkerReport::failed(EvalVerdict verdict, std::string kind, std::string message) {
+  WorkerReport r;
+  r.verdict = verdict;
+  r.failure_kind = std::move(kind);
+  r.failure_message = std::move(message);
+  return r;
+}
+
+json::Value WorkerReport::to_json() const {
+  json::Value out;
+  out.set("verdict", to_string(verdict));
+  if (!failure_kind.empty() || !failure_message.empty()) {
+    json::Value failure;
+    failure.set("kind", failure_kind).set("message", failure_message);
+    out.set("failure", std::move(failure));
+  }
+  json::Value records{json::Array{}};
+  for (const auto& c : configs) {
+    auto record = json::parse(c.record_json);
+    records.push(record ? *std::move(record.value) : json::Value(json::Object{}));
+  }
+  json::Value flag_list{json::Array{}};
+  for (const auto& f : flags) flag_list.push(f);
+  out.set("configs", std::move(records)).set("flags", std::move(flag_list));
+  if (checked_by_checker > 0) out.set("checked_by_checker", checked_by_checker);
+  return out;
+}
+
 double speed_of_light_fraction(const std::vector<ConfigReport>& configs) {
   std::vector<BoundedTime> times;
   for (const auto& c : configs)

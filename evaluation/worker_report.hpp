@@ -1,5 +1,6 @@
-// What the worker reports of an evaluation, read once from its JSON answer (the counterpart of
-// evaluation/worker_request.hpp): the verdict, the failure, the flags, and per config the checks'
+// What the worker reports of an evaluation (the counterpart of evaluation/worker_request.hpp):
+// the worker writes its answer with `to_json` and the host reads it once with
+// `read_worker_report`: the verdict, the failure, the flags, and per config the checks'
 // errors, the kernel's and eager PyTorch's times, the torch.compile baseline's, the bytes moved
 // and the speed-of-light bound. The evaluator, `kforge eval`, the profiler and the benchmarks read
 // these fields instead of the JSON; each config keeps the worker's whole record for the archive.
@@ -54,6 +55,13 @@ struct WorkerReport {
   std::vector<ConfigReport> configs;
   std::vector<std::string> flags;
   int64_t checked_by_checker = 0;  ///< config-seed pairs the checker process confirmed
+
+  /// A report that ends before any config ran: `verdict` (incorrect, or error where kforge
+  /// itself failed) with the failure's kind and message.
+  static WorkerReport failed(EvalVerdict verdict, std::string kind, std::string message);
+  /// The report as the worker writes it on its pipe, which `read_worker_report` reads back: the
+  /// verdict, the failure (when there is one), each config's whole record, the flags.
+  json::Value to_json() const;
 };
 
 /// One config's record (an element of the result's "configs", or an archived record).

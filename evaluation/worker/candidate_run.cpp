@@ -61,7 +61,7 @@ CandidateRun::CandidateRun(WorkerState state, const evaluation::WorkerRequest& r
   configs_.array();
 }
 
-json::Value CandidateRun::run(json::Value result) {
+evaluation::WorkerReport CandidateRun::run() {
   std::optional<Failure> overall;
   // The timed config that moves the most bytes: the one a trace follows.
   std::optional<size_t> largest;
@@ -91,15 +91,13 @@ json::Value CandidateRun::run(json::Value result) {
     std::vector<std::string> ops(library_ops_.begin(), library_ops_.end());
     flags_.push_back("library operators called at run time: " + join(ops));
   }
-  json::Value flag_list;
-  flag_list.array();
-  for (auto& f : flags_) flag_list.push(f);
-  result.set("configs", configs_).set("flags", flag_list);
-  if (overall)
-    result.set("verdict", "incorrect").set("failure", failure_json(*overall));
-  else
-    result.set("verdict", "correct");
-  return result;
+  auto report = overall ? evaluation::WorkerReport::failed(EvalVerdict::incorrect, overall->kind,
+                                                           overall->message)
+                        : evaluation::WorkerReport::failed(EvalVerdict::correct, "", "");
+  for (const auto& record : configs_.as_array())
+    report.configs.push_back(evaluation::read_config_report(record));
+  report.flags = flags_;
+  return report;
 }
 
 void CandidateRun::run_config(Config& c) {

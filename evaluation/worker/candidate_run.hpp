@@ -22,6 +22,7 @@
 #include "evaluation/worker/thread_watch.hpp"
 #include "evaluation/worker/timing.hpp"
 #include "evaluation/worker_protocol.hpp"
+#include "evaluation/worker_report.hpp"
 #include "evaluation/worker_request.hpp"
 #include "kforge/extension_registry.h"
 
@@ -43,8 +44,8 @@ class CandidateRun {
   /// `direction` is the task's direction document (its configs, tolerance, aliasing rule).
   CandidateRun(WorkerState state, const evaluation::WorkerRequest& request, ExportedTask& task,
                const json::Value& direction, const ext::Function& fn, CompiledBaseline* baseline);
-  /// Evaluates the configs the request selects; `result` gets "configs", "flags" and the verdict.
-  json::Value run(json::Value result);
+  /// Evaluates the configs the request selects: the verdict, each config's record, the flags.
+  evaluation::WorkerReport run();
 
  private:
   /// One config's evaluation under way: what the checks and the timing learn, for its record.

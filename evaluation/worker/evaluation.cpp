@@ -34,15 +34,15 @@ CompiledBaseline* Evaluator::compiled(const std::string& dir) {
 }
 
 json::Value Evaluator::evaluate(const json::Value& request_doc) {
-  json::Value result;
-  result.set("event", "result");
+  // The worker's answer on its pipe: the report, as the host reads it back.
+  auto answer = [](const evaluation::WorkerReport& report) {
+    return report.to_json().set("event", "result");
+  };
   auto fail = [&](const Failure& f) {
-    result.set("verdict", "incorrect").set("failure", failure_json(f));
-    return result;
+    return answer(evaluation::WorkerReport::failed(EvalVerdict::incorrect, f.kind, f.message));
   };
   auto infra = [&](const std::string& message) {
-    result.set("verdict", "error").set("failure", failure_json(Failure{"infrastructure", message}));
-    return result;
+    return answer(evaluation::WorkerReport::failed(EvalVerdict::error, "infrastructure", message));
   };
 
   const auto r = WorkerRequest::from_json(request_doc);
@@ -90,7 +90,7 @@ json::Value Evaluator::evaluate(const json::Value& request_doc) {
   }
   CandidateRun run(WorkerState{device_, sink_, counter_costs_, threads_}, r, *t, dir, *fn,
                    baseline);
-  return run.run(std::move(result));
+  return answer(run.run());
 }
 
 json::Value Evaluator::check(const json::Value& request_doc) {
