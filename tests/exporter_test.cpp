@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "tests/test_support.hpp"
 
@@ -133,6 +134,70 @@ TEST(Exporter, TensorsComputedInForwardAreTracedIntoAPrelude) {
   EXPECT_EQ(arg_named(c, "rstd")["shape"].dump(), "[2,16,1]");
   ASSERT_TRUE(c.contains("prelude"));
   EXPECT_TRUE(std::filesystem::exists(t.dir + "/" + c["prelude"]["file"].as_string()));
+}
+
+// Each forward config carries its computation as an ATen graph (exporter/kforge_export/graph.py),
+// traced on meta tensors: its inputs are the config's tensor arguments with their shapes, every
+// node's operands come before it, and the output has the config's output shape. This is what the
+// kernel generator reads.
+TEST(Exporter, EachForwardConfigRecordsItsAtenGraph) {
+  const auto& t = exported(tests_task("rkb_rmsnorm"));
+  const auto& configs = t.doc["directions"]["forward"]["configs"].as_array();
+  ASSERT_FALSE(configs.empty());
+  for (const auto& c : configs) {
+    const auto& g = c["graph"];
+    ASSERT_TRUE(g.contains("file")) << c["name"].as_string() << ": " << g.dump();
+    EXPECT_NE(g["ops"].dump().find("aten.rsqrt.default"), std::string::npos) << g.dump();
+    auto graph = json::parse_file(t.dir + "/" + g["file"].as_string());
+    ASSERT_TRUE(graph) << graph.error;
+    const auto& nodes = (*graph)["nodes"].as_array();
+    ASSERT_EQ(static_cast<int64_t>(nodes.size()), g["nodes"].as_int());
+    std::function<void(const json::Value&, int64_t)> operands_before = [&](const json::Value& a,
+                                                                           int64_t id) {
+      if (a.contains("node")) {
+        EXPECT_LT(a["node"].as_int(), id) << (*graph).dump();
+      }
+      for (const auto& e : a.as_array()) operands_before(e, id);
+    };
+    for (const auto& n : nodes) {
+      operands_before(n["args"], n["id"].as_int());
+      if (n["op"].as_string() != "input") continue;
+      const auto& arg = c["args"][static_cast<size_t>(n["arg"].as_int())];
+      EXPECT_EQ(n["name"].as_string(), arg["name"].as_string());
+      EXPECT_EQ(n["meta"]["shape"].dump(), arg["shape"].dump()) << n.dump();
+    }
+    const auto& out = nodes.back();
+    ASSERT_EQ(out["op"].as_string(), "output");
+    const auto& result = nodes[static_cast<size_t>(out["args"][0]["node"].as_int())];
+    EXPECT_EQ(result["meta"]["shape"].dump(), c["outputs"][0]["shape"].dump()) << result.dump();
+  }
+}
+
+// A function whose work depends on its input's values (here a Python branch on one) cannot be
+// traced on meta tensors: the task still exports, and its configs say why they have no graph.
+TEST(Exporter, AFunctionThatCannotBeTracedExportsWithoutAGraphAndSaysWhy) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("kforge_exporter_untraceable_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ifstream in(tests_task("rkb_rmsnorm") + "/func_forward.py");
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string body = "    x_fp32 = x.float()\n";
+  source.replace(source.find(body), body.size(),
+                 body + "    if x_fp32.abs().max().item() > 1e30:\n        x_fp32 = x_fp32 / 2\n");
+  std::ofstream(dir / "func_forward.py") << source;
+  std::filesystem::copy_file(tests_task("rkb_rmsnorm") + "/config_forward.json",
+                             dir / "config_forward.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  evaluation::ExportOptions o;
+  o.cache_dir = cache_dir();
+  auto r = evaluation::export_task(dir.string(), o);
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(r.ok) << r.error;
+  for (const auto& c : r.doc["directions"]["forward"]["configs"].as_array()) {
+    EXPECT_FALSE(c["graph"].contains("file")) << c["graph"].dump();
+    EXPECT_NE(c["graph"]["error"].as_string().find("cannot trace"), std::string::npos)
+        << c["graph"].dump();
+  }
 }
 
 // A task that uses a part of torch the exporter's torch lacks says which and what torch it needs.

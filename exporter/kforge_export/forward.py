@@ -1,10 +1,13 @@
 """One forward config: its arguments, outputs and reference; the probe config also runs the task
 filters and checks the reference."""
+import json
+import os
 import time
 
 import torch
 
 from .arguments import capture_forward, describe_args, fixed_arguments
+from .graph import graph_ops, trace_graph
 from .reference_writer import check_reference
 from .running import compute_device, meta_outputs, output_specs, outputs_of, to_device
 from .support import phase
@@ -50,4 +53,17 @@ def export_forward_config(module, entry, index, input_names, writer, out_dir, fa
         reference = writer.reference("forward_fn", specs, values, index, expected=outs)
     return {"name": config_name(entry), "modes": entry["modes"], "init": entry["init"], "input": entry["input"],
             "shared": entry["shared"], "args": specs, "outputs": output_specs(outs), "reference": reference,
+            "graph": write_graph(fn, names, values, out_dir, f"graph_forward_config{index}.json"),
             "warnings": warnings, "probe": probe}
+
+
+def write_graph(fn, names, values, out_dir, file_name):
+    """The config's ATen graph (graph.py) in its own file; task.json gets the file, the operators
+    and the node count, or why there is no graph."""
+    with phase("graph"):
+        graph = trace_graph(fn, names, values)
+    if "error" in graph:
+        return graph
+    with open(os.path.join(out_dir, file_name), "w", encoding="utf-8") as f:
+        json.dump(graph, f, separators=(",", ":"))
+    return {"file": file_name, "ops": graph_ops(graph), "nodes": len(graph["nodes"])}

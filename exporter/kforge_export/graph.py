@@ -1,0 +1,99 @@
+"""A direction's computation as an ATen-level graph, per config: what kforge's kernel generator
+reads (issue 36). The function is traced with torch.fx's make_fx on meta tensors (shapes, dtypes
+and strides, nothing computed), so a large config costs no more than a small one.
+
+The graph is a list of nodes in execution order, each with an id:
+  {"id": 0, "op": "input", "arg": 2, "name": "x", "meta": {...}}       an argument of the function
+  {"id": 3, "op": "aten.addmm.default", "args": [...], "kwargs": {...}, "meta": {...}}
+  {"id": 4, "op": "getitem", "args": [{"node": 3}, 0], "meta": {...}}  one output of a tuple
+  {"id": 9, "op": "constant", "name": "_tensor_constant0", "meta": {...}} a tensor the function made
+  {"id": 10, "op": "output", "args": [{"node": 8}]}
+An argument of a node is {"node": id}, a number, a bool, a string (a dtype, device or layout by its
+name), null, or a list of these. "meta" is {"shape", "dtype", "stride"} for a tensor, a list of
+them for a tuple of tensors. Arguments that are not tensors are constants of the config: the graph
+holds their values. A function that cannot be traced gets {"error": why} instead, naming the
+operator where torch does: the export goes on without its graph."""
+import operator
+
+import torch
+
+from .running import to_meta
+
+
+def _encode(arg, ids):
+    if isinstance(arg, torch.fx.Node):
+        return {"node": ids[arg]}
+    if isinstance(arg, (list, tuple)):
+        return [_encode(a, ids) for a in arg]
+    if isinstance(arg, dict):
+        return {str(k): _encode(v, ids) for k, v in arg.items()}
+    if arg is None or isinstance(arg, (bool, int, float, str)):
+        return arg
+    if isinstance(arg, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
+        return str(arg).replace("torch.", "")
+    return repr(arg)
+
+
+def _op_name(node):
+    if node.target is operator.getitem:
+        return "getitem"
+    return str(node.target)
+
+
+def trace_graph(fn, names, values):
+    """fn's graph for one config's argument `values` (their `names` label the inputs)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.fx.passes.shape_prop import ShapeProp
+
+    tensor_at = [i for i, v in enumerate(values) if isinstance(v, torch.Tensor)]
+
+    def with_constants(*tensors):
+        args = list(values)
+        for i, t in zip(tensor_at, tensors):
+            args[i] = t
+        return fn(*args)
+
+    try:
+        inputs = [to_meta(values[i]) for i in tensor_at]
+        with torch.no_grad():
+            module = make_fx(with_constants)(*inputs)
+            ShapeProp(module).propagate(*inputs)
+    except Exception as e:  # noqa: BLE001  (any failure: the export goes on without a graph)
+        return {"error": f"cannot trace the function on meta tensors: {type(e).__name__}: "
+                         f"{str(e).splitlines()[0][:300] if str(e) else ''}"}
+    ids, nodes, placeholder = {}, [], 0
+    for node in module.graph.nodes:
+        ids[node] = len(nodes)
+        tensor_meta = node.meta.get("tensor_meta")
+        entry = {"id": ids[node]}
+        if node.op == "placeholder":
+            index = tensor_at[placeholder]
+            placeholder += 1
+            entry.update({"op": "input", "arg": index, "name": names[index] if index < len(names) else ""})
+        elif node.op == "get_attr":
+            entry.update({"op": "constant", "name": str(node.target)})
+        elif node.op == "call_function":
+            entry.update({"op": _op_name(node), "args": _encode(node.args, ids),
+                          "kwargs": _encode(node.kwargs, ids)})
+        elif node.op == "output":
+            outputs = node.args[0]
+            entry.update({"op": "output",
+                          "args": _encode(list(outputs) if isinstance(outputs, (list, tuple)) else [outputs], ids)})
+        else:
+            return {"error": f"cannot describe the traced node {node.name} ({node.op})"}
+        if tensor_meta is not None and node.op != "output":
+            entry["meta"] = _meta_of_tensor_meta(tensor_meta)
+        nodes.append(entry)
+    return {"nodes": nodes}
+
+
+def _meta_of_tensor_meta(tm):
+    if isinstance(tm, (list, tuple)) and not hasattr(tm, "shape"):
+        return [_meta_of_tensor_meta(t) for t in tm]
+    return {"shape": list(tm.shape), "dtype": str(tm.dtype).replace("torch.", ""),
+            "stride": list(tm.stride)}
+
+
+def graph_ops(graph):
+    """The distinct ATen operators of a traced graph, sorted."""
+    return sorted({n["op"] for n in graph.get("nodes", []) if n["op"].startswith("aten.")})
