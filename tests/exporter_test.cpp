@@ -173,17 +173,19 @@ TEST(Exporter, EachForwardConfigRecordsItsAtenGraph) {
   }
 }
 
-// A function whose work depends on its input's values (here a Python branch on one) cannot be
-// traced on meta tensors: the task still exports, and its configs say why they have no graph.
-TEST(Exporter, AFunctionThatCannotBeTracedExportsWithoutAGraphAndSaysWhy) {
+/// Exports a copy of rkb_rmsnorm whose func_forward.py has `find` replaced by `replacement`, in a
+/// scratch folder named after `label` that is removed afterwards.
+evaluation::ExportedTaskInfo export_edited_rmsnorm(const std::string& label,
+                                                   const std::string& find,
+                                                   const std::string& replacement) {
   auto dir = std::filesystem::temp_directory_path() /
-             ("kforge_exporter_untraceable_" + std::to_string(::getpid()));
+             ("kforge_exporter_" + label + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ifstream in(tests_task("rkb_rmsnorm") + "/func_forward.py");
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string body = "    x_fp32 = x.float()\n";
-  source.replace(source.find(body), body.size(),
-                 body + "    if x_fp32.abs().max().item() > 1e30:\n        x_fp32 = x_fp32 / 2\n");
+  const auto at = source.find(find);
+  EXPECT_NE(at, std::string::npos) << find;
+  if (at != std::string::npos) source.replace(at, find.size(), replacement);
   std::ofstream(dir / "func_forward.py") << source;
   std::filesystem::copy_file(tests_task("rkb_rmsnorm") + "/config_forward.json",
                              dir / "config_forward.json",
@@ -192,6 +194,16 @@ TEST(Exporter, AFunctionThatCannotBeTracedExportsWithoutAGraphAndSaysWhy) {
   o.cache_dir = cache_dir();
   auto r = evaluation::export_task(dir.string(), o);
   std::filesystem::remove_all(dir);
+  return r;
+}
+
+// A function whose work depends on its input's values (here a Python branch on one) cannot be
+// traced on meta tensors: the task still exports, and its configs say why they have no graph.
+TEST(Exporter, AFunctionThatCannotBeTracedExportsWithoutAGraphAndSaysWhy) {
+  const std::string body = "    x_fp32 = x.float()\n";
+  auto r = export_edited_rmsnorm(
+      "untraceable", body,
+      body + "    if x_fp32.abs().max().item() > 1e30:\n        x_fp32 = x_fp32 / 2\n");
   ASSERT_TRUE(r.ok) << r.error;
   for (const auto& c : r.doc["directions"]["forward"]["configs"].as_array()) {
     EXPECT_FALSE(c["graph"].contains("file")) << c["graph"].dump();
@@ -202,21 +214,8 @@ TEST(Exporter, AFunctionThatCannotBeTracedExportsWithoutAGraphAndSaysWhy) {
 
 // A task that uses a part of torch the exporter's torch lacks says which and what torch it needs.
 TEST(Exporter, ATaskNeedingANewerTorchSaysWhichVersion) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("kforge_exporter_newer_torch_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ifstream in(tests_task("rkb_rmsnorm") + "/func_forward.py");
-  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  source.replace(source.find("weight = torch.empty(num_features)"), 34,
-                 "weight = nn.RMSNorm([num_features]).weight.data.clone()");
-  std::ofstream(dir / "func_forward.py") << source;
-  std::filesystem::copy_file(tests_task("rkb_rmsnorm") + "/config_forward.json",
-                             dir / "config_forward.json",
-                             std::filesystem::copy_options::overwrite_existing);
-  evaluation::ExportOptions o;
-  o.cache_dir = cache_dir();
-  auto r = evaluation::export_task(dir.string(), o);
-  std::filesystem::remove_all(dir);
+  auto r = export_edited_rmsnorm("newer_torch", "weight = torch.empty(num_features)",
+                                 "weight = nn.RMSNorm([num_features]).weight.data.clone()");
   if (r.ok) GTEST_SKIP() << "this torch has nn.RMSNorm (torch >= 2.4)";
   EXPECT_NE(r.error.find("torch.nn.RMSNorm, which needs torch >= 2.4"), std::string::npos)
       << r.error;
