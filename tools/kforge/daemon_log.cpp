@@ -2,10 +2,8 @@
 
 #include <caf/event_based_actor.hpp>
 
-#include "common/json.hpp"
 #include "messages/events.hpp"
 #include "tools/kforge/event_lines.hpp"
-#include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
 
