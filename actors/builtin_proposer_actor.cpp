@@ -17,6 +17,7 @@ proposer_actor::behavior_type builtin_proposer_impl(
         if (!doc) return answer.fail(search::ProposalFailure::proposer_error, doc.error);
         builtin::BuiltinRequest b;
         b.backend = r.tgt.backend;
+        b.export_dir = r.export_dir;
         b.direction = r.tgt.direction;
         b.direction_doc = (**doc)["directions"][r.tgt.direction];
         b.seed = r.seed;

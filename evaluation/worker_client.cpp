@@ -232,7 +232,9 @@ std::string WorkerClient::ensure_started() {
   so.own_pid_namespace = false;
   so.environment = confined_environment(work);
   so.fds = {{3, req[0]}, {4, ev[1]}};
-  so.limits.file_size_bytes = 4ull << 30;
+  // A file as large as a task's saved outputs: KernelBench's 19_ReLU returns 1.6 G float32
+  // elements (6.4 GB), which a 4 GiB limit killed mid-write (SIGXFSZ).
+  so.limits.file_size_bytes = 32ull << 30;
   so.limits.open_files = 4096;
   // An address-space limit breaks CUDA's large virtual reservations, which a worker linked with
   // CUDA makes even on the cpu backend: only CPU-only builds get one. The RSS watchdog covers all.

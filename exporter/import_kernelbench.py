@@ -13,9 +13,10 @@ writes OUT/<problem name>/ holding:
     in place of its own, so it computes exactly what KernelBench's model computes, in the
     mode KernelBench calls it (a freshly built module: training mode);
   - config_forward.json: one config with the file's sizes (its integer, float and boolean module
-    constants), and one more per --sizes given; all of them in the multi lists.
+    constants), and one more per --sizes given; all of them in the multi lists; the tolerance
+    KernelBench checks outputs with (atol = rtol = 1e-2).
 
-Usage: import_kernelbench.py --out DIR [--sizes NAME=VALUE[,NAME=VALUE...]]... PROBLEM.py...
+Usage: import_kernelbench.py --out DIR [--sizes NAME=VALUE[,NAME=VALUE...]]... [--shrink F] PROBLEM.py...
 Prints one line per problem (`imported NAME: DIR` or `failed NAME: reason`); exit status 0 when all
 were imported, 1 when some failed, 2 on a usage error.
 """
@@ -131,7 +132,18 @@ input_names = {input_names!r}
 '''
 
 
-def import_problem(path, out_root, extra_sizes):
+def shrunk(sizes, factor):
+    """The sizes with every integer of at least 32 divided by `factor` (never below 16): a problem
+    small enough for a quick check on a CPU. Smaller integers (axes, kernel sizes, strides, groups)
+    stay as they are, and sizes that are powers of two stay divisible by the small ones."""
+    def small(v):
+        if isinstance(v, tuple):
+            return [small(x) for x in v]
+        return max(16, v // factor) if isinstance(v, int) and not isinstance(v, bool) and v >= 32 else v
+    return {k: small(v) for k, v in sizes.items()}
+
+
+def import_problem(path, out_root, extra_sizes, shrink=1):
     stem = os.path.splitext(os.path.basename(path))[0]
     with open(path, encoding="utf-8") as f:
         source = f.read()
@@ -140,9 +152,11 @@ def import_problem(path, out_root, extra_sizes):
     except SyntaxError as e:
         raise ImportFailure(f"not valid Python: {e}") from e
     try:
-        sizes = size_constants(os.path.abspath(path))
+        sizes = size_constants(os.path.abspath(path), tuples=shrink > 1)
     except Exception as e:
         raise ImportFailure(f"importing it failed: {type(e).__name__}: {e}") from e
+    if shrink > 1:
+        sizes = shrunk(sizes, shrink)
     for extra in extra_sizes:
         unknown = sorted(set(extra) - set(sizes))
         if unknown:
@@ -190,8 +204,10 @@ def import_problem(path, out_root, extra_sizes):
         input_args=call + ("," if len(names_in) == 1 else ""), input_signature="".join(f"{n}, " for n in names_in),
         input_call="".join(f"{n}, " for n in names_in), input_names=names_in)
     configs = [dict(sizes)] + [{**sizes, **extra} for extra in extra_sizes]
+    # KernelBench's own correctness check: torch.allclose(atol=1e-2, rtol=1e-2)
     config = {"single_input_configs": [{}], "single_init_configs": [{}], "single_shared_configs": [configs[0]],
-              "multi_input_configs": [{}], "multi_init_configs": [{}], "multi_shared_configs": configs}
+              "multi_input_configs": [{}], "multi_init_configs": [{}], "multi_shared_configs": configs,
+              "tolerance": {"atol": 1e-2, "rtol": 1e-2}}
     target = os.path.join(out_root, stem)
     staging = tempfile.mkdtemp(prefix=f".{stem}.", dir=out_root)
     try:
@@ -217,6 +233,9 @@ def main():
     parser.add_argument("--out", required=True, help="folder to write one task folder per problem into")
     parser.add_argument("--sizes", action="append", default=[], metavar="NAME=VALUE[,...]",
                         help="one more config: the file's sizes with these set (may be given several times)")
+    parser.add_argument("--shrink", type=int, default=1, metavar="F",
+                        help="divide the file's sizes of 32 or more by F (not below 16): small problems for quick "
+                             "checks; the file's own sizes are not a config then")
     parser.add_argument("problems", nargs="+", help="KernelBench problem files")
     opts = parser.parse_args()
     try:
@@ -231,7 +250,7 @@ def main():
         try:
             if not os.path.isfile(path):
                 raise ImportFailure("no such file")
-            print(f"imported {stem}: {import_problem(path, opts.out, extra_sizes)}", flush=True)
+            print(f"imported {stem}: {import_problem(path, opts.out, extra_sizes, opts.shrink)}", flush=True)
         except ImportFailure as e:
             failed += 1
             print(f"failed {stem}: {path}: {e}", flush=True)

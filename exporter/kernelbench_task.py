@@ -43,7 +43,7 @@ def assigned_names(statement):
 def load_problem(path, sizes):
     """The problem file at `path` run as a module, with each module-level constant named in `sizes`
     set to its value right after the file assigns it, so constants computed from it follow."""
-    key = (path, tuple(sorted(sizes.items())))
+    key = (path, tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in sizes.items())))
     if key in _loaded:
         return _loaded[key]
     with open(path, encoding="utf-8") as f:
@@ -54,7 +54,9 @@ def load_problem(path, sizes):
         body.append(statement)
         for name in assigned_names(statement):
             if name in sizes:
-                setter = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Constant(sizes[name]))
+                value = sizes[name]
+                value = tuple(value) if isinstance(value, list) else value  # a shape, from JSON
+                setter = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=ast.Constant(value))
                 body.append(ast.copy_location(setter, statement))
     tree.body = body
     ast.fix_missing_locations(tree)
@@ -67,18 +69,22 @@ def load_problem(path, sizes):
 
 
 def is_literal(node):
-    """A number written out (`16`, `-1.0`, `True`), or a tuple of them (`24, 48, 48`)."""
+    """A number written out (`16`, `-1.0`, `True`, `1024 * 2`: arithmetic of numbers only), or a
+    tuple of them (`24, 48, 48`)."""
     if isinstance(node, ast.Tuple):
         return all(is_literal(e) for e in node.elts)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return is_literal(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Pow)):
+        return is_literal(node.left) and is_literal(node.right)
     return isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float))
 
 
-def size_constants(path):
+def size_constants(path, tuples=False):
     """The problem's sizes: its module-level constants assigned a number written out (integers,
-    floats, booleans), in the order the file assigns them. Constants computed from others
-    (`dim2 = dim1 * 2`) are not sizes of their own: they follow what they are computed from."""
+    floats, booleans), in the order the file assigns them; with `tuples`, tuples of integers
+    (`input_shape = (4096,)`) as well. Constants computed from others (`dim2 = dim1 * 2`) are not
+    sizes of their own: they follow what they are computed from."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), filename=path)
     module = load_problem(path, {})
@@ -90,5 +96,7 @@ def size_constants(path):
         for name in assigned_names(statement):
             value = getattr(module, name, None)
             if isinstance(value, (bool, int, float)):
+                sizes[name] = value
+            elif tuples and isinstance(value, tuple) and all(type(v) is int for v in value):
                 sizes[name] = value
     return sizes

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <set>
 
 #include "common/task_signature.hpp"
@@ -21,8 +22,17 @@ std::vector<at::Tensor> clone_all(const std::vector<at::Tensor>& ts) {
 // Outputs of the reference are poisoned and released before the candidate runs after it, so a
 // kernel that returns memory the reference freed returns NaN.
 void poison_and_release(std::vector<at::Tensor>& outputs) {
-  for (auto& t : outputs)
-    if (t.defined() && t.numel()) t.view({-1}).view(at::kByte).fill_(0xFF);
+  for (auto& t : outputs) {
+    if (!t.defined() || !t.numel()) continue;
+    if (t.is_contiguous()) {
+      t.view({-1}).view(at::kByte).fill_(0xFF);
+    } else if (t.is_floating_point()) {  // a transposed result (x.t() * 2): the same bits, by
+                                         // element
+      t.fill_(std::numeric_limits<double>::quiet_NaN());
+    } else {
+      t.fill_(t.scalar_type() == at::kBool ? 1 : -1);
+    }
+  }
   outputs.clear();
 }
 

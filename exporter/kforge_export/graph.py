@@ -6,7 +6,9 @@ The graph is a list of nodes in execution order, each with an id:
   {"id": 0, "op": "input", "arg": 2, "name": "x", "meta": {...}}       an argument of the function
   {"id": 3, "op": "aten.addmm.default", "args": [...], "kwargs": {...}, "meta": {...}}
   {"id": 4, "op": "getitem", "args": [{"node": 3}, 0], "meta": {...}}  one output of a tuple
-  {"id": 9, "op": "constant", "name": "_tensor_constant0", "meta": {...}} a tensor the function made
+  {"id": 9, "op": "constant", "name": "_tensor_constant0", "value": [0.5], "meta": {...}}
+                                                                       a tensor the function made
+                                                                       (its values up to 16 of them)
   {"id": 10, "op": "output", "args": [{"node": 8}]}
 An argument of a node is {"node": id}, a number, a bool, a string (a dtype, device or layout by its
 name), null, or a list of these. "meta" is {"shape", "dtype", "stride"} for a tensor, a list of
@@ -18,6 +20,9 @@ import operator
 import torch
 
 from .running import to_meta
+
+REAL_TRACE_ELEMENTS = 1 << 24  # inputs small enough to trace on zeros when meta tensors fail
+CONSTANT_ELEMENTS = 16  # a tensor the function makes from data (torch.tensor(0.5)) is recorded up to this
 
 
 def _encode(arg, ids):
@@ -40,6 +45,16 @@ def _op_name(node):
     return str(node.target)
 
 
+def _meta_constants(module):
+    """Whether the traced module holds small tensors the function made whose values tracing on meta
+    tensors lost."""
+    for node in module.graph.nodes:
+        value = getattr(module, str(node.target), None) if node.op == "get_attr" else None
+        if isinstance(value, torch.Tensor) and value.device.type == "meta" and value.numel() <= CONSTANT_ELEMENTS:
+            return True
+    return False
+
+
 def trace_graph(fn, names, values):
     """fn's graph for one config's argument `values` (their `names` label the inputs)."""
     from torch.fx.experimental.proxy_tensor import make_fx
@@ -53,14 +68,28 @@ def trace_graph(fn, names, values):
             args[i] = t
         return fn(*args)
 
-    try:
-        inputs = [to_meta(values[i]) for i in tensor_at]
+    def trace(inputs):
         with torch.no_grad():
             module = make_fx(with_constants)(*inputs)
             ShapeProp(module).propagate(*inputs)
+        return module
+
+    small = sum(values[i].numel() for i in tensor_at) <= REAL_TRACE_ELEMENTS
+    try:
+        module = trace([to_meta(values[i]) for i in tensor_at])
+        if small and _meta_constants(module):  # torch.tensor(0.5, device=x.device): values lost
+            module = trace([torch.zeros_like(values[i]) for i in tensor_at])
     except Exception as e:  # noqa: BLE001  (any failure: the export goes on without a graph)
-        return {"error": f"cannot trace the function on meta tensors: {type(e).__name__}: "
-                         f"{str(e).splitlines()[0][:300] if str(e) else ''}"}
+        error = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
+        # A function that makes tensors of its own on the CPU (torch.ones(c)) mixes them with meta
+        # tensors: trace it on zeros instead, where that costs little.
+        if not small:
+            return {"error": f"cannot trace the function on meta tensors: {error}"}
+        try:
+            module = trace([torch.zeros_like(values[i]) for i in tensor_at])
+        except Exception as e2:  # noqa: BLE001
+            return {"error": f"cannot trace the function on meta tensors: {error}; nor on zeros: "
+                             f"{type(e2).__name__}: {str(e2).splitlines()[0][:300] if str(e2) else ''}"}
     ids, nodes, placeholder = {}, [], 0
     for node in module.graph.nodes:
         ids[node] = len(nodes)
@@ -72,6 +101,9 @@ def trace_graph(fn, names, values):
             entry.update({"op": "input", "arg": index, "name": names[index] if index < len(names) else ""})
         elif node.op == "get_attr":
             entry.update({"op": "constant", "name": str(node.target)})
+            value = getattr(module, str(node.target), None)
+            if isinstance(value, torch.Tensor) and value.numel() <= CONSTANT_ELEMENTS and value.device.type != "meta":
+                entry["value"] = value.detach().cpu().reshape(-1).tolist()
         elif node.op == "call_function":
             entry.update({"op": _op_name(node), "args": _encode(node.args, ids),
                           "kwargs": _encode(node.kwargs, ids)})

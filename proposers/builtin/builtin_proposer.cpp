@@ -1,9 +1,11 @@
 #include "proposers/builtin/builtin_proposer.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <vector>
 
+#include "generator/generate.hpp"
 #include "proposers/builtin/builtin_strategies.hpp"
 #include "proposers/builtin/kernel_template.hpp"
 #include "proposers/builtin/task_family.hpp"
@@ -17,11 +19,67 @@ std::string params_text(const ParamValues& v) {
   return KernelTemplate::to_json(v).dump();
 }
 
-BuiltinProposal make(const KernelTemplate& t, const ParamValues& v, const ParamValues& traits,
-                     std::string rationale) {
+/// What the proposer searches: a template's parameters with the task's traits, or the kernel
+/// generator's choices for the task.
+struct ProposalSpace {
+  std::vector<std::string> names_;  ///< its name now and earlier ones
+  std::vector<TemplateParam> params_;
+  std::function<bool(const ParamValues&)> valid;
+  std::function<std::string(const ParamValues&)> render;
+
+  const std::string& name() const { return names_.front(); }
+  const std::vector<std::string>& names() const { return names_; }
+  const std::vector<TemplateParam>& params() const { return params_; }
+  ParamValues defaults() const {
+    ParamValues v;
+    for (const auto& p : params_) v[p.name] = p.values[p.default_index];
+    return v;
+  }
+  size_t space_size() const {
+    size_t n = 1;
+    for (const auto& p : params_) n *= p.values.size();
+    return n;
+  }
+};
+
+ProposalSpace template_space(const KernelTemplate& t, const ParamValues& traits) {
+  return {t.names(), t.params(), [&t](const ParamValues& v) { return t.valid(v); },
+          [&t, traits](const ParamValues& v) { return t.render(v, traits); }};
+}
+
+/// The generator's choices: CUDA block threads, threads per reduced row (-1: by the row's length,
+/// 0: the block), and a contraction's output tile and per-thread micro tile (tile 0: untiled);
+/// the CPU kernels have none.
+ProposalSpace generator_space(const BuiltinRequest& r) {
+  ProposalSpace s;
+  s.names_ = {"generated_" + r.backend};
+  if (r.backend == "cuda")
+    s.params_ = {{"block_threads", {128, 256, 512, 1024}, 1},
+                 {"group", {-1, 1, 4, 8, 32, 0}, 0},
+                 {"tile", {-1, 0, 32, 64, 128}, 0},
+                 {"micro", {2, 4, 8}, 1}};
+  s.valid = [](const ParamValues& v) {
+    auto tile = v.find("tile"), micro = v.find("micro");
+    if (tile == v.end() || micro == v.end() || tile->second <= 0) return true;
+    return generator::valid_tiling(int(tile->second), int(micro->second));
+  };
+  s.render = [r](const ParamValues& v) {
+    generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend, {}};
+    if (auto it = v.find("block_threads"); it != v.end()) g.cuda.block_threads = int(it->second);
+    if (auto it = v.find("group"); it != v.end()) g.cuda.group = int(it->second);
+    if (auto it = v.find("tile"); it != v.end()) g.cuda.tile = int(it->second);
+    if (auto it = v.find("micro"); it != v.end()) g.cuda.micro = int(it->second);
+    auto out = generator::generate_kernel(g);
+    return out ? out->source : std::string();
+  };
+  return s;
+}
+
+BuiltinProposal make(const ProposalSpace& t, const ParamValues& v, std::string rationale) {
   BuiltinProposal p;
-  p.ok = true;
-  p.source = t.render(v, traits);
+  p.source = t.render(v);
+  p.ok = !p.source.empty();
+  if (!p.ok) p.error = t.name() + " cannot write " + params_text(v);
   p.strategy = t.name();
   p.params = params_text(v);
   p.rationale = std::move(rationale);
@@ -46,9 +104,9 @@ std::optional<int64_t> step(const TemplateParam& p, int64_t value, bool up) {
 /// (and, when that was tried or breaks a rule, one more parameter moved a step). Not ok when the
 /// parent's template is not known or has no such step, or everything near it was tried.
 template <class Untried>
-BuiltinProposal follow_move(const StrategyMove& move, const KernelTemplate* parent,
-                            const ParamValues& base, const ParamValues& traits,
-                            const Untried& untried, search::RandomStream& stream) {
+BuiltinProposal follow_move(const StrategyMove& move, const ProposalSpace* parent,
+                            const ParamValues& base, const Untried& untried,
+                            search::RandomStream& stream) {
   if (!parent) return {};
   const auto& params = parent->params();
   auto named = std::find_if(params.begin(), params.end(),
@@ -73,7 +131,7 @@ BuiltinProposal follow_move(const StrategyMove& move, const KernelTemplate* pare
       v[other.name] = *value;
     }
     if (!untried(*parent, v)) continue;
-    auto p = make(*parent, v, traits, why + also);
+    auto p = make(*parent, v, why + also);
     p.from_parent = true;
     return p;
   }
@@ -85,24 +143,33 @@ BuiltinProposal follow_move(const StrategyMove& move, const KernelTemplate* pare
 BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   BuiltinProposal out;
   auto family = recognise_family(r.direction_doc, r.direction);
-  if (family.family.empty()) {
-    out.unsupported = true;
-    out.error = family.why_not;
-    return out;
-  }
-  std::vector<const KernelTemplate*> usable;
+  std::vector<ProposalSpace> spaces;
   const ParamValues traits(family.traits.begin(), family.traits.end());
-  for (const auto& t : builtin_templates())
-    if (t.family() == family.family && t.backend() == r.backend && t.supports(traits))
-      usable.push_back(&t);
-  if (usable.empty()) {
+  if (!family.family.empty())
+    for (const auto& t : builtin_templates())
+      if (t.family() == family.family && t.backend() == r.backend && t.supports(traits))
+        spaces.push_back(template_space(t, traits));
+  std::string generator_error = "the task's export folder is not known";
+  if (!r.export_dir.empty()) {
+    generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend, {}};
+    auto trial = generator::generate_kernel(g);
+    if (trial)
+      spaces.push_back(generator_space(r));
+    else
+      generator_error = trial.error;
+  }
+  if (spaces.empty()) {
     out.unsupported = true;
-    out.error =
-        "no built-in template implements " + family.family + " on the " + r.backend + " backend";
+    out.error = (family.family.empty() ? family.why_not
+                                       : "no built-in template implements " + family.family +
+                                             " on the " + r.backend + " backend") +
+                "; the kernel generator cannot write it: " + generator_error;
     return out;
   }
+  std::vector<const ProposalSpace*> usable;
+  for (const auto& s : spaces) usable.push_back(&s);
   // Tried under any of the template's names: an experiment resumed across a rename goes on.
-  auto untried = [&](const KernelTemplate& t, const ParamValues& v) {
+  auto untried = [&](const ProposalSpace& t, const ParamValues& v) {
     if (!t.valid(v)) return false;
     const std::string params = params_text(v);
     return std::none_of(t.names().begin(), t.names().end(), [&](const std::string& name) {
@@ -113,14 +180,14 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
 
   // Optimise: the strategy's move, or one or two of the parent's parameters moved at random.
   if (r.mode == search::ProposalMode::optimise && r.has_parent) {
-    const KernelTemplate* parent = nullptr;
+    const ProposalSpace* parent = nullptr;
     for (const auto* t : usable)
       if (std::count(t->names().begin(), t->names().end(), r.parent_strategy)) parent = t;
     ParamValues base;
     auto parsed = json::parse(r.parent_params);
     const bool known = parent && parsed.value && KernelTemplate::from_json(*parsed.value, base);
     if (auto move = parse_strategy_move(r.strategy)) {
-      auto p = follow_move(*move, known ? parent : nullptr, base, traits, untried, stream);
+      auto p = follow_move(*move, known ? parent : nullptr, base, untried, stream);
       if (p.ok) return p;
     }
     if (known && !parent->params().empty()) {
@@ -146,7 +213,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
           v[p.name] = p.values[next];
         }
         if (!moved.empty() && untried(*parent, v)) {
-          auto p = make(*parent, v, traits, "mutation of the parent: " + moved);
+          auto p = make(*parent, v, "mutation of the parent: " + moved);
           p.from_parent = true;
           return p;
         }
@@ -156,14 +223,14 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   // Translate (and the fallback): each template's defaults, in order.
   for (const auto* t : usable) {
     auto v = t->defaults();
-    if (untried(*t, v)) return make(*t, v, traits, "the template's defaults");
+    if (untried(*t, v)) return make(*t, v, "the template's defaults");
   }
   // Explore: an untried point of a template drawn at random.
   for (int attempt = 0; attempt < 256; ++attempt) {
     const auto* t = usable[stream.below(usable.size())];
     ParamValues v;
     for (const auto& p : t->params()) v[p.name] = p.values[stream.below(p.values.size())];
-    if (untried(*t, v)) return make(*t, v, traits, "an untried point: " + describe(v));
+    if (untried(*t, v)) return make(*t, v, "an untried point: " + describe(v));
   }
   // Small or nearly exhausted spaces: the first untried point in order.
   for (const auto* t : usable) {
@@ -172,14 +239,16 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     for (size_t n = 0; n < t->space_size(); ++n) {
       ParamValues v;
       for (size_t i = 0; i < params.size(); ++i) v[params[i].name] = params[i].values[index[i]];
-      if (untried(*t, v)) return make(*t, v, traits, "an untried point: " + describe(v));
+      if (untried(*t, v)) return make(*t, v, "an untried point: " + describe(v));
       for (size_t i = 0; i < params.size() && ++index[i] == params[i].values.size(); ++i)
         index[i] = 0;
     }
   }
   out.exhausted = true;
   out.error =
-      "every combination of the " + family.family + " templates on " + r.backend + " was tried";
+      "every combination of the " +
+      (family.family.empty() ? std::string("generator's choices") : family.family + " templates") +
+      " on " + r.backend + " was tried";
   return out;
 }
 

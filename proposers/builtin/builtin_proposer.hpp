@@ -1,8 +1,10 @@
 // The built-in proposer: needs no LLM. For a task direction whose op family it recognises, it
-// proposes instances of its parameterised templates (proposers/builtin/templates/): first each
-// template's defaults, then mutations of a parent's parameters (the move its strategy names, or
-// one or two of them moved to a neighbouring value, sometimes anywhere), then untried points at
-// random; never a combination already tried. Every choice draws from the request's seeded stream.
+// proposes instances of its parameterised templates (proposers/builtin/templates/); for any task
+// whose graph the kernel generator (generator/) lowers, generated kernels, whose choices (block
+// shape, threads per reduced row) are one more space of parameters. First each space's defaults,
+// then mutations of a parent's parameters (the move its strategy names, or one or two of them moved
+// to a neighbouring value, sometimes anywhere), then untried points at random; never a combination
+// already tried. Every choice draws from the request's seeded stream.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,9 @@ namespace kforge::builtin {
 
 struct BuiltinRequest {
   std::string backend;        ///< "cpu" or "cuda"
+  /// The task's export folder: the kernel generator reads the graphs recorded there (none: no
+  /// generated kernels).
+  std::string export_dir;
   std::string direction;      ///< "forward" or "backward"
   json::Value direction_doc;  ///< task.json's directions[direction]
   uint64_t seed = 0;
@@ -35,7 +40,7 @@ struct BuiltinProposal {
   bool unsupported = false;  ///< no template implements the target: asking again cannot help
   std::string error;         ///< why not, when !ok
   std::string source;
-  std::string strategy;  ///< the template's name
+  std::string strategy;  ///< the template's name (`generated_cuda` for the generator)
   std::string params;    ///< JSON object of the parameter values
   std::string rationale;
   bool from_parent = false;  ///< a mutation of the request's parent

@@ -12,6 +12,7 @@ namespace kforge::cli {
 int run_import(const std::vector<std::string>& args) {
   std::string from, out;
   std::vector<std::string> problems, sizes;
+  int shrink = 1;
   CommandLine line(
       "import",
       "Writes one robust-kbench task folder per KernelBench problem into DIR (DIR/<problem>/: "
@@ -31,9 +32,16 @@ int run_import(const std::vector<std::string>& args) {
                  "may be given several times. The file's own sizes are always the first config")
       ->allow_extra_args(false)
       ->type_name("NAME=V[,NAME=V...]");
+  app.add_option(
+         "--shrink", shrink,
+         "divide the file's sizes of 32 or more by F (never below 16), and its shape tuples' "
+         "entries alike: a small problem for a quick check (the file's own sizes are then "
+         "not a config)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("F");
   if (auto code = line.parse(args)) return *code;
-  evaluation::SpawnOptions spawn =
-      evaluation::task_script("", build::kernelbench_importer, {"--out", out});
+  evaluation::SpawnOptions spawn = evaluation::task_script(
+      "", build::kernelbench_importer, {"--out", out, "--shrink", std::to_string(shrink)});
   for (const auto& s : sizes) {
     spawn.argv.push_back("--sizes");
     spawn.argv.push_back(s);

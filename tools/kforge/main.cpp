@@ -6,6 +6,7 @@
 #include "tools/kforge/best_command.hpp"
 #include "tools/kforge/daemon_command.hpp"
 #include "tools/kforge/eval_command.hpp"
+#include "tools/kforge/generate_command.hpp"
 #include "tools/kforge/import_command.hpp"
 #include "tools/kforge/run_command.hpp"
 #include "tools/kforge/suite_command.hpp"
@@ -22,6 +23,8 @@ void print_help() {
          "[--json]\n"
          "  export   export a task (argument lists, draws, TorchScript reference, warnings)\n"
          "           kforge export --task DIR\n"
+         "  generate write a kernel for a task from its traced ATen graph (no LLM)\n"
+         "           kforge generate --task DIR [--backend cpu|cuda] [--out FILE]\n"
          "  import   KernelBench problem files as task folders\n"
          "           kforge import --from kernelbench PROBLEM.py... --out DIR [--sizes N=V,...]\n"
          "  suite    evaluate the kernels of many tasks; a results table (CSV, JSON, terminal)\n"
@@ -65,6 +68,7 @@ int main(int argc, char** argv) {
   if (command == "run") return kforge::cli::run_experiment(args);
   if (command == "suite") return kforge::cli::run_suite(args);
   if (command == "import") return kforge::cli::run_import(args);
+  if (command == "generate") return kforge::cli::run_generate(args);
   if (command == "show") return kforge::cli::run_show(args);
   if (command == "report") return kforge::cli::run_report(args);
   if (command == "best") return kforge::cli::run_best(args);

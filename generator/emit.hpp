@@ -1,0 +1,67 @@
+// Kernel source for one config's schedule: the kernels (generator/emit_cpu.cpp: OpenMP loops;
+// generator/emit_cuda.cpp: CUDA kernels) and a host function that allocates what they store and
+// runs them in order. generator/generate.hpp joins the configs into one candidate source.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "generator/ir.hpp"
+
+namespace kforge::generator {
+
+/// The generator's choices for CUDA kernels: what the built-in proposer searches.
+struct CudaChoices {
+  int block_threads = 256;  ///< threads of a block
+  /// Threads that share one outer index of a reduction: 1, 2, 4, ..., 32, or 0 for the whole
+  /// block; -1 picks by the reduced size (a thread for under 16 elements, a warp under 1024).
+  int group = -1;
+  /// A contraction (a sum of products whose factors each skip some output dimension: matrix
+  /// products, convolutions as implicit GEMM) computed in tile x tile output blocks staged through
+  /// shared memory, each thread micro x micro outputs; 0: as any other reduction; -1: by the
+  /// product's size (128 x 128 tiles of 8 x 8 where M and N reach 1024, 64 of 4 from 128, else 32
+  /// of 2).
+  int tile = -1;
+  int micro = 4;
+};
+
+/// Whether the tile shape is one the contraction kernel can run: (tile / micro)^2 threads, 64 to
+/// 1024.
+bool valid_tiling(int tile, int micro);
+
+struct EmitInput {
+  const Program* program = nullptr;
+  const std::vector<Kernel>* kernels = nullptr;
+  std::string prefix;  ///< names this config's kernels: "c0_"
+};
+
+/// The kernels as functions `<prefix>k<i>(buffers...)`, and a statement list that calls them in
+/// order with the buffers' pointers named b<id> (`kernel_calls`).
+struct EmittedKernels {
+  std::string functions;
+  std::string calls;
+};
+
+EmittedKernels emit_cpu(const EmitInput& in);
+EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices);
+/// The contraction kernel for `k` (the tiled GEMM of generator/emit_cuda_gemm.cpp) with its launch,
+/// when k is a contraction and the choices tile it; nothing otherwise.
+struct EmittedKernel {
+  std::string function, call;
+};
+std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kernel& k,
+                                                   const std::string& name,
+                                                   const CudaChoices& choices);
+/// The CUDA kernels' group reductions (after the element functions).
+const char* cuda_reductions_prelude();
+
+/// The parameters of a kernel function (`const float* __restrict__ b0, float* __restrict__ b3`) and
+/// the arguments that call it (`b0, b3`).
+std::string kernel_parameters(const Program& p, const Kernel& k);
+std::string kernel_arguments(const Kernel& k);
+/// An element's expression in kernel `k`: its reductions read from their accumulators (acc<id>),
+/// other buffers from memory (b<id>[offset]).
+std::string kernel_expr_text(const Kernel& k, const ExprPtr& e);
+
+}  // namespace kforge::generator

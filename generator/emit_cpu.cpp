@@ -1,0 +1,140 @@
+// CPU kernels: OpenMP threads over the outer indices; for each, the stages in order, each reduction
+// a loop over the inner dimensions into a local accumulator (sums in double), the stores a loop
+// that the compiler vectorises.
+#include <string>
+
+#include "generator/emit.hpp"
+#include "generator/expr_text.hpp"
+
+namespace kforge::generator {
+namespace {
+
+std::string n(int64_t v) {
+  return std::to_string(v);
+}
+
+struct CpuKernel {
+  const Program& p;
+  const Kernel& k;
+  std::string out;
+
+  std::string text(const ExprPtr& e) const { return kernel_expr_text(k, e); }
+
+  /// A loop over the inner dimensions running `body` (given the indentation).
+  void inner_loop(const std::string& pragma, const std::string& body_first,
+                  const std::function<std::string(const std::string&)>& body) {
+    const int64_t r = numel(k.inner_shape());
+    if (r == 1) {
+      out += "    {\n" + body_first + body("      ") + "    }\n";
+      return;
+    }
+    if (!pragma.empty()) out += "    " + pragma + "\n";
+    out += "    for (int64_t r = 0; r < " + n(r) + "; ++r) {\n" + body("      ") + "    }\n";
+  }
+
+  void reduce(const Stage& s) {
+    const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
+    const std::string id = std::to_string(b.id);
+    const DType in = s.value->dtype;
+    const std::string x = text(s.value);
+    const bool real = in == DType::f32;
+    switch (b.combine) {
+      case Combine::sum:
+      case Combine::prod: {
+        const bool sum = b.combine == Combine::sum;
+        const std::string acc_t = real ? "double" : "int64_t";
+        out += "    " + acc_t + " s" + id + " = " + (sum ? "0" : "1") + ";\n";
+        inner_loop(sum ? "#pragma omp simd reduction(+ : s" + id + ")" : "", "",
+                   [&](const std::string& i) {
+                     return i + "s" + id + (sum ? " += " : " *= ") + "static_cast<" + acc_t + ">(" +
+                            x + ");\n";
+                   });
+        std::string v = "s" + id;
+        if (b.scale != 1) v = "(" + v + " * " + constant_text(b.scale, DType::f32) + ")";
+        out += "    const " + std::string(c_type(b.dtype)) + " acc" + id + " = static_cast<" +
+               c_type(b.dtype) + ">(" + v + ");\n";
+        break;
+      }
+      case Combine::max:
+      case Combine::min: {
+        const bool max = b.combine == Combine::max;
+        const std::string t = c_type(in);
+        const std::string init =
+            real ? (max ? "(-INFINITY)" : "INFINITY") : (max ? "INT64_MIN" : "INT64_MAX");
+        out += "    " + t + " s" + id + " = " + init + ";\n";
+        inner_loop("", "", [&](const std::string& i) {
+          return i + "s" + id + " = kf_" + (max ? "max2" : "min2") + "(s" + id + ", static_cast<" +
+                 t + ">(" + x + "));\n";
+        });
+        out += "    const " + t + " acc" + id + " = s" + id + ";\n";
+        break;
+      }
+      case Combine::argmax:
+      case Combine::argmin: {
+        const bool max = b.combine == Combine::argmax;
+        const std::string t = c_type(in);
+        out += "    " + t + " best" + id + " = 0;\n    int64_t s" + id + " = -1;\n";
+        inner_loop("", "", [&](const std::string& i) {
+          return i + "{\n" + i + "  const " + t + " x = " + x + ";\n" + i + "  if (s" + id +
+                 " < 0 || x " + (max ? ">" : "<") + " best" + id + " || (x != x && best" + id +
+                 " == best" + id + ")) {\n" + i + "    best" + id + " = x;\n" + i + "    s" + id +
+                 " = " + (numel(k.inner_shape()) == 1 ? "0" : "r") + ";\n" + i + "  }\n" + i +
+                 "}\n";
+        });
+        out += "    const int64_t acc" + id + " = s" + id + ";\n";
+        break;
+      }
+    }
+    if (std::count(k.stores.begin(), k.stores.end(), b.id))
+      out += "    b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
+  }
+
+  void emit(const std::string& name) {
+    const int64_t outer = numel(k.outer_shape());
+    const int64_t work = numel(k.space);
+    out += "static void " + name + "(" + kernel_parameters(p, k) + ") {\n";
+    if (outer > 1)
+      out += "#pragma omp parallel for schedule(static)" +
+             std::string(work < 32768 ? " if (false)" : "") + "\n";
+    out += "  for (int64_t o = 0; o < " + n(outer) + "; ++o) {\n";
+    for (size_t i = 0; i < k.stages.size(); ++i) {
+      const Stage& s = k.stages[i];
+      if (s.kind == Stage::Kind::reduce) {
+        reduce(s);
+      } else if (s.kind == Stage::Kind::outer_store) {
+        out += "    b" + std::to_string(s.buffer) + "[" + s.offset->text + "] = " + text(s.value) +
+               ";\n";
+      } else {  // consecutive row stores share one loop
+        size_t last = i;
+        while (last + 1 < k.stages.size() && k.stages[last + 1].kind == Stage::Kind::row_store)
+          ++last;
+        inner_loop("#pragma omp simd", "", [&](const std::string& in) {
+          std::string body;
+          for (size_t j = i; j <= last; ++j)
+            body += in + "b" + std::to_string(k.stages[j].buffer) + "[" + k.stages[j].offset->text +
+                    "] = " + text(k.stages[j].value) + ";\n";
+          return body;
+        });
+        i = last;
+      }
+    }
+    out += "  }\n}\n\n";
+  }
+};
+
+}  // namespace
+
+EmittedKernels emit_cpu(const EmitInput& in) {
+  EmittedKernels e;
+  for (size_t i = 0; i < in.kernels->size(); ++i) {
+    const Kernel& k = (*in.kernels)[i];
+    const std::string name = in.prefix + "k" + std::to_string(i);
+    CpuKernel c{*in.program, k, ""};
+    c.emit(name);
+    e.functions += c.out;
+    e.calls += "  " + name + "(" + kernel_arguments(k) + ");\n";
+  }
+  return e;
+}
+
+}  // namespace kforge::generator

@@ -1,0 +1,125 @@
+#include "generator/expr_text.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace kforge::generator {
+
+const char* const kPrelude =
+    R"(// kforge's generated kernels: element functions (NaN kept where torch keeps it)
+KF_FN float kf_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+KF_FN float kf_relu(float x) { return x < 0.0f ? 0.0f : x; }
+KF_FN int64_t kf_relu(int64_t x) { return x < 0 ? 0 : x; }
+KF_FN float kf_abs(float x) { return fabsf(x); }
+KF_FN int64_t kf_abs(int64_t x) { return x < 0 ? -x : x; }
+KF_FN float kf_rsqrt(float x) { return 1.0f / sqrtf(x); }
+KF_FN float kf_reciprocal(float x) { return 1.0f / x; }
+KF_FN float kf_gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
+KF_FN float kf_gelu_tanh(float x) {
+  return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+}
+KF_FN float kf_silu(float x) { return x / (1.0f + expf(-x)); }
+KF_FN float kf_softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
+KF_FN float kf_mish(float x) { return x * tanhf(kf_softplus(x)); }
+KF_FN float kf_sign(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); }
+KF_FN float kf_frac(float x) { return x - truncf(x); }
+KF_FN float kf_round(float x) { return rintf(x); }
+KF_FN float kf_max2(float a, float b) { return a != a ? a : (b != b ? b : fmaxf(a, b)); }
+KF_FN float kf_min2(float a, float b) { return a != a ? a : (b != b ? b : fminf(a, b)); }
+KF_FN int64_t kf_max2(int64_t a, int64_t b) { return a > b ? a : b; }
+KF_FN int64_t kf_min2(int64_t a, int64_t b) { return a < b ? a : b; }
+KF_FN float kf_clamp_lo(float x, float lo) { return x != x ? x : (x < lo ? lo : x); }
+KF_FN float kf_clamp_hi(float x, float hi) { return x != x ? x : (x > hi ? hi : x); }
+KF_FN int64_t kf_clamp_lo(int64_t x, int64_t lo) { return x < lo ? lo : x; }
+KF_FN int64_t kf_clamp_hi(int64_t x, int64_t hi) { return x > hi ? hi : x; }
+KF_FN float kf_remainder(float a, float b) {
+  float r = fmodf(a, b);
+  return (r != 0.0f && ((r < 0.0f) != (b < 0.0f))) ? r + b : r;
+}
+KF_FN int64_t kf_remainder(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+KF_FN float kf_div_floor(float a, float b) { return floorf(a / b); }
+KF_FN int64_t kf_div_floor(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+KF_FN float kf_div_trunc(float a, float b) { return truncf(a / b); }
+KF_FN int64_t kf_div_trunc(int64_t a, int64_t b) { return a / b; }
+KF_FN float kf_pow(float a, float b) {
+  if (b == 2.0f) return a * a;
+  if (b == 0.5f) return sqrtf(a);
+  return powf(a, b);
+}
+KF_FN bool kf_isinf(float x) { return fabsf(x) == INFINITY; }
+KF_FN float kf_xlogy(float x, float y) { return y != y ? y : (x == 0.0f ? 0.0f : x * logf(y)); }
+)";
+
+namespace {
+
+std::string infix(const char* op, const std::vector<std::string>& a) {
+  return "(" + a[0] + " " + op + " " + a[1] + ")";
+}
+
+}  // namespace
+
+std::string constant_text(double value, DType dtype) {
+  if (dtype == DType::b8) return value != 0 ? "true" : "false";
+  if (dtype == DType::i64) return "int64_t(" + std::to_string(static_cast<long long>(value)) + ")";
+  if (std::isnan(value)) return "NAN";
+  if (std::isinf(value)) return value > 0 ? "INFINITY" : "(-INFINITY)";
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  std::string s = text;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+bool calls(const ExprPtr& e, const std::string& fn) {
+  if (e->kind == Expr::Kind::call && e->fn == fn) return true;
+  for (const auto& a : e->args)
+    if (calls(a, fn)) return true;
+  return false;
+}
+
+std::string expr_text(const ExprPtr& e, const LoadText& load) {
+  switch (e->kind) {
+    case Expr::Kind::constant:
+      return constant_text(e->value, e->dtype);
+    case Expr::Kind::load:
+      return load(*e, e->args.empty() ? ""
+                                      : " + (" + expr_text(e->args[0], load) + ") * " +
+                                            std::to_string(e->dynamic_stride));
+    case Expr::Kind::index:
+      return "static_cast<int64_t>(" + e->index->text + ")";
+    case Expr::Kind::call:
+      break;
+  }
+  std::vector<std::string> a;
+  for (const auto& x : e->args) a.push_back(expr_text(x, load));
+  static const std::map<std::string, const char*> operators = {
+      {"add", "+"}, {"sub", "-"}, {"mul", "*"}, {"div", "/"}, {"lt", "<"},   {"gt", ">"},
+      {"le", "<="}, {"ge", ">="}, {"eq", "=="}, {"ne", "!="}, {"and", "&&"}, {"or", "||"}};
+  // C's own float functions: expf(x) and the like.
+  static const std::map<std::string, const char*> libm = {
+      {"exp", "expf"},   {"exp2", "exp2f"},   {"expm1", "expm1f"}, {"log", "logf"},
+      {"log2", "log2f"}, {"log10", "log10f"}, {"log1p", "log1pf"}, {"sqrt", "sqrtf"},
+      {"sin", "sinf"},   {"cos", "cosf"},     {"tan", "tanf"},     {"asin", "asinf"},
+      {"acos", "acosf"}, {"atan", "atanf"},   {"sinh", "sinhf"},   {"cosh", "coshf"},
+      {"tanh", "tanhf"}, {"erf", "erff"},     {"erfc", "erfcf"},   {"floor", "floorf"},
+      {"ceil", "ceilf"}, {"trunc", "truncf"}, {"fmod", "fmodf"},   {"atan2", "atan2f"}};
+  const std::string& fn = e->fn;
+  if (auto op = operators.find(fn); op != operators.end()) return infix(op->second, a);
+  if (fn == "neg") return "(-" + a[0] + ")";
+  if (fn == "not") return "(!" + a[0] + ")";
+  if (fn == "where") return "(" + a[0] + " ? " + a[1] + " : " + a[2] + ")";
+  if (fn == "cast") return "static_cast<" + std::string(c_type(e->dtype)) + ">(" + a[0] + ")";
+  if (fn == "isnan") return "(" + a[0] + " != " + a[0] + ")";
+  std::string out = (libm.count(fn) ? std::string(libm.at(fn)) : "kf_" + fn) + "(";
+  for (size_t i = 0; i < a.size(); ++i) out += (i ? ", " : "") + a[i];
+  return out + ")";
+}
+
+}  // namespace kforge::generator

@@ -1,0 +1,24 @@
+// An element's expression as C text, the same for the CPU's C++ and CUDA: operators where C has
+// them, else the kf_ functions of the prelude (defined once per backend with the qualifier
+// KF_FN: `static inline` or `__device__ __forceinline__`).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "generator/ir.hpp"
+
+namespace kforge::generator {
+
+/// `load` prints a load (a buffer's element, or a reduction's accumulator), given what a gather
+/// adds to its offset (" + (t) * 10", or nothing).
+using LoadText = std::function<std::string(const Expr&, const std::string& added)>;
+std::string expr_text(const ExprPtr& e, const LoadText& load);
+std::string constant_text(double value, DType dtype);
+/// Whether the expression calls `fn` somewhere.
+bool calls(const ExprPtr& e, const std::string& fn);
+
+/// The kf_ helpers every generated kernel may call (expects KF_FN defined).
+extern const char* const kPrelude;
+
+}  // namespace kforge::generator

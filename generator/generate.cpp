@@ -1,0 +1,206 @@
+#include "generator/generate.hpp"
+
+#include <cstdio>
+#include <set>
+
+#include "generator/expr_text.hpp"
+#include "generator/lowering.hpp"
+#include "generator/schedule.hpp"
+
+namespace kforge::generator {
+namespace {
+
+bool is_tensor_kind(const std::string& kind) {
+  return kind == "input" || kind == "parameter" || kind == "buffer" || kind == "tensor";
+}
+
+Result<std::string> parameter_type(const json::Value& arg) {
+  const std::string kind = arg["kind"].as_string();
+  if (is_tensor_kind(kind)) return {"torch::Tensor", ""};
+  if (kind == "none") return {"c10::optional<torch::Tensor>", ""};
+  if (kind == "int_list") return {"std::vector<int64_t>", ""};
+  if (kind == "scalar") {
+    const std::string type = arg["type"].as_string();
+    if (type == "int") return {"int64_t", ""};
+    if (type == "float") return {"double", ""};
+    if (type == "bool") return {"bool", ""};
+  }
+  return Result<std::string>::failure("argument `" + arg["name"].as_string() + "` of kind " + kind);
+}
+
+std::string exact(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+/// The C++ condition that the arguments are this config's (shapes, dtypes, values).
+std::string matches(const json::Value& args) {
+  std::string out;
+  auto both = [&](const std::string& c) { out += (out.empty() ? "" : " && ") + c; };
+  const auto& list = args.as_array();
+  for (size_t i = 0; i < list.size(); ++i) {
+    const auto& a = list[i];
+    const std::string name = "a" + std::to_string(i);
+    const std::string kind = a["kind"].as_string();
+    if (is_tensor_kind(kind)) {
+      const auto& shape = a["shape"].as_array();
+      both(name + ".dim() == " + std::to_string(shape.size()));
+      for (size_t d = 0; d < shape.size(); ++d)
+        both(name + ".size(" + std::to_string(d) + ") == " + std::to_string(shape[d].as_int()));
+      if (auto t = dtype_of(a["dtype"].as_string()))
+        both(name + ".scalar_type() == " + torch_type(*t));
+    } else if (kind == "int_list") {
+      std::string v;
+      for (const auto& x : a["value"].as_array())
+        v += (v.empty() ? "" : ", ") + std::to_string(x.as_int());
+      both(name + " == std::vector<int64_t>{" + v + "}");
+    } else if (kind == "scalar") {
+      const std::string type = a["type"].as_string();
+      if (type == "bool")
+        both(name + std::string(a["value"].as_bool() ? "" : " == false"));
+      else if (type == "int")
+        both(name + " == " + std::to_string(a["value"].as_int()));
+      else
+        both(name + " == " + exact(a["value"].as_number()));
+    }
+  }
+  return out.empty() ? "true" : out;
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string out = "{";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "}";
+}
+
+struct ConfigCode {
+  std::string functions;
+  std::string run;  ///< the body of `run`
+  size_t kernels = 0, reducing = 0;
+};
+
+Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
+                               const std::string& prefix, const std::string& options) {
+  auto kernels = schedule(p);
+  EmitInput in{&p, &kernels, prefix};
+  auto emitted = r.backend == "cuda" ? emit_cuda(in, r.cuda) : emit_cpu(in);
+  ConfigCode c;
+  c.functions = emitted.functions;
+  c.kernels = kernels.size();
+  for (const auto& k : kernels) c.reducing += k.reduces() ? 1 : 0;
+  std::set<int> loaded, stored;
+  for (const auto& k : kernels) {
+    loaded.insert(k.loads.begin(), k.loads.end());
+    stored.insert(k.stores.begin(), k.stores.end());
+  }
+  for (const auto& b : p.buffers) {
+    const std::string id = std::to_string(b.id);
+    const std::string type = c_type(b.dtype);
+    if (b.kind == Buffer::Kind::input) {
+      if (!loaded.count(b.id)) continue;
+      c.run += "  auto t" + id + " = a" + std::to_string(b.arg) + ".contiguous();\n";
+      c.run += "  const " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
+    } else if (stored.count(b.id)) {
+      c.run += "  auto t" + id + " = torch::empty(" + shape_text(b.shape) + ", " + options +
+               ".dtype(" + torch_type(b.dtype) + "));\n";
+      c.run += "  " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
+    }
+  }
+  if (r.backend == "cuda") c.run += "  auto stream = at::cuda::getCurrentCUDAStream();\n";
+  c.run += emitted.calls;
+  if (p.outputs.size() == 1) {
+    c.run += "  return t" + std::to_string(p.outputs[0]) + ";\n";
+  } else {
+    std::string list;
+    for (int o : p.outputs) list += (list.empty() ? "t" : ", t") + std::to_string(o);
+    c.run += "  return {" + list + "};\n";
+  }
+  return {std::move(c), ""};
+}
+
+}  // namespace
+
+Result<Generated> generate_kernel(const GenerateRequest& r) {
+  using Out = Result<Generated>;
+  if (r.direction != "forward")
+    return Out::failure(
+        "the kernel generator writes forward kernels only: the export records no "
+        "graph of the backward pass yet");
+  if (r.backend != "cpu" && r.backend != "cuda")
+    return Out::failure("no generator for the " + r.backend + " backend");
+  const auto& configs = r.direction_doc["configs"].as_array();
+  if (configs.empty()) return Out::failure("the task direction has no configs");
+  const auto& args = configs[0]["args"].as_array();
+  std::string params, call_args, options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto type = parameter_type(args[i]);
+    if (!type) return Out::failure("the generator cannot take " + type.error);
+    const std::string name = "a" + std::to_string(i);
+    params += (i ? ", " : "") + *type + " " + name;
+    call_args += (i ? ", " : "") + name;
+    if (options.empty() && is_tensor_kind(args[i]["kind"].as_string()))
+      options = name + ".options()";
+  }
+  if (options.empty()) return Out::failure("the function takes no tensor");
+
+  std::string body, dispatch;
+  std::set<std::string> seen;
+  size_t outputs = 0, kernels = 0, reducing = 0, written = 0;
+  for (size_t c = 0; c < configs.size(); ++c) {
+    const auto& config = configs[c];
+    const std::string where =
+        "config " + std::to_string(c) + " (" + config["name"].as_string() + ")";
+    const auto condition = matches(config["args"]);
+    if (!seen.insert(condition).second) continue;
+    if (config["args"].as_array().size() != args.size())
+      return Out::failure(where + " passes a different number of arguments");
+    const auto& graph_doc = config["graph"];
+    if (graph_doc.is_null())
+      return Out::failure(where + " has no graph: export the task again with this kforge");
+    if (graph_doc.contains("error"))
+      return Out::failure(
+          where + ": the export could not trace the function: " + graph_doc["error"].as_string());
+    auto graph = read_graph(r.export_dir + "/" + graph_doc["file"].as_string());
+    if (!graph) return Out::failure(where + ": " + graph.error);
+    auto program = Lowerer().run(*graph);
+    if (!program) return Out::failure(where + ": " + program.error);
+    if (written == 0) outputs = program->outputs.size();
+    if (program->outputs.size() != outputs)
+      return Out::failure(where + " returns a different number of outputs");
+    const std::string ns = "cfg" + std::to_string(c);
+    auto code = config_code(r, *program, "", options);
+    if (!code) return Out::failure(where + ": " + code.error);
+    kernels += code->kernels;
+    reducing += code->reducing;
+    ++written;
+    const std::string ret = outputs == 1 ? "torch::Tensor" : "std::vector<torch::Tensor>";
+    body += "namespace " + ns + " {\n\n" + code->functions + ret + " run(" + params + ") {\n" +
+            code->run + "}\n\n}  // namespace " + ns + "\n\n";
+    dispatch += "  if (" + condition + ")\n    return " + ns + "::run(" + call_args + ");\n";
+  }
+  const std::string ret = outputs == 1 ? "torch::Tensor" : "std::vector<torch::Tensor>";
+  const bool cuda = r.backend == "cuda";
+  Generated g;
+  g.source =
+      "// Written by kforge's kernel generator (generator/) from the task's ATen graphs: one set "
+      "of\n"
+      "// kernels per config, chosen by the arguments' shapes and values.\n"
+      "#include <torch/extension.h>\n" +
+      std::string(cuda ? "#include <ATen/cuda/CUDAContext.h>\n" : "") +
+      "\n#include <cmath>\n#include <cstdint>\n#include <vector>\n\n" +
+      (cuda ? "#define KF_FN static __device__ __forceinline__\n"
+            : "#define KF_FN static inline\n") +
+      kPrelude + (cuda ? cuda_reductions_prelude() : "") + "\n" + body + ret + " forward(" +
+      params + ") {\n" + dispatch +
+      "  TORCH_CHECK(false, \"kforge generated this kernel for the task's configs; these arguments "
+      "match none of them\");\n  return " +
+      (outputs == 1 ? "torch::Tensor()" : "{}") + ";\n}\n\n" +
+      "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def(\"forward\", &forward, \"generated by "
+      "kforge\");\n}\n";
+  g.summary = std::to_string(written) + " config(s), " + std::to_string(kernels) + " kernel(s) (" +
+              std::to_string(reducing) + " reducing)";
+  return {std::move(g), ""};
+}
+
+}  // namespace kforge::generator

@@ -1,0 +1,32 @@
+// The kernel generator's entry: a candidate source for a task direction, written from the ATen
+// graph the export recorded for each of its configs (lowered, scheduled and emitted by the rest of
+// generator/). The source holds one specialised set of kernels per config and dispatches on the
+// arguments' shapes and values; arguments of no config are refused with a sentence, never
+// computed wrongly. Every generated kernel goes through the evaluator's verdict like any other.
+#pragma once
+
+#include <string>
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+#include "generator/emit.hpp"
+
+namespace kforge::generator {
+
+struct GenerateRequest {
+  std::string export_dir;
+  json::Value direction_doc;  ///< task.json's directions[direction]
+  std::string direction;      ///< "forward" (the export records no backward graph yet)
+  std::string backend;        ///< "cpu" or "cuda"
+  CudaChoices cuda;
+};
+
+struct Generated {
+  std::string source;
+  std::string summary;  ///< "2 configs, 3 kernels (1 reducing)"
+};
+
+/// The source, or a sentence naming the op (and the config) the generator cannot lower yet.
+Result<Generated> generate_kernel(const GenerateRequest& request);
+
+}  // namespace kforge::generator

@@ -1,0 +1,31 @@
+// A direction's ATen graph for one config, as the exporter writes it
+// (exporter/kforge_export/graph.py: nodes in execution order; arguments {"node": id}, numbers,
+// lists; "meta" the shape, dtype and strides of each tensor a node makes).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/json.hpp"
+#include "common/result.hpp"
+
+namespace kforge::generator {
+
+struct GraphNode {
+  int id = 0;
+  std::string op;  ///< "input", "constant", "getitem", "output" or an ATen operator
+  json::Value args, kwargs, meta;
+  int arg = -1;  ///< input: which argument of the function
+  std::string name;
+  json::Value value;  ///< constant: its elements, row-major, where the export recorded them
+};
+
+struct Graph {
+  std::vector<GraphNode> nodes;
+};
+
+/// Reads `graph_<direction>_config<N>.json`, or says why it cannot.
+Result<Graph> read_graph(const std::string& path);
+Result<Graph> graph_of_document(const json::Value& doc);
+
+}  // namespace kforge::generator

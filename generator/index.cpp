@@ -1,0 +1,287 @@
+#include "generator/index.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+namespace kforge::generator {
+
+int64_t numel(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+namespace ix {
+namespace {
+
+std::string number(int64_t v) {
+  if (v > std::numeric_limits<int32_t>::max() || v < std::numeric_limits<int32_t>::min())
+    return std::to_string(v) + "LL";
+  return v < 0 ? "(" + std::to_string(v) + ")" : std::to_string(v);
+}
+
+IndexPtr make(Index i) {
+  return std::make_shared<const Index>(std::move(i));
+}
+
+/// The factor a term is a multiple of (its constant, or a product's factor; 1 otherwise).
+int64_t multiple_of(const IndexPtr& t) {
+  if (t->kind == Index::Kind::constant) return t->value == 0 ? 0 : t->value;
+  if (t->kind == Index::Kind::mul) return t->value;
+  return 1;
+}
+
+bool divides(int64_t divisor, int64_t v) {
+  return v == 0 || v % divisor == 0;
+}
+
+std::vector<IndexPtr> terms_of(const IndexPtr& a) {
+  if (a->kind == Index::Kind::sum) return a->terms;
+  return {a};
+}
+
+/// A term as scale * unit * core: core is y / unit (a floor multiple, `wrap` 0) or (y / unit) %
+/// wrap.
+struct Split {
+  IndexPtr y;
+  int64_t unit = 1, wrap = 0, scale = 1;
+};
+
+std::optional<Split> split(const IndexPtr& t) {
+  IndexPtr core = t;
+  int64_t factor = 1;
+  if (t->kind == Index::Kind::mul) {
+    core = t->terms[0];
+    factor = t->value;
+  }
+  Split s;
+  if (core->kind == Index::Kind::div) {
+    s.y = core->terms[0];
+    s.unit = core->value;
+  } else if (core->kind == Index::Kind::mod) {
+    s.wrap = core->value;
+    const IndexPtr& z = core->terms[0];
+    if (z->kind == Index::Kind::div) {
+      s.y = z->terms[0];
+      s.unit = z->value;
+    } else {
+      s.y = z;
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (factor % s.unit != 0) return std::nullopt;
+  s.scale = factor / s.unit;
+  return s;
+}
+
+/// Joins what delinearising and linearising again leaves: K * (y / K) + D * ((y / D) % B) is
+/// D * (y / D) when K = B * D (and y when D is 1), so an offset rebuilt from its digits is the
+/// offset again.
+bool join_digits(std::vector<IndexPtr>& terms) {
+  for (size_t i = 0; i < terms.size(); ++i) {
+    auto a = split(terms[i]);
+    if (!a || a->wrap != 0) continue;
+    for (size_t j = 0; j < terms.size(); ++j) {
+      auto b = split(terms[j]);
+      if (j == i || !b || b->wrap == 0 || b->scale != a->scale || b->y->text != a->y->text ||
+          a->unit != b->unit * b->wrap)
+        continue;
+      IndexPtr joined = mul(div(a->y, b->unit), b->unit * a->scale);
+      terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
+      terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
+      terms.push_back(joined);
+      return true;
+    }
+  }
+  return false;
+}
+
+IndexPtr sum_of(std::vector<IndexPtr> terms) {
+  while (terms.size() > 1 && join_digits(terms)) {
+  }
+  int64_t constant = 0;
+  std::vector<IndexPtr> rest;
+  for (auto& t : terms) {
+    if (t->kind == Index::Kind::constant)
+      constant += t->value;
+    else
+      rest.push_back(t);
+  }
+  if (constant != 0) rest.push_back(ix::constant(constant));
+  if (rest.empty()) return ix::constant(0);
+  if (rest.size() == 1) return rest[0];
+  std::sort(rest.begin(), rest.end(),
+            [](const IndexPtr& x, const IndexPtr& y) { return x->text < y->text; });
+  Index s;
+  s.kind = Index::Kind::sum;
+  s.bound = 1;
+  for (const auto& t : rest) s.may_be_negative = s.may_be_negative || t->may_be_negative;
+  s.text = "(";
+  for (size_t i = 0; i < rest.size(); ++i) {
+    s.bound += rest[i]->bound - 1;
+    s.text += (i ? " + " : "") + rest[i]->text;
+  }
+  s.text += ")";
+  s.terms = std::move(rest);
+  return make(std::move(s));
+}
+
+IndexPtr unary(Index::Kind kind, const IndexPtr& a, int64_t factor, int64_t bound, const char* op) {
+  Index i;
+  i.kind = kind;
+  i.value = factor;
+  i.bound = std::max<int64_t>(bound, 1);
+  i.may_be_negative = a->may_be_negative;
+  i.terms = {a};
+  i.text = "(" + a->text + " " + op + " " + number(factor) + ")";
+  return make(std::move(i));
+}
+
+}  // namespace
+
+IndexPtr var(int id, int64_t extent) {
+  if (extent <= 1) return constant(0);
+  Index i;
+  i.kind = Index::Kind::var;
+  i.value = id;
+  i.bound = extent;
+  i.text = "v" + std::to_string(id);
+  return make(std::move(i));
+}
+
+IndexPtr named(const std::string& name, int64_t extent) {
+  if (extent <= 1) return constant(0);
+  Index i;
+  i.kind = Index::Kind::var;
+  i.value = -1;
+  i.bound = extent;
+  i.text = name;
+  return make(std::move(i));
+}
+
+IndexPtr constant(int64_t value) {
+  Index i;
+  i.kind = Index::Kind::constant;
+  i.value = value;
+  i.bound = std::max<int64_t>(value + 1, 1);
+  i.may_be_negative = value < 0;
+  i.text = number(value);
+  return make(std::move(i));
+}
+
+IndexPtr add(const IndexPtr& a, const IndexPtr& b) {
+  auto terms = terms_of(a);
+  for (auto& t : terms_of(b)) terms.push_back(t);
+  return sum_of(std::move(terms));
+}
+
+IndexPtr mul(const IndexPtr& a, int64_t factor) {
+  if (factor == 0) return constant(0);
+  if (factor == 1) return a;
+  if (factor < 0 && a->kind != Index::Kind::constant) {  // a window's offset walking backwards
+    Index i;
+    i.kind = Index::Kind::mul;
+    i.value = factor;
+    i.bound = 1;
+    i.may_be_negative = true;
+    i.terms = {a};
+    i.text = "(" + a->text + " * " + number(factor) + ")";
+    return make(std::move(i));
+  }
+  switch (a->kind) {
+    case Index::Kind::constant:
+      return constant(a->value * factor);
+    case Index::Kind::mul:
+      return mul(a->terms[0], a->value * factor);
+    case Index::Kind::sum: {
+      std::vector<IndexPtr> terms;
+      for (auto& t : a->terms) terms.push_back(mul(t, factor));
+      return sum_of(std::move(terms));
+    }
+    default:
+      return unary(Index::Kind::mul, a, factor, (a->bound - 1) * factor + 1, "*");
+  }
+}
+
+IndexPtr div(const IndexPtr& a, int64_t divisor) {
+  if (divisor == 1) return a;
+  if (a->may_be_negative)
+    return unary(Index::Kind::div, a, divisor, (a->bound - 1) / divisor + 1, "/");
+  if (a->bound <= divisor) return constant(0);
+  switch (a->kind) {
+    case Index::Kind::constant:
+      return constant(a->value / divisor);
+    case Index::Kind::mul:
+      if (divides(divisor, a->value)) return mul(a->terms[0], a->value / divisor);
+      break;
+    case Index::Kind::div:
+      return div(a->terms[0], a->value * divisor);
+    case Index::Kind::sum: {
+      // (k * A + R) / k = A + R / k for non-negative terms
+      std::vector<IndexPtr> whole, rest;
+      for (auto& t : a->terms) (divides(divisor, multiple_of(t)) ? whole : rest).push_back(t);
+      if (whole.empty()) break;
+      std::vector<IndexPtr> out;
+      for (auto& t : whole) out.push_back(div(t, divisor));
+      if (!rest.empty()) out.push_back(div(sum_of(rest), divisor));
+      return sum_of(std::move(out));
+    }
+    default:
+      break;
+  }
+  return unary(Index::Kind::div, a, divisor, (a->bound - 1) / divisor + 1, "/");
+}
+
+IndexPtr mod(const IndexPtr& a, int64_t divisor) {
+  if (divisor == 1) return constant(0);
+  if (a->may_be_negative) return unary(Index::Kind::mod, a, divisor, divisor, "%");
+  if (a->bound <= divisor) return a;
+  switch (a->kind) {
+    case Index::Kind::constant:
+      return constant(a->value % divisor);
+    case Index::Kind::mul:
+      if (divides(divisor, a->value)) return constant(0);
+      break;
+    case Index::Kind::sum: {
+      std::vector<IndexPtr> rest;
+      for (auto& t : a->terms)
+        if (!divides(divisor, multiple_of(t))) rest.push_back(t);
+      if (rest.size() == a->terms.size()) break;
+      return mod(sum_of(rest), divisor);
+    }
+    default:
+      break;
+  }
+  return unary(Index::Kind::mod, a, divisor, std::min(divisor, a->bound), "%");
+}
+
+IndexPtr linear(const std::vector<IndexPtr>& index, const std::vector<int64_t>& shape) {
+  IndexPtr out = constant(0);
+  int64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    out = add(out, mul(index[d], stride));
+    stride *= shape[d];
+  }
+  return out;
+}
+
+std::vector<IndexPtr> delinear(const IndexPtr& offset, const std::vector<int64_t>& shape) {
+  std::vector<IndexPtr> out(shape.size());
+  int64_t inner = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    out[d] = shape[d] == 1 ? constant(0) : mod(div(offset, inner), shape[d]);
+    inner *= shape[d];
+  }
+  return out;
+}
+
+std::vector<IndexPtr> vars(const std::vector<int64_t>& shape, int first) {
+  std::vector<IndexPtr> out;
+  for (size_t d = 0; d < shape.size(); ++d) out.push_back(var(first + int(d), shape[d]));
+  return out;
+}
+
+}  // namespace ix
+}  // namespace kforge::generator

@@ -1,0 +1,50 @@
+// Integer index arithmetic over a kernel's loop variables: what a generated kernel computes to find
+// an element (views, broadcasts and reshapes become sums, products, quotients and remainders of
+// loop variables). Every index is non-negative and knows an exclusive upper bound of its values,
+// which lets the builders simplify what reshapes produce (`(n * 64 + c) / 64` is `n` when c < 64),
+// so that two ways of reaching the same element print the same text.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kforge::generator {
+
+struct Index;
+using IndexPtr = std::shared_ptr<const Index>;
+
+struct Index {
+  enum class Kind { var, constant, sum, mul, div, mod };
+  Kind kind = Kind::constant;
+  int64_t value = 0;  ///< var: its number; constant: the value; mul, div, mod: the factor
+  int64_t bound = 1;  ///< every value is below it (and at least 0 unless `may_be_negative`)
+  /// It subtracts (a convolution's padding): no simplification that needs non-negative values.
+  bool may_be_negative = false;
+  std::vector<IndexPtr> terms;  ///< sum: its terms; mul, div, mod: the one operand
+  std::string text;             ///< C text, canonical: equal text, equal index
+};
+
+namespace ix {
+/// Loop variable `id` (printed `v<id>`), ranging over [0, extent); a variable of extent 1 is 0.
+IndexPtr var(int id, int64_t extent);
+/// A loop counter named `name` (a kernel's `o` or `r`), ranging over [0, extent).
+IndexPtr named(const std::string& name, int64_t extent);
+IndexPtr constant(int64_t value);
+IndexPtr add(const IndexPtr& a, const IndexPtr& b);
+IndexPtr mul(const IndexPtr& a, int64_t factor);
+IndexPtr div(const IndexPtr& a, int64_t divisor);
+IndexPtr mod(const IndexPtr& a, int64_t divisor);
+
+/// The row-major offset of `index` in a tensor of `shape`.
+IndexPtr linear(const std::vector<IndexPtr>& index, const std::vector<int64_t>& shape);
+/// The index in a tensor of `shape` of row-major offset `offset`.
+std::vector<IndexPtr> delinear(const IndexPtr& offset, const std::vector<int64_t>& shape);
+/// The loop variables first, first + 1, ... over `shape`.
+std::vector<IndexPtr> vars(const std::vector<int64_t>& shape, int first = 0);
+}  // namespace ix
+
+int64_t numel(const std::vector<int64_t>& shape);
+
+}  // namespace kforge::generator

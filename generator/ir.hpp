@@ -1,0 +1,120 @@
+// The generator's IR. A task direction's graph lowers to buffers (generator/lowering.hpp): the
+// function's tensor arguments, and the tensors the kernel computes, each by an expression per
+// element (pointwise) or by combining an expression over some dimensions of an iteration space
+// (reduction). Views and broadcasts are not buffers: they change the index an expression loads
+// at. The schedule (generator/schedule.hpp) then groups buffers into kernels, each one pass over
+// an iteration space: its reductions kept in registers, the elementwise work that reads them fused
+// behind them.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "generator/index.hpp"
+
+namespace kforge::generator {
+
+enum class DType { f32, i64, b8 };
+
+const char* c_type(DType t);      ///< "float", "int64_t", "bool"
+const char* torch_type(DType t);  ///< "torch::kFloat32", ...
+
+struct Expr;
+using ExprPtr = std::shared_ptr<const Expr>;
+
+/// One value an element's computation produces.
+struct Expr {
+  enum class Kind { constant, load, call, index };
+  Kind kind = Kind::constant;
+  DType dtype = DType::f32;
+  double value = 0;  ///< constant
+  int buffer = -1;   ///< load: the buffer read
+  IndexPtr index;    ///< load: the row-major offset read in it; index: the value (int64)
+  /// load: args[0], when given, is an int64 element added to the offset times this (a gather:
+  /// the offset depends on data, as nll_loss reads the target's column)
+  int64_t dynamic_stride = 0;
+  std::string fn;  ///< call: the operation (generator/expr_text.cpp lists them)
+  std::vector<ExprPtr> args;
+  size_t size = 1;  ///< nodes in the tree: what inlining it again would cost
+};
+
+namespace ex {
+ExprPtr constant(double value, DType dtype = DType::f32);
+ExprPtr load(int buffer, IndexPtr index, DType dtype);
+/// The element at index + dynamic * stride of the buffer.
+ExprPtr gather(int buffer, IndexPtr index, ExprPtr dynamic, int64_t stride, DType dtype);
+/// A call of `fn` (its result type `dtype`).
+ExprPtr call(std::string fn, std::vector<ExprPtr> args, DType dtype = DType::f32);
+ExprPtr cast(ExprPtr e, DType to);
+/// An index's value as an int64 element (a window's bounds check).
+ExprPtr index(IndexPtr i);
+}  // namespace ex
+
+using Loader = std::function<ExprPtr(const std::vector<IndexPtr>&)>;
+
+/// How a reduction combines its elements.
+enum class Combine { sum, max, min, prod, argmax, argmin };
+
+struct Buffer {
+  enum class Kind { input, pointwise, reduction };
+  Kind kind = Kind::input;
+  int id = 0;
+  std::vector<int64_t>
+      shape;  ///< as the graph sees it (a reduction's keeps its reduced dims or not)
+  DType dtype = DType::f32;
+  int arg = -1;  ///< input: which argument of the function
+  /// pointwise: the element at an index of `shape`; reduction: the element combined at an index
+  /// of `space`.
+  Loader compute;
+  std::vector<int64_t> space;  ///< reduction: the iteration space
+  std::vector<bool> reduced;   ///< reduction: which dimensions of `space` it combines
+  Combine combine = Combine::sum;
+  double scale = 1;  ///< reduction: the result is multiplied by it (a mean)
+};
+
+/// What a graph lowers to: its buffers in an order that computes each after what it reads.
+struct Program {
+  std::vector<Buffer> buffers;
+  std::vector<int> outputs;  ///< the function's outputs, in order
+};
+
+/// One pass over an iteration space: for each index of its outer (not reduced) dimensions, its
+/// stages in order.
+struct Stage {
+  enum class Kind {
+    reduce,       ///< a reduction's accumulator, combined over the reduced dimensions
+    row_store,    ///< a buffer with as many elements as the space: one per index of it
+    outer_store,  ///< a buffer with as many elements as the outer dimensions: one per outer index
+  };
+  Kind kind = Kind::row_store;
+  int buffer = -1;
+  ExprPtr value;    ///< the element, at the kernel's index (Kernel::vars)
+  IndexPtr offset;  ///< where it is stored in its buffer
+};
+
+struct Kernel {
+  std::vector<int64_t> space;
+  std::vector<bool> reduced;  ///< none: a pointwise kernel
+  /// The dimensions one thread (or group of threads) walks for one outer index: the reduced ones,
+  /// or a pointwise kernel's last dimension.
+  std::vector<bool> inner;
+  std::vector<Stage> stages;
+  std::vector<int> loads;   ///< the buffers it reads from memory
+  std::vector<int> stores;  ///< the buffers it writes to memory
+  /// The reductions whose loads in this kernel read its own accumulator (at the outer index).
+  std::vector<int> local;
+
+  bool reduces() const;
+  std::vector<int64_t> outer_shape() const;
+  std::vector<int64_t> inner_shape() const;
+  /// The index of the space a kernel's code is at: the outer dimensions are the digits of its
+  /// counter `o` over them, the inner ones those of `r`.
+  std::vector<IndexPtr> vars() const;
+  /// The row-major offset of the outer index: `o`.
+  IndexPtr outer_offset() const;
+};
+
+}  // namespace kforge::generator

@@ -1,0 +1,403 @@
+#include "generator/lowering.hpp"
+
+#include <algorithm>
+
+namespace kforge::generator {
+
+const char* c_type(DType t) {
+  switch (t) {
+    case DType::f32:
+      return "float";
+    case DType::i64:
+      return "int64_t";
+    case DType::b8:
+      return "bool";
+  }
+  return "float";
+}
+
+const char* torch_type(DType t) {
+  switch (t) {
+    case DType::f32:
+      return "torch::kFloat32";
+    case DType::i64:
+      return "torch::kInt64";
+    case DType::b8:
+      return "torch::kBool";
+  }
+  return "torch::kFloat32";
+}
+
+std::optional<DType> dtype_of(const std::string& name) {
+  if (name == "float32") return DType::f32;
+  if (name == "int64") return DType::i64;
+  if (name == "bool") return DType::b8;
+  return std::nullopt;
+}
+
+namespace ex {
+ExprPtr constant(double value, DType dtype) {
+  Expr e;
+  e.kind = Expr::Kind::constant;
+  e.dtype = dtype;
+  e.value = value;
+  return std::make_shared<const Expr>(std::move(e));
+}
+
+ExprPtr load(int buffer, IndexPtr index, DType dtype) {
+  Expr e;
+  e.kind = Expr::Kind::load;
+  e.dtype = dtype;
+  e.buffer = buffer;
+  e.index = std::move(index);
+  return std::make_shared<const Expr>(std::move(e));
+}
+
+ExprPtr gather(int buffer, IndexPtr index, ExprPtr dynamic, int64_t stride, DType dtype) {
+  Expr e;
+  e.kind = Expr::Kind::load;
+  e.dtype = dtype;
+  e.buffer = buffer;
+  e.index = std::move(index);
+  e.dynamic_stride = stride;
+  e.size += dynamic->size;
+  e.args = {std::move(dynamic)};
+  return std::make_shared<const Expr>(std::move(e));
+}
+
+ExprPtr call(std::string fn, std::vector<ExprPtr> args, DType dtype) {
+  Expr e;
+  e.kind = Expr::Kind::call;
+  e.dtype = dtype;
+  e.fn = std::move(fn);
+  for (const auto& a : args) e.size += a->size;
+  e.args = std::move(args);
+  return std::make_shared<const Expr>(std::move(e));
+}
+
+ExprPtr index(IndexPtr i) {
+  Expr e;
+  e.kind = Expr::Kind::index;
+  e.dtype = DType::i64;
+  e.index = std::move(i);
+  return std::make_shared<const Expr>(std::move(e));
+}
+
+ExprPtr cast(ExprPtr e, DType to) {
+  if (e->dtype == to) return e;
+  if (e->kind == Expr::Kind::constant) return constant(e->value, to);
+  return call("cast", {std::move(e)}, to);
+}
+}  // namespace ex
+
+std::vector<int64_t> normalise_dims(const std::vector<int64_t>& dims, size_t rank) {
+  std::vector<int64_t> out;
+  for (int64_t d : dims) out.push_back(d < 0 ? d + static_cast<int64_t>(rank) : d);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<int64_t> Lowerer::meta_shape(const GraphNode& node, size_t k) {
+  const auto& m = node.meta.is_array() ? node.meta[k] : node.meta;
+  std::vector<int64_t> shape;
+  for (const auto& s : m["shape"].as_array()) shape.push_back(s.as_int());
+  return shape;
+}
+
+const json::Value& Lowerer::arg(const GraphNode& node, size_t i, const char* name) const {
+  if (i < node.args.as_array().size()) return node.args[i];
+  return node.kwargs[name];
+}
+
+Lazy Lowerer::constant(double value, DType dtype, std::vector<int64_t> shape) {
+  Lazy l;
+  l.shape = std::move(shape);
+  l.dtype = dtype;
+  auto e = ex::constant(value, dtype);
+  l.load = [e](const std::vector<IndexPtr>&) { return e; };
+  return l;
+}
+
+Result<Lazy> Lowerer::tensor(const GraphNode& node, size_t i, const char* name) const {
+  const auto& a = arg(node, i, name);
+  if (a.is_bool()) return {constant(a.as_bool() ? 1 : 0, DType::b8), ""};
+  if (a.is_integer()) return {constant(static_cast<double>(a.as_int()), DType::i64), ""};
+  if (a.is_number()) return {constant(a.as_number(), DType::f32), ""};
+  const auto& ref = a["node"];
+  auto it = values_.find(static_cast<int>(ref.as_int(-1)));
+  if (!ref.is_integer() || it == values_.end() || it->second.empty())
+    return Result<Lazy>::failure("argument " + std::to_string(i) + " (" + name +
+                                 ") is not a tensor the graph computed: " + a.dump());
+  if (it->second.size() != 1)
+    return Result<Lazy>::failure("argument " + std::to_string(i) + " is a tuple of tensors");
+  return {it->second[0], ""};
+}
+
+namespace {
+
+DType promote(const std::vector<Lazy>& operands) {
+  // A tensor's type wins over a number's (as in torch: x * 2.5 stays float32, i64 * 2.5 is f32).
+  DType t = DType::b8;
+  for (const auto& o : operands) {
+    if (o.dtype == DType::f32) return DType::f32;
+    if (o.dtype == DType::i64) t = DType::i64;
+  }
+  return t;
+}
+
+}  // namespace
+
+Result<Lazy> Lowerer::map(const std::vector<Lazy>& operands,
+                          const std::function<ExprPtr(const std::vector<ExprPtr>&)>& fn,
+                          std::optional<DType> out) const {
+  std::vector<int64_t> shape;
+  for (const auto& o : operands) {
+    if (o.shape.size() > shape.size())
+      shape.insert(shape.begin(), o.shape.size() - shape.size(), 1);
+    for (size_t d = 0; d < o.shape.size(); ++d) {
+      int64_t& s = shape[shape.size() - o.shape.size() + d];
+      if (s == 1) {
+        s = o.shape[d];
+      } else if (o.shape[d] != 1 && o.shape[d] != s) {
+        return Result<Lazy>::failure("operands of shapes that do not broadcast");
+      }
+    }
+  }
+  const DType compute = promote(operands);
+  Lazy l;
+  l.shape = shape;
+  l.dtype = out.value_or(compute);
+  for (const auto& o : operands) l.cost += o.cost;
+  l.load = [operands, shape, fn, compute](const std::vector<IndexPtr>& index) {
+    std::vector<ExprPtr> values;
+    for (const auto& o : operands) {
+      std::vector<IndexPtr> at;
+      for (size_t d = 0; d < o.shape.size(); ++d)
+        at.push_back(o.shape[d] == 1 ? ix::constant(0) : index[shape.size() - o.shape.size() + d]);
+      values.push_back(ex::cast(o.load(at), compute));
+    }
+    return fn(values);
+  };
+  return {std::move(l), ""};
+}
+
+Lazy Lowerer::map1(const Lazy& a, const std::function<ExprPtr(ExprPtr)>& fn) const {
+  Lazy l = a;
+  l.buffer = -1;
+  l.cost = a.cost + 1;
+  auto inner = a.load;
+  l.load = [inner, fn](const std::vector<IndexPtr>& index) { return fn(inner(index)); };
+  return l;
+}
+
+Lazy Lowerer::reshape(const Lazy& a, const std::vector<int64_t>& shape) {
+  if (shape == a.shape) return a;
+  Lazy l = a;
+  l.buffer = -1;
+  l.shape = shape;
+  auto inner = a.load;
+  std::vector<int64_t> from_kept, to_kept;
+  for (int64_t s : a.shape)
+    if (s != 1) from_kept.push_back(s);
+  for (int64_t s : shape)
+    if (s != 1) to_kept.push_back(s);
+  const auto from = a.shape;
+  if (from_kept == to_kept) {  // only dimensions of size 1 come or go
+    l.load = [inner, from, shape](const std::vector<IndexPtr>& index) {
+      std::vector<IndexPtr> kept, at;
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (shape[d] != 1) kept.push_back(index[d]);
+      size_t k = 0;
+      for (int64_t s : from) at.push_back(s == 1 ? ix::constant(0) : kept[k++]);
+      return inner(at);
+    };
+    return l;
+  }
+  l.load = [inner, from, shape](const std::vector<IndexPtr>& index) {
+    return inner(ix::delinear(ix::linear(index, shape), from));
+  };
+  return l;
+}
+
+Lazy Lowerer::constant_tensor(const json::Value& values, DType dtype,
+                              const std::vector<int64_t>& shape) {
+  std::vector<double> v;
+  for (const auto& x : values.as_array())
+    v.push_back(x.is_bool() ? (x.as_bool() ? 1 : 0) : x.as_number());
+  if (v.size() == 1) return constant(v[0], dtype, shape);
+  Lazy l;
+  l.shape = shape;
+  l.dtype = dtype;
+  l.cost = v.size();
+  l.load = [v, shape, dtype](const std::vector<IndexPtr>& index) {
+    auto at = ex::index(ix::linear(index, shape));
+    ExprPtr out = ex::constant(v.empty() ? 0 : v.back(), dtype);
+    for (size_t k = v.size() - 1; k-- > 0;)
+      out = ex::call(
+          "where",
+          {ex::call("eq", {at, ex::constant(static_cast<double>(k), DType::i64)}, DType::b8),
+           ex::constant(v[k], dtype), out},
+          dtype);
+    return out;
+  };
+  return l;
+}
+
+Lazy Lowerer::whole(const Buffer& b) {
+  Lazy l;
+  l.shape = b.shape;
+  l.dtype = b.dtype;
+  l.buffer = b.id;
+  const int id = b.id;
+  const auto shape = b.shape;
+  const DType t = b.dtype;
+  l.load = [id, shape, t](const std::vector<IndexPtr>& index) {
+    return ex::load(id, ix::linear(index, shape), t);
+  };
+  return l;
+}
+
+Lazy Lowerer::realise(const Lazy& a) {
+  if (a.buffer >= 0) return a;
+  Buffer b;
+  b.kind = Buffer::Kind::pointwise;
+  b.id = static_cast<int>(program_.buffers.size());
+  b.shape = a.shape;
+  b.dtype = a.dtype;
+  b.compute = a.load;
+  program_.buffers.push_back(b);
+  return whole(b);
+}
+
+Lazy Lowerer::reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Combine combine,
+                     double scale) {
+  if (a.shape.empty()) return reshape(reduce(reshape(a, {1}), {0}, false, combine, scale), {});
+  dims = normalise_dims(dims, a.shape.size());
+  Buffer b;
+  b.kind = Buffer::Kind::reduction;
+  b.id = static_cast<int>(program_.buffers.size());
+  b.space = a.shape;
+  b.reduced.assign(a.shape.size(), dims.empty());
+  for (int64_t d : dims) b.reduced[static_cast<size_t>(d)] = true;
+  b.combine = combine;
+  b.scale = scale;
+  b.dtype = combine == Combine::argmax || combine == Combine::argmin ? DType::i64 : a.dtype;
+  b.compute = a.load;
+  std::vector<int64_t> outer;
+  for (size_t d = 0; d < a.shape.size(); ++d) {
+    if (!b.reduced[d]) {
+      b.shape.push_back(a.shape[d]);
+      outer.push_back(a.shape[d]);
+    } else if (keepdim) {
+      b.shape.push_back(1);
+    }
+  }
+  program_.buffers.push_back(b);
+  Lazy l;
+  l.shape = b.shape;
+  l.dtype = b.dtype;
+  l.buffer = b.id;
+  const int id = b.id;
+  const DType dtype = b.dtype;
+  const auto shape = b.shape;
+  const auto reduced = b.reduced;
+  l.load = [id, dtype, shape, outer, reduced, keepdim](const std::vector<IndexPtr>& index) {
+    std::vector<IndexPtr> at;
+    if (keepdim) {
+      for (size_t d = 0; d < reduced.size(); ++d)
+        if (!reduced[d]) at.push_back(index[d]);
+    } else {
+      at = index;
+    }
+    return ex::load(id, ix::linear(at, outer), dtype);
+  };
+  return l;
+}
+
+bool Lowerer::in_place_and_unread(const GraphNode& n) {
+  const auto base = n.op.substr(0, n.op.rfind('.'));
+  if (base.empty() || base.back() != '_' || users_[n.id] > 0) return false;
+  const auto& target = n.args[0]["node"];
+  return target.is_integer() && users_[static_cast<int>(target.as_int())] == 1;
+}
+
+Result<Program> Lowerer::run(const Graph& graph) {
+  program_ = Program{};
+  values_.clear();
+  users_.clear();
+  for (const auto& n : graph.nodes) {
+    std::vector<const json::Value*> stack{&n.args, &n.kwargs};
+    while (!stack.empty()) {
+      const json::Value* v = stack.back();
+      stack.pop_back();
+      if (v->is_array())
+        for (const auto& x : v->as_array()) stack.push_back(&x);
+      else if (v->is_object() && (*v)["node"].is_integer())
+        ++users_[static_cast<int>((*v)["node"].as_int())];
+      else if (v->is_object())
+        for (const auto& [k, x] : v->as_object()) stack.push_back(&x);
+    }
+  }
+  auto fail = [](const GraphNode& n, const std::string& why) {
+    return Result<Program>::failure("node " + std::to_string(n.id) + " (" + n.op + "): " + why);
+  };
+  for (const auto& n : graph.nodes) {
+    if (n.op == "input") {
+      auto dtype = dtype_of(n.meta["dtype"].as_string());
+      if (!dtype)
+        return fail(n, "the generator takes float32, int64 and bool tensors, not " +
+                           n.meta["dtype"].as_string());
+      Buffer b;
+      b.kind = Buffer::Kind::input;
+      b.id = static_cast<int>(program_.buffers.size());
+      b.shape = meta_shape(n);
+      b.dtype = *dtype;
+      b.arg = n.arg;
+      program_.buffers.push_back(b);
+      values_[n.id] = {whole(b)};
+    } else if (n.op == "getitem") {
+      auto it = values_.find(static_cast<int>(n.args[0]["node"].as_int(-1)));
+      const auto k = static_cast<size_t>(n.args[1].as_int(-1));
+      if (it == values_.end() || k >= it->second.size())
+        return fail(n, "an item of a tuple the generator did not lower");
+      values_[n.id] = {it->second[k]};
+    } else if (n.op == "output") {
+      for (size_t i = 0; i < n.args.as_array().size(); ++i) {
+        auto t = tensor(n, i, "");
+        if (!t) return fail(n, t.error);
+        Lazy l = *t;
+        const bool own =
+            l.buffer >= 0 &&
+            program_.buffers[static_cast<size_t>(l.buffer)].kind != Buffer::Kind::input &&
+            std::count(program_.outputs.begin(), program_.outputs.end(), l.buffer) == 0;
+        if (!own) {  // an output of its own, never an argument's memory or another output's
+          l.buffer = -1;
+          l = realise(l);
+        }
+        program_.outputs.push_back(l.buffer);
+      }
+    } else if (n.op == "constant") {
+      auto dtype = dtype_of(n.meta["dtype"].as_string());
+      if (!dtype || !n.value.is_array())
+        return fail(n, "a tensor the function creates from data (" + n.name +
+                           ") has more elements than the export records (16)");
+      values_[n.id] = {constant_tensor(n.value, *dtype, meta_shape(n))};
+    } else if (in_place_and_unread(n)) {
+      values_[n.id] = {};  // bookkeeping on a buffer nobody reads (num_batches_tracked += 1)
+    } else {
+      Lowering lower = lowering_of(n.op);
+      if (!lower) return fail(n, "the generator cannot lower " + n.op + " yet");
+      auto out = lower(*this, n);
+      if (!out) return fail(n, out.error);
+      // A costly value read more than once is computed once.
+      if (out->size() == 1 && users_[n.id] > 1 && (*out)[0].cost > 24)
+        (*out)[0] = realise((*out)[0]);
+      if (out->size() == 1 && (*out)[0].cost > 400) (*out)[0] = realise((*out)[0]);
+      values_[n.id] = std::move(*out);
+    }
+  }
+  return {std::move(program_), ""};
+}
+
+}  // namespace kforge::generator

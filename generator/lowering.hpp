@@ -1,0 +1,83 @@
+// From one config's ATen graph to the IR's buffers (generator/ir.hpp). Each node becomes a lazy
+// tensor: its shape, its dtype and how to compute an element at an index. Pointwise ops and views
+// compose lazily (inlined into whatever reads them); reductions, the function's outputs and values
+// read by several consumers that would be costly to recompute become buffers. An operator the
+// table does not know stops the lowering with a sentence naming it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "generator/graph.hpp"
+#include "generator/ir.hpp"
+
+namespace kforge::generator {
+
+/// A tensor as the lowering sees it: an element's expression at any index of its shape.
+struct Lazy {
+  std::vector<int64_t> shape;
+  DType dtype = DType::f32;
+  Loader load;
+  size_t cost = 1;  ///< the size of one element's expression
+  int buffer = -1;  ///< when it is exactly a buffer, in that buffer's shape
+};
+
+class Lowerer {
+ public:
+  /// The program of `graph`, or the sentence that says which node stopped it.
+  Result<Program> run(const Graph& graph);
+
+  // What the op table (generator/lowering_ops.cpp) builds with.
+  /// The tensor argument `i` (or keyword `name`) of `node`; a number becomes a 0-d constant.
+  Result<Lazy> tensor(const GraphNode& node, size_t i, const char* name) const;
+  /// Argument `i` (or keyword `name`) as JSON; null when absent.
+  const json::Value& arg(const GraphNode& node, size_t i, const char* name) const;
+  /// Element by element: `fn` of the operands broadcast together (numpy's rules), computed in
+  /// the promoted type of the operands, the result of type `out` (std::nullopt: that type).
+  Result<Lazy> map(const std::vector<Lazy>& operands,
+                   const std::function<ExprPtr(const std::vector<ExprPtr>&)>& fn,
+                   std::optional<DType> out = std::nullopt) const;
+  Lazy map1(const Lazy& a, const std::function<ExprPtr(ExprPtr)>& fn) const;
+  /// `a` combined over `dims` (empty: all), the result keeping them as size 1 or not.
+  Lazy reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Combine combine,
+              double scale = 1);
+  /// A buffer holding `a` (recomputing it would cost more than reading it).
+  Lazy realise(const Lazy& a);
+  /// The buffer `b` read in its own shape.
+  static Lazy whole(const Buffer& b);
+  static Lazy reshape(const Lazy& a, const std::vector<int64_t>& shape);
+  static Lazy constant(double value, DType dtype, std::vector<int64_t> shape = {});
+  /// A small tensor of the given values (row-major) that the function made from data.
+  static Lazy constant_tensor(const json::Value& values, DType dtype,
+                              const std::vector<int64_t>& shape);
+  /// The shape the graph records for the node's output `k`.
+  static std::vector<int64_t> meta_shape(const GraphNode& node, size_t k = 0);
+
+ private:
+  /// An in-place operator (`add_`) whose result and target nothing else reads.
+  bool in_place_and_unread(const GraphNode& n);
+
+  Program program_;
+  std::map<int, std::vector<Lazy>> values_;
+  std::map<int, int> users_;
+};
+
+/// How an ATen operator lowers (the op table): the node's values, one per output.
+using Lowering = Result<std::vector<Lazy>> (*)(Lowerer&, const GraphNode&);
+/// The lowering of `op` ("aten.add.Tensor"), looked up with and without its overload; null when
+/// the generator cannot lower it.
+Lowering lowering_of(const std::string& op);
+/// Adds the lowerings of generator/lowering_windows.cpp (matrix products, convolutions, pooling,
+/// padding, concatenation, strided views) to the op table.
+void add_window_lowerings(std::map<std::string, Lowering>& table);
+/// Every operator the table lowers ("aten.add", ...), sorted.
+std::vector<std::string> lowered_ops();
+
+std::optional<DType> dtype_of(const std::string& name);
+/// dims normalised to [0, rank) (negative ones count from the end), sorted, without repeats.
+std::vector<int64_t> normalise_dims(const std::vector<int64_t>& dims, size_t rank);
+
+}  // namespace kforge::generator

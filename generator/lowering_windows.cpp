@@ -1,0 +1,558 @@
+// Lowerings of the operators that combine over windows of their inputs: matrix products (mm, bmm,
+// addmm, baddbmm, mv, dot), convolutions (direct and transposed, any number of spatial dims,
+// groups), pooling, padding and concatenation. Each is a reduction (or a view) of the IR: a
+// product summed over k, a window combined over its offsets, an element read where its index
+// falls inside the input (and a constant outside it).
+#include <limits>
+#include <map>
+
+#include "generator/lowering.hpp"
+
+namespace kforge::generator {
+namespace {
+
+using Out = Result<std::vector<Lazy>>;
+using Exprs = std::vector<ExprPtr>;
+
+ExprPtr f(const char* fn, Exprs args, DType t = DType::f32) {
+  return ex::call(fn, std::move(args), t);
+}
+
+std::string base_name(const std::string& op) {
+  auto first = op.find('.');
+  auto second = op.find('.', first + 1);
+  return op.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+}
+
+std::vector<int64_t> ints(const json::Value& v) {
+  if (v.is_integer()) return {v.as_int()};
+  std::vector<int64_t> out;
+  for (const auto& x : v.as_array()) out.push_back(x.as_int());
+  return out;
+}
+
+/// `v` repeated to `n` values when it gives one (PyTorch's `stride=2` for every dimension).
+std::vector<int64_t> per_dim(std::vector<int64_t> v, size_t n, int64_t fallback) {
+  if (v.empty()) v = {fallback};
+  while (v.size() < n) v.push_back(v.back());
+  return v;
+}
+
+/// 0 <= i < size, as a truth value.
+ExprPtr inside(const IndexPtr& i, int64_t size) {
+  auto v = ex::index(i);
+  return f("and",
+           {f("ge", {v, ex::constant(0, DType::i64)}, DType::b8),
+            f("lt", {v, ex::constant(static_cast<double>(size), DType::i64)}, DType::b8)},
+           DType::b8);
+}
+
+ExprPtr all_of(const std::vector<ExprPtr>& conditions) {
+  ExprPtr out;
+  for (const auto& c : conditions) out = out ? f("and", {out, c}, DType::b8) : c;
+  return out;
+}
+
+/// a's element where `cond` holds, else `otherwise` (a's load is not evaluated outside).
+ExprPtr guarded(const ExprPtr& cond, const ExprPtr& value, double otherwise) {
+  if (!cond) return value;
+  return f("where", {cond, value, ex::constant(otherwise, value->dtype)}, value->dtype);
+}
+
+Lazy product_sum(Lowerer& L, const Lazy& a, const Lazy& b, std::vector<int64_t> space,
+                 std::function<std::vector<IndexPtr>(const std::vector<IndexPtr>&)> a_at,
+                 std::function<std::vector<IndexPtr>(const std::vector<IndexPtr>&)> b_at) {
+  Lazy prod;
+  prod.shape = std::move(space);
+  prod.dtype = DType::f32;
+  prod.cost = a.cost + b.cost + 1;
+  auto la = a.load, lb = b.load;
+  prod.load = [la, lb, a_at, b_at](const std::vector<IndexPtr>& i) {
+    return f("mul", {ex::cast(la(a_at(i)), DType::f32), ex::cast(lb(b_at(i)), DType::f32)});
+  };
+  return L.reduce(prod, {static_cast<int64_t>(prod.shape.size()) - 1}, false, Combine::sum);
+}
+
+/// mm, bmm, addmm, baddbmm, mv, dot: sums of products over the shared dimension.
+Out lower_matmul(Lowerer& L, const GraphNode& n) {
+  const std::string name = base_name(n.op);
+  const bool adds = name == "addmm" || name == "baddbmm" || name == "addmv";
+  const size_t first = adds ? 1 : 0;
+  auto a = L.tensor(n, first, adds ? "mat1" : "self");
+  auto b = L.tensor(n, first + 1, adds ? "mat2" : "mat2");
+  if (name == "baddbmm") {
+    a = L.tensor(n, 1, "batch1");
+    b = L.tensor(n, 2, "batch2");
+  }
+  if (name == "mv" || name == "addmv") b = L.tensor(n, first + 1, "vec");
+  if (name == "dot") b = L.tensor(n, 1, "tensor");
+  if (!a || !b) return Out::failure(!a ? a.error : b.error);
+  const auto& as = a->shape;
+  const auto& bs = b->shape;
+  Lazy prod;
+  if (name == "mm" || name == "addmm") {
+    prod = product_sum(
+        L, *a, *b, {as[0], bs[1], as[1]},
+        [](const auto& i) {
+          return std::vector<IndexPtr>{i[0], i[2]};
+        },
+        [](const auto& i) {
+          return std::vector<IndexPtr>{i[2], i[1]};
+        });
+  } else if (name == "bmm" || name == "baddbmm") {
+    prod = product_sum(
+        L, *a, *b, {as[0], as[1], bs[2], as[2]},
+        [](const auto& i) {
+          return std::vector<IndexPtr>{i[0], i[1], i[3]};
+        },
+        [](const auto& i) {
+          return std::vector<IndexPtr>{i[0], i[3], i[2]};
+        });
+  } else if (name == "mv" || name == "addmv") {
+    prod = product_sum(
+        L, *a, *b, {as[0], as[1]},
+        [](const auto& i) {
+          return std::vector<IndexPtr>{i[0], i[1]};
+        },
+        [](const auto& i) { return std::vector<IndexPtr>{i[1]}; });
+  } else {  // dot
+    prod = product_sum(
+        L, *a, *b, {as[0]}, [](const auto& i) { return std::vector<IndexPtr>{i[0]}; },
+        [](const auto& i) { return std::vector<IndexPtr>{i[0]}; });
+  }
+  if (!adds) return Out{std::vector<Lazy>{prod}, ""};
+  auto bias = L.tensor(n, 0, "self");
+  if (!bias) return Out::failure(bias.error);
+  const auto& beta = n.kwargs["beta"];
+  const auto& alpha = n.kwargs["alpha"];
+  const double be = beta.is_number() ? beta.as_number() : 1,
+               al = alpha.is_number() ? alpha.as_number() : 1;
+  auto out = L.map(
+      {prod, *bias},
+      [be, al](const Exprs& e) {
+        ExprPtr p = al == 1 ? e[0] : f("mul", {e[0], ex::constant(al)});
+        if (be == 0) return p;
+        ExprPtr c = be == 1 ? e[1] : f("mul", {e[1], ex::constant(be)});
+        return f("add", {p, c});
+      },
+      DType::f32);
+  if (!out) return Out::failure(out.error);
+  return Out{std::vector<Lazy>{*out}, ""};
+}
+
+/// aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+/// groups): each output element a sum over its group's input channels and the kernel's offsets.
+Out lower_convolution(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "input");
+  auto w = L.tensor(n, 1, "weight");
+  if (!x || !w) return Out::failure(!x ? x.error : w.error);
+  const size_t nd = x->shape.size() - 2;
+  const auto stride = per_dim(ints(L.arg(n, 3, "stride")), nd, 1);
+  const auto padding = per_dim(ints(L.arg(n, 4, "padding")), nd, 0);
+  const auto dilation = per_dim(ints(L.arg(n, 5, "dilation")), nd, 1);
+  const bool transposed = L.arg(n, 6, "transposed").as_bool(false);
+  const int64_t groups = L.arg(n, 8, "groups").as_int(1);
+  const auto out_shape = Lowerer::meta_shape(n);
+  const int64_t cin = x->shape[1], cout = out_shape[1];
+  const int64_t cin_g = cin / groups, cout_g = cout / groups;
+  std::vector<int64_t> space = out_shape;  // [N, Cout, *O, Cin/g, *K]
+  space.push_back(cin_g);
+  for (size_t d = 0; d < nd; ++d) space.push_back(w->shape[2 + d]);
+  const auto in_shape = x->shape;
+  auto lx = x->load, lw = w->load;
+  Lazy prod;
+  prod.shape = space;
+  prod.cost = x->cost + w->cost + 8;
+  prod.load = [=](const std::vector<IndexPtr>& i) {
+    const IndexPtr& nn = i[0];
+    const IndexPtr& co = i[1];
+    const IndexPtr& ci = i[2 + nd];
+    const IndexPtr group = ix::div(co, cout_g);
+    const IndexPtr c = ix::add(ix::mul(group, cin_g), ci);
+    std::vector<IndexPtr> at{nn, c};
+    std::vector<ExprPtr> conditions;
+    for (size_t d = 0; d < nd; ++d) {
+      const IndexPtr& o = i[2 + d];
+      const IndexPtr& k = i[3 + nd + d];
+      if (!transposed) {
+        // p = o * stride - padding + k * dilation
+        IndexPtr p = ix::add(ix::add(ix::mul(o, stride[d]), ix::mul(k, dilation[d])),
+                             ix::constant(-padding[d]));
+        if (padding[d] > 0 ||
+            (o->bound - 1) * stride[d] + (k->bound - 1) * dilation[d] >= in_shape[2 + d])
+          conditions.push_back(inside(p, in_shape[2 + d]));
+        at.push_back(p);
+      } else {
+        // o = i * stride - padding + k * dilation: i = (o + padding - k * dilation) / stride
+        IndexPtr num = ix::add(ix::add(o, ix::constant(padding[d])), ix::mul(k, -dilation[d]));
+        IndexPtr p = ix::div(num, stride[d]);
+        conditions.push_back(f("ge", {ex::index(num), ex::constant(0, DType::i64)}, DType::b8));
+        if (stride[d] > 1)
+          conditions.push_back(f(
+              "eq", {ex::index(ix::mod(num, stride[d])), ex::constant(0, DType::i64)}, DType::b8));
+        conditions.push_back(
+            f("lt", {ex::index(p), ex::constant(static_cast<double>(in_shape[2 + d]), DType::i64)},
+              DType::b8));
+        at.push_back(p);
+      }
+    }
+    std::vector<IndexPtr> wat;
+    if (!transposed) {
+      wat = {co, ci};
+    } else {  // weight [Cin, Cout/g, *K]
+      wat = {c, ix::mod(co, cout_g)};
+    }
+    for (size_t d = 0; d < nd; ++d) wat.push_back(i[3 + nd + d]);
+    ExprPtr xv = guarded(all_of(conditions), ex::cast(lx(at), DType::f32), 0);
+    return f("mul", {xv, ex::cast(lw(wat), DType::f32)});
+  };
+  std::vector<int64_t> reduced;
+  for (size_t d = 2 + nd; d < space.size(); ++d) reduced.push_back(static_cast<int64_t>(d));
+  Lazy sum = L.reduce(prod, reduced, false, Combine::sum);
+  if (L.arg(n, 2, "bias").is_null()) return Out{std::vector<Lazy>{sum}, ""};
+  auto bias = L.tensor(n, 2, "bias");
+  if (!bias) return Out::failure(bias.error);
+  std::vector<int64_t> bshape{cout};
+  for (size_t d = 0; d < nd; ++d) bshape.push_back(1);
+  auto out = L.map(
+      {sum, Lowerer::reshape(*bias, bshape)},
+      [](const Exprs& e) {
+        return f("add", {e[0], e[1]});
+      },
+      DType::f32);
+  if (!out) return Out::failure(out.error);
+  return Out{std::vector<Lazy>{*out}, ""};
+}
+
+/// max_pool{1,2,3}d_with_indices, avg_pool{1,2,3}d: a window per output element.
+Out lower_pool(Lowerer& L, const GraphNode& n) {
+  const std::string name = base_name(n.op);
+  const bool max = name.rfind("max_pool", 0) == 0;
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const auto out_shape = Lowerer::meta_shape(n, 0);
+  const size_t nd = name.find("1d") != std::string::npos   ? 1
+                    : name.find("3d") != std::string::npos ? 3
+                                                           : 2;
+  const size_t lead = x->shape.size() - nd;
+  const auto kernel = per_dim(ints(L.arg(n, 1, "kernel_size")), nd, 1);
+  auto stride = ints(L.arg(n, 2, "stride"));
+  stride = stride.empty() ? kernel : per_dim(stride, nd, 1);
+  const auto padding = per_dim(ints(L.arg(n, 3, "padding")), nd, 0);
+  const auto dilation =
+      max ? per_dim(ints(L.arg(n, 4, "dilation")), nd, 1) : std::vector<int64_t>(nd, 1);
+  const bool ceil_mode = L.arg(n, max ? 5 : 4, "ceil_mode").as_bool(false);
+  const bool count_pad = max ? true : L.arg(n, 5, "count_include_pad").as_bool(true);
+  const auto& divisor_override = L.arg(n, 6, "divisor_override");
+  if (!max && (ceil_mode || !count_pad) && divisor_override.is_null())
+    return Out::failure("average pooling with ceil_mode or without count_include_pad");
+  std::vector<int64_t> space(out_shape.begin(),
+                             out_shape.begin() + static_cast<std::ptrdiff_t>(lead + nd));
+  for (int64_t k : kernel) space.push_back(k);
+  const auto in_shape = x->shape;
+  auto lx = x->load;
+  Lazy window;
+  window.shape = space;
+  window.cost = x->cost + 4;
+  window.load = [=](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> at(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(lead));
+    std::vector<ExprPtr> conditions;
+    for (size_t d = 0; d < nd; ++d) {
+      IndexPtr p =
+          ix::add(ix::add(ix::mul(i[lead + d], stride[d]), ix::mul(i[lead + nd + d], dilation[d])),
+                  ix::constant(-padding[d]));
+      if (padding[d] > 0 || ceil_mode) conditions.push_back(inside(p, in_shape[lead + d]));
+      at.push_back(p);
+    }
+    return guarded(all_of(conditions), ex::cast(lx(at), DType::f32),
+                   max ? -std::numeric_limits<double>::infinity() : 0);
+  };
+  std::vector<int64_t> reduced;
+  for (size_t d = lead + nd; d < space.size(); ++d) reduced.push_back(static_cast<int64_t>(d));
+  if (!max) {
+    double count = 1;
+    for (int64_t k : kernel) count *= static_cast<double>(k);
+    if (divisor_override.is_number()) count = divisor_override.as_number();
+    return Out{std::vector<Lazy>{L.reduce(window, reduced, false, Combine::sum, 1 / count)}, ""};
+  }
+  Lazy values = L.reduce(window, reduced, false, Combine::max);
+  Lazy arg = L.reduce(window, reduced, false, Combine::argmax);
+  // The index of the maximum in its input plane: its window offset turned into a position.
+  Lazy indices = arg;
+  indices.buffer = -1;
+  auto la = arg.load;
+  indices.load = [=](const std::vector<IndexPtr>& i) {
+    ExprPtr a = la(i);
+    ExprPtr flat;
+    int64_t inner = 1;
+    for (size_t d = nd; d-- > 0;) {
+      ExprPtr k =
+          f("remainder",
+            {f("div_trunc", {a, ex::constant(static_cast<double>(inner), DType::i64)}, DType::i64),
+             ex::constant(static_cast<double>(kernel[d]), DType::i64)},
+            DType::i64);
+      ExprPtr p =
+          f("add",
+            {ex::index(ix::add(ix::mul(i[lead + d], stride[d]), ix::constant(-padding[d]))),
+             f("mul", {k, ex::constant(static_cast<double>(dilation[d]), DType::i64)}, DType::i64)},
+            DType::i64);
+      int64_t plane = 1;
+      for (size_t e = d + 1; e < nd; ++e) plane *= in_shape[lead + e];
+      ExprPtr term =
+          f("mul", {p, ex::constant(static_cast<double>(plane), DType::i64)}, DType::i64);
+      flat = flat ? f("add", {flat, term}, DType::i64) : term;
+      inner *= kernel[d];
+    }
+    return flat;
+  };
+  return Out{std::vector<Lazy>{values, indices}, ""};
+}
+
+/// constant_pad_nd(self, pad, value): pad lists (before, after) pairs from the last dimension.
+Out lower_pad(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const auto pad = ints(L.arg(n, 1, "pad"));
+  const auto& v = L.arg(n, 2, "value");
+  const double value = v.is_number() ? v.as_number() : 0;
+  Lazy y = *x;
+  y.buffer = -1;
+  y.shape = Lowerer::meta_shape(n);
+  const auto in_shape = x->shape;
+  auto lx = x->load;
+  y.load = [=](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> at = i;
+    std::vector<ExprPtr> conditions;
+    for (size_t k = 0; 2 * k + 1 < pad.size(); ++k) {
+      const size_t d = in_shape.size() - 1 - k;
+      if (pad[2 * k] == 0 && pad[2 * k + 1] >= 0) continue;
+      at[d] = ix::add(i[d], ix::constant(-pad[2 * k]));
+      conditions.push_back(inside(at[d], in_shape[d]));
+    }
+    for (size_t k = 0; 2 * k + 1 < pad.size(); ++k) {
+      const size_t d = in_shape.size() - 1 - k;
+      if (pad[2 * k] == 0 && pad[2 * k + 1] > 0) conditions.push_back(inside(i[d], in_shape[d]));
+    }
+    return guarded(all_of(conditions), lx(at), value);
+  };
+  return Out{std::vector<Lazy>{y}, ""};
+}
+
+/// cat(tensors, dim): each element read from the tensor its index falls in.
+Out lower_cat(Lowerer& L, const GraphNode& n) {
+  const auto& list = L.arg(n, 0, "tensors").as_array();
+  int64_t dim = L.arg(n, 1, "dim").as_int(0);
+  const auto out_shape = Lowerer::meta_shape(n);
+  if (dim < 0) dim += static_cast<int64_t>(out_shape.size());
+  std::vector<Lazy> parts;
+  for (const auto& item : list) {
+    GraphNode one;
+    one.args = json::Array{item};
+    auto t = L.tensor(one, 0, "tensors");
+    if (!t) return Out::failure(t.error);
+    if (t->shape.size() == out_shape.size()) parts.push_back(*t);  // torch skips empty 1-d tensors
+  }
+  if (parts.empty()) return Out::failure("a concatenation of nothing");
+  Lazy y = parts[0];
+  y.buffer = -1;
+  y.shape = out_shape;
+  y.dtype = parts[0].dtype;
+  const auto d = static_cast<size_t>(dim);
+  y.load = [parts, d](const std::vector<IndexPtr>& i) {
+    int64_t start = 0;
+    std::vector<std::pair<int64_t, ExprPtr>> pieces;
+    for (const auto& p : parts) {
+      std::vector<IndexPtr> at = i;
+      at[d] = ix::add(i[d], ix::constant(-start));
+      pieces.emplace_back(start, p.load(at));
+      start += p.shape[d];
+    }
+    ExprPtr out = pieces.back().second;
+    for (size_t k = pieces.size() - 1; k-- > 0;) {
+      auto below =
+          f("lt",
+            {ex::index(i[d]), ex::constant(static_cast<double>(pieces[k + 1].first), DType::i64)},
+            DType::b8);
+      out = f("where", {below, pieces[k].second, out}, out->dtype);
+    }
+    return out;
+  };
+  return Out{std::vector<Lazy>{y}, ""};
+}
+
+/// as_strided(self, size, stride[, storage_offset]) of a tensor laid out row-major: the element at
+/// storage_offset + sum(index * stride) of it.
+Out lower_as_strided(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  // strides count in x's memory: known only where x is laid out row-major (a buffer or argument)
+  if (x->buffer < 0) return Out::failure("as_strided of a view or a computed value");
+  const auto size = ints(L.arg(n, 1, "size"));
+  const auto stride = ints(L.arg(n, 2, "stride"));
+  const auto& off = L.arg(n, 3, "storage_offset");
+  const int64_t offset = off.is_integer() ? off.as_int() : 0;
+  Lazy y = *x;
+  y.buffer = -1;
+  y.shape = size;
+  const auto from = x->shape;
+  auto lx = x->load;
+  y.load = [=](const std::vector<IndexPtr>& i) {
+    IndexPtr flat = ix::constant(offset);
+    for (size_t d = 0; d < size.size(); ++d) flat = ix::add(flat, ix::mul(i[d], stride[d]));
+    return lx(ix::delinear(flat, from));
+  };
+  return Out{std::vector<Lazy>{y}, ""};
+}
+
+/// _adaptive_avg_pool{1,2,3}d, adaptive_max_pool{1,2,3}d: output i covers input
+/// [floor(i * In / Out), ceil((i + 1) * In / Out)), a window whose length varies; the reduction
+/// runs over the longest and masks what lies beyond each window's end.
+Out lower_adaptive_pool(Lowerer& L, const GraphNode& n) {
+  const std::string name = base_name(n.op);
+  const bool max = name.find("max") != std::string::npos;
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const auto out_shape = Lowerer::meta_shape(n, 0);
+  const size_t nd = name.find("1d") != std::string::npos   ? 1
+                    : name.find("3d") != std::string::npos ? 3
+                                                           : 2;
+  const size_t lead = x->shape.size() - nd;
+  const auto in_shape = x->shape;
+  std::vector<int64_t> longest, space(out_shape.begin(), out_shape.end());
+  for (size_t d = 0; d < nd; ++d) {
+    const int64_t in = in_shape[lead + d], out = out_shape[lead + d];
+    longest.push_back((in + out - 1) / out + 1);
+    space.push_back(std::min(longest.back(), in));
+  }
+  auto start = [=](const IndexPtr& i, size_t d) {
+    return ix::div(ix::mul(i, in_shape[lead + d]), out_shape[lead + d]);
+  };
+  auto end = [=](const IndexPtr& i, size_t d) {
+    const int64_t in = in_shape[lead + d], out = out_shape[lead + d];
+    return ix::div(ix::add(ix::mul(i, in), ix::constant(in + out - 1)), out);
+  };
+  auto lx = x->load;
+  Lazy window;
+  window.shape = space;
+  window.cost = x->cost + 4;
+  window.load = [=](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> at(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(lead));
+    std::vector<ExprPtr> conditions;
+    for (size_t d = 0; d < nd; ++d) {
+      IndexPtr p = ix::add(start(i[lead + d], d), i[lead + nd + d]);
+      conditions.push_back(f("lt", {ex::index(p), ex::index(end(i[lead + d], d))}, DType::b8));
+      at.push_back(p);
+    }
+    return guarded(all_of(conditions), ex::cast(lx(at), DType::f32),
+                   max ? -std::numeric_limits<double>::infinity() : 0);
+  };
+  std::vector<int64_t> reduced;
+  for (size_t d = lead + nd; d < space.size(); ++d) reduced.push_back(static_cast<int64_t>(d));
+  if (max) {
+    // only the values: a graph that reads the indices stops at that getitem
+    return Out{std::vector<Lazy>{L.reduce(window, reduced, false, Combine::max)}, ""};
+  }
+  Lazy sum = L.reduce(window, reduced, false, Combine::sum);
+  Lazy mean = sum;
+  mean.buffer = -1;
+  auto ls = sum.load;
+  mean.load = [=](const std::vector<IndexPtr>& i) {
+    ExprPtr count;
+    for (size_t d = 0; d < nd; ++d) {
+      ExprPtr len = ex::cast(
+          ex::index(ix::add(end(i[lead + d], d), ix::mul(start(i[lead + d], d), -1))), DType::f32);
+      count = count ? f("mul", {count, len}) : len;
+    }
+    return f("div", {ls(i), count});
+  };
+  return Out{std::vector<Lazy>{mean}, ""};
+}
+
+/// triu, tril (self, diagonal): the element where column - row >= diagonal (triu) or <= (tril).
+Out lower_triangle(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const bool upper = base_name(n.op) == "triu";
+  const int64_t diagonal = L.arg(n, 1, "diagonal").as_int(0);
+  Lazy y = *x;
+  y.buffer = -1;
+  auto lx = x->load;
+  const size_t rank = x->shape.size();
+  y.load = [=](const std::vector<IndexPtr>& i) {
+    auto col = ex::index(i[rank - 1]);
+    auto row = ex::index(ix::add(i[rank - 2], ix::constant(diagonal)));
+    auto keep = f(upper ? "ge" : "le", {col, row}, DType::b8);
+    return f("where", {keep, lx(i), ex::constant(0, lx(i)->dtype)}, lx(i)->dtype);
+  };
+  return Out{std::vector<Lazy>{y}, ""};
+}
+
+/// cumsum, cumprod (self, dim): element i combines the elements up to i along dim, a reduction
+/// over the whole dimension with the rest masked (quadratic in its length: correct, not fast).
+Out lower_cumulative(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const bool sum = base_name(n.op) == "cumsum";
+  int64_t dim = L.arg(n, 1, "dim").as_int(0);
+  const size_t rank = x->shape.size();
+  if (dim < 0) dim += static_cast<int64_t>(rank);
+  const auto d = static_cast<size_t>(dim);
+  std::vector<int64_t> space = x->shape;
+  space.push_back(x->shape[d]);
+  auto lx = x->load;
+  Lazy masked;
+  masked.shape = space;
+  masked.cost = x->cost + 2;
+  masked.load = [=](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> at(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(rank));
+    at[d] = i[rank];
+    auto within = f("le", {ex::index(i[rank]), ex::index(i[d])}, DType::b8);
+    return guarded(within, ex::cast(lx(at), DType::f32), sum ? 0 : 1);
+  };
+  return Out{std::vector<Lazy>{L.reduce(masked, {static_cast<int64_t>(rank)}, false,
+                                        sum ? Combine::sum : Combine::prod)},
+             ""};
+}
+
+/// flip(self, dims): the element at size - 1 - i along each flipped dimension.
+Out lower_flip(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const auto dims = normalise_dims(ints(L.arg(n, 1, "dims")), x->shape.size());
+  Lazy y = *x;
+  y.buffer = -1;
+  auto lx = x->load;
+  const auto shape = x->shape;
+  y.load = [=](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> at = i;
+    for (int64_t d : dims) {
+      const auto k = static_cast<size_t>(d);
+      at[k] = ix::add(ix::constant(shape[k] - 1), ix::mul(i[k], -1));
+    }
+    return lx(at);
+  };
+  return Out{std::vector<Lazy>{y}, ""};
+}
+
+}  // namespace
+
+void add_window_lowerings(std::map<std::string, Lowering>& table) {
+  for (const char* name : {"mm", "bmm", "addmm", "baddbmm", "mv", "addmv", "dot"})
+    table[std::string("aten.") + name] = lower_matmul;
+  table["aten.convolution"] = lower_convolution;
+  for (const char* name : {"max_pool1d_with_indices", "max_pool2d_with_indices",
+                           "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d"})
+    table[std::string("aten.") + name] = lower_pool;
+  for (const char* name : {"_adaptive_avg_pool1d", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",
+                           "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"})
+    table[std::string("aten.") + name] = lower_adaptive_pool;
+  for (const char* name : {"triu", "tril"}) table[std::string("aten.") + name] = lower_triangle;
+  for (const char* name : {"cumsum", "cumprod"})
+    table[std::string("aten.") + name] = lower_cumulative;
+  table["aten.constant_pad_nd"] = lower_pad;
+  table["aten.flip"] = lower_flip;
+  table["aten.cat"] = lower_cat;
+  table["aten.as_strided"] = lower_as_strided;
+}
+
+}  // namespace kforge::generator

@@ -1,0 +1,138 @@
+#include "generator/schedule.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+namespace kforge::generator {
+
+bool Kernel::reduces() const {
+  return std::find(reduced.begin(), reduced.end(), true) != reduced.end();
+}
+
+std::vector<int64_t> Kernel::outer_shape() const {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < space.size(); ++d)
+    if (!inner[d]) out.push_back(space[d]);
+  return out;
+}
+
+std::vector<int64_t> Kernel::inner_shape() const {
+  std::vector<int64_t> out;
+  for (size_t d = 0; d < space.size(); ++d)
+    if (inner[d]) out.push_back(space[d]);
+  return out;
+}
+
+std::vector<IndexPtr> Kernel::vars() const {
+  auto outer = ix::delinear(ix::named("o", numel(outer_shape())), outer_shape());
+  auto in = ix::delinear(ix::named("r", numel(inner_shape())), inner_shape());
+  std::vector<IndexPtr> out;
+  size_t a = 0, b = 0;
+  for (size_t d = 0; d < space.size(); ++d) out.push_back(inner[d] ? in[b++] : outer[a++]);
+  return out;
+}
+
+IndexPtr Kernel::outer_offset() const {
+  return ix::named("o", numel(outer_shape()));
+}
+
+namespace {
+
+Kernel open_kernel(const std::vector<int64_t>& space, const std::vector<bool>& reduced) {
+  Kernel k;
+  k.space = space;
+  k.reduced = reduced;
+  k.inner = reduced;
+  if (!k.reduces() && !space.empty()) k.inner.back() = true;
+  return k;
+}
+
+void collect_loads(const ExprPtr& e, std::vector<const Expr*>& out) {
+  if (e->kind == Expr::Kind::load) out.push_back(e.get());
+  for (const auto& a : e->args) collect_loads(a, out);
+}
+
+/// The stage computing `b` in `k`, or none when b cannot join k.
+std::optional<Stage> stage_in(const Kernel& k, const Buffer& b) {
+  const auto vars = k.vars();
+  Stage s;
+  s.buffer = b.id;
+  if (b.kind == Buffer::Kind::reduction) {
+    if (b.space != k.space || b.reduced != k.reduced || !k.reduces()) return std::nullopt;
+    s.kind = Stage::Kind::reduce;
+    s.value = b.compute(vars);
+    s.offset = k.outer_offset();
+  } else if (k.reduces() ? numel(b.shape) == numel(k.space) : b.shape == k.space) {
+    s.kind = Stage::Kind::row_store;
+    s.offset = ix::linear(vars, k.space);
+    s.value = b.compute(b.shape == k.space ? vars : ix::delinear(s.offset, b.shape));
+  } else if (k.reduces() && numel(b.shape) == numel(k.outer_shape())) {
+    s.kind = Stage::Kind::outer_store;
+    s.offset = k.outer_offset();
+    s.value = b.compute(ix::delinear(s.offset, b.shape));
+  } else {
+    return std::nullopt;
+  }
+  // What it reads in k: only k's reductions, at the outer index (their accumulators).
+  std::vector<const Expr*> loads;
+  collect_loads(s.value, loads);
+  const std::string outer = k.outer_offset()->text;
+  for (const Expr* l : loads) {
+    auto in_k = std::find_if(k.stages.begin(), k.stages.end(),
+                             [&](const Stage& t) { return t.buffer == l->buffer; });
+    if (in_k == k.stages.end()) continue;
+    if (in_k->kind != Stage::Kind::reduce || l->index->text != outer || !l->args.empty())
+      return std::nullopt;
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<Kernel> schedule(const Program& p) {
+  std::vector<Kernel> kernels;
+  for (const auto& b : p.buffers) {
+    if (b.kind == Buffer::Kind::input) continue;
+    if (!kernels.empty()) {
+      if (auto s = stage_in(kernels.back(), b)) {
+        kernels.back().stages.push_back(*s);
+        continue;
+      }
+    }
+    kernels.push_back(b.kind == Buffer::Kind::reduction
+                          ? open_kernel(b.space, b.reduced)
+                          : open_kernel(b.shape, std::vector<bool>(b.shape.size(), false)));
+    auto s = stage_in(kernels.back(), b);
+    kernels.back().stages.push_back(*s);
+  }
+  // What each kernel reads from memory, which reductions it reads as accumulators, what is stored.
+  std::set<int> read_elsewhere(p.outputs.begin(), p.outputs.end());
+  for (auto& k : kernels) {
+    std::set<int> loads, local;
+    const std::string outer = k.reduces() ? k.outer_offset()->text : "";
+    for (const auto& s : k.stages) {
+      std::vector<const Expr*> reads;
+      collect_loads(s.value, reads);
+      for (const Expr* l : reads) {
+        auto in_k = std::find_if(k.stages.begin(), k.stages.end(),
+                                 [&](const Stage& t) { return t.buffer == l->buffer; });
+        if (in_k != k.stages.end()) {
+          local.insert(l->buffer);
+        } else {
+          loads.insert(l->buffer);
+          read_elsewhere.insert(l->buffer);
+        }
+      }
+    }
+    k.loads.assign(loads.begin(), loads.end());
+    k.local.assign(local.begin(), local.end());
+  }
+  for (auto& k : kernels)
+    for (const auto& s : k.stages)
+      if (s.kind != Stage::Kind::reduce || read_elsewhere.count(s.buffer))
+        k.stores.push_back(s.buffer);
+  return kernels;
+}
+
+}  // namespace kforge::generator

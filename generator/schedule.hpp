@@ -1,0 +1,17 @@
+// Which kernels compute a program, in order: each reduction opens a kernel over its iteration
+// space (or joins the open one, when it combines over the same dimensions of the same space and
+// reads the open one's reductions only at its own outer index: a variance after its mean); the
+// elementwise buffers after it join it as long as they read its reductions only at their own
+// outer index (softmax's division, layer norm's affine output), so each such group is one pass
+// over memory. What a later kernel reads, or the function returns, is stored.
+#pragma once
+
+#include <vector>
+
+#include "generator/ir.hpp"
+
+namespace kforge::generator {
+
+std::vector<Kernel> schedule(const Program& program);
+
+}  // namespace kforge::generator

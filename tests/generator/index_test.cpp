@@ -1,0 +1,49 @@
+// The generator's index arithmetic: reshapes and their inverses print the same text as the index
+// they started from (what lets a fused stage read a reduction's accumulator), and nothing that
+// can be negative is simplified as if it could not.
+#include <gtest/gtest.h>
+
+#include "generator/index.hpp"
+
+namespace kforge::generator {
+namespace {
+
+TEST(GeneratorIndex, DelinearisingAndLinearisingAgainIsTheOffset) {
+  auto r = ix::named("r", 192);
+  auto digits = ix::delinear(r, {8, 24});
+  EXPECT_EQ(digits[0]->text, "(r / 24)");
+  EXPECT_EQ(digits[1]->text, "(r % 24)");
+  EXPECT_EQ(ix::linear(digits, {8, 24})->text, "r");
+  auto three = ix::delinear(ix::named("o", 2 * 3 * 5), {2, 3, 5});
+  EXPECT_EQ(ix::linear(three, {2, 3, 5})->text, "o");
+}
+
+TEST(GeneratorIndex, AReshapeOfDigitsSimplifiesToTheDigitsItKeeps) {
+  // [N, C, HW] seen as [N, G, C/G * HW]: the group of channel c is c / (C/G), with no division of
+  // the row's offset left over.
+  auto n = ix::var(0, 4), g = ix::var(1, 2), k = ix::var(2, 48);
+  auto flat = ix::linear({n, g, k}, {4, 2, 48});
+  auto back = ix::delinear(flat, {4, 8, 12});  // [N, C, HW] with C = 8, HW = 12
+  EXPECT_EQ(back[0]->text, "v0");
+  EXPECT_EQ(ix::div(back[1], 4)->text, "v1");  // C/G = 4 channels a group
+}
+
+TEST(GeneratorIndex, BoundsDropWhatCannotContribute) {
+  auto v = ix::var(0, 10);
+  EXPECT_EQ(ix::div(v, 16)->text, "0");
+  EXPECT_EQ(ix::mod(v, 16)->text, "v0");
+  EXPECT_EQ(ix::mul(ix::var(1, 1), 7)->text, "0");  // a dimension of size 1
+  EXPECT_EQ(ix::div(ix::add(ix::mul(v, 32), ix::var(1, 32)), 32)->text, "v0");
+}
+
+TEST(GeneratorIndex, APaddedWindowIsNotSimplifiedAsIfItWereNonNegative) {
+  // o * 2 - 1 + k: negative at the border; (x / 4) must stay a division there.
+  auto p = ix::add(ix::add(ix::mul(ix::var(0, 8), 2), ix::var(1, 3)), ix::constant(-1));
+  EXPECT_TRUE(p->may_be_negative);
+  EXPECT_EQ(ix::div(p, 64)->text, "(" + p->text + " / 64)");
+  EXPECT_EQ(ix::mod(p, 64)->text, "(" + p->text + " % 64)");
+  EXPECT_FALSE(ix::add(ix::var(0, 8), ix::var(1, 3))->may_be_negative);
+}
+
+}  // namespace
+}  // namespace kforge::generator

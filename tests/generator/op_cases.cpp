@@ -1,0 +1,198 @@
+#include "tests/generator/op_cases.hpp"
+
+#include <fstream>
+
+#include "evaluation/task_export.hpp"
+#include "evaluation/worker_client.hpp"
+#include "generator/generate.hpp"
+
+namespace kforge::test {
+
+const std::vector<OpCase>& op_cases() {
+  static const std::vector<OpCase> cases = {
+      {"unary_basic",
+       "x",
+       "(torch.relu(x), torch.sigmoid(x), torch.tanh(x), torch.exp(x), -x, x.abs())",
+       {"[torch.randn(7)]", "[torch.randn(3, 5)]", "[torch.randn(2, 3, 4, 5)]"}},
+      {"unary_math",
+       "x",
+       "(torch.log(x.abs() + 1), torch.sqrt(x.abs()), torch.rsqrt(x.abs() + 0.5), "
+       "torch.reciprocal(x + 10), "
+       "torch.floor(x), torch.sign(x), x ** 2, torch.erf(x))",
+       {"[torch.randn(13)]", "[torch.randn(4, 33)]"}},
+      {"activations",
+       "x",
+       "(F.gelu(x), F.gelu(x, approximate='tanh'), F.silu(x), F.mish(x), F.elu(x), F.leaky_relu(x, "
+       "0.2))",
+       {"[torch.randn(5, 7)]", "[torch.randn(2, 3, 17)]"}},
+      {"activations_clamped",
+       "x",
+       "(F.hardtanh(x, -0.5, 0.5), F.softplus(x), F.hardsigmoid(x), F.hardswish(x), F.selu(x), "
+       "torch.clamp(x, min=-0.3), torch.clamp(x, -1.0, 2.0), F.relu6(x * 4))",
+       {"[torch.randn(9)]", "[torch.randn(3, 11)]"}},
+      {"binary_broadcast",
+       "x, y",
+       "(x + y, x * y, x - 2 * y, x / (y.abs() + 1), torch.maximum(x, y), torch.minimum(x, y), x + "
+       "3.5)",
+       {"[torch.randn(3, 5), torch.randn(5)]", "[torch.randn(2, 3, 4), torch.randn(3, 1)]",
+        "[torch.randn(1, 6), torch.randn(4, 1)]"}},
+      {"compare_where",
+       "x, y",
+       "(torch.where(x > y, x, y * 2), (x < 0).float(), x.masked_fill(x > 0.5, 0.0), "
+       "torch.where(x >= 0, x, torch.zeros_like(x)))",
+       {"[torch.randn(4, 6), torch.randn(4, 6)]", "[torch.randn(3, 1, 5), torch.randn(2, 5)]"}},
+      {"views",
+       "x",
+       "(x.t() * 2, x.reshape(-1) + 1, x[:, 1::2] * 3, x.unsqueeze(1).expand(-1, 3, -1) + 0.5, "
+       "x[1], x.view(x.shape[1], x.shape[0]).t() - 1)",
+       {"[torch.randn(4, 6)]", "[torch.randn(5, 9)]"}},
+      {"permute_contiguous",
+       "x",
+       "(x.permute(2, 0, 1).contiguous() + 1, x.transpose(0, 1) * x.transpose(0, 1))",
+       {"[torch.randn(2, 3, 4)]", "[torch.randn(5, 1, 7)]"}},
+      {"reduce_sum_mean",
+       "x",
+       "(x.sum(dim=1), x.mean(dim=(0, 2)), x.sum(), x.amax(dim=-1, keepdim=True), x.amin(1), "
+       "x.mean())",
+       {"[torch.randn(3, 5, 7)]", "[torch.randn(2, 33, 4)]"}},
+      {"reduce_var_norm",
+       "x",
+       "(x.var(dim=1), x.std(dim=-1, unbiased=False), torch.logsumexp(x, dim=1), x.norm(dim=1), "
+       "x.prod(dim=0))",
+       {"[torch.randn(4, 9)]", "[torch.randn(3, 70)]"}},
+      {"arg_reductions",
+       "x",
+       "(x.argmax(dim=1), x.max(dim=-1)[0], x.max(dim=-1)[1], x.argmin(), x.min(dim=0).values)",
+       {"[torch.randn(4, 9)]", "[torch.randn(6, 3)]"}},
+      {"softmax",
+       "x",
+       "(torch.softmax(x, dim=-1), torch.softmax(x, dim=1), torch.log_softmax(x, dim=-1))",
+       {"[torch.randn(3, 4, 5)]", "[torch.randn(2, 7, 33) * 4]"}},
+      {"norms",
+       "x, w, b",
+       "(F.layer_norm(x, x.shape[-1:], w, b), F.group_norm(x, 2, torch.ones(x.shape[1]), None), "
+       "F.batch_norm(x, None, None, w[:x.shape[1]], b[:x.shape[1]], training=True), "
+       "x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w)",
+       {"[torch.randn(3, 4, 8), torch.randn(8), torch.randn(8)]",
+        "[torch.randn(2, 6, 10), torch.randn(10), torch.randn(10)]"}},
+      {"matmul",
+       "x, w, b",
+       "(x @ w, F.linear(x, w.t(), b), torch.addmm(b, x, w), torch.relu(x @ w + b) * 2, "
+       "torch.bmm(x.unsqueeze(0).expand(2, -1, -1), w.unsqueeze(0).expand(2, -1, -1)), torch.mv(x, "
+       "w[:, 0]))",
+       {"[torch.randn(5, 7), torch.randn(7, 3), torch.randn(3)]",
+        "[torch.randn(16, 33), torch.randn(33, 9), torch.randn(9)]"}},
+      {"matmul_batched",
+       "x, y",
+       "(torch.matmul(x, y), torch.matmul(x, y[0]), x @ x.transpose(1, 2))",
+       {"[torch.randn(2, 3, 4), torch.randn(2, 4, 5)]",
+        "[torch.randn(3, 5, 7), torch.randn(3, 7, 2)]"}},
+      {"conv",
+       "x, w, b",
+       "(F.conv2d(x, w, b), F.conv2d(x, w, None, stride=2, padding=1), F.conv2d(x, w, b, "
+       "padding=2, dilation=2), "
+       "F.conv2d(x, w[:, :2], None, groups=2, padding=1))",
+       {"[torch.randn(2, 4, 9, 8), torch.randn(6, 4, 3, 3), torch.randn(6)]",
+        "[torch.randn(1, 4, 7, 11), torch.randn(4, 4, 3, 3), torch.randn(4)]"}},
+      {"conv_other",
+       "x, w, w1, w3",
+       "(F.conv_transpose2d(x, w, stride=2, padding=1), F.conv1d(x[:, :, 0], w1, padding=1), "
+       "F.conv3d(x.unsqueeze(2).expand(-1, -1, 3, -1, -1), w3, padding=(1, 0, 0)))",
+       {"[torch.randn(2, 3, 5, 6), torch.randn(3, 4, 3, 3), torch.randn(5, 3, 3), torch.randn(2, "
+        "3, 2, 3, 3)]"}},
+      {"pooling",
+       "x",
+       "(F.max_pool2d(x, 2), F.max_pool2d(x, 3, stride=2, padding=1), F.avg_pool2d(x, 2), "
+       "F.avg_pool2d(x, 3, stride=1, padding=1), F.max_pool1d(x[:, :, 0], 2), "
+       "F.adaptive_avg_pool2d(x, 1))",
+       {"[torch.randn(2, 3, 8, 9)]", "[torch.randn(1, 2, 7, 7)]"}},
+      {"losses",
+       "x, y, t",
+       "(F.mse_loss(x, y), F.l1_loss(x, y), F.smooth_l1_loss(x, y), F.cross_entropy(x, t), "
+       "F.nll_loss(F.log_softmax(x, 1), t, reduction='sum'), F.huber_loss(x, y, delta=0.5))",
+       {"[torch.randn(4, 5), torch.randn(4, 5), torch.randint(0, 5, (4,))]",
+        "[torch.randn(9, 33), torch.randn(9, 33), torch.randint(0, 33, (9,))]"}},
+      {"data_movement",
+       "x, y",
+       "(torch.cat([x, y], dim=1), F.pad(x, (1, 2)), F.pad(x, (0, 0, 2, 1), value=3.0), "
+       "x.repeat(2, 1), "
+       "torch.cat([x, x * 2], dim=0))",
+       {"[torch.randn(3, 4), torch.randn(3, 2)]", "[torch.randn(2, 5), torch.randn(2, 1)]"}},
+      {"scans_triangles",
+       "x",
+       "(torch.cumsum(x, dim=1), torch.cumprod(x * 0.5, dim=-1), torch.triu(x), torch.tril(x, -1), "
+       "torch.cumsum(x.flip(1), dim=1).flip(1), torch.xlogy(x.abs(), x.abs() + 1))",
+       {"[torch.randn(4, 6)]", "[torch.randn(7, 3)]"}},
+      {"fused_chain",
+       "x, residual",
+       "x * torch.sigmoid(x) + residual",
+       {"[torch.randn(64, 100), torch.randn(64, 100)]", "[torch.randn(3, 7), torch.randn(3, 7)]"}},
+  };
+  return cases;
+}
+
+void PrintTo(const OpCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
+std::string write_op_task(const OpCase& c, const std::filesystem::path& root) {
+  const auto dir = root / c.name;
+  std::filesystem::create_directories(dir);
+  std::string sets, configs;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    sets += "    lambda: " + c.inputs[i] + ",\n";
+    configs += std::string(i ? ", " : "") + "{\"shape_set\": " + std::to_string(i) + "}";
+  }
+  std::string names;
+  for (size_t start = 0; start <= c.args.size();) {
+    size_t comma = c.args.find(',', start);
+    std::string n =
+        c.args.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    n.erase(0, n.find_first_not_of(' '));
+    names += std::string(names.empty() ? "" : ", ") + "\"" + n + "\"";
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::ofstream(dir / "func_forward.py")
+      << "\"\"\"Generator op test " << c.name << ".\"\"\"\n"
+      << "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n\n"
+      << "def forward_fn(" << c.args << "):\n    return " << c.body << "\n\n\n"
+      << "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n\n"
+      << "    def forward(self, " << c.args << ", fn=forward_fn):\n        return fn(" << c.args
+      << ")\n\n\n_SETS = [\n"
+      << sets << "]\n\n\n"
+      << "def get_inputs(shape_set: int = 0):\n    return _SETS[shape_set]()\n\n\n"
+      << "input_names = [" << names << "]\n";
+  std::ofstream(dir / "config_forward.json")
+      << "{\"single_input_configs\": [{\"shape_set\": 0}], \"single_init_configs\": [{}], "
+      << "\"single_shared_configs\": [{}], \"multi_input_configs\": [" << configs
+      << "], \"multi_init_configs\": [{}], \"multi_shared_configs\": [{}]}\n";
+  return dir.string();
+}
+
+std::string check_generated(const std::string& task_dir, evaluation::Backend backend) {
+  evaluation::ExportOptions export_options;
+  export_options.cache_dir = cache_dir();
+  const auto task = evaluation::export_task(task_dir, export_options);
+  if (!task.ok) return "export failed: " + task.error;
+  generator::GenerateRequest r{task.dir,
+                               task.doc["directions"]["forward"],
+                               "forward",
+                               backend == evaluation::Backend::cuda ? "cuda" : "cpu",
+                               {}};
+  auto g = generator::generate_kernel(r);
+  if (!g) return "the generator cannot write it: " + g.error;
+  const auto kernel =
+      task_dir + (backend == evaluation::Backend::cuda ? "/generated.cu" : "/generated.cpp");
+  std::ofstream(kernel) << g->source;
+  evaluation::WorkerOptions options;
+  options.backend = backend;
+  evaluation::WorkerClient worker(options);
+  auto request = test_request("forward", "multi", 2);
+  request.time = false;
+  auto e = evaluate(worker, backend, task_dir, kernel, request);
+  if (e.verdict() == "correct") return "";
+  return "verdict " + e.verdict() + ": " + e.describe() + "\n" + g->source.substr(0, 6000);
+}
+
+}  // namespace kforge::test

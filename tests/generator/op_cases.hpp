@@ -1,0 +1,35 @@
+// The kernel generator's op table test (ggml's test-backend-ops is the model): each case is a
+// forward function over a few operators, with several sets of input shapes (odd sizes,
+// broadcasting, views that make inputs non-contiguous inside the function); it becomes a task
+// folder whose configs are the shape sets, the generator writes its kernel and the evaluator
+// checks it against PyTorch on every config. The CPU suite runs in CI, the CUDA one under `gpu`.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "evaluation/compiler.hpp"
+#include "tests/test_support.hpp"
+
+namespace kforge::test {
+
+struct OpCase {
+  std::string name;                 ///< names the test
+  std::string args;                 ///< the function's parameters: "x, y"
+  std::string body;                 ///< what it returns, over them
+  std::vector<std::string> inputs;  ///< one Python list of tensors per shape set
+};
+
+const std::vector<OpCase>& op_cases();
+
+/// Writes the case as a task folder under `root` and returns its path.
+std::string write_op_task(const OpCase& c, const std::filesystem::path& root);
+
+/// Exports the task, generates its forward kernel for `backend` and evaluates it on every config
+/// (2 seeds each, untimed). An empty string when the verdict is correct; else what went wrong.
+std::string check_generated(const std::string& task_dir, evaluation::Backend backend);
+
+void PrintTo(const OpCase& c, std::ostream* os);
+
+}  // namespace kforge::test

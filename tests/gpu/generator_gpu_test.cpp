@@ -1,0 +1,24 @@
+// The kernel generator on the CUDA backend: every case of the op table is correct on the GPU,
+// with the default choices and with the other group shapes (a thread, a warp, the block per
+// reduced row) the built-in proposer searches.
+#include <gtest/gtest.h>
+
+#include "tests/generator/op_cases.hpp"
+
+namespace kforge::test {
+namespace {
+
+class GeneratedCuda : public testing::TestWithParam<OpCase> {};
+
+TEST_P(GeneratedCuda, IsCorrectOnEveryShapeSet) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases";
+  const auto dir = write_op_task(GetParam(), root);
+  EXPECT_EQ(check_generated(dir, evaluation::Backend::cuda), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCuda, testing::ValuesIn(op_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace kforge::test

@@ -1,0 +1,80 @@
+#include "tools/kforge/generate_command.hpp"
+
+#include <fstream>
+#include <iostream>
+
+#include "evaluation/task_export.hpp"
+#include "generator/generate.hpp"
+#include "tools/kforge/command_line.hpp"
+
+namespace kforge::cli {
+
+int run_generate(const std::vector<std::string>& args) {
+  std::string task, backend = "cuda", direction = "forward", out, cache;
+  generator::CudaChoices cuda;
+  CommandLine line("generate",
+                   "Writes a kernel for a task direction from the ATen graph its export records "
+                   "for each config (the kernel generator: pointwise chains fused, reductions with "
+                   "what reads them, one kernel set per config). Check it with `kforge eval`.",
+                   "exit status: 0 written, 1 the generator cannot write this task (it says which "
+                   "op stops it), 2 the task cannot be exported");
+  auto& app = line.app();
+  app.add_option("--task", task, "the task folder")->required()->type_name("DIR");
+  add_choice(app, "--backend", backend, {"cpu", "cuda"}, "the kernel's backend (default cuda)");
+  add_choice(app, "--direction", direction, {"forward", "backward"}, "default forward");
+  app.add_option("--out", out, "write the source here instead of printing it")->type_name("FILE");
+  app.add_option("--block-threads", cuda.block_threads, "CUDA: threads per block (default 256)")
+      ->check(CLI::IsMember({32, 64, 128, 256, 512, 1024}));
+  app.add_option("--group", cuda.group,
+                 "CUDA: threads per outer index of a reduction: 1, 2, 4, 8, 16, 32, 0 (the block) "
+                 "or -1 (by the reduced size; default)")
+      ->check(CLI::IsMember({-1, 0, 1, 2, 4, 8, 16, 32}));
+  app.add_option("--tile", cuda.tile,
+                 "CUDA: a contraction's (matrix product's, convolution's) output tile, 0 for none, "
+                 "-1 by its size (default)")
+      ->check(CLI::IsMember({-1, 0, 32, 64, 128}));
+  app.add_option("--micro", cuda.micro,
+                 "CUDA: outputs per thread along each side of a tile (default 4)")
+      ->check(CLI::IsMember({2, 4, 8}));
+  app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
+      ->type_name("DIR");
+  if (auto code = line.parse(args)) return *code;
+  if (cuda.tile > 0 && !generator::valid_tiling(cuda.tile, cuda.micro)) {
+    std::cerr << "kforge generate: a tile of " << cuda.tile << " with " << cuda.micro
+              << " per thread needs (tile / micro)^2 threads, 64 to 1024\n";
+    return 2;
+  }
+  evaluation::ExportOptions o;
+  o.cache_dir = cache.empty() ? evaluation::default_cache_dir() : cache;
+  auto exported = evaluation::export_task(task, o);
+  if (!exported.ok) {
+    std::cerr << "kforge generate: " << exported.error << "\n";
+    return 2;
+  }
+  const auto& doc = exported.doc["directions"][direction];
+  if (doc.is_null() || doc.contains("error")) {
+    std::cerr << "kforge generate: the task has no " << direction << " direction"
+              << (doc.contains("error") ? ": " + doc["error"].as_string() : std::string()) << "\n";
+    return 2;
+  }
+  generator::GenerateRequest r{exported.dir, doc, direction, backend, cuda};
+  auto generated = generator::generate_kernel(r);
+  if (!generated) {
+    std::cerr << "kforge generate: " << task << " " << direction << ": " << generated.error << "\n";
+    return 1;
+  }
+  std::cerr << "kforge generate: " << generated->summary << "\n";
+  if (out.empty()) {
+    std::cout << generated->source;
+    return 0;
+  }
+  std::ofstream file(out);
+  file << generated->source;
+  if (!file) {
+    std::cerr << "kforge generate: cannot write " << out << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace kforge::cli
