@@ -70,7 +70,7 @@ const std::vector<OpCase>& op_cases() {
        {"[torch.randn(3, 4, 5)]", "[torch.randn(2, 7, 33) * 4]"}},
       {"norms",
        "x, w, b",
-       "(F.layer_norm(x, x.shape[-1:], w, b), F.group_norm(x, 2, torch.ones(x.shape[1]), None), "
+       "(F.layer_norm(x, x.shape[-1:], w, b), F.group_norm(x, 2, torch.ones(x.shape[1], device=x.device), None), "
        "F.batch_norm(x, None, None, w[:x.shape[1]], b[:x.shape[1]], training=True), "
        "x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w)",
        {"[torch.randn(3, 4, 8), torch.randn(8), torch.randn(8)]",
