@@ -52,6 +52,12 @@ const std::map<std::string, std::string>& known_limits() {
       {"level2/66_Matmul_Dropout_Softmax", "does not reproduce"},
       // F.scaled_dot_product_attention is newer than Debian's torch 1.13
       {"level1/97_ScaledDotProductAttention", "scaled_dot_product_attention"},
+      // dropout after a clamp to [0, 1] of min(x, 0): zeros, so the export stands, but the
+      // generator does not lower the random draw
+      {"level2/83_Conv3d_GroupNorm_Min_Clamp_Dropout", "aten.bernoulli_"},
+      // the direct transposed 3-D convolution runs past the worker's 60 s no-progress limit on a
+      // CPU
+      {"level2/78_ConvTranspose3d_Max_Max_Sum", "timeout"},
       // shrinking the sizes breaks these problems: LayerNorm's normalized_shape is a literal
       {"level2/3_ConvTranspose3d_Sum_LayerNorm_AvgPool_GELU", "normalized_shape"},
       {"level2/34_ConvTranspose3d_LayerNorm_GELU_Scaling", "normalized_shape"},
