@@ -315,6 +315,40 @@ Lazy Lowerer::reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Com
   return l;
 }
 
+std::string Lowerer::out_of_place_name(const std::string& op) {
+  const auto overload = op.rfind('.');
+  if (overload == std::string::npos || overload == 0 || op[overload - 1] != '_') return "";
+  return op.substr(0, overload - 1) + op.substr(overload);
+}
+
+namespace {
+
+/// Calls `f` with the id of every node an argument list refers to ({"node": id}, nested).
+template <class F>
+void each_reference(const GraphNode& n, F f) {
+  std::vector<const json::Value*> stack{&n.args, &n.kwargs};
+  while (!stack.empty()) {
+    const json::Value* v = stack.back();
+    stack.pop_back();
+    if (v->is_array()) {
+      for (const auto& x : v->as_array()) stack.push_back(&x);
+    } else if (v->is_object() && (*v)["node"].is_integer()) {
+      f(static_cast<int>((*v)["node"].as_int()));
+    } else if (v->is_object()) {
+      for (const auto& [k, x] : v->as_object()) stack.push_back(&x);
+    }
+  }
+}
+
+}  // namespace
+
+bool Lowerer::read_after(const Graph& graph, int target, int after) {
+  bool read = false;
+  for (const auto& m : graph.nodes)
+    if (m.id > after) each_reference(m, [&](int id) { read = read || id == target; });
+  return read;
+}
+
 bool Lowerer::in_place_and_unread(const GraphNode& n) {
   const auto base = n.op.substr(0, n.op.rfind('.'));
   if (base.empty() || base.back() != '_' || users_[n.id] > 0) return false;
@@ -326,19 +360,7 @@ Result<Program> Lowerer::run(const Graph& graph) {
   program_ = Program{};
   values_.clear();
   users_.clear();
-  for (const auto& n : graph.nodes) {
-    std::vector<const json::Value*> stack{&n.args, &n.kwargs};
-    while (!stack.empty()) {
-      const json::Value* v = stack.back();
-      stack.pop_back();
-      if (v->is_array())
-        for (const auto& x : v->as_array()) stack.push_back(&x);
-      else if (v->is_object() && (*v)["node"].is_integer())
-        ++users_[static_cast<int>((*v)["node"].as_int())];
-      else if (v->is_object())
-        for (const auto& [k, x] : v->as_object()) stack.push_back(&x);
-    }
-  }
+  for (const auto& n : graph.nodes) each_reference(n, [this](int id) { ++users_[id]; });
   auto fail = [](const GraphNode& n, const std::string& why) {
     return Result<Program>::failure("node " + std::to_string(n.id) + " (" + n.op + "): " + why);
   };
@@ -387,8 +409,18 @@ Result<Program> Lowerer::run(const Graph& graph) {
       values_[n.id] = {};  // bookkeeping on a buffer nobody reads (num_batches_tracked += 1)
     } else {
       Lowering lower = lowering_of(n.op);
+      // `out += identity`: later code reads the result, the same tensor; computed out of place,
+      // unless the graph reads the old name of the changed tensor again afterwards.
+      const std::string functional = out_of_place_name(n.op);
+      if (!lower && !functional.empty() && (lower = lowering_of(functional))) {
+        const auto& target = n.args[0]["node"];
+        if (target.is_integer() && read_after(graph, static_cast<int>(target.as_int()), n.id))
+          return fail(n, "an in-place change of a tensor the function reads again afterwards");
+      }
       if (!lower) return fail(n, "the generator cannot lower " + n.op + " yet");
-      auto out = lower(*this, n);
+      GraphNode as_called = n;
+      if (!functional.empty() && !lowering_of(n.op)) as_called.op = functional;
+      auto out = lower(*this, as_called);
       if (!out) return fail(n, out.error);
       // A costly value read more than once is computed once.
       if (out->size() == 1 && users_[n.id] > 1 && (*out)[0].cost > 24)

@@ -59,6 +59,10 @@ class Lowerer {
  private:
   /// An in-place operator (`add_`) whose result and target nothing else reads.
   bool in_place_and_unread(const GraphNode& n);
+  /// "aten.add.Tensor" for "aten.add_.Tensor"; empty for an operator that is not in place.
+  static std::string out_of_place_name(const std::string& op);
+  /// Whether a node after `after` reads node `target`.
+  static bool read_after(const Graph& graph, int target, int after);
 
   Program program_;
   std::map<int, std::vector<Lazy>> values_;

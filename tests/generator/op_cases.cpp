@@ -123,6 +123,10 @@ const std::vector<OpCase>& op_cases() {
        "(torch.cumsum(x, dim=1), torch.cumprod(x * 0.5, dim=-1), torch.triu(x), torch.tril(x, -1), "
        "torch.cumsum(x.flip(1), dim=1).flip(1), torch.xlogy(x.abs(), x.abs() + 1))",
        {"[torch.randn(4, 6)]", "[torch.randn(7, 3)]"}},
+      {"in_place",
+       "x, residual",
+       "torch.relu(torch.mul(x, 2).add_(residual).mul_(0.5))",
+       {"[torch.randn(4, 9), torch.randn(4, 9)]"}},
       {"fused_chain",
        "x, residual",
        "x * torch.sigmoid(x) + residual",
