@@ -35,14 +35,18 @@ std::string exact(double v) {
 }
 
 /// The C++ condition that the arguments are this config's (shapes, dtypes, values).
-std::string matches(const json::Value& args) {
+std::string matches(const json::Value& args, const std::vector<bool>& optional) {
   std::string out;
   auto both = [&](const std::string& c) { out += (out.empty() ? "" : " && ") + c; };
   const auto& list = args.as_array();
   for (size_t i = 0; i < list.size(); ++i) {
     const auto& a = list[i];
-    const std::string name = "a" + std::to_string(i);
+    std::string name = "a" + std::to_string(i);
     const std::string kind = a["kind"].as_string();
+    if (i < optional.size() && optional[i]) {  // a tensor in some configs, None in others
+      both((kind == "none" ? "!" : "") + name + ".has_value()");
+      name += ".value()";
+    }
     if (is_tensor_kind(kind)) {
       const auto& shape = a["shape"].as_array();
       both(name + ".dim() == " + std::to_string(shape.size()));
@@ -81,7 +85,8 @@ struct ConfigCode {
 };
 
 Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
-                               const std::string& prefix, const std::string& options) {
+                               const std::string& prefix, const std::string& options,
+                               const std::vector<bool>& optional) {
   auto kernels = schedule(p);
   EmitInput in{&p, &kernels, prefix};
   auto emitted = r.backend == "cuda" ? emit_cuda(in, r.cuda) : emit_cpu(in);
@@ -99,7 +104,9 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
     const std::string type = c_type(b.dtype);
     if (b.kind == Buffer::Kind::input) {
       if (!loaded.count(b.id)) continue;
-      c.run += "  auto t" + id + " = a" + std::to_string(b.arg) + ".contiguous();\n";
+      const auto arg = static_cast<size_t>(b.arg);
+      c.run += "  auto t" + id + " = a" + std::to_string(b.arg) +
+               (arg < optional.size() && optional[arg] ? ".value()" : "") + ".contiguous();\n";
       c.run += "  const " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
     } else if (stored.count(b.id)) {
       c.run += "  auto t" + id + " = torch::empty(" + shape_text(b.shape) + ", " + options +
@@ -132,14 +139,27 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
   const auto& configs = r.direction_doc["configs"].as_array();
   if (configs.empty()) return Out::failure("the task direction has no configs");
   const auto& args = configs[0]["args"].as_array();
+  // An argument that is a tensor in some configs and None in others (robust-kbench's resnet_block
+  // without downsampling) is an optional tensor.
+  std::vector<bool> optional(args.size(), false);
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool tensor = false, none = false;
+    for (const auto& config : configs) {
+      const std::string kind = config["args"][i]["kind"].as_string();
+      tensor = tensor || is_tensor_kind(kind);
+      none = none || kind == "none";
+    }
+    optional[i] = tensor && none;
+  }
   std::string params, call_args, options;
   for (size_t i = 0; i < args.size(); ++i) {
-    auto type = parameter_type(args[i]);
+    auto type = optional[i] ? Result<std::string>{"c10::optional<torch::Tensor>", ""}
+                            : parameter_type(args[i]);
     if (!type) return Out::failure("the generator cannot take " + type.error);
     const std::string name = "a" + std::to_string(i);
     params += (i ? ", " : "") + *type + " " + name;
     call_args += (i ? ", " : "") + name;
-    if (options.empty() && is_tensor_kind(args[i]["kind"].as_string()))
+    if (options.empty() && !optional[i] && is_tensor_kind(args[i]["kind"].as_string()))
       options = name + ".options()";
   }
   if (options.empty()) return Out::failure("the function takes no tensor");
@@ -151,7 +171,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     const auto& config = configs[c];
     const std::string where =
         "config " + std::to_string(c) + " (" + config["name"].as_string() + ")";
-    const auto condition = matches(config["args"]);
+    const auto condition = matches(config["args"], optional);
     if (!seen.insert(condition).second) continue;
     if (config["args"].as_array().size() != args.size())
       return Out::failure(where + " passes a different number of arguments");
@@ -169,7 +189,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     if (program->outputs.size() != outputs)
       return Out::failure(where + " returns a different number of outputs");
     const std::string ns = "cfg" + std::to_string(c);
-    auto code = config_code(r, *program, "", options);
+    auto code = config_code(r, *program, "", options, optional);
     if (!code) return Out::failure(where + ": " + code.error);
     kernels += code->kernels;
     reducing += code->reducing;
