@@ -28,6 +28,20 @@ const char* torch_type(DType t) {
   return "torch::kFloat32";
 }
 
+std::string base_name(const std::string& op) {
+  const auto first = op.find('.');
+  if (first == std::string::npos) return op;
+  const auto second = op.find('.', first + 1);
+  return op.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+}
+
+std::vector<int64_t> ints(const json::Value& v) {
+  if (v.is_integer()) return {v.as_int()};
+  std::vector<int64_t> out;
+  for (const auto& x : v.as_array()) out.push_back(x.as_int());
+  return out;
+}
+
 std::optional<DType> dtype_of(const std::string& name) {
   if (name == "float32") return DType::f32;
   if (name == "int64") return DType::i64;

@@ -81,6 +81,10 @@ void add_window_lowerings(std::map<std::string, Lowering>& table);
 std::vector<std::string> lowered_ops();
 
 std::optional<DType> dtype_of(const std::string& name);
+/// An operator's name without its namespace and overload: "aten.add.Tensor" -> "add".
+std::string base_name(const std::string& op);
+/// An integer or a list of integers as a list.
+std::vector<int64_t> ints(const json::Value& v);
 /// dims normalised to [0, rank) (negative ones count from the end), sorted, without repeats.
 std::vector<int64_t> normalise_dims(const std::vector<int64_t>& dims, size_t rank);
 

@@ -28,21 +28,6 @@ ExprPtr num(double v) {
   return ex::constant(v);
 }
 
-/// The operator's name without its namespace and overload: "aten.add.Tensor" -> "add".
-std::string base_name(const std::string& op) {
-  auto first = op.find('.');
-  auto second = op.find('.', first + 1);
-  if (first == std::string::npos) return op;
-  return op.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
-}
-
-std::vector<int64_t> ints(const json::Value& v) {
-  std::vector<int64_t> out;
-  if (v.is_integer()) return {v.as_int()};
-  for (const auto& x : v.as_array()) out.push_back(x.as_int());
-  return out;
-}
-
 double number_or(const json::Value& v, double fallback) {
   return v.is_number() ? v.as_number() : fallback;
 }

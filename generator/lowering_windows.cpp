@@ -18,19 +18,6 @@ ExprPtr f(const char* fn, Exprs args, DType t = DType::f32) {
   return ex::call(fn, std::move(args), t);
 }
 
-std::string base_name(const std::string& op) {
-  auto first = op.find('.');
-  auto second = op.find('.', first + 1);
-  return op.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
-}
-
-std::vector<int64_t> ints(const json::Value& v) {
-  if (v.is_integer()) return {v.as_int()};
-  std::vector<int64_t> out;
-  for (const auto& x : v.as_array()) out.push_back(x.as_int());
-  return out;
-}
-
 /// `v` repeated to `n` values when it gives one (PyTorch's `stride=2` for every dimension).
 std::vector<int64_t> per_dim(std::vector<int64_t> v, size_t n, int64_t fallback) {
   if (v.empty()) v = {fallback};
