@@ -18,6 +18,8 @@ proposer_actor::behavior_type builtin_proposer_impl(
         builtin::BuiltinRequest b;
         b.backend = r.tgt.backend;
         b.export_dir = r.export_dir;
+        b.library_calls = r.library_calls != LibraryPolicy::forbid;
+        b.library_first = r.library_calls == LibraryPolicy::allow;
         b.direction = r.tgt.direction;
         b.direction_doc = (**doc)["directions"][r.tgt.direction];
         b.seed = r.seed;

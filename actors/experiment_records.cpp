@@ -61,6 +61,7 @@ propose_request make_propose_request(const experiment_view& v, int64_t n, size_t
   req.strategy = d.strategy;
   req.attempt = attempt;
   req.replay_key = d.reply_key;
+  req.library_calls = v.spec.library_calls;
   for (const auto& p : v.spec.proposers)
     if (p.name == d.proposer) req.kernel_pattern = p.pattern;
   if (auto parent = v.candidates.find(d.parent_sequence); parent != v.candidates.end()) {

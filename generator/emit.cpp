@@ -32,4 +32,12 @@ std::string kernel_expr_text(const Kernel& k, const ExprPtr& e) {
   });
 }
 
+std::string library_call_text(const Program& p, const Kernel& k) {
+  const Buffer& b = p.buffers[static_cast<size_t>(k.library)];
+  const std::string id = std::to_string(b.id);
+  const std::string type = c_type(b.dtype);
+  return "  auto t" + id + " = " + b.call + ".contiguous();\n  " + type + "* b" + id + " = t" + id +
+         ".data_ptr<" + type + ">();\n  (void)b" + id + ";\n";
+}
+
 }  // namespace kforge::generator

@@ -56,6 +56,10 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
 /// The CUDA kernels' group reductions (after the element functions).
 const char* cuda_reductions_prelude();
 
+/// The statements of a library step (Kernel::library): its call, its tensor t<id> and pointer
+/// b<id>.
+std::string library_call_text(const Program& p, const Kernel& k);
+
 /// The parameters of a kernel function (`const float* __restrict__ b0, float* __restrict__ b3`) and
 /// the arguments that call it (`b0, b3`).
 std::string kernel_parameters(const Program& p, const Kernel& k);

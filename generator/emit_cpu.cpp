@@ -128,6 +128,10 @@ EmittedKernels emit_cpu(const EmitInput& in) {
   EmittedKernels e;
   for (size_t i = 0; i < in.kernels->size(); ++i) {
     const Kernel& k = (*in.kernels)[i];
+    if (k.library >= 0) {
+      e.calls += library_call_text(*in.program, k);
+      continue;
+    }
     const std::string name = in.prefix + "k" + std::to_string(i);
     CpuKernel c{*in.program, k, ""};
     c.emit(name);

@@ -225,6 +225,10 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
   EmittedKernels e;
   for (size_t i = 0; i < in.kernels->size(); ++i) {
     const Kernel& k = (*in.kernels)[i];
+    if (k.library >= 0) {
+      e.calls += library_call_text(*in.program, k);
+      continue;
+    }
     const std::string name = in.prefix + "k" + std::to_string(i);
     if (auto tiled = emit_cuda_contraction(*in.program, k, name, choices)) {
       e.functions += tiled->function;

@@ -19,11 +19,16 @@ struct GenerateRequest {
   std::string direction;      ///< "forward" (the export records no backward graph yet)
   std::string backend;        ///< "cpu" or "cuda"
   CudaChoices cuda;
+  /// Matrix products and convolutions as library calls (at::mm, at::convolution: cuBLAS and
+  /// cuDNN on the GPU) with the rest fused around them; the experiment's library policy decides
+  /// whether such a kernel may run, and flags it.
+  bool library_calls = false;
 };
 
 struct Generated {
   std::string source;
   std::string summary;  ///< "2 configs, 3 kernels (1 reducing)"
+  size_t library_steps = 0;  ///< library calls in the source (0 without library_calls)
 };
 
 /// The source, or a sentence naming the op (and the config) the generator cannot lower yet.

@@ -59,7 +59,9 @@ using Loader = std::function<ExprPtr(const std::vector<IndexPtr>&)>;
 enum class Combine { sum, max, min, prod, argmax, argmin };
 
 struct Buffer {
-  enum class Kind { input, pointwise, reduction };
+  /// library: a tensor a library computes (cuBLAS through at::mm, cuDNN through at::convolution;
+  /// offered to the search as an alternative to the generator's own contraction kernels).
+  enum class Kind { input, pointwise, reduction, library };
   Kind kind = Kind::input;
   int id = 0;
   std::vector<int64_t>
@@ -73,6 +75,10 @@ struct Buffer {
   std::vector<bool> reduced;   ///< reduction: which dimensions of `space` it combines
   Combine combine = Combine::sum;
   double scale = 1;  ///< reduction: the result is multiplied by it (a mean)
+  /// library: the C++ expression that computes it ("at::mm(t0, t1.t())"), which reads the buffers
+  /// `operands` by their tensors' names (t<id>, as generator/generate.cpp names them).
+  std::string call;
+  std::vector<int> operands;
 };
 
 /// What a graph lowers to: its buffers in an order that computes each after what it reads.
@@ -106,6 +112,9 @@ struct Kernel {
   std::vector<int> stores;  ///< the buffers it writes to memory
   /// The reductions whose loads in this kernel read its own accumulator (at the outer index).
   std::vector<int> local;
+  /// A library buffer's id when this step is its library call rather than a kernel of ours (no
+  /// stages; `loads` are its operands).
+  int library = -1;
 
   bool reduces() const;
   std::vector<int64_t> outer_shape() const;

@@ -1,6 +1,7 @@
 #include "generator/lowering.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace kforge::generator {
 
@@ -40,6 +41,18 @@ std::vector<int64_t> ints(const json::Value& v) {
   std::vector<int64_t> out;
   for (const auto& x : v.as_array()) out.push_back(x.as_int());
   return out;
+}
+
+std::string exact_number(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+std::string int_list_text(const std::vector<int64_t>& v) {
+  std::string out = "std::vector<int64_t>{";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+  return out + "}";
 }
 
 std::optional<DType> dtype_of(const std::string& name) {
@@ -284,6 +297,63 @@ Lazy Lowerer::realise(const Lazy& a) {
   return whole(b);
 }
 
+const GraphNode* Lowerer::node_of(const json::Value& argument) const {
+  if (!argument.is_object() || !argument["node"].is_integer()) return nullptr;
+  auto it = nodes_.find(static_cast<int>(argument["node"].as_int()));
+  return it == nodes_.end() ? nullptr : it->second;
+}
+
+Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, const char* name,
+                                             std::vector<int>& operands) {
+  auto value = tensor(node, i, name);
+  if (!value) return Result<std::string>::failure(value.error);
+  if (value->dtype != DType::f32)
+    return Result<std::string>::failure("a library call takes float32 operands");
+  auto buffer_text = [&](int id) {
+    operands.push_back(id);
+    return "t" + std::to_string(id);
+  };
+  if (value->buffer >= 0) return {buffer_text(value->buffer), ""};
+  // Views of a buffer (a linear layer's weight.t()): the same views of its tensor, no copy.
+  std::string views;
+  for (const GraphNode* at = node_of(arg(node, i, name)); at;) {
+    const std::string op = base_name(at->op);
+    const std::string shape = int_list_text(meta_shape(*at));
+    if (op == "t") {
+      views = ".t()" + views;
+    } else if (op == "transpose") {
+      views = ".transpose(" + std::to_string(arg(*at, 1, "dim0").as_int()) + ", " +
+              std::to_string(arg(*at, 2, "dim1").as_int()) + ")" + views;
+    } else if (op == "permute") {
+      views = ".permute(" + int_list_text(ints(arg(*at, 1, "dims"))) + ")" + views;
+    } else if (op == "expand") {
+      views = ".expand(" + shape + ")" + views;
+    } else if (op == "view" || op == "_unsafe_view" || op == "reshape" || op == "unsqueeze" ||
+               op == "squeeze" || op == "flatten") {
+      views = ".reshape(" + shape + ")" + views;
+    } else {
+      break;
+    }
+    auto source = tensor(*at, 0, "self");
+    if (!source) break;
+    if (source->buffer >= 0 && source->dtype == DType::f32)
+      return {buffer_text(source->buffer) + views, ""};
+    at = node_of(arg(*at, 0, "self"));
+  }
+  return {buffer_text(realise(*value).buffer), ""};
+}
+
+Lazy Lowerer::library(std::string call, std::vector<int> operands, std::vector<int64_t> shape) {
+  Buffer b;
+  b.kind = Buffer::Kind::library;
+  b.id = static_cast<int>(program_.buffers.size());
+  b.shape = std::move(shape);
+  b.call = std::move(call);
+  b.operands = std::move(operands);
+  program_.buffers.push_back(b);
+  return whole(b);
+}
+
 Lazy Lowerer::reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Combine combine,
                      double scale) {
   if (a.shape.empty()) return reshape(reduce(reshape(a, {1}), {0}, false, combine, scale), {});
@@ -374,6 +444,8 @@ Result<Program> Lowerer::run(const Graph& graph) {
   program_ = Program{};
   values_.clear();
   users_.clear();
+  nodes_.clear();
+  for (const auto& n : graph.nodes) nodes_[n.id] = &n;
   for (const auto& n : graph.nodes) each_reference(n, [this](int id) { ++users_[id]; });
   auto fail = [](const GraphNode& n, const std::string& why) {
     return Result<Program>::failure("node " + std::to_string(n.id) + " (" + n.op + "): " + why);

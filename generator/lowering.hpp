@@ -27,6 +27,10 @@ struct Lazy {
 
 class Lowerer {
  public:
+  /// `library_calls`: matrix products and convolutions become library calls (Buffer::Kind::library)
+  /// with the rest fused around them, instead of the generator's own contraction kernels.
+  explicit Lowerer(bool library_calls = false) : library_calls_(library_calls) {}
+
   /// The program of `graph`, or the sentence that says which node stopped it.
   Result<Program> run(const Graph& graph);
 
@@ -53,6 +57,14 @@ class Lowerer {
   /// A small tensor of the given values (row-major) that the function made from data.
   static Lazy constant_tensor(const json::Value& values, DType dtype,
                               const std::vector<int64_t>& shape);
+  bool library_calls() const { return library_calls_; }
+  /// The tensor a library call passes as argument `i` of `node` (its text, the buffers it reads
+  /// added to `operands`): a buffer's tensor t<id>, the same views of one where the graph views a
+  /// buffer (`t1.t()`), else a buffer made of the value.
+  Result<std::string> library_operand(const GraphNode& node, size_t i, const char* name,
+                                      std::vector<int>& operands);
+  /// The float32 tensor of `shape` that the C++ expression `call` computes from `operands`.
+  Lazy library(std::string call, std::vector<int> operands, std::vector<int64_t> shape);
   /// The shape the graph records for the node's output `k`.
   static std::vector<int64_t> meta_shape(const GraphNode& node, size_t k = 0);
 
@@ -64,6 +76,11 @@ class Lowerer {
   /// Whether a node after `after` reads node `target`.
   static bool read_after(const Graph& graph, int target, int after);
 
+  /// The node an argument refers to ({"node": id}); null for anything else.
+  const GraphNode* node_of(const json::Value& argument) const;
+
+  bool library_calls_ = false;
+  std::map<int, const GraphNode*> nodes_;
   Program program_;
   std::map<int, std::vector<Lazy>> values_;
   std::map<int, int> users_;
@@ -85,6 +102,10 @@ std::optional<DType> dtype_of(const std::string& name);
 std::string base_name(const std::string& op);
 /// An integer or a list of integers as a list.
 std::vector<int64_t> ints(const json::Value& v);
+/// `v` as C++ reads it back exactly ("0.10000000000000001").
+std::string exact_number(double v);
+/// `std::vector<int64_t>{1, 2}`.
+std::string int_list_text(const std::vector<int64_t>& v);
 /// dims normalised to [0, rank) (negative ones count from the end), sorted, without repeats.
 std::vector<int64_t> normalise_dims(const std::vector<int64_t>& dims, size_t rank);
 

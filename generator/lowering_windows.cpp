@@ -3,6 +3,7 @@
 // groups), pooling, padding and concatenation. Each is a reduction (or a view) of the IR: a
 // product summed over k, a window combined over its offsets, an element read where its index
 // falls inside the input (and a constant outside it).
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -60,9 +61,52 @@ Lazy product_sum(Lowerer& L, const Lazy& a, const Lazy& b, std::vector<int64_t> 
   return L.reduce(prod, {static_cast<int64_t>(prod.shape.size()) - 1}, false, Combine::sum);
 }
 
+/// Whether the node's tensor arguments (index, keyword name) are float32, the only type the
+/// library calls take (checked before any operand is made, so a refusal leaves no buffer behind).
+bool float_operands(const Lowerer& L, const GraphNode& n,
+                    const std::vector<std::pair<size_t, const char*>>& args) {
+  return std::all_of(args.begin(), args.end(), [&](const auto& a) {
+    auto t = L.tensor(n, a.first, a.second);
+    return t && t->dtype == DType::f32;
+  });
+}
+
+/// mm, addmm, bmm, baddbmm as the library computes them (cuBLAS on the GPU).
+Out library_matmul(Lowerer& L, const GraphNode& n) {
+  const std::string name = base_name(n.op);
+  const bool adds = name == "addmm" || name == "baddbmm";
+  std::vector<int> operands;
+  std::vector<std::string> texts;
+  const std::vector<const char*> names =
+      adds ? std::vector<const char*>{"self", name == "addmm" ? "mat1" : "batch1",
+                                      name == "addmm" ? "mat2" : "batch2"}
+           : std::vector<const char*>{"self", "mat2"};
+  std::vector<std::pair<size_t, const char*>> args;
+  for (size_t i = 0; i < names.size(); ++i) args.emplace_back(i, names[i]);
+  if (!float_operands(L, n, args)) return Out::failure("a library call takes float32 operands");
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto t = L.library_operand(n, i, names[i], operands);
+    if (!t) return Out::failure(t.error);
+    texts.push_back(*t);
+  }
+  std::string call = "at::" + name + "(" + texts[0] + ", " + texts[1];
+  if (adds) {
+    const auto& beta = L.arg(n, 3, "beta");
+    const auto& alpha = L.arg(n, 4, "alpha");
+    call += ", " + texts[2] + ", " + exact_number(beta.is_number() ? beta.as_number() : 1) + ", " +
+            exact_number(alpha.is_number() ? alpha.as_number() : 1);
+  }
+  return Out{std::vector<Lazy>{L.library(call + ")", operands, Lowerer::meta_shape(n))}, ""};
+}
+
 /// mm, bmm, addmm, baddbmm, mv, dot: sums of products over the shared dimension.
 Out lower_matmul(Lowerer& L, const GraphNode& n) {
   const std::string name = base_name(n.op);
+  if (L.library_calls() &&
+      (name == "mm" || name == "addmm" || name == "bmm" || name == "baddbmm")) {
+    auto library = library_matmul(L, n);
+    if (library) return library;
+  }
   const bool adds = name == "addmm" || name == "baddbmm" || name == "addmv";
   const size_t first = adds ? 1 : 0;
   auto a = L.tensor(n, first, adds ? "mat1" : "self");
@@ -127,9 +171,40 @@ Out lower_matmul(Lowerer& L, const GraphNode& n) {
   return Out{std::vector<Lazy>{*out}, ""};
 }
 
+/// aten.convolution as the library computes it (cuDNN on the GPU).
+Out library_convolution(Lowerer& L, const GraphNode& n) {
+  const bool has_bias = !L.arg(n, 2, "bias").is_null();
+  std::vector<std::pair<size_t, const char*>> args{{0, "input"}, {1, "weight"}};
+  if (has_bias) args.emplace_back(2, "bias");
+  if (!float_operands(L, n, args)) return Out::failure("a library call takes float32 operands");
+  std::vector<int> operands;
+  auto x = L.library_operand(n, 0, "input", operands);
+  if (!x) return Out::failure(x.error);
+  auto w = L.library_operand(n, 1, "weight", operands);
+  if (!w) return Out::failure(w.error);
+  std::string bias = "c10::optional<at::Tensor>()";
+  if (has_bias) {
+    auto b = L.library_operand(n, 2, "bias", operands);
+    if (!b) return Out::failure(b.error);
+    bias = *b;
+  }
+  const std::string call = "at::convolution(" + *x + ", " + *w + ", " + bias + ", " +
+                           int_list_text(ints(L.arg(n, 3, "stride"))) + ", " +
+                           int_list_text(ints(L.arg(n, 4, "padding"))) + ", " +
+                           int_list_text(ints(L.arg(n, 5, "dilation"))) + ", " +
+                           (L.arg(n, 6, "transposed").as_bool(false) ? "true" : "false") + ", " +
+                           int_list_text(ints(L.arg(n, 7, "output_padding"))) + ", " +
+                           std::to_string(L.arg(n, 8, "groups").as_int(1)) + ")";
+  return Out{std::vector<Lazy>{L.library(call, operands, Lowerer::meta_shape(n))}, ""};
+}
+
 /// aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
 /// groups): each output element a sum over its group's input channels and the kernel's offsets.
 Out lower_convolution(Lowerer& L, const GraphNode& n) {
+  if (L.library_calls()) {
+    auto library = library_convolution(L, n);
+    if (library) return library;
+  }
   auto x = L.tensor(n, 0, "input");
   auto w = L.tensor(n, 1, "weight");
   if (!x || !w) return Out::failure(!x ? x.error : w.error);

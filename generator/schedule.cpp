@@ -94,7 +94,14 @@ std::vector<Kernel> schedule(const Program& p) {
   std::vector<Kernel> kernels;
   for (const auto& b : p.buffers) {
     if (b.kind == Buffer::Kind::input) continue;
-    if (!kernels.empty()) {
+    if (b.kind == Buffer::Kind::library) {  // a step of its own, which nothing joins
+      Kernel k;
+      k.library = b.id;
+      k.space = b.shape;
+      kernels.push_back(k);
+      continue;
+    }
+    if (!kernels.empty() && kernels.back().library < 0) {
       if (auto s = stage_in(kernels.back(), b)) {
         kernels.back().stages.push_back(*s);
         continue;
@@ -109,6 +116,13 @@ std::vector<Kernel> schedule(const Program& p) {
   // What each kernel reads from memory, which reductions it reads as accumulators, what is stored.
   std::set<int> read_elsewhere(p.outputs.begin(), p.outputs.end());
   for (auto& k : kernels) {
+    if (k.library >= 0) {
+      const auto& operands = p.buffers[static_cast<size_t>(k.library)].operands;
+      std::set<int> loads(operands.begin(), operands.end());
+      k.loads.assign(loads.begin(), loads.end());
+      read_elsewhere.insert(loads.begin(), loads.end());
+      continue;
+    }
     std::set<int> loads, local;
     const std::string outer = k.reduces() ? k.outer_offset()->text : "";
     for (const auto& s : k.stages) {

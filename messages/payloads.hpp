@@ -214,6 +214,9 @@ struct propose_request {
   int32_t attempt = 0;     ///< how many proposals for this sequence failed before (sample index)
   std::string replay_key;  ///< replaying: the recorded reply to use instead of asking
   std::string kernel_pattern;  ///< the files proposer: which files are the kernels
+  /// The experiment's library policy: the built-in proposer offers generated kernels that call
+  /// libraries unless it forbids them, and starts with them when it allows them.
+  LibraryPolicy library_calls = LibraryPolicy::flag;
 };
 
 template <class Inspector>
@@ -221,7 +224,7 @@ typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
   return f(caf::meta::type_name("propose_request"), x.experiment_id, x.sequence, x.seed, x.tgt,
            x.export_dir, x.mode, x.has_parent, x.parent, x.tried, x.parent_speedup,
            x.parent_profile, x.context, x.strategy, x.failed, x.failed_stage, x.failure_log,
-           x.attempt, x.replay_key, x.kernel_pattern);
+           x.attempt, x.replay_key, x.kernel_pattern, x.library_calls);
 }
 
 struct proposal {

@@ -49,8 +49,9 @@ ProposalSpace template_space(const KernelTemplate& t, const ParamValues& traits)
 
 /// The generator's choices: CUDA block threads, threads per reduced row (-1: by the row's length,
 /// 0: the block), and a contraction's output tile and per-thread micro tile (tile 0: untiled);
-/// the CPU kernels have none.
-ProposalSpace generator_space(const BuiltinRequest& r) {
+/// and, where the task has matrix products or convolutions and the policy lets kernels call
+/// libraries, whether those are library calls (`library` 1) or the generator's own kernels.
+ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
   if (r.backend == "cuda")
@@ -58,13 +59,16 @@ ProposalSpace generator_space(const BuiltinRequest& r) {
                  {"group", {-1, 1, 4, 8, 32, 0}, 0},
                  {"tile", {-1, 0, 32, 64, 128}, 0},
                  {"micro", {2, 4, 8}, 1}};
+  if (heavy_ops && r.library_calls)
+    s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   s.valid = [](const ParamValues& v) {
     auto tile = v.find("tile"), micro = v.find("micro");
     if (tile == v.end() || micro == v.end() || tile->second <= 0) return true;
     return generator::valid_tiling(int(tile->second), int(micro->second));
   };
   s.render = [r](const ParamValues& v) {
-    generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend, {}};
+    generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend, {}, false};
+    if (auto it = v.find("library"); it != v.end()) g.library_calls = it->second == 1;
     if (auto it = v.find("block_threads"); it != v.end()) g.cuda.block_threads = int(it->second);
     if (auto it = v.find("group"); it != v.end()) g.cuda.group = int(it->second);
     if (auto it = v.find("tile"); it != v.end()) g.cuda.tile = int(it->second);
@@ -151,10 +155,12 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
         spaces.push_back(template_space(t, traits));
   std::string generator_error = "the task's export folder is not known";
   if (!r.export_dir.empty()) {
-    generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend, {}};
+    // With library calls where the policy allows them: whether the task has any to make.
+    generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend,
+                                 {},           r.library_calls};
     auto trial = generator::generate_kernel(g);
     if (trial)
-      spaces.push_back(generator_space(r));
+      spaces.push_back(generator_space(r, trial->library_steps > 0));
     else
       generator_error = trial.error;
   }

@@ -21,6 +21,11 @@ struct BuiltinRequest {
   /// The task's export folder: the kernel generator reads the graphs recorded there (none: no
   /// generated kernels).
   std::string export_dir;
+  /// Whether the experiment's policy lets a kernel call libraries (generated kernels may then call
+  /// cuBLAS and cuDNN for their matrix products and convolutions).
+  bool library_calls = false;
+  /// Whether it also prefers them: the generator's first kernel calls the libraries.
+  bool library_first = false;
   std::string direction;      ///< "forward" or "backward"
   json::Value direction_doc;  ///< task.json's directions[direction]
   uint64_t seed = 0;

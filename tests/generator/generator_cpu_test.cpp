@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "generator/generate.hpp"
+#include "proposers/builtin/builtin_proposer.hpp"
+#include "search/population.hpp"
 #include "tests/generator/op_cases.hpp"
 
 namespace kforge::test {
@@ -20,6 +22,60 @@ TEST_P(GeneratedCpu, IsCorrectOnEveryShapeSet) {
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCpu, testing::ValuesIn(op_cases()),
                          [](const auto& info) { return info.param.name; });
 
+class GeneratedCpuLibrary : public testing::TestWithParam<OpCase> {};
+
+TEST_P(GeneratedCpuLibrary, IsCorrectWithLibraryCalls) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto dir = write_op_task(GetParam(), root);
+  EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu, true), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCpuLibrary, testing::ValuesIn(library_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+// The built-in proposer offers library calls as one more choice where the task has a matrix
+// product or convolution and the policy lets kernels call libraries; first when it allows them.
+TEST(GeneratedCpuLibrary, TheProposerOffersLibraryCallsAsThePolicySays) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  auto request = [&](const OpCase& c, bool library, bool first) {
+    const auto& task = exported(write_op_task(c, root));
+    EXPECT_TRUE(task.ok) << task.error;
+    builtin::BuiltinRequest r;
+    r.backend = "cpu";
+    r.export_dir = task.dir;
+    r.direction = "forward";
+    r.direction_doc = task.doc["directions"]["forward"];
+    r.library_calls = library;
+    r.library_first = first;
+    return r;
+  };
+  const auto cases = library_cases();
+  const auto& matmul = cases.front();
+  auto forbidden = builtin::propose_builtin(request(matmul, false, false));
+  ASSERT_TRUE(forbidden.ok) << forbidden.error;
+  EXPECT_EQ(forbidden.params, "{}");
+  EXPECT_EQ(forbidden.source.find("at::"), std::string::npos);
+
+  auto allowed = request(matmul, true, true);
+  auto first = builtin::propose_builtin(allowed);
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_EQ(first.params, R"({"library":1})");
+  EXPECT_NE(first.source.find("at::mm("), std::string::npos);
+  allowed.tried.insert(search::proposal_key(first.strategy, first.params));
+  auto second = builtin::propose_builtin(allowed);
+  ASSERT_TRUE(second.ok) << second.error;
+  EXPECT_EQ(second.params, R"({"library":0})");
+  EXPECT_EQ(second.source.find("at::"), std::string::npos);
+
+  auto flagged = builtin::propose_builtin(request(matmul, true, false));
+  EXPECT_EQ(flagged.params, R"({"library":0})");
+
+  // Nothing to hand a library: no such choice.
+  auto pointwise = builtin::propose_builtin(request(op_cases().front(), true, true));
+  ASSERT_TRUE(pointwise.ok) << pointwise.error;
+  EXPECT_EQ(pointwise.params, "{}");
+}
+
 TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const auto dir = write_op_task(
@@ -27,7 +83,7 @@ TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {
   const auto& task = exported(dir);
   ASSERT_TRUE(task.ok) << task.error;
   auto g = generator::generate_kernel(
-      {task.dir, task.doc["directions"]["forward"], "forward", "cpu", {}});
+      {task.dir, task.doc["directions"]["forward"], "forward", "cpu", {}, false});
   ASSERT_FALSE(g);
   EXPECT_NE(g.error.find("aten.sort"), std::string::npos) << g.error;
   EXPECT_NE(g.error.find("config 0 (shape_set=0)"), std::string::npos) << g.error;

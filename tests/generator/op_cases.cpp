@@ -174,18 +174,25 @@ std::string write_op_task(const OpCase& c, const std::filesystem::path& root) {
   return dir.string();
 }
 
-std::string check_generated(const std::string& task_dir, evaluation::Backend backend) {
+std::vector<OpCase> library_cases() {
+  std::vector<OpCase> out;
+  for (const auto& c : op_cases())
+    if (c.name.rfind("matmul", 0) == 0 || c.name.rfind("conv", 0) == 0) out.push_back(c);
+  return out;
+}
+
+std::string check_generated(const std::string& task_dir, evaluation::Backend backend,
+                            bool library) {
   evaluation::ExportOptions export_options;
   export_options.cache_dir = cache_dir();
   const auto task = evaluation::export_task(task_dir, export_options);
   if (!task.ok) return "export failed: " + task.error;
-  generator::GenerateRequest r{task.dir,
-                               task.doc["directions"]["forward"],
-                               "forward",
-                               backend == evaluation::Backend::cuda ? "cuda" : "cpu",
-                               {}};
+  generator::GenerateRequest r{task.dir,  task.doc["directions"]["forward"],
+                               "forward", backend == evaluation::Backend::cuda ? "cuda" : "cpu",
+                               {},        library};
   auto g = generator::generate_kernel(r);
   if (!g) return "the generator cannot write it: " + g.error;
+  if (library && g->library_steps == 0) return "no library call in the source: " + g->summary;
   const auto kernel =
       task_dir + (backend == evaluation::Backend::cuda ? "/generated.cu" : "/generated.cpp");
   std::ofstream(kernel) << g->source;

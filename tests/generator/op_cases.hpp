@@ -26,9 +26,15 @@ const std::vector<OpCase>& op_cases();
 /// Writes the case as a task folder under `root` and returns its path.
 std::string write_op_task(const OpCase& c, const std::filesystem::path& root);
 
+/// The cases with matrix products or convolutions: what the generator's library mode changes.
+std::vector<OpCase> library_cases();
+
 /// Exports the task, generates its forward kernel for `backend` and evaluates it on every config
 /// (2 seeds each, untimed). An empty string when the verdict is correct; else what went wrong.
-std::string check_generated(const std::string& task_dir, evaluation::Backend backend);
+/// `library`: with library calls for the matrix products and convolutions, which the source must
+/// then have.
+std::string check_generated(const std::string& task_dir, evaluation::Backend backend,
+                            bool library = false);
 
 void PrintTo(const OpCase& c, std::ostream* os);
 

@@ -1,6 +1,6 @@
 // The kernel generator on the CUDA backend: every case of the op table is correct on the GPU,
 // with the default choices and with the other group shapes (a thread, a warp, the block per
-// reduced row) the built-in proposer searches.
+// reduced row) the built-in proposer searches, and with library calls for the heavy operators.
 #include <gtest/gtest.h>
 
 #include "tests/generator/op_cases.hpp"
@@ -18,6 +18,18 @@ TEST_P(GeneratedCuda, IsCorrectOnEveryShapeSet) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCuda, testing::ValuesIn(op_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+class GeneratedCudaLibrary : public testing::TestWithParam<OpCase> {};
+
+TEST_P(GeneratedCudaLibrary, IsCorrectWithLibraryCalls) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases";
+  const auto dir = write_op_task(GetParam(), root);
+  EXPECT_EQ(check_generated(dir, evaluation::Backend::cuda, true), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaLibrary, testing::ValuesIn(library_cases()),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -12,6 +12,7 @@ namespace kforge::cli {
 int run_generate(const std::vector<std::string>& args) {
   std::string task, backend = "cuda", direction = "forward", out, cache;
   generator::CudaChoices cuda;
+  bool library = false;
   CommandLine line("generate",
                    "Writes a kernel for a task direction from the ATen graph its export records "
                    "for each config (the kernel generator: pointwise chains fused, reductions with "
@@ -36,6 +37,10 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_option("--micro", cuda.micro,
                  "CUDA: outputs per thread along each side of a tile (default 4)")
       ->check(CLI::IsMember({2, 4, 8}));
+  app.add_flag("--library", library,
+               "matrix products and convolutions as library calls (cuBLAS, cuDNN through ATen) "
+               "with the rest fused around them; the experiment's library policy flags or forbids "
+               "such a kernel");
   app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;
@@ -57,7 +62,7 @@ int run_generate(const std::vector<std::string>& args) {
               << (doc.contains("error") ? ": " + doc["error"].as_string() : std::string()) << "\n";
     return 2;
   }
-  generator::GenerateRequest r{exported.dir, doc, direction, backend, cuda};
+  generator::GenerateRequest r{exported.dir, doc, direction, backend, cuda, library};
   auto generated = generator::generate_kernel(r);
   if (!generated) {
     std::cerr << "kforge generate: " << task << " " << direction << ": " << generated.error << "\n";
