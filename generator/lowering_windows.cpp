@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "generator/lowering.hpp"
 
@@ -171,40 +172,35 @@ Out lower_matmul(Lowerer& L, const GraphNode& n) {
   return Out{std::vector<Lazy>{*out}, ""};
 }
 
-/// aten.convolution as the library computes it (cuDNN on the GPU).
-Out library_convolution(Lowerer& L, const GraphNode& n) {
-  const bool has_bias = !L.arg(n, 2, "bias").is_null();
-  std::vector<std::pair<size_t, const char*>> args{{0, "input"}, {1, "weight"}};
-  if (has_bias) args.emplace_back(2, "bias");
-  if (!float_operands(L, n, args)) return Out::failure("a library call takes float32 operands");
+/// aten.convolution without its bias as the library computes it (cuDNN on the GPU); the bias is
+/// added in the kernel that reads the result (one pass fewer than the library's own bias add).
+Result<Lazy> library_convolution(Lowerer& L, const GraphNode& n) {
+  if (!float_operands(L, n, {{0, "input"}, {1, "weight"}}))
+    return Result<Lazy>::failure("a library call takes float32 operands");
   std::vector<int> operands;
   auto x = L.library_operand(n, 0, "input", operands);
-  if (!x) return Out::failure(x.error);
+  if (!x) return Result<Lazy>::failure(x.error);
   auto w = L.library_operand(n, 1, "weight", operands);
-  if (!w) return Out::failure(w.error);
-  std::string bias = "c10::optional<at::Tensor>()";
-  if (has_bias) {
-    auto b = L.library_operand(n, 2, "bias", operands);
-    if (!b) return Out::failure(b.error);
-    bias = *b;
-  }
-  const std::string call = "at::convolution(" + *x + ", " + *w + ", " + bias + ", " +
+  if (!w) return Result<Lazy>::failure(w.error);
+  const std::string call = "at::convolution(" + *x + ", " + *w + ", c10::optional<at::Tensor>(), " +
                            int_list_text(ints(L.arg(n, 3, "stride"))) + ", " +
                            int_list_text(ints(L.arg(n, 4, "padding"))) + ", " +
                            int_list_text(ints(L.arg(n, 5, "dilation"))) + ", " +
                            (L.arg(n, 6, "transposed").as_bool(false) ? "true" : "false") + ", " +
                            int_list_text(ints(L.arg(n, 7, "output_padding"))) + ", " +
                            std::to_string(L.arg(n, 8, "groups").as_int(1)) + ")";
-  return Out{std::vector<Lazy>{L.library(call, operands, Lowerer::meta_shape(n))}, ""};
+  return {L.library(call, operands, Lowerer::meta_shape(n)), ""};
 }
+
+Out convolution_bias(Lowerer& L, const GraphNode& n, const Lazy& sum);
 
 /// aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
 /// groups): each output element a sum over its group's input channels and the kernel's offsets.
 Out lower_convolution(Lowerer& L, const GraphNode& n) {
-  if (L.library_calls()) {
-    auto library = library_convolution(L, n);
-    if (library) return library;
-  }
+  std::optional<Lazy> library;
+  if (L.library_calls())
+    if (auto called = library_convolution(L, n)) library = *called;
+  if (library) return convolution_bias(L, n, *library);
   auto x = L.tensor(n, 0, "input");
   auto w = L.tensor(n, 1, "weight");
   if (!x || !w) return Out::failure(!x ? x.error : w.error);
@@ -270,12 +266,16 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
   };
   std::vector<int64_t> reduced;
   for (size_t d = 2 + nd; d < space.size(); ++d) reduced.push_back(static_cast<int64_t>(d));
-  Lazy sum = L.reduce(prod, reduced, false, Combine::sum);
+  return convolution_bias(L, n, L.reduce(prod, reduced, false, Combine::sum));
+}
+
+/// The convolution's sum plus its bias (when it has one), per output channel.
+Out convolution_bias(Lowerer& L, const GraphNode& n, const Lazy& sum) {
   if (L.arg(n, 2, "bias").is_null()) return Out{std::vector<Lazy>{sum}, ""};
   auto bias = L.tensor(n, 2, "bias");
   if (!bias) return Out::failure(bias.error);
-  std::vector<int64_t> bshape{cout};
-  for (size_t d = 0; d < nd; ++d) bshape.push_back(1);
+  std::vector<int64_t> bshape{sum.shape[1]};
+  for (size_t d = 2; d < sum.shape.size(); ++d) bshape.push_back(1);
   auto out = L.map(
       {sum, Lowerer::reshape(*bias, bshape)},
       [](const Exprs& e) {

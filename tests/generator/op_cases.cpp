@@ -202,6 +202,9 @@ std::string check_generated(const std::string& task_dir, evaluation::Backend bac
   auto request = test_request("forward", "multi", 2);
   request.time = false;
   auto e = evaluate(worker, backend, task_dir, kernel, request);
+  // kforge's light headers build every generated kernel (a second, not LibTorch's half a minute).
+  if (e.compile.ok && e.compile.headers != "light")
+    return "built with LibTorch's headers, the light ones failed: " + e.compile.light_error;
   if (e.verdict() == "correct") return "";
   return "verdict " + e.verdict() + ": " + e.describe() + "\n" + g->source.substr(0, 6000);
 }

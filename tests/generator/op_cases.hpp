@@ -30,7 +30,8 @@ std::string write_op_task(const OpCase& c, const std::filesystem::path& root);
 std::vector<OpCase> library_cases();
 
 /// Exports the task, generates its forward kernel for `backend` and evaluates it on every config
-/// (2 seeds each, untimed). An empty string when the verdict is correct; else what went wrong.
+/// (2 seeds each, untimed), built with kforge's light headers. An empty string when the verdict is
+/// correct; else what went wrong.
 /// `library`: with library calls for the matrix products and convolutions, which the source must
 /// then have.
 std::string check_generated(const std::string& task_dir, evaluation::Backend backend,

@@ -569,6 +569,37 @@ inline Tensor operator/(const Scalar& a, const Tensor& b) {
   return empty_like(b, {}, MemoryFormat::Preserve).fill_(a).div_(b);
 }
 
+// The library operators the kernel generator's library calls use (generator/: matrix products
+// through cuBLAS, convolutions through cuDNN), called boxed in the worker's LibTorch.
+inline Tensor mm(const Tensor& self, const Tensor& mat2) {
+  return Tensor::op(KFORGE_LIGHT_OP("aten::mm", ""), self.self(), mat2.self());
+}
+inline Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  return Tensor::op(KFORGE_LIGHT_OP("aten::bmm", ""), self.self(), mat2.self());
+}
+inline Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+                    const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return Tensor::op(KFORGE_LIGHT_OP("aten::addmm", ""), self.self(), mat1.self(), mat2.self(),
+                    beta.light(), alpha.light());
+}
+inline Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2,
+                      const Scalar& beta = 1, const Scalar& alpha = 1) {
+  return Tensor::op(KFORGE_LIGHT_OP("aten::baddbmm", ""), self.self(), batch1.self(), batch2.self(),
+                    beta.light(), alpha.light());
+}
+inline Tensor convolution(const Tensor& input, const Tensor& weight,
+                          const std::optional<Tensor>& bias, IntArrayRef stride,
+                          IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                          IntArrayRef output_padding, int64_t groups) {
+  const kforge_light_value no_bias = kforge::light::none_value();
+  return Tensor::op(KFORGE_LIGHT_OP("aten::convolution", ""), input.self(), weight.self(),
+                    bias && bias->defined() ? bias->self() : no_bias,
+                    kforge::light::ints_value(stride), kforge::light::ints_value(padding),
+                    kforge::light::ints_value(dilation),
+                    kforge::light::int_value(transposed, KFORGE_LIGHT_BOOL),
+                    kforge::light::ints_value(output_padding), kforge::light::int_value(groups));
+}
+
 inline std::optional<Device> device_of(const Tensor& t) {
   if (!t.defined()) return std::nullopt;
   return t.device();
