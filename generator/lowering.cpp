@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 namespace kforge::generator {
 
@@ -354,6 +355,89 @@ Lazy Lowerer::library(std::string call, std::vector<int> operands, std::vector<i
   return whole(b);
 }
 
+namespace {
+
+/// How many chunks a reduction with few outputs is split into (1: none). Its parallelism is its
+/// outputs times up to a block of threads each where the innermost dimension is reduced (rows read
+/// contiguously), else one thread each (columns): under 32768 lanes the GPU idles, so the reduced
+/// elements are cut into chunks of at least 64 until there are about 65536 (outputs x chunks).
+int64_t split_count(const Buffer& b) {
+  if (b.combine == Combine::argmax || b.combine == Combine::argmin || b.space.empty()) return 1;
+  int64_t outer = 1, reduced = 1;
+  for (size_t d = 0; d < b.space.size(); ++d) (b.reduced[d] ? reduced : outer) *= b.space[d];
+  const int64_t lanes = b.reduced.back() ? outer * std::min<int64_t>(reduced, 256) : outer;
+  if (lanes >= 32768 || reduced < 1024) return 1;
+  int64_t split = 1;
+  while (split * 2 <= reduced / 64 && split * 2 * outer <= 65536) split *= 2;
+  return split;
+}
+
+/// What the combination of no elements is.
+double identity_of(Combine c) {
+  switch (c) {
+    case Combine::prod:
+      return 1;
+    case Combine::max:
+      return -std::numeric_limits<double>::infinity();
+    case Combine::min:
+      return std::numeric_limits<double>::infinity();
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+void Lowerer::split_reduction(Buffer& b) {
+  const int64_t split = split_count(b);
+  if (split == 1) return;
+  // The partial results: the reduced elements, flattened, cut into `split` chunks, each combined
+  // over its elements; then `b` combines the chunks.
+  std::vector<int64_t> kept, reduced_shape;
+  for (size_t d = 0; d < b.space.size(); ++d)
+    (b.reduced[d] ? reduced_shape : kept).push_back(b.space[d]);
+  const int64_t total = numel(reduced_shape);
+  const int64_t chunk = (total + split - 1) / split;
+  Buffer part;
+  part.kind = Buffer::Kind::reduction;
+  part.id = static_cast<int>(program_.buffers.size());
+  part.dtype = b.dtype;
+  part.combine = b.combine;
+  part.space = kept;
+  part.space.push_back(split);
+  part.shape = part.space;
+  part.space.push_back(chunk);
+  part.reduced.assign(part.space.size(), false);
+  part.reduced.back() = true;
+  const auto element = b.compute;
+  const auto reduced = b.reduced;
+  const DType dtype = b.dtype;
+  const double identity = identity_of(b.combine);
+  part.compute = [=](const std::vector<IndexPtr>& v) {
+    const size_t k = v.size() - 2;
+    const IndexPtr flat = ix::add(ix::mul(v[k], chunk), v[k + 1]);
+    const auto r = ix::delinear(flat, reduced_shape);
+    std::vector<IndexPtr> at;
+    size_t a = 0, c = 0;
+    for (bool is_reduced : reduced) at.push_back(is_reduced ? r[c++] : v[a++]);
+    ExprPtr e = element(at);
+    if (chunk * split == total) return e;
+    auto inside = ex::call(
+        "lt", {ex::index(flat), ex::constant(static_cast<double>(total), DType::i64)}, DType::b8);
+    return ex::call("where", {inside, e, ex::constant(identity, e->dtype)}, e->dtype);
+  };
+  program_.buffers.push_back(part);
+  const int id = part.id;
+  const auto part_shape = part.shape;
+  b.id = static_cast<int>(program_.buffers.size());
+  b.space = part_shape;
+  b.reduced.assign(b.space.size(), false);
+  b.reduced.back() = true;
+  b.compute = [id, part_shape, dtype](const std::vector<IndexPtr>& v) {
+    return ex::load(id, ix::linear(v, part_shape), dtype);
+  };
+}
+
 Lazy Lowerer::reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Combine combine,
                      double scale) {
   if (a.shape.empty()) return reshape(reduce(reshape(a, {1}), {0}, false, combine, scale), {});
@@ -377,6 +461,8 @@ Lazy Lowerer::reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Com
       b.shape.push_back(1);
     }
   }
+  const auto reduced = b.reduced;
+  split_reduction(b);
   program_.buffers.push_back(b);
   Lazy l;
   l.shape = b.shape;
@@ -385,7 +471,6 @@ Lazy Lowerer::reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Com
   const int id = b.id;
   const DType dtype = b.dtype;
   const auto shape = b.shape;
-  const auto reduced = b.reduced;
   l.load = [id, dtype, shape, outer, reduced, keepdim](const std::vector<IndexPtr>& index) {
     std::vector<IndexPtr> at;
     if (keepdim) {

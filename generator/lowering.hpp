@@ -76,6 +76,10 @@ class Lowerer {
   /// Whether a node after `after` reads node `target`.
   static bool read_after(const Graph& graph, int target, int after);
 
+  /// A reduction with few outputs over many elements becomes two: partial results over chunks of
+  /// its elements (a buffer of its own, added now), then `b` combining them (the GPU would idle
+  /// on a block or a thread per output otherwise; batch norm's statistics, a loss's sum).
+  void split_reduction(Buffer& b);
   /// The node an argument refers to ({"node": id}); null for anything else.
   const GraphNode* node_of(const json::Value& argument) const;
 

@@ -60,6 +60,14 @@ const std::vector<OpCase>& op_cases() {
        "(x.var(dim=1), x.std(dim=-1, unbiased=False), torch.logsumexp(x, dim=1), x.norm(dim=1), "
        "x.prod(dim=0))",
        {"[torch.randn(4, 9)]", "[torch.randn(3, 70)]"}},
+      // Few outputs over many elements: split into chunks, then combined (a chunk count that does
+      // not divide the elements, columns and rows, batch norm's statistics)
+      {"reduce_split",
+       "x, y",
+       "(x.sum(dim=0), x.amax(dim=0), x.amin(), x.var(dim=0), x.mean(), "
+       "F.batch_norm(y, None, None, training=True), y.sum(dim=(0, 2, 3)))",
+       {"[torch.randn(3001, 5), torch.randn(16, 3, 20, 20)]",
+        "[torch.randn(1024, 3), torch.randn(8, 2, 33, 9)]"}},
       {"arg_reductions",
        "x",
        "(x.argmax(dim=1), x.max(dim=-1)[0], x.max(dim=-1)[1], x.argmin(), x.min(dim=0).values)",
@@ -70,7 +78,8 @@ const std::vector<OpCase>& op_cases() {
        {"[torch.randn(3, 4, 5)]", "[torch.randn(2, 7, 33) * 4]"}},
       {"norms",
        "x, w, b",
-       "(F.layer_norm(x, x.shape[-1:], w, b), F.group_norm(x, 2, torch.ones(x.shape[1], device=x.device), None), "
+       "(F.layer_norm(x, x.shape[-1:], w, b), F.group_norm(x, 2, torch.ones(x.shape[1], "
+       "device=x.device), None), "
        "F.batch_norm(x, None, None, w[:x.shape[1]], b[:x.shape[1]], training=True), "
        "x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w)",
        {"[torch.randn(3, 4, 8), torch.randn(8), torch.randn(8)]",
