@@ -24,6 +24,8 @@ struct CudaChoices {
   /// of 2).
   int tile = -1;
   int micro = 4;
+  /// Elements each thread of a pointwise kernel computes (1, 2, 4, 8), a block's width apart.
+  int elements = 4;
 };
 
 /// Whether the tile shape is one the contraction kernel can run: (tile / micro)^2 threads, 64 to

@@ -1,8 +1,8 @@
-// CUDA kernels. A pointwise kernel: one thread per element. A reduction kernel: a group of threads
-// per outer index (one thread, part of a warp, a warp, or the whole block), each stage a strided
-// loop over the inner dimensions, a reduction combined across the group by warp shuffles (and
-// shared memory across warps) in a fixed order, so every thread of the group holds the result and
-// the stages behind it read it from a register.
+// CUDA kernels. A pointwise kernel: a few elements per thread, a block's width apart. A reduction
+// kernel: a group of threads per outer index (one thread, part of a warp, a warp, or the whole
+// block), each stage a strided loop over the inner dimensions, a reduction combined across the
+// group by warp shuffles (and shared memory across warps) in a fixed order, so every thread of the
+// group holds the result and the stages behind it read it from a register.
 #include <string>
 
 #include "generator/emit.hpp"
@@ -101,6 +101,7 @@ struct CudaKernel {
   const Program& p;
   const Kernel& k;
   int threads = 256, group = 1;
+  int elements = 1;  ///< a pointwise kernel's elements per thread
   std::string out;
 
   std::string text(const ExprPtr& e) const { return kernel_expr_text(k, e); }
@@ -169,6 +170,17 @@ struct CudaKernel {
       out += "  if (live && lane == 0) b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
   }
 
+  /// Whether 32-bit index arithmetic holds every offset of the kernel: its space and every buffer
+  /// it reads or writes under 2^30 elements (the margin covers a padded window's terms).
+  bool narrow_indices() const {
+    const int64_t limit = int64_t{1} << 30;
+    if (numel(k.space) >= limit) return false;
+    for (const auto* list : {&k.loads, &k.stores})
+      for (int b : *list)
+        if (numel(p.buffers[static_cast<size_t>(b)].shape) >= limit) return false;
+    return true;
+  }
+
   /// The kernel function; returns the launch's grid size.
   int64_t emit(const std::string& name) {
     const int64_t outer = numel(k.outer_shape());
@@ -176,17 +188,24 @@ struct CudaKernel {
     out += "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
            kernel_parameters(p, k) + ") {\n";
     if (!k.reduces()) {
-      // pointwise: one thread per element of the outer and inner dimensions together
+      // pointwise: `elements` elements per thread, a block's width apart (each load coalesced,
+      // several in flight per thread), in 32-bit arithmetic where every offset fits
       const int64_t total = numel(k.space);
-      grid = (total + threads - 1) / threads;
-      out += "  const int64_t e = static_cast<int64_t>(blockIdx.x) * " + n(threads) +
-             " + threadIdx.x;\n  if (e >= " + n(total) + ") return;\n";
+      const int64_t per_block = int64_t{threads} * elements;
+      grid = (total + per_block - 1) / per_block;
+      const char* type = narrow_indices() ? "int" : "int64_t";
       const int64_t r = numel(k.inner_shape());
-      out += "  const int64_t o = e / " + n(r) + ";\n  const int64_t r = e % " + n(r) + ";\n";
+      out += "  const " + std::string(type) + " first = static_cast<" + type + ">(blockIdx.x) * " +
+             n(per_block) + " + static_cast<" + type + ">(threadIdx.x);\n";
+      out += "#pragma unroll\n  for (int j = 0; j < " + n(elements) + "; ++j) {\n";
+      out += "    const " + std::string(type) + " e = first + j * " + n(threads) + ";\n";
+      out += "    if (e >= " + n(total) + ") return;\n";
+      out += "    const " + std::string(type) + " o = e / " + n(r) + ";\n    const " +
+             std::string(type) + " r = e % " + n(r) + ";\n";
       for (const auto& s : k.stages)
-        out += "  b" + std::to_string(s.buffer) + "[" + s.offset->text + "] = " + text(s.value) +
+        out += "    b" + std::to_string(s.buffer) + "[" + s.offset->text + "] = " + text(s.value) +
                ";\n";
-      out += "}\n\n";
+      out += "  }\n}\n\n";
       return grid;
     }
     const int per_block = threads / group;
@@ -235,7 +254,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       e.calls += tiled->call;
       continue;
     }
-    CudaKernel c{*in.program, k, choices.block_threads, 1, ""};
+    CudaKernel c{*in.program, k, choices.block_threads, 1, choices.elements, ""};
     if (k.reduces()) c.group = pick_group(k, choices);
     const int64_t grid = c.emit(name);
     e.functions += c.out;

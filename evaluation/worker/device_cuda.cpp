@@ -97,10 +97,21 @@ class CudaDevice final : public Device {
   }
   void begin_poisoned_allocations(size_t expected_bytes) override {
     // Hand the caching allocator blocks that are full of NaN: one large block (split for large
-    // requests) and whole small-pool segments (2 MB, filled by two 1 MB blocks each).
+    // requests) and whole small-pool segments (2 MB, filled by two 1 MB blocks each). The large
+    // block is four times the outputs' upper bound, but never more than half of the free memory:
+    // on a task whose outputs are gigabytes (KernelBench's full sizes) it would otherwise take the
+    // memory the candidate needs, and the candidate ran out of memory for the check's sake. What
+    // does not fit comes from memory the previous reference's outputs left poisoned or from fresh
+    // allocations; the second call, after the reference's outputs are poisoned, still checks.
     c10::cuda::CUDACachingAllocator::emptyCache();
     auto options = at::TensorOptions().dtype(at::kByte).device(torch_device());
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      cudaGetLastError();
+      free_bytes = 0;
+    }
     size_t large = std::max<size_t>(4 * expected_bytes, 64u << 20);
+    if (free_bytes > 0) large = std::max<size_t>(std::min(large, free_bytes / 2), 64u << 20);
     std::vector<at::Tensor> blocks;
     blocks.push_back(at::empty({static_cast<int64_t>(large)}, options));
     for (int i = 0; i < 32; ++i) blocks.push_back(at::empty({1 << 20}, options));

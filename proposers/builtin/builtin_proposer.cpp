@@ -58,7 +58,8 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops) {
     s.params_ = {{"block_threads", {128, 256, 512, 1024}, 1},
                  {"group", {-1, 1, 4, 8, 32, 0}, 0},
                  {"tile", {-1, 0, 32, 64, 128}, 0},
-                 {"micro", {2, 4, 8}, 1}};
+                 {"micro", {2, 4, 8}, 1},
+                 {"elements", {1, 2, 4, 8}, 2}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   s.valid = [](const ParamValues& v) {
@@ -73,6 +74,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops) {
     if (auto it = v.find("group"); it != v.end()) g.cuda.group = int(it->second);
     if (auto it = v.find("tile"); it != v.end()) g.cuda.tile = int(it->second);
     if (auto it = v.find("micro"); it != v.end()) g.cuda.micro = int(it->second);
+    if (auto it = v.find("elements"); it != v.end()) g.cuda.elements = int(it->second);
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };

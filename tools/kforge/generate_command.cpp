@@ -37,6 +37,9 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_option("--micro", cuda.micro,
                  "CUDA: outputs per thread along each side of a tile (default 4)")
       ->check(CLI::IsMember({2, 4, 8}));
+  app.add_option("--elements", cuda.elements,
+                 "CUDA: elements per thread of a pointwise kernel (default 4)")
+      ->check(CLI::IsMember({1, 2, 4, 8}));
   app.add_flag("--library", library,
                "matrix products and convolutions as library calls (cuBLAS, cuDNN through ATen) "
                "with the rest fused around them; the experiment's library policy flags or forbids "
