@@ -573,8 +573,10 @@ Result<Program> Lowerer::run(const Graph& graph) {
     } else if (n.op == "constant") {
       auto dtype = dtype_of(n.meta["dtype"].as_string());
       if (!dtype || !n.value.is_array())
-        return fail(n, "a tensor the function creates from data (" + n.name +
-                           ") has more elements than the export records (16)");
+        return fail(
+            n, "a tensor the function creates from data (" + n.name +
+                   "): the export did not record its values (it records up to 16 elements, made "
+                   "from data the tracer can see)");
       values_[n.id] = {constant_tensor(n.value, *dtype, meta_shape(n))};
     } else if (in_place_and_unread(n)) {
       values_[n.id] = {};  // bookkeeping on a buffer nobody reads (num_batches_tracked += 1)

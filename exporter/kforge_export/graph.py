@@ -1,6 +1,8 @@
 """A direction's computation as an ATen-level graph, per config: what kforge's kernel generator
 reads (issue 36). The function is traced with torch.fx's make_fx on meta tensors (shapes, dtypes
-and strides, nothing computed), so a large config costs no more than a small one.
+and strides, nothing computed), so a large config costs no more than a small one; a tensor the
+function makes from data (torch.tensor(0.5, device=x.device)) is made on the CPU meanwhile, so its
+values stay known.
 
 The graph is a list of nodes in execution order, each with an id:
   {"id": 0, "op": "input", "arg": 2, "name": "x", "meta": {...}}       an argument of the function
@@ -15,6 +17,7 @@ name), null, or a list of these. "meta" is {"shape", "dtype", "stride"} for a te
 them for a tuple of tensors. Arguments that are not tensors are constants of the config: the graph
 holds their values. A function that cannot be traced gets {"error": why} instead, naming the
 operator where torch does: the export goes on without its graph."""
+import contextlib
 import operator
 
 import torch
@@ -55,6 +58,24 @@ def _meta_constants(module):
     return False
 
 
+@contextlib.contextmanager
+def _data_on_cpu():
+    """torch.tensor(data, device=x.device) made on the CPU while tracing on meta tensors, so the
+    graph keeps its values (a 0-d CPU tensor mixes with meta tensors as a number does)."""
+    original = torch.tensor
+
+    def tensor(data, *args, device=None, **kwargs):
+        if device is not None and torch.device(device).type == "meta":
+            device = None
+        return original(data, *args, device=device, **kwargs)
+
+    torch.tensor = tensor
+    try:
+        yield
+    finally:
+        torch.tensor = original
+
+
 def trace_graph(fn, names, values):
     """fn's graph for one config's argument `values` (their `names` label the inputs)."""
     from torch.fx.experimental.proxy_tensor import make_fx
@@ -76,7 +97,12 @@ def trace_graph(fn, names, values):
 
     small = sum(values[i].numel() for i in tensor_at) <= REAL_TRACE_ELEMENTS
     try:
-        module = trace([to_meta(values[i]) for i in tensor_at])
+        meta = [to_meta(values[i]) for i in tensor_at]
+        try:
+            with _data_on_cpu():
+                module = trace(meta)
+        except Exception:  # noqa: BLE001  (a CPU tensor of more than one element meets a meta one)
+            module = trace(meta)
         if small and _meta_constants(module):  # torch.tensor(0.5, device=x.device): values lost
             module = trace([torch.zeros_like(values[i]) for i in tensor_at])
     except Exception as e:  # noqa: BLE001  (any failure: the export goes on without a graph)

@@ -1,7 +1,10 @@
 #include "proposers/builtin/builtin_proposer.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -81,6 +84,41 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops) {
   return s;
 }
 
+/// Whether the generator writes the target (or why not), and how many library calls it makes.
+struct GeneratorTrial {
+  bool ok = false;
+  std::string error;
+  size_t library_steps = 0;
+};
+
+/// The generator's trial for the request, computed once per export folder, direction, backend and
+/// policy (task.json's modification time in the key, so a forced re-export is seen again): a
+/// trial lowers every config's graph, which a task of many configs makes costly to repeat on every
+/// proposal.
+GeneratorTrial generator_trial(const BuiltinRequest& r) {
+  static std::mutex mutex;
+  static std::map<std::string, GeneratorTrial> trials;
+  std::error_code ec;
+  const auto stamp =
+      std::filesystem::last_write_time(std::filesystem::path(r.export_dir) / "task.json", ec);
+  const std::string key = r.export_dir + "\n" + r.direction + "\n" + r.backend + "\n" +
+                          (r.library_calls ? "library" : "own") + "\n" +
+                          std::to_string(ec ? 0 : stamp.time_since_epoch().count());
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = trials.find(key); it != trials.end()) return it->second;
+  }
+  generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend,
+                               {},           r.library_calls};
+  auto generated = generator::generate_kernel(g);
+  GeneratorTrial trial{bool(generated), generated ? "" : generated.error,
+                       generated ? generated->library_steps : 0};
+  std::lock_guard<std::mutex> lock(mutex);
+  if (trials.size() >= 1024) trials.clear();
+  trials.emplace(key, trial);
+  return trial;
+}
+
 BuiltinProposal make(const ProposalSpace& t, const ParamValues& v, std::string rationale) {
   BuiltinProposal p;
   p.source = t.render(v);
@@ -158,11 +196,9 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   std::string generator_error = "the task's export folder is not known";
   if (!r.export_dir.empty()) {
     // With library calls where the policy allows them: whether the task has any to make.
-    generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend,
-                                 {},           r.library_calls};
-    auto trial = generator::generate_kernel(g);
-    if (trial)
-      spaces.push_back(generator_space(r, trial->library_steps > 0));
+    const auto trial = generator_trial(r);
+    if (trial.ok)
+      spaces.push_back(generator_space(r, trial.library_steps > 0));
     else
       generator_error = trial.error;
   }

@@ -76,6 +76,19 @@ TEST(GeneratedCpuLibrary, TheProposerOffersLibraryCallsAsThePolicySays) {
   EXPECT_EQ(pointwise.params, "{}");
 }
 
+// A tensor the function makes from data (KernelBench's level2/93: torch.min(x, torch.tensor(0.0,
+// device=x.device))) keeps its value in the graph when the inputs are too large to trace on zeros
+// (over 2^24 elements): the exporter makes it on the CPU while tracing on meta tensors.
+TEST(GeneratedCpuConstants, AConstantTheFunctionMakesKeepsItsValueAtFullSize) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto dir = write_op_task({"constant_large",
+                                  "x",
+                                  "torch.min(x + 0.5, torch.tensor(0.0, device=x.device)) * 2",
+                                  {"[torch.randn(4097, 4096)]"}},
+                                 root);
+  EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu), "");
+}
+
 TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const auto dir = write_op_task(
