@@ -320,7 +320,23 @@ Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, co
   for (const GraphNode* at = node_of(arg(node, i, name)); at;) {
     const std::string op = base_name(at->op);
     const std::string shape = int_list_text(meta_shape(*at));
-    if (op == "t") {
+    auto source = tensor(*at, 0, "self");
+    if (!source) break;
+    const auto rank = static_cast<int64_t>(source->shape.size());
+    auto dim_of = [&](int64_t d) { return d < 0 ? d + rank : d; };
+    if (op == "slice" && arg(*at, 4, "step").as_int(1) == 1 && rank > 0) {
+      // a slice of step 1 is a narrow: its start (clamped as Python's) and the recorded length
+      const int64_t d = dim_of(arg(*at, 1, "dim").as_int(0));
+      if (d < 0 || d >= rank) break;
+      const int64_t size = source->shape[static_cast<size_t>(d)];
+      int64_t start = arg(*at, 2, "start").as_int(0);
+      start = std::clamp<int64_t>(start < 0 ? start + size : start, 0, size);
+      views = ".narrow(" + std::to_string(d) + ", " + std::to_string(start) + ", " +
+              std::to_string(meta_shape(*at)[static_cast<size_t>(d)]) + ")" + views;
+    } else if (op == "select" && rank > 0) {
+      views = ".select(" + std::to_string(dim_of(arg(*at, 1, "dim").as_int(0))) + ", " +
+              std::to_string(arg(*at, 2, "index").as_int(0)) + ")" + views;
+    } else if (op == "t") {
       views = ".t()" + views;
     } else if (op == "transpose") {
       views = ".transpose(" + std::to_string(arg(*at, 1, "dim0").as_int()) + ", " +
@@ -335,8 +351,6 @@ Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, co
     } else {
       break;
     }
-    auto source = tensor(*at, 0, "self");
-    if (!source) break;
     if (source->buffer >= 0 && source->dtype == DType::f32)
       return {buffer_text(source->buffer) + views, ""};
     at = node_of(arg(*at, 0, "self"));
