@@ -1,0 +1,66 @@
+#!/bin/bash
+# Generated kernels on KernelBench problems (the public files, unchanged), own kernels and library
+# calls side by side: each problem is imported at full size, its kernel generated twice (the
+# generator's own contraction kernels, then `--library`: cuBLAS/cuDNN calls with the rest fused),
+# and each kernel checked and timed against eager PyTorch by `kforge eval`. One line per problem:
+#   level/name|own verdict speedup (compile)|library verdict speedup (compile)
+# "library same" where the problem has no matrix product or convolution.
+#
+# usage: bench/kernelbench_generated.sh [-j LANES] [-t SECONDS] [-o FILE] [-b BACKEND] [-s SHRINK]
+#                                       PROBLEM.py...
+#   LANES    problems evaluated at once (default 1; more shares the GPU between timings and its
+#            memory between problems: compare only within one lane's run)
+#   SECONDS  stop starting problems after this long (default: no limit)
+#   FILE     where the lines go (default: standard output)
+#   BACKEND  cuda (default) or cpu
+#   SHRINK   import at sizes divided by this (kforge import --shrink; default: full size)
+# KFORGE (default build/tools/kforge) is the kforge to run; KFORGE_CACHE its cache.
+set -u
+usage="usage: $0 [-j LANES] [-t SECONDS] [-o FILE] [-b BACKEND] [-s SHRINK] PROBLEM.py..."
+lanes=1 budget=0 out=/dev/stdout backend=cuda shrink=""
+while getopts "j:t:o:b:s:" flag; do
+  case $flag in
+    j) lanes=$OPTARG ;;
+    t) budget=$OPTARG ;;
+    o) out=$OPTARG ;;
+    b) backend=$OPTARG ;;
+    s) shrink=$OPTARG ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -gt 0 ] || { echo "$usage" >&2; exit 2; }
+KFORGE=${KFORGE:-build/tools/kforge}
+START=$(date +%s)
+WORK=$(mktemp -d)
+export KFORGE START WORK BUDGET=$budget OUT_FILE=$out BACKEND=$backend SHRINK=$shrink
+
+one() {
+  local p=$1 level name t line mode flag f ext g v s c
+  level=$(basename "$(dirname "$p")"); name=$(basename "$p" .py)
+  if [ "$BUDGET" -gt 0 ] && [ $(( $(date +%s) - START )) -gt "$BUDGET" ]; then
+    echo "$level/$name|skipped (time)" >> "$OUT_FILE"; return
+  fi
+  "$KFORGE" import --from kernelbench --out "$WORK/$level" ${SHRINK:+--shrink "$SHRINK"} "$p" \
+    > /dev/null 2>&1
+  t=$WORK/$level/$name
+  line="$level/$name"
+  for mode in own library; do
+    flag=""; [ $mode = library ] && flag="--library"
+    f=$WORK/$level-$name-$mode
+    ext=cu; [ "$BACKEND" = cpu ] && ext=cpp
+    g=$(timeout 120 "$KFORGE" generate --task "$t" --backend "$BACKEND" $flag --out "$f.$ext" 2>&1 | tail -1)
+    if [[ "$g" != *"config(s)"* ]]; then line="$line|$mode not written: $g"; continue; fi
+    if [ $mode = library ] && [[ "$g" != *"library call"* ]]; then line="$line|$mode same"; continue; fi
+    timeout 300 "$KFORGE" eval --task "$t" --kernel "$f.$ext" --backend "$BACKEND" --seeds 2 \
+      --library-calls allow --counters-budget 0 > "$f.log" 2>&1
+    v=$(grep -E "^verdict" "$f.log" | head -1 | cut -c1-60)
+    s=$(grep -E "^ +[0-9]+ " "$f.log" | awk '{for(i=1;i<=NF;i++) if ($i ~ /^[0-9.]+x$/) {print $i; break}}' | tr '\n' ' ')
+    c=$(grep -E "^compiling" "$f.log" | sed 's/.*\.\.\. //' | cut -c1-30)
+    line="$line|$mode $v $s($c)"
+  done
+  echo "$line" >> "$OUT_FILE"
+}
+export -f one
+printf '%s\n' "$@" | xargs -P "$lanes" -I{} bash -c 'one "{}"'
+rm -rf "$WORK"
