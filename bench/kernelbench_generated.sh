@@ -17,7 +17,7 @@
 # KFORGE (default build/tools/kforge) is the kforge to run; KFORGE_CACHE its cache.
 set -u
 usage="usage: $0 [-j LANES] [-t SECONDS] [-o FILE] [-b BACKEND] [-s SHRINK] PROBLEM.py..."
-lanes=1 budget=0 out=/dev/stdout backend=cuda shrink=""
+lanes=1 budget=0 out="" backend=cuda shrink=""
 while getopts "j:t:o:b:s:" flag; do
   case $flag in
     j) lanes=$OPTARG ;;
@@ -35,11 +35,16 @@ START=$(date +%s)
 WORK=$(mktemp -d)
 export KFORGE START WORK BUDGET=$budget OUT_FILE=$out BACKEND=$backend SHRINK=$shrink
 
+# A line of the result: to FILE, else to standard output (one write, whole, from any lane).
+say() {
+  if [ -n "$OUT_FILE" ]; then echo "$1" >> "$OUT_FILE"; else echo "$1"; fi
+}
+
 one() {
   local p=$1 level name t line mode flag f ext g v s c
   level=$(basename "$(dirname "$p")"); name=$(basename "$p" .py)
   if [ "$BUDGET" -gt 0 ] && [ $(( $(date +%s) - START )) -gt "$BUDGET" ]; then
-    echo "$level/$name|skipped (time)" >> "$OUT_FILE"; return
+    say "$level/$name|skipped (time)"; return
   fi
   "$KFORGE" import --from kernelbench --out "$WORK/$level" ${SHRINK:+--shrink "$SHRINK"} "$p" \
     > /dev/null 2>&1
@@ -59,8 +64,8 @@ one() {
     c=$(grep -E "^compiling" "$f.log" | sed 's/.*\.\.\. //' | cut -c1-30)
     line="$line|$mode $v $s($c)"
   done
-  echo "$line" >> "$OUT_FILE"
+  say "$line"
 }
-export -f one
+export -f say one
 printf '%s\n' "$@" | xargs -P "$lanes" -I{} bash -c 'one "{}"'
 rm -rf "$WORK"
