@@ -3,7 +3,8 @@
 // reads the open one's reductions only at its own outer index: a variance after its mean); the
 // elementwise buffers after it join it as long as they read its reductions only at their own
 // outer index (softmax's division, layer norm's affine output), so each such group is one pass
-// over memory. What a later kernel reads, or the function returns, is stored.
+// over memory. A library buffer (a cuBLAS/cuDNN call) is a step of its own that nothing joins, its
+// operands stored for it. What a later kernel reads, or the function returns, is stored.
 #pragma once
 
 #include <vector>
