@@ -16,4 +16,8 @@ bool is_bookkeeping_op(std::string_view name);
 /// one of the extension API's types, constants, streams, guards and helpers.
 bool is_allowed_namespace_call(std::string_view name);
 
+/// How the flag the worker gives a kernel that called library operators begins (the operators
+/// follow after ": "); tables that show results without library calls look for it.
+inline constexpr std::string_view kLibraryCallsFlag = "library operators called at run time";
+
 }  // namespace kforge::evaluation

@@ -258,6 +258,12 @@ TEST(Suite, TableOfBundledAndImportedTasksWithABrokenTaskAndKernel) {
   auto doc = json::parse(read(dir / "results.json"));
   ASSERT_TRUE(doc.value) << doc.error;
   EXPECT_EQ((*doc.value)["rows"].as_array().size(), 4u) << doc.value->dump();
+  // The summary counts targets (masked_sum, broken_task, softmax), each by its best kernel.
+  const auto& summary = (*doc.value)["summary"]["all"];
+  EXPECT_EQ(summary["targets"].as_int(), 3) << doc.value->dump();
+  EXPECT_EQ(summary["correct"].as_int(), 2) << doc.value->dump();
+  EXPECT_NE(r.output.find("every kernel: 3 target(s), correct 2 (67%)"), std::string::npos)
+      << r.output;
   for (const auto& row : (*doc.value)["rows"].as_array())
     if (row["status"].as_string() == "correct") {
       EXPECT_GT(row["speedup_eager"].as_number(), 0) << row.dump();

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/task_signature.hpp"
+#include "evaluation/library_policy.hpp"
 #include "evaluation/worker/evaluation_support.hpp"
 #include "evaluation/worker/op_observer.hpp"
 #include "evaluation/worker/saved_outputs.hpp"
@@ -99,7 +100,7 @@ evaluation::WorkerReport CandidateRun::run() {
 
   if (!library_ops_.empty() && request_.library_calls != LibraryPolicy::allow) {
     std::vector<std::string> ops(library_ops_.begin(), library_ops_.end());
-    flags_.push_back("library operators called at run time: " + join(ops));
+    flags_.push_back(std::string(evaluation::kLibraryCallsFlag) + ": " + join(ops));
   }
   auto report = overall ? evaluation::WorkerReport::failed(EvalVerdict::incorrect, overall->kind,
                                                            overall->message)

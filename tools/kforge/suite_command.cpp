@@ -19,6 +19,7 @@
 #include "tools/kforge/command_line.hpp"
 #include "tools/kforge/event_lines.hpp"
 #include "tools/kforge/suite_progress.hpp"
+#include "tools/kforge/suite_summary.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::cli {
@@ -346,14 +347,16 @@ int run_suite(const std::vector<std::string>& args) {
   }
   keep_existing_directions(*suite, spec);
   suite->set("elapsed_seconds", status.elapsed_seconds).set("status", status.status);
+  suite->set("summary", suite_summary(*suite));
   const std::string out_prefix =
       a.out_prefix.empty() ? "suite-" + std::to_string(record.id) : a.out_prefix;
   std::ofstream(out_prefix + ".csv") << suite_csv(*suite);
   std::ofstream(out_prefix + ".json") << suite->dump() << "\n";
   std::cout << "\n"
-            << suite_table(*suite) << "\nsuite " << record.id << " " << status.status << " after "
-            << format("%.0f s", status.elapsed_seconds) << "; tables in " << out_prefix
-            << ".csv and " << out_prefix << ".json\n";
+            << suite_table(*suite) << "\n"
+            << suite_summary_text((*suite)["summary"]) << "\nsuite " << record.id << " "
+            << status.status << " after " << format("%.0f s", status.elapsed_seconds)
+            << "; tables in " << out_prefix << ".csv and " << out_prefix << ".json\n";
   if (!status.last_error.empty() && status.status == "failed")
     std::cout << "error: " << status.last_error << "\n";
   if (status.status == "failed") return 2;

@@ -1,0 +1,69 @@
+#!/bin/bash
+# A KernelBench level through `kforge suite`, with the kernels the generator writes: the public
+# problem files, unchanged, imported at full size; for each task the generator's own kernel
+# (own.cu: its contraction kernels too) and, where the task has a matrix product or a
+# convolution, the kernel with library calls (library.cu: cuBLAS/cuDNN through ATen, the rest
+# fused); then one suite over them, under the policy `flag`, so that its summary says both what
+# every kernel achieves and what the kernels without library calls achieve (correct, fast_1 over
+# eager and over torch.compile, geometric means).
+#
+# usage: bench/kernelbench_suite.sh WORK PROBLEM_DIR [kforge suite options...]
+#   WORK         a folder of its own: WORK/tasks (the imported tasks with their kernels),
+#                WORK/generate.txt (a line per task the generator did not write, and why),
+#                WORK/suite.{csv,json} (the table), WORK/experiment (the suite's number)
+#   PROBLEM_DIR  KernelBench's level folder (e.g. KernelBench/level1)
+#   options      passed to kforge suite, e.g. --compiled default --archive FILE --jobs 16
+# Run again with the same WORK to carry on: the import and the kernels are kept, the suite is
+# resumed (kforge suite --resume) when it did not finish.
+# KFORGE (default build/tools/kforge) is the kforge to run; KFORGE_CACHE its cache; BACKEND cuda
+# (default) or cpu; SHRINK divides the problems' sizes (kforge import --shrink; default: full
+# size); LANES tasks are exported and generated at once (default 8: a full-size export holds
+# its tensors in host and GPU memory).
+set -u
+[ $# -ge 2 ] || { echo "usage: $0 WORK PROBLEM_DIR [kforge suite options...]" >&2; exit 2; }
+work=$1 problems=$2
+shift 2
+KFORGE=${KFORGE:-build/tools/kforge} BACKEND=${BACKEND:-cuda} SHRINK=${SHRINK:-}
+ext=cu; [ "$BACKEND" = cpu ] && ext=cpp
+export KFORGE BACKEND ext
+mkdir -p "$work"
+
+if [ ! -d "$work/tasks" ]; then
+  # Problems that cannot be imported say why; the others are written (exit 1 is not fatal).
+  "$KFORGE" import --from kernelbench --out "$work/tasks" ${SHRINK:+--shrink "$SHRINK"} \
+    "$problems"/*.py > "$work/import.txt" 2>&1
+  [ -d "$work/tasks" ] || { cat "$work/import.txt" >&2; exit 2; }
+fi
+
+# One task's kernels, unless written already; a line in generate.txt when there is none.
+generate() {
+  local t=$1 g
+  [ -d "$t/kernels" ] && return
+  mkdir -p "$t/kernels.new"
+  if ! g=$("$KFORGE" generate --task "$t" --backend "$BACKEND" \
+             --out "$t/kernels.new/own.$ext" 2>&1); then
+    echo "$(basename "$t")|own|$(echo "$g" | tail -1)"
+  fi
+  if g=$("$KFORGE" generate --task "$t" --backend "$BACKEND" --library \
+           --out "$t/kernels.new/library.$ext" 2>&1); then
+    # Without a matrix product or convolution the library kernel is the own one.
+    [[ "$g" == *"library call"* ]] || rm -f "$t/kernels.new/library.$ext"
+  else
+    echo "$(basename "$t")|library|$(echo "$g" | tail -1)"
+  fi
+  mv "$t/kernels.new" "$t/kernels"
+}
+export -f generate
+find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
+  xargs -P "${LANES:-8}" -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
+
+if [ -s "$work/experiment" ]; then
+  "$KFORGE" suite --resume "$(cat "$work/experiment")" --out "$work/suite" "$@"
+else
+  "$KFORGE" suite --tasks "$work/tasks" --kernels '{task}/kernels/*' --backend "$BACKEND" \
+    --library-calls flag --out "$work/suite" "$@" |
+    while IFS= read -r line; do
+      echo "$line"
+      if [[ "$line" =~ ^suite\ ([0-9]+):\  ]]; then echo "${BASH_REMATCH[1]}" > "$work/experiment"; fi
+    done
+fi

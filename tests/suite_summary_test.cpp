@@ -1,0 +1,91 @@
+// `kforge suite`'s summary: per target its fastest correct kernel, with and without the kernels
+// flagged for library calls, counted as KernelBench counts (fast_1 over every target).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "common/json.hpp"
+#include "tools/kforge/suite_summary.hpp"
+
+namespace kforge::cli {
+namespace {
+
+json::Value row(const std::string& task, const std::string& status, int64_t correct, int64_t total,
+                json::Value eager, json::Value compiled, bool library = false) {
+  json::Value r;
+  json::Value flags{json::Array{}};
+  if (library) flags.push("library operators called at run time: aten::mm");
+  r.set("task", task)
+      .set("direction", "forward")
+      .set("backend", "cuda")
+      .set("status", status)
+      .set("configs_correct", correct)
+      .set("configs_total", total)
+      .set("speedup_eager", eager)
+      .set("speedup_compile", compiled)
+      .set("flags", flags);
+  return r;
+}
+
+json::Value suite_of(std::initializer_list<json::Value> rows) {
+  json::Value list{json::Array{}};
+  for (const auto& r : rows) list.push(r);
+  json::Value suite;
+  suite.set("rows", list);
+  return suite;
+}
+
+TEST(SuiteSummary, BestCorrectKernelPerTargetWithAndWithoutLibraryCalls) {
+  const auto summary = suite_summary(suite_of({
+      // a: own 2x (0.5x compiled), library 4x (2x compiled): the library kernel is best overall.
+      row("a", "correct", 2, 2, 2.0, 0.5),
+      row("a", "correct", 2, 2, 4.0, 2.0, true),
+      // b: only a library kernel is correct (0.8x), its own kernel is wrong on one config.
+      row("b", "correct", 1, 1, 0.8, 0.4, true),
+      row("b", "incorrect", 1, 2, 3.0, 3.0),
+      // c: nothing correct; a row that says "correct" but ran no config does not count either.
+      row("c", "compile_error", 0, 0, json::Value(), json::Value()),
+      row("c", "correct", 0, 0, 9.0, 9.0),
+      // d: correct and fast, no torch.compile time (the baseline failed for it).
+      row("d", "correct", 3, 3, 1.5, json::Value()),
+  }));
+  const auto& all = summary["all"];
+  EXPECT_EQ(all["targets"].as_int(), 4);
+  EXPECT_EQ(all["correct"].as_int(), 3);
+  EXPECT_EQ(all["fast_1_eager"].as_int(), 2);    // a 4x, d 1.5x (b 0.8x is not)
+  EXPECT_EQ(all["fast_1_compile"].as_int(), 1);  // a 2x
+  EXPECT_EQ(all["compile_timed"].as_int(), 2);   // a, b
+  EXPECT_NEAR(all["geomean_eager"].as_number(), std::cbrt(4.0 * 0.8 * 1.5), 1e-12);
+  EXPECT_NEAR(all["geomean_compile"].as_number(), std::sqrt(2.0 * 0.4), 1e-12);
+
+  const auto& own = summary["without_library"];
+  EXPECT_EQ(own["targets"].as_int(), 4);
+  EXPECT_EQ(own["correct"].as_int(), 2);  // a (own 2x), d
+  EXPECT_EQ(own["fast_1_eager"].as_int(), 2);
+  EXPECT_EQ(own["fast_1_compile"].as_int(), 0);
+  EXPECT_EQ(own["compile_timed"].as_int(), 1);
+  EXPECT_NEAR(own["geomean_eager"].as_number(), std::sqrt(2.0 * 1.5), 1e-12);
+  EXPECT_NEAR(own["geomean_compile"].as_number(), 0.5, 1e-12);
+
+  const auto text = suite_summary_text(summary);
+  EXPECT_NE(text.find("every kernel: 4 target(s), correct 3 (75%), faster than eager 2 (50%), "
+                      "faster than torch.compile 1 (25%) (2 timed against it)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("without library calls: 4 target(s), correct 2 (50%)"), std::string::npos)
+      << text;
+}
+
+TEST(SuiteSummary, NothingCorrectHasNoMeanAndSaysThereIsNoCompiledTime) {
+  const auto summary = suite_summary(suite_of({row("a", "incorrect", 0, 1, 2.0, 2.0)}));
+  EXPECT_TRUE(summary["all"]["geomean_eager"].is_null());
+  EXPECT_TRUE(summary["all"]["geomean_compile"].is_null());
+  EXPECT_EQ(summary["all"]["correct"].as_int(), 0);
+  const auto text = suite_summary_text(summary);
+  EXPECT_NE(text.find("correct 0 (0%)"), std::string::npos) << text;
+  EXPECT_NE(text.find("no torch.compile time"), std::string::npos) << text;
+  EXPECT_EQ(text.find("geometric mean"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace kforge::cli
