@@ -1,9 +1,10 @@
 #!/bin/bash
 # A KernelBench level through `kforge suite`, with the kernels the generator writes: the public
 # problem files, unchanged, imported at full size; for each task the generator's own kernel
-# (own.cu: its contraction kernels too) and, where the task has a matrix product or a
-# convolution, the kernel with library calls (library.cu: cuBLAS/cuDNN through ATen, the rest
-# fused); then one suite over them, under the policy `flag`, so that its summary says both what
+# (own.cu: its contraction kernels too, in float32), where it has tiled contractions the same on
+# the tensor cores in TF32 (tf32.cu), and, where the task has a matrix product or a convolution,
+# the kernel with library calls (library.cu: cuBLAS/cuDNN through ATen, the rest fused); then one
+# suite over them, under the policy `flag`, so that its summary says both what
 # every kernel achieves and what the kernels without library calls achieve (correct, fast_1 over
 # eager and over torch.compile, geometric means).
 #
@@ -50,6 +51,12 @@ generate() {
     [[ "$g" == *"library call"* ]] || rm -f "$t/kernels.new/library.$ext"
   else
     echo "$(basename "$t")|library|$(echo "$g" | tail -1)"
+  fi
+  # The contractions on the tensor cores in TF32 (KernelBench's tolerance, 1e-2, admits it; the
+  # verdict decides), where the own kernel has tiled contractions.
+  if [ "$BACKEND" = cuda ] &&
+     g=$("$KFORGE" generate --task "$t" --backend cuda --tf32 --out "$t/kernels.new/tf32.cu" 2>&1); then
+    [[ "$g" == *"tensor cores"* ]] || rm -f "$t/kernels.new/tf32.cu"
   fi
   mv "$t/kernels.new" "$t/kernels"
 }

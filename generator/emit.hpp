@@ -26,7 +26,17 @@ struct CudaChoices {
   int micro = 4;
   /// Elements each thread of a pointwise kernel computes (1, 2, 4, 8), a block's width apart.
   int elements = 4;
+  /// A tiled contraction's products on the tensor cores in TF32 (its factors rounded to 10
+  /// mantissa bits, sums in float32; sm_80 and newer): for a task whose tolerance admits it,
+  /// and the verdict decides. Tiles of 64 or 128 (128 where `tile` says so or, by size, where M
+  /// and N reach 1024), 256 threads.
+  bool tf32 = false;
 };
+
+/// How a tiled contraction kernel begins, and one on the tensor cores (generate.cpp counts them
+/// and includes <mma.h> for the second).
+inline constexpr const char* kContractionMark = "// a contraction";
+inline constexpr const char* kTensorCoreMark = "// a contraction on the tensor cores";
 
 /// Whether the tile shape is one the contraction kernel can run: (tile / micro)^2 threads, 64 to
 /// 1024.

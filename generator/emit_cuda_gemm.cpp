@@ -5,7 +5,9 @@
 // evaluated from their expressions (views, padding guards and all), in shared memory, each thread
 // accumulates micro x micro outputs in registers, and the stages behind the reduction (bias,
 // activations: the epilogue) run on the accumulators before anything is stored. float32
-// throughout: no TF32.
+// throughout, unless the choice `tf32` puts the products on the tensor cores (WMMA, 16 x 16 x 8
+// fragments, each warp a rectangle of the tile; accumulators staged through shared memory a
+// fragment at a time for the epilogue).
 #include <algorithm>
 #include <string>
 
@@ -92,7 +94,10 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     tile = small >= 1024 ? 128 : small >= 128 ? 64 : 32;
     micro = small >= 1024 ? 8 : small >= 128 ? 4 : 2;
   }
-  if (M < 16 || N < 16 || B > 65535 || (M + tile - 1) / tile > 65535) return std::nullopt;
+  // Blocks: x along M (a convolution's batch and positions: up to 2^31 - 1), y along N (channels,
+  // columns), z the batch of products.
+  if (M < 16 || N < 16 || B > 65535 || (N + 31) / 32 > 65535 || (M + 31) / 32 > 2147483647)
+    return std::nullopt;
 
   const ExprPtr a = red.compute(role_vars(k, roles, {Role::n}))->args[0];
   const ExprPtr b = red.compute(role_vars(k, roles, {Role::m}))->args[1];
@@ -112,62 +117,142 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     });
   };
 
-  const int side = tile / micro, threads = side * side;
-  const int bk = tile >= 128 ? 8 : 16;
-  std::string f;
-  f += "// a contraction: M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) + ", batch " + n(B) +
-       "; " + n(tile) + " x " + n(tile) + " tiles, " + n(micro) + " x " + n(micro) +
-       " per thread\n";
-  f += "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
-       kernel_parameters(p, k) + ") {\n";
-  f += "  __shared__ float As[" + n(bk) + "][" + n(tile) + "];\n  __shared__ float Bs[" + n(bk) +
-       "][" + n(tile) + "];\n";
-  f +=
-      "  const int64_t gb = blockIdx.z;\n  const int64_t m0 = static_cast<int64_t>(blockIdx.y) * " +
-      n(tile) + ", n0 = static_cast<int64_t>(blockIdx.x) * " + n(tile) + ";\n";
-  f += "  const int tx = threadIdx.x % " + n(side) + ", ty = threadIdx.x / " + n(side) + ";\n";
-  f += "  float accs[" + n(micro) + "][" + n(micro) + "] = {};\n";
-  f += "  for (int64_t k0 = 0; k0 < " + n(K) + "; k0 += " + n(bk) + ") {\n";
-  f += "    for (int i = threadIdx.x; i < " + n(tile * bk) + "; i += " + n(threads) + ") {\n";
-  f += "      const int kk = i % " + n(bk) + ", mm = i / " + n(bk) + ";\n";
-  f += "      const int64_t gm = m0 + mm, gk = k0 + kk;\n";
-  f += "      As[kk][mm] = (gm < " + n(M) + " && gk < " + n(K) + ") ? static_cast<float>(" +
-       plain_text(a) + ") : 0.0f;\n    }\n";
-  f += "    for (int i = threadIdx.x; i < " + n(tile * bk) + "; i += " + n(threads) + ") {\n";
-  f += "      const int nn = i % " + n(tile) + ", kk = i / " + n(tile) + ";\n";
-  f += "      const int64_t gn = n0 + nn, gk = k0 + kk;\n";
-  f += "      Bs[kk][nn] = (gn < " + n(N) + " && gk < " + n(K) + ") ? static_cast<float>(" +
-       plain_text(b) + ") : 0.0f;\n    }\n";
-  f += "    __syncthreads();\n#pragma unroll\n    for (int kk = 0; kk < " + n(bk) + "; ++kk) {\n";
-  f += "      float av[" + n(micro) + "], bv[" + n(micro) + "];\n#pragma unroll\n";
-  f += "      for (int i = 0; i < " + n(micro) + "; ++i) av[i] = As[kk][ty * " + n(micro) +
-       " + i];\n#pragma unroll\n";
-  f += "      for (int j = 0; j < " + n(micro) + "; ++j) bv[j] = Bs[kk][tx * " + n(micro) +
-       " + j];\n#pragma unroll\n";
-  f += "      for (int i = 0; i < " + n(micro) +
-       "; ++i)\n#pragma unroll\n        for (int j = 0; j < " + n(micro) +
-       "; ++j) accs[i][j] = fmaf(av[i], bv[j], accs[i][j]);\n    }\n";
-  f += "    __syncthreads();\n  }\n";
-  f += "  for (int i = 0; i < " + n(micro) + "; ++i)\n    for (int j = 0; j < " + n(micro) +
-       "; ++j) {\n";
-  f += "      const int64_t gm = m0 + ty * " + n(micro) + " + i, gn = n0 + tx * " + n(micro) +
-       " + j;\n";
-  f += "      if (gm >= " + n(M) + " || gn >= " + n(N) + ") continue;\n";
-  std::string acc = "accs[i][j]";
-  if (red.scale != 1) acc = "(" + acc + " * " + constant_text(red.scale, DType::f32) + ")";
-  f += "      const float acc = " + acc + ";\n";
+  // The stores of one output (gm, gn of batch gb) from its sum `acc`: the sum itself where it is
+  // kept, then each stage behind it.
+  std::string store;
+  std::string acc_value = "ACC";
+  if (red.scale != 1) acc_value = "(ACC * " + constant_text(red.scale, DType::f32) + ")";
+  store += "      if (gm >= " + n(M) + " || gn >= " + n(N) + ") continue;\n";
+  store += "      const float acc = " + acc_value + ";\n";
   if (std::count(k.stores.begin(), k.stores.end(), red.id))
-    f += "      b" + n(red.id) + "[" + outer->text + "] = acc;\n";
+    store += "      b" + n(red.id) + "[" + outer->text + "] = acc;\n";
   for (size_t i = 1; i < k.stages.size(); ++i) {
     const Buffer& out = p.buffers[static_cast<size_t>(k.stages[i].buffer)];
     const ExprPtr value = out.compute(ix::delinear(outer, out.shape));
-    f += "      b" + n(out.id) + "[" + outer->text + "] = " + epilogue_text(value) + ";\n";
+    store += "      b" + n(out.id) + "[" + outer->text + "] = " + epilogue_text(value) + ";\n";
+  }
+  auto with_acc = [&](const std::string& acc) {
+    std::string out = store;
+    out.replace(out.find("ACC"), 3, acc);
+    return out;
+  };
+  // A and B staged in shared memory, a K-slice of bk at a time: As[k][m], Bs[k][n].
+  auto stage = [&](int threads, int bk) {
+    std::string t;
+    t += "    for (int i = threadIdx.x; i < " + n(tile * bk) + "; i += " + n(threads) + ") {\n";
+    t += "      const int kk = i % " + n(bk) + ", mm = i / " + n(bk) + ";\n";
+    t += "      const int64_t gm = m0 + mm, gk = k0 + kk;\n";
+    t += "      As[kk][mm] = (gm < " + n(M) + " && gk < " + n(K) + ") ? static_cast<float>(" +
+         plain_text(a) + ") : 0.0f;\n    }\n";
+    t += "    for (int i = threadIdx.x; i < " + n(tile * bk) + "; i += " + n(threads) + ") {\n";
+    t += "      const int nn = i % " + n(tile) + ", kk = i / " + n(tile) + ";\n";
+    t += "      const int64_t gn = n0 + nn, gk = k0 + kk;\n";
+    t += "      Bs[kk][nn] = (gn < " + n(N) + " && gk < " + n(K) + ") ? static_cast<float>(" +
+         plain_text(b) + ") : 0.0f;\n    }\n";
+    return t;
+  };
+  auto opening = [&](int threads) {
+    return "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
+           kernel_parameters(p, k) + ") {\n";
+  };
+  auto block_origin = [&] {
+    return "  const int64_t gb = blockIdx.z;\n  const int64_t m0 = "
+           "static_cast<int64_t>(blockIdx.x) "
+           "* " +
+           n(tile) + ", n0 = static_cast<int64_t>(blockIdx.y) * " + n(tile) + ";\n";
+  };
+
+  std::string f;
+  int threads = 0;
+  if (c.tf32) {
+    // 8 warps as 2 x 4 over the tile, each fm x fn fragments of 16 x 16.
+    tile = c.tile == 128 || (c.tile < 0 && std::min(M, N) >= 1024) ? 128 : 64;
+    threads = 256;
+    const int bk = 32, fm = tile / 32, fn = tile / 64;
+    f += std::string(kTensorCoreMark) + " (TF32): M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
+         ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, 8 warps of " + n(fm) +
+         " x " + n(fn) + " fragments\n";
+    f += opening(threads);
+    f += "  namespace wmma = nvcuda::wmma;\n";
+    f += "  __shared__ __align__(32) float As[" + n(bk) + "][" + n(tile) + "];\n";
+    f += "  __shared__ __align__(32) float Bs[" + n(bk) + "][" + n(tile) + "];\n";
+    f += "  __shared__ __align__(32) float Cs[8][256];\n";
+    f += block_origin();
+    f += "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / 4, wn = warp % "
+         "4;\n";
+    f += "  wmma::fragment<wmma::accumulator, 16, 16, 8, float> sums[" + n(fm) + "][" + n(fn) +
+         "];\n";
+    f += "  for (int i = 0; i < " + n(fm) + "; ++i)\n    for (int j = 0; j < " + n(fn) +
+         "; ++j) wmma::fill_fragment(sums[i][j], 0.0f);\n";
+    f += "  for (int64_t k0 = 0; k0 < " + n(K) + "; k0 += " + n(bk) + ") {\n";
+    f += stage(threads, bk);
+    f += "    __syncthreads();\n#pragma unroll\n    for (int kk = 0; kk < " + n(bk) +
+         "; kk += 8) {\n";
+    f += "      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, "
+         "wmma::col_major> fa[" +
+         n(fm) + "];\n";
+    f += "      wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, "
+         "wmma::row_major> fb[" +
+         n(fn) + "];\n#pragma unroll\n";
+    f += "      for (int i = 0; i < " + n(fm) + "; ++i) {\n";
+    f += "        wmma::load_matrix_sync(fa[i], &As[kk][(wm * " + n(fm) + " + i) * 16], " +
+         n(tile) + ");\n";
+    f += "        for (int t = 0; t < fa[i].num_elements; ++t) fa[i].x[t] = "
+         "wmma::__float_to_tf32(fa[i].x[t]);\n      }\n#pragma unroll\n";
+    f += "      for (int j = 0; j < " + n(fn) + "; ++j) {\n";
+    f += "        wmma::load_matrix_sync(fb[j], &Bs[kk][(wn * " + n(fn) + " + j) * 16], " +
+         n(tile) + ");\n";
+    f += "        for (int t = 0; t < fb[j].num_elements; ++t) fb[j].x[t] = "
+         "wmma::__float_to_tf32(fb[j].x[t]);\n      }\n#pragma unroll\n";
+    f += "      for (int i = 0; i < " + n(fm) +
+         "; ++i)\n#pragma unroll\n        for (int j = 0; j < " + n(fn) +
+         "; ++j) wmma::mma_sync(sums[i][j], fa[i], fb[j], sums[i][j]);\n    }\n";
+    f += "    __syncthreads();\n  }\n";
+    f += "  for (int i = 0; i < " + n(fm) + "; ++i)\n    for (int j = 0; j < " + n(fn) +
+         "; ++j) {\n";
+    f += "      wmma::store_matrix_sync(Cs[warp], sums[i][j], 16, wmma::mem_row_major);\n";
+    f += "      __syncwarp();\n";
+    f += "      for (int e = lane; e < 256; e += 32) {\n";
+    f += "      const int64_t gm = m0 + (wm * " + n(fm) + " + i) * 16 + e / 16, gn = n0 + (wn * " +
+         n(fn) + " + j) * 16 + e % 16;\n";
+    f += with_acc("Cs[warp][e]");
+    f += "      }\n      __syncwarp();\n";
+  } else {
+    const int side = tile / micro;
+    threads = side * side;
+    const int bk = tile >= 128 ? 8 : 16;
+    f += std::string(kContractionMark) + ": M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
+         ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, " + n(micro) + " x " +
+         n(micro) + " per thread\n";
+    f += opening(threads);
+    f += "  __shared__ float As[" + n(bk) + "][" + n(tile) + "];\n  __shared__ float Bs[" + n(bk) +
+         "][" + n(tile) + "];\n";
+    f += block_origin();
+    f += "  const int tx = threadIdx.x % " + n(side) + ", ty = threadIdx.x / " + n(side) + ";\n";
+    f += "  float accs[" + n(micro) + "][" + n(micro) + "] = {};\n";
+    f += "  for (int64_t k0 = 0; k0 < " + n(K) + "; k0 += " + n(bk) + ") {\n";
+    f += stage(threads, bk);
+    f += "    __syncthreads();\n#pragma unroll\n    for (int kk = 0; kk < " + n(bk) + "; ++kk) {\n";
+    f += "      float av[" + n(micro) + "], bv[" + n(micro) + "];\n#pragma unroll\n";
+    f += "      for (int i = 0; i < " + n(micro) + "; ++i) av[i] = As[kk][ty * " + n(micro) +
+         " + i];\n#pragma unroll\n";
+    f += "      for (int j = 0; j < " + n(micro) + "; ++j) bv[j] = Bs[kk][tx * " + n(micro) +
+         " + j];\n#pragma unroll\n";
+    f += "      for (int i = 0; i < " + n(micro) +
+         "; ++i)\n#pragma unroll\n        for (int j = 0; j < " + n(micro) +
+         "; ++j) accs[i][j] = fmaf(av[i], bv[j], accs[i][j]);\n    }\n";
+    f += "    __syncthreads();\n  }\n";
+    f += "  for (int i = 0; i < " + n(micro) + "; ++i)\n    for (int j = 0; j < " + n(micro) +
+         "; ++j) {\n";
+    f += "      const int64_t gm = m0 + ty * " + n(micro) + " + i, gn = n0 + tx * " + n(micro) +
+         " + j;\n";
+    f += with_acc("accs[i][j]");
   }
   f += "    }\n}\n\n";
   if (unmatched) return std::nullopt;
   EmittedKernel e;
   e.function = f;
-  e.call = "  " + name + "<<<dim3(" + n((N + tile - 1) / tile) + ", " + n((M + tile - 1) / tile) +
+  e.call = "  " + name + "<<<dim3(" + n((M + tile - 1) / tile) + ", " + n((N + tile - 1) / tile) +
            ", " + n(B) + "), " + n(threads) + ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
   return e;
 }

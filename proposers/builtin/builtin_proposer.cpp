@@ -50,11 +50,20 @@ ProposalSpace template_space(const KernelTemplate& t, const ParamValues& traits)
           [&t, traits](const ParamValues& v) { return t.render(v, traits); }};
 }
 
+/// Whether float32 products may run in TF32 for the task: both tolerances at least 1e-3 (TF32
+/// keeps 10 mantissa bits, a relative error of 2^-11 per factor); the verdict still decides.
+bool tolerance_admits_tf32(const json::Value& direction_doc) {
+  const auto& t = direction_doc["tolerance"];
+  return t["atol"].as_number(0) >= 1e-3 && t["rtol"].as_number(0) >= 1e-3;
+}
+
 /// The generator's choices: CUDA block threads, threads per reduced row (-1: by the row's length,
 /// 0: the block), and a contraction's output tile and per-thread micro tile (tile 0: untiled);
-/// and, where the task has matrix products or convolutions and the policy lets kernels call
-/// libraries, whether those are library calls (`library` 1) or the generator's own kernels.
-ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops) {
+/// where the task has matrix products or convolutions and the policy lets kernels call
+/// libraries, whether those are library calls (`library` 1) or the generator's own kernels; and
+/// where its own kernels have tiled contractions and the task's tolerance admits it, whether
+/// those run on the tensor cores in TF32 (`tf32` 1).
+ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
   if (r.backend == "cuda")
@@ -65,8 +74,19 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops) {
                  {"elements", {1, 2, 4, 8}, 2}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
+  if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))
+    s.params_.push_back({"tf32", {0, 1}, 0});
   s.valid = [](const ParamValues& v) {
+    // Library calls take the products the tensor cores would: the same kernel.
+    auto library = v.find("library"), tf32 = v.find("tf32");
     auto tile = v.find("tile"), micro = v.find("micro");
+    if (tf32 != v.end() && tf32->second == 1) {
+      if (library != v.end() && library->second == 1) return false;
+      // The tensor-core kernel has tiles of 64 or 128 and no micro tile: one point for each.
+      return tile != v.end() && micro != v.end() &&
+             (tile->second == -1 || tile->second == 64 || tile->second == 128) &&
+             micro->second == 4;
+    }
     if (tile == v.end() || micro == v.end() || tile->second <= 0) return true;
     return generator::valid_tiling(int(tile->second), int(micro->second));
   };
@@ -78,6 +98,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops) {
     if (auto it = v.find("tile"); it != v.end()) g.cuda.tile = int(it->second);
     if (auto it = v.find("micro"); it != v.end()) g.cuda.micro = int(it->second);
     if (auto it = v.find("elements"); it != v.end()) g.cuda.elements = int(it->second);
+    if (auto it = v.find("tf32"); it != v.end()) g.cuda.tf32 = it->second == 1;
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };
@@ -89,6 +110,7 @@ struct GeneratorTrial {
   bool ok = false;
   std::string error;
   size_t library_steps = 0;
+  size_t contractions = 0;  ///< tiled contraction kernels of the generator's own kernel
 };
 
 /// The generator's trial for the request, computed once per export folder, direction, backend and
@@ -112,7 +134,13 @@ GeneratorTrial generator_trial(const BuiltinRequest& r) {
                                {},           r.library_calls};
   auto generated = generator::generate_kernel(g);
   GeneratorTrial trial{bool(generated), generated ? "" : generated.error,
-                       generated ? generated->library_steps : 0};
+                       generated ? generated->library_steps : 0,
+                       generated ? generated->contractions : 0};
+  if (generated && r.library_calls && r.backend == "cuda") {
+    g.library_calls = false;  // the own kernel's contractions: what TF32 would change
+    auto own = generator::generate_kernel(g);
+    trial.contractions = own ? own->contractions : 0;
+  }
   std::lock_guard<std::mutex> lock(mutex);
   if (trials.size() >= 1024) trials.clear();
   trials.emplace(key, trial);
@@ -198,7 +226,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     // With library calls where the policy allows them: whether the task has any to make.
     const auto trial = generator_trial(r);
     if (trial.ok)
-      spaces.push_back(generator_space(r, trial.library_steps > 0));
+      spaces.push_back(generator_space(r, trial.library_steps > 0, trial.contractions > 0));
     else
       generator_error = trial.error;
   }

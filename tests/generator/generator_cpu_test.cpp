@@ -3,6 +3,8 @@
 // its shape sets; an operator the generator does not know yet is named, never computed wrongly.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "generator/generate.hpp"
 #include "proposers/builtin/builtin_proposer.hpp"
 #include "search/population.hpp"
@@ -20,6 +22,8 @@ TEST_P(GeneratedCpu, IsCorrectOnEveryShapeSet) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCpu, testing::ValuesIn(op_cases()),
+                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCpu, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
 
 class GeneratedCpuLibrary : public testing::TestWithParam<OpCase> {};
@@ -74,6 +78,53 @@ TEST(GeneratedCpuLibrary, TheProposerOffersLibraryCallsAsThePolicySays) {
   auto pointwise = builtin::propose_builtin(request(op_cases().front(), true, true));
   ASSERT_TRUE(pointwise.ok) << pointwise.error;
   EXPECT_EQ(pointwise.params, "{}");
+}
+
+// TF32 is a choice only where the task's tolerance admits it and the generator's own kernel has a
+// tiled contraction; the CUDA sources are rendered here (no GPU needed), judged under `gpu`.
+TEST(GeneratedCpuLibrary, TheProposerOffersTf32WhereTheToleranceAdmitsIt) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  auto request = [&](OpCase c, double tolerance) {
+    c.name += tolerance > 0 ? "_loose" : "_strict";
+    c.tolerance = tolerance;
+    const auto& task = exported(write_op_task(c, root));
+    EXPECT_TRUE(task.ok) << task.error;
+    builtin::BuiltinRequest r;
+    r.backend = "cuda";
+    r.export_dir = task.dir;
+    r.direction = "forward";
+    r.direction_doc = task.doc["directions"]["forward"];
+    return r;
+  };
+  const auto linear = tensor_core_cases().front();
+  auto loose = request(linear, 1e-2);
+  std::set<std::string> seen;
+  bool on_tensor_cores = false;
+  for (int i = 0; i < 200 && !on_tensor_cores; ++i) {
+    auto p = builtin::propose_builtin(loose);
+    if (!p.ok) break;
+    loose.tried.insert(search::proposal_key(p.strategy, p.params));
+    seen.insert(p.params);
+    if (p.params.find(R"("tf32":1)") != std::string::npos) {
+      on_tensor_cores = true;
+      EXPECT_NE(p.source.find("wmma::mma_sync"), std::string::npos);
+    } else {
+      EXPECT_EQ(p.source.find("wmma::"), std::string::npos) << p.params;
+    }
+  }
+  EXPECT_TRUE(on_tensor_cores) << seen.size() << " proposals, none with tf32";
+  // The first proposal stays in float32.
+  auto first = builtin::propose_builtin(request(linear, 1e-2));
+  EXPECT_NE(first.params.find(R"("tf32":0)"), std::string::npos) << first.params;
+  // robust-kbench's default tolerance (1e-5): no such choice.
+  auto strict = builtin::propose_builtin(request(linear, 0));
+  ASSERT_TRUE(strict.ok) << strict.error;
+  EXPECT_EQ(strict.params.find("tf32"), std::string::npos) << strict.params;
+  // Nothing to contract: no such choice either.
+  auto pointwise = request(op_cases().front(), 1e-2);
+  auto p = builtin::propose_builtin(pointwise);
+  ASSERT_TRUE(p.ok) << p.error;
+  EXPECT_EQ(p.params.find("tf32"), std::string::npos) << p.params;
 }
 
 // A tensor the function makes from data (KernelBench's level2/93: torch.min(x, torch.tensor(0.0,

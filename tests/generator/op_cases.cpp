@@ -179,7 +179,11 @@ std::string write_op_task(const OpCase& c, const std::filesystem::path& root) {
   std::ofstream(dir / "config_forward.json")
       << "{\"single_input_configs\": [{\"shape_set\": 0}], \"single_init_configs\": [{}], "
       << "\"single_shared_configs\": [{}], \"multi_input_configs\": [" << configs
-      << "], \"multi_init_configs\": [{}], \"multi_shared_configs\": [{}]}\n";
+      << "], \"multi_init_configs\": [{}], \"multi_shared_configs\": [{}]"
+      << (c.tolerance > 0 ? ", \"tolerance\": {\"atol\": " + std::to_string(c.tolerance) +
+                                ", \"rtol\": " + std::to_string(c.tolerance) + "}"
+                          : std::string())
+      << "}\n";
   return dir.string();
 }
 
@@ -190,18 +194,48 @@ std::vector<OpCase> library_cases() {
   return out;
 }
 
-std::string check_generated(const std::string& task_dir, evaluation::Backend backend,
-                            bool library) {
+std::vector<OpCase> tensor_core_cases() {
+  return {
+      {"tf32_linear",
+       "x, w, b",
+       "(F.linear(x, w, b), torch.relu(x @ w.t() + b) * 2, x @ w[:40].t())",
+       {"[torch.randn(128, 96), torch.randn(80, 96), torch.randn(80)]",
+        "[torch.randn(70, 50), torch.randn(130, 50), torch.randn(130)]"},
+       1e-2},
+      {"tf32_batched",
+       "x, y",
+       "torch.bmm(x, y) * 2 - 1",
+       {"[torch.randn(3, 40, 24), torch.randn(3, 24, 36)]",
+        "[torch.randn(2, 17, 130), torch.randn(2, 130, 65)]"},
+       1e-2},
+      {"tf32_conv",
+       "x, w, b",
+       "(F.conv2d(x, w, b, padding=1), torch.relu(F.conv2d(x, w, None, stride=2)))",
+       {"[torch.randn(2, 8, 20, 20), torch.randn(16, 8, 3, 3), torch.randn(16)]",
+        "[torch.randn(1, 8, 33, 17), torch.randn(24, 8, 3, 3), torch.randn(24)]"},
+       1e-2},
+  };
+}
+
+namespace {
+
+/// The task's export, the generated source written beside the task, and its evaluation: "" when
+/// correct, else what went wrong.
+std::string generate_and_check(const std::string& task_dir, evaluation::Backend backend,
+                               bool library, const generator::CudaChoices& cuda,
+                               const std::string& must_contain) {
   evaluation::ExportOptions export_options;
   export_options.cache_dir = cache_dir();
   const auto task = evaluation::export_task(task_dir, export_options);
   if (!task.ok) return "export failed: " + task.error;
   generator::GenerateRequest r{task.dir,  task.doc["directions"]["forward"],
                                "forward", backend == evaluation::Backend::cuda ? "cuda" : "cpu",
-                               {},        library};
+                               cuda,      library};
   auto g = generator::generate_kernel(r);
   if (!g) return "the generator cannot write it: " + g.error;
   if (library && g->library_steps == 0) return "no library call in the source: " + g->summary;
+  if (!must_contain.empty() && g->source.find(must_contain) == std::string::npos)
+    return "no \"" + must_contain + "\" in the source: " + g->summary;
   const auto kernel =
       task_dir + (backend == evaluation::Backend::cuda ? "/generated.cu" : "/generated.cpp");
   std::ofstream(kernel) << g->source;
@@ -216,6 +250,19 @@ std::string check_generated(const std::string& task_dir, evaluation::Backend bac
     return "built with LibTorch's headers, the light ones failed: " + e.compile.light_error;
   if (e.verdict() == "correct") return "";
   return "verdict " + e.verdict() + ": " + e.describe() + "\n" + g->source.substr(0, 6000);
+}
+
+}  // namespace
+
+std::string check_generated(const std::string& task_dir, evaluation::Backend backend,
+                            bool library) {
+  return generate_and_check(task_dir, backend, library, {}, "");
+}
+
+std::string check_generated_tf32(const std::string& task_dir) {
+  generator::CudaChoices cuda;
+  cuda.tf32 = true;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "wmma::mma_sync");
 }
 
 }  // namespace kforge::test

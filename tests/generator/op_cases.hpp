@@ -19,6 +19,7 @@ struct OpCase {
   std::string args;                 ///< the function's parameters: "x, y"
   std::string body;                 ///< what it returns, over them
   std::vector<std::string> inputs;  ///< one Python list of tensors per shape set
+  double tolerance = 0;             ///< the task's atol = rtol; 0: the default
 };
 
 const std::vector<OpCase>& op_cases();
@@ -36,6 +37,14 @@ std::vector<OpCase> library_cases();
 /// then have.
 std::string check_generated(const std::string& task_dir, evaluation::Backend backend,
                             bool library = false);
+
+/// Cases whose products are large enough for the tiled contraction kernel (M and N of 16 or
+/// more), partial tiles included, with KernelBench's tolerance (1e-2): what the TF32 choice runs.
+std::vector<OpCase> tensor_core_cases();
+
+/// As check_generated, on the CUDA backend with the contractions on the tensor cores (TF32),
+/// which the source must then have.
+std::string check_generated_tf32(const std::string& task_dir);
 
 void PrintTo(const OpCase& c, std::ostream* os);
 

@@ -1,6 +1,7 @@
 // The kernel generator on the CUDA backend: every case of the op table is correct on the GPU,
 // with the default choices and with the other group shapes (a thread, a warp, the block per
-// reduced row) the built-in proposer searches, and with library calls for the heavy operators.
+// reduced row) the built-in proposer searches, with library calls for the heavy operators, and
+// with the contractions on the tensor cores (TF32) at KernelBench's tolerance.
 #include <gtest/gtest.h>
 
 #include "tests/generator/op_cases.hpp"
@@ -19,6 +20,9 @@ TEST_P(GeneratedCuda, IsCorrectOnEveryShapeSet) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCuda, testing::ValuesIn(op_cases()),
                          [](const auto& info) { return info.param.name; });
+// Products large enough for the tiled contraction kernel, in float32.
+INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCuda, testing::ValuesIn(tensor_core_cases()),
+                         [](const auto& info) { return info.param.name; });
 
 class GeneratedCudaLibrary : public testing::TestWithParam<OpCase> {};
 
@@ -30,6 +34,18 @@ TEST_P(GeneratedCudaLibrary, IsCorrectWithLibraryCalls) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaLibrary, testing::ValuesIn(library_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+class GeneratedCudaTf32 : public testing::TestWithParam<OpCase> {};
+
+TEST_P(GeneratedCudaTf32, IsCorrectWithinKernelBenchsToleranceOnTheTensorCores) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases";
+  const auto dir = write_op_task(GetParam(), root);
+  EXPECT_EQ(check_generated_tf32(dir), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaTf32, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
 
 }  // namespace

@@ -40,6 +40,9 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_option("--elements", cuda.elements,
                  "CUDA: elements per thread of a pointwise kernel (default 4)")
       ->check(CLI::IsMember({1, 2, 4, 8}));
+  app.add_flag("--tf32", cuda.tf32,
+               "CUDA: the tiled contractions' products on the tensor cores in TF32 (10 mantissa "
+               "bits; sm_80 and newer): for tasks whose tolerance admits it, the verdict decides");
   app.add_flag("--library", library,
                "matrix products and convolutions as library calls (cuBLAS, cuDNN through ATen) "
                "with the rest fused around them; the experiment's library policy flags or forbids "
