@@ -76,6 +76,19 @@ TEST(SuiteSummary, BestCorrectKernelPerTargetWithAndWithoutLibraryCalls) {
       << text;
 }
 
+TEST(SuiteSummary, TargetsWithKernelsNotYetEvaluatedAreCountedAsPending) {
+  const auto summary = suite_summary(suite_of({
+      row("a", "correct", 1, 1, 2.0, 1.5),
+      row("a", "pending", 0, 0, json::Value(), json::Value()),
+      row("b", "pending", 0, 0, json::Value(), json::Value()),
+      row("c", "incorrect", 0, 1, 1.0, 1.0),
+  }));
+  EXPECT_EQ(summary["all"]["targets"].as_int(), 3);
+  EXPECT_EQ(summary["all"]["correct"].as_int(), 1);
+  EXPECT_EQ(summary["all"]["pending"].as_int(), 2);
+  EXPECT_NE(suite_summary_text(summary).find("2 target(s) still pending"), std::string::npos);
+}
+
 TEST(SuiteSummary, NothingCorrectHasNoMeanAndSaysThereIsNoCompiledTime) {
   const auto summary = suite_summary(suite_of({row("a", "incorrect", 0, 1, 2.0, 2.0)}));
   EXPECT_TRUE(summary["all"]["geomean_eager"].is_null());

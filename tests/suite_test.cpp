@@ -281,6 +281,13 @@ TEST(Suite, TableOfBundledAndImportedTasksWithABrokenTaskAndKernel) {
                        "--cache", cache_dir()});
   EXPECT_EQ(again.exit_code, 2) << again.output;
   EXPECT_NE(again.output.find("has ended"), std::string::npos) << again.output;
+  // Its tables again from the archive, running nothing.
+  auto table = kforge({"suite", "--table", "1", "--archive", (dir / "archive.db").string(),
+                       "--cache", cache_dir(), "--out", (dir / "again").string()});
+  EXPECT_EQ(table.exit_code, 1) << table.output;
+  EXPECT_NE(table.output.find("every kernel: 3 target(s), correct 2 (67%)"), std::string::npos)
+      << table.output;
+  EXPECT_EQ(read(dir / "again.csv"), csv);
 }
 
 TEST(Suite, RobustKbenchLayoutFindsKernelsByTaskNameAndDirection) {

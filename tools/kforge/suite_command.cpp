@@ -161,6 +161,7 @@ struct SuiteArgs {
   std::string pattern, backend = "auto", configs = "auto", out_prefix, library = "flag";
   std::string compiled = "max-autotune", directions;
   int64_t seeds = kDefaultSeeds;
+  int64_t table_id = 0;  ///< --table: only the tables of a suite in the archive
   ForegroundOptions fg;
 };
 
@@ -193,6 +194,11 @@ void add_suite_options(CLI::App& app, SuiteArgs& a) {
   app.add_option("--out", a.out_prefix,
                  "where the tables go (default suite-EXPERIMENT in the current folder)")
       ->type_name("PREFIX");
+  app.add_option("--table", a.table_id,
+                 "write the tables of suite EXPERIMENT from what the archive holds, running "
+                 "nothing (a finished suite, or one stopped or killed: its kernels not yet "
+                 "evaluated read as pending)")
+      ->type_name("EXPERIMENT");
   add_foreground_options(app, a.fg);
 }
 
@@ -275,6 +281,38 @@ class SuiteFollower {
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
+/// The suite's tables from the archive: PREFIX.csv, PREFIX.json, the table and its summary on the
+/// terminal. `status` is the run's that just ended; empty for --table (the archive's status).
+int write_tables(actor_host& host, const experiment_record& record,
+                 const search::ExperimentSpec& spec, const experiment_status& status,
+                 const std::string& prefix) {
+  auto suite = host.query({"suite", record.id});
+  if (!suite) {
+    std::cerr << "kforge suite: suite " << record.id << " cannot be read: " << suite.error << "\n";
+    return 2;
+  }
+  keep_existing_directions(*suite, spec);
+  const bool ran = !status.status.empty();
+  const std::string state = ran ? status.status : record.status;
+  suite->set("status", state);
+  if (ran) suite->set("elapsed_seconds", status.elapsed_seconds);
+  suite->set("summary", suite_summary(*suite));
+  const std::string out_prefix = prefix.empty() ? "suite-" + std::to_string(record.id) : prefix;
+  std::ofstream(out_prefix + ".csv") << suite_csv(*suite);
+  std::ofstream(out_prefix + ".json") << suite->dump() << "\n";
+  std::cout << "\n"
+            << suite_table(*suite) << "\n"
+            << suite_summary_text((*suite)["summary"]) << "\nsuite " << record.id << " " << state
+            << (ran ? " after " + format("%.0f s", status.elapsed_seconds) : std::string())
+            << "; tables in " << out_prefix << ".csv and " << out_prefix << ".json\n";
+  if (ran && !status.last_error.empty() && status.status == "failed")
+    std::cout << "error: " << status.last_error << "\n";
+  if (state == "failed") return 2;
+  for (const auto& r : (*suite)["rows"].as_array())
+    if (r["status"].as_string() != "correct") return 1;
+  return 0;
+}
+
 }  // namespace
 
 int run_suite(const std::vector<std::string>& args) {
@@ -289,8 +327,8 @@ int run_suite(const std::vector<std::string>& args) {
       "exit status: 0 every kernel correct, 1 some row is not, 2 usage or infrastructure");
   add_suite_options(line.app(), a);
   if (auto code = line.parse(args)) return *code;
-  if (a.fg.resume_id == 0 && (a.task_args.empty() || a.pattern.empty()))
-    return line.error("give --tasks and --kernels, or --resume EXPERIMENT");
+  if (a.fg.resume_id == 0 && a.table_id == 0 && (a.task_args.empty() || a.pattern.empty()))
+    return line.error("give --tasks and --kernels, or --resume EXPERIMENT, or --table EXPERIMENT");
   const std::string& archive_path = a.fg.archive_path;
   const int64_t resume_id = a.fg.resume_id;
   actor_host host;
@@ -299,6 +337,24 @@ int run_suite(const std::vector<std::string>& args) {
   if (!begun) {
     std::cerr << "kforge suite: " << begun.error << "\n";
     return 2;
+  }
+  if (a.table_id) {
+    auto all = host.experiments();
+    if (!all) {
+      std::cerr << "kforge suite: " << all.error << "\n";
+      return 2;
+    }
+    auto e = std::find_if(all->begin(), all->end(),
+                          [&](const experiment_record& r) { return r.id == a.table_id; });
+    auto parsed =
+        e == all->end() ? search::SpecParse{} : search::parse_experiment_spec(e->config_json);
+    if (e == all->end() || !parsed.ok() || parsed.spec.proposers.empty() ||
+        parsed.spec.proposers.front().kind != "files") {
+      std::cerr << "kforge suite: experiment " << a.table_id << " is no suite in " << archive_path
+                << "\n";
+      return 2;
+    }
+    return write_tables(host, *e, parsed.spec, {}, a.out_prefix);
   }
   search::ExperimentSpec spec = std::move(begun->spec);
   experiment_record record = begun->record;
@@ -340,29 +396,7 @@ int run_suite(const std::vector<std::string>& args) {
             << std::flush;
   auto status = follow_experiment(host, record, spec, resume_id != 0, "kforge suite",
                                   std::ref(follow));
-  auto suite = host.query({"suite", record.id});
-  if (!suite) {
-    std::cerr << "kforge suite: suite " << record.id << " cannot be read: " << suite.error << "\n";
-    return 2;
-  }
-  keep_existing_directions(*suite, spec);
-  suite->set("elapsed_seconds", status.elapsed_seconds).set("status", status.status);
-  suite->set("summary", suite_summary(*suite));
-  const std::string out_prefix =
-      a.out_prefix.empty() ? "suite-" + std::to_string(record.id) : a.out_prefix;
-  std::ofstream(out_prefix + ".csv") << suite_csv(*suite);
-  std::ofstream(out_prefix + ".json") << suite->dump() << "\n";
-  std::cout << "\n"
-            << suite_table(*suite) << "\n"
-            << suite_summary_text((*suite)["summary"]) << "\nsuite " << record.id << " "
-            << status.status << " after " << format("%.0f s", status.elapsed_seconds)
-            << "; tables in " << out_prefix << ".csv and " << out_prefix << ".json\n";
-  if (!status.last_error.empty() && status.status == "failed")
-    std::cout << "error: " << status.last_error << "\n";
-  if (status.status == "failed") return 2;
-  for (const auto& r : (*suite)["rows"].as_array())
-    if (r["status"].as_string() != "correct") return 1;
-  return 0;
+  return write_tables(host, record, spec, status, a.out_prefix);
 }
 
 }  // namespace kforge::cli

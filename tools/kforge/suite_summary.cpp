@@ -25,10 +25,12 @@ bool correct(const json::Value& row) {
 
 struct Part {
   int64_t targets = 0, correct = 0, fast_eager = 0, fast_compile = 0, compile_timed = 0;
+  int64_t pending = 0;
   double log_eager = 0, log_compile = 0;
 
-  void add(const json::Value* best) {
+  void add(const json::Value* best, bool unfinished) {
     ++targets;
+    if (unfinished) ++pending;
     if (!best) return;
     ++correct;
     const double eager = (*best)["speedup_eager"].as_number();
@@ -52,6 +54,7 @@ struct Part {
         .set("fast_1_eager", fast_eager)
         .set("fast_1_compile", fast_compile)
         .set("compile_timed", compile_timed)
+        .set("pending", pending)
         .set("geomean_eager", mean(log_eager, correct))
         .set("geomean_compile", mean(log_compile, compile_timed));
     return out;
@@ -74,6 +77,8 @@ std::string part_line(const std::string& title, const json::Value& p) {
             std::to_string(p["compile_timed"].as_int()) + " timed against it)";
   else
     line += ", no torch.compile time";
+  if (p["pending"].as_int() > 0)
+    line += "; " + std::to_string(p["pending"].as_int()) + " target(s) still pending";
   if (p["geomean_eager"].is_number())
     line +=
         "; geometric mean over the correct: " + format("%.2fx", p["geomean_eager"].as_number()) +
@@ -90,6 +95,7 @@ json::Value suite_summary(const json::Value& suite) {
   struct Best {
     const json::Value* all = nullptr;
     const json::Value* own = nullptr;
+    bool pending = false;  ///< some kernel of the target is not evaluated yet
   };
   std::map<std::string, Best> targets;
   auto faster = [](const json::Value* best, const json::Value& row) {
@@ -98,14 +104,15 @@ json::Value suite_summary(const json::Value& suite) {
   for (const auto& row : suite["rows"].as_array()) {
     auto& best = targets[row["task"].as_string() + "/" + row["direction"].as_string() + "/" +
                          row["backend"].as_string()];
+    if (row["status"].as_string() == "pending") best.pending = true;
     if (!correct(row)) continue;
     if (faster(best.all, row)) best.all = &row;
     if (!calls_library(row) && faster(best.own, row)) best.own = &row;
   }
   Part all, own;
   for (const auto& [key, best] : targets) {
-    all.add(best.all);
-    own.add(best.own);
+    all.add(best.all, best.pending);
+    own.add(best.own, best.pending);
   }
   json::Value out;
   out.set("all", all.doc()).set("without_library", own.doc());

@@ -16,9 +16,10 @@ namespace kforge::cli {
 /// `suite`: the archive's suite document (rows with task, direction, backend, status,
 /// configs_correct/total, speedup_eager, speedup_compile, flags). Returns
 /// {"all": PART, "without_library": PART}, a PART being {targets, correct, fast_1_eager,
-/// fast_1_compile, compile_timed, geomean_eager, geomean_compile}; compile_timed counts the
-/// correct targets whose best kernel has a torch.compile time (geomean_compile is over those);
-/// a geometric mean of nothing is null.
+/// fast_1_compile, compile_timed, pending, geomean_eager, geomean_compile}; compile_timed counts
+/// the correct targets whose best kernel has a torch.compile time (geomean_compile is over those);
+/// pending the targets with a kernel not evaluated yet (a suite stopped or still running); a
+/// geometric mean of nothing is null.
 json::Value suite_summary(const json::Value& suite);
 
 /// The summary as lines for the terminal.
