@@ -4,7 +4,9 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/spawn_options.hpp>
 
+#include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "actors/archive_actor.hpp"
@@ -20,6 +22,30 @@
 
 namespace kforge {
 
+int visible_gpu_count(int device_nodes, const char* visible) {
+  if (!visible) return device_nodes;
+  const std::string list = visible;
+  std::set<int> indices;
+  int n = 0;
+  for (size_t at = 0; at < list.size() && n < device_nodes;) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    std::string entry = list.substr(at, comma - at);
+    entry.erase(0, entry.find_first_not_of(" \t"));
+    entry.erase(entry.find_last_not_of(" \t") + 1);
+    const bool uuid = entry.rfind("GPU-", 0) == 0 || entry.rfind("MIG-", 0) == 0;
+    if (!uuid) {
+      if (entry.empty() || entry.size() > 6 ||
+          entry.find_first_not_of("0123456789") != std::string::npos)
+        break;
+      const int index = std::stoi(entry);
+      if (index >= device_nodes || !indices.insert(index).second) break;
+    }
+    ++n;
+    at = comma + 1;
+  }
+  return n;
+}
+
 int gpu_count() {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -30,7 +56,7 @@ int gpu_count() {
         name.find_first_not_of("0123456789", 6) == std::string::npos)
       ++n;
   }
-  return n;
+  return visible_gpu_count(n, std::getenv("CUDA_VISIBLE_DEVICES"));
 }
 
 Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,

@@ -45,8 +45,15 @@ struct runtime {
   bool has_evaluator(const std::string& key) const { return stages.evaluators.count(key) > 0; }
 };
 
-/// Number of NVIDIA GPUs this machine shows (0 without a driver).
+/// Number of NVIDIA GPUs this process may use: the machine's (its /dev/nvidiaN nodes, 0 without a
+/// driver), narrowed by CUDA_VISIBLE_DEVICES as CUDA narrows them.
 int gpu_count();
+
+/// How many of `device_nodes` GPUs CUDA shows a process whose CUDA_VISIBLE_DEVICES is `visible`
+/// (unset: all of them): its entries up to the first that names no device (an index out of range,
+/// a repeated index, text that is neither an index nor a GPU-/MIG- UUID), at most `device_nodes`;
+/// an empty variable shows none.
+int visible_gpu_count(int device_nodes, const char* visible);
 
 /// Makes a parsed configuration concrete: task folders absolute (relative ones are looked up
 /// from `base_dir`, then in kforge's own source tree, where the bundled tasks are), "auto"

@@ -20,6 +20,7 @@
 #include "actors/coordinator.hpp"
 #include "actors/files_proposer_actor.hpp"
 #include "actors/profiler.hpp"
+#include "actors/runtime.hpp"
 #include "actors/verifier.hpp"
 #include "evaluation/hashing.hpp"
 #include "messages/errors.hpp"
@@ -751,6 +752,22 @@ TEST(FilesProposer, KernelFilesFitTheirTargetsBackendAndDirection) {
             (list{"kernel.cu"}));
   EXPECT_TRUE(names("/no/such/{name}/*", "forward", "cpu").empty());
   fs::remove_all(dir.parent_path());
+}
+
+// CUDA_VISIBLE_DEVICES narrows the GPUs kforge spawns evaluators for, as CUDA narrows the devices a
+// worker sees: an evaluator for a device the worker cannot see fails every candidate (seen on a
+// 4-GPU host with CUDA_VISIBLE_DEVICES=2,3: "CUDA device 2 does not exist (2 visible)").
+TEST(GpuCount, CudaVisibleDevicesNarrowsTheMachinesGpus) {
+  EXPECT_EQ(visible_gpu_count(4, nullptr), 4);
+  EXPECT_EQ(visible_gpu_count(4, "2,3"), 2);
+  EXPECT_EQ(visible_gpu_count(4, "3"), 1);
+  EXPECT_EQ(visible_gpu_count(4, ""), 0);
+  EXPECT_EQ(visible_gpu_count(4, "0, 1"), 2);
+  EXPECT_EQ(visible_gpu_count(4, "1,7,2"), 1);  // CUDA stops at the first that names no device
+  EXPECT_EQ(visible_gpu_count(4, "1,1"), 1);
+  EXPECT_EQ(visible_gpu_count(4, "-1"), 0);
+  EXPECT_EQ(visible_gpu_count(2, "GPU-8a1b,GPU-77c2,GPU-0000"), 2);
+  EXPECT_EQ(visible_gpu_count(0, "0"), 0);
 }
 
 }  // namespace

@@ -205,8 +205,10 @@ std::vector<OpCase> tensor_core_cases() {
       {"tf32_batched",
        "x, y",
        "torch.bmm(x, y) * 2 - 1",
-       {"[torch.randn(3, 40, 24), torch.randn(3, 24, 36)]",
-        "[torch.randn(2, 17, 130), torch.randn(2, 130, 65)]"},
+       // torch.rand as KernelBench draws most inputs: with randn, K = 130 and outputs near zero,
+       // TF32's rounding (measured 0.03 at most) exceeds atol 1e-2 on a few values, as it should.
+       {"[torch.rand(3, 40, 24), torch.rand(3, 24, 36)]",
+        "[torch.rand(2, 17, 130), torch.rand(2, 130, 65)]"},
        1e-2},
       {"tf32_conv",
        "x, w, b",
