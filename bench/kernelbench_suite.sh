@@ -18,7 +18,7 @@
 # resumed (kforge suite --resume) when it did not finish.
 # KFORGE (default build/tools/kforge) is the kforge to run; KFORGE_CACHE its cache; BACKEND cuda
 # (default) or cpu; SHRINK divides the problems' sizes (kforge import --shrink; default: full
-# size); LANES tasks are exported and generated at once (default 8: a full-size export holds
+# size); LANES tasks are exported and generated at once (default 2: a full-size export holds
 # its tensors in host and GPU memory).
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 WORK PROBLEM_DIR [kforge suite options...]" >&2; exit 2; }
@@ -62,7 +62,7 @@ generate() {
 }
 export -f generate
 find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
-  xargs -P "${LANES:-8}" -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
+  xargs -P "${LANES:-2}" -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
 
 if [ -s "$work/experiment" ]; then
   "$KFORGE" suite --resume "$(cat "$work/experiment")" --out "$work/suite" "$@"
