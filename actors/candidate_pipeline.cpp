@@ -72,6 +72,45 @@ void when_running(self_ptr self, std::function<void()> work) {
   st.stats.set_queued(static_cast<int64_t>(st.held.size()));
 }
 
+/// Runs `then` (when running) once target t's torch.compile baseline is built: at once when it is,
+/// or when none is asked for; else once the compiler pool has built it, which it does once per
+/// task for all the task's targets, while the other targets' candidates are evaluated.
+void with_baseline(self_ptr self, size_t t, std::function<void()> then) {
+  auto& st = self->state;
+  const auto& l = st.cfg.targets.at(t);
+  if (l.compiled_pending.empty()) return when_running(self, std::move(then));
+  auto& waiting = st.awaiting_baseline[l.tgt.task_dir];
+  waiting.push_back(std::move(then));
+  if (waiting.size() > 1) return;  // asked for by an earlier candidate
+  const std::string task_dir = l.tgt.task_dir;
+  export_request req{task_dir, l.compiled_pending,
+                     parse_backend(l.tgt.backend).value_or(Backend::cuda), l.tgt.config_set};
+  auto built = [self, task_dir](const std::string& dir, const std::string& unavailable,
+                                const std::string& note) {
+    auto& st = self->state;
+    for (auto& target : st.cfg.targets)
+      if (target.tgt.task_dir == task_dir && !target.compiled_pending.empty()) {
+        target.compiled_pending.clear();
+        target.compiled_dir = dir;
+        target.compiled_unavailable = unavailable;
+      }
+    if (!note.empty()) tell(self, events::CompiledBaseline{task_dir, note});
+    auto ready = std::move(st.awaiting_baseline[task_dir]);
+    st.awaiting_baseline.erase(task_dir);
+    for (auto& work : ready) when_running(self, std::move(work));
+  };
+  self->request(st.stages.compiler, caf::infinite, export_atom::value, req)
+      .then(
+          [built](export_result& r) {
+            built(r.compiled_dir,
+                  r.ok ? r.compiled_error : "the task could not be exported again: " + r.error,
+                  r.compiled_note);
+          },
+          [built](caf::error& e) {
+            built("", "building the torch.compile baseline failed: " + describe(e), "");
+          });
+}
+
 /// Archives a stage's verdict of candidate n, then carries on.
 void record(self_ptr self, int64_t n, const verdict& v, std::function<void()> then) {
   self->request(self->state.stages.archive, kArchiveTimeout, record_atom::value,
@@ -264,7 +303,9 @@ Result<compile_request> compilation_request(self_ptr self, const Candidate& c, c
 /// Candidate n's compile is archived: a library goes on to be evaluated, a failure is told and
 /// answered.
 void compiled(self_ptr self, int64_t n, const evaluation::CompileResult& r) {
-  if (r.ok) return when_running(self, [self, n, r] { evaluate(self, n, r); });
+  if (r.ok)
+    return with_baseline(self, static_cast<size_t>(flight(self, n).job.target),
+                         [self, n, r] { evaluate(self, n, r); });
   tell(self, events::CompileFailed{subject(self, n), r.error});
   candidate_outcome o;
   o.stage = Stage::compile;
@@ -461,7 +502,8 @@ caf::result<confirmation> confirm(self_ptr self, pipeline_job& job) {
                                                        " names no target of the experiment");
   auto promise = self->make_response_promise<confirmation>();
   const Candidate c = job.candidate;
-  const target_layout l = st.cfg.targets.at(static_cast<size_t>(job.target));
+  const auto t = static_cast<size_t>(job.target);
+  const target_layout l = st.cfg.targets.at(t);
   st.stats.started("confirming candidate " + std::to_string(c.id));
   auto deliver = [self, promise, c](confirmation out) mutable {
     out.sequence = c.sequence;
@@ -482,25 +524,28 @@ caf::result<confirmation> confirm(self_ptr self, pipeline_job& job) {
     out.reason = why;
     deliver(out);
   };
-  when_running(self, [self, c, l, deliver, unconfirmed]() mutable {
+  when_running(self, [self, c, l, t, deliver, unconfirmed]() mutable {
     auto req = compilation_request(self, c, l.tgt);
     if (!req) return unconfirmed(req.error);
     self->request(self->state.stages.compiler, caf::infinite, compile_atom::value, *req)
         .then(
-            [self, c, l, deliver, unconfirmed](candidate_compile& compiled) mutable {
+            [self, c, t, deliver, unconfirmed](candidate_compile& compiled) mutable {
               if (!compiled.result.ok)
                 return unconfirmed("it did not compile again: " + compiled.result.error);
-              auto req = evaluation_request(self, c, l, compiled.result);
-              req.worker.seed = search::derive_seed(self->state.cfg.spec.seed, "confirm",
-                                                    static_cast<uint64_t>(c.sequence));
-              req.worker.stop_on_failure = true;
-              // Its profile was made after the search's evaluation.
-              req.worker.trace = req.worker.counters = false;
-              self->request(evaluator_of(self, l), caf::infinite, evaluate_atom::value, req)
-                  .then([deliver](eval_result& r) mutable { deliver(confirmation_of(r)); },
-                        [unconfirmed](caf::error& e) mutable {
-                          unconfirmed("evaluation: " + describe(e));
-                        });
+              with_baseline(self, t, [self, c, t, deliver, unconfirmed, compiled]() mutable {
+                const auto& l = self->state.cfg.targets.at(t);
+                auto req = evaluation_request(self, c, l, compiled.result);
+                req.worker.seed = search::derive_seed(self->state.cfg.spec.seed, "confirm",
+                                                      static_cast<uint64_t>(c.sequence));
+                req.worker.stop_on_failure = true;
+                // Its profile was made after the search's evaluation.
+                req.worker.trace = req.worker.counters = false;
+                self->request(evaluator_of(self, l), caf::infinite, evaluate_atom::value, req)
+                    .then([deliver](eval_result& r) mutable { deliver(confirmation_of(r)); },
+                          [unconfirmed](caf::error& e) mutable {
+                            unconfirmed("evaluation: " + describe(e));
+                          });
+              });
             },
             [unconfirmed](caf::error& e) mutable { unconfirmed("compile: " + describe(e)); });
   });

@@ -43,6 +43,9 @@ struct candidate_pipeline_state {
   std::map<int64_t, candidate_in_flight> flights;  ///< by sequence
   bool paused = false;
   std::deque<std::function<void()>> held;  ///< work between stages, waiting while paused
+  /// Evaluations waiting for their task's torch.compile baseline, by task folder (the first one
+  /// asked the compiler pool to build it).
+  std::map<std::string, std::vector<std::function<void()>>> awaiting_baseline;
   stage_stats stats{"pipeline", "pipeline"};
   static inline const char* name = "kforge.candidate_pipeline";
 };

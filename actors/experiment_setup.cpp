@@ -120,9 +120,6 @@ experiment_layout lay_out_targets(const search::ExperimentSpec& spec,
   int next_gpu = 0;
   for (size_t k = 0; k < spec.tasks.size() && k < exports.size(); ++k) {
     const auto& e = exports[k];
-    if (!e.compiled_note.empty()) {
-      out.notes.push_back(make_event(events::CompiledBaseline{spec.tasks[k], e.compiled_note}));
-    }
     for (const auto& direction : spec.directions) {
       std::string why;
       if (!e.ok) {
@@ -146,9 +143,8 @@ experiment_layout lay_out_targets(const search::ExperimentSpec& spec,
         if (spec.compiled_baseline == "off") {
         } else if (backend == "cpu" && on_gpu(spec)) {
           l.compiled_unavailable = "the compiled baseline is built for the GPU targets only";
-        } else {
-          l.compiled_dir = e.compiled_dir;
-          l.compiled_unavailable = e.compiled_error;
+        } else if (why.empty()) {
+          l.compiled_pending = spec.compiled_baseline;  // built by the pipeline, when first needed
         }
         l.failed = why;
         out.targets.push_back(std::move(l));
@@ -253,8 +249,10 @@ experiment_setup_actor::behavior_type experiment_setup_impl(
         // The torch.compile baseline is built for the GPU when some target runs there.
         const Backend backend = on_gpu(spec) ? Backend::cuda : Backend::cpu;
         for (size_t i = 0; i < spec.tasks.size(); ++i) {
-          // The export takes seconds; the compiled baseline (max-autotune) may take minutes.
-          export_request req{spec.tasks[i], spec.compiled_baseline, backend,
+          // The export takes seconds. The compiled baseline (minutes with max-autotune) is not
+          // built here: the pipeline builds each task's before its first evaluation, while the
+          // targets whose baselines are ready are evaluated.
+          export_request req{spec.tasks[i], "off", backend,
                              config_set_for(spec, std::string(to_string(backend)))};
           self->request(compiler, 120min, export_atom::value, req)
               .then(

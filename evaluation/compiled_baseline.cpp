@@ -22,6 +22,10 @@ CompiledBaselineInfo build_compiled_baseline(const std::string& task_dir,
       {"--task", fs::absolute(task_dir).string(), "--export-dir", fs::absolute(export_dir).string(),
        "--mode", o.mode, "--device", std::string(to_string(o.backend)), "--configs", o.config_set});
   if (o.force) spawn.argv.push_back("--force");
+  if (o.compile_threads > 0) {
+    spawn.argv.push_back("--compile-threads");
+    spawn.argv.push_back(std::to_string(o.compile_threads));
+  }
   auto result = run(spawn, o.timeout);
   std::string output = result.output;
   while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();

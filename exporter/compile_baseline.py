@@ -26,7 +26,7 @@ Inductor cannot handle, a torch without AOTInductor). It is kept until the torch
 model, this script or the exporter's parts it uses change.
 
 Usage: compile_baseline.py --task DIR --export-dir DIR [--mode max-autotune|default]
-                           [--device cuda|cpu] [--configs SET|all] [--force]
+                           [--device cuda|cpu] [--configs SET|all] [--force] [--compile-threads N]
                            (prints the folder on stdout)
 Exit status: 0 when compiled.json was written (even if it says no config could be built), 1 when
 the export cannot be read (the reason on stderr).
@@ -236,7 +236,14 @@ def main():
     parser.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     parser.add_argument("--configs", default="all", choices=["all", *ex.MODES], help="config set to build")
     parser.add_argument("--force", action="store_true", help="build again even if built")
+    parser.add_argument("--compile-threads", type=int, default=0,
+                        help="Inductor's compile workers (0: Inductor's default, one per core); kforge "
+                             "passes its cores divided by the builds it runs at once")
     opts = parser.parse_args()
+    if opts.compile_threads > 0:
+        # Read by Inductor when it is imported (below, on a cache miss): many builds at once, each
+        # with a worker per core, would oversubscribe the machine many times over.
+        os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = str(opts.compile_threads)
     task_dir, export_dir = os.path.abspath(opts.task), os.path.abspath(opts.export_dir)
     try:
         with open(os.path.join(export_dir, "task.json"), encoding="utf-8") as f:

@@ -858,13 +858,17 @@ struct target_layout {
   std::string export_dir;            ///< the exported task; empty when it cannot start
   std::string compiled_dir;          ///< the torch.compile baseline's folder, if built
   std::string compiled_unavailable;  ///< why a baseline that was asked for is missing
-  std::string failed;                ///< why the target cannot start, or empty
+  /// The torch.compile baseline's mode while it is still to be built: the pipeline has it built
+  /// (once per task) before the target's first evaluation, so that other targets are evaluated
+  /// meanwhile; empty once built, or when none is asked for.
+  std::string compiled_pending;
+  std::string failed;  ///< why the target cannot start, or empty
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, target_layout& x) {
   return f(caf::meta::type_name("target_layout"), x.tgt, x.export_dir, x.compiled_dir,
-           x.compiled_unavailable, x.failed);
+           x.compiled_unavailable, x.compiled_pending, x.failed);
 }
 
 /// An experiment's targets, exported and placed on devices: what its coordinator starts from.

@@ -21,13 +21,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-evaluation::RunResult kforge(std::vector<std::string> args, const std::string& cwd = "") {
+evaluation::RunResult kforge(std::vector<std::string> args, const std::string& cwd = "",
+                             std::vector<std::pair<std::string, std::string>> env = {}) {
   evaluation::SpawnOptions o;
   o.own_pid_namespace = false;  // as from a shell
   o.argv = {KFORGE_CLI_PATH};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
   o.isolate_network = false;
   o.working_dir = cwd;
+  o.set_env = std::move(env);
   return evaluation::run(o, std::chrono::minutes(10));
 }
 
@@ -288,6 +290,40 @@ TEST(Suite, TableOfBundledAndImportedTasksWithABrokenTaskAndKernel) {
   EXPECT_NE(table.output.find("every kernel: 3 target(s), correct 2 (67%)"), std::string::npos)
       << table.output;
   EXPECT_EQ(read(dir / "again.csv"), csv);
+}
+
+// The torch.compile baseline is built per task when its first kernel is to be evaluated, not for
+// every task before anything runs (a KernelBench level's 100 baselines took over 11 minutes on 64
+// cores while four GPUs idled): a task whose baseline is slow does not hold back the others. Here
+// a Python that takes 20 s to fail on masked_sum's baseline; softmax's kernel is judged first.
+TEST(Suite, ATaskWhoseBaselineIsSlowDoesNotHoldBackTheOthers) {
+  fs::path dir = scratch("slow_baseline");
+  fs::create_directories(dir / "tasks");
+  fs::copy(imported_dir() / "4_Masked_Sum_reduction", dir / "tasks/masked_sum",
+           fs::copy_options::recursive);
+  fs::create_directories(dir / "tasks/masked_sum/kernels");
+  std::ofstream(dir / "tasks/masked_sum/kernels/good.cpp") << kMaskedSumKernel;
+  fs::copy(source_dir() + "/tasks/softmax", dir / "tasks/softmax", fs::copy_options::recursive);
+  const std::string python = (dir / "python").string();
+  std::ofstream(python) << "#!/bin/sh\ncase \"$*\" in *compile_baseline.py*masked_sum*) sleep 20; "
+                           "echo slow and broken >&2; exit 3;; esac\nexec "
+                        << evaluation::task_python() << " \"$@\"\n";
+  fs::permissions(python, fs::perms::owner_all);
+  auto r = kforge(
+      {"suite", "--tasks", (dir / "tasks").string(), "--kernels", "{task}/kernels/*", "--backend",
+       "cpu", "--seeds", "1", "--compiled", "default", "--archive", (dir / "archive.db").string(),
+       "--cache", cache_dir(), "--out", (dir / "results").string()},
+      "", {{"KFORGE_PYTHON", python}});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const auto softmax_judged = r.output.find("softmax/forward/cpu");
+  const auto slow_built =
+      r.output.find("torch.compile baseline of " + (dir / "tasks").string() + "/masked_sum: none");
+  ASSERT_NE(softmax_judged, std::string::npos) << r.output;
+  ASSERT_NE(slow_built, std::string::npos) << r.output;
+  EXPECT_LT(softmax_judged, slow_built) << r.output;
+  // Both kernels correct; masked_sum's rows say why there is no compiled time.
+  const std::string csv = read(dir / "results.csv");
+  EXPECT_NE(csv.find("slow and broken"), std::string::npos) << csv;
 }
 
 TEST(Suite, RobustKbenchLayoutFindsKernelsByTaskNameAndDirection) {

@@ -188,9 +188,11 @@ void add_suite_options(CLI::App& app, SuiteArgs& a) {
       ->check(whole_number(1, 100));
   add_choice(app, "--library-calls", a.library, {"allow", "flag", "forbid"},
              "allow, flag (default) or forbid kernels that hand work to libraries");
-  add_choice(app, "--compiled", a.compiled, {"max-autotune", "default", "off"},
-             "the torch.compile baseline: max-autotune (default), default or off; built once "
-             "per task after its export (minutes for max-autotune), kept in the cache");
+  add_choice(
+      app, "--compiled", a.compiled, {"max-autotune", "default", "off"},
+      "the torch.compile baseline: max-autotune (default), default or off; built once "
+      "per task before its first evaluation (minutes for max-autotune) while other tasks are "
+      "evaluated, kept in the cache");
   app.add_option("--out", a.out_prefix,
                  "where the tables go (default suite-EXPERIMENT in the current folder)")
       ->type_name("PREFIX");
