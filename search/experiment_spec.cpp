@@ -74,6 +74,12 @@ class Reader {
                             std::to_string(static_cast<int64_t>(max)));
     out = static_cast<Int>(d);
   }
+  void boolean(const std::string& key, bool& out) {
+    auto v = get(key);
+    if (!v) return;
+    if (!v->is_bool()) return error(key, "must be true or false");
+    out = v->as_bool(false);
+  }
   void number(const std::string& key, double& out, double min) {
     auto v = get(key);
     if (!v) return;
@@ -304,6 +310,7 @@ void read_search(const json::Value& config, ExperimentSpec& s, std::vector<std::
   sr.number("fix_probability", s.fix_probability, 0);
   if (s.fix_probability > 1) sr.error("fix_probability", "must be between 0 and 1");
   sr.integer("context_size", s.context_size, 0, 32);
+  sr.boolean("translate_with_builtin", s.translate_with_builtin);
   sr.integer("abandon_after_compile_failures", s.abandon_after_compile_failures, 0, 100000);
   if (auto islands = sr.get("islands")) {
     Reader ir(*islands, "config.search.islands", errors);
@@ -361,10 +368,7 @@ SpecParse parse_experiment_doc(const json::Value& doc) {
     if (s.tasks.empty()) errors.push_back("config.tasks is required: a list of task folders");
     r.strings("directions", s.directions, {"forward", "backward"});
     r.integer("replay_of", s.replay_of, 0, 9e15);
-    if (auto v = r.get("offline")) {
-      if (!v->is_bool()) r.error("offline", "must be true or false");
-      s.offline = v->as_bool(false);
-    }
+    r.boolean("offline", s.offline);
     r.strings("backends", s.backends, {"cpu", "cuda", "auto"});
     r.string("config_set", s.config_set, {"single", "multi", "auto"});
     if (auto v = r.get("proposers")) read_proposers(*v, r, s, errors);
@@ -447,6 +451,7 @@ json::Value ExperimentSpec::to_json() const {
       .set("pipeline_depth", pipeline_depth)
       .set("proposals_in_flight", proposals_in_flight)
       .set("fix_probability", fix_probability)
+      .set("translate_with_builtin", translate_with_builtin)
       .set("context_size", context_size)
       .set("abandon_after_compile_failures", abandon_after_compile_failures);
   if (islands > 1) {

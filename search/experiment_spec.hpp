@@ -123,6 +123,11 @@ struct ExperimentSpec {
   int32_t proposals_in_flight = 1;
   /// Chance that an LLM proposal repairs the latest visible failed candidate instead.
   double fix_probability = 0.25;
+  /// Where a target has no correct kernel yet, the built-in proposer writes it (the kernel
+  /// generator's, a template's) instead of an LLM translating the PyTorch code; the LLMs start
+  /// from it, optimising it once it is judged correct. Only with a built-in proposer in the
+  /// ensemble; a target the built-in proposer cannot write is translated by the LLMs as before.
+  bool translate_with_builtin = false;
   int32_t context_size = 4;  ///< kernels of the optimise prompt's context (top-k)
   /// How an LLM's optimise proposal picks its strategy: "bandit" (the strategies' improvement
   /// per dollar on the target's visible kernels, as the ensemble's bandit) or "uniform".

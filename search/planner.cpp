@@ -311,6 +311,14 @@ Decision Planner::decide(int64_t n, size_t t) {
   auto select = stream("select");
   auto parent = select_parent(pool, spec_.parent_selection, spec_.tournament_size, select);
   d.mode = parent ? ProposalMode::optimise : ProposalMode::translate;
+  // No correct kernel to start from yet: the built-in proposer writes one, where the
+  // configuration says so and the built-in proposer can (the LLMs then optimise it).
+  if (!parent && llm && spec_.translate_with_builtin)
+    for (const auto& p : spec_.proposers)
+      if (p.kind == "builtin" && !disabled_.count(p.name) && !unable_[t].count(p.name)) {
+        d.proposer = proposers_decided_[n] = p.name;
+        return d;
+      }
   if (parent) d.parent_sequence = parent->sequence;
   // The built-in proposer follows strategies once meta-generation writes some for it.
   const bool builtin = proposer_kind(d.proposer) == "builtin" && spec_.meta_every > 0;

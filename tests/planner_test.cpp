@@ -91,6 +91,43 @@ TEST(Planner, TheSameSeedAndOutcomesGiveTheSamePlans) {
   EXPECT_GT(differ, 0u);
 }
 
+// search.translate_with_builtin: a target without a correct kernel gets the built-in proposer's
+// (the generator's) rather than an LLM's translation; once one is visible the LLMs optimise it.
+TEST(Planner, TranslateWithBuiltinLeavesTheFirstKernelToTheBuiltInProposer) {
+  auto spec = spec_with(kLlmEnsemble);
+  spec.fix_probability = 0;
+  auto proposers_of_first = [&](bool with_builtin) {
+    spec.translate_with_builtin = with_builtin;
+    Planner p(spec, {"a", "b"});
+    std::set<std::string> used;
+    for (int64_t n = 0; n < 24; ++n) {
+      const auto plan = p.plan(n, 0);
+      EXPECT_EQ(plan.decision.mode, ProposalMode::translate);
+      used.insert(plan.decision.proposer);
+    }
+    return used;
+  };
+  EXPECT_EQ(proposers_of_first(true), (std::set<std::string>{"builtin"}));
+  EXPECT_EQ(proposers_of_first(false), (std::set<std::string>{"builtin", "m1"}));
+
+  spec.translate_with_builtin = true;
+  Planner p(spec, {"a", "b"});
+  p.population().add(member(0, 0, true, 1.5, "builtin"));  // the generator's kernel, correct
+  bool llm_optimised = false;
+  for (int64_t n = 3; n < 40 && !llm_optimised; ++n) {
+    const auto plan = p.plan(n, 0);
+    EXPECT_EQ(plan.decision.mode, ProposalMode::optimise) << n;
+    llm_optimised = plan.decision.proposer == "m1" && plan.decision.parent_sequence == 0;
+  }
+  EXPECT_TRUE(llm_optimised);
+  // A target the built-in proposer cannot write is translated by the LLM.
+  EXPECT_TRUE(p.unable(1, "builtin"));
+  bool llm_translated = false;
+  for (int64_t n = 40; n < 64 && !llm_translated; ++n)
+    llm_translated = p.plan(n, 1).decision.proposer == "m1";
+  EXPECT_TRUE(llm_translated);
+}
+
 TEST(Planner, AnLlmRepairsAVisibleFailureOnceAndNamesAStrategyWhenItOptimises) {
   auto parsed = spec_with(kLlmEnsemble);
   parsed.fix_probability = 1;

@@ -129,7 +129,8 @@ TEST(ExperimentSpec, ParsesEverySettingAndWritesItBack) {
     "budget": {"candidates_per_target": 5, "wall_seconds": 60, "money_usd": 2.5},
     "policy": {"library_calls": "forbid", "max_source_bytes": 4096},
     "evaluation": {"seeds": 2, "timing_seconds": 0.2, "compiled_baseline": "max-autotune"},
-    "search": {"parent_selection": "tournament", "tournament_size": 4, "pipeline_depth": 3}})");
+    "search": {"parent_selection": "tournament", "tournament_size": 4, "pipeline_depth": 3,
+               "translate_with_builtin": true}})");
   ASSERT_TRUE(p.ok()) << p.error_text();
   const auto& s = p.spec;
   EXPECT_EQ(s.seed, 9u);
@@ -139,6 +140,7 @@ TEST(ExperimentSpec, ParsesEverySettingAndWritesItBack) {
   EXPECT_EQ(s.library_calls, LibraryPolicy::forbid);
   EXPECT_EQ(s.pipeline_depth, 3);
   EXPECT_EQ(s.compiled_baseline, "max-autotune");
+  EXPECT_TRUE(s.translate_with_builtin);
   auto again = parse_experiment_spec(s.to_json().dump());
   ASSERT_TRUE(again.ok()) << again.error_text();
   EXPECT_EQ(again.spec.to_json().dump(), s.to_json().dump());
@@ -146,7 +148,8 @@ TEST(ExperimentSpec, ParsesEverySettingAndWritesItBack) {
 
 TEST(ExperimentSpec, ReportsEveryProblemWithItsPath) {
   auto p = parse_experiment_spec(R"({"tasks": [], "backends": ["tpu"],
-    "budget": {"candidates_per_target": 0, "bogus": 1}, "search": {"pipeline_depth": "deep"},
+    "budget": {"candidates_per_target": 0, "bogus": 1},
+    "search": {"pipeline_depth": "deep", "translate_with_builtin": "yes"},
     "evaluation": {"compiled_baseline": "fast"}, "colour": "blue"})");
   EXPECT_FALSE(p.ok());
   auto text = p.error_text();
@@ -155,6 +158,7 @@ TEST(ExperimentSpec, ReportsEveryProblemWithItsPath) {
         "config.budget.candidates_per_target must be between",
         "config.budget.bogus is not a known setting",
         "config.search.pipeline_depth must be an integer",
+        "config.search.translate_with_builtin must be true or false",
         "config.evaluation.compiled_baseline must be one of off, default, max-autotune",
         "config.colour is not a known setting"})
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\n" << text;
