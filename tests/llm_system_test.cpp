@@ -5,13 +5,13 @@
 // cost per correct kernel; an offline run that needs a reply it does not have fails clearly.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <mutex>
-
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "archive/archive.hpp"
 #include "evaluation/process.hpp"
@@ -398,6 +398,74 @@ TEST_F(LlmSystemTest, MetaGenerationShowsTheSearchAndItsStrategiesReachThePropos
     listed |= line.find("fake-gpt") != std::string::npos &&
               line.find("keep each row in registers (round 1)") != std::string::npos;
   EXPECT_TRUE(listed) << report.output;
+}
+
+// search.translate_with_builtin on a task no template covers (the issue's `x * sigmoid(x) +
+// residual`): the generator writes the first kernel, and the LLM's first prompt optimises it (the
+// generated source is its parent) instead of translating the PyTorch code. The ensemble all but
+// never picks the built-in proposer by weight: without the setting the LLM would translate.
+TEST_F(LlmSystemTest, TheGeneratedKernelIsTheLlmsStartingPoint) {
+  const fs::path task = dir_ / "swish_residual";
+  fs::create_directories(task);
+  std::ofstream(task / "func_forward.py")
+      << "import torch\nimport torch.nn as nn\n\n\n"
+         "def forward_fn(x: torch.Tensor, residual: torch.Tensor) -> torch.Tensor:\n"
+         "    return x * torch.sigmoid(x) + residual\n\n\n"
+         "class Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n\n"
+         "    def forward(self, x, residual, fn=forward_fn):\n        return fn(x, residual)\n\n\n"
+         "def get_inputs(rows: int = 64, cols: int = 300):\n"
+         "    return [torch.randn(rows, cols), torch.randn(rows, cols)]\n\n\n"
+         "input_names = [\"x\", \"residual\"]\n";
+  std::ofstream(task / "config_forward.json")
+      << R"({"single_input_configs": [{}], "single_init_configs": [{}], )"
+      << R"("single_shared_configs": [{}]})";
+  FakeProvider fake(true);
+  fake.require_key("sk-fake-test");
+  std::mutex mutex;
+  std::vector<std::string> prompts;
+  fake.set_responder([&](const ProviderRequest& r) {
+    std::lock_guard<std::mutex> lock(mutex);
+    prompts.push_back(r.user);
+    // As a model would: the parent's code from the prompt, changed a little (a constant of its
+    // own, so that the novelty filter takes it).
+    const auto marker = r.user.find("kforge's kernel generator");
+    if (marker == std::string::npos) return kernel_reply("no_parent", "int not_a_kernel = 1;\n");
+    const auto open = r.user.find('\n', r.user.rfind("```", marker)) + 1;
+    const auto close = r.user.find("```", marker);
+    return kernel_reply("swish_from_generated", r.user.substr(open, close - open) +
+                                                    "static const int kforge_llm_edit_" +
+                                                    std::to_string(prompts.size()) + " = 1;\n");
+  });
+  auto path = (dir_ / "start.json").string();
+  std::ofstream(path) << R"({"name": "start-from-generated", "seed": 4,
+      "tasks": [")" << task.string()
+                      << R"("], "backends": ["cpu"], "config_set": "single",
+      "proposers": [)" << llm_proposer(fake, R"(, "weight": 1)")
+                      << R"(, {"kind": "builtin", "weight": 0.0001}],
+      "ensemble": {"policy": "fixed"},
+      "budget": {"candidates_per_target": 4},
+      "evaluation": {"seeds": 1, "timing_seconds": 0.05},
+      "search": {"pipeline_depth": 1, "fix_probability": 0, "translate_with_builtin": true}})";
+  auto run = kforge({"run", path, "--archive", (dir_ / "archive.db").string()});
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  auto a = open();
+  const auto candidates = test::must(a->candidates(1));
+  ASSERT_FALSE(candidates.empty());
+  EXPECT_EQ(candidates.front().proposer, "builtin") << candidates.front().strategy;
+  EXPECT_NE(candidates.front().source.find("kforge's kernel generator"), std::string::npos);
+  bool llm_proposed = false;
+  for (const auto& c : candidates)
+    if (c.proposer == "fake-gpt") {
+      llm_proposed = true;
+      EXPECT_NE(c.parent_id, 0) << "an LLM kernel of this experiment has a parent";
+    }
+  EXPECT_TRUE(llm_proposed) << run.output;
+  std::lock_guard<std::mutex> lock(mutex);
+  ASSERT_FALSE(prompts.empty());
+  for (const auto& prompt : prompts) {
+    EXPECT_EQ(prompt.find("Translate this PyTorch reference"), std::string::npos) << prompt;
+    EXPECT_NE(prompt.find("kforge's kernel generator"), std::string::npos) << prompt;
+  }
 }
 
 TEST_F(LlmSystemTest, TheMoneyBudgetStopsProposing) {
