@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "generator/expr_text.hpp"
+
 namespace kforge::generator {
 
 const char* c_type(DType t) {
@@ -476,13 +478,28 @@ Lazy Lowerer::reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Com
     }
   }
   const auto reduced = b.reduced;
-  split_reduction(b);
-  program_.buffers.push_back(b);
+  // The same reduction made earlier: read its buffer.
+  std::vector<IndexPtr> probe;
+  std::string signature = std::to_string(static_cast<int>(combine)) + " " + exact_number(scale) +
+                          " " + std::to_string(keepdim);
+  for (size_t d = 0; d < b.space.size(); ++d) {
+    probe.push_back(ix::named("kf_r" + std::to_string(d) + "_", b.space[d]));
+    signature += " " + std::to_string(b.space[d]) + (b.reduced[d] ? "r" : "");
+  }
+  signature += " " + expr_text(b.compute(probe), [](const Expr& e, const std::string& added) {
+                 return "b" + std::to_string(e.buffer) + "[" + e.index->text + added + "]";
+               });
+  auto known = reductions_.find(signature);
+  if (known == reductions_.end()) {
+    split_reduction(b);  // may add a buffer of partial results first, and renumber b
+    program_.buffers.push_back(b);
+    known = reductions_.emplace(signature, b.id).first;
+  }
   Lazy l;
   l.shape = b.shape;
   l.dtype = b.dtype;
-  l.buffer = b.id;
-  const int id = b.id;
+  l.buffer = known->second;
+  const int id = known->second;
   const DType dtype = b.dtype;
   const auto shape = b.shape;
   l.load = [id, dtype, shape, outer, reduced, keepdim](const std::vector<IndexPtr>& index) {

@@ -88,6 +88,10 @@ class Lowerer {
   Program program_;
   std::map<int, std::vector<Lazy>> values_;
   std::map<int, int> users_;
+  /// The reductions made so far, by what they compute (space, dims, combine, scale and the
+  /// element's text): the same reduction asked for again (`matmul(x, y)` twice in one function, a
+  /// mean the user takes and the one inside a std) reads the first one's buffer.
+  std::map<std::string, int> reductions_;
 };
 
 /// How an ATen operator lowers (the op table): the node's values, one per output.

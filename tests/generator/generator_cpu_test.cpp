@@ -6,6 +6,8 @@
 #include <set>
 
 #include "generator/generate.hpp"
+#include "generator/graph.hpp"
+#include "generator/lowering.hpp"
 #include "proposers/builtin/builtin_proposer.hpp"
 #include "search/population.hpp"
 #include "tests/generator/op_cases.hpp"
@@ -137,6 +139,32 @@ TEST(GeneratedCpuConstants, AConstantTheFunctionMakesKeepsItsValueAtFullSize) {
                                   "torch.min(x + 0.5, torch.tensor(0.0, device=x.device)) * 2",
                                   {"[torch.randn(4097, 4096)]"}},
                                  root);
+  EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu), "");
+}
+
+// The same reduction asked for twice (a sum twice, a mean the user takes and the one inside std)
+// is computed once: later ones read the first one's buffer.
+TEST(GeneratedCpuReductions, TheSameReductionIsComputedOnce) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto dir = write_op_task(
+      {"same_reduction",
+       "x, y",
+       "(x.sum(-1), x.sum(dim=1) * 2, (x - x.mean(-1, keepdim=True)) / x.std(-1, keepdim=True), "
+       "torch.bmm(x.unsqueeze(0), y.unsqueeze(0)), torch.matmul(x, y).unsqueeze(0) + 1)",
+       {"[torch.randn(6, 40), torch.randn(40, 5)]"}},
+      root);
+  const auto& task = exported(dir);
+  ASSERT_TRUE(task.ok) << task.error;
+  const auto& config = task.doc["directions"]["forward"]["configs"][0];
+  auto graph = generator::read_graph(task.dir + "/" + config["graph"]["file"].as_string());
+  ASSERT_TRUE(graph) << graph.error;
+  auto program = generator::Lowerer(false).run(*graph);
+  ASSERT_TRUE(program) << program.error;
+  int reductions = 0;
+  for (const auto& b : program->buffers) reductions += b.kind == generator::Buffer::Kind::reduction;
+  // The row sum (asked twice), the mean (the user's and std's own), std's sum of squares, and the
+  // two products (bmm's space has a batch dimension, mm's not: not the same): 5; without sharing 7.
+  EXPECT_EQ(reductions, 5);
   EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu), "");
 }
 
