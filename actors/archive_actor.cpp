@@ -4,6 +4,7 @@
 
 #include "actors/archive_reads.hpp"
 #include "actors/experiment_records.hpp"
+#include "archive/verdict_reason.hpp"
 #include "messages/errors.hpp"
 
 namespace kforge {
@@ -59,9 +60,7 @@ std::vector<archive::ConfigResult> evaluation_rows(const eval_result& r) {
 }  // namespace
 
 std::string evaluation_reason(const eval_result& r) {
-  std::string reason = r.report.failure_message;
-  for (const auto& f : r.report.flags) reason += (reason.empty() ? "flag: " : "; flag: ") + f;
-  return reason;
+  return archive::reason_with_flags(r.report.failure_message, r.report.flags);
 }
 
 std::string failure_text(const std::string& kind, const std::string& reason) {

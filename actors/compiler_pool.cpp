@@ -46,8 +46,10 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
           b.mode = r.compiled_baseline;
           b.backend = r.backend;
           b.config_set = r.config_set;
-          // Up to `slots` builds run at once (measured: 42 at once on 64 cores, each with
-          // Inductor's worker per core, took 235 s a task on KernelBench level 2).
+          // Up to `slots` builds run at once, each with Inductor's own pool of compile workers
+          // (by default one per core, up to 32): their share of the cores instead. Seen: 42 builds
+          // at once on 64 cores, default workers, about 235 s a task (KernelBench level 2); the
+          // effect of this share is not measured yet.
           b.compile_threads = static_cast<int>(
               std::max(1u, std::thread::hardware_concurrency() / std::max(1u, options.slots)));
           auto built = evaluation::build_compiled_baseline(r.task_dir, e.dir, b);

@@ -246,14 +246,13 @@ experiment_setup_actor::behavior_type experiment_setup_impl(
             self->make_response_promise<experiment_layout>());
         auto exports = std::make_shared<std::vector<export_result>>(spec.tasks.size());
         auto pending = std::make_shared<size_t>(spec.tasks.size());
-        // The torch.compile baseline is built for the GPU when some target runs there.
-        const Backend backend = on_gpu(spec) ? Backend::cuda : Backend::cpu;
         for (size_t i = 0; i < spec.tasks.size(); ++i) {
-          // The export takes seconds. The compiled baseline (minutes with max-autotune) is not
+          // The export only, seconds. The compiled baseline (minutes with max-autotune) is not
           // built here: the pipeline builds each task's before its first evaluation, while the
-          // targets whose baselines are ready are evaluated.
-          export_request req{spec.tasks[i], "off", backend,
-                             config_set_for(spec, std::string(to_string(backend)))};
+          // targets whose baselines are ready are evaluated (lay_out_targets marks them).
+          export_request req;
+          req.task_dir = spec.tasks[i];
+          req.compiled_baseline = "off";
           self->request(compiler, 120min, export_atom::value, req)
               .then(
                   [self, cfg, archive, evaluators, exports, pending, promise, i](export_result& r) {

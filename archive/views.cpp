@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "archive/verdict_reason.hpp"
 #include "archive/view_reads.hpp"
 #include "common/statistics.hpp"
 #include "messages/event_details.hpp"
@@ -327,13 +328,9 @@ json::Value suite_row(Archive& a, const Progress& p) {
       reason = v.verdict == "correct" ? "" : v.reason;
     }
     // A correct kernel's flags from the worker (library calls at run time) are its verdict's
-    // reason, "flag: A; flag: B" (actors/archive_actor.cpp).
+    // reason.
     if (v.verdict == "correct")
-      for (size_t at = v.reason.find("flag: "); at != std::string::npos;) {
-        const size_t next = v.reason.find("; flag: ", at);
-        flags.push(v.reason.substr(at + 6, next == std::string::npos ? next : next - at - 6));
-        at = next == std::string::npos ? next : next + 2;
-      }
+      for (const auto& f : flags_of_reason(v.reason)) flags.push(f);
   }
   int64_t total = 0, correct = 0;
   std::vector<double> eager_speedups, compiled_speedups;

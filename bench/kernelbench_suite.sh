@@ -15,12 +15,13 @@
 #   PROBLEM_DIR  KernelBench's level folder (e.g. KernelBench/level1)
 #   options      passed to kforge suite, e.g. --compiled default --archive FILE --jobs 16
 # Run again with the same WORK to carry on: the import and the kernels are kept, the suite is
-# resumed (kforge suite --resume) when it did not finish.
+# resumed (kforge suite --resume) when it did not finish, and its tables written again from the
+# archive (kforge suite --table) when it did. Exit status: kforge suite's.
 # KFORGE (default build/tools/kforge) is the kforge to run; KFORGE_CACHE its cache; BACKEND cuda
 # (default) or cpu; SHRINK divides the problems' sizes (kforge import --shrink; default: full
 # size); LANES tasks are exported and generated at once (default 2: a full-size export holds
 # its tensors in host and GPU memory).
-set -u
+set -u -o pipefail
 [ $# -ge 2 ] || { echo "usage: $0 WORK PROBLEM_DIR [kforge suite options...]" >&2; exit 2; }
 work=$1 problems=$2
 shift 2
@@ -65,7 +66,20 @@ find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
   xargs -P "${LANES:-2}" -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
 
 if [ -s "$work/experiment" ]; then
-  "$KFORGE" suite --resume "$(cat "$work/experiment")" --out "$work/suite" "$@"
+  id=$(cat "$work/experiment")
+  # Only the archive and cache options apply to a suite that exists already.
+  keep=()
+  while [ $# -gt 0 ]; do
+    case $1 in --archive|--cache|--jobs) keep+=("$1" "${2-}"); shift 2 ;; *) shift ;; esac
+  done
+  "$KFORGE" suite --resume "$id" --out "$work/suite" "${keep[@]}"
+  status=$?
+  # A suite that has ended is not resumed: its tables again, from the archive.
+  if [ $status -eq 2 ]; then
+    "$KFORGE" suite --table "$id" --out "$work/suite" "${keep[@]}"
+    status=$?
+  fi
+  exit $status
 else
   "$KFORGE" suite --tasks "$work/tasks" --kernels '{task}/kernels/*' --backend "$BACKEND" \
     --library-calls flag --out "$work/suite" "$@" |

@@ -19,9 +19,9 @@ struct CompiledBaselineOptions {
   std::string config_set = "all";  ///< build the configs of this set only ("multi", ...)
   std::chrono::seconds timeout{3600};
   bool force = false;
-  /// Inductor's compile workers (TORCHINDUCTOR_COMPILE_THREADS); 0: Inductor's default, a worker
-  /// per core, right for one build alone. The compiler pool, which builds several at once, passes
-  /// its share of the cores.
+  /// Inductor's compile workers (TORCHINDUCTOR_COMPILE_THREADS); 0: Inductor's default (one per
+  /// core, up to 32), right for one build alone. The compiler pool, which builds several at once,
+  /// passes its share of the cores.
   int compile_threads = 0;
 };
 

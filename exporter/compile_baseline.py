@@ -237,12 +237,12 @@ def main():
     parser.add_argument("--configs", default="all", choices=["all", *ex.MODES], help="config set to build")
     parser.add_argument("--force", action="store_true", help="build again even if built")
     parser.add_argument("--compile-threads", type=int, default=0,
-                        help="Inductor's compile workers (0: Inductor's default, one per core); kforge "
+                        help="Inductor's compile workers (0: Inductor's default, one per core up to 32); kforge "
                              "passes its cores divided by the builds it runs at once")
     opts = parser.parse_args()
     if opts.compile_threads > 0:
         # Read by Inductor when it is imported (below, on a cache miss): many builds at once, each
-        # with a worker per core, would oversubscribe the machine many times over.
+        # with its default workers (one per core, up to 32), would oversubscribe the machine.
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = str(opts.compile_threads)
     task_dir, export_dir = os.path.abspath(opts.task), os.path.abspath(opts.export_dir)
     try:

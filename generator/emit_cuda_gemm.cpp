@@ -117,28 +117,31 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     });
   };
 
-  // The stores of one output (gm, gn of batch gb) from its sum `acc`: the sum itself where it is
+  // The stores of one output (gm, gn of batch gb) from its sum `sum`: the sum itself where it is
   // kept, then each stage behind it.
-  std::string store;
-  std::string acc_value = "ACC";
-  if (red.scale != 1) acc_value = "(ACC * " + constant_text(red.scale, DType::f32) + ")";
-  store += "      if (gm >= " + n(M) + " || gn >= " + n(N) + ") continue;\n";
-  store += "      const float acc = " + acc_value + ";\n";
-  if (std::count(k.stores.begin(), k.stores.end(), red.id))
-    store += "      b" + n(red.id) + "[" + outer->text + "] = acc;\n";
-  for (size_t i = 1; i < k.stages.size(); ++i) {
-    const Buffer& out = p.buffers[static_cast<size_t>(k.stages[i].buffer)];
-    const ExprPtr value = out.compute(ix::delinear(outer, out.shape));
-    store += "      b" + n(out.id) + "[" + outer->text + "] = " + epilogue_text(value) + ";\n";
-  }
-  auto with_acc = [&](const std::string& acc) {
-    std::string out = store;
-    out.replace(out.find("ACC"), 3, acc);
-    return out;
+  auto stores = [&](const std::string& sum) {
+    std::string t = "      if (gm >= " + n(M) + " || gn >= " + n(N) + ") continue;\n";
+    t += "      const float acc = " +
+         (red.scale != 1 ? "(" + sum + " * " + constant_text(red.scale, DType::f32) + ")" : sum) +
+         ";\n";
+    if (std::count(k.stores.begin(), k.stores.end(), red.id))
+      t += "      b" + n(red.id) + "[" + outer->text + "] = acc;\n";
+    for (size_t i = 1; i < k.stages.size(); ++i) {
+      const Buffer& out = p.buffers[static_cast<size_t>(k.stages[i].buffer)];
+      const ExprPtr value = out.compute(ix::delinear(outer, out.shape));
+      t += "      b" + n(out.id) + "[" + outer->text + "] = " + epilogue_text(value) + ";\n";
+    }
+    return t;
   };
-  // A and B staged in shared memory, a K-slice of bk at a time: As[k][m], Bs[k][n].
-  auto stage = [&](int threads, int bk) {
-    std::string t;
+  // The kernel's head and its K loop up to the products: A and B staged in shared memory, a
+  // K-slice of bk at a time (As[k][m], Bs[k][n]), `shared` declaring the arrays.
+  auto head = [&](int threads, int bk, const std::string& shared, const std::string& locals) {
+    std::string t = "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
+                    kernel_parameters(p, k) + ") {\n" + shared;
+    t += "  const int64_t gb = blockIdx.z;\n";
+    t += "  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * " + n(tile) +
+         ", n0 = static_cast<int64_t>(blockIdx.y) * " + n(tile) + ";\n" + locals;
+    t += "  for (int64_t k0 = 0; k0 < " + n(K) + "; k0 += " + n(bk) + ") {\n";
     t += "    for (int i = threadIdx.x; i < " + n(tile * bk) + "; i += " + n(threads) + ") {\n";
     t += "      const int kk = i % " + n(bk) + ", mm = i / " + n(bk) + ";\n";
     t += "      const int64_t gm = m0 + mm, gk = k0 + kk;\n";
@@ -149,17 +152,12 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     t += "      const int64_t gn = n0 + nn, gk = k0 + kk;\n";
     t += "      Bs[kk][nn] = (gn < " + n(N) + " && gk < " + n(K) + ") ? static_cast<float>(" +
          plain_text(b) + ") : 0.0f;\n    }\n";
-    return t;
+    return t + "    __syncthreads();\n#pragma unroll\n";
   };
-  auto opening = [&](int threads) {
-    return "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
-           kernel_parameters(p, k) + ") {\n";
-  };
-  auto block_origin = [&] {
-    return "  const int64_t gb = blockIdx.z;\n  const int64_t m0 = "
-           "static_cast<int64_t>(blockIdx.x) "
-           "* " +
-           n(tile) + ", n0 = static_cast<int64_t>(blockIdx.y) * " + n(tile) + ";\n";
+  // The end of the K loop, then a loop over each thread's (or warp's) rows x cols of outputs.
+  auto tail = [&](int rows, int cols) {
+    return "    __syncthreads();\n  }\n  for (int i = 0; i < " + n(rows) +
+           "; ++i)\n    for (int j = 0; j < " + n(cols) + "; ++j) {\n";
   };
 
   std::string f;
@@ -169,53 +167,43 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     tile = c.tile == 128 || (c.tile < 0 && std::min(M, N) >= 1024) ? 128 : 64;
     threads = 256;
     const int bk = 32, fm = tile / 32, fn = tile / 64;
+    // count fragments of one factor from its staged array, rounded to TF32.
+    auto fragments = [&](const char* array, const char* matrix, const char* layout, int count,
+                         const char* warp_axis, const char* staged) {
+      const std::string x = array;
+      return "      wmma::fragment<wmma::" + std::string(matrix) +
+             ", 16, 16, 8, wmma::precision::tf32, wmma::" + layout + "> " + x + "[" + n(count) +
+             "];\n#pragma unroll\n      for (int q = 0; q < " + n(count) + "; ++q) {\n" +
+             "        wmma::load_matrix_sync(" + x + "[q], &" + staged + "[kk][(" + warp_axis +
+             " * " + n(count) + " + q) * 16], " + n(tile) + ");\n        for (int t = 0; t < " + x +
+             "[q].num_elements; ++t) " + x + "[q].x[t] = wmma::__float_to_tf32(" + x +
+             "[q].x[t]);\n      }\n";
+    };
     f += std::string(kTensorCoreMark) + " (TF32): M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
          ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, 8 warps of " + n(fm) +
          " x " + n(fn) + " fragments\n";
-    f += opening(threads);
-    f += "  namespace wmma = nvcuda::wmma;\n";
-    f += "  __shared__ __align__(32) float As[" + n(bk) + "][" + n(tile) + "];\n";
-    f += "  __shared__ __align__(32) float Bs[" + n(bk) + "][" + n(tile) + "];\n";
-    f += "  __shared__ __align__(32) float Cs[8][256];\n";
-    f += block_origin();
-    f += "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / 4, wn = warp % "
-         "4;\n";
-    f += "  wmma::fragment<wmma::accumulator, 16, 16, 8, float> sums[" + n(fm) + "][" + n(fn) +
-         "];\n";
-    f += "  for (int i = 0; i < " + n(fm) + "; ++i)\n    for (int j = 0; j < " + n(fn) +
-         "; ++j) wmma::fill_fragment(sums[i][j], 0.0f);\n";
-    f += "  for (int64_t k0 = 0; k0 < " + n(K) + "; k0 += " + n(bk) + ") {\n";
-    f += stage(threads, bk);
-    f += "    __syncthreads();\n#pragma unroll\n    for (int kk = 0; kk < " + n(bk) +
-         "; kk += 8) {\n";
-    f += "      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, "
-         "wmma::col_major> fa[" +
-         n(fm) + "];\n";
-    f += "      wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, "
-         "wmma::row_major> fb[" +
-         n(fn) + "];\n#pragma unroll\n";
-    f += "      for (int i = 0; i < " + n(fm) + "; ++i) {\n";
-    f += "        wmma::load_matrix_sync(fa[i], &As[kk][(wm * " + n(fm) + " + i) * 16], " +
-         n(tile) + ");\n";
-    f += "        for (int t = 0; t < fa[i].num_elements; ++t) fa[i].x[t] = "
-         "wmma::__float_to_tf32(fa[i].x[t]);\n      }\n#pragma unroll\n";
-    f += "      for (int j = 0; j < " + n(fn) + "; ++j) {\n";
-    f += "        wmma::load_matrix_sync(fb[j], &Bs[kk][(wn * " + n(fn) + " + j) * 16], " +
-         n(tile) + ");\n";
-    f += "        for (int t = 0; t < fb[j].num_elements; ++t) fb[j].x[t] = "
-         "wmma::__float_to_tf32(fb[j].x[t]);\n      }\n#pragma unroll\n";
-    f += "      for (int i = 0; i < " + n(fm) +
+    f += head(threads, bk,
+              "  namespace wmma = nvcuda::wmma;\n  __shared__ __align__(32) float As[" + n(bk) +
+                  "][" + n(tile) + "];\n  __shared__ __align__(32) float Bs[" + n(bk) + "][" +
+                  n(tile) + "];\n  __shared__ __align__(32) float Cs[8][256];\n",
+              "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / 4, wn = "
+              "warp % 4;\n  wmma::fragment<wmma::accumulator, 16, 16, 8, float> sums[" +
+                  n(fm) + "][" + n(fn) + "];\n  for (int i = 0; i < " + n(fm) +
+                  "; ++i)\n    for (int j = 0; j < " + n(fn) +
+                  "; ++j) wmma::fill_fragment(sums[i][j], 0.0f);\n");
+    f += "    for (int kk = 0; kk < " + n(bk) + "; kk += 8) {\n";
+    f += fragments("fa", "matrix_a", "col_major", fm, "wm", "As");
+    f += fragments("fb", "matrix_b", "row_major", fn, "wn", "Bs");
+    f += "#pragma unroll\n      for (int i = 0; i < " + n(fm) +
          "; ++i)\n#pragma unroll\n        for (int j = 0; j < " + n(fn) +
          "; ++j) wmma::mma_sync(sums[i][j], fa[i], fb[j], sums[i][j]);\n    }\n";
-    f += "    __syncthreads();\n  }\n";
-    f += "  for (int i = 0; i < " + n(fm) + "; ++i)\n    for (int j = 0; j < " + n(fn) +
-         "; ++j) {\n";
+    f += tail(fm, fn);
     f += "      wmma::store_matrix_sync(Cs[warp], sums[i][j], 16, wmma::mem_row_major);\n";
     f += "      __syncwarp();\n";
     f += "      for (int e = lane; e < 256; e += 32) {\n";
     f += "      const int64_t gm = m0 + (wm * " + n(fm) + " + i) * 16 + e / 16, gn = n0 + (wn * " +
          n(fn) + " + j) * 16 + e % 16;\n";
-    f += with_acc("Cs[warp][e]");
+    f += stores("Cs[warp][e]");
     f += "      }\n      __syncwarp();\n";
   } else {
     const int side = tile / micro;
@@ -224,15 +212,12 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     f += std::string(kContractionMark) + ": M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
          ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, " + n(micro) + " x " +
          n(micro) + " per thread\n";
-    f += opening(threads);
-    f += "  __shared__ float As[" + n(bk) + "][" + n(tile) + "];\n  __shared__ float Bs[" + n(bk) +
-         "][" + n(tile) + "];\n";
-    f += block_origin();
-    f += "  const int tx = threadIdx.x % " + n(side) + ", ty = threadIdx.x / " + n(side) + ";\n";
-    f += "  float accs[" + n(micro) + "][" + n(micro) + "] = {};\n";
-    f += "  for (int64_t k0 = 0; k0 < " + n(K) + "; k0 += " + n(bk) + ") {\n";
-    f += stage(threads, bk);
-    f += "    __syncthreads();\n#pragma unroll\n    for (int kk = 0; kk < " + n(bk) + "; ++kk) {\n";
+    f += head(threads, bk,
+              "  __shared__ float As[" + n(bk) + "][" + n(tile) + "];\n  __shared__ float Bs[" +
+                  n(bk) + "][" + n(tile) + "];\n",
+              "  const int tx = threadIdx.x % " + n(side) + ", ty = threadIdx.x / " + n(side) +
+                  ";\n  float accs[" + n(micro) + "][" + n(micro) + "] = {};\n");
+    f += "    for (int kk = 0; kk < " + n(bk) + "; ++kk) {\n";
     f += "      float av[" + n(micro) + "], bv[" + n(micro) + "];\n#pragma unroll\n";
     f += "      for (int i = 0; i < " + n(micro) + "; ++i) av[i] = As[kk][ty * " + n(micro) +
          " + i];\n#pragma unroll\n";
@@ -241,12 +226,10 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     f += "      for (int i = 0; i < " + n(micro) +
          "; ++i)\n#pragma unroll\n        for (int j = 0; j < " + n(micro) +
          "; ++j) accs[i][j] = fmaf(av[i], bv[j], accs[i][j]);\n    }\n";
-    f += "    __syncthreads();\n  }\n";
-    f += "  for (int i = 0; i < " + n(micro) + "; ++i)\n    for (int j = 0; j < " + n(micro) +
-         "; ++j) {\n";
+    f += tail(micro, micro);
     f += "      const int64_t gm = m0 + ty * " + n(micro) + " + i, gn = n0 + tx * " + n(micro) +
          " + j;\n";
-    f += with_acc("accs[i][j]");
+    f += stores("accs[i][j]");
   }
   f += "    }\n}\n\n";
   if (unmatched) return std::nullopt;

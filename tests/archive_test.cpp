@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "archive/archive.hpp"
+#include "archive/verdict_reason.hpp"
 #include "archive/views.hpp"
 #include "tests/test_support.hpp"
 
@@ -384,6 +385,19 @@ TEST_F(ArchiveTest, ANewerSchemaIsRefusedWithAReason) {
   auto nowhere = Archive::open("/no/such/dir/archive.db");
   EXPECT_FALSE(nowhere);
   EXPECT_NE(nowhere.error.find("cannot open the archive"), std::string::npos) << nowhere.error;
+}
+
+// A verdict's reason carries the worker's flags after its message; the suite's rows read them back.
+TEST(VerdictReason, FlagsComeBackFromTheReasonTheyWereWrittenInto) {
+  const std::vector<std::string> flags = {"library operators called at run time: aten::mm, aten::t",
+                                          "sampled_memo: a; b"};
+  EXPECT_EQ(
+      reason_with_flags("", flags),
+      "flag: library operators called at run time: aten::mm, aten::t; flag: sampled_memo: a; b");
+  EXPECT_EQ(flags_of_reason(reason_with_flags("", flags)), flags);
+  EXPECT_EQ(flags_of_reason(reason_with_flags("mismatch at [0, 3]; 2 of 8", flags)), flags);
+  EXPECT_TRUE(flags_of_reason("mismatch at [0, 3]").empty());
+  EXPECT_TRUE(flags_of_reason("").empty());
 }
 
 }  // namespace

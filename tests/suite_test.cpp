@@ -215,14 +215,19 @@ std::string read(const fs::path& p) {
   return s.str();
 }
 
-TEST(Suite, TableOfBundledAndImportedTasksWithABrokenTaskAndKernel) {
-  fs::path dir = scratch("suite");
+/// DIR/tasks/masked_sum: a copy of the imported reduction with a correct kernel, good.cpp.
+void masked_sum_with_a_good_kernel(const fs::path& dir) {
   fs::create_directories(dir / "tasks");
-  // A copy of the imported reduction with two kernels: one right, one that does not compile.
   fs::copy(imported_dir() / "4_Masked_Sum_reduction", dir / "tasks/masked_sum",
            fs::copy_options::recursive);
   fs::create_directories(dir / "tasks/masked_sum/kernels");
   std::ofstream(dir / "tasks/masked_sum/kernels/good.cpp") << kMaskedSumKernel;
+}
+
+TEST(Suite, TableOfBundledAndImportedTasksWithABrokenTaskAndKernel) {
+  fs::path dir = scratch("suite");
+  // The imported reduction with two kernels: one right, one that does not compile.
+  masked_sum_with_a_good_kernel(dir);
   std::ofstream(dir / "tasks/masked_sum/kernels/broken.cpp")
       << "#include <torch/extension.h>\ntorch::Tensor forward(torch::Tensor A, torch::Tensor B) "
          "{ return undefined_name; }\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { "
@@ -290,6 +295,10 @@ TEST(Suite, TableOfBundledAndImportedTasksWithABrokenTaskAndKernel) {
   EXPECT_NE(table.output.find("every kernel: 3 target(s), correct 2 (67%)"), std::string::npos)
       << table.output;
   EXPECT_EQ(read(dir / "again.csv"), csv);
+  auto none = kforge({"suite", "--table", "9", "--archive", (dir / "archive.db").string(),
+                      "--cache", cache_dir()});
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("no experiment 9 in the archive"), std::string::npos) << none.output;
 }
 
 // The torch.compile baseline is built per task when its first kernel is to be evaluated, not for
@@ -298,11 +307,7 @@ TEST(Suite, TableOfBundledAndImportedTasksWithABrokenTaskAndKernel) {
 // a Python that takes 20 s to fail on masked_sum's baseline; softmax's kernel is judged first.
 TEST(Suite, ATaskWhoseBaselineIsSlowDoesNotHoldBackTheOthers) {
   fs::path dir = scratch("slow_baseline");
-  fs::create_directories(dir / "tasks");
-  fs::copy(imported_dir() / "4_Masked_Sum_reduction", dir / "tasks/masked_sum",
-           fs::copy_options::recursive);
-  fs::create_directories(dir / "tasks/masked_sum/kernels");
-  std::ofstream(dir / "tasks/masked_sum/kernels/good.cpp") << kMaskedSumKernel;
+  masked_sum_with_a_good_kernel(dir);
   fs::copy(source_dir() + "/tasks/softmax", dir / "tasks/softmax", fs::copy_options::recursive);
   const std::string python = (dir / "python").string();
   std::ofstream(python) << "#!/bin/sh\ncase \"$*\" in *compile_baseline.py*masked_sum*) sleep 20; "

@@ -39,18 +39,24 @@ TEST_P(GeneratedCpuLibrary, IsCorrectWithLibraryCalls) {
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCpuLibrary, testing::ValuesIn(library_cases()),
                          [](const auto& info) { return info.param.name; });
 
+/// The built-in proposer's request for the forward direction of an op case's task, on `backend`.
+builtin::BuiltinRequest proposer_request(const OpCase& c, const std::string& backend) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto& task = exported(write_op_task(c, root));
+  EXPECT_TRUE(task.ok) << task.error;
+  builtin::BuiltinRequest r;
+  r.backend = backend;
+  r.export_dir = task.dir;
+  r.direction = "forward";
+  r.direction_doc = task.doc["directions"]["forward"];
+  return r;
+}
+
 // The built-in proposer offers library calls as one more choice where the task has a matrix
 // product or convolution and the policy lets kernels call libraries; first when it allows them.
 TEST(GeneratedCpuLibrary, TheProposerOffersLibraryCallsAsThePolicySays) {
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   auto request = [&](const OpCase& c, bool library, bool first) {
-    const auto& task = exported(write_op_task(c, root));
-    EXPECT_TRUE(task.ok) << task.error;
-    builtin::BuiltinRequest r;
-    r.backend = "cpu";
-    r.export_dir = task.dir;
-    r.direction = "forward";
-    r.direction_doc = task.doc["directions"]["forward"];
+    auto r = proposer_request(c, "cpu");
     r.library_calls = library;
     r.library_first = first;
     return r;
@@ -85,18 +91,10 @@ TEST(GeneratedCpuLibrary, TheProposerOffersLibraryCallsAsThePolicySays) {
 // TF32 is a choice only where the task's tolerance admits it and the generator's own kernel has a
 // tiled contraction; the CUDA sources are rendered here (no GPU needed), judged under `gpu`.
 TEST(GeneratedCpuLibrary, TheProposerOffersTf32WhereTheToleranceAdmitsIt) {
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   auto request = [&](OpCase c, double tolerance) {
     c.name += tolerance > 0 ? "_loose" : "_strict";
     c.tolerance = tolerance;
-    const auto& task = exported(write_op_task(c, root));
-    EXPECT_TRUE(task.ok) << task.error;
-    builtin::BuiltinRequest r;
-    r.backend = "cuda";
-    r.export_dir = task.dir;
-    r.direction = "forward";
-    r.direction_doc = task.doc["directions"]["forward"];
-    return r;
+    return proposer_request(c, "cuda");
   };
   const auto linear = tensor_core_cases().front();
   auto loose = request(linear, 1e-2);

@@ -146,7 +146,7 @@ void on_terminate(int) {
 
 }  // namespace
 
-Result<unfinished_experiment> load_unfinished(actor_host& host, int64_t id) {
+Result<unfinished_experiment> load_experiment(actor_host& host, int64_t id) {
   using Found = Result<unfinished_experiment>;
   auto all = host.experiments();
   if (!all) return Found::failure(all.error);
@@ -154,13 +154,21 @@ Result<unfinished_experiment> load_unfinished(actor_host& host, int64_t id) {
                         [id](const experiment_record& r) { return r.id == id; });
   if (e == all->end())
     return Found::failure("no experiment " + std::to_string(id) + " in the archive");
-  if (e->status == "finished" || e->status == "stopped" || e->status == "failed")
-    return Found::failure("experiment " + std::to_string(id) + " has ended (" + e->status + ")");
   auto parsed = search::parse_experiment_spec(e->config_json);
   if (!parsed.ok())
     return Found::failure("experiment " + std::to_string(id) +
                           " has an unreadable configuration: " + parsed.error_text());
   return {unfinished_experiment{*e, std::move(parsed.spec)}, {}};
+}
+
+Result<unfinished_experiment> load_unfinished(actor_host& host, int64_t id) {
+  auto found = load_experiment(host, id);
+  if (!found) return found;
+  const auto& status = found->record.status;
+  if (status == "finished" || status == "stopped" || status == "failed")
+    return Result<unfinished_experiment>::failure("experiment " + std::to_string(id) +
+                                                  " has ended (" + status + ")");
+  return found;
 }
 
 Result<unfinished_experiment> begin_foreground(actor_host& host, const std::string& archive_path,

@@ -65,6 +65,10 @@ struct unfinished_experiment {
   search::ExperimentSpec spec;
 };
 
+/// Experiment `id` of the host's archive with its configuration, whatever its status; the error
+/// (one line) says when there is none or its configuration is unreadable.
+Result<unfinished_experiment> load_experiment(actor_host& host, int64_t id);
+
 /// The unfinished experiment `id` of the host's archive, for `--resume`; the error (one line)
 /// says when there is none, it has ended or its configuration is unreadable.
 Result<unfinished_experiment> load_unfinished(actor_host& host, int64_t id);

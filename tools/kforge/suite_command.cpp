@@ -341,22 +341,17 @@ int run_suite(const std::vector<std::string>& args) {
     return 2;
   }
   if (a.table_id) {
-    auto all = host.experiments();
-    if (!all) {
-      std::cerr << "kforge suite: " << all.error << "\n";
+    auto found = load_experiment(host, a.table_id);
+    if (!found) {
+      std::cerr << "kforge suite: " << found.error << " (" << archive_path << ")\n";
       return 2;
     }
-    auto e = std::find_if(all->begin(), all->end(),
-                          [&](const experiment_record& r) { return r.id == a.table_id; });
-    auto parsed =
-        e == all->end() ? search::SpecParse{} : search::parse_experiment_spec(e->config_json);
-    if (e == all->end() || !parsed.ok() || parsed.spec.proposers.empty() ||
-        parsed.spec.proposers.front().kind != "files") {
-      std::cerr << "kforge suite: experiment " << a.table_id << " is no suite in " << archive_path
-                << "\n";
+    if (found->spec.proposers.empty() || found->spec.proposers.front().kind != "files") {
+      std::cerr << "kforge suite: experiment " << a.table_id << " is no suite (" << archive_path
+                << ")\n";
       return 2;
     }
-    return write_tables(host, *e, parsed.spec, {}, a.out_prefix);
+    return write_tables(host, found->record, found->spec, {}, a.out_prefix);
   }
   search::ExperimentSpec spec = std::move(begun->spec);
   experiment_record record = begun->record;

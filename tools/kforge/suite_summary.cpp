@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <map>
-#include <optional>
 
 #include "evaluation/library_policy.hpp"
 #include "tools/kforge/tables.hpp"
