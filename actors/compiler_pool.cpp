@@ -52,6 +52,12 @@ compile_runner_actor::behavior_type compile_runner_impl(compiler_options options
           // effect of this share is not measured yet.
           b.compile_threads = static_cast<int>(
               std::max(1u, std::thread::hardware_concurrency() / std::max(1u, options.slots)));
+          // On a GPU of its own where there are several, and one large task a GPU at a time.
+          evaluation::BaselineGpus::Lease gpu;
+          if (options.baseline_gpus && r.backend == Backend::cuda) {
+            gpu = options.baseline_gpus->acquire(evaluation::largest_config_bytes(e.doc));
+            b.visible_devices = gpu.device();
+          }
           auto built = evaluation::build_compiled_baseline(r.task_dir, e.dir, b);
           out.compiled_dir = built.dir;
           out.compiled_error = built.error;

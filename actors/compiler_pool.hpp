@@ -4,10 +4,12 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "actors/runner_pool.hpp"
+#include "evaluation/baseline_gpus.hpp"
 #include "messages/interfaces.hpp"
 
 namespace kforge {
@@ -17,6 +19,8 @@ struct compiler_options {
   std::string cache_dir;
   std::chrono::seconds timeout{300};
   bool allow_unconfined = false;  ///< compile without Landlock where the kernel has none
+  /// The GPUs torch.compile baseline builds run on (shared by the slots); null: kforge's own.
+  std::shared_ptr<evaluation::BaselineGpus> baseline_gpus;
 };
 
 struct compiler_pool_state {

@@ -46,6 +46,21 @@ int visible_gpu_count(int device_nodes, const char* visible) {
   return n;
 }
 
+std::string visible_gpu_name(int index, const char* visible) {
+  if (!visible) return std::to_string(index);
+  const std::string list = visible;
+  size_t at = 0;
+  for (int i = 0; i < index; ++i) {
+    at = list.find(',', at);
+    if (at == std::string::npos) return std::to_string(index);  // no such entry
+    ++at;
+  }
+  std::string entry = list.substr(at, list.find(',', at) - at);
+  entry.erase(0, entry.find_first_not_of(" \t"));
+  entry.erase(entry.find_last_not_of(" \t") + 1);
+  return entry;
+}
+
 int gpu_count() {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -89,9 +104,15 @@ Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
   }
   auto& s = rt->stages;
   s.archive = system.spawn<caf::detached>(archive_actor_impl, std::move(db));
-  s.compiler = system.spawn(compiler_pool_impl,
-                            compiler_options{options.compile_slots, options.cache_dir,
-                                             options.compile_timeout, options.allow_unconfined});
+  std::vector<std::string> gpus;
+  for (const auto& e : options.evaluators)
+    if (e.backend == Backend::cuda)
+      gpus.push_back(visible_gpu_name(e.device, std::getenv("CUDA_VISIBLE_DEVICES")));
+  s.compiler =
+      system.spawn(compiler_pool_impl,
+                   compiler_options{options.compile_slots, options.cache_dir,
+                                    options.compile_timeout, options.allow_unconfined,
+                                    std::make_shared<evaluation::BaselineGpus>(std::move(gpus))});
   s.verifier = system.spawn(verifier_impl);
   s.profiler = system.spawn(profiler_impl);
   s.proposers["builtin"] = system.spawn(builtin_proposer_impl);

@@ -55,6 +55,11 @@ int gpu_count();
 /// an empty variable shows none.
 int visible_gpu_count(int device_nodes, const char* visible);
 
+/// What CUDA_VISIBLE_DEVICES names GPU `index` of a process whose variable is `visible` (its
+/// entry `index`, "GPU-..." or a number; unset: the index itself), for a child that should see
+/// that GPU alone.
+std::string visible_gpu_name(int index, const char* visible);
+
 /// Makes a parsed configuration concrete: task folders absolute (relative ones are looked up
 /// from `base_dir`, then in kforge's own source tree, where the bundled tasks are), "auto"
 /// backends chosen from the runtime's evaluators, LLM prices from the price table where the

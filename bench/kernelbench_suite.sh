@@ -20,7 +20,8 @@
 # KFORGE (default build/tools/kforge) is the kforge to run; KFORGE_CACHE its cache; BACKEND cuda
 # (default) or cpu; SHRINK divides the problems' sizes (kforge import --shrink; default: full
 # size); LANES tasks are exported and generated at once (default 2: a full-size export holds
-# its tensors in host and GPU memory).
+# its tensors in host and GPU memory; those whose export ran out of GPU memory are tried again
+# one at a time).
 set -u -o pipefail
 [ $# -ge 2 ] || { echo "usage: $0 WORK PROBLEM_DIR [kforge suite options...]" >&2; exit 2; }
 work=$1 problems=$2
@@ -44,6 +45,12 @@ generate() {
   mkdir -p "$t/kernels.new"
   if ! g=$("$KFORGE" generate --task "$t" --backend "$BACKEND" \
              --out "$t/kernels.new/own.$ext" 2>&1); then
+    # The export ran out of GPU memory beside the other lanes' (KernelBench level 1 at full
+    # size): the second pass, one task at a time, tries again.
+    if [ "${FIRST_PASS:-}" = 1 ] && [[ "$g" == *"out of memory"* ]]; then
+      rm -rf "$t/kernels.new"
+      return
+    fi
     echo "$(basename "$t")|own|$(echo "$g" | tail -1)"
   fi
   if g=$("$KFORGE" generate --task "$t" --backend "$BACKEND" --library \
@@ -63,7 +70,9 @@ generate() {
 }
 export -f generate
 find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
-  xargs -P "${LANES:-2}" -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
+  FIRST_PASS=1 xargs -P "${LANES:-2}" -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
+find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
+  xargs -P 1 -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
 
 if [ -s "$work/experiment" ]; then
   id=$(cat "$work/experiment")

@@ -26,6 +26,8 @@ CompiledBaselineInfo build_compiled_baseline(const std::string& task_dir,
     spawn.argv.push_back("--compile-threads");
     spawn.argv.push_back(std::to_string(o.compile_threads));
   }
+  if (!o.visible_devices.empty())
+    spawn.set_env.emplace_back("CUDA_VISIBLE_DEVICES", o.visible_devices);
   auto result = run(spawn, o.timeout);
   std::string output = result.output;
   while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();

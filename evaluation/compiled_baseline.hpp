@@ -23,6 +23,8 @@ struct CompiledBaselineOptions {
   /// core, up to 32), right for one build alone. The compiler pool, which builds several at once,
   /// passes its share of the cores.
   int compile_threads = 0;
+  /// CUDA_VISIBLE_DEVICES for the build (BaselineGpus::Lease::device); empty: kforge's own.
+  std::string visible_devices;
 };
 
 struct CompiledBaselineInfo {

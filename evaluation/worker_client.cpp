@@ -18,6 +18,7 @@
 #include <future>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "evaluation/build_config.hpp"
 #include "evaluation/worker_protocol.hpp"
@@ -669,18 +670,79 @@ Result<std::string> cuda_arch_of(const json::Value& device) {
   return {"sm_" + cc.substr(0, dot) + cc.substr(dot + 1), {}};
 }
 
+namespace {
+
+/// The bytes in PyTorch's "Tried to allocate 4.00 TiB" (-1 when the text has none).
+double requested_bytes(const std::string& message) {
+  const std::string marker = "Tried to allocate ";
+  const size_t at = message.find(marker);
+  if (at == std::string::npos) return -1;
+  double amount = 0;
+  char unit[8] = {};
+  if (std::sscanf(message.c_str() + at + marker.size(), "%lf %7s", &amount, unit) != 2) return -1;
+  const std::string u = unit;
+  for (auto [name, scale] : {std::pair{"bytes", 1.0},
+                             {"KiB", 0x1p10},
+                             {"MiB", 0x1p20},
+                             {"GiB", 0x1p30},
+                             {"TiB", 0x1p40}})
+    if (u.rfind(name, 0) == 0) return amount * scale;
+  return -1;
+}
+
+}  // namespace
+
+std::string crowded_out_of_memory(const json::Value& result, int64_t crowded_bytes) {
+  const auto& m = result["device_memory"];
+  if (result["failure"]["kind"].as_string() != "out_of_memory" || !m.is_object()) return "";
+  const int64_t others = m["others_bytes"].as_int();
+  if (others <= crowded_bytes) return "";
+  // A request that would not fit even if the others freed all theirs is the kernel's own.
+  const double requested = requested_bytes(result["failure"]["message"].as_string());
+  if (requested > static_cast<double>(others + m["free_bytes"].as_int())) return "";
+  auto gib = [](int64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1 << 30));
+    return std::string(text);
+  };
+  return "the GPU ran out of memory while " + gib(others) + " of its " +
+         gib(m["total_bytes"].as_int()) +
+         " were held outside the worker's allocator (other processes, or memory the kernel took "
+         "with cudaMalloc itself; the worker held " +
+         gib(m["worker_bytes"].as_int()) + ")";
+}
+
 EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& request,
                                const WorkerClient::EventCallback& on_event,
                                const std::function<void(const std::string& why)>& on_retry) {
   const json::Value doc = request.to_json();
   auto outcome = worker.evaluate(doc, on_event);
   const auto& result = outcome.result;
-  if (result["verdict"].as_string() != "error" ||
-      result["failure"]["kind"].as_string() != "infrastructure")
-    return outcome;
-  if (on_retry) on_retry(result["failure"]["message"].as_string());
-  worker.stop();
-  return worker.evaluate(doc, on_event);
+  if (result["verdict"].as_string() == "error" &&
+      result["failure"]["kind"].as_string() == "infrastructure") {
+    if (on_retry) on_retry(result["failure"]["message"].as_string());
+    worker.stop();
+    outcome = worker.evaluate(doc, on_event);
+  }
+  const auto& o = worker.options();
+  std::string crowded = crowded_out_of_memory(outcome.result, o.crowded_bytes);
+  for (int i = 0; !crowded.empty() && i < o.crowded_retries; ++i) {
+    if (on_retry)
+      on_retry(crowded + "; trying again in " + std::to_string(o.crowded_wait.count()) + " s");
+    worker.stop();  // its cached memory too
+    std::this_thread::sleep_for(o.crowded_wait);
+    outcome = worker.evaluate(doc, on_event);
+    crowded = crowded_out_of_memory(outcome.result, o.crowded_bytes);
+  }
+  if (!crowded.empty()) {
+    json::Value failure;
+    failure.set("kind", "infrastructure")
+        .set("message", crowded + ", " + std::to_string(o.crowded_retries + 1) +
+                            " times: no verdict on the kernel (its words: " +
+                            outcome.result["failure"]["message"].as_string() + ")");
+    outcome.result.set("verdict", "error").set("failure", std::move(failure));
+  }
+  return outcome;
 }
 
 }  // namespace kforge::evaluation

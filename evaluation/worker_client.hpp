@@ -47,6 +47,13 @@ struct WorkerOptions {
   /// This client drives a checker: a worker that never loads a candidate and answers "check"
   /// requests (the reference recomputed, the saved outputs compared) instead of evaluations.
   bool checker = false;
+  /// A GPU out of memory while more than `crowded_bytes` of it were held outside the worker's
+  /// allocator (another process's torch.compile build, say) is no verdict on the kernel: the
+  /// evaluation is tried again with a fresh worker, up to `crowded_retries` times `crowded_wait`
+  /// apart; still crowded, it ends as an error that says so.
+  int crowded_retries = 2;
+  std::chrono::seconds crowded_wait{15};
+  int64_t crowded_bytes = int64_t{4} << 30;
 };
 
 struct EvalOutcome {
@@ -64,6 +71,7 @@ class WorkerClient {
 
   /// Starts the worker if needed. Returns an error or "".
   std::string ensure_started();
+  const WorkerOptions& options() const { return options_; }
   /// The worker's "ready" event: device and sandbox description.
   const json::Value& ready() const { return ready_; }
 
@@ -106,10 +114,18 @@ class WorkerClient {
   bool warned_unconfined_ = false;
 };
 
+/// "" unless `result` is a GPU out-of-memory failure while more than `crowded_bytes` of the GPU
+/// were held outside the worker's allocator (its "device_memory"), for a request (PyTorch's "Tried
+/// to allocate ...", where it says) that would have fit in that memory; then a sentence with the
+/// numbers. (That memory is other processes', the worker's CUDA context's, or what a kernel took
+/// with cudaMalloc itself.)
+std::string crowded_out_of_memory(const json::Value& result, int64_t crowded_bytes);
+
 /// One candidate's evaluation as kforge makes it everywhere (the evaluator actor, `kforge eval`):
 /// the request to the worker, and once more with a fresh worker when the first could not start or
-/// lost its pipe (an infrastructure failure says nothing about the candidate); `on_retry` hears
-/// why the first try failed.
+/// lost its pipe (an infrastructure failure says nothing about the candidate); again, after a
+/// wait, while the GPU ran out of memory crowded by others (WorkerOptions::crowded_retries);
+/// `on_retry` hears why a try did not count.
 EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& request,
                                const WorkerClient::EventCallback& on_event = {},
                                const std::function<void(const std::string& why)>& on_retry = {});

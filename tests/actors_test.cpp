@@ -770,5 +770,14 @@ TEST(GpuCount, CudaVisibleDevicesNarrowsTheMachinesGpus) {
   EXPECT_EQ(visible_gpu_count(0, "0"), 0);
 }
 
+// A torch.compile baseline build sees one GPU, named as the daemon's CUDA_VISIBLE_DEVICES names it.
+TEST(GpuCount, EachGpuIsNamedForAChildAsTheVariableNamesIt) {
+  EXPECT_EQ(visible_gpu_name(1, nullptr), "1");
+  EXPECT_EQ(visible_gpu_name(0, "2,3"), "2");
+  EXPECT_EQ(visible_gpu_name(1, "2, 3"), "3");
+  EXPECT_EQ(visible_gpu_name(1, "GPU-8a1b,GPU-77c2"), "GPU-77c2");
+  EXPECT_EQ(visible_gpu_name(2, "2,3"), "2");  // no such entry: the index
+}
+
 }  // namespace
 }  // namespace kforge

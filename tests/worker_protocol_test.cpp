@@ -1,9 +1,14 @@
 // The worker's protocol as the supervisor enforces it (evaluation/worker_protocol.hpp): stage
 // limits are the supervisor's, lines only move an evaluation forward and never past the request's
 // total, and an infrastructure error once candidate code ran counts against the candidate. Then, on
-// a real worker, a speedup above the request's flag is measured again in a fresh worker.
+// a real worker, a speedup above the request's flag is measured again in a fresh worker, a wrong value
+// in any slice of a large output is found, and a GPU out of memory others filled is no verdict.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "evaluation/hashing.hpp"
 #include "evaluation/worker_client.hpp"
 #include "evaluation/worker_protocol.hpp"
 #include "tests/test_support.hpp"
@@ -139,6 +144,37 @@ TEST(WorkerRetiming, ASpeedupAboveTheFlagIsMeasuredAgainInAFreshWorker) {
   EXPECT_GT(e.outcome.result["configs"][0]["speedup"].as_number(), 0);
 }
 
+// Outputs are compared in slices (a whole-tensor comparison ran out of GPU memory on KernelBench's
+// largest outputs): a wrong value or a NaN past the first slice is still counted, once.
+TEST(WorkerComparison, AWrongValueInAnySliceOfALargeOutputIsFound) {
+  const std::string fixture =
+      evaluation::read_file(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp").text;
+  const std::string end = "  return out;\n}";
+  ASSERT_NE(fixture.find(end), std::string::npos);
+  auto variant = [&](const std::string& name, const std::string& statement) {
+    std::string source = fixture;
+    source.replace(source.find(end), end.size(), "  " + statement + "\n" + end);
+    const auto path = std::filesystem::temp_directory_path() / ("kforge_slices_" + name + ".cpp");
+    std::ofstream(path) << source;
+    return path.string();
+  };
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
+  auto request = test_request("forward", "multi", 1);
+  request.configs = {3};  // 8192 x 8192: four slices
+  auto last = evaluate(worker, evaluation::Backend::cpu, source_dir() + "/tasks/softmax",
+                       variant("last", "o[rows * cols - 1] += 1.0f;"), request);
+  EXPECT_EQ(last.failure_kind(), "mismatch") << last.describe();
+  EXPECT_NE(last.outcome.result["failure"]["message"].as_string().find("1 of 67108864 values"),
+            std::string::npos)
+      << last.describe();
+  auto nan = evaluate(worker, evaluation::Backend::cpu, source_dir() + "/tasks/softmax",
+                      variant("nan", "o[(int64_t{1} << 24) + 5] = NAN;"), request);
+  EXPECT_EQ(nan.failure_kind(), "unwritten_output") << nan.describe();
+  EXPECT_NE(nan.outcome.result["failure"]["message"].as_string().find("1 of 67108864 values"),
+            std::string::npos)
+      << nan.describe();
+}
+
 // A worker that cannot start says nothing about the candidate: the evaluation is tried once more
 // with a fresh worker (as the evaluator actor and `kforge eval` both do), and the error reported is
 // the infrastructure's, never a verdict on the kernel.
@@ -155,6 +191,47 @@ TEST(WorkerRetry, AnInfrastructureFailureIsTriedOnceMoreWithAFreshWorker) {
   EXPECT_NE(retries[0].find("/nonexistent/kforge-worker"), std::string::npos) << retries[0];
   EXPECT_EQ(outcome.result["verdict"].as_string(), "error") << outcome.result.dump();
   EXPECT_EQ(outcome.result["failure"]["kind"].as_string(), "infrastructure");
+}
+
+// Out of GPU memory is the kernel's verdict only when the memory was the worker's: with more than
+// the limit held outside its allocator (another process's torch.compile build filled the GPU on
+// KernelBench level 1), it is no verdict.
+TEST(WorkerRetry, OutOfMemoryOnAGpuOthersFilledIsNoVerdict) {
+  auto result = [](const char* kind, int64_t others, const char* message = "CUDA out of memory") {
+    json::Value memory;
+    memory.set("total_bytes", int64_t{80} << 30)
+        .set("free_bytes", int64_t{1} << 30)
+        .set("worker_bytes", (int64_t{79} << 30) - others)
+        .set("others_bytes", others);
+    json::Value failure;
+    failure.set("kind", kind).set("message", message);
+    json::Value r;
+    r.set("verdict", "incorrect").set("failure", failure).set("device_memory", memory);
+    return r;
+  };
+  const int64_t limit = int64_t{4} << 30;
+  const std::string crowded =
+      evaluation::crowded_out_of_memory(result("out_of_memory", int64_t{60} << 30), limit);
+  EXPECT_NE(crowded.find("60.0 GiB of its 80.0 GiB were held outside the worker's allocator"),
+            std::string::npos)
+      << crowded;
+  EXPECT_EQ(evaluation::crowded_out_of_memory(result("out_of_memory", int64_t{1} << 30), limit), "")
+      << "the worker's own memory: the kernel's verdict";
+  EXPECT_EQ(evaluation::crowded_out_of_memory(result("mismatch", int64_t{60} << 30), limit), "");
+  EXPECT_EQ(evaluation::crowded_out_of_memory(
+                result("out_of_memory", int64_t{60} << 30,
+                       "CUDA out of memory. Tried to allocate 4.00 TiB. GPU 0 has ..."),
+                limit),
+            "")
+      << "a request the GPU could not serve with the others gone: the kernel's verdict";
+  EXPECT_NE(evaluation::crowded_out_of_memory(
+                result("out_of_memory", int64_t{60} << 30,
+                       "CUDA out of memory. Tried to allocate 6.00 GiB. GPU 0 has ..."),
+                limit),
+            "");
+  json::Value host;  // the host's memory limit: no device_memory
+  host.set("verdict", "incorrect").set("failure", result("out_of_memory", 0)["failure"]);
+  EXPECT_EQ(evaluation::crowded_out_of_memory(host, limit), "");
 }
 
 // The architecture kernels are compiled for is the one the worker's device reports, never a guess.

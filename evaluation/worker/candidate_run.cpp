@@ -149,6 +149,9 @@ std::optional<Failure> CandidateRun::check_seed(Config& c, int s) {
   const std::string where = c.name() + " seed " + std::to_string(s);
   const size_t expected_bytes = expected_output_bytes(c.doc);
   std::optional<Failure> failure;
+  // Whose code raises: the candidate's, or kforge's own around it (drawing inputs, the
+  // reference), which may run out of memory the candidate left too, but says so in its words.
+  const char* running = "drawing the inputs";
   try {
     step(evaluation::Stage::draw, where + ": draw inputs", c.index, s);
     Case k = task_.draw(c.doc, seed, dev_);
@@ -158,6 +161,7 @@ std::optional<Failure> CandidateRun::check_seed(Config& c, int s) {
     std::vector<at::Tensor> before;
     {
       OpObserver observer;
+      running = nullptr;
       before = call_poisoned(k.args, expected_bytes);
       auto ops = observer.compute_ops();
       library_ops_.insert(ops.begin(), ops.end());
@@ -171,6 +175,7 @@ std::optional<Failure> CandidateRun::check_seed(Config& c, int s) {
       return failure;
     // 2. The reference, on copies of the pristine values.
     step(evaluation::Stage::reference, where + ": reference", c.index, s);
+    running = "the reference, after the kernel ran";
     auto reference_outputs = task_.reference(c.doc, k);
     auto expected_outputs = clone_all(reference_outputs);
     state_.device.synchronize();
@@ -190,6 +195,7 @@ std::optional<Failure> CandidateRun::check_seed(Config& c, int s) {
     poison_and_release(reference_outputs);
     step(evaluation::Stage::candidate_again, where + ": candidate (after the reference)", c.index,
          s);
+    running = nullptr;
     auto after = call_poisoned(k.args, expected_bytes);
     if ((failure = check_device())) return failure;
     if ((failure = c.errors(compare(c, after, expected_outputs)))) {
@@ -202,7 +208,7 @@ std::optional<Failure> CandidateRun::check_seed(Config& c, int s) {
     if (escaped_threads_) return escaped_threads_;
     ++c.seeds_passed;
   } catch (const std::exception& e) {
-    failure = candidate_raised(e);
+    failure = running ? harness_raised(e, running) : candidate_raised(e);
     if (auto device_failure = check_device()) failure = device_failure;
   }
   return failure;

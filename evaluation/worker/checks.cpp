@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -102,39 +103,47 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got,
       }
       continue;
     }
-    auto tol = tolerance ? *tolerance : default_tolerance(e.scalar_type());
-    auto gd = g.to(at::kDouble);
-    auto ed = e.to(at::kDouble);
-    auto g_nan = gd.isnan();
-    auto e_nan = ed.isnan();
-    auto nan_wrong = (g_nan.logical_xor(e_nan)).sum().item<int64_t>();
-    auto diff = (gd - ed).abs().masked_fill(g_nan.logical_or(e_nan), 0.0);
-    auto both_inf_same = gd.isinf().logical_and(gd.eq(ed));
-    diff = diff.masked_fill(both_inf_same, 0.0);
-    c.max_abs_error = std::max(c.max_abs_error, diff.max().item<double>());
-    // Relative to |reference|, floored at atol so that values near zero do not dominate.
-    c.max_rel_error =
-        std::max(c.max_rel_error, (diff / ed.abs().clamp_min(tol.atol)).max().item<double>());
+    const auto tol = tolerance ? *tolerance : default_tolerance(e.scalar_type());
+    // In double precision, in slices: the whole tensor at once took about 40 bytes of temporaries
+    // an element, 64 GB for a 1.6G-element output of KernelBench level 1, and the check ran out of
+    // GPU memory where the kernel had not.
+    const auto gf = g.reshape(-1);
+    const auto ef = e.reshape(-1);
+    const int64_t n = gf.numel();
+    constexpr int64_t kSlice = int64_t{1} << 24;
+    int64_t nan_wrong = 0, got_only_nan = 0, n_bad = 0;
+    for (int64_t first = 0; first < n; first += kSlice) {
+      const int64_t len = std::min(kSlice, n - first);
+      auto gd = gf.narrow(0, first, len).to(at::kDouble);
+      auto ed = ef.narrow(0, first, len).to(at::kDouble);
+      auto g_nan = gd.isnan();
+      auto e_nan = ed.isnan();
+      nan_wrong += g_nan.logical_xor(e_nan).sum().item<int64_t>();
+      got_only_nan += g_nan.logical_and(e_nan.logical_not()).sum().item<int64_t>();
+      auto diff = (gd - ed).abs().masked_fill(g_nan.logical_or(e_nan), 0.0);
+      diff = diff.masked_fill(gd.isinf().logical_and(gd.eq(ed)), 0.0);
+      c.max_abs_error = std::max(c.max_abs_error, diff.max().item<double>());
+      // Relative to |reference|, floored at atol so that values near zero do not dominate.
+      c.max_rel_error =
+          std::max(c.max_rel_error, (diff / ed.abs().clamp_min(tol.atol)).max().item<double>());
+      n_bad += diff.gt(ed.abs() * tol.rtol + tol.atol).sum().item<int64_t>();
+    }
     if (nan_wrong) {
-      auto g_only = g_nan.logical_and(e_nan.logical_not()).sum().item<int64_t>();
-      std::string msg = which + ": " + std::to_string(nan_wrong) + " of " +
-                        std::to_string(g.numel()) +
+      std::string msg = which + ": " + std::to_string(nan_wrong) + " of " + std::to_string(n) +
                         " values are NaN in one of kernel and reference only";
-      if (g_only)
+      if (got_only_nan)
         msg +=
             "; kforge fills fresh allocations with NaN, so NaN where the reference is finite means "
             "part of "
             "the output was never written";
-      c.failure = Failure{g_only ? "unwritten_output" : "mismatch", msg};
+      c.failure = Failure{got_only_nan ? "unwritten_output" : "mismatch", msg};
       return c;
     }
-    auto bad = diff.gt(ed.abs() * tol.rtol + tol.atol);
-    auto n_bad = bad.sum().item<int64_t>();
     if (n_bad) {
-      c.failure = Failure{"mismatch", which + ": " + std::to_string(n_bad) + " of " +
-                                          std::to_string(g.numel()) + " values outside atol " +
-                                          fmt(tol.atol) + " + rtol " + fmt(tol.rtol) +
-                                          " (max abs error " + fmt(c.max_abs_error) + ")"};
+      c.failure =
+          Failure{"mismatch", which + ": " + std::to_string(n_bad) + " of " + std::to_string(n) +
+                                  " values outside atol " + fmt(tol.atol) + " + rtol " +
+                                  fmt(tol.rtol) + " (max abs error " + fmt(c.max_abs_error) + ")"};
       return c;
     }
   }

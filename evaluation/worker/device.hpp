@@ -57,6 +57,11 @@ class Device {
     return bandwidth_;
   }
   virtual json::Value describe() const = 0;
+  /// Where the device's memory is, for a report of running out of it: {"total_bytes",
+  /// "free_bytes", "worker_bytes" (held by this process's caching allocator), "others_bytes"
+  /// (the rest: other processes, this process's CUDA context and memory a kernel took itself)};
+  /// null on the CPU.
+  virtual json::Value memory_use() const { return {}; }
   /// What the device runs while `body` runs, launch by launch (evaluation/worker/launch_trace.hpp).
   virtual Result<json::Value> trace(const std::function<void()>& body) = 0;
   /// The hardware counters of the first `max_kernels` kernels `body` launches, each replayed once

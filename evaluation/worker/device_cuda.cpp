@@ -129,6 +129,23 @@ class CudaDevice final : public Device {
         .set("copy_bandwidth_gbs", bandwidth_ / 1e9);
     return d;
   }
+  json::Value memory_use() const override {
+    size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+      cudaGetLastError();
+      return {};
+    }
+    // reserved_bytes[0]: the aggregate over the allocator's pools.
+    const int64_t worker =
+        c10::cuda::CUDACachingAllocator::getDeviceStats(index_).reserved_bytes[0].current;
+    const int64_t used = static_cast<int64_t>(total_bytes - free_bytes);
+    json::Value m;
+    m.set("total_bytes", static_cast<int64_t>(total_bytes))
+        .set("free_bytes", static_cast<int64_t>(free_bytes))
+        .set("worker_bytes", worker)
+        .set("others_bytes", std::max<int64_t>(0, used - worker));
+    return m;
+  }
 
  private:
   cudaStream_t stream() const { return at::cuda::getCurrentCUDAStream(index_).stream(); }

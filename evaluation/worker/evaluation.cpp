@@ -35,8 +35,14 @@ CompiledBaseline* Evaluator::compiled(const std::string& dir) {
 
 json::Value Evaluator::evaluate(const json::Value& request_doc) {
   // The worker's answer on its pipe: the report, as the host reads it back.
-  auto answer = [](const evaluation::WorkerReport& report) {
-    return report.to_json().set("event", "result");
+  // Out of device memory: where the memory was, so the host can tell a kernel that needs too much
+  // from a GPU that other processes had filled (evaluation::crowded_out_of_memory).
+  auto answer = [this](const evaluation::WorkerReport& report) {
+    auto result = report.to_json().set("event", "result");
+    if (report.failure_kind == "out_of_memory")
+      if (auto memory = device_.memory_use(); !memory.is_null())
+        result.set("device_memory", std::move(memory));
+    return result;
   };
   auto fail = [&](const Failure& f) {
     return answer(evaluation::WorkerReport::failed(EvalVerdict::incorrect, f.kind, f.message));

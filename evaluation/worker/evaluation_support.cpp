@@ -24,6 +24,12 @@ std::string quoted_words(const std::string& text) {
   return out + "\"";
 }
 
+bool says_out_of_memory(const std::string& what) {
+  return what.find("out of memory") != std::string::npos ||
+         what.find("not enough memory") != std::string::npos ||
+         what.find("can't allocate memory") != std::string::npos;
+}
+
 }  // namespace
 
 json::Value failure_json(const Failure& f) {
@@ -42,12 +48,16 @@ std::string short_what(const std::exception& e) {
 
 Failure candidate_raised(const std::exception& e) {
   std::string what = short_what(e);
-  bool oom = what.find("out of memory") != std::string::npos ||
-             what.find("not enough memory") != std::string::npos ||
-             what.find("can't allocate memory") != std::string::npos;
   return Failure{
-      oom ? "out_of_memory" : "candidate_error",
+      says_out_of_memory(what) ? "out_of_memory" : "candidate_error",
       "the kernel raised (its own words, at most 600 characters): " + quoted_words(what)};
+}
+
+Failure harness_raised(const std::exception& e, const std::string& running) {
+  std::string what = short_what(e);
+  return Failure{says_out_of_memory(what) ? "out_of_memory" : "harness_error",
+                 "kforge's own code raised while running " + running +
+                     " (at most 600 characters): " + quoted_words(what)};
 }
 
 std::string join(const std::vector<std::string>& v) {

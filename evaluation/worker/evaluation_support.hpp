@@ -21,6 +21,12 @@ json::Value failure_json(const Failure& f);
 std::string short_what(const std::exception& e);
 /// The candidate raised: "out_of_memory" or "candidate_error", its words quoted on one line.
 Failure candidate_raised(const std::exception& e);
+/// kforge's own code around the candidate raised while `running` (e.g. "the reference, after the
+/// kernel ran"): "out_of_memory" (the memory the kernel holds counts, so it is the kernel's
+/// failure unless the GPU was crowded: evaluation::crowded_out_of_memory) or "harness_error" (the
+/// kernel may have left the device or the process in a state the reference cannot run in), in
+/// words that do not put the message in the kernel's mouth.
+Failure harness_raised(const std::exception& e, const std::string& running);
 /// "a, b, c".
 std::string join(const std::vector<std::string>& v);
 /// The bytes of the defined tensors.

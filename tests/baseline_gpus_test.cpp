@@ -1,0 +1,65 @@
+// Where torch.compile baseline builds run: spread over the GPUs, one large task a GPU at a time.
+#include "evaluation/baseline_gpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+
+namespace kforge::evaluation {
+namespace {
+
+constexpr int64_t kLarge = int64_t{1} << 30;
+
+TEST(BaselineGpus, BuildsGoToTheLeastBusyGpu) {
+  BaselineGpus gpus({"2", "3"});
+  auto a = gpus.acquire(1000);
+  auto b = gpus.acquire(1000);
+  auto c = gpus.acquire(1000);
+  EXPECT_EQ(a.device(), "2");
+  EXPECT_EQ(b.device(), "3");
+  EXPECT_EQ(c.device(), "2");
+  b = BaselineGpus::Lease();  // released
+  EXPECT_EQ(gpus.acquire(1000).device(), "3");
+}
+
+TEST(BaselineGpus, ALargeTaskWaitsUntilAGpuHasNoLargeBuild) {
+  BaselineGpus gpus({"0", "1"});
+  auto small = gpus.acquire(1000);
+  auto first = gpus.acquire(kLarge);
+  auto second = gpus.acquire(5 * kLarge);
+  EXPECT_EQ(first.device(), "1");  // the GPU without a build
+  EXPECT_EQ(second.device(), "0");
+  // Small tasks still go anywhere; a third large one waits.
+  EXPECT_FALSE(gpus.acquire(1000).device().empty());
+  auto third = std::async(std::launch::async, [&] { return gpus.acquire(kLarge).device(); });
+  EXPECT_EQ(third.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  first = BaselineGpus::Lease();
+  ASSERT_EQ(third.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(third.get(), "1");
+}
+
+TEST(BaselineGpus, WithoutGpusNothingWaitsAndNoDeviceIsChosen) {
+  BaselineGpus gpus({});
+  auto a = gpus.acquire(kLarge);
+  auto b = gpus.acquire(kLarge);
+  EXPECT_EQ(a.device(), "");
+  EXPECT_EQ(b.device(), "");
+}
+
+TEST(BaselineGpus, ATasksSizeIsItsLargestConfigsTensors) {
+  auto doc = json::parse(R"({"directions": {
+    "forward": {"configs": [
+      {"args": [{"name": "x", "dtype": "float32", "shape": [4096, 393216]}, {"name": "dim", "value": 1}],
+       "outputs": [{"dtype": "float32", "shape": [4096, 393216]}]},
+      {"args": [{"name": "x", "dtype": "float32", "shape": [2, 3]}],
+       "outputs": [{"dtype": "int64", "shape": [2]}]}]},
+    "backward": {"error": "no func_backward.py"}}})");
+  ASSERT_TRUE(doc.value);
+  EXPECT_EQ(largest_config_bytes(*doc.value),
+            int64_t{2} * 4096 * 393216 * 4);  // KernelBench's ReLU
+  EXPECT_EQ(largest_config_bytes(json::Value{}), 0);
+}
+
+}  // namespace
+}  // namespace kforge::evaluation
