@@ -366,6 +366,10 @@ json::Value suite_row(Archive& a, const Progress& p) {
                                   "off)"
                                 : compiled_note);
   r.set("kernel_ms_largest_config", optional_number(all_correct ? largest_kernel : std::nullopt));
+  // Its bound over its time on the config that moves the most bytes (the bound: those bytes at
+  // the measured copy bandwidth): near 1 for a memory-bound kernel that streams at the peak.
+  const double bound = all_correct ? speed_of_light_of(a, c.id) : 0;
+  r.set("speed_of_light", bound > 0 ? json::Value(bound) : json::Value());
   r.set("flags", flags).set("reason", reason);
   return r;
 }
@@ -398,6 +402,7 @@ static std::optional<json::Value> suite_document(Archive& a, int64_t experiment_
     r.set("status", "no_kernel").set("configs_correct", int64_t{0});
     r.set("configs_total", int64_t{0}).set("speedup_eager", json::Value());
     r.set("speedup_compile", json::Value()).set("kernel_ms_largest_config", json::Value());
+    r.set("speed_of_light", json::Value());
     r.set("flags", json::Value{json::Array{}}).set("reason", why);
     rows.push(r);
   }

@@ -275,6 +275,8 @@ TEST(Suite, TableOfBundledAndImportedTasksWithABrokenTaskAndKernel) {
     if (row["status"].as_string() == "correct") {
       EXPECT_GT(row["speedup_eager"].as_number(), 0) << row.dump();
       EXPECT_GT(row["kernel_ms_largest_config"].as_number(), 0) << row.dump();
+      // Its share of the speed-of-light bound on the config that moves the most bytes.
+      EXPECT_GT(row["speed_of_light"].as_number(), 0) << row.dump();
       // The torch.compile column: a speedup where torch has AOTInductor (2.6 and later), else
       // the reason (Debian's torch 1.13 has none).
       if (!row["speedup_compile"].is_number())

@@ -1,8 +1,9 @@
 // The worker's protocol as the supervisor enforces it (evaluation/worker_protocol.hpp): stage
 // limits are the supervisor's, lines only move an evaluation forward and never past the request's
 // total, and an infrastructure error once candidate code ran counts against the candidate. Then, on
-// a real worker, a speedup above the request's flag is measured again in a fresh worker, and a wrong
-// value in any slice of a large output is found; a GPU out of memory others filled is no verdict.
+// a real worker, a speedup above the request's flag is measured again in a fresh worker, and a
+// wrong value in any slice of a large output is found; a GPU out of memory others filled is no
+// verdict.
 #include <gtest/gtest.h>
 
 #include <filesystem>

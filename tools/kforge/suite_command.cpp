@@ -74,7 +74,8 @@ std::string flags_text(const json::Value& row) {
 std::string suite_csv(const json::Value& suite) {
   std::string out =
       "task,direction,backend,kernel,candidate,status,configs_correct,configs_total,"
-      "speedup_eager,speedup_compile,kernel_ms_largest_config,flags,reason,compile_baseline\n";
+      "speedup_eager,speedup_compile,kernel_ms_largest_config,speed_of_light,flags,reason,"
+      "compile_baseline\n";
   for (const auto& r : suite["rows"].as_array()) {
     out += csv_field(r["task"].as_string()) + "," + r["direction"].as_string() + "," +
            r["backend"].as_string() + "," + csv_field(r["kernel"].as_string()) + "," +
@@ -83,9 +84,10 @@ std::string suite_csv(const json::Value& suite) {
            std::to_string(r["configs_total"].as_int()) + "," +
            number_text(r["speedup_eager"], "%.4g") + "," +
            number_text(r["speedup_compile"], "%.4g") + "," +
-           number_text(r["kernel_ms_largest_config"], "%.6g") + "," + csv_field(flags_text(r)) +
-           "," + csv_field(r["reason"].as_string()) + "," +
-           csv_field(r["compile_baseline"].as_string()) + "\n";
+           number_text(r["kernel_ms_largest_config"], "%.6g") + "," +
+           number_text(r["speed_of_light"], "%.3g") + "," + csv_field(flags_text(r)) + "," +
+           csv_field(r["reason"].as_string()) + "," + csv_field(r["compile_baseline"].as_string()) +
+           "\n";
   }
   return out;
 }
@@ -115,7 +117,8 @@ std::string one_line(std::string s, size_t width) {
 
 std::string suite_table(const json::Value& suite) {
   std::string out = pad("task", 28) + pad("dir", 9) + pad("kernel", 22) + pad("correct", 9) +
-                    pad("x eager", 9) + pad("x compile", 10) + pad("ms largest", 11) + "status\n";
+                    pad("x eager", 9) + pad("x compile", 10) + pad("ms largest", 11) +
+                    pad("of bound", 9) + "status\n";
   for (const auto& r : suite["rows"].as_array()) {
     const std::string kernel = std::filesystem::path(r["kernel"].as_string()).filename().string();
     std::string status = r["status"].as_string();
@@ -130,8 +133,12 @@ std::string suite_table(const json::Value& suite) {
            pad(r["speedup_compile"].is_number() ? number_text(r["speedup_compile"], "%.2f")
                                                 : (r.contains("compile_baseline") ? "n/a" : ""),
                10) +
-           pad(number_text(r["kernel_ms_largest_config"], "%.4f"), 11) + one_line(status, 120) +
-           "\n";
+           pad(number_text(r["kernel_ms_largest_config"], "%.4f"), 11) +
+           pad(r["speed_of_light"].is_number()
+                   ? format("%.0f%%", 100 * r["speed_of_light"].as_number())
+                   : "",
+               9) +
+           one_line(status, 120) + "\n";
   }
   return out;
 }
