@@ -16,7 +16,7 @@ namespace kforge::generator {
 struct GenerateRequest {
   std::string export_dir;
   json::Value direction_doc;  ///< task.json's directions[direction]
-  std::string direction;      ///< "forward" (the export records no backward graph yet)
+  std::string direction;      ///< "forward" or "backward"
   std::string backend;        ///< "cpu" or "cuda"
   CudaChoices cuda;
   /// Matrix products and convolutions as library calls (at::mm, at::convolution: cuBLAS and

@@ -851,6 +851,38 @@ Out lower_nll_loss(Lowerer& L, const GraphNode& n) {
   return many({*mean, total});
 }
 
+/// scatter(self, dim, index, value) with one index per row along dim and self's size in every
+/// other dimension (a target's one-hot, as nll_loss's backward writes it): self, with `value`
+/// where the position along dim is the row's index.
+Out lower_scatter(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  auto index = L.tensor(n, 2, "index");
+  if (!x || !index) return Out::failure(!x ? x.error : index.error);
+  const auto& value = L.arg(n, 3, "value");
+  if (!value.is_number()) return Out::failure("scatter of a tensor's values (only of one value)");
+  const auto rank = static_cast<int64_t>(x->shape.size());
+  int64_t dim = L.arg(n, 1, "dim").as_int(0);
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank || index->shape.size() != x->shape.size())
+    return Out::failure("scatter with an index of another rank");
+  for (int64_t d = 0; d < rank; ++d)
+    if (index->shape[d] != (d == dim ? 1 : x->shape[d]))
+      return Out::failure("scatter of more than one index per row (only one-hot scatters)");
+  const DType t = x->dtype;
+  const double v = value.as_number();
+  Lazy out = *x;
+  out.buffer = -1;
+  out.cost = x->cost + index->cost + 3;
+  out.load = [xl = x->load, il = index->load, dim, t, v](const std::vector<IndexPtr>& i) {
+    auto row = i;
+    row[static_cast<size_t>(dim)] = ix::constant(0);
+    auto hit =
+        f("eq", {ex::cast(il(row), DType::i64), ex::index(i[static_cast<size_t>(dim)])}, DType::b8);
+    return ex::call("where", {hit, ex::constant(v, t), xl(i)}, t);
+  };
+  return many({out});
+}
+
 const std::map<std::string, Lowering>& table() {
   static const std::map<std::string, Lowering> t = [] {
     std::map<std::string, Lowering> m;
@@ -909,6 +941,7 @@ const std::map<std::string, Lowering>& table() {
     for (const char* name : {"empty", "empty_like", "new_empty", "new_zeros"})
       m[std::string("aten.") + name] = lower_fill;
     m["aten.nll_loss_forward"] = lower_nll_loss;
+    m["aten.scatter"] = lower_scatter;
     add_window_lowerings(m);
     return m;
   }();

@@ -9,6 +9,7 @@ import textwrap
 import torch
 
 from .arguments import bind_names, capture_fn_args, describe_args, describe_value, fixed_arguments
+from .forward import write_graph
 from .random_draws import float_dtype
 from .reference_writer import check_reference
 from .running import output_shapes, output_specs, outputs_of
@@ -210,15 +211,18 @@ def same_tensor(a, b):
 def locate_backward_tensor(name, value, run, derived):
     """Says where a tensor backward_fn receives comes from; tensors computed by AutogradFunction
     (a mean saved in forward, a scaled grad_output) are `derived` and recomputed by the prelude."""
+    # Each with its dtype and shape, as a forward argument has them (the kernel generator's
+    # dispatch reads them).
+    meta = {"dtype": str(value.dtype).replace("torch.", ""), "shape": list(value.shape)}
     for i, v in enumerate(run["fwd_values"]):
         if value is v or same_tensor(value, v):
-            return {"name": name, "kind": "forward_arg", "index": i}
+            return {"name": name, "kind": "forward_arg", "index": i, **meta}
     for k, g in enumerate(run["grads"]):
         if value is g or same_tensor(value, g):
-            return {"name": name, "kind": "grad_output", "index": k}
+            return {"name": name, "kind": "grad_output", "index": k, **meta}
     for k, o in enumerate(run["outs"]):
         if same_tensor(value, o) or (value.shape == o.shape and value.dtype == o.dtype and torch.equal(value, o)):
-            return {"name": name, "kind": "forward_output", "index": k}
+            return {"name": name, "kind": "forward_output", "index": k, **meta}
     derived.append(value)
     return {"name": name, "kind": "derived", "index": len(derived) - 1, "dtype": str(value.dtype).replace("torch.", ""),
             "shape": list(value.shape)}
@@ -243,6 +247,59 @@ def derived_paths(bwd_specs):
             if element["kind"] == "derived":
                 paths[element["index"]] = (i, j)
     return [paths[k] for k in sorted(paths)]
+
+
+def gradient_function(forward_fn, run, bwd_specs, outputs):
+    """forward_fn's gradients as a function of backward_fn's arguments followed by fn's tensor
+    arguments backward_fn is not given (a bias, whose value no gradient needs), in backward_fn's
+    order of results: what the kernel generator's backward graph is traced from. The gradients are
+    autograd's through forward_fn, so they may use only fn's arguments backward_fn is given
+    (robust-kbench's tasks save them) and every output's gradient (write_backward_graph checks the
+    first; ExportError says why for the others). Returns the function and the arguments not given
+    (their indices in fn's arguments)."""
+    fwd_values = run["fwd_values"]
+    given, grad_at = {}, {}  # fn's argument -> backward_fn's argument; output gradient -> the same
+    for j, spec in enumerate(bwd_specs):
+        if spec["kind"] == "forward_arg":
+            given.setdefault(spec["index"], j)
+        elif spec["kind"] == "grad_output":
+            grad_at.setdefault(spec["index"], j)
+    missing = [i for i, v in enumerate(fwd_values) if isinstance(v, torch.Tensor) and i not in given]
+    for k, i in enumerate(missing):
+        given[i] = len(bwd_specs) + k
+    if sorted(grad_at) != list(range(len(run["grads"]))):
+        raise ExportError("backward_fn is not given the gradient of every output of fn")
+    targets = [o["gradient_of"] for o in outputs]
+    if any(i < 0 for i in targets):
+        raise ExportError("AutogradFunction.backward drops one of backward_fn's results, so the generator "
+                          "does not know what to return for it")
+    wrt = list(dict.fromkeys(targets))
+
+    def gradients(*kernel_args):
+        values = list(fwd_values)
+        for i, j in given.items():
+            values[i] = kernel_args[j].detach().requires_grad_(True) if i in wrt else kernel_args[j]
+        outs = forward_fn(*values)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        got = torch.autograd.grad(outs, [values[i] for i in wrt],
+                                  [kernel_args[grad_at[k]] for k in range(len(outs))], allow_unused=True)
+        by_arg = {i: g if g is not None else torch.zeros_like(values[i]) for i, g in zip(wrt, got)}
+        return tuple(by_arg[i] for i in targets)
+
+    return gradients, missing
+
+
+def write_backward_graph(module, run, bwd_specs, outputs, out_dir, index):
+    """The backward config's ATen graph (graph.py's format, inputs numbered as backward_fn's
+    arguments), or why there is none."""
+    try:
+        fn, missing = gradient_function(module.forward_fn, run, bwd_specs, outputs)
+    except ExportError as e:
+        return {"error": str(e)}
+    names = list(run["bwd_names"]) + [run["fwd_names"][i] for i in missing]
+    values = list(run["bwd_values"]) + [run["fwd_values"][i] for i in missing]
+    return write_graph(fn, names, values, out_dir, f"graph_backward_config{index}.json", autograd=True,
+                       arguments=len(bwd_specs))
 
 
 def write_prelude(module, run, paths, expected, out_dir, index):
@@ -346,6 +403,7 @@ def export_backward_config(module, entry, index, input_names, writer, out_dir, f
               "shared": entry["shared"], "forward_args": fwd_specs, "forward_outputs": output_specs(run["outs"]),
               "forward_reference": forward_reference, "args": bwd_specs, "outputs": outputs,
               "reference": {"autograd_of": "forward_reference", "ops": forward_reference["ops"]},
+              "graph": write_backward_graph(module, run, bwd_specs, outputs, out_dir, index),
               "warnings": warnings}
     if prelude:
         config["prelude"] = prelude

@@ -24,6 +24,22 @@ import torch
 
 from .running import to_meta
 
+# Backward operators that autograd emits and the generator would otherwise need one by one: traced
+# as the ATen operators torch's own decompositions (torch._decomp) write them with, where torch has
+# one. (convolution_backward has none: a graph with it names it.) The norms' forward operators too:
+# whole, they hold on to the bias, which no gradient needs and backward_fn is often not given.
+BACKWARD_DECOMPOSED = (
+    "native_layer_norm", "native_group_norm", "native_batch_norm",
+    "native_layer_norm_backward", "native_group_norm_backward", "native_batch_norm_backward",
+    "_softmax_backward_data", "_log_softmax_backward_data", "threshold_backward", "gelu_backward",
+    "sigmoid_backward", "tanh_backward", "silu_backward", "hardtanh_backward", "leaky_relu_backward",
+    "elu_backward", "softplus_backward", "mish_backward", "hardsigmoid_backward", "hardswish_backward",
+    "log_sigmoid_backward", "mse_loss_backward", "l1_loss_backward", "smooth_l1_loss_backward",
+    "huber_loss_backward", "nll_loss_backward", "binary_cross_entropy_backward",
+    "max_pool2d_with_indices_backward", "avg_pool2d_backward", "embedding_dense_backward",
+    "select_backward", "slice_backward", "diagonal_backward", "index_select_backward",
+    "_adaptive_avg_pool2d_backward", "rsub",
+)
 REAL_TRACE_ELEMENTS = 1 << 24  # inputs small enough to trace on zeros when meta tensors fail
 CONSTANT_ELEMENTS = 16  # a tensor the function makes from data (torch.tensor(0.5)) is recorded up to this
 
@@ -76,8 +92,16 @@ def _data_on_cpu():
         torch.tensor = original
 
 
-def trace_graph(fn, names, values):
-    """fn's graph for one config's argument `values` (their `names` label the inputs)."""
+def _backward_decompositions():
+    from torch._decomp import get_decompositions
+    ops = [getattr(torch.ops.aten, name) for name in BACKWARD_DECOMPOSED if hasattr(torch.ops.aten, name)]
+    return get_decompositions(ops)
+
+
+def trace_graph(fn, names, values, autograd=False):
+    """fn's graph for one config's argument `values` (their `names` label the inputs). `autograd`:
+    fn computes gradients (torch.autograd.grad), traced into the operators of the backward pass;
+    nodes nothing uses (autograd's shape assertions) are left out."""
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch.fx.passes.shape_prop import ShapeProp
 
@@ -90,8 +114,12 @@ def trace_graph(fn, names, values):
         return fn(*args)
 
     def trace(inputs):
-        with torch.no_grad():
-            module = make_fx(with_constants)(*inputs)
+        with torch.enable_grad() if autograd else torch.no_grad():
+            module = make_fx(with_constants,
+                             decomposition_table=_backward_decompositions() if autograd else None)(*inputs)
+            if autograd:
+                module.graph.eliminate_dead_code()
+                module.recompile()
             ShapeProp(module).propagate(*inputs)
         return module
 
@@ -155,3 +183,49 @@ def _meta_of_tensor_meta(tm):
 def graph_ops(graph):
     """The distinct ATen operators of a traced graph, sorted."""
     return sorted({n["op"] for n in graph.get("nodes", []) if n["op"].startswith("aten.")})
+
+
+def without_extra_inputs(graph, arguments):
+    """The graph without its inputs from argument `arguments` on, which must be unused (a tensor the
+    function took for its shape only); {"error": why} where one is used."""
+    def refs(value):
+        if isinstance(value, dict):
+            if "node" in value and len(value) == 1:
+                yield value["node"]
+            else:
+                for v in value.values():
+                    yield from refs(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from refs(v)
+
+    nodes = graph["nodes"]
+    used = {r for n in nodes for key in ("args", "kwargs") for r in refs(n.get(key))}
+    extra = {n["id"] for n in nodes if n["op"] == "input" and n["arg"] >= arguments}
+    for n in nodes:
+        if n["id"] in extra and n["id"] in used:
+            return {"error": f"the gradients need `{n['name']}`, which backward_fn is not given"}
+    renumber, kept = {}, []
+    for n in nodes:
+        if n["id"] in extra:
+            continue
+        renumber[n["id"]] = len(kept)
+        kept.append(n)
+
+    def remap(value):
+        if isinstance(value, dict):
+            if "node" in value and len(value) == 1:
+                return {"node": renumber[value["node"]]}
+            return {k: remap(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [remap(v) for v in value]
+        return value
+
+    out = []
+    for n in kept:
+        n = dict(n, id=renumber[n["id"]])
+        for key in ("args", "kwargs"):
+            if key in n:
+                n[key] = remap(n[key])
+        out.append(n)
+    return {"nodes": out}

@@ -3,8 +3,10 @@
 // its shape sets; an operator the generator does not know yet is named, never computed wrongly.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
+#include "evaluation/task_export.hpp"
 #include "generator/generate.hpp"
 #include "generator/graph.hpp"
 #include "generator/lowering.hpp"
@@ -27,6 +29,42 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCpu, testing::ValuesIn(op_cases()),
                          [](const auto& info) { return info.param.name; });
 INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCpu, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
+
+// Backward kernels from the gradients' graph the export traces (autograd through forward_fn, as a
+// function of what backward_fn is given): robust-kbench-shaped backward tasks get a correct
+// generated kernel, a bias backward_fn is not given included (no gradient needs its value).
+class GeneratedCpuBackward : public testing::TestWithParam<std::string> {};
+
+TEST_P(GeneratedCpuBackward, IsCorrectOnEveryConfig) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / "kforge_generator_backward" / GetParam();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"func_backward.py", "config_backward.json"})
+    std::filesystem::copy_file(source_dir() + "/tests/tasks/" + GetParam() + "/" + f, dir / f);
+  EXPECT_EQ(check_generated(dir.string(), evaluation::Backend::cpu, false, "backward"), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(RobustKbenchShaped, GeneratedCpuBackward,
+                         testing::Values("rkb_rmsnorm", "rkb_layernorm", "rkb_linear",
+                                         "rkb_cross_entropy", "layernorm_backward"),
+                         [](const auto& info) { return info.param; });
+
+// What the generator cannot write for a backward task yet is named.
+TEST(GeneratedCpuBackward, WhatItCannotWriteYetIsNamed) {
+  evaluation::ExportOptions o;
+  o.cache_dir = cache_dir();
+  for (const auto& [task, why] : std::vector<std::pair<std::string, std::string>>{
+           {"rkb_maxpool", "argument `x` of kind tensor_list"}}) {
+    const auto exported = evaluation::export_task(source_dir() + "/tests/tasks/" + task, o);
+    ASSERT_TRUE(exported.ok) << exported.error;
+    generator::GenerateRequest r{
+        exported.dir, exported.doc["directions"]["backward"], "backward", "cpu", {}, false};
+    auto g = generator::generate_kernel(r);
+    ASSERT_FALSE(g) << task;
+    EXPECT_NE(g.error.find(why), std::string::npos) << task << ": " << g.error;
+  }
+}
 
 class GeneratedCpuLibrary : public testing::TestWithParam<OpCase> {};
 

@@ -127,6 +127,13 @@ const std::vector<OpCase>& op_cases() {
        "x.repeat(2, 1), "
        "torch.cat([x, x * 2], dim=0))",
        {"[torch.randn(3, 4), torch.randn(3, 2)]", "[torch.randn(2, 5), torch.randn(2, 1)]"}},
+      // A target's one-hot, as nll_loss's backward writes it (scatter of one value, one index a
+      // row).
+      {"scatter_one_hot",
+       "x, t",
+       "(x.scatter(1, t, -1.0) * 2, torch.zeros_like(x).scatter(1, t, 1.0))",
+       {"[torch.randn(6, 5), torch.randint(0, 5, (6, 1))]",
+        "[torch.randn(3, 4, 7), torch.randint(0, 4, (3, 1, 7))]"}},
       {"scans_triangles",
        "x",
        "(torch.cumsum(x, dim=1), torch.cumprod(x * 0.5, dim=-1), torch.triu(x), torch.tril(x, -1), "
@@ -230,13 +237,14 @@ namespace {
 /// correct, else what went wrong.
 std::string generate_and_check(const std::string& task_dir, evaluation::Backend backend,
                                bool library, const generator::CudaChoices& cuda,
-                               const std::string& must_contain) {
+                               const std::string& must_contain,
+                               const std::string& direction = "forward") {
   evaluation::ExportOptions export_options;
   export_options.cache_dir = cache_dir();
   const auto task = evaluation::export_task(task_dir, export_options);
   if (!task.ok) return "export failed: " + task.error;
-  generator::GenerateRequest r{task.dir,  task.doc["directions"]["forward"],
-                               "forward", backend == evaluation::Backend::cuda ? "cuda" : "cpu",
+  generator::GenerateRequest r{task.dir,  task.doc["directions"][direction],
+                               direction, backend == evaluation::Backend::cuda ? "cuda" : "cpu",
                                cuda,      library};
   auto g = generator::generate_kernel(r);
   if (!g) return "the generator cannot write it: " + g.error;
@@ -249,7 +257,7 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
   evaluation::WorkerOptions options;
   options.backend = backend;
   evaluation::WorkerClient worker(options);
-  auto request = test_request("forward", "multi", 2);
+  auto request = test_request(direction, "multi", 2);
   request.time = false;
   auto e = evaluate(worker, backend, task_dir, kernel, request);
   // kforge's light headers build every generated kernel (a second, not LibTorch's half a minute).
@@ -261,9 +269,9 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
 
 }  // namespace
 
-std::string check_generated(const std::string& task_dir, evaluation::Backend backend,
-                            bool library) {
-  return generate_and_check(task_dir, backend, library, {}, "");
+std::string check_generated(const std::string& task_dir, evaluation::Backend backend, bool library,
+                            const std::string& direction) {
+  return generate_and_check(task_dir, backend, library, {}, "", direction);
 }
 
 std::string check_generated_tf32(const std::string& task_dir) {

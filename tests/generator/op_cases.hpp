@@ -30,13 +30,13 @@ std::string write_op_task(const OpCase& c, const std::filesystem::path& root);
 /// The cases with matrix products or convolutions: what the generator's library mode changes.
 std::vector<OpCase> library_cases();
 
-/// Exports the task, generates its forward kernel for `backend` and evaluates it on every config
-/// (2 seeds each, untimed), built with kforge's light headers. An empty string when the verdict is
-/// correct; else what went wrong.
+/// Exports the task, generates its kernel of `direction` for `backend` and evaluates it on every
+/// config (2 seeds each, untimed), built with kforge's light headers. An empty string when the
+/// verdict is correct; else what went wrong.
 /// `library`: with library calls for the matrix products and convolutions, which the source must
 /// then have.
 std::string check_generated(const std::string& task_dir, evaluation::Backend backend,
-                            bool library = false);
+                            bool library = false, const std::string& direction = "forward");
 
 /// Cases whose products are large enough for the tiled contraction kernel (M and N of 16 or
 /// more), partial tiles included, with KernelBench's tolerance (1e-2): what the TF32 choice runs.
