@@ -597,6 +597,60 @@ Out lower_flip(Lowerer& L, const GraphNode& n) {
 }
 
 }  // namespace
+/// max_pool{1,2,3}d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
+/// dilation, ceil_mode, indices) where windows do not overlap (stride at least the dilated
+/// kernel): each input position lies in at most one window, and gets that window's gradient where
+/// the window's index names it.
+Out lower_pool_backward(Lowerer& L, const GraphNode& n) {
+  auto grad = L.tensor(n, 0, "grad_output");
+  auto x = L.tensor(n, 1, "self");
+  auto idx = L.tensor(n, 7, "indices");
+  if (!grad || !x || !idx) return Out::failure(!grad ? grad.error : !x ? x.error : idx.error);
+  const std::string name = base_name(n.op);
+  const size_t nd = name.find("1d") != std::string::npos   ? 1
+                    : name.find("3d") != std::string::npos ? 3
+                                                           : 2;
+  const size_t lead = x->shape.size() - nd;
+  const auto kernel = per_dim(ints(L.arg(n, 2, "kernel_size")), nd, 1);
+  auto stride = ints(L.arg(n, 3, "stride"));
+  stride = stride.empty() ? kernel : per_dim(stride, nd, 1);
+  const auto padding = per_dim(ints(L.arg(n, 4, "padding")), nd, 0);
+  const auto dilation = per_dim(ints(L.arg(n, 5, "dilation")), nd, 1);
+  for (size_t d = 0; d < nd; ++d)
+    if (stride[d] < (kernel[d] - 1) * dilation[d] + 1)
+      return Out::failure("max pooling's backward over overlapping windows");
+  const auto in_shape = x->shape, out_shape = grad->shape;
+  Lazy out;
+  out.shape = in_shape;
+  out.dtype = grad->dtype;
+  out.cost = grad->cost + idx->cost + 6;
+  out.load = [=, lg = grad->load, li = idx->load](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> window(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(lead));
+    std::vector<ExprPtr> conditions;
+    ExprPtr flat;
+    for (size_t d = 0; d < nd; ++d) {
+      // Position p lies in window (p + padding) / stride, at offset (p + padding) % stride.
+      IndexPtr shifted = ix::add(i[lead + d], ix::constant(padding[d]));
+      IndexPtr o = ix::div(shifted, stride[d]);
+      conditions.push_back(inside(o, out_shape[lead + d]));
+      conditions.push_back(f("eq",
+                             {ex::index(ix::mod(ix::mod(shifted, stride[d]), dilation[d])),
+                              ex::constant(0, DType::i64)},
+                             DType::b8));
+      window.push_back(o);
+      int64_t plane = 1;
+      for (size_t e = d + 1; e < nd; ++e) plane *= in_shape[lead + e];
+      ExprPtr term = ex::index(ix::mul(i[lead + d], plane));
+      flat = flat ? f("add", {flat, term}, DType::i64) : term;
+    }
+    // A window outside the output (a remainder the pooling dropped) is never read.
+    std::vector<IndexPtr> safe(window.begin(), window.end());
+    for (size_t d = 0; d < nd; ++d) safe[lead + d] = ix::mod(window[lead + d], out_shape[lead + d]);
+    conditions.push_back(f("eq", {ex::cast(li(safe), DType::i64), flat}, DType::b8));
+    return guarded(all_of(conditions), ex::cast(lg(safe), DType::f32), 0);
+  };
+  return Out{std::vector<Lazy>{out}, ""};
+}
 
 void add_window_lowerings(std::map<std::string, Lowering>& table) {
   for (const char* name : {"mm", "bmm", "addmm", "baddbmm", "mv", "addmv", "dot"})
@@ -605,6 +659,9 @@ void add_window_lowerings(std::map<std::string, Lowering>& table) {
   for (const char* name : {"max_pool1d_with_indices", "max_pool2d_with_indices",
                            "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d"})
     table[std::string("aten.") + name] = lower_pool;
+  for (const char* name : {"max_pool1d_with_indices_backward", "max_pool2d_with_indices_backward",
+                           "max_pool3d_with_indices_backward"})
+    table[std::string("aten.") + name] = lower_pool_backward;
   for (const char* name : {"_adaptive_avg_pool1d", "_adaptive_avg_pool2d", "_adaptive_avg_pool3d",
                            "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"})
     table[std::string("aten.") + name] = lower_adaptive_pool;

@@ -22,24 +22,9 @@ import operator
 
 import torch
 
+from .decompositions import backward_decompositions
 from .running import to_meta
 
-# Backward operators that autograd emits and the generator would otherwise need one by one: traced
-# as the ATen operators torch's own decompositions (torch._decomp) write them with, where torch has
-# one. (convolution_backward has none: a graph with it names it.) The norms' forward operators too:
-# whole, they hold on to the bias, which no gradient needs and backward_fn is often not given.
-BACKWARD_DECOMPOSED = (
-    "native_layer_norm", "native_group_norm", "native_batch_norm",
-    "native_layer_norm_backward", "native_group_norm_backward", "native_batch_norm_backward",
-    "_softmax_backward_data", "_log_softmax_backward_data", "threshold_backward", "gelu_backward",
-    "sigmoid_backward", "tanh_backward", "silu_backward", "hardtanh_backward", "leaky_relu_backward",
-    "elu_backward", "softplus_backward", "mish_backward", "hardsigmoid_backward", "hardswish_backward",
-    "log_sigmoid_backward", "mse_loss_backward", "l1_loss_backward", "smooth_l1_loss_backward",
-    "huber_loss_backward", "nll_loss_backward", "binary_cross_entropy_backward",
-    "max_pool2d_with_indices_backward", "avg_pool2d_backward", "embedding_dense_backward",
-    "select_backward", "slice_backward", "diagonal_backward", "index_select_backward",
-    "_adaptive_avg_pool2d_backward", "rsub",
-)
 REAL_TRACE_ELEMENTS = 1 << 24  # inputs small enough to trace on zeros when meta tensors fail
 CONSTANT_ELEMENTS = 16  # a tensor the function makes from data (torch.tensor(0.5)) is recorded up to this
 
@@ -92,12 +77,6 @@ def _data_on_cpu():
         torch.tensor = original
 
 
-def _backward_decompositions():
-    from torch._decomp import get_decompositions
-    ops = [getattr(torch.ops.aten, name) for name in BACKWARD_DECOMPOSED if hasattr(torch.ops.aten, name)]
-    return get_decompositions(ops)
-
-
 def trace_graph(fn, names, values, autograd=False):
     """fn's graph for one config's argument `values` (their `names` label the inputs). `autograd`:
     fn computes gradients (torch.autograd.grad), traced into the operators of the backward pass;
@@ -116,7 +95,7 @@ def trace_graph(fn, names, values, autograd=False):
     def trace(inputs):
         with torch.enable_grad() if autograd else torch.no_grad():
             module = make_fx(with_constants,
-                             decomposition_table=_backward_decompositions() if autograd else None)(*inputs)
+                             decomposition_table=backward_decompositions() if autograd else None)(*inputs)
             if autograd:
                 module.graph.eliminate_dead_code()
                 module.recompile()

@@ -47,7 +47,8 @@ TEST_P(GeneratedCpuBackward, IsCorrectOnEveryConfig) {
 
 INSTANTIATE_TEST_SUITE_P(RobustKbenchShaped, GeneratedCpuBackward,
                          testing::Values("rkb_rmsnorm", "rkb_layernorm", "rkb_linear",
-                                         "rkb_cross_entropy", "layernorm_backward"),
+                                         "rkb_cross_entropy", "rkb_conv_relu_pool",
+                                         "layernorm_backward"),
                          [](const auto& info) { return info.param; });
 
 // What the generator cannot write for a backward task yet is named.
