@@ -21,6 +21,7 @@ Result<std::string> parameter_type(const json::Value& arg) {
   const std::string kind = arg["kind"].as_string();
   if (is_tensor_kind(kind)) return {"torch::Tensor", ""};
   if (kind == "none") return {"c10::optional<torch::Tensor>", ""};
+  if (kind == "tensor_list") return {"std::vector<torch::Tensor>", ""};
   if (kind == "int_list") return {"std::vector<int64_t>", ""};
   if (kind == "scalar") {
     const std::string type = arg["type"].as_string();
@@ -44,13 +45,21 @@ std::string matches(const json::Value& args, const std::vector<bool>& optional) 
       both((kind == "none" ? "!" : "") + name + ".has_value()");
       name += ".value()";
     }
-    if (is_tensor_kind(kind)) {
-      const auto& shape = a["shape"].as_array();
-      both(name + ".dim() == " + std::to_string(shape.size()));
+    auto tensor = [&](const std::string& t, const json::Value& spec) {
+      const auto& shape = spec["shape"].as_array();
+      both(t + ".dim() == " + std::to_string(shape.size()));
       for (size_t d = 0; d < shape.size(); ++d)
-        both(name + ".size(" + std::to_string(d) + ") == " + std::to_string(shape[d].as_int()));
-      if (auto t = dtype_of(a["dtype"].as_string()))
-        both(name + ".scalar_type() == " + torch_type(*t));
+        both(t + ".size(" + std::to_string(d) + ") == " + std::to_string(shape[d].as_int()));
+      if (auto type = dtype_of(spec["dtype"].as_string()))
+        both(t + ".scalar_type() == " + torch_type(*type));
+    };
+    if (is_tensor_kind(kind)) {
+      tensor(name, a);
+    } else if (kind == "tensor_list") {
+      const auto& elements = a["elements"].as_array();
+      both(name + ".size() == " + std::to_string(elements.size()));
+      for (size_t e = 0; e < elements.size(); ++e)
+        tensor(name + "[" + std::to_string(e) + "]", elements[e]);
     } else if (kind == "int_list") {
       std::string v;
       for (const auto& x : a["value"].as_array())
@@ -106,7 +115,8 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
       if (!loaded.count(b.id)) continue;
       const auto arg = static_cast<size_t>(b.arg);
       c.run += "  auto t" + id + " = a" + std::to_string(b.arg) +
-               (arg < optional.size() && optional[arg] ? ".value()" : "") + ".contiguous();\n";
+               (arg < optional.size() && optional[arg] ? ".value()" : "") +
+               (b.element >= 0 ? "[" + std::to_string(b.element) + "]" : "") + ".contiguous();\n";
       c.run += "  const " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
     } else if (stored.count(b.id)) {
       c.run += "  auto t" + id + " = torch::empty(" + shape_text(b.shape) + ", " + options +

@@ -15,6 +15,7 @@ Result<Graph> graph_of_document(const json::Value& doc) {
     node.kwargs = n["kwargs"];
     node.meta = n["meta"];
     node.arg = static_cast<int>(n["arg"].as_int(-1));
+    node.element = static_cast<int>(n["element"].as_int(-1));
     node.name = n["name"].as_string();
     node.value = n["value"];
     if (node.id != static_cast<int>(g.nodes.size()))

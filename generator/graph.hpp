@@ -16,6 +16,7 @@ struct GraphNode {
   std::string op;  ///< "input", "constant", "getitem", "output" or an ATen operator
   json::Value args, kwargs, meta;
   int arg = -1;  ///< input: which argument of the function
+  int element = -1;  ///< input: which tensor of that argument, when it is a list of tensors
   std::string name;
   json::Value value;  ///< constant: its elements, row-major, where the export recorded them
 };

@@ -68,6 +68,7 @@ struct Buffer {
       shape;  ///< as the graph sees it (a reduction's keeps its reduced dims or not)
   DType dtype = DType::f32;
   int arg = -1;  ///< input: which argument of the function
+  int element = -1;  ///< input: which tensor of that argument, when it is a list of tensors
   /// pointwise: the element at an index of `shape`; reduction: the element combined at an index
   /// of `space`.
   Loader compute;

@@ -578,6 +578,7 @@ Result<Program> Lowerer::run(const Graph& graph) {
       b.shape = meta_shape(n);
       b.dtype = *dtype;
       b.arg = n.arg;
+      b.element = n.element;
       program_.buffers.push_back(b);
       values_[n.id] = {whole(b)};
     } else if (n.op == "getitem") {

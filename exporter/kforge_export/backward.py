@@ -10,6 +10,7 @@ import torch
 
 from .arguments import bind_names, capture_fn_args, describe_args, describe_value, fixed_arguments
 from .forward import write_graph
+from .graph import without_extra_inputs
 from .random_draws import float_dtype
 from .reference_writer import check_reference
 from .running import output_shapes, output_specs, outputs_of
@@ -249,24 +250,33 @@ def derived_paths(bwd_specs):
     return [paths[k] for k in sorted(paths)]
 
 
+def list_elements(bwd_specs):
+    """The tensors of backward_fn's arguments that are lists of tensors (robust-kbench's
+    `x = ctx.saved_tensors`, a tuple): (argument, element, its spec), in order."""
+    return [(j, e, element) for j, spec in enumerate(bwd_specs) if spec["kind"] == "tensor_list"
+            for e, element in enumerate(spec["elements"])]
+
+
 def gradient_function(forward_fn, run, bwd_specs, outputs):
-    """forward_fn's gradients as a function of backward_fn's arguments followed by fn's tensor
-    arguments backward_fn is not given (a bias, whose value no gradient needs), in backward_fn's
-    order of results: what the kernel generator's backward graph is traced from. The gradients are
-    autograd's through forward_fn, so they may use only fn's arguments backward_fn is given
-    (robust-kbench's tasks save them) and every output's gradient (write_backward_graph checks the
-    first; ExportError says why for the others). Returns the function and the arguments not given
-    (their indices in fn's arguments)."""
+    """forward_fn's gradients in backward_fn's order of results, as a function of backward_fn's
+    arguments, then the tensors of its list arguments one by one (list_elements), then fn's tensor
+    arguments backward_fn is not given (a bias, whose value no gradient needs): what the kernel
+    generator's backward graph is traced from. The gradients are autograd's through forward_fn, so
+    they may use only fn's arguments backward_fn is given (robust-kbench's tasks save them) and every
+    output's gradient (write_backward_graph checks the first; ExportError says why for the others).
+    Returns the function and the arguments not given (their indices in fn's arguments)."""
     fwd_values = run["fwd_values"]
-    given, grad_at = {}, {}  # fn's argument -> backward_fn's argument; output gradient -> the same
-    for j, spec in enumerate(bwd_specs):
+    given, grad_at = {}, {}  # fn's argument -> the function's argument; output gradient -> the same
+    places = [(j, spec) for j, spec in enumerate(bwd_specs)]
+    places += [(len(bwd_specs) + k, spec) for k, (_, _, spec) in enumerate(list_elements(bwd_specs))]
+    for j, spec in places:
         if spec["kind"] == "forward_arg":
             given.setdefault(spec["index"], j)
         elif spec["kind"] == "grad_output":
             grad_at.setdefault(spec["index"], j)
     missing = [i for i, v in enumerate(fwd_values) if isinstance(v, torch.Tensor) and i not in given]
     for k, i in enumerate(missing):
-        given[i] = len(bwd_specs) + k
+        given[i] = len(places) + k
     if sorted(grad_at) != list(range(len(run["grads"]))):
         raise ExportError("backward_fn is not given the gradient of every output of fn")
     targets = [o["gradient_of"] for o in outputs]
@@ -296,10 +306,22 @@ def write_backward_graph(module, run, bwd_specs, outputs, out_dir, index):
         fn, missing = gradient_function(module.forward_fn, run, bwd_specs, outputs)
     except ExportError as e:
         return {"error": str(e)}
-    names = list(run["bwd_names"]) + [run["fwd_names"][i] for i in missing]
-    values = list(run["bwd_values"]) + [run["fwd_values"][i] for i in missing]
+    elements = list_elements(bwd_specs)
+    names = list(run["bwd_names"]) + [f"{run['bwd_names'][j]}[{e}]" for j, e, _ in elements]
+    names += [run["fwd_names"][i] for i in missing]
+    values = list(run["bwd_values"]) + [run["bwd_values"][j][e] for j, e, _ in elements]
+    values += [run["fwd_values"][i] for i in missing]
+    first = len(bwd_specs)
+
+    def finish(graph):
+        graph = without_extra_inputs(graph, first + len(elements))
+        for node in graph.get("nodes", []):
+            if node["op"] == "input" and node["arg"] >= first:
+                node["arg"], node["element"] = elements[node["arg"] - first][:2]
+        return graph
+
     return write_graph(fn, names, values, out_dir, f"graph_backward_config{index}.json", autograd=True,
-                       arguments=len(bwd_specs))
+                       finish=finish)
 
 
 def write_prelude(module, run, paths, expected, out_dir, index):

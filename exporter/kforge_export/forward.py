@@ -7,7 +7,7 @@ import time
 import torch
 
 from .arguments import capture_forward, describe_args, fixed_arguments
-from .graph import graph_ops, trace_graph, without_extra_inputs
+from .graph import graph_ops, trace_graph
 from .reference_writer import check_reference
 from .running import compute_device, meta_outputs, output_specs, outputs_of, to_device
 from .support import phase
@@ -57,14 +57,14 @@ def export_forward_config(module, entry, index, input_names, writer, out_dir, fa
             "warnings": warnings, "probe": probe}
 
 
-def write_graph(fn, names, values, out_dir, file_name, autograd=False, arguments=None):
+def write_graph(fn, names, values, out_dir, file_name, autograd=False, finish=None):
     """The config's ATen graph (graph.py) in its own file; task.json gets the file, the operators
-    and the node count, or why there is no graph. `arguments`: the kernel's argument count, where
-    `values` go on with tensors the graph may take for their shapes but not use."""
+    and the node count, or why there is no graph. `finish`: what the traced graph goes through
+    before it is written (the backward direction numbers its inputs as the kernel's arguments)."""
     with phase("graph"):
         graph = trace_graph(fn, names, values, autograd)
-        if arguments is not None and "error" not in graph:
-            graph = without_extra_inputs(graph, arguments)
+        if finish is not None and "error" not in graph:
+            graph = finish(graph)
     if "error" in graph:
         return graph
     with open(os.path.join(out_dir, file_name), "w", encoding="utf-8") as f:

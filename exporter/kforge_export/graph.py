@@ -6,6 +6,8 @@ values stay known.
 
 The graph is a list of nodes in execution order, each with an id:
   {"id": 0, "op": "input", "arg": 2, "name": "x", "meta": {...}}       an argument of the function
+                                                                       ("element": k too for the k-th
+                                                                       tensor of a list argument)
   {"id": 3, "op": "aten.addmm.default", "args": [...], "kwargs": {...}, "meta": {...}}
   {"id": 4, "op": "getitem", "args": [{"node": 3}, 0], "meta": {...}}  one output of a tuple
   {"id": 9, "op": "constant", "name": "_tensor_constant0", "value": [0.5], "meta": {...}}
