@@ -36,19 +36,13 @@ INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCpu, testing::ValuesIn(tensor_co
 class GeneratedCpuBackward : public testing::TestWithParam<std::string> {};
 
 TEST_P(GeneratedCpuBackward, IsCorrectOnEveryConfig) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / "kforge_generator_backward" / GetParam();
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  for (const char* f : {"func_backward.py", "config_backward.json"})
-    std::filesystem::copy_file(source_dir() + "/tests/tasks/" + GetParam() + "/" + f, dir / f);
-  EXPECT_EQ(check_generated(dir.string(), evaluation::Backend::cpu, false, "backward"), "");
+  EXPECT_EQ(check_generated(backward_task_copy(GetParam(), evaluation::Backend::cpu),
+                            evaluation::Backend::cpu, false, "backward"),
+            "");
 }
 
 INSTANTIATE_TEST_SUITE_P(RobustKbenchShaped, GeneratedCpuBackward,
-                         testing::Values("rkb_rmsnorm", "rkb_layernorm", "rkb_linear",
-                                         "rkb_cross_entropy", "rkb_conv_relu_pool", "rkb_maxpool",
-                                         "layernorm_backward"),
+                         testing::ValuesIn(backward_cases()),
                          [](const auto& info) { return info.param; });
 
 // What the generator cannot write for a backward task yet is named.

@@ -1,5 +1,6 @@
 #include "tests/generator/op_cases.hpp"
 
+#include <filesystem>
 #include <fstream>
 
 #include "evaluation/task_export.hpp"
@@ -199,6 +200,23 @@ std::vector<OpCase> library_cases() {
   for (const auto& c : op_cases())
     if (c.name.rfind("matmul", 0) == 0 || c.name.rfind("conv", 0) == 0) out.push_back(c);
   return out;
+}
+
+std::vector<std::string> backward_cases() {
+  return {"rkb_rmsnorm",        "rkb_layernorm", "rkb_linear",        "rkb_cross_entropy",
+          "rkb_conv_relu_pool", "rkb_maxpool",   "layernorm_backward"};
+}
+
+std::string backward_task_copy(const std::string& name, evaluation::Backend backend) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   (backend == evaluation::Backend::cuda ? "kforge_generator_backward_cuda"
+                                                         : "kforge_generator_backward_cpu") /
+                   name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const char* f : {"func_backward.py", "config_backward.json"})
+    std::filesystem::copy_file(source_dir() + "/tests/tasks/" + name + "/" + f, dir / f);
+  return dir.string();
 }
 
 std::vector<OpCase> tensor_core_cases() {

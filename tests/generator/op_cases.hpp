@@ -46,6 +46,12 @@ std::vector<OpCase> tensor_core_cases();
 /// which the source must then have.
 std::string check_generated_tf32(const std::string& task_dir);
 
+/// Backward test tasks in robust-kbench's shape (tests/tasks) the generator writes kernels for.
+std::vector<std::string> backward_cases();
+/// A copy of test task `name`'s backward files in a folder of its own per `backend` (the generated
+/// kernel is written beside the task, and the CPU and GPU suites may run at once).
+std::string backward_task_copy(const std::string& name, evaluation::Backend backend);
+
 void PrintTo(const OpCase& c, std::ostream* os);
 
 }  // namespace kforge::test

@@ -48,5 +48,20 @@ TEST_P(GeneratedCudaTf32, IsCorrectWithinKernelBenchsToleranceOnTheTensorCores) 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaTf32, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
 
+// Backward kernels from the gradients' graph, on the GPU (the same cases run on the CPU in
+// tests/generator/generator_cpu_test.cpp).
+class GeneratedCudaBackward : public testing::TestWithParam<std::string> {};
+
+TEST_P(GeneratedCudaBackward, IsCorrectOnEveryConfig) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(check_generated(backward_task_copy(GetParam(), evaluation::Backend::cuda),
+                            evaluation::Backend::cuda, false, "backward"),
+            "");
+}
+
+INSTANTIATE_TEST_SUITE_P(RobustKbenchShaped, GeneratedCudaBackward,
+                         testing::ValuesIn(backward_cases()),
+                         [](const auto& info) { return info.param; });
+
 }  // namespace
 }  // namespace kforge::test
