@@ -173,7 +173,7 @@ def run_backward(module, entry, seed, with_gradients, known_gradient_of):
     bwd_values = list(bwd_args) + list(bwd_kwargs.values())
 
     # Where backward_fn's results go: the gradient of which argument of fn each one is.
-    gradient_of, last_error = known_gradient_of.get(len(fwd_values)), None
+    gradient_of, last_error, miscounted = known_gradient_of.get(len(fwd_values)), None, None
     for count in [] if gradient_of is not None else [None, 2, 3, 4, 5, 6, 7, 8, 1]:
         markers = Marker(0) if count is None else tuple(Marker(i) for i in range(count))
         try:
@@ -183,8 +183,11 @@ def run_backward(module, entry, seed, with_gradients, known_gradient_of):
             continue
         returned = returned if isinstance(returned, tuple) else (returned,)
         if len(returned) != len(fwd_values):
-            raise ExportError(f"AutogradFunction.backward returns {len(returned)} gradients but fn takes "
-                              f"{len(fwd_values)} arguments; autograd needs one per argument")
+            # A backward that returns backward_fn's results as they come returns as many as it
+            # makes: try the next count before saying so.
+            miscounted = miscounted or (f"AutogradFunction.backward returns {len(returned)} gradients but fn "
+                                        f"takes {len(fwd_values)} arguments; autograd needs one per argument")
+            continue
         positions = {}
         for p, r in enumerate(returned):
             if isinstance(r, Marker):
@@ -196,6 +199,8 @@ def run_backward(module, entry, seed, with_gradients, known_gradient_of):
         gradient_of = [positions.get(k, -1) for k in range(1 if count is None else count)]
         break
     known_gradient_of[len(fwd_values)] = gradient_of
+    if gradient_of is None and miscounted:
+        raise ExportError(miscounted)
     if gradient_of is None:
         raise ExportError(f"cannot tell where AutogradFunction.backward puts backward_fn's results; it must "
                           f"return them unchanged (last error: {type(last_error).__name__}: {last_error})")

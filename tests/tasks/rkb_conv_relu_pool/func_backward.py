@@ -1,6 +1,7 @@
 """Test task in robust-kbench's shape: convolution, ReLU and 2x2 max pooling, backward. forward
 saves x, the weights and the biases; backward_fn gets them and grad_output and returns the
-gradients of all three (the convolution's backward and the pooling's, through its indices)."""
+gradients of all three (the convolution's backward and the pooling's, through its indices), which
+AutogradFunction.backward returns as they come."""
 import torch
 import torch.nn.functional as F
 
@@ -16,8 +17,8 @@ class AutogradFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad_output):
         x, weights, biases = ctx.saved_tensors
-        grad_input, grad_weights, grad_biases = AutogradFunction.backward_fn(x, weights, biases, grad_output)
-        return grad_input, grad_weights, grad_biases
+        # backward_fn's results returned as they come (a tuple), not unpacked
+        return AutogradFunction.backward_fn(x, weights, biases, grad_output)
 
 
 def forward_fn(x: torch.Tensor, weights: torch.Tensor, biases: torch.Tensor) -> torch.Tensor:
