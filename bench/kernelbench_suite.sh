@@ -74,26 +74,6 @@ find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
 find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
   xargs -P 1 -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
 
-if [ -s "$work/experiment" ]; then
-  id=$(cat "$work/experiment")
-  # Only the archive and cache options apply to a suite that exists already.
-  keep=()
-  while [ $# -gt 0 ]; do
-    case $1 in --archive|--cache|--jobs) keep+=("$1" "${2-}"); shift 2 ;; *) shift ;; esac
-  done
-  "$KFORGE" suite --resume "$id" --out "$work/suite" "${keep[@]}"
-  status=$?
-  # A suite that has ended is not resumed: its tables again, from the archive.
-  if [ $status -eq 2 ]; then
-    "$KFORGE" suite --table "$id" --out "$work/suite" "${keep[@]}"
-    status=$?
-  fi
-  exit $status
-else
-  "$KFORGE" suite --tasks "$work/tasks" --kernels '{task}/kernels/*' --backend "$BACKEND" \
-    --library-calls flag --out "$work/suite" "$@" |
-    while IFS= read -r line; do
-      echo "$line"
-      if [[ "$line" =~ ^suite\ ([0-9]+):\  ]]; then echo "${BASH_REMATCH[1]}" > "$work/experiment"; fi
-    done
-fi
+# shellcheck source=bench/suite_run.sh
+source "$(dirname "$0")/suite_run.sh"
+run_or_resume_suite "$work" "$@"
