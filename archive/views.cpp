@@ -335,6 +335,7 @@ json::Value suite_row(Archive& a, const Progress& p) {
   int64_t total = 0, correct = 0;
   std::vector<double> eager_speedups, compiled_speedups;
   std::optional<double> largest_eager, largest_kernel;
+  std::vector<BoundedTime> bounded;
   std::string compiled_note;
   for (const auto& res : got(a.results(c.id))) {
     ++total;
@@ -343,6 +344,8 @@ json::Value suite_row(Archive& a, const Progress& p) {
     auto detail = json::parse(res.detail_json);
     if (detail.value) {
       const auto& d = *detail.value;
+      bounded.push_back({d["bytes_moved"].as_number(0), d["speed_of_light_ms"].as_number(0),
+                         res.kernel_ms.value_or(0)});
       if (d["speedup_compiled"].is_number() && d["speedup_compiled"].as_number() > 0)
         compiled_speedups.push_back(d["speedup_compiled"].as_number());
       else if (compiled_note.empty() && d["compiled_unavailable"].is_string())
@@ -368,7 +371,7 @@ json::Value suite_row(Archive& a, const Progress& p) {
   r.set("kernel_ms_largest_config", optional_number(all_correct ? largest_kernel : std::nullopt));
   // Its bound over its time on the config that moves the most bytes (the bound: those bytes at
   // the measured copy bandwidth): near 1 for a memory-bound kernel that streams at the peak.
-  const double bound = all_correct ? speed_of_light_of(a, c.id) : 0;
+  const double bound = all_correct ? speed_of_light_fraction(bounded) : 0;
   r.set("speed_of_light", bound > 0 ? json::Value(bound) : json::Value());
   r.set("flags", flags).set("reason", reason);
   return r;

@@ -286,6 +286,29 @@ Out convolution_bias(Lowerer& L, const GraphNode& n, const Lazy& sum) {
   return Out{std::vector<Lazy>{*out}, ""};
 }
 
+/// A pooling operator's windows: its spatial dimensions (1d, 2d or 3d in its name), the leading
+/// ones of a tensor of `rank`, and per spatial dimension the kernel, stride (the kernel's where
+/// none is given), padding and dilation, read from the node's arguments from `first` on
+/// (kernel_size, stride, padding, then dilation where the operator has one).
+struct PoolWindows {
+  size_t nd = 2, lead = 0;
+  std::vector<int64_t> kernel, stride, padding, dilation;
+};
+
+PoolWindows pool_windows(Lowerer& L, const GraphNode& n, size_t rank, int first, bool dilated) {
+  PoolWindows w;
+  const std::string name = base_name(n.op);
+  w.nd = name.find("1d") != std::string::npos ? 1 : name.find("3d") != std::string::npos ? 3 : 2;
+  w.lead = rank - w.nd;
+  w.kernel = per_dim(ints(L.arg(n, first, "kernel_size")), w.nd, 1);
+  w.stride = ints(L.arg(n, first + 1, "stride"));
+  w.stride = w.stride.empty() ? w.kernel : per_dim(w.stride, w.nd, 1);
+  w.padding = per_dim(ints(L.arg(n, first + 2, "padding")), w.nd, 0);
+  w.dilation = dilated ? per_dim(ints(L.arg(n, first + 3, "dilation")), w.nd, 1)
+                       : std::vector<int64_t>(w.nd, 1);
+  return w;
+}
+
 /// max_pool{1,2,3}d_with_indices, avg_pool{1,2,3}d: a window per output element.
 Out lower_pool(Lowerer& L, const GraphNode& n) {
   const std::string name = base_name(n.op);
@@ -293,16 +316,9 @@ Out lower_pool(Lowerer& L, const GraphNode& n) {
   auto x = L.tensor(n, 0, "self");
   if (!x) return Out::failure(x.error);
   const auto out_shape = Lowerer::meta_shape(n, 0);
-  const size_t nd = name.find("1d") != std::string::npos   ? 1
-                    : name.find("3d") != std::string::npos ? 3
-                                                           : 2;
-  const size_t lead = x->shape.size() - nd;
-  const auto kernel = per_dim(ints(L.arg(n, 1, "kernel_size")), nd, 1);
-  auto stride = ints(L.arg(n, 2, "stride"));
-  stride = stride.empty() ? kernel : per_dim(stride, nd, 1);
-  const auto padding = per_dim(ints(L.arg(n, 3, "padding")), nd, 0);
-  const auto dilation =
-      max ? per_dim(ints(L.arg(n, 4, "dilation")), nd, 1) : std::vector<int64_t>(nd, 1);
+  const auto w = pool_windows(L, n, x->shape.size(), 1, max);
+  const size_t nd = w.nd, lead = w.lead;
+  const auto &kernel = w.kernel, &stride = w.stride, &padding = w.padding, &dilation = w.dilation;
   const bool ceil_mode = L.arg(n, max ? 5 : 4, "ceil_mode").as_bool(false);
   const bool count_pad = max ? true : L.arg(n, 5, "count_include_pad").as_bool(true);
   const auto& divisor_override = L.arg(n, 6, "divisor_override");
@@ -596,7 +612,6 @@ Out lower_flip(Lowerer& L, const GraphNode& n) {
   return Out{std::vector<Lazy>{y}, ""};
 }
 
-}  // namespace
 /// max_pool{1,2,3}d_with_indices_backward(grad_output, self, kernel_size, stride, padding,
 /// dilation, ceil_mode, indices) where windows do not overlap (stride at least the dilated
 /// kernel): each input position lies in at most one window, and gets that window's gradient where
@@ -606,16 +621,9 @@ Out lower_pool_backward(Lowerer& L, const GraphNode& n) {
   auto x = L.tensor(n, 1, "self");
   auto idx = L.tensor(n, 7, "indices");
   if (!grad || !x || !idx) return Out::failure(!grad ? grad.error : !x ? x.error : idx.error);
-  const std::string name = base_name(n.op);
-  const size_t nd = name.find("1d") != std::string::npos   ? 1
-                    : name.find("3d") != std::string::npos ? 3
-                                                           : 2;
-  const size_t lead = x->shape.size() - nd;
-  const auto kernel = per_dim(ints(L.arg(n, 2, "kernel_size")), nd, 1);
-  auto stride = ints(L.arg(n, 3, "stride"));
-  stride = stride.empty() ? kernel : per_dim(stride, nd, 1);
-  const auto padding = per_dim(ints(L.arg(n, 4, "padding")), nd, 0);
-  const auto dilation = per_dim(ints(L.arg(n, 5, "dilation")), nd, 1);
+  const auto w = pool_windows(L, n, x->shape.size(), 2, true);
+  const size_t nd = w.nd, lead = w.lead;
+  const auto &kernel = w.kernel, &stride = w.stride, &padding = w.padding, &dilation = w.dilation;
   for (size_t d = 0; d < nd; ++d)
     if (stride[d] < (kernel[d] - 1) * dilation[d] + 1)
       return Out::failure("max pooling's backward over overlapping windows");
@@ -652,6 +660,7 @@ Out lower_pool_backward(Lowerer& L, const GraphNode& n) {
   return Out{std::vector<Lazy>{out}, ""};
 }
 
+}  // namespace
 void add_window_lowerings(std::map<std::string, Lowering>& table) {
   for (const char* name : {"mm", "bmm", "addmm", "baddbmm", "mv", "addmv", "dot"})
     table[std::string("aten.") + name] = lower_matmul;
