@@ -212,11 +212,36 @@ void reprofile(self_ptr self, int64_t n) {
           [lost](caf::error& e) { lost("reading a candidate back: " + describe(e)); });
 }
 
+/// What the compiler pool is asked for candidate `c` of `tgt`; an error where the target names no
+/// backend kforge knows (the configuration's list is checked, so only a damaged archive can).
+Result<compile_request> compilation_request(self_ptr self, const Candidate& c, const target& tgt) {
+  auto& st = self->state;
+  compile_request req;
+  req.candidate_id = c.id;
+  req.source = c.source;
+  if (auto backend = parse_backend(tgt.backend))
+    req.backend = *backend;
+  else
+    return Result<compile_request>::failure("target " + tgt.key() + " names the backend `" +
+                                            tgt.backend + "`, which is neither cpu nor cuda");
+  if (auto a = st.cfg.cuda_arch.find(evaluator_key(tgt.backend, tgt.device));
+      a != st.cfg.cuda_arch.end())
+    req.cuda_arch = a->second;
+  req.source_name = "candidate " + std::to_string(c.id) + " (" + c.strategy + ")";
+  req.headers = st.cfg.spec.headers;
+  return {std::move(req), {}};
+}
+
 /// What the evaluator is asked for a compiled candidate of target `l`.
 eval_request evaluation_request(self_ptr self, const Candidate& c, const target_layout& l,
                                 const evaluation::CompileResult& compiled) {
   const auto& spec = self->state.cfg.spec;
-  eval_request req{c.id, l.tgt, {}};
+  eval_request req;
+  req.candidate_id = c.id;
+  req.tgt = l.tgt;
+  // What it was built from, for an evaluator of a node, which builds it for its own device.
+  if (auto build = compilation_request(self, c, l.tgt)) req.build = std::move(*build);
+  req.compiled_mode = l.compiled_dir.empty() ? "off" : spec.compiled_baseline;
   auto& w = req.worker;
   w.export_dir = l.export_dir;
   w.library = compiled.library_path;
@@ -265,6 +290,7 @@ void evaluated(self_ptr self, int64_t n, const eval_result& r) {
   }
   if (report.verdict == EvalVerdict::error) o.error = report.failure_message;
   e.seconds = r.seconds;
+  if (!r.device.empty()) e.device = r.device;
   tell(self, e);
   answer(self, n, o);
   if (ok) profile(self, n, report.configs);
@@ -278,26 +304,6 @@ void evaluate(self_ptr self, int64_t n, const evaluation::CompileResult& built) 
       evaluation_request(self, candidate(self, n), l, built),
       [](const eval_result& r) { return std::optional<eval_result>(r); },
       [self, n](const eval_result& r) { evaluated(self, n, r); });
-}
-
-/// What the compiler pool is asked for candidate `c` of `tgt`; an error where the target names no
-/// backend kforge knows (the configuration's list is checked, so only a damaged archive can).
-Result<compile_request> compilation_request(self_ptr self, const Candidate& c, const target& tgt) {
-  auto& st = self->state;
-  compile_request req;
-  req.candidate_id = c.id;
-  req.source = c.source;
-  if (auto backend = parse_backend(tgt.backend))
-    req.backend = *backend;
-  else
-    return Result<compile_request>::failure("target " + tgt.key() + " names the backend `" +
-                                            tgt.backend + "`, which is neither cpu nor cuda");
-  if (auto a = st.cfg.cuda_arch.find(evaluator_key(tgt.backend, tgt.device));
-      a != st.cfg.cuda_arch.end())
-    req.cuda_arch = a->second;
-  req.source_name = "candidate " + std::to_string(c.id) + " (" + c.strategy + ")";
-  req.headers = st.cfg.spec.headers;
-  return {std::move(req), {}};
 }
 
 /// Candidate n's compile is archived: a library goes on to be evaluated, a failure is told and
@@ -538,6 +544,7 @@ caf::result<confirmation> confirm(self_ptr self, pipeline_job& job) {
                 req.worker.seed = search::derive_seed(self->state.cfg.spec.seed, "confirm",
                                                       static_cast<uint64_t>(c.sequence));
                 req.worker.stop_on_failure = true;
+                req.confirmation = true;
                 // Its profile was made after the search's evaluation.
                 req.worker.trace = req.worker.counters = false;
                 self->request(evaluator_of(self, l), caf::infinite, evaluate_atom::value, req)

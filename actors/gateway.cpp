@@ -143,9 +143,12 @@ gateway_actor::behavior_type gateway_impl(gateway_actor::stateful_pointer<gatewa
         std::vector<int64_t> ids;
         for (const auto& [id, c] : st.running) ids.push_back(id);
         out->experiments.resize(ids.size());
-        auto pending = std::make_shared<size_t>(st.rt->reporters.size() + ids.size());
-        auto finish = [out, pending, promise, self]() mutable {
+        const bool nodes = static_cast<bool>(st.rt->registry);
+        auto pending = std::make_shared<size_t>(st.rt->reporters.size() + ids.size() + nodes);
+        auto node_rows = std::make_shared<std::vector<actor_status>>();
+        auto finish = [out, pending, promise, self, node_rows]() mutable {
           if (--*pending > 0) return;
+          out->actors.insert(out->actors.end(), node_rows->begin(), node_rows->end());
           for (const auto& [id, s] : self->state.concluded) out->experiments.push_back(s);
           std::sort(out->experiments.begin(), out->experiments.end(),
                     [](const auto& a, const auto& b) { return a.id < b.id; });
@@ -166,6 +169,19 @@ gateway_actor::behavior_type gateway_impl(gateway_actor::stateful_pointer<gatewa
                   [out, i, finish](caf::error& e) mutable {
                     out->actors[i + 1].name = "(no answer)";
                     out->actors[i + 1].last_error = caf::to_string(e);
+                    finish();
+                  });
+        if (nodes)  // the registry, then every node evaluator that joined
+          self->request(st.rt->registry, 2s, nodes_atom::value)
+              .then(
+                  [node_rows, finish](std::vector<actor_status>& rows) mutable {
+                    *node_rows = std::move(rows);
+                    finish();
+                  },
+                  [node_rows, finish](caf::error& e) mutable {
+                    node_rows->emplace_back();
+                    node_rows->back().name = "node registry (no answer)";
+                    node_rows->back().last_error = caf::to_string(e);
                     finish();
                   });
         for (size_t i = 0; i < ids.size(); ++i)

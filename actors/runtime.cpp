@@ -12,8 +12,10 @@
 #include "actors/archive_actor.hpp"
 #include "actors/builtin_proposer_actor.hpp"
 #include "actors/compiler_pool.hpp"
+#include "actors/evaluator_pool.hpp"
 #include "actors/files_proposer_actor.hpp"
 #include "actors/llm_runner.hpp"
+#include "actors/node_registry.hpp"
 #include "actors/profiler.hpp"
 #include "actors/verifier.hpp"
 #include "evaluation/build_config.hpp"
@@ -74,6 +76,53 @@ int gpu_count() {
   return visible_gpu_count(n, std::getenv("CUDA_VISIBLE_DEVICES"));
 }
 
+std::vector<evaluation::WorkerOptions> default_evaluators(bool cpu, const std::vector<int>& gpus,
+                                                          bool seccomp, bool allow_unconfined) {
+  std::vector<evaluation::WorkerOptions> out;
+  evaluation::WorkerOptions base;
+  base.seccomp = seccomp;
+  base.allow_unconfined = allow_unconfined;
+  if (cpu) {
+    out.push_back(base);
+    out.back().backend = Backend::cpu;
+  }
+  if (!build::with_cuda) return out;
+  std::vector<int> devices = gpus;
+  if (devices.empty())
+    for (int d = 0; d < gpu_count(); ++d) devices.push_back(d);
+  for (int d : devices) {
+    out.push_back(base);
+    out.back().backend = Backend::cuda;
+    out.back().device = d;
+  }
+  return out;
+}
+
+compiler_actor spawn_compiler(caf::actor_system& system, unsigned slots,
+                              const std::string& cache_dir, std::chrono::seconds timeout,
+                              bool allow_unconfined,
+                              const std::vector<evaluation::WorkerOptions>& evaluators) {
+  std::vector<std::string> gpus;
+  for (const auto& e : evaluators)
+    if (e.backend == Backend::cuda)
+      gpus.push_back(visible_gpu_name(e.device, std::getenv("CUDA_VISIBLE_DEVICES")));
+  return system.spawn(
+      compiler_pool_impl,
+      compiler_options{slots, cache_dir, timeout, allow_unconfined,
+                       std::make_shared<evaluation::BaselineGpus>(std::move(gpus))});
+}
+
+evaluator_actor spawn_evaluator(caf::actor_system& system, evaluation::WorkerOptions options,
+                                const std::string& cache_dir) {
+  // Workers may read task exports (and nothing else of the cache); the folder exists before they
+  // start, so that their confinement can name it.
+  const auto exports = std::filesystem::path(cache_dir) / "exports";
+  std::error_code ec;
+  std::filesystem::create_directories(exports, ec);
+  options.readable_dirs.push_back(exports.string());
+  return system.spawn(evaluator_impl, options);
+}
+
 Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
                                                 runtime_options options) {
   auto rt = std::make_unique<runtime>();
@@ -86,33 +135,14 @@ Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
   std::shared_ptr<archive::Archive> db = std::move(*opened);
   if (options.compile_slots == 0)
     options.compile_slots = std::max(1u, std::thread::hardware_concurrency());
-  if (options.evaluators.empty()) {
-    evaluation::WorkerOptions cpu;
-    cpu.backend = Backend::cpu;
-    cpu.seccomp = options.seccomp;
-    cpu.allow_unconfined = options.allow_unconfined;
-    options.evaluators.push_back(cpu);
-    if (build::with_cuda)
-      for (int d = 0; d < gpu_count(); ++d) {
-        evaluation::WorkerOptions cuda;
-        cuda.backend = Backend::cuda;
-        cuda.device = d;
-        cuda.seccomp = options.seccomp;
-        cuda.allow_unconfined = options.allow_unconfined;
-        options.evaluators.push_back(cuda);
-      }
-  }
+  if (options.evaluators.empty())
+    options.evaluators = default_evaluators(options.cpu_evaluator || options.node_token.empty(), {},
+                                            options.seccomp, options.allow_unconfined);
   auto& s = rt->stages;
   s.archive = system.spawn<caf::detached>(archive_actor_impl, std::move(db));
-  std::vector<std::string> gpus;
-  for (const auto& e : options.evaluators)
-    if (e.backend == Backend::cuda)
-      gpus.push_back(visible_gpu_name(e.device, std::getenv("CUDA_VISIBLE_DEVICES")));
   s.compiler =
-      system.spawn(compiler_pool_impl,
-                   compiler_options{options.compile_slots, options.cache_dir,
-                                    options.compile_timeout, options.allow_unconfined,
-                                    std::make_shared<evaluation::BaselineGpus>(std::move(gpus))});
+      spawn_compiler(system, options.compile_slots, options.cache_dir, options.compile_timeout,
+                     options.allow_unconfined, options.evaluators);
   s.verifier = system.spawn(verifier_impl);
   s.profiler = system.spawn(profiler_impl);
   s.proposers["builtin"] = system.spawn(builtin_proposer_impl);
@@ -122,16 +152,21 @@ Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
                    caf::actor_cast<status_reporter>(s.proposers["files"]),
                    caf::actor_cast<status_reporter>(s.verifier),
                    caf::actor_cast<status_reporter>(s.compiler)};
-  // Workers may read task exports (and nothing else of the cache); the folder exists before they
-  // start, so that their confinement can name it.
-  const auto exports = std::filesystem::path(options.cache_dir) / "exports";
-  std::error_code ec;
-  std::filesystem::create_directories(exports, ec);
-  for (auto e : options.evaluators) {
-    e.readable_dirs.push_back(exports.string());
+  for (const auto& e : options.evaluators) {
     auto key = evaluator_key(e.backend, e.device);
-    s.evaluators[key] = system.spawn(evaluator_impl, e);
+    s.evaluators[key] = spawn_evaluator(system, e, options.cache_dir);
     rt->reporters.push_back(caf::actor_cast<status_reporter>(s.evaluators[key]));
+  }
+  if (!options.node_token.empty()) {
+    // Every key gets a pool in front of its evaluator (the CPU's even without one of its own);
+    // the experiments see the pools.
+    if (!s.evaluators.count("cpu")) s.evaluators["cpu"] = evaluator_actor{};
+    for (auto& [key, local] : s.evaluators) {
+      rt->pools[key] = system.spawn(evaluator_pool_impl, key, local);
+      local = caf::actor_cast<evaluator_actor>(rt->pools[key]);
+      rt->reporters.push_back(caf::actor_cast<status_reporter>(rt->pools[key]));
+    }
+    rt->registry = system.spawn(node_registry_impl, options.node_token, rt->pools);
   }
   rt->reporters.push_back(caf::actor_cast<status_reporter>(s.profiler));
   return {std::move(rt), {}};
@@ -147,6 +182,7 @@ void runtime::stop(caf::actor_system& system) {
   end(stages.profiler);
   for (auto& [k, p] : stages.proposers) end(p);
   for (auto& [k, e] : stages.evaluators) end(e);
+  end(registry);
   end(stages.archive);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,10 +31,35 @@ struct runtime_options {
   bool allow_unconfined = false;
   /// LLM prices (dollars per million tokens); empty: configs/prices.json of the source tree.
   std::string prices_path;
+  /// Nodes may join (`kforge daemon --node-port`): each evaluator key gets a pool that the node
+  /// registry, made with this token, adds nodes' evaluators to. Empty: no pools, no registry.
+  std::string node_token;
+  /// With the default evaluators: whether the daemon evaluates on its own CPU (without, with
+  /// nodes, the "cpu" pool waits for nodes' CPU evaluators).
+  bool cpu_evaluator = true;
 };
+
+/// The evaluators a process has by default: the CPU backend (where `cpu`), plus one cuda evaluator
+/// per GPU when the build has CUDA (`gpus`: these GPU indices, or every GPU where empty).
+std::vector<evaluation::WorkerOptions> default_evaluators(bool cpu, const std::vector<int>& gpus,
+                                                          bool seccomp, bool allow_unconfined);
+
+/// The compiler pool for `evaluators` (torch.compile builds go to their GPUs).
+compiler_actor spawn_compiler(caf::actor_system& system, unsigned slots,
+                              const std::string& cache_dir, std::chrono::seconds timeout,
+                              bool allow_unconfined,
+                              const std::vector<evaluation::WorkerOptions>& evaluators);
+
+/// An evaluator whose worker may read the cache's task exports (the folder is made first, so that
+/// its confinement can name it).
+evaluator_actor spawn_evaluator(caf::actor_system& system, evaluation::WorkerOptions options,
+                                const std::string& cache_dir);
 
 struct runtime {
   stage_handles stages;
+  /// With nodes: the pool behind each evaluator key (stages.evaluators holds the same actors).
+  std::map<std::string, evaluator_pool_actor> pools;
+  node_registry_actor registry;  ///< with nodes: what `kforge daemon` publishes
   /// Every stage actor, for status queries, in display order.
   std::vector<status_reporter> reporters;
   std::string prices_path;

@@ -34,5 +34,7 @@ using profiled_atom = caf::atom_constant<caf::atom("profiled")>;
 using setup_atom = caf::atom_constant<caf::atom("setup")>;
 using meta_atom = caf::atom_constant<caf::atom("meta")>;
 using confirm_atom = caf::atom_constant<caf::atom("confirm")>;
+using join_atom = caf::atom_constant<caf::atom("join")>;
+using nodes_atom = caf::atom_constant<caf::atom("nodes")>;
 
 }  // namespace kforge

@@ -22,6 +22,8 @@ std::string to_string(error_code code) {
       return "export_failure";
     case error_code::invalid_request:
       return "invalid_request";
+    case error_code::not_authorized:
+      return "not_authorized";
   }
   return "unknown";
 }

@@ -20,6 +20,7 @@ enum class error_code : uint8_t {
   proposer_failure,    ///< a proposer failed; a missing candidate is said in the proposal instead
   export_failure,      ///< a task could not be exported
   invalid_request,     ///< a request is malformed or not allowed in the current state
+  not_authorized,      ///< a node presented a token that is not the daemon's
 };
 
 std::string to_string(error_code code);

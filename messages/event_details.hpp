@@ -246,12 +246,14 @@ struct Evaluated : Subject {
   std::optional<std::string> failure;      ///< the failure's kind (JSON "kind")
   std::optional<std::string> reason;
   double seconds = 0;  ///< the evaluation's wall time
+  /// The device that evaluated it, "(node NAME)" after it where a node's evaluator did.
+  std::optional<std::string> device;
   template <class T, class F>
   static void each(T& x, F&& f) {
     Subject::each(x, f);
     f("verdict", x.verdict), f("strategy", x.strategy), f("speedup", x.speedup);
     f("speedup_compiled", x.speedup_compiled), f("kind", x.failure), f("reason", x.reason);
-    f("seconds", x.seconds);
+    f("seconds", x.seconds), f("device", x.device);
   }
 };
 

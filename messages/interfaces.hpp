@@ -62,6 +62,29 @@ using evaluator_actor = status_reporter::extend<
     // The device (starting the worker if needed): compiles for cuda need its architecture.
     caf::replies_to<device_atom>::with<device_info>>;
 
+/// An evaluator of a node (another process, on this host or another): it exports the task and
+/// compiles the candidate for its own device, then evaluates as a local evaluator does.
+using node_evaluator_actor =
+    status_reporter::extend<caf::replies_to<evaluate_atom, node_eval_request>::with<eval_result>,
+                            caf::replies_to<device_atom>::with<device_info>>;
+
+/// What the daemon's evaluators are when nodes may join: one queue per evaluator key, served
+/// oldest candidate first by the local evaluator and every node evaluator that joined it; a
+/// node's evaluation in flight when the node goes goes back to the queue.
+using evaluator_pool_actor = evaluator_actor::extend<
+    // A node's evaluator joins, with its device and the name the status shows.
+    caf::reacts_to<join_atom, node_evaluator_actor, device_info, std::string>,
+    // The status row of each node evaluator in the pool.
+    caf::replies_to<nodes_atom>::with<std::vector<actor_status>>>;
+
+/// The daemon's door for nodes (published on --node-port): a node presents the token and offers
+/// its evaluators (in the order of node_join's devices).
+using node_registry_actor = status_reporter::extend<
+    caf::replies_to<join_atom, node_join, std::vector<node_evaluator_actor>>::with<node_welcome>,
+    // Its own status row, then every node evaluator's (from the pools), for the console, the
+    // dashboard and /metrics.
+    caf::replies_to<nodes_atom>::with<std::vector<actor_status>>>;
+
 /// A compiler slot: one blocking compile or export at a time, on its own thread.
 using compile_runner_actor =
     caf::typed_actor<caf::replies_to<compile_atom, compile_request>::with<candidate_compile>,

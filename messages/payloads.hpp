@@ -411,15 +411,60 @@ typename Inspector::result_type inspect(Inspector& f, export_result& x) {
 /// An evaluation asked of an evaluator: the candidate, its target, and what its worker is asked,
 /// whole (evaluation/worker_request.hpp: the library, the export, the seeds, the timing budget,
 /// whether a correct kernel's trace and counters are recorded for its profile).
+/// The compile request travels with it (what the candidate was built from) and the torch.compile
+/// mode of the experiment: an evaluator of a node compiles and exports for its own device.
 struct eval_request {
   int64_t candidate_id = 0;
   target tgt;
   evaluation::WorkerRequest worker;
+  compile_request build;
+  std::string compiled_mode = "off";  ///< "off", "default" or "max-autotune"
+  /// A correct candidate timed again after the search: a pool times every confirmation of an
+  /// experiment on one device (its first evaluator), so that they compare.
+  bool confirmation = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_request& x) {
-  return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.worker);
+  return f(caf::meta::type_name("eval_request"), x.candidate_id, x.tgt, x.worker, x.build,
+           x.compiled_mode, x.confirmation);
+}
+
+/// An evaluation asked of a node's evaluator: the daemon's request with the task's files (path in
+/// the task folder -> content), which the node exports with its own Python; the paths inside
+/// `eval` are the daemon's and mean nothing on the node.
+struct node_eval_request {
+  eval_request eval;
+  std::map<std::string, std::string> task_files;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_eval_request& x) {
+  return f(caf::meta::type_name("node_eval_request"), x.eval, x.task_files);
+}
+
+/// What a node says when it joins a daemon (its evaluators' handles travel beside it, in order).
+struct node_join {
+  std::string token;                 ///< the daemon's node token, as the node's token file has it
+  std::string node;                  ///< the node's name (its host name, or --name)
+  std::vector<device_info> devices;  ///< one per evaluator it offers
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_join& x) {
+  return f(caf::meta::type_name("node_join"), x.token, x.node, x.devices);
+}
+
+/// The daemon's answer to a node it admits: where each of its evaluators went, or why not.
+struct node_welcome {
+  std::string node;                  ///< the name the daemon knows the node by
+  std::vector<std::string> placed;   ///< per evaluator: the evaluator key it serves, or ""
+  std::vector<std::string> refused;  ///< per evaluator: why it serves none, or ""
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_welcome& x) {
+  return f(caf::meta::type_name("node_welcome"), x.node, x.placed, x.refused);
 }
 
 /// An evaluation: the worker's report as evaluation/worker_report.hpp reads it, and what the

@@ -29,6 +29,39 @@ T across_processes(caf::actor_system& system, T value) {
   return back;
 }
 
+// What a node is sent: the daemon's request with the source it compiles and the task's files, and
+// the device list it joins with.
+TEST(Payloads, ANodesRequestCarriesTheSourceAndTheTaskFilesAcrossProcesses) {
+  Registered config;
+  caf::actor_system system(config);
+  node_eval_request r;
+  r.eval.candidate_id = 7;
+  r.eval.build.source = "torch::Tensor forward(torch::Tensor x) { return x; }";
+  r.eval.build.backend = Backend::cuda;
+  r.eval.compiled_mode = "max-autotune";
+  r.eval.confirmation = true;
+  r.task_files = {{"func_forward.py", "def forward_fn(x):\n    return x\n"},
+                  {"configs/multi.json", "{\"n\": 4}"}};
+  const auto back = across_processes(system, r);
+  EXPECT_EQ(back.eval.candidate_id, 7);
+  EXPECT_EQ(back.eval.build.source, r.eval.build.source);
+  EXPECT_EQ(back.eval.build.backend, Backend::cuda);
+  EXPECT_EQ(back.eval.compiled_mode, "max-autotune");
+  EXPECT_TRUE(back.eval.confirmation);
+  EXPECT_EQ(back.task_files, r.task_files);
+  node_join j;
+  j.token = "abc";
+  j.node = "gpu-2";
+  j.devices.resize(2);
+  j.devices[1].backend = "cuda";
+  j.devices[1].name = "NVIDIA H100 80GB HBM3";
+  j.devices[1].cuda_arch = "sm_90";
+  const auto joined = across_processes(system, j);
+  EXPECT_EQ(joined.node, "gpu-2");
+  ASSERT_EQ(joined.devices.size(), 2u);
+  EXPECT_EQ(joined.devices[1].cuda_arch, "sm_90");
+}
+
 TEST(Payloads, AnEvaluationRequestCarriesTheWholeWorkerRequestAcrossProcesses) {
   Registered config;
   caf::actor_system system(config);

@@ -1,6 +1,7 @@
 #include "tools/kforge/actor_host.hpp"
 
 #include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
 #include <csignal>
 #include <cstdlib>
 
@@ -34,9 +35,20 @@ std::string default_state_dir() {
   return std::string(home && *home ? home : "/tmp") + "/.local/state/kforge";
 }
 
-actor_host::actor_host() {
+actor_host::actor_host(bool network) {
   register_message_types(config_);
+  if (network) configure_network(config_);
   system_ = std::make_unique<caf::actor_system>(config_);
+}
+
+void configure_network(caf::actor_system_config& config) {
+  config.load<caf::io::middleman>();
+  // Only kforge's own processes of this protocol talk to each other.
+  config.set("middleman.app-identifiers", std::vector<std::string>{kNetworkIdentifier});
+  // A peer that stops answering (a host that went down without closing its connections) is
+  // given up after the timeout, as a closed connection is at once.
+  config.set("middleman.heartbeat-interval", caf::timespan{std::chrono::seconds(2)});
+  config.set("middleman.connection-timeout", caf::timespan{std::chrono::seconds(20)});
 }
 
 actor_host::~actor_host() {

@@ -24,9 +24,17 @@ std::string default_state_dir();
 /// empty one at a mistyped path.
 Result<std::unique_ptr<archive::Archive>> open_archive_to_read(const std::string& path);
 
+/// What kforge's processes say when they connect through CAF's middleman: a daemon and a node of
+/// different protocol versions refuse each other.
+inline constexpr const char* kNetworkIdentifier = "kforge-nodes-1";
+
+/// Loads CAF's middleman into `config` with kforge's identifier and heartbeats.
+void configure_network(caf::actor_system_config& config);
+
 class actor_host {
  public:
-  actor_host();
+  /// `network`: CAF's middleman is loaded (the daemon with --node-port, `kforge node`).
+  explicit actor_host(bool network = false);
   ~actor_host();
   caf::actor_system& system() { return *system_; }
   /// Starts the stage actors, or says why it cannot (an unopenable archive, ...).

@@ -22,6 +22,7 @@
 #include "tools/kforge/daemon_command.hpp"
 #include "tools/kforge/event_lines.hpp"
 #include "tools/kforge/tables.hpp"
+#include "tools/kforge/tokens.hpp"
 
 namespace kforge::cli {
 namespace {
@@ -61,23 +62,12 @@ bool connect_info(const std::string& state_dir, unsigned port, const std::string
     }
     c.port = static_cast<uint16_t>((*info.value)["port"].as_int());
   }
-  auto token = evaluation::read_file(token_file.empty() ? state_dir + "/token" : token_file);
-  if (!token.ok) {
-    error = "cannot read the daemon's token: " + token.error;
+  auto token = read_token_file(token_file.empty() ? state_dir + "/token" : token_file);
+  if (!token) {
+    error = token.error;
     return false;
   }
-  c.token = token.text;
-  while (!c.token.empty() && std::isspace(static_cast<unsigned char>(c.token.back())))
-    c.token.pop_back();
-  const bool plausible =
-      !c.token.empty() && std::all_of(c.token.begin(), c.token.end(), [](char ch) {
-        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
-      });
-  if (!plausible) {
-    error = "the token file " + (token_file.empty() ? state_dir + "/token" : token_file) +
-            " does not hold a token (one line of letters and digits)";
-    return false;
-  }
+  c.token = *token;
   return true;
 }
 

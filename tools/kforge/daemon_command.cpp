@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <caf/io/middleman.hpp>
+
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -24,6 +26,7 @@
 #include "tools/kforge/command_line.hpp"
 #include "tools/kforge/daemon_api.hpp"
 #include "tools/kforge/daemon_log.hpp"
+#include "tools/kforge/tokens.hpp"
 
 namespace kforge::cli {
 namespace {
@@ -32,54 +35,6 @@ std::atomic<bool> g_stop{false};
 
 void on_signal(int) {
   g_stop = true;
-}
-
-/// 32 random bytes as hex, from the kernel's generator.
-Result<std::string> new_token() {
-  std::ifstream in("/dev/urandom", std::ios::binary);
-  unsigned char bytes[32];
-  if (!in.read(reinterpret_cast<char*>(bytes), sizeof bytes))
-    return Result<std::string>::failure("cannot read /dev/urandom");
-  static const char* hex = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) out += {hex[b >> 4], hex[b & 15]};
-  return {out, {}};
-}
-
-/// Writes a file readable and writable by its owner only (created that way, never wider).
-Result<void> write_private(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Result<void>::failure("cannot write " + tmp + ": " + std::strerror(errno));
-  ::fchmod(fd, 0600);
-  bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ok = ::fsync(fd) == 0 && ok;
-  ::close(fd);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0)
-    return Result<void>::failure("cannot write " + path);
-  return {};
-}
-
-/// The token that opens /metrics only: kept in <state>/metrics_token across restarts, so a
-/// scraper's configuration outlives the daemon; made (private) when missing or unreadable.
-Result<std::string> stable_metrics_token(const std::string& state_dir) {
-  const std::string path = state_dir + "/metrics_token";
-  std::ifstream in(path);
-  std::string kept;
-  std::getline(in, kept);
-  std::error_code ec;
-  const auto perms = std::filesystem::status(path, ec).permissions();
-  const bool private_file =
-      !ec && (perms & (std::filesystem::perms::group_all | std::filesystem::perms::others_all)) ==
-                 std::filesystem::perms::none;
-  if (kept.size() == 64 && kept.find_first_not_of("0123456789abcdef") == std::string::npos &&
-      private_file)
-    return {kept, {}};
-  auto made = new_token();
-  if (!made) return made;
-  if (auto written = write_private(path, *made + "\n"); !written)
-    return Result<std::string>::failure(written.error);
-  return made;
 }
 
 /// The state folder holds the token and the archive: created private (0700) where it is missing;
@@ -123,7 +78,9 @@ Result<void> prepare_state_dir(const std::string& path) {
 
 int run_daemon(const std::vector<std::string>& args) {
   std::string state_dir = default_state_dir(), cache, log_level_text = "info";
-  unsigned port = 0, jobs = 0;
+  unsigned port = 0, jobs = 0, cpu_evaluators = 1;
+  int node_port = -1;
+  std::string node_bind = "127.0.0.1";
   bool allow_unconfined = false;
   CommandLine line(
       "daemon",
@@ -146,11 +103,26 @@ int run_daemon(const std::vector<std::string>& args) {
   app.add_flag("--allow-unconfined", allow_unconfined,
                "on a kernel without Landlock, compile and run candidates with access to all your "
                "files instead of refusing to");
+  app.add_option("--node-port", node_port,
+                 "let nodes (`kforge node`) join on this port (0: any free port, in "
+                 "<state>/daemon.json as node_port); they present <state>/node_token. Off by "
+                 "default")
+      ->check(whole_number(0, 65535));
+  app.add_option("--node-bind", node_bind,
+                 "the address nodes connect to (default 127.0.0.1: nodes on this host, or through "
+                 "an SSH tunnel; docs/daemon.md)")
+      ->type_name("ADDR");
+  app.add_option("--cpu-evaluators", cpu_evaluators,
+                 "1 (default): the daemon evaluates CPU targets itself; 0: only nodes do (needs "
+                 "--node-port)")
+      ->check(whole_number(0, 1));
   add_choice(app, "--log-level", log_level_text, {"debug", "info", "warn", "error", "off"},
              "debug, info (default), warn, error or off: what goes to standard error and "
              "<state>/daemon.log (rotated at 10 MiB, three files kept)");
   if (auto code = line.parse(args)) return *code;
   if (state_dir.empty()) return line.error("--state needs a folder");
+  if (cpu_evaluators == 0 && node_port < 0)
+    return line.error("--cpu-evaluators 0 needs --node-port: nothing would evaluate CPU targets");
   const log::Level log_level = log::parse_level(log_level_text).value_or(log::Level::info);
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -179,7 +151,7 @@ int run_daemon(const std::vector<std::string>& args) {
     std::cerr << "kforge daemon: " << written.error << "\n";
     return 2;
   }
-  auto metrics_token = stable_metrics_token(state_dir);
+  auto metrics_token = stable_token(state_dir + "/metrics_token");
   if (!metrics_token) {
     std::cerr << "kforge daemon: " << metrics_token.error << "\n";
     return 2;
@@ -188,8 +160,20 @@ int run_daemon(const std::vector<std::string>& args) {
   std::signal(SIGTERM, on_signal);
   std::signal(SIGPIPE, SIG_IGN);
 
-  actor_host host;
+  std::string node_token;
+  if (node_port >= 0) {
+    auto made = stable_token(state_dir + "/node_token");
+    if (!made) {
+      std::cerr << "kforge daemon: " << made.error << "\n";
+      return 2;
+    }
+    node_token = *made;
+  }
+
+  actor_host host(node_port >= 0);
   runtime_options options;
+  options.node_token = node_token;
+  options.cpu_evaluator = cpu_evaluators > 0;
   options.archive_path = state_dir + "/archive.db";
   options.cache_dir = cache.empty() ? evaluation::default_cache_dir() : cache;
   options.compile_slots = jobs;
@@ -225,6 +209,22 @@ int run_daemon(const std::vector<std::string>& args) {
   json::Value info;
   info.set("port", static_cast<int64_t>(server.port()))
       .set("pid", static_cast<int64_t>(::getpid()));
+  if (node_port >= 0) {
+    // Reusing the address: a daemon restarted under running nodes gets its port back at once.
+    auto published = host.system().middleman().publish(
+        host.rt().registry, static_cast<uint16_t>(node_port), node_bind.c_str(), true);
+    if (!published) {
+      std::cerr << "kforge daemon: cannot listen for nodes on " << node_bind << ":" << node_port
+                << ": " << host.system().render(published.error()) << "\n";
+      server.stop();
+      caf::anon_send_exit(gateway, caf::exit_reason::user_shutdown);
+      return 2;
+    }
+    info.set("node_port", static_cast<int64_t>(*published));
+    log::info("nodes join on " + node_bind + ":" + std::to_string(*published) +
+              " with the token in " + state_dir + "/node_token (`kforge node --join " + node_bind +
+              ":" + std::to_string(*published) + " --token-file ...`)");
+  }
   info.set("url", "http://127.0.0.1:" + std::to_string(server.port()));
   if (auto written = write_private(state_dir + "/daemon.json", info.dump() + "\n"); !written) {
     std::cerr << "kforge daemon: " << written.error << "\n";

@@ -8,6 +8,7 @@
 #include "tools/kforge/eval_command.hpp"
 #include "tools/kforge/generate_command.hpp"
 #include "tools/kforge/import_command.hpp"
+#include "tools/kforge/node_command.hpp"
 #include "tools/kforge/run_command.hpp"
 #include "tools/kforge/suite_command.hpp"
 
@@ -46,6 +47,8 @@ void print_help() {
          "           kforge best EXPERIMENT TASK --out DIR [--archive PATH]\n"
          "  daemon   host the actors, resume unfinished experiments, serve the API on loopback\n"
          "           kforge daemon [--state DIR] [--port N]\n"
+         "  node     offer this host's evaluators to a daemon started with --node-port\n"
+         "           kforge node --join HOST:PORT --token-file FILE [--gpus LIST | --cpu]\n"
          "  console  attach to a daemon: actor states, experiments, live events, commands\n"
          "           kforge console [--state DIR] [state|watch|events|submit FILE|pause ID|...]\n"
          "  dashboard  the address of the daemon's web dashboard, signed in\n"
@@ -74,6 +77,7 @@ int main(int argc, char** argv) {
   if (command == "best") return kforge::cli::run_best(args);
   if (command == "list") return kforge::cli::run_list(args);
   if (command == "daemon") return kforge::cli::run_daemon(args);
+  if (command == "node") return kforge::cli::run_node(args);
   if (command == "console") return kforge::cli::run_console(args);
   if (command == "dashboard")  // the console's `dashboard`, with the same connection options
     return kforge::cli::run_console(args, /*dashboard=*/true);
