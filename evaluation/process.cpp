@@ -341,24 +341,33 @@ void Child::kill_group() {
     ::kill(pid_, SIGKILL);
   }
 }
-int Child::wait() {
-  if (reaped_ || pid_ <= 0) return status_;
+// The child has exited: the rest of its group (a forked grandchild) is killed while the child is
+// still a zombie, then the child is reaped. In that order its pid, which is the group's id, cannot
+// have been given to another process by then (reaping first left a window in which another test's
+// new worker could take the pid and be killed as this group).
+void Child::reap_exited() {
+  ::kill(-pid_, SIGKILL);
   while (::waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
   }
   reaped_ = true;
-  ::kill(-pid_, SIGKILL);  // leftovers of the group (a forked grandchild) go with it
+}
+int Child::wait() {
+  if (reaped_ || pid_ <= 0) return status_;
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  reap_exited();
   return status_;
 }
 std::optional<int> Child::try_wait() {
   if (reaped_) return status_;
   if (pid_ <= 0) return std::nullopt;
-  pid_t r = ::waitpid(pid_, &status_, WNOHANG);
-  if (r == pid_) {
-    reaped_ = true;
-    ::kill(-pid_, SIGKILL);
-    return status_;
-  }
-  return std::nullopt;
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+      info.si_pid != pid_)
+    return std::nullopt;
+  reap_exited();
+  return status_;
 }
 
 SpawnResult spawn(const SpawnOptions& options) {

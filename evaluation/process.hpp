@@ -75,6 +75,7 @@ class Child {
 
  private:
   friend struct Spawner;
+  void reap_exited();
   pid_t pid_ = -1;          // the process kforge forked and waits for (leads the process group)
   pid_t program_pid_ = -1;  // the program, when pid_ only relays its status from outside its PID
                             // namespace

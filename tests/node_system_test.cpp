@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "common/json.hpp"
+#include "net/http_client.hpp"
 #include "tests/system_fixture.hpp"
 
 namespace kforge::test {
@@ -127,6 +128,17 @@ TEST_F(NodeSystemTest, TwoNodesShareAnExperimentAndOneKilledMidEvaluationLosesNo
   start_node("a");
   start_node("b");
   ASSERT_TRUE(eventually([&] { return nodes_joined({"a", "b"}); }, 60s));
+  {  // A Prometheus scrape sees the nodes' evaluators too.
+    auto info = json::parse_file((state_ / "daemon.json").string());
+    ASSERT_TRUE(info.value) << info.error;
+    std::string metrics_token;
+    std::getline(std::ifstream(state_ / "metrics_token"), metrics_token);
+    auto scraped =
+        net::http_call("127.0.0.1", static_cast<uint16_t>((*info.value)["port"].as_int()), "GET",
+                       "/metrics", metrics_token);
+    EXPECT_EQ(scraped.status, 200) << scraped.error;
+    EXPECT_NE(scraped.body.find("node b evaluator cpu"), std::string::npos) << scraped.body;
+  }
   auto submitted = run({"console", "--state", state_.string(), "submit", config_}, 1min);
   ASSERT_EQ(submitted.exit_code, 0) << submitted.output;
   auto db = open(state_ / "archive.db");
