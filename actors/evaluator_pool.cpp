@@ -24,6 +24,15 @@ std::string what_of(const eval_request& r) {
 
 void dispatch(self_ptr self);
 
+/// Whether the message being handled comes from an actor of the daemon's own process. A node's
+/// connection carries the pools' addresses (as the senders of its requests), and CAF delivers a
+/// peer's message to any actor whose address crossed a connection: a pool takes work and members
+/// only from the daemon's own actors.
+bool from_this_process(self_ptr self) {
+  const auto& sender = self->current_sender();
+  return sender && sender->node() == self->node();
+}
+
 /// Job `id` goes back to the queue (a node lost it), or is answered with an error once it was
 /// lost too often.
 void requeue(self_ptr self, uint64_t id, const std::string& why) {
@@ -232,6 +241,9 @@ evaluator_pool_actor::behavior_type evaluator_pool_impl(
       },
       [self](join_atom, node_evaluator_actor& remote, device_info& device, std::string& name) {
         auto& s = self->state;
+        if (!from_this_process(self)) return;
+        for (const auto& [id, member] : s.members)
+          if (member.remote && member.remote.address() == remote.address()) return;  // rejoined
         auto& m = s.members[s.next_member++];
         m.name = name;
         m.remote = remote;
@@ -241,7 +253,10 @@ evaluator_pool_actor::behavior_type evaluator_pool_impl(
         log::info(s.stats.status().name + ": " + name + " joined (" + m.device.name + ")");
         dispatch(self);
       },
-      [self](evaluate_atom, eval_request& r) {
+      [self](evaluate_atom, eval_request& r) -> caf::result<eval_result> {
+        if (!from_this_process(self))
+          return make_error(error_code::not_authorized,
+                            "evaluations are asked of a pool by the daemon's own actors only");
         auto& s = self->state;
         const uint64_t id = s.next_job++;
         auto promise = self->make_response_promise<eval_result>();

@@ -28,7 +28,9 @@ void place_all(self_ptr self, const node_join& j, const std::vector<node_evaluat
   welcome.node = j.node;
   std::string summary;
   for (size_t i = 0; i < offered.size(); ++i) {
-    auto [key, why] = place_evaluator(j.devices[i], st.pools, st.gpu_names);
+    auto [key, why] = place_evaluator(j.devices[i], st.pools, st.gpu_names, st.open_pools);
+    // A pool for nodes' GPUs takes this kind of GPU from now on.
+    if (st.open_pools.count(key) && !st.gpu_names.count(key)) st.gpu_names[key] = j.devices[i].name;
     const std::string name = "node " + j.node + " evaluator " + node_key(j.devices, i);
     if (!key.empty())
       self->send(st.pools.at(key), join_atom::value, offered[i], j.devices[i], name);
@@ -54,7 +56,7 @@ bool same_token(const std::string& presented, const std::string& token) {
 
 std::pair<std::string, std::string> place_evaluator(
     const device_info& device, const std::map<std::string, evaluator_pool_actor>& pools,
-    const std::map<std::string, std::string>& gpu_names) {
+    const std::map<std::string, std::string>& gpu_names, const std::set<std::string>& open_pools) {
   if (!device.ok) return {"", "its worker did not start: " + device.error};
   if (device.backend == "cpu") {
     if (pools.count("cpu")) return {"cpu", ""};
@@ -68,15 +70,20 @@ std::pair<std::string, std::string> place_evaluator(
     if (name == device.name && pools.count(key)) return {key, ""};
     names += (names.empty() ? "" : ", ") + key + " " + name;
   }
+  // Else the first pool for nodes' GPUs that no kind of GPU has taken yet.
+  for (const auto& key : open_pools)
+    if (!gpu_names.count(key) && pools.count(key)) return {key, ""};
   return {"", "the daemon has no GPU named " + device.name + " to pool it with (" +
-                  (names.empty() ? std::string("it has none") : "it has " + names) + ")"};
+                  (names.empty() ? std::string("it has none") : "it has " + names) +
+                  ") and no pool for nodes' GPUs left (kforge daemon --node-gpu-pools)"};
 }
 
 node_registry_actor::behavior_type node_registry_impl(
     node_registry_actor::stateful_pointer<node_registry_state> self, std::string token,
-    std::map<std::string, evaluator_pool_actor> pools) {
+    std::map<std::string, evaluator_pool_actor> pools, std::set<std::string> open_pools) {
   self->state.token = std::move(token);
   self->state.pools = std::move(pools);
+  self->state.open_pools = std::move(open_pools);
   return {
       [self](status_atom) { return self->state.stats.status(); },
       [self](join_atom, node_join& j,
@@ -99,7 +106,9 @@ node_registry_actor::behavior_type node_registry_impl(
         for (const auto& d : j.devices)
           if (d.backend == "cuda") {
             for (const auto& [key, pool] : st.pools)
-              if (key.rfind("cuda:", 0) == 0 && !st.gpu_names.count(key)) unknown.push_back(key);
+              if (key.rfind("cuda:", 0) == 0 && !st.gpu_names.count(key) &&
+                  !st.open_pools.count(key))
+                unknown.push_back(key);
             break;
           }
         if (unknown.empty()) {

@@ -125,6 +125,10 @@ evaluator_actor spawn_evaluator(caf::actor_system& system, evaluation::WorkerOpt
 
 Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
                                                 runtime_options options) {
+  if (options.node_gpu_pools > 0 && !build::with_cuda)
+    return Result<std::unique_ptr<runtime>>::failure(
+        "this kforge was built without CUDA: it cannot compile candidates for nodes' GPUs "
+        "(--node-gpu-pools)");
   auto rt = std::make_unique<runtime>();
   rt->prices_path = options.prices_path.empty()
                         ? std::string(build::source_dir) + "/configs/prices.json"
@@ -161,12 +165,20 @@ Result<std::unique_ptr<runtime>> runtime::start(caf::actor_system& system,
     // Every key gets a pool in front of its evaluator (the CPU's even without one of its own);
     // the experiments see the pools.
     if (!s.evaluators.count("cpu")) s.evaluators["cpu"] = evaluator_actor{};
+    std::set<std::string> open_pools;
+    int gpus = 0;
+    while (s.evaluators.count(evaluator_key(Backend::cuda, gpus))) ++gpus;
+    for (int k = 0; k < options.node_gpu_pools; ++k) {
+      const auto key = evaluator_key(Backend::cuda, gpus + k);
+      s.evaluators[key] = evaluator_actor{};
+      open_pools.insert(key);
+    }
     for (auto& [key, local] : s.evaluators) {
       rt->pools[key] = system.spawn(evaluator_pool_impl, key, local);
       local = caf::actor_cast<evaluator_actor>(rt->pools[key]);
       rt->reporters.push_back(caf::actor_cast<status_reporter>(rt->pools[key]));
     }
-    rt->registry = system.spawn(node_registry_impl, options.node_token, rt->pools);
+    rt->registry = system.spawn(node_registry_impl, options.node_token, rt->pools, open_pools);
   }
   rt->reporters.push_back(caf::actor_cast<status_reporter>(s.profiler));
   return {std::move(rt), {}};

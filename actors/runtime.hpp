@@ -37,6 +37,9 @@ struct runtime_options {
   /// With the default evaluators: whether the daemon evaluates on its own CPU (without, with
   /// nodes, the "cpu" pool waits for nodes' CPU evaluators).
   bool cpu_evaluator = true;
+  /// With nodes: this many more cuda pools (after the daemon's own GPUs), each for one kind of
+  /// GPU that nodes offer, so that a daemon without that GPU, or without any, can use nodes' GPUs.
+  int node_gpu_pools = 0;
 };
 
 /// The evaluators a process has by default: the CPU backend (where `cpu`), plus one cuda evaluator

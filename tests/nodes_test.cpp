@@ -2,12 +2,18 @@
 // evaluator goes, and a task folder's files on their way to a node and written back there.
 #include <gtest/gtest.h>
 
+#include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
+
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "actors/evaluator_pool.hpp"
 #include "actors/node_evaluator.hpp"
 #include "actors/node_registry.hpp"
+#include "messages/errors.hpp"
+#include "messages/registration.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge {
@@ -27,19 +33,40 @@ TEST(Nodes, AnEvaluatorJoinsThePoolOfItsKindOrIsRefusedWithTheReason) {
   std::map<std::string, evaluator_pool_actor> pools{{"cpu", {}}, {"cuda:0", {}}};
   const std::map<std::string, std::string> names{{"cuda:0", "NVIDIA H100 80GB HBM3"}};
   device_info cpu{true, "cpu", "AMD EPYC", "", "", ""};
-  EXPECT_EQ(place_evaluator(cpu, pools, names).first, "cpu");
+  EXPECT_EQ(place_evaluator(cpu, pools, names, {}).first, "cpu");
   device_info h100{true, "cuda", "NVIDIA H100 80GB HBM3", "sm_90", "", ""};
-  EXPECT_EQ(place_evaluator(h100, pools, names).first, "cuda:0");
+  EXPECT_EQ(place_evaluator(h100, pools, names, {}).first, "cuda:0");
   device_info h200{true, "cuda", "NVIDIA H200", "sm_90", "", ""};
-  auto [key, why] = place_evaluator(h200, pools, names);
+  auto [key, why] = place_evaluator(h200, pools, names, {});
   EXPECT_EQ(key, "");
   EXPECT_NE(why.find("no GPU named NVIDIA H200"), std::string::npos) << why;
   EXPECT_NE(why.find("cuda:0 NVIDIA H100"), std::string::npos) << why;
+  EXPECT_NE(why.find("--node-gpu-pools"), std::string::npos) << why;
   device_info broken{false, "cuda", "", "", "", "no driver"};
-  EXPECT_NE(place_evaluator(broken, pools, names).second.find("no driver"), std::string::npos);
-  pools.erase("cpu");
-  EXPECT_NE(place_evaluator(cpu, pools, names).second.find("takes no CPU evaluators"),
+  EXPECT_NE(place_evaluator(broken, pools, {}, {}).second.find("no driver"), std::string::npos);
+  auto no_cpu = pools;
+  no_cpu.erase("cpu");
+  EXPECT_NE(place_evaluator(cpu, no_cpu, names, {}).second.find("takes no CPU evaluators"),
             std::string::npos);
+}
+
+// Pools for nodes' GPUs (--node-gpu-pools): the first GPU of a kind takes a free one, later GPUs
+// of that kind join it, and a GPU of the daemon's own kind joins the daemon's pool.
+TEST(Nodes, APoolForNodesGpusTakesOneKindOfGpu) {
+  std::map<std::string, evaluator_pool_actor> pools{{"cuda:0", {}}, {"cuda:1", {}}, {"cuda:2", {}}};
+  std::map<std::string, std::string> names{{"cuda:0", "NVIDIA H100 80GB HBM3"}};
+  const std::set<std::string> open{"cuda:1", "cuda:2"};
+  device_info h200{true, "cuda", "NVIDIA H200", "sm_90", "", ""};
+  device_info a100{true, "cuda", "NVIDIA A100-SXM4-80GB", "sm_80", "", ""};
+  device_info h100{true, "cuda", "NVIDIA H100 80GB HBM3", "sm_90", "", ""};
+  ASSERT_EQ(place_evaluator(h200, pools, names, open).first, "cuda:1");
+  names["cuda:1"] = h200.name;  // as the registry records it
+  EXPECT_EQ(place_evaluator(h200, pools, names, open).first, "cuda:1");
+  EXPECT_EQ(place_evaluator(h100, pools, names, open).first, "cuda:0");
+  ASSERT_EQ(place_evaluator(a100, pools, names, open).first, "cuda:2");
+  names["cuda:2"] = a100.name;
+  device_info l4{true, "cuda", "NVIDIA L4", "sm_89", "", ""};
+  EXPECT_EQ(place_evaluator(l4, pools, names, open).first, "") << "every pool has its kind";
 }
 
 TEST(Nodes, ATaskFolderTravelsAsItsFilesAndIsWrittenBackByContent) {
@@ -74,6 +101,52 @@ TEST(Nodes, ATaskFolderTravelsAsItsFilesAndIsWrittenBackByContent) {
   EXPECT_FALSE(read_task_files(task.string(), 10)) << "more than the limit";
   EXPECT_FALSE(read_task_files((dir / "missing").string()));
   fs::remove_all(dir);
+}
+
+struct Networked : caf::actor_system_config {
+  Networked() {
+    register_message_types(*this);
+    load<caf::io::middleman>();
+  }
+};
+
+// A peer that learned a pool's address (a node does: its requests come from the pool) and sends it
+// work or a member directly, past the registry's token, is refused: a pool serves the daemon's own
+// actors only.
+TEST(Nodes, APoolTakesNoWorkFromAnotherProcess) {
+  Networked daemon_config, peer_config;
+  caf::actor_system daemon{daemon_config}, peer{peer_config};
+  auto pool = daemon.spawn(evaluator_pool_impl, std::string("cpu"), evaluator_actor{});
+  auto port = daemon.middleman().publish(pool, 0, "127.0.0.1");
+  ASSERT_TRUE(port) << daemon.render(port.error());
+  auto remote = peer.middleman().remote_actor<evaluator_pool_actor>("127.0.0.1", *port);
+  ASSERT_TRUE(remote) << peer.render(remote.error());
+  caf::scoped_actor self{peer};
+  eval_request r;
+  r.candidate_id = 1;
+  r.worker.library = "/home/user/some.so";
+  bool refused = false;
+  self->request(*remote, std::chrono::seconds(10), evaluate_atom::value, r)
+      .receive([](eval_result&) {},
+               [&](caf::error& e) {
+                 refused = e.category() == error_category &&
+                           e.code() == static_cast<uint8_t>(error_code::not_authorized);
+               });
+  EXPECT_TRUE(refused);
+  // Nor does a member it offers join: the pool still has none to name.
+  auto fake = peer.spawn([]() -> node_evaluator_actor::behavior_type {
+    return {[](status_atom) { return actor_status{}; }, [](device_atom) { return device_info{}; },
+            [](evaluate_atom, node_eval_request&) { return eval_result{}; }};
+  });
+  self->send(*remote, join_atom::value, fake, device_info{true, "cpu", "fake", "", "", ""},
+             std::string("node fake evaluator cpu"));
+  std::vector<actor_status> rows{actor_status{}};
+  for (int i = 0; i < 5; ++i)  // after the join would have been handled
+    self->request(*remote, std::chrono::seconds(10), nodes_atom::value)
+        .receive([&](std::vector<actor_status>& x) { rows = std::move(x); }, [](caf::error&) {});
+  EXPECT_TRUE(rows.empty()) << rows.size();
+  self->send_exit(fake, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(pool, caf::exit_reason::user_shutdown);
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ Result<void> prepare_state_dir(const std::string& path) {
 
 int run_daemon(const std::vector<std::string>& args) {
   std::string state_dir = default_state_dir(), cache, log_level_text = "info";
-  unsigned port = 0, jobs = 0, cpu_evaluators = 1;
+  unsigned port = 0, jobs = 0, cpu_evaluators = 1, node_gpu_pools = 0;
   int node_port = -1;
   std::string node_bind = "127.0.0.1";
   bool allow_unconfined = false;
@@ -116,11 +116,18 @@ int run_daemon(const std::vector<std::string>& args) {
                  "1 (default): the daemon evaluates CPU targets itself; 0: only nodes do (needs "
                  "--node-port)")
       ->check(whole_number(0, 1));
+  app.add_option("--node-gpu-pools", node_gpu_pools,
+                 "GPU pools for nodes' GPUs beyond the daemon's own (cuda:N after them), each "
+                 "taking the first kind of GPU offered to it (default 0: a node's GPU only joins a "
+                 "daemon GPU of the same name; needs --node-port)")
+      ->check(whole_number(0, 64));
   add_choice(app, "--log-level", log_level_text, {"debug", "info", "warn", "error", "off"},
              "debug, info (default), warn, error or off: what goes to standard error and "
              "<state>/daemon.log (rotated at 10 MiB, three files kept)");
   if (auto code = line.parse(args)) return *code;
   if (state_dir.empty()) return line.error("--state needs a folder");
+  if (node_gpu_pools > 0 && node_port < 0)
+    return line.error("--node-gpu-pools needs --node-port: no node could offer a GPU");
   if (cpu_evaluators == 0 && node_port < 0)
     return line.error("--cpu-evaluators 0 needs --node-port: nothing would evaluate CPU targets");
   const log::Level log_level = log::parse_level(log_level_text).value_or(log::Level::info);
@@ -174,6 +181,7 @@ int run_daemon(const std::vector<std::string>& args) {
   runtime_options options;
   options.node_token = node_token;
   options.cpu_evaluator = cpu_evaluators > 0;
+  options.node_gpu_pools = static_cast<int>(node_gpu_pools);
   options.archive_path = state_dir + "/archive.db";
   options.cache_dir = cache.empty() ? evaluation::default_cache_dir() : cache;
   options.compile_slots = jobs;
