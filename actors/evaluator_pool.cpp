@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "actors/node_evaluator.hpp"
 #include "common/log.hpp"
 #include "messages/errors.hpp"
 
@@ -78,6 +79,8 @@ void answered(self_ptr self, uint64_t m, uint64_t attempt, eval_result r) {
   auto member = st.members.find(m);
   if (member == st.members.end() || member->second.attempt != attempt || !member->second.job)
     return;
+  if (r.report.failure_kind == kNodeFailureKind)  // the node's failure, not the candidate's
+    return drop_member(self, m, r.report.failure_message);
   const uint64_t id = *member->second.job;
   member->second.job.reset();
   const std::string error = error_of(r);

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/log.hpp"
 #include "evaluation/hashing.hpp"
 #include "messages/errors.hpp"
 
@@ -19,8 +20,11 @@ eval_result failed(self_ptr self, const eval_request& r, const std::string& why)
   out.candidate_id = r.candidate_id;
   out.config_set = r.worker.mode;
   out.device = "node " + self->state.node;
-  out.report = evaluation::WorkerReport::failed(EvalVerdict::error, "infrastructure",
+  out.report = evaluation::WorkerReport::failed(EvalVerdict::error, kNodeFailureKind,
                                                 "node " + self->state.node + ": " + why);
+  log::warn("candidate " + std::to_string(r.candidate_id) + ": " + why +
+            "; the daemon gives it to another evaluator and stops sending work here until this "
+            "node joins again");
   return out;
 }
 

@@ -14,6 +14,11 @@
 
 namespace kforge {
 
+/// The failure kind of a result that says the node could not evaluate (its task files, its export,
+/// its compile of what the daemon compiled, its worker or evaluator): the pool gives the candidate
+/// to another evaluator and drops this one, rather than make it the candidate's verdict.
+inline constexpr const char* kNodeFailureKind = "node_failure";
+
 struct node_evaluator_state {
   std::string node;   ///< the node's name, in the device's name of each result
   std::string tasks;  ///< where the tasks' files are written

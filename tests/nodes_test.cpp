@@ -103,6 +103,84 @@ TEST(Nodes, ATaskFolderTravelsAsItsFilesAndIsWrittenBackByContent) {
   fs::remove_all(dir);
 }
 
+struct Registered : caf::actor_system_config {
+  Registered() { register_message_types(*this); }
+};
+
+/// A stand-in node evaluator: answers with `answer` (its device name in the result), or quits
+/// without answering when `vanish` (as a node killed mid-evaluation).
+node_evaluator_actor::behavior_type stand_in(node_evaluator_actor::pointer self, std::string name,
+                                             std::string failure, bool vanish) {
+  return {[](status_atom) { return actor_status{}; }, [](device_atom) { return device_info{}; },
+          [self, name, failure, vanish](evaluate_atom,
+                                        node_eval_request& r) -> caf::result<eval_result> {
+            if (vanish) {
+              self->quit();
+              return caf::delegated<eval_result>();
+            }
+            eval_result out;
+            out.candidate_id = r.eval.candidate_id;
+            out.device = name;
+            out.report.verdict = failure.empty() ? EvalVerdict::correct : EvalVerdict::error;
+            out.report.failure_kind = failure;
+            out.report.failure_message = failure.empty() ? "" : name + " could not export";
+            return out;
+          }};
+}
+
+// The pool's own promises, without a network: a member that vanishes mid-evaluation and one that
+// says it cannot evaluate both leave, their candidates go to the member that works, and every
+// candidate gets one answer, from it.
+TEST(Nodes, APoolGivesALostCandidateToAnotherMemberAndAnswersOnce) {
+  Registered config;
+  caf::actor_system system{config};
+  const auto dir = test::fresh_test_dir("nodes_pool_test");
+  std::ofstream(dir / "func_forward.py") << "def forward_fn(x):\n    return x\n";
+  auto pool = system.spawn(evaluator_pool_impl, std::string("cpu"), evaluator_actor{});
+  caf::scoped_actor self{system};
+  const device_info cpu{true, "cpu", "test", "", "", ""};
+  auto vanishing = system.spawn(stand_in, std::string("vanishing"), std::string(), true);
+  auto broken = system.spawn(stand_in, std::string("broken"), std::string(kNodeFailureKind), false);
+  self->send(pool, join_atom::value, vanishing, cpu, std::string("node v evaluator cpu"));
+  self->send(pool, join_atom::value, broken, cpu, std::string("node b evaluator cpu"));
+  std::vector<eval_result> answers;
+  for (int64_t id = 1; id <= 3; ++id) {
+    eval_request r;
+    r.candidate_id = id;
+    r.tgt.task = "t";
+    r.tgt.task_dir = dir.string();
+    self->send(pool, evaluate_atom::value, r);  // the answer comes back as a message
+  }
+  // Both bad members took a candidate and left; the working member joins later.
+  auto working = system.spawn(stand_in, std::string("working"), std::string(), false);
+  std::vector<actor_status> rows{actor_status{}, actor_status{}};
+  for (int i = 0; i < 100 && !rows.empty(); ++i) {
+    self->request(pool, std::chrono::seconds(5), nodes_atom::value)
+        .receive([&](std::vector<actor_status>& x) { rows = std::move(x); }, [](caf::error&) {});
+    if (!rows.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(rows.empty()) << "the vanished and the broken member are gone";
+  self->send(pool, join_atom::value, working, cpu, std::string("node w evaluator cpu"));
+  for (int i = 0; i < 3; ++i)
+    self->receive([&](eval_result& e) { answers.push_back(e); },
+                  caf::after(std::chrono::seconds(30)) >> [] {});
+  ASSERT_EQ(answers.size(), 3u);
+  std::set<int64_t> ids;
+  for (const auto& a : answers) {
+    EXPECT_EQ(a.device, "working") << "candidate " << a.candidate_id;
+    EXPECT_EQ(a.report.verdict, EvalVerdict::correct);
+    ids.insert(a.candidate_id);
+  }
+  EXPECT_EQ(ids.size(), 3u) << "one answer each";
+  actor_status pool_status;
+  self->request(pool, std::chrono::seconds(5), status_atom::value)
+      .receive([&](actor_status& s) { pool_status = s; }, [](caf::error&) {});
+  EXPECT_NE(pool_status.last_error.find("left"), std::string::npos) << pool_status.last_error;
+  for (auto& a : {working}) self->send_exit(a, caf::exit_reason::user_shutdown);
+  self->send_exit(pool, caf::exit_reason::user_shutdown);
+  fs::remove_all(dir);
+}
+
 struct Networked : caf::actor_system_config {
   Networked() {
     register_message_types(*this);
