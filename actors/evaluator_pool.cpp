@@ -25,6 +25,32 @@ std::string what_of(const eval_request& r) {
 
 void dispatch(self_ptr self);
 
+/// An error verdict for request `r` in kforge's words (the evaluation never reached a worker).
+eval_result error_result(const eval_request& r, const std::string& message) {
+  eval_result out;
+  out.candidate_id = r.candidate_id;
+  out.config_set = r.worker.mode;
+  out.report = evaluation::WorkerReport::failed(EvalVerdict::error, "infrastructure", message);
+  return out;
+}
+
+/// Member `m`'s job is over: `reply` (a result, or the daemon's own evaluator's error) is the
+/// job's one answer, then the member takes the next.
+template <class Reply>
+void settle(self_ptr self, uint64_t m, Reply reply, const std::string& error) {
+  auto& st = self->state;
+  auto& member = st.members.at(m);
+  const uint64_t id = *member.job;
+  member.job.reset();
+  member.stats.finished(error);
+  st.stats.finished(error);
+  if (auto j = st.jobs.find(id); j != st.jobs.end()) {
+    j->second.promise.deliver(std::move(reply));
+    st.jobs.erase(j);
+  }
+  dispatch(self);
+}
+
 /// Whether the message being handled comes from an actor of the daemon's own process. A node's
 /// connection carries the pools' addresses (as the senders of its requests), and CAF delivers a
 /// peer's message to any actor whose address crossed a connection: a pool takes work and members
@@ -43,13 +69,9 @@ void requeue(self_ptr self, uint64_t id, const std::string& why) {
   auto& j = it->second;
   st.stats.finished(why);
   if (++j.losses >= kNodeLossesPerCandidate) {
-    eval_result r;
-    r.candidate_id = j.request.candidate_id;
-    r.config_set = j.request.worker.mode;
-    r.report = evaluation::WorkerReport::failed(
-        EvalVerdict::error, "infrastructure",
-        "the evaluation was lost with " + std::to_string(j.losses) + " nodes; the last: " + why);
-    j.promise.deliver(std::move(r));
+    j.promise.deliver(error_result(
+        j.request,
+        "the evaluation was lost with " + std::to_string(j.losses) + " nodes; the last: " + why));
     st.jobs.erase(it);
     return;
   }
@@ -81,16 +103,8 @@ void answered(self_ptr self, uint64_t m, uint64_t attempt, eval_result r) {
     return;
   if (r.report.failure_kind == kNodeFailureKind)  // the node's failure, not the candidate's
     return drop_member(self, m, r.report.failure_message);
-  const uint64_t id = *member->second.job;
-  member->second.job.reset();
   const std::string error = error_of(r);
-  member->second.stats.finished(error);
-  st.stats.finished(error);
-  if (auto j = st.jobs.find(id); j != st.jobs.end()) {
-    j->second.promise.deliver(std::move(r));
-    st.jobs.erase(j);
-  }
-  dispatch(self);
+  settle(self, m, std::move(r), error);
 }
 
 /// The node's request for job `j`: the daemon's request and the task's files.
@@ -120,33 +134,19 @@ void send(self_ptr self, uint64_t m, uint64_t id) {
   auto done = [self, m, attempt](eval_result& r) { answered(self, m, attempt, std::move(r)); };
   if (member.local) {
     self->request(member.local, caf::infinite, evaluate_atom::value, j.request)
-        .then(done, [self, m, attempt, id](caf::error& e) {
+        .then(done, [self, m](caf::error& e) {
           // The daemon's own evaluator failed as a stage: the experiment hears it, as without a
-          // pool.
-          auto& s = self->state;
-          auto member = s.members.find(m);
-          if (member == s.members.end() || member->second.attempt != attempt) return;
-          member->second.job.reset();
-          member->second.stats.finished(describe(e));
-          s.stats.finished(describe(e));
-          if (auto j = s.jobs.find(id); j != s.jobs.end()) {
-            j->second.promise.deliver(std::move(e));
-            s.jobs.erase(j);
-          }
-          dispatch(self);
+          // pool (the daemon's own member is never dropped, so the attempt is this one).
+          const std::string error = describe(e);
+          settle(self, m, std::move(e), error);
         });
     return;
   }
   auto request = node_request(self, j.request);
-  if (!request) {
-    eval_result r;
-    r.candidate_id = j.request.candidate_id;
-    r.config_set = j.request.worker.mode;
-    r.report = evaluation::WorkerReport::failed(
-        EvalVerdict::error, "infrastructure",
-        "the task's files could not be sent to a node: " + request.error);
-    return answered(self, m, attempt, std::move(r));
-  }
+  if (!request)
+    return answered(
+        self, m, attempt,
+        error_result(j.request, "the task's files could not be sent to a node: " + request.error));
   self->request(member.remote, caf::infinite, evaluate_atom::value, std::move(*request))
       .then(done, [self, m, attempt](caf::error& e) {
         auto member = self->state.members.find(m);
@@ -233,9 +233,11 @@ evaluator_pool_actor::behavior_type evaluator_pool_impl(
         return rows;
       },
       [self](device_atom) -> caf::result<device_info> {
-        for (auto& [m, member] : self->state.members) {
-          if (member.local) return self->delegate(member.local, device_atom::value);
-          return member.device;
+        // The first member's: the daemon's own evaluator, where there is one, else a node's.
+        if (!self->state.members.empty()) {
+          const auto& first = self->state.members.begin()->second;
+          if (first.local) return self->delegate(first.local, device_atom::value);
+          return first.device;
         }
         device_info none;
         none.error = "no evaluator serves " + self->state.key +

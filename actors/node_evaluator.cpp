@@ -23,8 +23,8 @@ eval_result failed(self_ptr self, const eval_request& r, const std::string& why)
   out.report = evaluation::WorkerReport::failed(EvalVerdict::error, kNodeFailureKind,
                                                 "node " + self->state.node + ": " + why);
   log::warn("candidate " + std::to_string(r.candidate_id) + ": " + why +
-            "; the daemon gives it to another evaluator and stops sending work here until this "
-            "node joins again");
+            "; the daemon gives it to another evaluator and sends this one no more work until the "
+            "node is started again");
   return out;
 }
 

@@ -2,15 +2,11 @@
 // them: an experiment uses both nodes; a node killed with SIGKILL mid-evaluation leaves every
 // candidate evaluated exactly once and rejoins when started again; a node with a wrong token is
 // refused; a daemon killed and restarted under running nodes is rejoined by them and resumes.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <set>
-#include <sstream>
 
 #include "common/json.hpp"
 #include "net/http_client.hpp"
@@ -18,19 +14,6 @@
 
 namespace kforge::test {
 namespace {
-
-/// A TCP port of loopback nobody listens on now.
-uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
 
 class NodeSystemTest : public SystemTest {
  protected:
@@ -109,7 +92,7 @@ class NodeSystemTest : public SystemTest {
         << "experiment " << experiment << " did not finish";
   }
 
-  uint16_t node_port_ = free_port();
+  uint16_t node_port_ = free_loopback_port();
   fs::path state_;
   std::string join_;
   std::map<std::string, std::optional<evaluation::Child>> nodes_;

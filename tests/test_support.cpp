@@ -1,5 +1,9 @@
 #include "tests/test_support.hpp"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -29,6 +33,20 @@ KernelHeader kernel_header(const std::string& kernel_path) {
   for (std::string w; words >> w;) out.words.push_back(w);
   std::getline(in, out.second_line);
   return out;
+}
+
+uint16_t free_loopback_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof a;
+  uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size) == 0)
+    port = ntohs(a.sin_port);
+  ::close(fd);
+  return port;
 }
 
 std::filesystem::path fresh_test_dir(const std::string& suite) {

@@ -44,6 +44,9 @@ std::string cache_dir();
 /// made afresh (what an earlier run left there is removed); the fixture removes it after.
 std::filesystem::path fresh_test_dir(const std::string& suite);
 
+/// A TCP port of loopback that nobody listens on now (0 where none could be found).
+uint16_t free_loopback_port();
+
 /// What a test kernel says of itself in its first two lines: the words after the first line's
 /// colon (`// expect: mismatch timeout`: the verdicts it may get) and the second line whole (an
 /// optional `// request: {...}` or `// min-kernel-ms: 0.5`).

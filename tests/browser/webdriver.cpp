@@ -1,34 +1,19 @@
 #include "tests/browser/webdriver.hpp"
 
-#include <netinet/in.h>
 #include <openssl/evp.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <thread>
 
 #include "net/http_client.hpp"
+#include "tests/test_support.hpp"
 
 namespace kforge::test {
 namespace {
 
 constexpr const char* kChromium = "/usr/bin/chromium";
 constexpr const char* kDriver = "/usr/bin/chromedriver";
-
-uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof a;
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
 
 bool truthy(const json::Value& v) {
   if (v.is_null()) return false;
@@ -59,7 +44,7 @@ bool WebDriver::available() {
 
 Result<WebDriver> WebDriver::start(int width, int height) {
   WebDriver d;
-  d.state_->port = free_port();
+  d.state_->port = free_loopback_port();
   evaluation::SpawnOptions o;
   o.argv = {kDriver, "--port=" + std::to_string(d.state_->port)};
   o.isolate_network = false;

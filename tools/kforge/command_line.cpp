@@ -57,20 +57,24 @@ CLI::Option* add_archive_option(CLI::App& app, std::string& path) {
       ->type_name("PATH");
 }
 
-void add_foreground_options(CLI::App& app, ForegroundOptions& o) {
-  add_archive_option(app, o.archive_path);
-  app.add_option("--cache", o.cache,
+void add_host_options(CLI::App& app, std::string& cache, unsigned& jobs, bool& allow_unconfined) {
+  app.add_option("--cache", cache,
                  "compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
-  app.add_option("--jobs", o.jobs, "compiler slots (default: one per core)")
+  app.add_option("--jobs", jobs, "compiler slots (default: one per core)")
       ->check(whole_number(1, 4096));
+  app.add_flag("--allow-unconfined", allow_unconfined,
+               "on a kernel without Landlock, compile and run candidates with access to all "
+               "your files instead of refusing to");
+}
+
+void add_foreground_options(CLI::App& app, ForegroundOptions& o) {
+  add_archive_option(app, o.archive_path);
+  add_host_options(app, o.cache, o.jobs, o.allow_unconfined);
   app.add_option("--resume", o.resume_id, "carry on an unfinished experiment of the archive")
       ->check(whole_number(1, std::numeric_limits<int64_t>::max()))
       ->type_name("EXPERIMENT");
   app.add_flag("--quiet", o.quiet, "only the final table");
-  app.add_flag("--allow-unconfined", o.allow_unconfined,
-               "on a kernel without Landlock, compile and run candidates with access to all "
-               "your files instead of refusing to");
 }
 
 CLI::Validator one_of(const std::vector<std::string>& choices) {

@@ -41,6 +41,10 @@ struct ForegroundOptions {
   int64_t resume_id = 0;
   bool quiet = false, allow_unconfined = false;
 };
+/// What every command that hosts compilers and workers takes (run, suite, daemon, node): --cache,
+/// --jobs and --allow-unconfined.
+void add_host_options(CLI::App& app, std::string& cache, unsigned& jobs, bool& allow_unconfined);
+
 /// Adds --archive, --cache, --jobs, --resume, --quiet and --allow-unconfined, bound to `o`.
 void add_foreground_options(CLI::App& app, ForegroundOptions& o);
 

@@ -95,14 +95,7 @@ int run_daemon(const std::vector<std::string>& args) {
       ->type_name("DIR");
   app.add_option("--port", port, "port to listen on (default: any free port)")
       ->check(whole_number(0, 65535));
-  app.add_option("--cache", cache,
-                 "compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
-      ->type_name("DIR");
-  app.add_option("--jobs", jobs, "compiler slots (default: one per core)")
-      ->check(whole_number(1, 4096));
-  app.add_flag("--allow-unconfined", allow_unconfined,
-               "on a kernel without Landlock, compile and run candidates with access to all your "
-               "files instead of refusing to");
+  add_host_options(app, cache, jobs, allow_unconfined);
   app.add_option("--node-port", node_port,
                  "let nodes (`kforge node`) join on this port (0: any free port, in "
                  "<state>/daemon.json as node_port); they present <state>/node_token. Off by "

@@ -169,13 +169,7 @@ int run_node(const std::vector<std::string>& args) {
           ->type_name("LIST");
   app.add_flag("--cpu", cpu, "offer one CPU evaluator instead of GPUs")->excludes(gpus_option);
   app.add_option("--name", name, "the node's name in the daemon's state (default: the host name)");
-  app.add_option("--cache", cache, "compile and export cache (default ~/.cache/kforge)")
-      ->type_name("DIR");
-  app.add_option("--jobs", jobs, "compiler slots (default: one per core)")
-      ->check(whole_number(1, 4096));
-  app.add_flag("--allow-unconfined", allow_unconfined,
-               "on a kernel without Landlock, compile and run candidates unconfined instead of "
-               "refusing to");
+  add_host_options(app, cache, jobs, allow_unconfined);
   add_choice(app, "--log-level", log_level_text, {"debug", "info", "warn", "error", "off"},
              "what goes to standard error (default info)");
   if (auto code = line.parse(args)) return *code;
