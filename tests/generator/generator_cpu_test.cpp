@@ -199,6 +199,39 @@ TEST(GeneratedCpuReductions, TheSameReductionIsComputedOnce) {
   EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu), "");
 }
 
+// The CUDA source (written without a GPU; the `gpu` label runs it): a row's maximum and its sum
+// of exp(x - maximum) read the row once (softmax, log-softmax, logsumexp), and only where the sum
+// is of that very row minus that very maximum.
+TEST(GeneratedCudaSource, ARowsMaximumAndItsSumOfExponentialsAreOnePass) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  auto cuda_source = [&](const OpCase& c) {
+    const auto& task = exported(write_op_task(c, root));
+    EXPECT_TRUE(task.ok) << task.error;
+    auto g = generator::generate_kernel(
+        {task.dir, task.doc["directions"]["forward"], "forward", "cuda", {}, false});
+    EXPECT_TRUE(g) << g.error;
+    return g ? g->source : std::string();
+  };
+  // a call in a kernel (the prelude's definition reads "kf_online_add(float& m")
+  auto passes = [](const std::string& source) {
+    size_t n = 0;
+    for (size_t at = source.find("kf_online_add(s"); at != std::string::npos;
+         at = source.find("kf_online_add(s", at + 1))
+      ++n;
+    return n;
+  };
+  // 128 rows: enough that a row is not split across blocks (which takes its maximum and sum apart)
+  for (const char* f :
+       {"torch.softmax(x, dim=-1)", "torch.log_softmax(x, dim=1)", "torch.logsumexp(x, dim=-1)"})
+    EXPECT_GE(passes(cuda_source({"online", "x", f, {"[torch.randn(128, 2000)]"}})), 1u) << f;
+  // the exponentials of another tensor than the one whose maximum is taken
+  EXPECT_EQ(passes(cuda_source({"not_online",
+                                "x, y",
+                                "torch.exp(y - x.amax(-1, keepdim=True)).sum(-1)",
+                                {"[torch.randn(128, 2000), torch.randn(128, 2000)]"}})),
+            0u);
+}
+
 TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const auto dir = write_op_task(
