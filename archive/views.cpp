@@ -63,6 +63,25 @@ double speed_of_light_of(Archive& a, int64_t candidate_id) {
   return speed_of_light_fraction(times);
 }
 
+/// What the hardware counters say of the candidate's longest kernel (its profile's counters, read
+/// on one config; evaluation/counter_summary.hpp): {"config", "kernel", "dram_pct", "bound"}, or
+/// nothing where it has no counters (the CPU backend, or a GPU without them).
+std::optional<json::Value> counters_of(Archive& a, int64_t candidate_id) {
+  auto profile = a.profile(candidate_id);
+  if (!profile || !*profile) return std::nullopt;
+  auto doc = json::parse(**profile);
+  if (!doc.value) return std::nullopt;
+  const auto& counters = (*doc.value)["counters"];
+  const auto& top = counters["candidate"]["top"];
+  if (top.as_array().empty() || !top[0].contains("dram_pct")) return std::nullopt;
+  json::Value out;
+  out.set("config", counters["config"].as_string());
+  out.set("kernel", top[0]["name"].as_string());
+  out.set("dram_pct", top[0]["dram_pct"].as_number());
+  out.set("bound", top[0]["roofline"]["bound"].as_string());
+  return out;
+}
+
 }  // namespace
 
 static json::Value experiments_document(Archive& a) {
@@ -180,6 +199,7 @@ static std::optional<json::Value> experiment_document(Archive& a, int64_t experi
       r.set("best_after", best_after);
       if (const double f = speed_of_light_of(a, best->candidate.id); f > 0)
         r.set("best_speed_of_light", f);
+      if (auto counted = counters_of(a, best->candidate.id)) r.set("best_counters", *counted);
       r.set("best_strategy", best->candidate.strategy);
       r.set("best_params", parsed_or_text(best->candidate.params));
     }

@@ -299,6 +299,44 @@ TEST_F(ArchiveTest, ProgressSaysHowFarEachCandidateGot) {
   EXPECT_FALSE(test::must(candidate_view(*a, 999)));
 }
 
+// The hardware counters a GPU evaluation read (the profile's "counters", as
+// evaluation::summarise_counters writes it) come back with the target's best kernel: its longest
+// kernel's share of DRAM peak and its bound, on the config they were read on.
+TEST_F(ArchiveTest, TheBestKernelsCountersComeWithTheTarget) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  auto evaluated = [&](double speedup, const std::string& profile) {
+    int64_t id = candidate(*a, e);
+    EXPECT_TRUE(a->add_verdict({id, "verify", "accepted", "", ""}));
+    ConfigResult r{id, "multi", 0, "c0", true, 0, 0, 1.0, speedup, speedup, "{}"};
+    EXPECT_TRUE(a->record_evaluation({r}, {id, "evaluate", "correct", "", ""}));
+    if (!profile.empty()) {
+      EXPECT_TRUE(a->add_profile(id, profile));
+    }
+    return id;
+  };
+  evaluated(1.1, R"({"summary":{}})");
+  const std::string counted = R"({"summary":{},"counters":{"config":"batch_size=4096","candidate":{
+      "kernels":2,"ms":6.1,"passes":14,"top":[
+        {"name":"cfg0::k0","ms":6.0,"dram_pct":66.4,"roofline":{"bound":"memory","pct_of_roof":66.4}},
+        {"name":"cfg0::k1","ms":0.1,"dram_pct":90,"roofline":{"bound":"memory","pct_of_roof":90}}]}}})";
+  const int64_t best = evaluated(1.5, counted);
+  auto view = test::must(experiment_view(*a, e));
+  ASSERT_TRUE(view);
+  const auto& t = (*view)["targets"][0];
+  ASSERT_EQ(t["best_candidate"].as_int(), best);
+  const auto& c = t["best_counters"];
+  EXPECT_EQ(c["config"].as_string(), "batch_size=4096");
+  EXPECT_EQ(c["kernel"].as_string(), "cfg0::k0");
+  EXPECT_DOUBLE_EQ(c["dram_pct"].as_number(), 66.4);
+  EXPECT_EQ(c["bound"].as_string(), "memory");
+  // a CPU candidate's profile has no counters: nothing is claimed
+  const int64_t cpu = evaluated(2.0, R"({"summary":{}})");
+  view = test::must(experiment_view(*a, e));
+  ASSERT_EQ((*view)["targets"][0]["best_candidate"].as_int(), cpu);
+  EXPECT_FALSE((*view)["targets"][0].contains("best_counters"));
+}
+
 // Once the search is over its best few are timed again: the target's best is the best of those
 // times (here the search's second, as the largest draw came out slower), with its range, and the
 // search's largest draw is named beside it. Without confirmations the search's best stands,

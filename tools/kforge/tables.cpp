@@ -63,6 +63,7 @@ std::string experiment_table(const json::Value& e) {
       out += "    candidate " + std::to_string(t["best_candidate"].as_int()) +
              format(" measured %.2fx during the search", t["best_speedup_searched"].as_number()) +
              "\n";
+    if (has && t.contains("best_counters")) out += "    " + dram_line(t["best_counters"]) + "\n";
     if (!has && t.contains("ended")) out += "    " + t["ended"].as_string() + "\n";
     if (has && t["best_speedup"].as_number() < 1) {
       out += "    " + no_kernel_beat_eager(t) + "\n";
@@ -89,6 +90,19 @@ std::string experiment_table(const json::Value& e) {
     out += ": keep eager PyTorch there.\n";
   }
   return out;
+}
+
+std::string dram_line(const json::Value& c) {
+  const double dram = c["dram_pct"].as_number();
+  std::string line = "hardware counters on " + c["config"].as_string() + ": its longest kernel (" +
+                     c["kernel"].as_string() + ") is " + c["bound"].as_string() + "-bound, " +
+                     format("%.0f%% of DRAM peak", dram);
+  if (c["bound"].as_string() == "memory")
+    line += dram >= kDramTargetPct ? ": at or above the " + format("%.0f%%", kDramTargetPct) +
+                                         " a memory-bound kernel should reach"
+                                   : ": below the " + format("%.0f%%", kDramTargetPct) +
+                                         " a memory-bound kernel should reach";
+  return line;
 }
 
 std::string no_kernel_beat_eager(const json::Value& target) {

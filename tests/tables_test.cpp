@@ -1,0 +1,37 @@
+// How the experiment table reads (tools/kforge/tables.hpp): here, what it says of a target's best
+// kernel from the hardware counters.
+#include <gtest/gtest.h>
+
+#include "common/json.hpp"
+#include "tools/kforge/tables.hpp"
+
+namespace kforge::test {
+namespace {
+
+json::Value experiment_with(const std::string& counters) {
+  auto doc = json::parse(R"({"targets":[{"target":"softmax/forward/cuda","candidates":3,
+      "correct":2,"best_candidate":7,"best_speedup":1.02,"best_timed":"once","best_after":2,
+      "best_strategy":"generated_cuda","best_params":{},"best_counters":)" +
+                         counters + "}]}");
+  EXPECT_TRUE(doc.value) << doc.error;
+  return doc.value ? *doc.value : json::Value();
+}
+
+TEST(ExperimentTable, SaysWhetherAMemoryBoundBestKernelReachesItsShareOfDramPeak) {
+  const std::string below = cli::experiment_table(experiment_with(
+      R"({"config":"batch_size=4096","kernel":"cfg0::k0","dram_pct":66.4,"bound":"memory"})"));
+  EXPECT_NE(below.find("hardware counters on batch_size=4096: its longest kernel (cfg0::k0) is "
+                       "memory-bound, 66% of DRAM peak: below the 85%"),
+            std::string::npos)
+      << below;
+  const std::string at = cli::experiment_table(
+      experiment_with(R"({"config":"n=1","kernel":"cfg0::k0","dram_pct":87,"bound":"memory"})"));
+  EXPECT_NE(at.find("87% of DRAM peak: at or above the 85%"), std::string::npos) << at;
+  // a compute-bound kernel is not held to the memory mark
+  const std::string compute = cli::experiment_table(
+      experiment_with(R"({"config":"n=1","kernel":"gemm","dram_pct":3,"bound":"compute"})"));
+  EXPECT_NE(compute.find("is compute-bound, 3% of DRAM peak\n"), std::string::npos) << compute;
+}
+
+}  // namespace
+}  // namespace kforge::test
