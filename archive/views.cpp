@@ -393,6 +393,10 @@ json::Value suite_row(Archive& a, const Progress& p) {
   // the measured copy bandwidth): near 1 for a memory-bound kernel that streams at the peak.
   const double bound = all_correct ? speed_of_light_fraction(bounded) : 0;
   r.set("speed_of_light", bound > 0 ? json::Value(bound) : json::Value());
+  // What the hardware counters say of its longest kernel (a GPU's correct kernel), else nothing.
+  const auto counted = all_correct ? counters_of(a, c.id) : std::nullopt;
+  r.set("dram_pct", counted ? (*counted)["dram_pct"] : json::Value());
+  r.set("bound", counted ? (*counted)["bound"] : json::Value());
   r.set("flags", flags).set("reason", reason);
   return r;
 }
@@ -425,7 +429,9 @@ static std::optional<json::Value> suite_document(Archive& a, int64_t experiment_
     r.set("status", "no_kernel").set("configs_correct", int64_t{0});
     r.set("configs_total", int64_t{0}).set("speedup_eager", json::Value());
     r.set("speedup_compile", json::Value()).set("kernel_ms_largest_config", json::Value());
-    r.set("speed_of_light", json::Value());
+    r.set("speed_of_light", json::Value())
+        .set("dram_pct", json::Value())
+        .set("bound", json::Value());
     r.set("flags", json::Value{json::Array{}}).set("reason", why);
     rows.push(r);
   }

@@ -301,7 +301,8 @@ TEST_F(ArchiveTest, ProgressSaysHowFarEachCandidateGot) {
 
 // The hardware counters a GPU evaluation read (the profile's "counters", as
 // evaluation::summarise_counters writes it) come back with the target's best kernel: its longest
-// kernel's share of DRAM peak and its bound, on the config they were read on.
+// kernel's share of DRAM peak and its bound, on the config they were read on; and with its row
+// of a suite.
 TEST_F(ArchiveTest, TheBestKernelsCountersComeWithTheTarget) {
   auto a = open();
   int64_t e = experiment(*a);
@@ -330,6 +331,20 @@ TEST_F(ArchiveTest, TheBestKernelsCountersComeWithTheTarget) {
   EXPECT_EQ(c["kernel"].as_string(), "cfg0::k0");
   EXPECT_DOUBLE_EQ(c["dram_pct"].as_number(), 66.4);
   EXPECT_EQ(c["bound"].as_string(), "memory");
+  // the suite's row of the kernel says the same (its DRAM column), the others' rows nothing
+  auto suite = test::must(suite_view(*a, e));
+  ASSERT_TRUE(suite);
+  int with_counters = 0;
+  for (const auto& row : (*suite)["rows"].as_array()) {
+    if (row["candidate"].as_int() != best) {
+      EXPECT_TRUE(row["dram_pct"].is_null()) << row.dump();
+      continue;
+    }
+    ++with_counters;
+    EXPECT_DOUBLE_EQ(row["dram_pct"].as_number(), 66.4);
+    EXPECT_EQ(row["bound"].as_string(), "memory");
+  }
+  EXPECT_EQ(with_counters, 1);
   // a CPU candidate's profile has no counters: nothing is claimed
   const int64_t cpu = evaluated(2.0, R"({"summary":{}})");
   view = test::must(experiment_view(*a, e));

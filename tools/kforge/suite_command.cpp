@@ -75,7 +75,7 @@ std::string suite_csv(const json::Value& suite) {
   std::string out =
       "task,direction,backend,kernel,candidate,status,configs_correct,configs_total,"
       "speedup_eager,speedup_compile,kernel_ms_largest_config,speed_of_light,flags,reason,"
-      "compile_baseline\n";
+      "compile_baseline,dram_pct,bound\n";
   for (const auto& r : suite["rows"].as_array()) {
     out += csv_field(r["task"].as_string()) + "," + r["direction"].as_string() + "," +
            r["backend"].as_string() + "," + csv_field(r["kernel"].as_string()) + "," +
@@ -87,7 +87,7 @@ std::string suite_csv(const json::Value& suite) {
            number_text(r["kernel_ms_largest_config"], "%.6g") + "," +
            number_text(r["speed_of_light"], "%.3g") + "," + csv_field(flags_text(r)) + "," +
            csv_field(r["reason"].as_string()) + "," + csv_field(r["compile_baseline"].as_string()) +
-           "\n";
+           "," + number_text(r["dram_pct"], "%.3g") + "," + r["bound"].as_string() + "\n";
   }
   return out;
 }
@@ -109,6 +109,17 @@ void keep_existing_directions(json::Value& suite, const search::ExperimentSpec& 
   suite.set("rows", kept);
 }
 
+/// The counters' share of DRAM peak of a row's longest kernel and its bound ("87% mem", "3% cmp",
+/// "- tc" on the tensor cores), or nothing without counters.
+std::string dram_text(const json::Value& row) {
+  if (!row["dram_pct"].is_number()) return "";
+  const std::string bound = row["bound"].as_string();
+  return format("%.0f%%", row["dram_pct"].as_number()) + (bound == "memory" ? " mem"
+                                                          : bound == "compute"
+                                                              ? " cmp"
+                                                              : " " + bound.substr(0, 3));
+}
+
 std::string one_line(std::string s, size_t width) {
   for (auto& c : s)
     if (c == '\n' || c == '\t') c = ' ';
@@ -118,7 +129,7 @@ std::string one_line(std::string s, size_t width) {
 std::string suite_table(const json::Value& suite) {
   std::string out = pad("task", 28) + pad("dir", 9) + pad("kernel", 22) + pad("correct", 9) +
                     pad("x eager", 9) + pad("x compile", 10) + pad("ms largest", 11) +
-                    pad("of bound", 9) + "status\n";
+                    pad("of bound", 9) + pad("DRAM", 9) + "status\n";
   for (const auto& r : suite["rows"].as_array()) {
     const std::string kernel = std::filesystem::path(r["kernel"].as_string()).filename().string();
     std::string status = r["status"].as_string();
@@ -138,7 +149,7 @@ std::string suite_table(const json::Value& suite) {
                    ? format("%.0f%%", 100 * r["speed_of_light"].as_number())
                    : "",
                9) +
-           one_line(status, 120) + "\n";
+           pad(dram_text(r), 9) + one_line(status, 120) + "\n";
   }
   return out;
 }
