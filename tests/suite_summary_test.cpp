@@ -76,6 +76,33 @@ TEST(SuiteSummary, BestCorrectKernelPerTargetWithAndWithoutLibraryCalls) {
       << text;
 }
 
+// The hardware counters' verdict of each target's best kernel: how many are memory-bound, and how
+// many of those reach 85 % of DRAM peak; a target whose best kernel has no counters (the CPU) is
+// in neither count, and a slower kernel's counters do not count for its target.
+TEST(SuiteSummary, CountsTheMemoryBoundBestKernelsThatReachTheirShareOfDramPeak) {
+  auto counted = [](json::Value r, double dram, const char* bound) {
+    r.set("dram_pct", dram).set("bound", bound);
+    return r;
+  };
+  const auto summary = suite_summary(suite_of({
+      counted(row("relu", "correct", 1, 1, 1.01, json::Value()), 87, "memory"),
+      counted(row("softmax", "correct", 1, 1, 1.02, json::Value()), 66, "memory"),
+      counted(row("softmax", "correct", 1, 1, 0.9, json::Value()), 90, "memory"),
+      counted(row("gemm", "correct", 1, 1, 1.0, json::Value()), 3, "compute"),
+      row("cpu_only", "correct", 1, 1, 2.0, json::Value()),
+  }));
+  const auto& all = summary["all"];
+  EXPECT_EQ(all["memory_bound"].as_int(), 2);
+  EXPECT_EQ(all["memory_bound_at_dram_target"].as_int(), 1);
+  EXPECT_NE(suite_summary_text(summary).find(
+                "memory-bound by the hardware counters: 2, of which 1 reach 85% of DRAM peak"),
+            std::string::npos)
+      << suite_summary_text(summary);
+  // without counters nothing is said
+  const auto none = suite_summary(suite_of({row("cpu_only", "correct", 1, 1, 2.0, json::Value())}));
+  EXPECT_EQ(suite_summary_text(none).find("memory-bound"), std::string::npos);
+}
+
 TEST(SuiteSummary, TargetsWithKernelsNotYetEvaluatedAreCountedAsPending) {
   const auto summary = suite_summary(suite_of({
       row("a", "correct", 1, 1, 2.0, 1.5),

@@ -25,6 +25,8 @@ bool correct(const json::Value& row) {
 struct Part {
   int64_t targets = 0, correct = 0, fast_eager = 0, fast_compile = 0, compile_timed = 0;
   int64_t pending = 0;
+  /// best kernels the hardware counters call memory-bound, and those at kDramTargetPct or more
+  int64_t memory_bound = 0, at_dram_target = 0;
   double log_eager = 0, log_compile = 0;
 
   void add(const json::Value* best, bool unfinished) {
@@ -35,6 +37,10 @@ struct Part {
     const double eager = (*best)["speedup_eager"].as_number();
     log_eager += std::log(eager);
     if (eager > 1) ++fast_eager;
+    if ((*best)["bound"].as_string() == "memory") {
+      ++memory_bound;
+      if ((*best)["dram_pct"].as_number() >= kDramTargetPct) ++at_dram_target;
+    }
     if ((*best)["speedup_compile"].is_number()) {
       const double compiled = (*best)["speedup_compile"].as_number();
       ++compile_timed;
@@ -54,6 +60,8 @@ struct Part {
         .set("fast_1_compile", fast_compile)
         .set("compile_timed", compile_timed)
         .set("pending", pending)
+        .set("memory_bound", memory_bound)
+        .set("memory_bound_at_dram_target", at_dram_target)
         .set("geomean_eager", mean(log_eager, correct))
         .set("geomean_compile", mean(log_compile, compile_timed));
     return out;
@@ -84,6 +92,11 @@ std::string part_line(const std::string& title, const json::Value& p) {
         " eager";
   if (p["geomean_compile"].is_number())
     line += ", " + format("%.2fx", p["geomean_compile"].as_number()) + " torch.compile";
+  if (p["memory_bound"].as_int() > 0)
+    line +=
+        "; memory-bound by the hardware counters: " + std::to_string(p["memory_bound"].as_int()) +
+        ", of which " + std::to_string(p["memory_bound_at_dram_target"].as_int()) + " reach " +
+        format("%.0f%%", kDramTargetPct) + " of DRAM peak";
   return line + "\n";
 }
 
