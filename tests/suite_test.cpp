@@ -370,5 +370,30 @@ TEST(Suite, RobustKbenchLayoutFindsKernelsByTaskNameAndDirection) {
   EXPECT_NE(text.output.find(", once)"), std::string::npos) << text.output;
 }
 
+// The largest source a suite judges is the suite's to say (a generated kernel for a task of many
+// configs can exceed the default): a kernel over it is `too_large` with both sizes, not compiled.
+TEST(Suite, TheLargestSourceJudgedIsAnOption) {
+  fs::path dir = scratch("source_limit");
+  fs::create_directories(dir / "tasks");
+  fs::copy(source_dir() + "/tasks/linear_relu", dir / "tasks/linear_relu",
+           fs::copy_options::recursive);
+  const auto size = fs::file_size(dir / "tasks/linear_relu/kernels/forward_cpu.cpp");
+  ASSERT_GT(size, 1024u);
+  auto r = kforge({"suite", "--tasks", (dir / "tasks/linear_relu").string(), "--kernels",
+                   "{task}/kernels/forward_cpu.cpp", "--backend", "cpu", "--directions", "forward",
+                   "--max-source-bytes", "1024", "--archive", (dir / "archive.db").string(),
+                   "--cache", cache_dir(), "--out", (dir / "r").string(), "--quiet"},
+                  dir.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const std::string csv = read(dir / "r.csv");
+  EXPECT_NE(csv.find("too_large"), std::string::npos) << csv;
+  EXPECT_NE(
+      csv.find("the source has " + std::to_string(size) + " bytes; the experiment allows 1024"),
+      std::string::npos)
+      << csv;
+  EXPECT_EQ(
+      kforge({"suite", "--tasks", "x", "--kernels", "y", "--max-source-bytes", "12"}).exit_code, 2);
+}
+
 }  // namespace
 }  // namespace kforge::test

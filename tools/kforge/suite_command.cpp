@@ -179,6 +179,7 @@ struct SuiteArgs {
   std::string pattern, backend = "auto", configs = "auto", out_prefix, library = "flag";
   std::string compiled = "max-autotune", directions;
   int64_t seeds = kDefaultSeeds;
+  int64_t max_source_bytes = kDefaultMaxSourceBytes;
   int64_t table_id = 0;  ///< --table: only the tables of a suite in the archive
   ForegroundOptions fg;
 };
@@ -211,6 +212,11 @@ void add_suite_options(CLI::App& app, SuiteArgs& a) {
       "the torch.compile baseline: max-autotune (default), default or off; built once "
       "per task before its first evaluation (minutes for max-autotune) while other tasks are "
       "evaluated, kept in the cache");
+  app.add_option("--max-source-bytes", a.max_source_bytes,
+                 "the largest kernel source judged (default 262144; a generated kernel for a task "
+                 "of many configs, robust-kbench's resnet_block, has 275 KB)")
+      ->check(whole_number(1024, 16 << 20))
+      ->type_name("N");
   app.add_option("--out", a.out_prefix,
                  "where the tables go (default suite-EXPERIMENT in the current folder)")
       ->type_name("PREFIX");
@@ -258,7 +264,7 @@ Result<json::Value> suite_document(const SuiteArgs& a) {
   budget.set("candidates_per_target", int64_t{1000000});
   doc.set("budget", budget);
   json::Value policy;
-  policy.set("library_calls", a.library);
+  policy.set("library_calls", a.library).set("max_source_bytes", a.max_source_bytes);
   doc.set("policy", policy);
   json::Value evaluation;
   evaluation.set("seeds", a.seeds).set("compiled_baseline", a.compiled);
