@@ -45,11 +45,13 @@ __device__ __forceinline__ T kf_group_reduce(T v, Op op, T* shared) {
 
 // A row's maximum m and its sum s of exp(x - m) in one pass (softmax, log-softmax, logsumexp,
 // cross entropy): the sum rescaled whenever the maximum grows; NaN stays NaN in both.
+// An element of -inf (a masked score) adds nothing, also before the first finite one; a new
+// maximum of +inf makes the sum NaN, as exp(inf - inf) does in two passes.
 __device__ __forceinline__ void kf_online_add(float& m, double& s, float x) {
   if (x > m) {
-    s = s * expf(m - x) + 1.0;
+    s = s * expf(m - x) + expf(x - x);
     m = x;
-  } else {
+  } else if (x != -INFINITY) {
     s += expf(x - m);
     if (x != x) m = x;
   }
@@ -171,8 +173,8 @@ struct CudaKernel {
       const std::string& type, const std::string& value,
       const std::function<std::string(const std::string&, const std::string&)>& consume) {
     const int64_t r = numel(k.inner_shape());
-    // eight where a warp or more shares a long row (softmax over 393216 elements with four: 66 % of
-    // DRAM peak, its loads' latency not covered), else four (a thread walking a column already
+    // eight where a warp or more shares a long row (softmax over 393216 elements reached 66 % of
+    // DRAM peak with four; eight not yet measured), else four (a thread walking a column already
     // fills the load queue)
     const int kUnroll = group >= 32 && r >= 8 * int64_t{group} ? 8 : 4;
     if (r < int64_t{kUnroll} * group) {
@@ -232,8 +234,8 @@ struct CudaKernel {
     const std::string x = text(s.value);
     const DType in = s.value->dtype == DType::b8 ? DType::i64 : s.value->dtype;
     const bool real = in == DType::f32;
-    // float sums accumulate in double, as the CPU kernels do: a thread that walks a column of
-    // 16384 rows in float drifted past robust-kbench's 1e-5 from eager's tree-shaped sum
+    // float sums accumulate in double, as the CPU kernels do (a thread that walks a column of
+    // 16384 rows adds them one after another)
     const bool wide = real && b.combine == Combine::sum;
     const std::string t = wide ? "double" : c_type(in);
     const std::string shared = wide ? "kf_shared_d" : real ? "kf_shared_f" : "kf_shared_i";

@@ -10,7 +10,7 @@ from .arguments import capture_forward, describe_args, fixed_arguments
 from .graph import graph_ops, trace_graph
 from .reference_writer import check_reference
 from .running import compute_device, meta_outputs, output_specs, outputs_of, to_device
-from .support import phase
+from .support import finite_json, phase
 from .task_filters import FILTER_BUDGET_SECONDS, filter_warnings
 from .task_loading import config_name
 
@@ -68,5 +68,5 @@ def write_graph(fn, names, values, out_dir, file_name, autograd=False, finish=No
     if "error" in graph:
         return graph
     with open(os.path.join(out_dir, file_name), "w", encoding="utf-8") as f:
-        json.dump(graph, f, separators=(",", ":"))
+        json.dump(finite_json(graph), f, separators=(",", ":"), allow_nan=False)
     return {"file": file_name, "ops": graph_ops(graph), "nodes": len(graph["nodes"])}

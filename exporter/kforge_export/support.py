@@ -3,6 +3,7 @@ torch: its error, the config sets, where its time went, publishing a finished fo
 the torch version read without importing it."""
 import importlib.util
 import json
+import math
 import os
 import re
 import shutil
@@ -24,6 +25,19 @@ MODES = {
 
 
 PHASE_SECONDS = {}  # where an export's time went, written into task.json
+
+
+def finite_json(value):
+    """The value with its non-finite floats as {"float": "inf" | "-inf" | "nan"}: JSON has no
+    Infinity, and a function's float('-inf') (a masked score) must reach the generator
+    (generator/graph.cpp turns them back)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, dict):
+        return {k: finite_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(v) for v in value]
+    return value
 
 
 @contextmanager

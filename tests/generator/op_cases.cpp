@@ -78,6 +78,12 @@ const std::vector<OpCase>& op_cases() {
        "(torch.softmax(x, dim=-1), torch.softmax(x, dim=1), torch.log_softmax(x, dim=-1))",
        // rows long enough for the CUDA kernel's whole-block groups and four loads in flight
        {"[torch.randn(3, 4, 5)]", "[torch.randn(2, 7, 33) * 4]", "[torch.randn(2, 3, 1500) * 4]"}},
+      // masked scores (-inf), also a row's or a thread's first: the CUDA kernel's online pass
+      // must add nothing for them, not NaN
+      {"softmax_masked",
+       "x",
+       "torch.softmax(x.masked_fill(x < -0.5, float('-inf')), dim=-1)",
+       {"[torch.randn(4, 9)]", "[torch.randn(2, 3, 1500)]"}},
       {"norms",
        "x, w, b",
        "(F.layer_norm(x, x.shape[-1:], w, b), F.group_norm(x, 2, torch.ones(x.shape[1], "
