@@ -21,7 +21,8 @@
 # (default) or cpu; SHRINK divides the problems' sizes (kforge import --shrink; default: full
 # size); LANES tasks are exported and generated at once (default 2: a full-size export holds
 # its tensors in host and GPU memory; those whose export ran out of GPU memory are tried again
-# one at a time).
+# one at a time); TF32=0 writes no tf32.cu (the generator's tensor-core kernels, which did not
+# pay on level 2: at best 0.91x of eager).
 set -u -o pipefail
 [ $# -ge 2 ] || { echo "usage: $0 WORK PROBLEM_DIR [kforge suite options...]" >&2; exit 2; }
 work=$1 problems=$2
@@ -62,7 +63,7 @@ generate() {
   fi
   # The contractions on the tensor cores in TF32 (KernelBench's tolerance, 1e-2, admits it; the
   # verdict decides), where the own kernel has tiled contractions.
-  if [ "$BACKEND" = cuda ] &&
+  if [ "$BACKEND" = cuda ] && [ "${TF32:-1}" != 0 ] &&
      g=$("$KFORGE" generate --task "$t" --backend cuda --tf32 --out "$t/kernels.new/tf32.cu" 2>&1); then
     [[ "$g" == *"tensor cores"* ]] || rm -f "$t/kernels.new/tf32.cu"
   fi

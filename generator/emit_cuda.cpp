@@ -147,6 +147,22 @@ int pick_group(const Kernel& k, const CudaChoices& c) {
   return g == 0 ? c.block_threads : g;
 }
 
+/// `e` with each float division by one of k's accumulators (a row's sum or norm, the same for
+/// the whole row) made a multiplication by its reciprocal, which the compiler computes once
+/// outside the loop: a true division per element cost softmax's output pass issue slots it needs
+/// for its loads. The result differs from the division by at most an ulp or so.
+ExprPtr reciprocal_of_accumulators(const Kernel& k, const ExprPtr& e) {
+  if (e->kind != Expr::Kind::call) return e;
+  std::vector<ExprPtr> args;
+  for (const auto& a : e->args) args.push_back(reciprocal_of_accumulators(k, a));
+  const ExprPtr& d = e->args.size() == 2 ? e->args[1] : e;
+  if (e->fn == "div" && e->dtype == DType::f32 && d->kind == Expr::Kind::load &&
+      d->dtype == DType::f32 && d->args.empty() &&
+      std::count(k.local.begin(), k.local.end(), d->buffer))
+    return ex::call("mul", {args[0], ex::call("reciprocal", {d})});
+  return ex::call(e->fn, std::move(args), e->dtype);
+}
+
 struct CudaKernel {
   const Program& p;
   const Kernel& k;
@@ -154,7 +170,9 @@ struct CudaKernel {
   int elements = 1;  ///< a pointwise kernel's elements per thread
   std::string out;
 
-  std::string text(const ExprPtr& e) const { return kernel_expr_text(k, e); }
+  std::string text(const ExprPtr& e) const {
+    return kernel_expr_text(k, reciprocal_of_accumulators(k, e));
+  }
 
   void inner_loop(const std::function<std::string(const std::string&)>& body) {
     const int64_t r = numel(k.inner_shape());

@@ -76,19 +76,23 @@ std::optional<Split> split(const IndexPtr& t) {
   return s;
 }
 
-/// Joins what delinearising and linearising again leaves: K * (y / K) + D * ((y / D) % B) is
-/// D * (y / D) when K = B * D (and y when D is 1), so an offset rebuilt from its digits is the
-/// offset again.
+/// Joins what delinearising and linearising again leaves. A digit D * ((y / D) % B) beside the
+/// digits above it, K * (y / K) with K = B * D, is D * (y / D) (y when D is 1); beside the next
+/// digit up, K * ((y / K) % C), it is D * ((y / D) % (B * C)). So an offset rebuilt from its
+/// digits is the offset again, and one rebuilt from its lower digits is one remainder
+/// (`((r / 126) % 126) * 126 + r % 126` is `r % 15876`).
 bool join_digits(std::vector<IndexPtr>& terms) {
   for (size_t i = 0; i < terms.size(); ++i) {
-    auto a = split(terms[i]);
-    if (!a || a->wrap != 0) continue;
+    auto high = split(terms[i]);
+    if (!high) continue;
     for (size_t j = 0; j < terms.size(); ++j) {
-      auto b = split(terms[j]);
-      if (j == i || !b || b->wrap == 0 || b->scale != a->scale || b->y->text != a->y->text ||
-          a->unit != b->unit * b->wrap)
+      auto low = split(terms[j]);
+      if (j == i || !low || low->wrap == 0 || low->scale != high->scale ||
+          low->y->text != high->y->text || high->unit != low->unit * low->wrap)
         continue;
-      IndexPtr joined = mul(div(a->y, b->unit), b->unit * a->scale);
+      IndexPtr digits = div(high->y, low->unit);
+      if (high->wrap != 0) digits = mod(digits, low->wrap * high->wrap);
+      IndexPtr joined = mul(digits, low->unit * high->scale);
       terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
       terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
       terms.push_back(joined);

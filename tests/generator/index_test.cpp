@@ -18,6 +18,22 @@ TEST(GeneratorIndex, DelinearisingAndLinearisingAgainIsTheOffset) {
   EXPECT_EQ(ix::linear(three, {2, 3, 5})->text, "o");
 }
 
+TEST(GeneratorIndex, TheLowerDigitsOfAnOffsetRebuiltAreOneRemainder) {
+  // A batch norm's row over [N, H, W] read from [N, C, H, W]: h * W + w is r % (H * W), one
+  // remainder where there were two divisions and two remainders.
+  auto r = ix::named("r", 64 * 126 * 126);
+  auto nhw = ix::delinear(r, {64, 126, 126});
+  auto offset = ix::linear({nhw[0], ix::var(0, 128), nhw[1], nhw[2]}, {64, 128, 126, 126});
+  EXPECT_EQ(offset->text, "(((r / 15876) * 2032128) + (r % 15876) + (v0 * 15876))");
+  // Three digits of five: the middle and lowest join, the highest stays.
+  auto o = ix::named("o", 2 * 3 * 5 * 7);
+  auto d = ix::delinear(o, {2, 3, 5, 7});
+  EXPECT_EQ(ix::add(ix::mul(d[2], 7), d[3])->text, "(o % 35)");
+  EXPECT_EQ(ix::add(ix::add(ix::mul(d[1], 35), ix::mul(d[2], 7)), d[3])->text, "(o % 105)");
+  // Digits of different offsets, or not adjacent, are left alone.
+  EXPECT_EQ(ix::add(ix::mul(d[1], 35), d[3])->text, "((((o / 35) % 3) * 35) + (o % 7))");
+}
+
 TEST(GeneratorIndex, AReshapeOfDigitsSimplifiesToTheDigitsItKeeps) {
   // [N, C, HW] seen as [N, G, C/G * HW]: the group of channel c is c / (C/G), with no division of
   // the row's offset left over.
