@@ -41,61 +41,59 @@ std::vector<IndexPtr> terms_of(const IndexPtr& a) {
   return {a};
 }
 
-/// A term as scale * unit * core: core is y / unit (a floor multiple, `wrap` 0) or (y / unit) %
-/// wrap.
-struct Split {
-  IndexPtr y;
-  int64_t unit = 1, wrap = 0, scale = 1;
+/// A term as factor * (q % wrap), or factor * q where wrap is 0 and q is a quotient y / unit.
+struct Digit {
+  IndexPtr q;
+  int64_t factor = 1, wrap = 0;
+  IndexPtr y;        ///< q's dividend, where q is a quotient
+  int64_t unit = 1;  ///< q's divisor, where q is a quotient
 };
 
-std::optional<Split> split(const IndexPtr& t) {
+std::optional<Digit> digit_of(const IndexPtr& t) {
+  Digit d;
   IndexPtr core = t;
-  int64_t factor = 1;
   if (t->kind == Index::Kind::mul) {
     core = t->terms[0];
-    factor = t->value;
+    d.factor = t->value;
   }
-  Split s;
-  if (core->kind == Index::Kind::div) {
-    s.y = core->terms[0];
-    s.unit = core->value;
-  } else if (core->kind == Index::Kind::mod) {
-    s.wrap = core->value;
-    const IndexPtr& z = core->terms[0];
-    if (z->kind == Index::Kind::div) {
-      s.y = z->terms[0];
-      s.unit = z->value;
-    } else {
-      s.y = z;
-    }
+  if (core->kind == Index::Kind::mod) {
+    d.wrap = core->value;
+    d.q = core->terms[0];
+  } else if (core->kind == Index::Kind::div) {
+    d.q = core;
   } else {
     return std::nullopt;
   }
-  if (factor % s.unit != 0) return std::nullopt;
-  s.scale = factor / s.unit;
-  return s;
+  if (d.q->kind == Index::Kind::div) {
+    d.y = d.q->terms[0];
+    d.unit = d.q->value;
+  }
+  return d;
 }
 
-/// Joins what delinearising and linearising again leaves. A digit D * ((y / D) % B) beside the
-/// digits above it, K * (y / K) with K = B * D, is D * (y / D) (y when D is 1); beside the next
-/// digit up, K * ((y / K) % C), it is D * ((y / D) % (B * C)). So an offset rebuilt from its
-/// digits is the offset again, and one rebuilt from its lower digits is one remainder
+/// Joins what delinearising and linearising again leaves. Two digits of one quotient Q, a lower
+/// F * (Q % W) and the next one up, F * W * (Q / W) or F * W * ((Q / W) % C), are F * Q or
+/// F * (Q % (W * C)). The digits may have been simplified on the way ((o * 59400 + r) / 19800 is
+/// o * 3 + r / 19800), so they are recognised either way: the higher one's quotient printing as
+/// Q / W, or, where it is Y / K, Y / (K / W) printing as Q. So an offset rebuilt from its digits
+/// is the offset again, and one rebuilt from its lower digits is one remainder
 /// (`((r / 126) % 126) * 126 + r % 126` is `r % 15876`).
 bool join_digits(std::vector<IndexPtr>& terms) {
   for (size_t i = 0; i < terms.size(); ++i) {
-    auto high = split(terms[i]);
+    auto high = digit_of(terms[i]);
     if (!high) continue;
     for (size_t j = 0; j < terms.size(); ++j) {
-      auto low = split(terms[j]);
-      if (j == i || !low || low->wrap == 0 || low->scale != high->scale ||
-          low->y->text != high->y->text || high->unit != low->unit * low->wrap)
-        continue;
-      IndexPtr digits = div(high->y, low->unit);
-      if (high->wrap != 0) digits = mod(digits, low->wrap * high->wrap);
-      IndexPtr joined = mul(digits, low->unit * high->scale);
+      auto low = digit_of(terms[j]);
+      if (j == i || !low || low->wrap == 0 || high->factor != low->factor * low->wrap) continue;
+      const bool same = div(low->q, low->wrap)->text == high->q->text ||
+                        (high->y && high->unit % low->wrap == 0 &&
+                         div(high->y, high->unit / low->wrap)->text == low->q->text);
+      if (!same) continue;
+      IndexPtr joined =
+          mul(high->wrap != 0 ? mod(low->q, low->wrap * high->wrap) : low->q, low->factor);
       terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(std::max(i, j)));
       terms.erase(terms.begin() + static_cast<std::ptrdiff_t>(std::min(i, j)));
-      terms.push_back(joined);
+      for (const auto& t : terms_of(joined)) terms.push_back(t);
       return true;
     }
   }
@@ -103,7 +101,8 @@ bool join_digits(std::vector<IndexPtr>& terms) {
 }
 
 IndexPtr sum_of(std::vector<IndexPtr> terms) {
-  while (terms.size() > 1 && join_digits(terms)) {
+  // Each join leaves the digits of a larger quotient; the bound only guards against a cycle.
+  for (int joins = 0; joins < 64 && terms.size() > 1 && join_digits(terms); ++joins) {
   }
   int64_t constant = 0;
   std::vector<IndexPtr> rest;

@@ -30,6 +30,11 @@ TEST(GeneratorIndex, TheLowerDigitsOfAnOffsetRebuiltAreOneRemainder) {
   auto d = ix::delinear(o, {2, 3, 5, 7});
   EXPECT_EQ(ix::add(ix::mul(d[2], 7), d[3])->text, "(o % 35)");
   EXPECT_EQ(ix::add(ix::add(ix::mul(d[1], 35), ix::mul(d[2], 7)), d[3])->text, "(o % 105)");
+  // A group norm's group of 3 channels in [N, C, DHW]: the offset rebuilt from the group's row
+  // is the row's offset, though the channel's digit was simplified on the way.
+  auto g = ix::named("o", 128 * 8), k = ix::named("r", 3 * 19800);
+  auto nch = ix::delinear(ix::add(ix::mul(g, 59400), k), {128, 24, 19800});
+  EXPECT_EQ(ix::linear(nch, {128, 24, 19800})->text, "((o * 59400) + r)");
   // Digits of different offsets, or not adjacent, are left alone.
   EXPECT_EQ(ix::add(ix::mul(d[1], 35), d[3])->text, "((((o / 35) % 3) * 35) + (o % 7))");
 }
