@@ -452,6 +452,15 @@ Result<std::optional<std::string>> Archive::profile(int64_t candidate_id) {
   return detail::first_row(s, [](const Statement& s) { return s.text(0); });
 }
 
+Result<std::optional<std::string>> Archive::profile_counters(int64_t candidate_id) {
+  Statement s(db_,
+              "SELECT c FROM (SELECT CASE WHEN json_valid(summary) THEN json_extract(summary, "
+              "'$.counters') END AS c FROM profiles WHERE candidate_id = ? ORDER BY rowid DESC "
+              "LIMIT 1) WHERE json_type(c) = 'object'");
+  s.bind(1, candidate_id);
+  return detail::first_row(s, [](const Statement& s) { return s.text(0); });
+}
+
 Result<std::vector<Progress>> Archive::progress(int64_t experiment_id) {
   auto failed = [](const Statement& s) {
     return Result<std::vector<Progress>>{std::nullopt, "reading the archive: " + s.error()};

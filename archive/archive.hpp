@@ -196,6 +196,10 @@ class Archive {
   Result<std::vector<ConfigResult>> results(int64_t candidate_id);
   Result<std::optional<CompileLog>> compile_log(int64_t candidate_id);
   Result<std::optional<std::string>> profile(int64_t candidate_id);
+  /// The "counters" member of the candidate's latest profile, cut out by SQLite (a profile with
+  /// its kernel trace is large, and views read this for every target on every request), or
+  /// nothing where the profile has none.
+  Result<std::optional<std::string>> profile_counters(int64_t candidate_id);
   /// Keeps a candidate's confirmation (a later one of the same candidate replaces it).
   Status add_confirmation(const ConfirmationRow& c);
   /// The confirmations of an experiment's candidates, by candidate id.

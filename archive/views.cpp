@@ -67,11 +67,11 @@ double speed_of_light_of(Archive& a, int64_t candidate_id) {
 /// on one config; evaluation/counter_summary.hpp): {"config", "kernel", "dram_pct", "bound"}, or
 /// nothing where it has no counters (the CPU backend, or a GPU without them).
 std::optional<json::Value> counters_of(Archive& a, int64_t candidate_id) {
-  auto profile = a.profile(candidate_id);
-  if (!profile || !*profile) return std::nullopt;
-  auto doc = json::parse(**profile);
+  auto text = a.profile_counters(candidate_id);
+  if (!text || !*text) return std::nullopt;
+  auto doc = json::parse(**text);
   if (!doc.value) return std::nullopt;
-  const auto& counters = (*doc.value)["counters"];
+  const auto& counters = *doc.value;
   const auto& top = counters["candidate"]["top"];
   if (top.as_array().empty() || !top[0].contains("dram_pct")) return std::nullopt;
   json::Value out;

@@ -303,6 +303,25 @@ TEST_F(ArchiveTest, ProgressSaysHowFarEachCandidateGot) {
 // evaluation::summarise_counters writes it) come back with the target's best kernel: its longest
 // kernel's share of DRAM peak and its bound, on the config they were read on; and with its row
 // of a suite.
+TEST_F(ArchiveTest, AProfilesCountersAreReadWithoutItsTrace) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  const int64_t none = candidate(*a, e), counted = candidate(*a, e), broken = candidate(*a, e);
+  EXPECT_TRUE(a->add_profile(none, R"({"trace":{"candidate":[]}})"));
+  EXPECT_TRUE(a->add_profile(
+      counted, R"({"trace":{"candidate":[{"name":"k"}]},"counters":{"config":"c0"}})"));
+  EXPECT_TRUE(a->add_profile(broken, "not json"));
+  EXPECT_FALSE(test::must(a->profile_counters(none)));
+  EXPECT_FALSE(test::must(a->profile_counters(broken)));
+  EXPECT_FALSE(test::must(a->profile_counters(counted + 100)));
+  auto text = test::must(a->profile_counters(counted));
+  ASSERT_TRUE(text);
+  EXPECT_EQ(*text, R"({"config":"c0"})");
+  // the latest profile is the one read
+  EXPECT_TRUE(a->add_profile(counted, R"({"counters":{"config":"c1"}})"));
+  EXPECT_EQ(*test::must(a->profile_counters(counted)), R"({"config":"c1"})");
+}
+
 TEST_F(ArchiveTest, TheBestKernelsCountersComeWithTheTarget) {
   auto a = open();
   int64_t e = experiment(*a);
