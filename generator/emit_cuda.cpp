@@ -154,13 +154,18 @@ int pick_group(const Kernel& k, const CudaChoices& c) {
 ExprPtr reciprocal_of_accumulators(const Kernel& k, const ExprPtr& e) {
   if (e->kind != Expr::Kind::call) return e;
   std::vector<ExprPtr> args;
-  for (const auto& a : e->args) args.push_back(reciprocal_of_accumulators(k, a));
-  const ExprPtr& d = e->args.size() == 2 ? e->args[1] : e;
-  if (e->fn == "div" && e->dtype == DType::f32 && d->kind == Expr::Kind::load &&
-      d->dtype == DType::f32 && d->args.empty() &&
-      std::count(k.local.begin(), k.local.end(), d->buffer))
-    return ex::call("mul", {args[0], ex::call("reciprocal", {d})});
-  return ex::call(e->fn, std::move(args), e->dtype);
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(reciprocal_of_accumulators(k, a));
+    changed = changed || args.back() != a;
+  }
+  if (e->fn == "div" && e->dtype == DType::f32 && args.size() == 2) {
+    const ExprPtr& d = args[1];
+    if (d->kind == Expr::Kind::load && d->dtype == DType::f32 && d->args.empty() &&
+        std::count(k.local.begin(), k.local.end(), d->buffer))
+      return ex::call("mul", {args[0], ex::call("reciprocal", {d})});
+  }
+  return changed ? ex::call(e->fn, std::move(args), e->dtype) : e;
 }
 
 struct CudaKernel {

@@ -299,10 +299,8 @@ TEST_F(ArchiveTest, ProgressSaysHowFarEachCandidateGot) {
   EXPECT_FALSE(test::must(candidate_view(*a, 999)));
 }
 
-// The hardware counters a GPU evaluation read (the profile's "counters", as
-// evaluation::summarise_counters writes it) come back with the target's best kernel: its longest
-// kernel's share of DRAM peak and its bound, on the config they were read on; and with its row
-// of a suite.
+// A profile's counters come back alone (the views read them for every target on every request,
+// and the profile's kernel trace is large); nothing from a profile without them or not JSON.
 TEST_F(ArchiveTest, AProfilesCountersAreReadWithoutItsTrace) {
   auto a = open();
   int64_t e = experiment(*a);
@@ -322,6 +320,10 @@ TEST_F(ArchiveTest, AProfilesCountersAreReadWithoutItsTrace) {
   EXPECT_EQ(*test::must(a->profile_counters(counted)), R"({"config":"c1"})");
 }
 
+// The hardware counters a GPU evaluation read (the profile's "counters", as
+// evaluation::summarise_counters writes it) come back with the target's best kernel: its longest
+// kernel's share of DRAM peak and its bound, on the config they were read on; and with its row
+// of a suite.
 TEST_F(ArchiveTest, TheBestKernelsCountersComeWithTheTarget) {
   auto a = open();
   int64_t e = experiment(*a);

@@ -232,6 +232,38 @@ TEST(GeneratedCudaSource, ARowsMaximumAndItsSumOfExponentialsAreOnePass) {
             0u);
 }
 
+// The CUDA source of reductions with few outputs: few long rows are split across blocks (a batch
+// norm's 128 channels of a million elements were 128 blocks), a column reduction's partials are
+// columns still (neighbouring threads, neighbouring columns), and a row's division by its own
+// sum is a multiplication by the sum's reciprocal.
+TEST(GeneratedCudaSource, FewLongRowsAreSplitColumnsStayColumnsAndARowsSumIsAReciprocal) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  auto cuda_source = [&](const OpCase& c) {
+    const auto& task = exported(write_op_task(c, root));
+    EXPECT_TRUE(task.ok) << task.error;
+    auto g = generator::generate_kernel(
+        {task.dir, task.doc["directions"]["forward"], "forward", "cuda", {}, false});
+    EXPECT_TRUE(g) << g.error;
+    return g ? g->source : std::string();
+  };
+  // 128 rows of 65536 (128 x 256 lanes, the old limit): partials, then their combination
+  const auto rows =
+      cuda_source({"long_rows", "x", "x.sum(dim=(0, 2))", {"[torch.randn(2, 128, 32768)]"}});
+  EXPECT_NE(rows.find("k1<<<"), std::string::npos) << rows;
+  // 128 rows of 2000 keep one kernel (and softmax its online pass, tested above)
+  const auto short_rows =
+      cuda_source({"short_rows", "x", "x.sum(dim=-1)", {"[torch.randn(128, 2000)]"}});
+  EXPECT_EQ(short_rows.find("k1<<<"), std::string::npos) << short_rows;
+  // 64 columns of 4096: the partial sums' threads are consecutive columns (o % 64)
+  const auto columns =
+      cuda_source({"split_columns", "x", "x.sum(dim=0)", {"[torch.randn(4096, 64)]"}});
+  EXPECT_NE(columns.find("b0[(((o / 64) * 4096) + (o % 64) + (r * 64))]"), std::string::npos)
+      << columns;
+  const auto softmax = cuda_source(
+      {"softmax_reciprocal", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(128, 2000)]"}});
+  EXPECT_NE(softmax.find("* kf_reciprocal(acc"), std::string::npos) << softmax;
+}
+
 TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const auto dir = write_op_task(
