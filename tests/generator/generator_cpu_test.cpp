@@ -199,19 +199,21 @@ TEST(GeneratedCpuReductions, TheSameReductionIsComputedOnce) {
   EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu), "");
 }
 
+/// The CUDA source the generator writes for an op case's forward direction (no GPU needed).
+std::string cuda_source(const OpCase& c) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto& task = exported(write_op_task(c, root));
+  EXPECT_TRUE(task.ok) << task.error;
+  auto g = generator::generate_kernel(
+      {task.dir, task.doc["directions"]["forward"], "forward", "cuda", {}, false});
+  EXPECT_TRUE(g) << g.error;
+  return g ? g->source : std::string();
+}
+
 // The CUDA source (written without a GPU; the `gpu` label runs it): a row's maximum and its sum
 // of exp(x - maximum) read the row once (softmax, log-softmax, logsumexp), and only where the sum
 // is of that very row minus that very maximum.
 TEST(GeneratedCudaSource, ARowsMaximumAndItsSumOfExponentialsAreOnePass) {
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
-  auto cuda_source = [&](const OpCase& c) {
-    const auto& task = exported(write_op_task(c, root));
-    EXPECT_TRUE(task.ok) << task.error;
-    auto g = generator::generate_kernel(
-        {task.dir, task.doc["directions"]["forward"], "forward", "cuda", {}, false});
-    EXPECT_TRUE(g) << g.error;
-    return g ? g->source : std::string();
-  };
   // a call in a kernel (the prelude's definition reads "kf_online_add(float& m")
   auto passes = [](const std::string& source) {
     size_t n = 0;
@@ -237,15 +239,6 @@ TEST(GeneratedCudaSource, ARowsMaximumAndItsSumOfExponentialsAreOnePass) {
 // columns still (neighbouring threads, neighbouring columns), and a row's division by its own
 // sum is a multiplication by the sum's reciprocal.
 TEST(GeneratedCudaSource, FewLongRowsAreSplitColumnsStayColumnsAndARowsSumIsAReciprocal) {
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
-  auto cuda_source = [&](const OpCase& c) {
-    const auto& task = exported(write_op_task(c, root));
-    EXPECT_TRUE(task.ok) << task.error;
-    auto g = generator::generate_kernel(
-        {task.dir, task.doc["directions"]["forward"], "forward", "cuda", {}, false});
-    EXPECT_TRUE(g) << g.error;
-    return g ? g->source : std::string();
-  };
   // 128 rows of 65536 (128 x 256 lanes, the old limit): partials, then their combination
   const auto rows =
       cuda_source({"long_rows", "x", "x.sum(dim=(0, 2))", {"[torch.randn(2, 128, 32768)]"}});
