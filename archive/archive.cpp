@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <thread>
 #include <utility>
 
 namespace kforge::archive {
@@ -137,6 +138,54 @@ Result<std::vector<Candidate>> candidate_query(sqlite3* db, const std::string& w
   return detail::rows(s, read_candidate);
 }
 
+/// Puts the archive in WAL mode. The switch of a new archive is not covered by the busy timeout
+/// (SQLite answers "database is locked" at once while another process makes the same switch), so
+/// it is tried again for as long as the timeout would have waited.
+Status write_ahead_log(sqlite3* db) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    Statement mode(db, "PRAGMA journal_mode=WAL;");
+    if (mode.step() && mode.text(0) == "wal") return {};
+    if (sqlite3_errcode(db) != SQLITE_BUSY || std::chrono::steady_clock::now() > until)
+      return Status{"cannot switch to WAL mode: " + (mode.error().empty()
+                                                         ? "the journal mode stays " + mode.text(0)
+                                                         : mode.error())};
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+/// Brings the archive's schema to this version: reading the version, migrating and making the
+/// tables are one write transaction with its lock taken first, so processes opening one new
+/// archive at once wait for each other (the busy timeout) instead of colliding between a read
+/// and a write ("database is locked" at once).
+Status make_schema(sqlite3* db, const std::string& path) {
+  Transaction schema(db);
+  if (!schema.begun()) return Status{path + ": BEGIN: " + schema.begun().error};
+  int64_t found = 0;
+  {
+    Statement version(db, "PRAGMA user_version;");
+    found = version.step() ? version.integer(0) : 0;
+  }
+  if (found > kSchemaVersion)
+    return Status{path + ": written by a newer kforge (schema " + std::to_string(found) +
+                  ", this one knows " + std::to_string(kSchemaVersion) + ")"};
+  for (auto [from, sql] :
+       {std::pair{1, kMigrateFrom1}, std::pair{2, kMigrateFrom2}, std::pair{3, kMigrateFrom3}}) {
+    if (found < 1 || found > from) continue;
+    if (auto s = exec(db, sql); !s)
+      return Status{path + ": upgrading the schema from version " + std::to_string(from) +
+                    " failed: " + s.error};
+  }
+  if (auto s = exec(db, kSchema); !s)
+    return Status{path + ": creating the schema failed: " + s.error};
+  if (auto s = exec(db, ("PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";").c_str());
+      !s)
+    return Status{path + ": " + s.error};
+  if (auto s = schema.commit(); !s)
+    return Status{path + ": creating the schema failed: " + s.error};
+  return {};
+}
+
 }  // namespace
 
 Result<int64_t> Archive::inserted(const Status& status) {
@@ -158,38 +207,17 @@ Result<std::unique_ptr<Archive>> Archive::open(const std::string& path) {
   // WAL: readers never block the writer, and a committed transaction survives the process being
   // killed at any moment (synchronous=NORMAL guards against process death; FULL would add
   // power loss at the cost of an fsync per commit).
-  for (const char* pragma :
-       {"PRAGMA journal_mode=WAL;", "PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"}) {
-    if (auto s = exec(db, pragma); !s) {
-      auto why = path + ": " + s.error;
-      sqlite3_close_v2(db);  // v2: after the statements still open here
-      return Opened::failure(why);
-    }
-  }
-  Statement version(db, "PRAGMA user_version;");
-  int64_t found = version.step() ? version.integer(0) : 0;
-  if (found > kSchemaVersion) {
-    auto why = path + ": written by a newer kforge (schema " + std::to_string(found) +
-               ", this one knows " + std::to_string(kSchemaVersion) + ")";
+  auto configured = write_ahead_log(db);
+  for (const char* pragma : {"PRAGMA synchronous=NORMAL;", "PRAGMA foreign_keys=ON;"})
+    if (configured) configured = exec(db, pragma);
+  if (!configured) {
     sqlite3_close_v2(db);  // v2: after the statements still open here
-    return Opened::failure(why);
+    return Opened::failure(path + ": " + configured.error);
   }
-  for (auto [from, sql] :
-       {std::pair{1, kMigrateFrom1}, std::pair{2, kMigrateFrom2}, std::pair{3, kMigrateFrom3}}) {
-    if (found < 1 || found > from) continue;
-    if (auto s = exec(db, sql); !s) {
-      auto why = path + ": upgrading the schema from version " + std::to_string(from) +
-                 " failed: " + s.error;
-      sqlite3_close_v2(db);  // v2: after the statements still open here
-      return Opened::failure(why);
-    }
-  }
-  if (auto s = exec(db, kSchema); !s) {
-    auto why = path + ": creating the schema failed: " + s.error;
+  if (auto s = make_schema(db, path); !s) {
     sqlite3_close_v2(db);  // v2: after the statements still open here
-    return Opened::failure(why);
+    return Opened::failure(s.error);
   }
-  exec(db, ("PRAGMA user_version=" + std::to_string(kSchemaVersion) + ";").c_str());
   return {std::unique_ptr<Archive>(new Archive(db)), {}};
 }
 

@@ -218,6 +218,42 @@ TEST_F(ArchiveTest, CommittedWorkSurvivesKillNine) {
   sqlite3_close(raw);
 }
 
+// A user's `kforge report` while `kforge run` makes the archive, or a test that watches a run's
+// archive: processes that open one new archive at the same moment all get it, schema and all.
+TEST_F(ArchiveTest, ProcessesOpeningOneNewArchiveAtOnceAllGetIt) {
+  constexpr int kProcesses = 8, kRounds = 10;
+  for (int round = 0; round < kRounds; ++round) {
+    const std::string path = (dir_ / ("race" + std::to_string(round) + ".db")).string();
+    int go[2];
+    ASSERT_EQ(::pipe(go), 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < kProcesses; ++i) {
+      pid_t pid = ::fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        ::close(go[1]);
+        char byte;
+        if (::read(go[0], &byte, 1) != 0) ::_exit(4);  // all start when the pipe closes
+        auto opened = Archive::open(path);
+        if (!opened) {
+          std::fprintf(stderr, "%s\n", opened.error.c_str());
+          ::_exit(3);
+        }
+        ::_exit((*opened)->experiments_with_status("running") ? 0 : 5);
+      }
+      children.push_back(pid);
+    }
+    ::close(go[0]);
+    ::close(go[1]);
+    for (pid_t pid : children) {
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "round " << round << ": status " << status;
+    }
+  }
+}
+
 TEST_F(ArchiveTest, ExplicitSequencesAreKeptAndTakenOnlyOnce) {
   auto a = open();
   int64_t e = experiment(*a);
