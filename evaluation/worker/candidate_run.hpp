@@ -76,9 +76,10 @@ class CandidateRun {
   /// One seed: the candidate before and after the reference, on poisoned allocations, observed.
   /// An error saving its outputs for the checker ends the evaluation (`stop_`).
   std::optional<Failure> check_seed(Config& c, int s);
-  /// Compares, flagging what the comparison notes.
+  /// Compares, flagging what the comparison notes; where an output misses `want`, against the
+  /// reference in float64 on case `k`'s inputs too (computed once for the call).
   Comparison compare(Config& c, const std::vector<at::Tensor>& got,
-                     const std::vector<at::Tensor>& want);
+                     const std::vector<at::Tensor>& want, const Case& k);
   std::vector<at::Tensor> call(const std::vector<c10::IValue>& args);
   /// A call whose threads must be parked again when it returns
   /// (evaluation/worker/thread_watch.hpp).

@@ -156,7 +156,8 @@ std::vector<std::function<std::vector<at::Tensor>()>> CandidateRun::prepare_comp
     if (calls.size() == sets.cases.size()) {
       try {
         auto cmp = compare_outputs(calls[0](), task_.reference(c.doc, sets.cases[0]), tolerance_,
-                                   c.output_names);
+                                   c.output_names,
+                                   [&] { return task_.reference_in_double(c.doc, sets.cases[0]); });
         if (cmp.failure)
           why = "the compiled baseline disagrees with the reference (" + cmp.failure->message + ")";
       } catch (const std::exception& e) {
@@ -176,7 +177,7 @@ std::vector<std::function<std::vector<at::Tensor>()>> CandidateRun::prepare_comp
 std::optional<Failure> CandidateRun::check_after_timing(Config& c, TimingSets& sets) {
   // The output of a timed call is checked too.
   Case& last = sets.cases[sets.last_set];
-  if (auto failure = compare(c, sets.last_outputs, task_.reference(c.doc, last)).failure) {
+  if (auto failure = compare(c, sets.last_outputs, task_.reference(c.doc, last), last).failure) {
     failure->kind = "timed_output_mismatch";
     failure->message =
         "the output of a timed call is wrong (" + failure->message +
@@ -191,7 +192,7 @@ std::optional<Failure> CandidateRun::check_after_timing(Config& c, TimingSets& s
   auto again = call_watched(last.args);
   std::optional<Failure> failure = escaped_threads_;
   state_.device.synchronize();
-  if (auto stale = compare(c, again, task_.reference(c.doc, last)).failure)
+  if (auto stale = compare(c, again, task_.reference(c.doc, last), last).failure)
     failure = Failure{"stale_result",
                       "after its inputs were refilled in place with new values, the kernel "
                       "returned results for the old ones (" +

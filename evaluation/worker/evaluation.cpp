@@ -140,7 +140,8 @@ json::Value Evaluator::check(const json::Value& request_doc) {
       Case c = t->draw(config, mix_seed(base_seed + static_cast<uint64_t>(s), index), dev);
       auto want = t->reference(config, c);
       for (auto& g : got) g = g.to(dev);
-      auto cmp = compare_outputs(got, want, tolerance, output_names_of(config));
+      auto cmp = compare_outputs(got, want, tolerance, output_names_of(config),
+                                 [&] { return t->reference_in_double(config, c); });
       if (cmp.failure) {
         Failure f = *cmp.failure;
         f.message = where + ": " + f.message;

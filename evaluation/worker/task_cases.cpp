@@ -271,20 +271,22 @@ void ExportedTask::refill(const json::Value& config, Case& c, uint64_t seed) {
     c.tensors[i].copy_(fresh.tensors[i]);
 }
 
-torch::jit::Module& ExportedTask::module(const std::string& file) {
-  auto it = modules_.find(file);
-  if (it == modules_.end()) {
+torch::jit::Module& ExportedTask::module(const std::string& file, bool in_double) {
+  auto& cache = in_double ? modules_in_double_ : modules_;
+  auto it = cache.find(file);
+  if (it == cache.end()) {
     auto m = torch::jit::load(dir_ + "/" + file);
     m.eval();
-    it = modules_.emplace(file, std::move(m)).first;
+    if (in_double) m.to(at::kDouble);
+    it = cache.emplace(file, std::move(m)).first;
   }
   return it->second;
 }
 
 std::vector<at::Tensor> ExportedTask::call(const json::Value& reference, const json::Value& specs,
-                                           const std::vector<c10::IValue>& args,
-                                           bool copy_tensors) {
-  return flatten_outputs(module(reference["file"].as_string())
+                                           const std::vector<c10::IValue>& args, bool copy_tensors,
+                                           bool in_double) {
+  return flatten_outputs(module(reference["file"].as_string(), in_double)
                              .forward(reference_inputs(reference, specs, args, copy_tensors)));
 }
 
@@ -296,7 +298,8 @@ struct ExportedTask::Graph {
   std::vector<size_t> leaf_of_arg;  ///< per forward argument: its leaf index, or SIZE_MAX
 };
 
-ExportedTask::Graph ExportedTask::forward_graph(const json::Value& config, const Case& c) {
+ExportedTask::Graph ExportedTask::forward_graph(const json::Value& config, const Case& c,
+                                                bool in_double) {
   at::AutoGradMode grad_mode(true);
   Graph g;
   const auto& specs = config["forward_args"].as_array();
@@ -315,7 +318,7 @@ ExportedTask::Graph ExportedTask::forward_graph(const json::Value& config, const
     }
     args.emplace_back(t);
   }
-  auto outputs = call(config["forward_reference"], config["forward_args"], args, false);
+  auto outputs = call(config["forward_reference"], config["forward_args"], args, false, in_double);
   for (size_t k = 0; k < outputs.size(); ++k) {
     if (!outputs[k].requires_grad() || k >= c.grad_outputs.size() || !c.grad_outputs[k].defined())
       continue;
@@ -349,12 +352,47 @@ std::vector<at::Tensor> ExportedTask::gradients(const json::Value& config, const
 }
 
 std::vector<at::Tensor> ExportedTask::reference(const json::Value& config, const Case& c) {
+  return reference(config, c, false);
+}
+
+std::vector<at::Tensor> ExportedTask::reference(const json::Value& config, const Case& c,
+                                                bool in_double) {
   if (config["reference"].contains("autograd_of")) {
-    auto graph = forward_graph(config, c);
+    auto graph = forward_graph(config, c, in_double);
     return gradients(config, c, graph);
   }
   at::NoGradGuard no_grad;
-  return call(config["reference"], config["args"], c.args, /*copy_tensors=*/true);
+  return call(config["reference"], config["args"], c.args, /*copy_tensors=*/true, in_double);
+}
+
+namespace {
+
+at::Tensor widened(const at::Tensor& t) {
+  return t.defined() && at::isFloatingType(t.scalar_type()) ? t.to(at::kDouble) : t;
+}
+
+c10::IValue widened(const c10::IValue& v) {
+  if (v.isTensor()) return widened(v.toTensor());
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> list;
+    for (const at::Tensor& t : v.toTensorList()) list.push_back(widened(t));
+    return list;
+  }
+  return v;
+}
+
+}  // namespace
+
+std::vector<at::Tensor> ExportedTask::reference_in_double(const json::Value& config,
+                                                          const Case& c) {
+  // What the reference reads: the arguments (forward), or the forward arguments and the output
+  // gradients (backward, through autograd); the arguments made from the forward pass are not
+  // read by the reference.
+  Case wide;
+  for (const auto& a : c.args) wide.args.push_back(widened(a));
+  for (const auto& a : c.forward_args) wide.forward_args.push_back(widened(a));
+  for (const auto& g : c.grad_outputs) wide.grad_outputs.push_back(widened(g));
+  return reference(config, wide, true);
 }
 
 std::function<void()> ExportedTask::prepare_timed_reference(const json::Value& config,

@@ -48,6 +48,11 @@ class ExportedTask {
   /// The expected outputs for a case, computed on copies of its tensors. An output the task
   /// does not check (the gradient of an argument that needs none) is an undefined tensor.
   std::vector<at::Tensor> reference(const json::Value& config, const Case& c);
+  /// The same reference computed in float64: the case's floating tensors widened, the task's
+  /// modules (their parameters and buffers) in double. What a float32 reference's own rounding is
+  /// measured against (`compare_outputs` with an exact reference). Throws where the task's code
+  /// cannot run in double.
+  std::vector<at::Tensor> reference_in_double(const json::Value& config, const Case& c);
   /// The reference's work for timing, ready to be repeated: the forward function on the case's
   /// own tensors, or for backward autograd's backward pass through a graph built once.
   std::function<void()> prepare_timed_reference(const json::Value& config, const Case& c);
@@ -56,15 +61,18 @@ class ExportedTask {
   struct Graph;  // a forward pass recorded by autograd, and what to differentiate
   at::Tensor draw_tensor(const json::Value& spec, uint64_t seed, at::Device device);
   c10::IValue draw_value(const json::Value& spec, uint64_t seed, at::Device device);
-  torch::jit::Module& module(const std::string& file);
+  /// The module in `file`, loaded once; its copy in double where `in_double`.
+  torch::jit::Module& module(const std::string& file, bool in_double = false);
   std::vector<at::Tensor> call(const json::Value& reference, const json::Value& specs,
-                               const std::vector<c10::IValue>& args, bool copy_tensors);
-  Graph forward_graph(const json::Value& config, const Case& c);
+                               const std::vector<c10::IValue>& args, bool copy_tensors,
+                               bool in_double = false);
+  Graph forward_graph(const json::Value& config, const Case& c, bool in_double = false);
+  std::vector<at::Tensor> reference(const json::Value& config, const Case& c, bool in_double);
   /// The expected outputs of a backward config: autograd's gradients, in the candidate's order.
   std::vector<at::Tensor> gradients(const json::Value& config, const Case& c, Graph& graph);
   std::string dir_;
   json::Value doc_;
-  std::map<std::string, torch::jit::Module> modules_;
+  std::map<std::string, torch::jit::Module> modules_, modules_in_double_;
 };
 
 /// Flattens what a function returned (tensor, tuple, list) into tensors.

@@ -62,11 +62,14 @@ std::string number_text(const json::Value& v, const char* f) {
   return v.is_number() ? format(f, v.as_number()) : "";
 }
 
+/// The flags' headlines (what comes before a colon), each once.
 std::string flags_text(const json::Value& row) {
   std::string out;
+  std::set<std::string> seen;
   for (const auto& f : row["flags"].as_array()) {
     const auto& text = f.as_string();
-    out += (out.empty() ? "" : "; ") + text.substr(0, text.find(':'));
+    auto headline = text.substr(0, text.find(':'));
+    if (seen.insert(headline).second) out += (out.empty() ? "" : "; ") + headline;
   }
   return out;
 }
