@@ -67,6 +67,9 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
                                                    const CudaChoices& choices);
 /// The CUDA kernels' group reductions (after the element functions).
 const char* cuda_reductions_prelude();
+/// The tiled loops of the contraction kernels (after the element functions): those on the CUDA
+/// cores, those on the tensor cores (they need <mma.h>), either, both or none.
+std::string cuda_contraction_prelude(bool cuda_cores, bool tensor_cores);
 
 /// The statements of a library step (Kernel::library): its call, its tensor t<id> and pointer
 /// b<id>.

@@ -16,6 +16,128 @@
 
 namespace kforge::generator {
 
+namespace {
+
+// The tiled loops every contraction kernel runs, once in the source: a kernel passes how to read
+// an element of A (gm, gk) and of B (gn, gk), and what to do with the sum of output (gm, gn); the
+// compiler inlines the lambdas. Block (x, y) computes the TILE x TILE outputs from (m0, n0),
+// K-slices of BK staged in shared memory as As[k][m] and Bs[k][n], zero outside M, N and K.
+const char* const kContractionStage = R"(
+template <int TILE, int BK, int THREADS, int64_t M, int64_t N, int64_t K, class A, class B>
+KF_FN void kf_contraction_stage(float (&As)[BK][TILE], float (&Bs)[BK][TILE], int64_t m0,
+                                int64_t n0, int64_t k0, const A& load_a, const B& load_b) {
+  for (int i = threadIdx.x; i < TILE * BK; i += THREADS) {
+    const int kk = i % BK, mm = i / BK;
+    const int64_t gm = m0 + mm, gk = k0 + kk;
+    As[kk][mm] = (gm < M && gk < K) ? load_a(gm, gk) : 0.0f;
+  }
+  for (int i = threadIdx.x; i < TILE * BK; i += THREADS) {
+    const int nn = i % TILE, kk = i / TILE;
+    const int64_t gn = n0 + nn, gk = k0 + kk;
+    Bs[kk][nn] = (gn < N && gk < K) ? load_b(gn, gk) : 0.0f;
+  }
+  __syncthreads();
+}
+)";
+
+// float32 on the CUDA cores: (TILE / MICRO)^2 threads, each MICRO x MICRO sums in registers.
+const char* const kContractionLoops = R"(
+template <int TILE, int MICRO, int BK, int64_t M, int64_t N, int64_t K, class A, class B, class S>
+KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
+  constexpr int SIDE = TILE / MICRO;
+  __shared__ float As[BK][TILE];
+  __shared__ float Bs[BK][TILE];
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * TILE;
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * TILE;
+  const int tx = threadIdx.x % SIDE, ty = threadIdx.x / SIDE;
+  float accs[MICRO][MICRO] = {};
+  for (int64_t k0 = 0; k0 < K; k0 += BK) {
+    kf_contraction_stage<TILE, BK, SIDE * SIDE, M, N, K>(As, Bs, m0, n0, k0, load_a, load_b);
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      float av[MICRO], bv[MICRO];
+#pragma unroll
+      for (int i = 0; i < MICRO; ++i) av[i] = As[kk][ty * MICRO + i];
+#pragma unroll
+      for (int j = 0; j < MICRO; ++j) bv[j] = Bs[kk][tx * MICRO + j];
+#pragma unroll
+      for (int i = 0; i < MICRO; ++i)
+#pragma unroll
+        for (int j = 0; j < MICRO; ++j) accs[i][j] = fmaf(av[i], bv[j], accs[i][j]);
+    }
+    __syncthreads();
+  }
+  for (int i = 0; i < MICRO; ++i)
+    for (int j = 0; j < MICRO; ++j) {
+      const int64_t gm = m0 + ty * MICRO + i, gn = n0 + tx * MICRO + j;
+      if (gm >= M || gn >= N) continue;
+      store(gm, gn, accs[i][j]);
+    }
+}
+)";
+
+// TF32 on the tensor cores (WMMA 16 x 16 x 8): 8 warps as 2 x 4 over the tile, each TILE / 32 x
+// TILE / 64 fragments, the factors rounded to TF32; each fragment of sums goes through shared
+// memory (Cs) to reach the store a sum at a time.
+const char* const kContractionLoopsTf32 = R"(
+template <int TILE, int64_t M, int64_t N, int64_t K, class A, class B, class S>
+KF_FN void kf_contraction_tf32(const A& load_a, const B& load_b, const S& store) {
+  namespace wmma = nvcuda::wmma;
+  constexpr int BK = 32, FM = TILE / 32, FN = TILE / 64;
+  __shared__ __align__(32) float As[BK][TILE];
+  __shared__ __align__(32) float Bs[BK][TILE];
+  __shared__ __align__(32) float Cs[8][256];
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * TILE;
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * TILE;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / 4, wn = warp % 4;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> sums[FM][FN];
+  for (int i = 0; i < FM; ++i)
+    for (int j = 0; j < FN; ++j) wmma::fill_fragment(sums[i][j], 0.0f);
+  for (int64_t k0 = 0; k0 < K; k0 += BK) {
+    kf_contraction_stage<TILE, BK, 256, M, N, K>(As, Bs, m0, n0, k0, load_a, load_b);
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 8) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fa[FM];
+      wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fb[FN];
+#pragma unroll
+      for (int q = 0; q < FM; ++q) {
+        wmma::load_matrix_sync(fa[q], &As[kk][(wm * FM + q) * 16], TILE);
+        for (int t = 0; t < fa[q].num_elements; ++t) fa[q].x[t] = wmma::__float_to_tf32(fa[q].x[t]);
+      }
+#pragma unroll
+      for (int q = 0; q < FN; ++q) {
+        wmma::load_matrix_sync(fb[q], &Bs[kk][(wn * FN + q) * 16], TILE);
+        for (int t = 0; t < fb[q].num_elements; ++t) fb[q].x[t] = wmma::__float_to_tf32(fb[q].x[t]);
+      }
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) wmma::mma_sync(sums[i][j], fa[i], fb[j], sums[i][j]);
+    }
+    __syncthreads();
+  }
+  for (int i = 0; i < FM; ++i)
+    for (int j = 0; j < FN; ++j) {
+      wmma::store_matrix_sync(Cs[warp], sums[i][j], 16, wmma::mem_row_major);
+      __syncwarp();
+      for (int e = lane; e < 256; e += 32) {
+        const int64_t gm = m0 + (wm * FM + i) * 16 + e / 16, gn = n0 + (wn * FN + j) * 16 + e % 16;
+        if (gm >= M || gn >= N) continue;
+        store(gm, gn, Cs[warp][e]);
+      }
+      __syncwarp();
+    }
+}
+)";
+
+}  // namespace
+
+std::string cuda_contraction_prelude(bool cuda_cores, bool tensor_cores) {
+  if (!cuda_cores && !tensor_cores) return "";
+  return std::string(kContractionStage) + (cuda_cores ? kContractionLoops : "") +
+         (tensor_cores ? kContractionLoopsTf32 : "");
+}
+
 bool valid_tiling(int tile, int micro) {
   if (tile <= 0 || micro <= 0 || tile % micro != 0) return false;
   const int side = tile / micro;
@@ -117,121 +239,49 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     });
   };
 
-  // The stores of one output (gm, gn of batch gb) from its sum `sum`: the sum itself where it is
-  // kept, then each stage behind it.
-  auto stores = [&](const std::string& sum) {
-    std::string t = "      if (gm >= " + n(M) + " || gn >= " + n(N) + ") continue;\n";
-    t += "      const float acc = " +
-         (red.scale != 1 ? "(" + sum + " * " + constant_text(red.scale, DType::f32) + ")" : sum) +
-         ";\n";
-    if (std::count(k.stores.begin(), k.stores.end(), red.id))
-      t += "      b" + n(red.id) + "[" + outer->text + "] = acc;\n";
-    for (size_t i = 1; i < k.stages.size(); ++i) {
-      const Buffer& out = p.buffers[static_cast<size_t>(k.stages[i].buffer)];
-      const ExprPtr value = out.compute(ix::delinear(outer, out.shape));
-      t += "      b" + n(out.id) + "[" + outer->text + "] = " + epilogue_text(value) + ";\n";
-    }
-    return t;
-  };
-  // The kernel's head and its K loop up to the products: A and B staged in shared memory, a
-  // K-slice of bk at a time (As[k][m], Bs[k][n]), `shared` declaring the arrays.
-  auto head = [&](int threads, int bk, const std::string& shared, const std::string& locals) {
-    std::string t = "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
-                    kernel_parameters(p, k) + ") {\n" + shared;
-    t += "  const int64_t gb = blockIdx.z;\n";
-    t += "  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * " + n(tile) +
-         ", n0 = static_cast<int64_t>(blockIdx.y) * " + n(tile) + ";\n" + locals;
-    t += "  for (int64_t k0 = 0; k0 < " + n(K) + "; k0 += " + n(bk) + ") {\n";
-    t += "    for (int i = threadIdx.x; i < " + n(tile * bk) + "; i += " + n(threads) + ") {\n";
-    t += "      const int kk = i % " + n(bk) + ", mm = i / " + n(bk) + ";\n";
-    t += "      const int64_t gm = m0 + mm, gk = k0 + kk;\n";
-    t += "      As[kk][mm] = (gm < " + n(M) + " && gk < " + n(K) + ") ? static_cast<float>(" +
-         plain_text(a) + ") : 0.0f;\n    }\n";
-    t += "    for (int i = threadIdx.x; i < " + n(tile * bk) + "; i += " + n(threads) + ") {\n";
-    t += "      const int nn = i % " + n(tile) + ", kk = i / " + n(tile) + ";\n";
-    t += "      const int64_t gn = n0 + nn, gk = k0 + kk;\n";
-    t += "      Bs[kk][nn] = (gn < " + n(N) + " && gk < " + n(K) + ") ? static_cast<float>(" +
-         plain_text(b) + ") : 0.0f;\n    }\n";
-    return t + "    __syncthreads();\n#pragma unroll\n";
-  };
-  // The end of the K loop, then a loop over each thread's (or warp's) rows x cols of outputs.
-  auto tail = [&](int rows, int cols) {
-    return "    __syncthreads();\n  }\n  for (int i = 0; i < " + n(rows) +
-           "; ++i)\n    for (int j = 0; j < " + n(cols) + "; ++j) {\n";
-  };
+  // What a thread does with the sum of one output (gm, gn of batch gb) inside M x N: the sum
+  // itself where it is kept, then each stage behind it.
+  std::string store = "      const float acc = " +
+                      (red.scale != 1 ? "(sum * " + constant_text(red.scale, DType::f32) + ")"
+                                      : std::string("sum")) +
+                      ";\n";
+  if (std::count(k.stores.begin(), k.stores.end(), red.id))
+    store += "      b" + n(red.id) + "[" + outer->text + "] = acc;\n";
+  for (size_t i = 1; i < k.stages.size(); ++i) {
+    const Buffer& out = p.buffers[static_cast<size_t>(k.stages[i].buffer)];
+    const ExprPtr value = out.compute(ix::delinear(outer, out.shape));
+    store += "      b" + n(out.id) + "[" + outer->text + "] = " + epilogue_text(value) + ";\n";
+  }
 
-  std::string f;
+  // The kernel: the prelude's tiled loop (kf_contraction, kf_contraction_tf32) given how to read
+  // an element of A and of B and what to do with a sum, as lambdas it inlines.
+  const bool tensor_cores = c.tf32;
   int threads = 0;
-  if (c.tf32) {
+  std::string f, template_args;
+  if (tensor_cores) {
     // 8 warps as 2 x 4 over the tile, each fm x fn fragments of 16 x 16.
     tile = c.tile == 128 || (c.tile < 0 && std::min(M, N) >= 1024) ? 128 : 64;
     threads = 256;
-    const int bk = 32, fm = tile / 32, fn = tile / 64;
-    // count fragments of one factor from its staged array, rounded to TF32.
-    auto fragments = [&](const char* array, const char* matrix, const char* layout, int count,
-                         const char* warp_axis, const char* staged) {
-      const std::string x = array;
-      return "      wmma::fragment<wmma::" + std::string(matrix) +
-             ", 16, 16, 8, wmma::precision::tf32, wmma::" + layout + "> " + x + "[" + n(count) +
-             "];\n#pragma unroll\n      for (int q = 0; q < " + n(count) + "; ++q) {\n" +
-             "        wmma::load_matrix_sync(" + x + "[q], &" + staged + "[kk][(" + warp_axis +
-             " * " + n(count) + " + q) * 16], " + n(tile) + ");\n        for (int t = 0; t < " + x +
-             "[q].num_elements; ++t) " + x + "[q].x[t] = wmma::__float_to_tf32(" + x +
-             "[q].x[t]);\n      }\n";
-    };
     f += std::string(kTensorCoreMark) + " (TF32): M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
-         ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, 8 warps of " + n(fm) +
-         " x " + n(fn) + " fragments\n";
-    f += head(threads, bk,
-              "  namespace wmma = nvcuda::wmma;\n  __shared__ __align__(32) float As[" + n(bk) +
-                  "][" + n(tile) + "];\n  __shared__ __align__(32) float Bs[" + n(bk) + "][" +
-                  n(tile) + "];\n  __shared__ __align__(32) float Cs[8][256];\n",
-              "  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, wm = warp / 4, wn = "
-              "warp % 4;\n  wmma::fragment<wmma::accumulator, 16, 16, 8, float> sums[" +
-                  n(fm) + "][" + n(fn) + "];\n  for (int i = 0; i < " + n(fm) +
-                  "; ++i)\n    for (int j = 0; j < " + n(fn) +
-                  "; ++j) wmma::fill_fragment(sums[i][j], 0.0f);\n");
-    f += "    for (int kk = 0; kk < " + n(bk) + "; kk += 8) {\n";
-    f += fragments("fa", "matrix_a", "col_major", fm, "wm", "As");
-    f += fragments("fb", "matrix_b", "row_major", fn, "wn", "Bs");
-    f += "#pragma unroll\n      for (int i = 0; i < " + n(fm) +
-         "; ++i)\n#pragma unroll\n        for (int j = 0; j < " + n(fn) +
-         "; ++j) wmma::mma_sync(sums[i][j], fa[i], fb[j], sums[i][j]);\n    }\n";
-    f += tail(fm, fn);
-    f += "      wmma::store_matrix_sync(Cs[warp], sums[i][j], 16, wmma::mem_row_major);\n";
-    f += "      __syncwarp();\n";
-    f += "      for (int e = lane; e < 256; e += 32) {\n";
-    f += "      const int64_t gm = m0 + (wm * " + n(fm) + " + i) * 16 + e / 16, gn = n0 + (wn * " +
-         n(fn) + " + j) * 16 + e % 16;\n";
-    f += stores("Cs[warp][e]");
-    f += "      }\n      __syncwarp();\n";
+         ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, 8 warps of " +
+         n(tile / 32) + " x " + n(tile / 64) + " fragments\n";
+    template_args = "kf_contraction_tf32<" + n(tile);
   } else {
     const int side = tile / micro;
     threads = side * side;
-    const int bk = tile >= 128 ? 8 : 16;
     f += std::string(kContractionMark) + ": M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
          ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, " + n(micro) + " x " +
          n(micro) + " per thread\n";
-    f += head(threads, bk,
-              "  __shared__ float As[" + n(bk) + "][" + n(tile) + "];\n  __shared__ float Bs[" +
-                  n(bk) + "][" + n(tile) + "];\n",
-              "  const int tx = threadIdx.x % " + n(side) + ", ty = threadIdx.x / " + n(side) +
-                  ";\n  float accs[" + n(micro) + "][" + n(micro) + "] = {};\n");
-    f += "    for (int kk = 0; kk < " + n(bk) + "; ++kk) {\n";
-    f += "      float av[" + n(micro) + "], bv[" + n(micro) + "];\n#pragma unroll\n";
-    f += "      for (int i = 0; i < " + n(micro) + "; ++i) av[i] = As[kk][ty * " + n(micro) +
-         " + i];\n#pragma unroll\n";
-    f += "      for (int j = 0; j < " + n(micro) + "; ++j) bv[j] = Bs[kk][tx * " + n(micro) +
-         " + j];\n#pragma unroll\n";
-    f += "      for (int i = 0; i < " + n(micro) +
-         "; ++i)\n#pragma unroll\n        for (int j = 0; j < " + n(micro) +
-         "; ++j) accs[i][j] = fmaf(av[i], bv[j], accs[i][j]);\n    }\n";
-    f += tail(micro, micro);
-    f += "      const int64_t gm = m0 + ty * " + n(micro) + " + i, gn = n0 + tx * " + n(micro) +
-         " + j;\n";
-    f += stores("accs[i][j]");
+    template_args = "kf_contraction<" + n(tile) + ", " + n(micro) + ", " + n(tile >= 128 ? 8 : 16);
   }
-  f += "    }\n}\n\n";
+  f += "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
+       kernel_parameters(p, k) + ") {\n";
+  f += "  const int64_t gb = blockIdx.z;\n";
+  f += "  " + template_args + ", " + n(M) + ", " + n(N) + ", " + n(K) + ">(\n";
+  f += "    [&](int64_t gm, int64_t gk) { return static_cast<float>(" + plain_text(a) + "); },\n";
+  f += "    [&](int64_t gn, int64_t gk) { return static_cast<float>(" + plain_text(b) + "); },\n";
+  f += "    [&](int64_t gm, int64_t gn, float sum) {\n" + store + "    });\n";
+  f += "}\n\n";
   if (unmatched) return std::nullopt;
   EmittedKernel e;
   e.function = f;
