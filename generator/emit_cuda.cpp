@@ -65,28 +65,36 @@ __device__ __forceinline__ void kf_online_merge(float& m, double& s, float m2, d
   s = s * expf(m - n) + s2 * expf(m2 - n);
   m = n;
 }
-template <int G>
-__device__ __forceinline__ void kf_group_online(float& m, double& s, float* shared_m,
-                                                double* shared_s) {
+// A pair (a, b) combined across the group as kf_group_reduce combines one value: merge(a, b, a2,
+// b2) takes the other pair into the first. Online softmax (maximum, sum) and arg reductions
+// (value, index) are its pairs.
+template <int G, class A, class B, class Merge>
+__device__ __forceinline__ void kf_group_pair(A& a, B& b, A* shared_a, B* shared_b, Merge merge) {
   if constexpr (G > 1) {
     constexpr int W = G < 32 ? G : 32;
     for (int o = W / 2; o > 0; o /= 2) {
-      const float om = __shfl_xor_sync(0xffffffffu, m, o);
-      const double os = __shfl_xor_sync(0xffffffffu, s, o);
-      kf_online_merge(m, s, om, os);
+      const A oa = __shfl_xor_sync(0xffffffffu, a, o);
+      const B ob = __shfl_xor_sync(0xffffffffu, b, o);
+      merge(a, b, oa, ob);
     }
     if constexpr (G > 32) {
       __syncthreads();
       if (threadIdx.x % 32 == 0) {
-        shared_m[threadIdx.x / 32] = m;
-        shared_s[threadIdx.x / 32] = s;
+        shared_a[threadIdx.x / 32] = a;
+        shared_b[threadIdx.x / 32] = b;
       }
       __syncthreads();
-      m = shared_m[0];
-      s = shared_s[0];
-      for (int w = 1; w < G / 32; ++w) kf_online_merge(m, s, shared_m[w], shared_s[w]);
+      a = shared_a[0];
+      b = shared_b[0];
+      for (int w = 1; w < G / 32; ++w) merge(a, b, shared_a[w], shared_b[w]);
     }
   }
+}
+template <int G>
+__device__ __forceinline__ void kf_group_online(float& m, double& s, float* shared_m,
+                                                double* shared_s) {
+  kf_group_pair<G>(m, s, shared_m, shared_s,
+                   [](float& m, double& s, float m2, double s2) { kf_online_merge(m, s, m2, s2); });
 }
 
 // Arg-max (Max) or arg-min: the best value and its index, the first index among equals, NaN best.
@@ -102,32 +110,12 @@ __device__ __forceinline__ bool kf_better(T a, int64_t ia, T b, int64_t ib) {
 
 template <int G, bool Max, class T>
 __device__ __forceinline__ void kf_group_arg(T& v, int64_t& i, T* shared, int64_t* shared_i) {
-  if constexpr (G > 1) {
-    constexpr int W = G < 32 ? G : 32;
-    for (int o = W / 2; o > 0; o /= 2) {
-      const T ov = __shfl_xor_sync(0xffffffffu, v, o);
-      const int64_t oi = __shfl_xor_sync(0xffffffffu, i, o);
-      if (kf_better<Max>(v, i, ov, oi)) {
-        v = ov;
-        i = oi;
-      }
+  kf_group_pair<G>(v, i, shared, shared_i, [](T& v, int64_t& i, const T& v2, const int64_t& i2) {
+    if (kf_better<Max>(v, i, v2, i2)) {
+      v = v2;
+      i = i2;
     }
-    if constexpr (G > 32) {
-      __syncthreads();
-      if (threadIdx.x % 32 == 0) {
-        shared[threadIdx.x / 32] = v;
-        shared_i[threadIdx.x / 32] = i;
-      }
-      __syncthreads();
-      v = shared[0];
-      i = shared_i[0];
-      for (int w = 1; w < G / 32; ++w)
-        if (kf_better<Max>(v, i, shared[w], shared_i[w])) {
-          v = shared[w];
-          i = shared_i[w];
-        }
-    }
-  }
+  });
 }
 )";
 
