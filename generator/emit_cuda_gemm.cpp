@@ -7,7 +7,8 @@
 // activations: the epilogue) run on the accumulators before anything is stored. float32
 // throughout, unless the choice `tf32` puts the products on the tensor cores (WMMA, 16 x 16 x 8
 // fragments, each warp a rectangle of the tile; accumulators staged through shared memory a
-// fragment at a time for the epilogue).
+// fragment at a time for the epilogue). The loops are templates of the source's prelude, written
+// once (cuda_contraction_prelude); a kernel is their call with its A load, B load and epilogue.
 #include <algorithm>
 #include <string>
 
