@@ -23,6 +23,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 KFORGE=${KFORGE:-$root/build/tools/kforge} SHRINK=${SHRINK:-4} ARCH=${ARCH:-90}
 JOBS=${JOBS:-$(nproc)} NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 mkdir -p "$out"
+rm -f "$out"/*.cu "$out"/*.ptx.norm "$out"/*.ptxas  # an earlier run's kernels
 tasks=$(mktemp -d)
 trap 'rm -rf "$tasks"' EXIT
 "$KFORGE" import --from kernelbench --shrink "$SHRINK" --out "$tasks" "$@" > /dev/null ||

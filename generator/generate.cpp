@@ -229,8 +229,8 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
       (cuda ? "#define KF_FN static __device__ __forceinline__\n"
             : "#define KF_FN static inline\n") +
       kPrelude + (cuda ? cuda_reductions_prelude() : "") +
-      cuda_contraction_prelude(contractions > tensor_cores, tensor_cores > 0) + "\n" + body + ret +
-      " " + r.direction + "(" + params + ") {\n" + dispatch +
+      (cuda ? cuda_contraction_prelude(contractions > tensor_cores, tensor_cores > 0) : "") + "\n" +
+      body + ret + " " + r.direction + "(" + params + ") {\n" + dispatch +
       "  TORCH_CHECK(false, \"kforge generated this kernel for the task's configs; these arguments "
       "match none of them\");\n  return " +
       (outputs == 1 ? "torch::Tensor()" : "{}") + ";\n}\n\n" +

@@ -200,6 +200,12 @@ TEST(GeneratedCpuReductions, TheSameReductionIsComputedOnce) {
   EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu), "");
 }
 
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 /// The CUDA source the generator writes for an op case's forward direction (no GPU needed).
 std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices = {}) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
@@ -216,13 +222,7 @@ std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices =
 // is of that very row minus that very maximum.
 TEST(GeneratedCudaSource, ARowsMaximumAndItsSumOfExponentialsAreOnePass) {
   // a call in a kernel (the prelude's definition reads "kf_online_add(float& m")
-  auto passes = [](const std::string& source) {
-    size_t n = 0;
-    for (size_t at = source.find("kf_online_add(s"); at != std::string::npos;
-         at = source.find("kf_online_add(s", at + 1))
-      ++n;
-    return n;
-  };
+  auto passes = [](const std::string& source) { return occurrences(source, "kf_online_add(s"); };
   // 128 rows: enough that a row is not split across blocks (which takes its maximum and sum apart)
   for (const char* f :
        {"torch.softmax(x, dim=-1)", "torch.log_softmax(x, dim=1)", "torch.logsumexp(x, dim=-1)"})
@@ -256,12 +256,6 @@ TEST(GeneratedCudaSource, FewLongRowsAreSplitColumnsStayColumnsAndARowsSumIsARec
   const auto softmax = cuda_source(
       {"softmax_reciprocal", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(128, 2000)]"}});
   EXPECT_NE(softmax.find("* kf_reciprocal(acc"), std::string::npos) << softmax;
-}
-
-size_t occurrences(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // The tiled loops of the contraction kernels are in the source once, and each contraction kernel
