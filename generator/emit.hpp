@@ -21,7 +21,7 @@ struct CudaChoices {
   /// products, convolutions as implicit GEMM) computed in tile x tile output blocks staged through
   /// shared memory, each thread micro x micro outputs; 0: as any other reduction; -1: by the
   /// product's size (128 x 128 tiles of 8 x 8 where M and N reach 1024, 64 of 4 from 128, else 32
-  /// of 2).
+  /// of 2; untiled where the outputs are few: `few_outputs`).
   int tile = -1;
   int micro = 4;
   /// Elements each thread of a pointwise kernel computes (1, 2, 4, 8), a block's width apart.
@@ -41,6 +41,11 @@ inline constexpr const char* kTensorCoreMark = "// a contraction on the tensor c
 /// Whether the tile shape is one the contraction kernel can run: (tile / micro)^2 threads, 64 to
 /// 1024.
 bool valid_tiling(int tile, int micro);
+
+/// Whether a product of M x N outputs (B of them) tiled by `tile` is too small for tiles: fewer
+/// than 128 blocks (an H100 has 132 SMs) and at most 65536 outputs. With the tile chosen by size,
+/// such a contraction is computed as any other reduction, a group of threads per output.
+bool few_outputs(int64_t M, int64_t N, int64_t B, int tile);
 
 struct EmitInput {
   const Program* program = nullptr;

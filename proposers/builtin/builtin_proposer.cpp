@@ -110,7 +110,9 @@ struct GeneratorTrial {
   bool ok = false;
   std::string error;
   size_t library_steps = 0;
-  size_t contractions = 0;  ///< tiled contraction kernels of the generator's own kernel
+  /// contractions the generator's own kernel can tile (all of them tiled, on the tensor cores:
+  /// what TF32 would change; by size, few outputs are not tiled)
+  size_t contractions = 0;
 };
 
 /// The generator's trial for the request, computed once per export folder, direction, backend and
@@ -134,10 +136,10 @@ GeneratorTrial generator_trial(const BuiltinRequest& r) {
                                {},           r.library_calls};
   auto generated = generator::generate_kernel(g);
   GeneratorTrial trial{bool(generated), generated ? "" : generated.error,
-                       generated ? generated->library_steps : 0,
-                       generated ? generated->contractions : 0};
-  if (generated && r.library_calls && r.backend == "cuda") {
-    g.library_calls = false;  // the own kernel's contractions: what TF32 would change
+                       generated ? generated->library_steps : 0, 0};
+  if (generated && r.backend == "cuda") {
+    g.library_calls = false;
+    g.cuda.tf32 = true;
     auto own = generator::generate_kernel(g);
     trial.contractions = own ? own->contractions : 0;
   }

@@ -273,6 +273,10 @@ TEST(GeneratedCudaSource, TheTiledLoopsAreWrittenOnceAndEveryContractionKernelRu
   for (bool tf32 : {false, true}) {
     generator::CudaChoices choices;
     choices.tf32 = tf32;
+    if (!tf32) {  // tiles of 32, 2 x 2 a thread: by size, outputs this few are not tiled (below)
+      choices.tile = 32;
+      choices.micro = 2;
+    }
     const auto source = cuda_source(convolutions, choices);
     const std::string loops = tf32 ? "kf_contraction_tf32<" : "kf_contraction<";
     EXPECT_EQ(occurrences(source,
@@ -289,6 +293,32 @@ TEST(GeneratedCudaSource, TheTiledLoopsAreWrittenOnceAndEveryContractionKernelRu
     EXPECT_EQ(occurrences(source, "__shared__ float As"), tf32 ? 0u : 1u);
     EXPECT_EQ(occurrences(source, "wmma::mma_sync"), tf32 ? 1u : 0u);
   }
+}
+
+// By size, a product of few outputs is not tiled: robust-kbench's mnist_linear_relu forward (M 64,
+// N 128, K 1600) was 8 tiles of 32 x 32 on a GPU of 132 SMs, 0.21x eager, and is 2.98x untiled
+// (H200, BENCHMARKS.md). More outputs, or a tile the choices name, are tiled.
+TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
+  const auto marks = [](const std::string& source) {
+    return occurrences(source, generator::kContractionMark);
+  };
+  const OpCase linear_relu{"few_outputs",
+                           "x, w, b",
+                           "torch.relu(F.linear(x, w, b))",
+                           {"[torch.randn(64, 1600), torch.randn(128, 1600), torch.randn(128)]"}};
+  EXPECT_EQ(marks(cuda_source(linear_relu)), 0u);
+  generator::CudaChoices tiled;
+  tiled.tile = 32;
+  EXPECT_EQ(marks(cuda_source(linear_relu, tiled)), 1u);
+  // 512 x 512 outputs: 64 tiles of 64 x 64, too many outputs to read A and B once for each
+  EXPECT_EQ(marks(cuda_source({"many_outputs",
+                               "x, w",
+                               "F.linear(x, w)",
+                               {"[torch.randn(512, 64), torch.randn(512, 64)]"}})),
+            1u);
+  EXPECT_TRUE(generator::few_outputs(64, 128, 1, 32));
+  EXPECT_FALSE(generator::few_outputs(512, 512, 1, 64));
+  EXPECT_FALSE(generator::few_outputs(64, 128, 16, 32));  // 128 blocks
 }
 
 TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {

@@ -42,6 +42,10 @@ std::string check_generated(const std::string& task_dir, evaluation::Backend bac
 /// more), partial tiles included, with KernelBench's tolerance (1e-2): what the TF32 choice runs.
 std::vector<OpCase> tensor_core_cases();
 
+/// As check_generated, on the CUDA backend with the contractions tiled (tiles of 32, 2 x 2 outputs
+/// a thread), which the source must then have: by size, products this small are not tiled.
+std::string check_generated_tiled(const std::string& task_dir);
+
 /// As check_generated, on the CUDA backend with the contractions on the tensor cores (TF32),
 /// which the source must then have.
 std::string check_generated_tf32(const std::string& task_dir);

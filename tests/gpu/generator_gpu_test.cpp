@@ -20,8 +20,21 @@ TEST_P(GeneratedCuda, IsCorrectOnEveryShapeSet) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCuda, testing::ValuesIn(op_cases()),
                          [](const auto& info) { return info.param.name; });
-// Products large enough for the tiled contraction kernel, in float32.
+// Products large enough for the tiled contraction kernel: by size (above) they are few outputs,
+// computed untiled; tiled, in float32, here.
 INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCuda, testing::ValuesIn(tensor_core_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+class GeneratedCudaTiled : public testing::TestWithParam<OpCase> {};
+
+TEST_P(GeneratedCudaTiled, IsCorrectOnEveryShapeSetInTiles) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases";
+  const auto dir = write_op_task(GetParam(), root);
+  EXPECT_EQ(check_generated_tiled(dir), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCudaTiled, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
 
 class GeneratedCudaLibrary : public testing::TestWithParam<OpCase> {};
