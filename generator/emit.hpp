@@ -31,6 +31,14 @@ struct CudaChoices {
   /// and the verdict decides. Tiles of 64 or 128 (128 where `tile` says so or, by size, where M
   /// and N reach 1024), 256 threads.
   bool tf32 = false;
+  /// The tiled float32 contractions sum in double, rounded to float once. generate_kernel sets it
+  /// for backward kernels: they recompute forward values (a convolution before ReLU and max
+  /// pooling) whose comparisons route the gradients, and a value rounded differently from eager's
+  /// can route a whole gradient elsewhere at a near tie. Summed in double, the recomputed values
+  /// are those of the float64 reference the evaluator judges against where eager's own float32
+  /// misses it (robust-kbench's mnist_conv_relu_pool backward on an H200: 1 of 288 weight
+  /// gradients off by 1.4e-4 in float, correct in double).
+  bool double_sums = false;
 };
 
 /// How a tiled contraction kernel begins, and one on the tensor cores (generate.cpp counts them
@@ -43,9 +51,10 @@ inline constexpr const char* kTensorCoreMark = "// a contraction on the tensor c
 bool valid_tiling(int tile, int micro);
 
 /// Whether a product of M x N outputs (B of them) tiled by `tile` is too small for tiles: fewer
-/// than 128 blocks (an H100 has 132 SMs) and at most 65536 outputs. With the tile chosen by size,
-/// such a contraction is computed as any other reduction, a group of threads per output.
-bool few_outputs(int64_t M, int64_t N, int64_t B, int tile);
+/// than 128 blocks (an H100 has 132 SMs) and at most 65536 outputs, or 8192 where a factor is not
+/// `contiguous` along K. With the tile chosen by size, such a contraction is computed as any other
+/// reduction, a group of threads per output.
+bool few_outputs(int64_t M, int64_t N, int64_t B, int tile, bool contiguous);
 
 struct EmitInput {
   const Program* program = nullptr;

@@ -41,9 +41,15 @@ KF_FN void kf_contraction_stage(float (&As)[BK][TILE], float (&Bs)[BK][TILE], in
 }
 )";
 
-// float32 on the CUDA cores: (TILE / MICRO)^2 threads, each MICRO x MICRO sums in registers.
+// float32 on the CUDA cores: (TILE / MICRO)^2 threads, each MICRO x MICRO sums in registers, of
+// type Acc: float, or double (products of floats are exact in double; the sum is rounded to float
+// once, when the epilogue takes it).
 const char* const kContractionLoops = R"(
-template <int TILE, int MICRO, int BK, int64_t M, int64_t N, int64_t K, class A, class B, class S>
+KF_FN float kf_fma(float a, float b, float c) { return fmaf(a, b, c); }
+KF_FN double kf_fma(double a, double b, double c) { return fma(a, b, c); }
+
+template <int TILE, int MICRO, int BK, int64_t M, int64_t N, int64_t K, class Acc = float, class A,
+          class B, class S>
 KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
   constexpr int SIDE = TILE / MICRO;
   __shared__ float As[BK][TILE];
@@ -51,7 +57,7 @@ KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
   const int64_t m0 = static_cast<int64_t>(blockIdx.x) * TILE;
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * TILE;
   const int tx = threadIdx.x % SIDE, ty = threadIdx.x / SIDE;
-  float accs[MICRO][MICRO] = {};
+  Acc accs[MICRO][MICRO] = {};
   for (int64_t k0 = 0; k0 < K; k0 += BK) {
     kf_contraction_stage<TILE, BK, SIDE * SIDE, M, N, K>(As, Bs, m0, n0, k0, load_a, load_b);
 #pragma unroll
@@ -64,7 +70,8 @@ KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
 #pragma unroll
       for (int i = 0; i < MICRO; ++i)
 #pragma unroll
-        for (int j = 0; j < MICRO; ++j) accs[i][j] = fmaf(av[i], bv[j], accs[i][j]);
+        for (int j = 0; j < MICRO; ++j)
+          accs[i][j] = kf_fma(static_cast<Acc>(av[i]), static_cast<Acc>(bv[j]), accs[i][j]);
     }
     __syncthreads();
   }
@@ -180,11 +187,46 @@ std::vector<IndexPtr> role_vars(const Kernel& k, const std::vector<Role>& roles,
   return out;
 }
 
+/// An index's value where its one named variable is `k` and every other variable 0.
+int64_t value_at(const Index& i, int64_t k) {
+  switch (i.kind) {
+    case Index::Kind::var:
+      return i.value < 0 ? k : 0;
+    case Index::Kind::constant:
+      return i.value;
+    case Index::Kind::sum: {
+      int64_t s = 0;
+      for (const auto& t : i.terms) s += value_at(*t, k);
+      return s;
+    }
+    case Index::Kind::mul:
+      return value_at(*i.terms[0], k) * i.value;
+    case Index::Kind::div:
+      return value_at(*i.terms[0], k) / i.value;
+    case Index::Kind::mod:
+      return value_at(*i.terms[0], k) % i.value;
+  }
+  return 0;
+}
+
+/// Whether every element `e` loads is the next one in memory (or the same one) when the last
+/// dimension of K steps by one: what the untiled path's group of threads reads side by side.
+bool contiguous_along_k(const ExprPtr& e) {
+  if (e->kind == Expr::Kind::load) {
+    if (!e->args.empty()) return false;  // a gather
+    const int64_t step = value_at(*e->index, 1) - value_at(*e->index, 0);
+    if (step != 0 && step != 1) return false;
+  }
+  for (const auto& a : e->args)
+    if (!contiguous_along_k(a)) return false;
+  return true;
+}
+
 }  // namespace
 
-bool few_outputs(int64_t M, int64_t N, int64_t B, int tile) {
+bool few_outputs(int64_t M, int64_t N, int64_t B, int tile, bool contiguous) {
   const int64_t blocks = (M + tile - 1) / tile * ((N + tile - 1) / tile) * B;
-  return blocks < 128 && M * N * B <= 65536;
+  return blocks < 128 && M * N * B <= (contiguous ? 65536 : 8192);
 }
 
 std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kernel& k,
@@ -229,11 +271,23 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
   // Few outputs: a tile grid of fewer blocks than a GPU has SMs leaves most of it idle while each
   // block walks all of K a slice at a time, two barriers and a load's latency per slice. The
   // untiled path (a group of threads per output, its sum read from L2) spreads the outputs over
-  // the whole GPU; it reads A and B once per output, which pays only while the outputs are few.
-  // Measured (H200): robust-kbench's mnist_linear_relu forward (M 64, N 128, K 1600: 8 tiles of
-  // 32 x 32) 0.21x eager tiled, 2.98x untiled. So by size (tile -1, float32) it is untiled; an
-  // explicit tile still tiles.
-  if (c.tile < 0 && !c.tf32 && few_outputs(M, N, B, tile)) return std::nullopt;
+  // the whole GPU; it reads A and B once per output, which pays only while the outputs are few,
+  // and fewer where a factor's elements along K are far apart (B of A @ B, read down a column).
+  // Measured (H200, BENCHMARKS.md): robust-kbench's mnist_linear_relu forward (M 64, N 128,
+  // K 1600: 8 tiles of 32 x 32) 0.21x eager tiled, 2.98x untiled. So by size (tile -1, float32)
+  // it is untiled; an explicit tile still tiles.
+  if (c.tile < 0 && !c.tf32) {
+    // Both factors as the untiled path reads them: the last dimension of K a named variable,
+    // every other dimension 0.
+    std::vector<IndexPtr> probe(k.space.size(), ix::constant(0));
+    for (size_t d = k.space.size(); d-- > 0;)
+      if (roles[d] == Role::k) {
+        probe[d] = ix::named("kf_k", k.space[d]);
+        break;
+      }
+    if (few_outputs(M, N, B, tile, contiguous_along_k(red.compute(probe))))
+      return std::nullopt;
+  }
 
   const ExprPtr a = red.compute(role_vars(k, roles, {Role::n}))->args[0];
   const ExprPtr b = red.compute(role_vars(k, roles, {Role::m}))->args[1];
@@ -285,13 +339,14 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     threads = side * side;
     f += std::string(kContractionMark) + ": M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
          ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, " + n(micro) + " x " +
-         n(micro) + " per thread\n";
+         n(micro) + " per thread" + (c.double_sums ? ", sums in double" : "") + "\n";
     template_args = "kf_contraction<" + n(tile) + ", " + n(micro) + ", " + n(tile >= 128 ? 8 : 16);
   }
   f += "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
        kernel_parameters(p, k) + ") {\n";
   f += "  const int64_t gb = blockIdx.z;\n";
-  f += "  " + template_args + ", " + n(M) + ", " + n(N) + ", " + n(K) + ">(\n";
+  f += "  " + template_args + ", " + n(M) + ", " + n(N) + ", " + n(K) +
+       (c.double_sums && !tensor_cores ? ", double" : "") + ">(\n";
   f += "    [&](int64_t gm, int64_t gk) { return static_cast<float>(" + plain_text(a) + "); },\n";
   f += "    [&](int64_t gn, int64_t gk) { return static_cast<float>(" + plain_text(b) + "); },\n";
   f += "    [&](int64_t gm, int64_t gn, float sum) {\n" + store + "    });\n";

@@ -316,9 +316,42 @@ TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
                                "F.linear(x, w)",
                                {"[torch.randn(512, 64), torch.randn(512, 64)]"}})),
             1u);
-  EXPECT_TRUE(generator::few_outputs(64, 128, 1, 32));
-  EXPECT_FALSE(generator::few_outputs(512, 512, 1, 64));
-  EXPECT_FALSE(generator::few_outputs(64, 128, 16, 32));  // 128 blocks
+  // A @ B reads B down its columns: tiled from fewer outputs (256 x 256 here), untiled below
+  const auto matmul = [&](int m) {
+    return cuda_source({"matmul_" + std::to_string(m), "a, b", "a @ b",
+                        {"[torch.randn(" + std::to_string(m) + ", 512), torch.randn(512, 256)]"}});
+  };
+  EXPECT_EQ(marks(matmul(256)), 1u);
+  EXPECT_EQ(marks(matmul(16)), 0u);
+  EXPECT_TRUE(generator::few_outputs(64, 128, 1, 32, true));
+  EXPECT_FALSE(generator::few_outputs(256, 256, 1, 64, false));
+  EXPECT_FALSE(generator::few_outputs(512, 512, 1, 64, true));
+  EXPECT_FALSE(generator::few_outputs(64, 128, 16, 32, true));  // 128 blocks
+}
+
+// A backward kernel's tiled contractions sum in double (a forward value it recomputes may route
+// a gradient by a comparison, ReLU's or max pooling's); a forward kernel's sum in float.
+TEST(GeneratedCudaSource, ABackwardKernelsTiledContractionsSumInDouble) {
+  const auto dir = backward_task_copy("rkb_linear", evaluation::Backend::cpu);
+  evaluation::ExportOptions options;
+  options.cache_dir = cache_dir();
+  const auto task = evaluation::export_task(dir, options);
+  ASSERT_TRUE(task.ok) << task.error;
+  generator::CudaChoices tiled;
+  tiled.tile = 32;
+  tiled.micro = 2;
+  auto g = generator::generate_kernel(
+      {task.dir, task.doc["directions"]["backward"], "backward", "cuda", tiled, false});
+  ASSERT_TRUE(g) << g.error;
+  const size_t contractions = occurrences(g->source, generator::kContractionMark);
+  EXPECT_GT(contractions, 0u);
+  EXPECT_EQ(occurrences(g->source, ", double>("), contractions) << g->source;
+  const auto forward = cuda_source({"conv_relu_pool_forward", "x, w",
+                                    "F.max_pool2d(torch.relu(F.conv2d(x, w)), 2)",
+                                    {"[torch.randn(2, 1, 28, 28), torch.randn(32, 1, 3, 3)]"}},
+                                   tiled);
+  EXPECT_GT(occurrences(forward, generator::kContractionMark), 0u);
+  EXPECT_EQ(occurrences(forward, ", double>("), 0u);
 }
 
 TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {

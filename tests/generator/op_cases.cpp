@@ -299,12 +299,12 @@ std::string check_generated(const std::string& task_dir, evaluation::Backend bac
   return generate_and_check(task_dir, backend, library, {}, "", direction);
 }
 
-std::string check_generated_tiled(const std::string& task_dir) {
+std::string check_generated_tiled(const std::string& task_dir, const std::string& direction) {
   generator::CudaChoices cuda;
   cuda.tile = 32;
   cuda.micro = 2;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
-                            generator::kContractionMark);
+                            generator::kContractionMark, direction);
 }
 
 std::string check_generated_tf32(const std::string& task_dir) {

@@ -44,7 +44,8 @@ std::vector<OpCase> tensor_core_cases();
 
 /// As check_generated, on the CUDA backend with the contractions tiled (tiles of 32, 2 x 2 outputs
 /// a thread), which the source must then have: by size, products this small are not tiled.
-std::string check_generated_tiled(const std::string& task_dir);
+std::string check_generated_tiled(const std::string& task_dir,
+                                  const std::string& direction = "forward");
 
 /// As check_generated, on the CUDA backend with the contractions on the tensor cores (TF32),
 /// which the source must then have.

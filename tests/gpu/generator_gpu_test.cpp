@@ -76,5 +76,20 @@ INSTANTIATE_TEST_SUITE_P(RobustKbenchShaped, GeneratedCudaBackward,
                          testing::ValuesIn(backward_cases()),
                          [](const auto& info) { return info.param; });
 
+// A backward case with products of 16 x 16 outputs and more (the multi configs of rkb_linear),
+// tiled: a backward kernel's tiled contractions sum in double.
+class GeneratedCudaBackwardTiled : public testing::TestWithParam<std::string> {};
+
+TEST_P(GeneratedCudaBackwardTiled, IsCorrectOnEveryConfigInTiles) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(check_generated_tiled(backward_task_copy(GetParam(), evaluation::Backend::cuda),
+                                  "backward"),
+            "");
+}
+
+INSTANTIATE_TEST_SUITE_P(RobustKbenchShaped, GeneratedCudaBackwardTiled,
+                         testing::Values("rkb_linear"),
+                         [](const auto& info) { return info.param; });
+
 }  // namespace
 }  // namespace kforge::test
