@@ -31,14 +31,6 @@ struct CudaChoices {
   /// and the verdict decides. Tiles of 64 or 128 (128 where `tile` says so or, by size, where M
   /// and N reach 1024), 256 threads.
   bool tf32 = false;
-  /// The tiled float32 contractions sum in double, rounded to float once. generate_kernel sets it
-  /// for backward kernels: they recompute forward values (a convolution before ReLU and max
-  /// pooling) whose comparisons route the gradients, and a value rounded differently from eager's
-  /// can route a whole gradient elsewhere at a near tie. Summed in double, the recomputed values
-  /// are those of the float64 reference the evaluator judges against where eager's own float32
-  /// misses it (robust-kbench's mnist_conv_relu_pool backward on an H200: 1 of 288 weight
-  /// gradients off by 1.4e-4 in float, correct in double).
-  bool double_sums = false;
 };
 
 /// How a tiled contraction kernel begins, and one on the tensor cores (generate.cpp counts them

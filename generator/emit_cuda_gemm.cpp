@@ -41,15 +41,9 @@ KF_FN void kf_contraction_stage(float (&As)[BK][TILE], float (&Bs)[BK][TILE], in
 }
 )";
 
-// float32 on the CUDA cores: (TILE / MICRO)^2 threads, each MICRO x MICRO sums in registers, of
-// type Acc: float, or double (products of floats are exact in double; the sum is rounded to float
-// once, when the epilogue takes it).
+// float32 on the CUDA cores: (TILE / MICRO)^2 threads, each MICRO x MICRO sums in registers.
 const char* const kContractionLoops = R"(
-KF_FN float kf_fma(float a, float b, float c) { return fmaf(a, b, c); }
-KF_FN double kf_fma(double a, double b, double c) { return fma(a, b, c); }
-
-template <int TILE, int MICRO, int BK, int64_t M, int64_t N, int64_t K, class Acc = float, class A,
-          class B, class S>
+template <int TILE, int MICRO, int BK, int64_t M, int64_t N, int64_t K, class A, class B, class S>
 KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
   constexpr int SIDE = TILE / MICRO;
   __shared__ float As[BK][TILE];
@@ -57,7 +51,7 @@ KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
   const int64_t m0 = static_cast<int64_t>(blockIdx.x) * TILE;
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * TILE;
   const int tx = threadIdx.x % SIDE, ty = threadIdx.x / SIDE;
-  Acc accs[MICRO][MICRO] = {};
+  float accs[MICRO][MICRO] = {};
   for (int64_t k0 = 0; k0 < K; k0 += BK) {
     kf_contraction_stage<TILE, BK, SIDE * SIDE, M, N, K>(As, Bs, m0, n0, k0, load_a, load_b);
 #pragma unroll
@@ -70,8 +64,7 @@ KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
 #pragma unroll
       for (int i = 0; i < MICRO; ++i)
 #pragma unroll
-        for (int j = 0; j < MICRO; ++j)
-          accs[i][j] = kf_fma(static_cast<Acc>(av[i]), static_cast<Acc>(bv[j]), accs[i][j]);
+        for (int j = 0; j < MICRO; ++j) accs[i][j] = fmaf(av[i], bv[j], accs[i][j]);
     }
     __syncthreads();
   }
@@ -339,14 +332,13 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     threads = side * side;
     f += std::string(kContractionMark) + ": M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
          ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, " + n(micro) + " x " +
-         n(micro) + " per thread" + (c.double_sums ? ", sums in double" : "") + "\n";
+         n(micro) + " per thread\n";
     template_args = "kf_contraction<" + n(tile) + ", " + n(micro) + ", " + n(tile >= 128 ? 8 : 16);
   }
   f += "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
        kernel_parameters(p, k) + ") {\n";
   f += "  const int64_t gb = blockIdx.z;\n";
-  f += "  " + template_args + ", " + n(M) + ", " + n(N) + ", " + n(K) +
-       (c.double_sums && !tensor_cores ? ", double" : "") + ">(\n";
+  f += "  " + template_args + ", " + n(M) + ", " + n(N) + ", " + n(K) + ">(\n";
   f += "    [&](int64_t gm, int64_t gk) { return static_cast<float>(" + plain_text(a) + "); },\n";
   f += "    [&](int64_t gn, int64_t gk) { return static_cast<float>(" + plain_text(b) + "); },\n";
   f += "    [&](int64_t gm, int64_t gn, float sum) {\n" + store + "    });\n";

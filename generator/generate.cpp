@@ -95,9 +95,7 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
                                const std::vector<bool>& optional) {
   auto kernels = schedule(p);
   EmitInput in{&p, &kernels, prefix};
-  CudaChoices cuda = r.cuda;
-  cuda.double_sums = r.direction == "backward";
-  auto emitted = r.backend == "cuda" ? emit_cuda(in, cuda) : emit_cpu(in);
+  auto emitted = r.backend == "cuda" ? emit_cuda(in, r.cuda) : emit_cpu(in);
   ConfigCode c;
   c.functions = emitted.functions;
   c.kernels = kernels.size();

@@ -329,31 +329,6 @@ TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   EXPECT_FALSE(generator::few_outputs(64, 128, 16, 32, true));  // 128 blocks
 }
 
-// A backward kernel's tiled contractions sum in double (a forward value it recomputes may route
-// a gradient by a comparison, ReLU's or max pooling's); a forward kernel's sum in float.
-TEST(GeneratedCudaSource, ABackwardKernelsTiledContractionsSumInDouble) {
-  const auto dir = backward_task_copy("rkb_linear", evaluation::Backend::cpu);
-  evaluation::ExportOptions options;
-  options.cache_dir = cache_dir();
-  const auto task = evaluation::export_task(dir, options);
-  ASSERT_TRUE(task.ok) << task.error;
-  generator::CudaChoices tiled;
-  tiled.tile = 32;
-  tiled.micro = 2;
-  auto g = generator::generate_kernel(
-      {task.dir, task.doc["directions"]["backward"], "backward", "cuda", tiled, false});
-  ASSERT_TRUE(g) << g.error;
-  const size_t contractions = occurrences(g->source, generator::kContractionMark);
-  EXPECT_GT(contractions, 0u);
-  EXPECT_EQ(occurrences(g->source, ", double>("), contractions) << g->source;
-  const auto forward = cuda_source({"conv_relu_pool_forward", "x, w",
-                                    "F.max_pool2d(torch.relu(F.conv2d(x, w)), 2)",
-                                    {"[torch.randn(2, 1, 28, 28), torch.randn(32, 1, 3, 3)]"}},
-                                   tiled);
-  EXPECT_GT(occurrences(forward, generator::kContractionMark), 0u);
-  EXPECT_EQ(occurrences(forward, ", double>("), 0u);
-}
-
 TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const auto dir = write_op_task(

@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(RobustKbenchShaped, GeneratedCudaBackward,
                          [](const auto& info) { return info.param; });
 
 // A backward case with products of 16 x 16 outputs and more (the multi configs of rkb_linear),
-// tiled: a backward kernel's tiled contractions sum in double.
+// every one tiled (by size, some of them are few outputs, computed untiled).
 class GeneratedCudaBackwardTiled : public testing::TestWithParam<std::string> {};
 
 TEST_P(GeneratedCudaBackwardTiled, IsCorrectOnEveryConfigInTiles) {
