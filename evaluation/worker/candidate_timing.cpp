@@ -36,6 +36,14 @@ std::vector<MemorySpan> memory_of(const Case& c) {
   return out;
 }
 
+/// Each output's sum, as a fingerprint of the values (a sum, not a copy: outputs can be
+/// gigabytes): the same tensor sums the same; new values practically never do.
+std::vector<double> fingerprints(const std::vector<at::Tensor>& outputs) {
+  std::vector<double> out;
+  for (const auto& t : outputs) out.push_back(t.defined() ? t.sum().item<double>() : 0.0);
+  return out;
+}
+
 }  // namespace
 
 struct CandidateRun::TimingSets {
@@ -187,16 +195,33 @@ std::optional<Failure> CandidateRun::check_after_timing(Config& c, TimingSets& s
   }
   // Refilled in place (same buffers, new values), the inputs must give new results. The set is
   // the one the kernel ran on last, so it has seen these buffers whatever order and batch sizes
-  // the timing chose.
+  // the timing chose. Results for the old values are stale; other wrong results are a mismatch
+  // like any other (a kernel that rounds differently from eager at a near tie, say).
+  std::vector<double> before;
+  try {
+    before = fingerprints(sets.last_outputs);
+  } catch (const std::exception&) {  // an output the sum cannot read: then no claim of staleness
+  }
   task_.refill(c.doc, last, mix_seed(request_.seed + 999331, c.index));
   auto again = call_watched(last.args);
   std::optional<Failure> failure = escaped_threads_;
   state_.device.synchronize();
-  if (auto stale = compare(c, again, task_.reference(c.doc, last), last).failure)
-    failure = Failure{"stale_result",
-                      "after its inputs were refilled in place with new values, the kernel "
-                      "returned results for the old ones (" +
-                          stale->message + ")"};
+  if (auto wrong = compare(c, again, task_.reference(c.doc, last), last).failure) {
+    bool unchanged = false;
+    try {
+      unchanged = !before.empty() && fingerprints(again) == before;
+    } catch (const std::exception&) {
+    }
+    failure = unchanged ? Failure{"stale_result",
+                                  "after its inputs were refilled in place with new values, the "
+                                  "kernel returned the results it gave for the old ones (" +
+                                      wrong->message + ")"}
+                        : Failure{wrong->kind,
+                                  "after its inputs were refilled in place with new values, the "
+                                  "kernel's results are wrong, and not those it gave for the old "
+                                  "values (" +
+                                      wrong->message + ")"};
+  }
   return failure;
 }
 
