@@ -270,11 +270,11 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
   // K 1600: 8 tiles of 32 x 32) 0.21x eager tiled, 2.98x untiled. So by size (tile -1, float32)
   // it is untiled; an explicit tile still tiles.
   if (c.tile < 0 && !c.tf32) {
-    // Both factors as the untiled path reads them: the last dimension of K a named variable,
-    // every other dimension 0.
+    // Both factors as the untiled path reads them: the last dimension of K that has more than
+    // one element (a 1 x 1 convolution's is its channels) a named variable, every other 0.
     std::vector<IndexPtr> probe(k.space.size(), ix::constant(0));
     for (size_t d = k.space.size(); d-- > 0;)
-      if (roles[d] == Role::k) {
+      if (roles[d] == Role::k && k.space[d] > 1) {
         probe[d] = ix::named("kf_k", k.space[d]);
         break;
       }

@@ -323,6 +323,13 @@ TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   };
   EXPECT_EQ(marks(matmul(256)), 1u);
   EXPECT_EQ(marks(matmul(16)), 0u);
+  // A 1 x 1 convolution reads its input across the channels, H x W apart (its last dimension of K
+  // with more than one element): 32768 outputs, tiled
+  EXPECT_EQ(marks(cuda_source({"pointwise_conv",
+                               "x, w",
+                               "F.conv2d(x, w)",
+                               {"[torch.randn(4, 64, 16, 16), torch.randn(32, 64, 1, 1)]"}})),
+            1u);
   EXPECT_TRUE(generator::few_outputs(64, 128, 1, 32, true));
   EXPECT_FALSE(generator::few_outputs(256, 256, 1, 64, false));
   EXPECT_FALSE(generator::few_outputs(512, 512, 1, 64, true));
