@@ -132,12 +132,17 @@ GeneratorTrial generator_trial(const BuiltinRequest& r) {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = trials.find(key); it != trials.end()) return it->second;
   }
+  // The own kernel's contractions are counted with TF32 on, which tiles every one it can (by size,
+  // few outputs are not tiled); TF32 changes nothing else the trial reads, so without library
+  // calls one generation serves.
   generator::GenerateRequest g{r.export_dir, r.direction_doc, r.direction, r.backend,
                                {},           r.library_calls};
+  g.cuda.tf32 = r.backend == "cuda" && !r.library_calls;
   auto generated = generator::generate_kernel(g);
   GeneratorTrial trial{bool(generated), generated ? "" : generated.error,
-                       generated ? generated->library_steps : 0, 0};
-  if (generated && r.backend == "cuda") {
+                       generated ? generated->library_steps : 0,
+                       generated && g.cuda.tf32 ? generated->contractions : 0};
+  if (generated && r.backend == "cuda" && r.library_calls) {
     g.library_calls = false;
     g.cuda.tf32 = true;
     auto own = generator::generate_kernel(g);

@@ -9,19 +9,23 @@
 namespace kforge::test {
 namespace {
 
+/// The op case's task folder, written for the CUDA cases.
+std::string cuda_case(const OpCase& c) {
+  return write_op_task(c, std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases");
+}
+
 class GeneratedCuda : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCuda, IsCorrectOnEveryShapeSet) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases";
-  const auto dir = write_op_task(GetParam(), root);
+  const auto dir = cuda_case(GetParam());
   EXPECT_EQ(check_generated(dir, evaluation::Backend::cuda), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCuda, testing::ValuesIn(op_cases()),
                          [](const auto& info) { return info.param.name; });
-// Products large enough for the tiled contraction kernel: by size (above) they are few outputs,
-// computed untiled; tiled, in float32, here.
+// Products large enough for the tiled contraction kernel, with the default choices: by size they
+// are few outputs, computed untiled (GeneratedCudaTiled below runs them in tiles).
 INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCuda, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
 
@@ -29,8 +33,7 @@ class GeneratedCudaTiled : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCudaTiled, IsCorrectOnEveryShapeSetInTiles) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases";
-  const auto dir = write_op_task(GetParam(), root);
+  const auto dir = cuda_case(GetParam());
   EXPECT_EQ(check_generated_tiled(dir), "");
 }
 
@@ -41,8 +44,7 @@ class GeneratedCudaLibrary : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCudaLibrary, IsCorrectWithLibraryCalls) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases";
-  const auto dir = write_op_task(GetParam(), root);
+  const auto dir = cuda_case(GetParam());
   EXPECT_EQ(check_generated(dir, evaluation::Backend::cuda, true), "");
 }
 
@@ -53,8 +55,7 @@ class GeneratedCudaTf32 : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCudaTf32, IsCorrectWithinKernelBenchsToleranceOnTheTensorCores) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cuda_cases";
-  const auto dir = write_op_task(GetParam(), root);
+  const auto dir = cuda_case(GetParam());
   EXPECT_EQ(check_generated_tf32(dir), "");
 }
 
