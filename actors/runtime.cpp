@@ -106,10 +106,11 @@ compiler_actor spawn_compiler(caf::actor_system& system, unsigned slots,
   for (const auto& e : evaluators)
     if (e.backend == Backend::cuda)
       gpus.push_back(visible_gpu_name(e.device, std::getenv("CUDA_VISIBLE_DEVICES")));
-  return system.spawn(
-      compiler_pool_impl,
-      compiler_options{slots, cache_dir, timeout, allow_unconfined,
-                       std::make_shared<evaluation::BaselineGpus>(std::move(gpus))});
+  auto memory = evaluation::gpu_memory_bytes(gpus);
+  return system.spawn(compiler_pool_impl,
+                      compiler_options{slots, cache_dir, timeout, allow_unconfined,
+                                       std::make_shared<evaluation::BaselineGpus>(
+                                           std::move(gpus), std::move(memory))});
 }
 
 evaluator_actor spawn_evaluator(caf::actor_system& system, evaluation::WorkerOptions options,

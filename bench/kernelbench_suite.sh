@@ -19,9 +19,9 @@
 # archive (kforge suite --table) when it did. Exit status: kforge suite's.
 # KFORGE (default build/tools/kforge) is the kforge to run; KFORGE_CACHE its cache; BACKEND cuda
 # (default) or cpu; SHRINK divides the problems' sizes (kforge import --shrink; default: full
-# size); LANES tasks are exported and generated at once (default 2: a full-size export holds
-# its tensors in host and GPU memory; those whose export ran out of GPU memory are tried again
-# one at a time); TF32=0 writes no tf32.cu (the generator's tensor-core kernels, which did not
+# size); LANES tasks a GPU are exported and generated at once (default 2: a full-size export
+# holds its tensors in host and GPU memory; those whose export ran out of GPU memory are tried
+# again one at a time); TF32=0 writes no tf32.cu (the generator's tensor-core kernels, which did not
 # pay on level 2: at best 0.91x of eager).
 set -u -o pipefail
 [ $# -ge 2 ] || { echo "usage: $0 WORK PROBLEM_DIR [kforge suite options...]" >&2; exit 2; }
@@ -70,8 +70,18 @@ generate() {
   mv "$t/kernels.new" "$t/kernels"
 }
 export -f generate
+# The first pass deals the tasks out to the GPUs in turn (an export runs its reference on the
+# first GPU it sees), LANES a GPU; the second, one task at a time, retries those that ran out of
+# GPU memory. On the CPU backend the GPU column is empty.
+gpus=${CUDA_VISIBLE_DEVICES-}
+if [ "$BACKEND" = cuda ] && [ -z "$gpus" ]; then
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | paste -sd, -)
+fi
+ngpus=$(awk -F, '{print NF}' <<< "$gpus"); [ "${ngpus:-0}" -gt 0 ] || ngpus=1
 find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
-  FIRST_PASS=1 xargs -P "${LANES:-2}" -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
+  awk -v gpus="$gpus" 'BEGIN { n = split(gpus, g, ",") } { print (n ? g[(NR - 1) % n + 1] : "-") " " $0 }' |
+  FIRST_PASS=1 xargs -P $((${LANES:-2} * ngpus)) -L 1 \
+    bash -c '[ "$0" = - ] || export CUDA_VISIBLE_DEVICES=$0; generate "$1"' >> "$work/generate.txt"
 find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
   xargs -P 1 -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
 

@@ -1,7 +1,11 @@
 #include "evaluation/baseline_gpus.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <sstream>
 #include <utility>
+
+#include "evaluation/process.hpp"
 
 namespace kforge::evaluation {
 namespace {
@@ -22,28 +26,33 @@ int64_t tensor_bytes(const json::Value& spec) {
 
 }  // namespace
 
-BaselineGpus::BaselineGpus(std::vector<std::string> devices, int64_t large_bytes)
-    : large_bytes_(large_bytes) {
-  for (auto& d : devices) gpus_.push_back(Gpu{std::move(d)});
+BaselineGpus::BaselineGpus(std::vector<std::string> devices, std::vector<int64_t> memory_bytes,
+                           int64_t large_bytes)
+    : large_from_(large_bytes) {
+  for (size_t i = 0; i < devices.size(); ++i)
+    gpus_.push_back(Gpu{std::move(devices[i]), i < memory_bytes.size() ? memory_bytes[i] : 0});
 }
 
 BaselineGpus::Lease BaselineGpus::acquire(int64_t bytes) {
   Lease lease;
   if (gpus_.empty()) return lease;
-  const bool large = bytes >= large_bytes_;
+  const bool large = bytes >= large_from_;
   std::unique_lock lock(mutex_);
   auto best = gpus_.end();
   freed_.wait(lock, [&] {
     best = gpus_.end();
-    for (auto g = gpus_.begin(); g != gpus_.end(); ++g)
-      if ((!large || !g->large) && (best == gpus_.end() || g->builds < best->builds)) best = g;
+    for (auto g = gpus_.begin(); g != gpus_.end(); ++g) {
+      const bool fits =
+          !large || g->large_bytes == 0 || g->large_bytes + bytes <= g->memory_bytes / 4;
+      if (fits && (best == gpus_.end() || g->builds < best->builds)) best = g;
+    }
     return best != gpus_.end();
   });
   ++best->builds;
-  best->large = best->large || large;
+  lease.large_bytes_ = large ? bytes : 0;
+  best->large_bytes += lease.large_bytes_;
   lease.owner_ = this;
   lease.index_ = static_cast<size_t>(best - gpus_.begin());
-  lease.large_ = large;
   lease.device_ = best->device;
   return lease;
 }
@@ -57,7 +66,7 @@ BaselineGpus::Lease& BaselineGpus::Lease::operator=(Lease&& other) noexcept {
     release();
     owner_ = std::exchange(other.owner_, nullptr);
     index_ = other.index_;
-    large_ = other.large_;
+    large_bytes_ = other.large_bytes_;
     device_ = std::move(other.device_);
   }
   return *this;
@@ -73,10 +82,38 @@ void BaselineGpus::Lease::release() {
     std::lock_guard lock(owner_->mutex_);
     auto& g = owner_->gpus_[index_];
     --g.builds;
-    if (large_) g.large = false;
+    g.large_bytes -= large_bytes_;
   }
   owner_->freed_.notify_all();
   owner_ = nullptr;
+}
+
+std::vector<int64_t> gpu_memory_bytes(const std::vector<std::string>& devices) {
+  std::vector<int64_t> memory(devices.size(), 0);
+  const std::string smi = find_program("nvidia-smi");
+  if (smi.empty() || devices.empty()) return memory;
+  SpawnOptions o;
+  o.argv = {smi, "--query-gpu=index,uuid,memory.total", "--format=csv,noheader,nounits"};
+  const auto r = run(o, std::chrono::seconds(20));
+  if (!r.ok()) return memory;
+  // "0, GPU-7d3c..., 143771" a GPU (MiB).
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    std::vector<std::string> fields;
+    std::istringstream parts(line);
+    for (std::string f; std::getline(parts, f, ',');) {
+      f.erase(0, f.find_first_not_of(" \t"));
+      f.erase(f.find_last_not_of(" \t\r") + 1);
+      fields.push_back(f);
+    }
+    if (fields.size() != 3 || fields[2].empty() ||
+        fields[2].find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    for (size_t i = 0; i < devices.size(); ++i)
+      if (devices[i] == fields[0] || devices[i] == fields[1])
+        memory[i] = std::stoll(fields[2]) * (int64_t{1} << 20);
+  }
+  return memory;
 }
 
 int64_t largest_config_bytes(const json::Value& export_doc) {

@@ -4,7 +4,10 @@
 // GPU, many at once: on KernelBench level 1 at full size (tensors of up to 26 GiB a task) they
 // filled it (with the worker's own comparison, since done in slices), and 36 of the 94 problems
 // judged had only out-of-memory verdicts. So builds are spread over the GPUs, the least busy
-// first, and a GPU takes one build of a large task at a time.
+// first, and a GPU takes large tasks' builds while their tensors together stay within a quarter
+// of its memory (one at a time where its memory is not known). One at a time on every GPU held
+// KernelBench level 1 (100 builds of 1-26 GiB, 64-117 s each) to four builds at once on four
+// H200s of 141 GiB each, about 40 minutes of builds.
 #pragma once
 
 #include <condition_variable>
@@ -20,9 +23,11 @@ namespace kforge::evaluation {
 class BaselineGpus {
  public:
   /// `devices`: for each GPU, what CUDA_VISIBLE_DEVICES calls it ("0", "GPU-..."); none (the CPU
-  /// backend, no GPU): builds see what kforge sees, none waits. A task is large from
+  /// backend, no GPU): builds see what kforge sees, none waits. `memory_bytes`: each GPU's memory
+  /// in the same order (`gpu_memory_bytes`; missing or 0: not known). A task is large from
   /// `large_bytes` of tensors.
-  explicit BaselineGpus(std::vector<std::string> devices, int64_t large_bytes = int64_t{1} << 30);
+  explicit BaselineGpus(std::vector<std::string> devices, std::vector<int64_t> memory_bytes = {},
+                        int64_t large_bytes = int64_t{1} << 30);
 
   /// A GPU held for one build until the lease is destroyed.
   class Lease {
@@ -41,26 +46,32 @@ class BaselineGpus {
     void release();
     BaselineGpus* owner_ = nullptr;
     size_t index_ = 0;
-    bool large_ = false;
+    int64_t large_bytes_ = 0;  // what it adds to its GPU's large builds' tensors
     std::string device_;
   };
 
   /// The GPU for a build of a task whose tensors take `bytes` (`largest_config_bytes`): the one
-  /// with the fewest builds among those that can take it; a large task waits until a GPU has no
-  /// large build.
+  /// with the fewest builds among those that can take it. A large task waits for a GPU whose
+  /// large builds' tensors and its own fit in a quarter of its memory, or that has no large
+  /// build (a task larger than that quarter builds alone).
   Lease acquire(int64_t bytes);
 
  private:
   struct Gpu {
     std::string device;
+    int64_t memory_bytes = 0;
     int builds = 0;
-    bool large = false;
+    int64_t large_bytes = 0;  ///< the tensors of its large builds
   };
   std::mutex mutex_;
   std::condition_variable freed_;
   std::vector<Gpu> gpus_;
-  int64_t large_bytes_;
+  int64_t large_from_;
 };
+
+/// The memory of each GPU that CUDA_VISIBLE_DEVICES calls as `devices` do ("0", "GPU-..."), as
+/// nvidia-smi reports it; 0 for one that cannot be known (no nvidia-smi, no such GPU).
+std::vector<int64_t> gpu_memory_bytes(const std::vector<std::string>& devices);
 
 /// The bytes of the tensors (arguments and outputs) of the largest config of an export
 /// (`export.json`'s directions and configs).

@@ -1,4 +1,5 @@
-// Where torch.compile baseline builds run: spread over the GPUs, one large task a GPU at a time.
+// Where torch.compile baseline builds run: spread over the GPUs, large tasks a GPU while their
+// tensors fit in a quarter of its memory (one at a time where it is not known).
 #include "evaluation/baseline_gpus.hpp"
 
 #include <gtest/gtest.h>
@@ -23,7 +24,7 @@ TEST(BaselineGpus, BuildsGoToTheLeastBusyGpu) {
   EXPECT_EQ(gpus.acquire(1000).device(), "3");
 }
 
-TEST(BaselineGpus, ALargeTaskWaitsUntilAGpuHasNoLargeBuild) {
+TEST(BaselineGpus, WhereTheMemoryIsNotKnownALargeTaskWaitsUntilAGpuHasNoLargeBuild) {
   BaselineGpus gpus({"0", "1"});
   auto small = gpus.acquire(1000);
   auto first = gpus.acquire(kLarge);
@@ -37,6 +38,35 @@ TEST(BaselineGpus, ALargeTaskWaitsUntilAGpuHasNoLargeBuild) {
   first = BaselineGpus::Lease();
   ASSERT_EQ(third.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(third.get(), "1");
+}
+
+TEST(BaselineGpus, LargeTasksShareAGpuWhileTheirTensorsFitInAQuarterOfItsMemory) {
+  BaselineGpus gpus({"0"}, {100 * kLarge});
+  auto a = gpus.acquire(10 * kLarge);
+  auto b = gpus.acquire(15 * kLarge);  // 25 GiB of 100: fits
+  EXPECT_EQ(b.device(), "0");
+  EXPECT_EQ(gpus.acquire(1000).device(), "0");  // small tasks do not count
+  auto c = std::async(std::launch::async, [&] { return gpus.acquire(kLarge).device(); });
+  EXPECT_EQ(c.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  a = BaselineGpus::Lease();
+  ASSERT_EQ(c.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(c.get(), "0");
+}
+
+TEST(BaselineGpus, ATaskLargerThanAQuarterOfTheMemoryBuildsAlone) {
+  BaselineGpus gpus({"0"}, {100 * kLarge});
+  auto huge = gpus.acquire(40 * kLarge);
+  EXPECT_EQ(huge.device(), "0");
+  auto next = std::async(std::launch::async, [&] { return gpus.acquire(kLarge).device(); });
+  EXPECT_EQ(next.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  huge = BaselineGpus::Lease();
+  ASSERT_EQ(next.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+}
+
+TEST(BaselineGpus, TheMemoryOfAGpuNobodyHasIsNotKnown) {
+  // No nvidia-smi (CI), or no GPU of that name: 0, one large build at a time.
+  EXPECT_EQ(gpu_memory_bytes({"no-such-gpu"}), std::vector<int64_t>{0});
+  EXPECT_TRUE(gpu_memory_bytes({}).empty());
 }
 
 TEST(BaselineGpus, WithoutGpusNothingWaitsAndNoDeviceIsChosen) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "evaluation/baseline_gpus.hpp"
 #include "evaluation/process.hpp"
 #include "evaluation/task_export.hpp"
 #include "tests/test_support.hpp"
@@ -60,6 +61,20 @@ std::string fill_gpu(evaluation::Child& holder, int64_t left) {
     }
   }
   return "";
+}
+
+// What lets torch.compile baseline builds of large tasks share a GPU (BaselineGpus).
+TEST(GpuMemory, TheGpusMemoryIsKnownByItsIndexAndItsUuid) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+  const auto by_index = evaluation::gpu_memory_bytes({"0"});
+  ASSERT_EQ(by_index.size(), 1u);
+  EXPECT_GT(by_index[0], int64_t{8} << 30) << "nvidia-smi's memory.total of GPU 0";
+  evaluation::SpawnOptions o;
+  o.argv = {"nvidia-smi", "--query-gpu=uuid", "--format=csv,noheader", "--id=0"};
+  const auto uuid = evaluation::run(o, std::chrono::seconds(20));
+  ASSERT_TRUE(uuid.ok()) << uuid.output;
+  const std::string name = uuid.output.substr(0, uuid.output.find_first_of("\r\n"));
+  EXPECT_EQ(evaluation::gpu_memory_bytes({name}), by_index) << name;
 }
 
 TEST(GpuMemory, OutOfMemoryOnAGpuAnotherProcessFilledIsNoVerdictOnTheKernel) {
