@@ -4,10 +4,10 @@
 // GPU, many at once: on KernelBench level 1 at full size (tensors of up to 26 GiB a task) they
 // filled it (with the worker's own comparison, since done in slices), and 36 of the 94 problems
 // judged had only out-of-memory verdicts. So builds are spread over the GPUs, the least busy
-// first, and a GPU takes large tasks' builds while their tensors together stay within a quarter
-// of its memory (one at a time where its memory is not known). One at a time on every GPU held
-// KernelBench level 1 (100 builds of 1-26 GiB, 64-117 s each) to four builds at once on four
-// H200s of 141 GiB each, about 40 minutes of builds.
+// first, and a GPU takes large tasks' builds while three times their tensors together stay within
+// 40 % of its memory (one at a time where its memory is not known). One at a time would hold
+// KernelBench level 1 (100 tasks, most of 1 GiB or more; builds of 75-192 s each on four H200s)
+// to four builds at once: 30 minutes or more of builds alone.
 #pragma once
 
 #include <condition_variable>
@@ -51,9 +51,9 @@ class BaselineGpus {
   };
 
   /// The GPU for a build of a task whose tensors take `bytes` (`largest_config_bytes`): the one
-  /// with the fewest builds among those that can take it. A large task waits for a GPU whose
-  /// large builds' tensors and its own fit in a quarter of its memory, or that has no large
-  /// build (a task larger than that quarter builds alone).
+  /// with the fewest builds among those that can take it. A large task waits for a GPU where
+  /// three times its tensors and those of the large builds there fit in 40 % of its memory, or
+  /// that has no large build (a task larger than that builds alone).
   Lease acquire(int64_t bytes);
 
  private:
@@ -61,7 +61,7 @@ class BaselineGpus {
     std::string device;
     int64_t memory_bytes = 0;
     int builds = 0;
-    int64_t large_bytes = 0;  ///< the tensors of its large builds
+    int64_t large_bytes = 0;  ///< what its large builds are counted to hold
   };
   std::mutex mutex_;
   std::condition_variable freed_;

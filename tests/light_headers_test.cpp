@@ -2,7 +2,7 @@
 // LibTorch surface kernels use gets the same verdict and LibTorch's own errors whichever built it;
 // one that needs more of LibTorch is built with LibTorch's headers, and what a user (or an LLM
 // fixing the kernel) reads then is LibTorch's compile error, never the light headers'; the two
-// builds are cached apart.
+// builds are cached apart. And what an error raised through them shows.
 #include <gtest/gtest.h>
 
 #include "evaluation/hashing.hpp"
@@ -65,6 +65,21 @@ TEST_P(LightHeaders, LibTorchsErrorsReachTheVerdict) {
   EXPECT_NE(check.outcome.result["failure"]["message"].as_string().find("] Float"),
             std::string::npos)
       << check.describe();
+}
+
+// Whether an error says the memory ran out is read from all of it, and what is shown keeps its
+// end: the TorchScript interpreter (a task's reference) puts the cause after a long traceback.
+TEST(RaisedErrors, OutOfMemoryAtTheEndOfALongMessageIsSeenAndShown) {
+  evaluation::WorkerClient worker(evaluation::WorkerOptions{});
+  auto e = evaluate(worker, evaluation::Backend::cpu, "softmax", kernel("long_error_cpu.cpp"),
+                    softmax_request(), "sm_90", evaluation::Headers::automatic);
+  ASSERT_TRUE(e.compile.ok) << e.describe();
+  EXPECT_EQ(e.failure_kind(), "out_of_memory") << e.describe();
+  const auto message = e.outcome.result["failure"]["message"].as_string();
+  EXPECT_NE(message.find("failed in the TorchScript interpreter"), std::string::npos) << message;
+  EXPECT_NE(message.find("CUDA out of memory. Tried to allocate 16.00 GiB"), std::string::npos)
+      << message;
+  EXPECT_LT(message.size(), 800u) << message;
 }
 
 INSTANTIATE_TEST_SUITE_P(BothWays, LightHeaders, testing::ValuesIn(both_headers),

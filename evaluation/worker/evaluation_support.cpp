@@ -30,6 +30,18 @@ bool says_out_of_memory(const std::string& what) {
          what.find("can't allocate memory") != std::string::npos;
 }
 
+std::string whole_what(const std::exception& e) {
+  if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) return c10e->what_without_backtrace();
+  return e.what();
+}
+
+// At most 600 characters: the head and the tail. The TorchScript interpreter puts its traceback
+// first and the error that stopped it last ("... CUDA out of memory. Tried to allocate ...").
+std::string shortened(const std::string& what) {
+  if (what.size() <= 600) return what;
+  return what.substr(0, 400) + " ... " + what.substr(what.size() - 195);
+}
+
 }  // namespace
 
 json::Value failure_json(const Failure& f) {
@@ -38,26 +50,24 @@ json::Value failure_json(const Failure& f) {
   return v;
 }
 
-// A candidate raised (c10::Error, std::exception): its message, first lines only.
+// A candidate raised (c10::Error, std::exception): its message, head and tail.
 std::string short_what(const std::exception& e) {
-  std::string what = e.what();
-  if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) what = c10e->what_without_backtrace();
-  if (what.size() > 600) what = what.substr(0, 600) + "...";
-  return what;
+  return shortened(whole_what(e));
 }
 
+// Whether it ran out of memory is read from the whole message, not the 600 characters shown.
 Failure candidate_raised(const std::exception& e) {
-  std::string what = short_what(e);
-  return Failure{
-      says_out_of_memory(what) ? "out_of_memory" : "candidate_error",
-      "the kernel raised (its own words, at most 600 characters): " + quoted_words(what)};
+  const std::string what = whole_what(e);
+  return Failure{says_out_of_memory(what) ? "out_of_memory" : "candidate_error",
+                 "the kernel raised (its own words, at most 600 characters): " +
+                     quoted_words(shortened(what))};
 }
 
 Failure harness_raised(const std::exception& e, const std::string& running) {
-  std::string what = short_what(e);
+  const std::string what = whole_what(e);
   return Failure{says_out_of_memory(what) ? "out_of_memory" : "harness_error",
                  "kforge's own code raised while running " + running +
-                     " (at most 600 characters): " + quoted_words(what)};
+                     " (at most 600 characters): " + quoted_words(shortened(what))};
 }
 
 std::string join(const std::vector<std::string>& v) {

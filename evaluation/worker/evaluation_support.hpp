@@ -17,7 +17,8 @@
 namespace kforge::worker {
 
 json::Value failure_json(const Failure& f);
-/// A raised error's message (c10::Error without its backtrace), at most 600 characters.
+/// A raised error's message (c10::Error without its backtrace), at most 600 characters: its first
+/// 400 and its last 195, where the error that stopped a TorchScript traceback is.
 std::string short_what(const std::exception& e);
 /// The candidate raised: "out_of_memory" or "candidate_error", its words quoted on one line.
 Failure candidate_raised(const std::exception& e);
