@@ -1,6 +1,6 @@
 // CPU kernels: OpenMP threads over the outer indices; for each, the stages in order, each reduction
 // a loop over the inner dimensions into a local accumulator (sums in double), the stores a loop
-// that the compiler vectorises.
+// that the compiler vectorises; a scan a loop that stores its running accumulator.
 #include <string>
 
 #include "generator/emit.hpp"
@@ -89,6 +89,20 @@ struct CpuKernel {
       out += "    b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
   }
 
+  /// A cumulative sum or product along the inner dimension: one running accumulator (float sums
+  /// in double, as the reductions), stored at each element.
+  void scan(const Stage& s) {
+    const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
+    const std::string id = std::to_string(b.id);
+    const bool sum = b.combine == Combine::sum;
+    const std::string acc_t = b.dtype == DType::f32 && sum ? "double" : c_type(b.dtype);
+    out += "    " + acc_t + " s" + id + " = " + (sum ? "0" : "1") + ";\n";
+    out += "    for (int64_t r = 0; r < " + n(numel(k.inner_shape())) + "; ++r) {\n      s" + id +
+           (sum ? " += " : " *= ") + "static_cast<" + acc_t + ">(" + text(s.value) + ");\n      b" +
+           id + "[" + s.offset->text + "] = static_cast<" + c_type(b.dtype) + ">(s" + id +
+           ");\n    }\n";
+  }
+
   void emit(const std::string& name) {
     const int64_t outer = numel(k.outer_shape());
     const int64_t work = numel(k.space);
@@ -101,6 +115,8 @@ struct CpuKernel {
       const Stage& s = k.stages[i];
       if (s.kind == Stage::Kind::reduce) {
         reduce(s);
+      } else if (s.kind == Stage::Kind::scan) {
+        scan(s);
       } else if (s.kind == Stage::Kind::outer_store) {
         out += "    b" + std::to_string(s.buffer) + "[" + s.offset->text + "] = " + text(s.value) +
                ";\n";

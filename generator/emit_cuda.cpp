@@ -4,7 +4,8 @@
 // inner dimensions that loads four elements before it combines them, a reduction combined across
 // the group by warp shuffles (and shared memory across warps) in a fixed order, so every thread of
 // the group holds the result and the stages behind it read it from a register. A row's maximum and
-// its sum of exp(x - maximum) (softmax and its kin) are one online pass.
+// its sum of exp(x - maximum) (softmax and its kin) are one online pass. A scan: a warp or a
+// thread a row, its running accumulator stored at each element.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -297,6 +298,41 @@ struct CudaKernel {
       out += "  if (live && lane == 0) b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
   }
 
+  /// A cumulative sum or product along the inner dimension (one stage, the kernel's only one). A
+  /// warp a row where the row is the last dimension: 32 elements a step, four steps' loads issued
+  /// before they are scanned across the warp by shuffles, each step adding the carry of those
+  /// before; a thread a row otherwise (a column: a warp reads 32 neighbouring columns at once).
+  /// Float sums accumulate in double, as the reductions do.
+  void scan(const Stage& s) {
+    const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
+    const bool sum = b.combine == Combine::sum;
+    const std::string t = b.dtype == DType::f32 && sum ? "double" : c_type(b.dtype);
+    const std::string init = t + "(" + (sum ? "0" : "1") + ")", op = sum ? " + " : " * ";
+    const std::string value = "static_cast<" + t + ">(" + text(s.value) + ")";
+    const std::string store = "b" + std::to_string(b.id) + "[" + s.offset->text +
+                              "] = static_cast<" + c_type(b.dtype) + ">(";
+    const std::string r = n(numel(k.inner_shape()));
+    if (group == 1) {
+      out += "  " + t + " kf_c = " + init + ";\n  for (int64_t r = 0; live && r < " + r +
+             "; ++r) {\n    kf_c = kf_c" + op + value + ";\n    " + store + "kf_c);\n  }\n";
+      return;
+    }
+    const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < 4; ++kf_j) {\n";
+    out += "  " + t + " kf_c = " + init + ";\n";
+    out += "  for (int64_t kf_r = 0; live && kf_r < " + r + "; kf_r += 128) {\n";
+    out += "    " + t + " kf_u[4];\n" + each;
+    out += "      const int64_t r = kf_r + kf_j * 32 + lane;\n";
+    out += "      kf_u[kf_j] = r < " + r + " ? " + value + " : " + init + ";\n    }\n" + each;
+    out += "      " + t + " v = kf_u[kf_j];\n";
+    out += "#pragma unroll\n      for (int d = 1; d < 32; d *= 2) {\n";
+    out += "        const " + t + " w = __shfl_up_sync(0xffffffffu, v, d);\n";
+    out += "        if (lane >= d) v = w" + op + "v;\n      }\n";
+    out += "      v = kf_c" + op + "v;\n";
+    out += "      const int64_t r = kf_r + kf_j * 32 + lane;\n";
+    out += "      if (r < " + r + ") " + store + "v);\n";
+    out += "      kf_c = __shfl_sync(0xffffffffu, v, 31);\n    }\n  }\n";
+  }
+
   /// Whether 32-bit index arithmetic holds every offset of the kernel: its space and every buffer
   /// it reads or writes under 2^30 elements (the margin covers a padded window's terms).
   bool narrow_indices() const {
@@ -405,6 +441,8 @@ struct CudaKernel {
         reduce_online(i++);
       } else if (s.kind == Stage::Kind::reduce) {
         reduce(s);
+      } else if (s.kind == Stage::Kind::scan) {
+        scan(s);
       } else if (s.kind == Stage::Kind::outer_store) {
         out += "  if (live && lane == 0) b" + std::to_string(s.buffer) + "[" + s.offset->text +
                "] = " + text(s.value) + ";\n";
@@ -448,6 +486,8 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     }
     CudaKernel c{*in.program, k, choices.block_threads, 1, choices.elements, ""};
     if (k.reduces()) c.group = pick_group(k, choices);
+    if (!k.stages.empty() && k.stages.front().kind == Stage::Kind::scan)
+      c.group = k.inner.back() ? 32 : 1;
     const int64_t grid = c.emit(name);
     e.functions += c.out;
     e.calls += "  " + name + "<<<" + std::to_string(grid) + ", " +

@@ -61,7 +61,9 @@ enum class Combine { sum, max, min, prod, argmax, argmin };
 struct Buffer {
   /// library: a tensor a library computes (cuBLAS through at::mm, cuDNN through at::convolution;
   /// offered to the search as an alternative to the generator's own contraction kernels).
-  enum class Kind { input, pointwise, reduction, library };
+  /// scan: a cumulative sum or product along one dimension (`reduced` marks it in `space`, which
+  /// is `shape`): the element at an index combines those up to it along that dimension.
+  enum class Kind { input, pointwise, reduction, library, scan };
   Kind kind = Kind::input;
   int id = 0;
   std::vector<int64_t>
@@ -95,6 +97,7 @@ struct Stage {
     reduce,       ///< a reduction's accumulator, combined over the reduced dimensions
     row_store,    ///< a buffer with as many elements as the space: one per index of it
     outer_store,  ///< a buffer with as many elements as the outer dimensions: one per outer index
+    scan,         ///< a scan buffer: a running accumulator along the inner dimension, each stored
   };
   Kind kind = Kind::row_store;
   int buffer = -1;

@@ -288,6 +288,22 @@ Lazy Lowerer::whole(const Buffer& b) {
   return l;
 }
 
+Lazy Lowerer::scan(const Lazy& a, int64_t dim, Combine combine) {
+  if (a.shape.empty()) return a;  // a 0-d tensor is its own cumulative sum or product
+  Buffer b;
+  b.kind = Buffer::Kind::scan;
+  b.id = static_cast<int>(program_.buffers.size());
+  b.shape = a.shape;
+  b.space = a.shape;
+  b.reduced.assign(a.shape.size(), false);
+  b.reduced[static_cast<size_t>(dim)] = true;
+  b.combine = combine;
+  b.dtype = a.dtype;
+  b.compute = a.load;
+  program_.buffers.push_back(b);
+  return whole(program_.buffers.back());
+}
+
 Lazy Lowerer::realise(const Lazy& a) {
   if (a.buffer >= 0) return a;
   Buffer b;

@@ -48,6 +48,8 @@ class Lowerer {
   /// `a` combined over `dims` (empty: all), the result keeping them as size 1 or not.
   Lazy reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Combine combine,
               double scale = 1);
+  /// `a` scanned along `dim`: each element combined (sum or prod) with those before it there.
+  Lazy scan(const Lazy& a, int64_t dim, Combine combine);
   /// A buffer holding `a` (recomputing it would cost more than reading it).
   Lazy realise(const Lazy& a);
   /// The buffer `b` read in its own shape.

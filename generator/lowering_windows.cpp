@@ -565,31 +565,19 @@ Out lower_triangle(Lowerer& L, const GraphNode& n) {
   return Out{std::vector<Lazy>{y}, ""};
 }
 
-/// cumsum, cumprod (self, dim): element i combines the elements up to i along dim, a reduction
-/// over the whole dimension with the rest masked (quadratic in its length: correct, not fast).
+/// cumsum, cumprod (self, dim): element i combines the elements up to i along dim, a scan (floats
+/// as float, integers and booleans as int64, as torch promotes them).
 Out lower_cumulative(Lowerer& L, const GraphNode& n) {
   auto x = L.tensor(n, 0, "self");
   if (!x) return Out::failure(x.error);
   const bool sum = base_name(n.op) == "cumsum";
   int64_t dim = L.arg(n, 1, "dim").as_int(0);
-  const size_t rank = x->shape.size();
-  if (dim < 0) dim += static_cast<int64_t>(rank);
-  const auto d = static_cast<size_t>(dim);
-  std::vector<int64_t> space = x->shape;
-  space.push_back(x->shape[d]);
-  auto lx = x->load;
-  Lazy masked;
-  masked.shape = space;
-  masked.cost = x->cost + 2;
-  masked.load = [=](const std::vector<IndexPtr>& i) {
-    std::vector<IndexPtr> at(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(rank));
-    at[d] = i[rank];
-    auto within = f("le", {ex::index(i[rank]), ex::index(i[d])}, DType::b8);
-    return guarded(within, ex::cast(lx(at), DType::f32), sum ? 0 : 1);
-  };
-  return Out{std::vector<Lazy>{L.reduce(masked, {static_cast<int64_t>(rank)}, false,
-                                        sum ? Combine::sum : Combine::prod)},
-             ""};
+  const auto rank = static_cast<int64_t>(x->shape.size());
+  if (dim < 0) dim += std::max<int64_t>(rank, 1);
+  const DType t = x->dtype == DType::f32 ? DType::f32 : DType::i64;
+  Lazy in = L.map1(*x, [t](ExprPtr e) { return ex::cast(e, t); });
+  in.dtype = t;
+  return Out{std::vector<Lazy>{L.scan(in, dim, sum ? Combine::sum : Combine::prod)}, ""};
 }
 
 /// flip(self, dims): the element at size - 1 - i along each flipped dimension.

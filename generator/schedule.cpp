@@ -58,6 +58,17 @@ std::optional<Stage> stage_in(const Kernel& k, const Buffer& b) {
   const auto vars = k.vars();
   Stage s;
   s.buffer = b.id;
+  // A scan is a kernel of its own: a running accumulator along its dimension, nothing beside it.
+  const bool scans = std::any_of(k.stages.begin(), k.stages.end(),
+                                 [](const Stage& t) { return t.kind == Stage::Kind::scan; });
+  if (scans) return std::nullopt;
+  if (b.kind == Buffer::Kind::scan) {
+    if (!k.stages.empty() || b.space != k.space || b.reduced != k.reduced) return std::nullopt;
+    s.kind = Stage::Kind::scan;
+    s.offset = ix::linear(vars, k.space);
+    s.value = b.compute(vars);
+    return s;
+  }
   if (b.kind == Buffer::Kind::reduction) {
     if (b.space != k.space || b.reduced != k.reduced || !k.reduces()) return std::nullopt;
     s.kind = Stage::Kind::reduce;
@@ -107,7 +118,7 @@ std::vector<Kernel> schedule(const Program& p) {
         continue;
       }
     }
-    kernels.push_back(b.kind == Buffer::Kind::reduction
+    kernels.push_back(b.kind == Buffer::Kind::reduction || b.kind == Buffer::Kind::scan
                           ? open_kernel(b.space, b.reduced)
                           : open_kernel(b.shape, std::vector<bool>(b.shape.size(), false)));
     auto s = stage_in(kernels.back(), b);

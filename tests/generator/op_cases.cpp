@@ -147,6 +147,14 @@ const std::vector<OpCase>& op_cases() {
        "(torch.cumsum(x, dim=1), torch.cumprod(x * 0.5, dim=-1), torch.triu(x), torch.tril(x, -1), "
        "torch.cumsum(x.flip(1), dim=1).flip(1), torch.xlogy(x.abs(), x.abs() + 1))",
        {"[torch.randn(4, 6)]", "[torch.randn(7, 3)]"}},
+      // Scans along the last dimension over more than one warp's chunk (a row of 517: partial
+      // chunks) and along the first (a thread walks each column); masked as KernelBench's
+      // masked_cumsum is; a product of many factors near 1.
+      {"scans_long_rows",
+       "x",
+       "(torch.cumsum(x, dim=-1), torch.cumsum(x, dim=0), torch.cumsum(x * (x > 0), dim=1), "
+       "torch.cumprod(1 + x * 0.01, dim=-1))",
+       {"[torch.randn(3, 517)]", "[torch.randn(300, 4)]", "[torch.randn(1, 1)]"}},
       {"in_place",
        "x, residual",
        "torch.relu(torch.mul(x, 2).add_(residual).mul_(0.5))",
