@@ -138,5 +138,21 @@ TEST(SuiteProgress, AnAbandonedTargetCountsWhatItWillNeverGetOnce) {
   EXPECT_EQ(q.done(), 3);
 }
 
+// A resumed suite starts from what its earlier runs finished: 2 of a's 3 kernels, so a's last one
+// makes it 3 of 5, and an abandoned target adds only what it has left.
+TEST(SuiteProgress, AResumedSuiteCountsWhatItsEarlierRunsFinished) {
+  const std::string a = "softmax/forward/cpu", b = "layernorm/forward/cpu";
+  SuiteProgress p({{a, 3}, {b, 2}});
+  p.count_finished_before(a);
+  p.count_finished_before(a);
+  EXPECT_EQ(p.done(), 2);
+  EXPECT_EQ(p.done_before(), 2);
+  EXPECT_TRUE(p.on_event(about<events::Evaluated>(a, 3)));
+  EXPECT_EQ(p.done(), 3);
+  EXPECT_TRUE(p.on_event(heard(events::TargetAbandoned{{b, "no proposer can write it"}})));
+  EXPECT_EQ(p.done(), 5);
+  EXPECT_EQ(p.done_before(), 2);
+}
+
 }  // namespace
 }  // namespace kforge::cli

@@ -284,6 +284,14 @@ class SuiteFollower {
   SuiteFollower(std::map<std::string, int64_t> expected, bool quiet)
       : progress_(std::move(expected)), quiet_(quiet) {}
   int64_t total() const { return progress_.total(); }
+  int64_t done() const { return progress_.done(); }
+
+  /// A resumed suite: the kernels its earlier runs finished (the archive's candidates list).
+  void count_finished_before(const json::Value& candidates) {
+    for (const auto& c : candidates.as_array())
+      if (c["outcome"].as_string() != "in pipeline")
+        progress_.count_finished_before(c["target"].as_string());
+  }
 
   void operator()(const event_record& ev) {
     const auto event = read_event(ev);
@@ -291,11 +299,12 @@ class SuiteFollower {
     if (!quiet_) std::cout << elapsed_stamp(start_) << describe_event(ev.kind, event) << "\n";
     if (counted) {
       const int64_t done = progress_.done(), total = progress_.total();
+      const int64_t now = done - progress_.done_before();  // this run's, whose pace it knows
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-      const double left = done > 0 && done < total ? elapsed / static_cast<double>(done) *
-                                                         static_cast<double>(total - done)
-                                                   : 0.0;
+      const double left = now > 0 && done < total ? elapsed / static_cast<double>(now) *
+                                                        static_cast<double>(total - done)
+                                                  : 0.0;
       std::cout << "progress: " << done << "/" << total << " done, " << format("%.0f s", elapsed)
                 << " elapsed"
                 << (done < total ? ", about " + format("%.0f s", left) + " left" : std::string())
@@ -414,10 +423,15 @@ int run_suite(const std::vector<std::string>& args) {
   }
   const auto expected = expected_kernels(spec);
   SuiteFollower follow(expected, a.fg.quiet);
-  std::cout << "suite " << record.id << ": " << spec.tasks.size() << " task(s), "
-            << follow.total() << " kernel(s) for " << expected.size() << " target(s), archive "
-            << archive_path << "\n"
-            << std::flush;
+  if (resume_id) {
+    auto candidates = host.query({"candidates", record.id});
+    if (candidates) follow.count_finished_before(*candidates);
+  }
+  std::cout << "suite " << record.id << ": " << spec.tasks.size() << " task(s), " << follow.total()
+            << " kernel(s) for " << expected.size() << " target(s), archive " << archive_path
+            << "\n";
+  if (resume_id) std::cout << "resumed: " << follow.done() << " of them judged before\n";
+  std::cout << std::flush;
   auto status = follow_experiment(host, record, spec, resume_id != 0, "kforge suite",
                                   std::ref(follow));
   return write_tables(host, record, spec, status, a.out_prefix);

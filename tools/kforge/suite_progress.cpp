@@ -7,6 +7,12 @@ SuiteProgress::SuiteProgress(std::map<std::string, int64_t> expected)
   for (const auto& [key, n] : expected_) total_ += n;
 }
 
+void SuiteProgress::count_finished_before(const std::string& target) {
+  ++done_by_target_[target];
+  ++done_;
+  ++done_before_;
+}
+
 bool SuiteProgress::on_event(const events::Event& event) {
   using K = events::Kind;
   const K kind = events::kind_of(event);
