@@ -298,6 +298,20 @@ TEST(GeneratedCudaSource, TheTiledLoopsAreWrittenOnceAndEveryContractionKernelRu
 // By size, a product of few outputs is not tiled: robust-kbench's mnist_linear_relu forward (M 64,
 // N 128, K 1600) was 8 tiles of 32 x 32 on a GPU of 132 SMs, 0.21x eager, and is 2.98x untiled
 // (H200, BENCHMARKS.md). More outputs, or a tile the choices name, are tiled.
+// max_pool3d's graph computes the windows' maxima and their indices; KernelBench's
+// 43_Max_Pooling_3D returns the maxima only. What nothing reads is not computed (the indices were
+// an arg-max pass over every window in the same kernel); asked for, they are.
+TEST(GeneratedCudaSource, AValueNothingReadsIsNotComputed) {
+  const auto arg_passes = [](const std::string& source) {
+    return occurrences(source, "kf_better<true>(best");
+  };
+  const std::string x = "[torch.randn(2, 3, 16, 16, 16)]";
+  EXPECT_EQ(arg_passes(cuda_source({"pool_values", "x", "F.max_pool3d(x, 3, 2, 1, 3)", {x}})), 0u);
+  EXPECT_GE(arg_passes(cuda_source(
+                {"pool_indices", "x", "F.max_pool3d(x, 3, 2, 1, 3, return_indices=True)", {x}})),
+            1u);
+}
+
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   const auto marks = [](const std::string& source) {
     return occurrences(source, generator::kContractionMark);
