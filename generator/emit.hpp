@@ -31,6 +31,11 @@ struct CudaChoices {
   /// and the verdict decides. Tiles of 64 or 128 (128 where `tile` says so or, by size, where M
   /// and N reach 1024), 256 threads.
   bool tf32 = false;
+  /// Reduction and scan kernels index in 32-bit arithmetic where every offset fits (pointwise
+  /// kernels always do): their 64-bit divisions and remainders by the shapes' sizes are what
+  /// KernelBench's batch norm and 3-D pooling kernels compute per element (0.53x and 0.37x of
+  /// eager). Off until measured on a GPU; a choice of the search.
+  bool index32 = false;
 };
 
 /// How a tiled contraction kernel begins, and one on the tensor cores (generate.cpp counts them

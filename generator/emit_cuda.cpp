@@ -163,6 +163,9 @@ struct CudaKernel {
   int threads = 256, group = 1;
   int elements = 1;  ///< a pointwise kernel's elements per thread
   std::string out;
+  /// The C type of a reduction's or scan's indices (o, r): int where the choice `index32` asks
+  /// for it and every offset fits (narrow_indices), else int64_t. Pointwise kernels decide alone.
+  std::string ix = "int64_t";
 
   std::string text(const ExprPtr& e) const {
     return kernel_expr_text(k, reciprocal_of_accumulators(k, e));
@@ -171,10 +174,10 @@ struct CudaKernel {
   void inner_loop(const std::function<std::string(const std::string&)>& body) {
     const int64_t r = numel(k.inner_shape());
     if (group == 1 && r == 1) {
-      out += "  if (live) {\n    const int64_t r = 0;\n" + body("    ") + "  }\n";
+      out += "  if (live) {\n    const " + ix + " r = 0;\n" + body("    ") + "  }\n";
       return;
     }
-    out += "  for (int64_t r = lane; live && r < " + n(r) + "; r += " + n(group) + ") {\n" +
+    out += "  for (" + ix + " r = lane; live && r < " + n(r) + "; r += " + n(group) + ") {\n" +
            body("    ") + "  }\n";
   }
 
@@ -194,14 +197,14 @@ struct CudaKernel {
       return;
     }
     const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < " + n(kUnroll) +
-                             "; ++kf_j) {\n      const int64_t r = kf_r + kf_j * " + n(group) +
+                             "; ++kf_j) {\n      const " + ix + " r = kf_r + kf_j * " + n(group) +
                              ";\n";
-    out += "  {\n  int64_t kf_r = lane;\n  for (; live && kf_r + " + n((kUnroll - 1) * group) +
+    out += "  {\n  " + ix + " kf_r = lane;\n  for (; live && kf_r + " + n((kUnroll - 1) * group) +
            " < " + n(r) + "; kf_r += " + n(kUnroll * group) + ") {\n    " + type + " kf_u[" +
            n(kUnroll) + "];\n" + each + "      kf_u[kf_j] = " + value + ";\n    }\n" + each +
            consume("      ", "kf_u[kf_j]") + "    }\n  }\n";
-    out += "  for (; live && kf_r < " + n(r) + "; kf_r += " + n(group) +
-           ") {\n    const int64_t r = kf_r;\n" + consume("    ", "(" + value + ")") + "  }\n  }\n";
+    out += "  for (; live && kf_r < " + n(r) + "; kf_r += " + n(group) + ") {\n    const " + ix +
+           " r = kf_r;\n" + consume("    ", "(" + value + ")") + "  }\n  }\n";
   }
 
   /// Whether stage i (a float maximum) and stage i + 1 (the sum of exp(x - that maximum) over the
@@ -313,22 +316,22 @@ struct CudaKernel {
                               "] = static_cast<" + c_type(b.dtype) + ">(";
     const std::string r = n(numel(k.inner_shape()));
     if (group == 1) {
-      out += "  " + t + " kf_c = " + init + ";\n  for (int64_t r = 0; live && r < " + r +
+      out += "  " + t + " kf_c = " + init + ";\n  for (" + ix + " r = 0; live && r < " + r +
              "; ++r) {\n    kf_c = kf_c" + op + value + ";\n    " + store + "kf_c);\n  }\n";
       return;
     }
     const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < 4; ++kf_j) {\n";
     out += "  " + t + " kf_c = " + init + ";\n";
-    out += "  for (int64_t kf_r = 0; live && kf_r < " + r + "; kf_r += 128) {\n";
+    out += "  for (" + ix + " kf_r = 0; live && kf_r < " + r + "; kf_r += 128) {\n";
     out += "    " + t + " kf_u[4];\n" + each;
-    out += "      const int64_t r = kf_r + kf_j * 32 + lane;\n";
+    out += "      const " + ix + " r = kf_r + kf_j * 32 + lane;\n";
     out += "      kf_u[kf_j] = r < " + r + " ? " + value + " : " + init + ";\n    }\n" + each;
     out += "      " + t + " v = kf_u[kf_j];\n";
     out += "#pragma unroll\n      for (int d = 1; d < 32; d *= 2) {\n";
     out += "        const " + t + " w = __shfl_up_sync(0xffffffffu, v, d);\n";
     out += "        if (lane >= d) v = w" + op + "v;\n      }\n";
     out += "      v = kf_c" + op + "v;\n";
-    out += "      const int64_t r = kf_r + kf_j * 32 + lane;\n";
+    out += "      const " + ix + " r = kf_r + kf_j * 32 + lane;\n";
     out += "      if (r < " + r + ") " + store + "v);\n";
     out += "      kf_c = __shfl_sync(0xffffffffu, v, 31);\n    }\n  }\n";
   }
@@ -432,7 +435,7 @@ struct CudaKernel {
         "  __shared__ float kf_shared_f[32];\n  __shared__ double kf_shared_d[32];\n"
         "  __shared__ int64_t kf_shared_i[32];\n"
         "  __shared__ int64_t kf_shared_j[32];\n";
-    out += "  const int64_t o = static_cast<int64_t>(blockIdx.x) * " + n(per_block) +
+    out += "  const " + ix + " o = static_cast<" + ix + ">(blockIdx.x) * " + n(per_block) +
            " + threadIdx.x / " + n(group) + ";\n  const int lane = threadIdx.x % " + n(group) +
            ";\n  const bool live = o < " + n(outer) + ";\n";
     for (size_t i = 0; i < k.stages.size(); ++i) {
@@ -488,6 +491,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     if (k.reduces()) c.group = pick_group(k, choices);
     if (!k.stages.empty() && k.stages.front().kind == Stage::Kind::scan)
       c.group = k.inner.back() ? 32 : 1;
+    if (choices.index32 && c.narrow_indices()) c.ix = "int";
     const int64_t grid = c.emit(name);
     e.functions += c.out;
     e.calls += "  " + name + "<<<" + std::to_string(grid) + ", " +

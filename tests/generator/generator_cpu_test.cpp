@@ -312,6 +312,20 @@ TEST(GeneratedCudaSource, AValueNothingReadsIsNotComputed) {
             1u);
 }
 
+// The choice index32: a reduction's and a scan's indices in 32 bits, where every offset fits.
+TEST(GeneratedCudaSource, Index32IndexesReductionsAndScansInInt) {
+  const OpCase c{
+      "index32", "x", "(x.sum(dim=1), torch.cumsum(x, dim=1))", {"[torch.randn(64, 100)]"}};
+  const std::string wide = cuda_source(c);
+  EXPECT_EQ(occurrences(wide, "const int o ="), 0u) << wide;
+  generator::CudaChoices narrow;
+  narrow.index32 = true;
+  const std::string source = cuda_source(c, narrow);
+  EXPECT_EQ(occurrences(source, "const int o ="), 2u) << source;  // the sum's kernel, the scan's
+  EXPECT_EQ(occurrences(source, "const int64_t r ="), 0u) << source;
+  EXPECT_GE(occurrences(wide, "const int64_t r ="), 1u) << wide;
+}
+
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   const auto marks = [](const std::string& source) {
     return occurrences(source, generator::kContractionMark);

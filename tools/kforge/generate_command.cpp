@@ -43,6 +43,9 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--tf32", cuda.tf32,
                "CUDA: the tiled contractions' products on the tensor cores in TF32 (10 mantissa "
                "bits; sm_80 and newer): for tasks whose tolerance admits it, the verdict decides");
+  app.add_flag("--index32", cuda.index32,
+               "CUDA: reduction and scan kernels index in 32 bits where every offset fits "
+               "(pointwise kernels always do)");
   app.add_flag("--library", library,
                "matrix products and convolutions as library calls (cuBLAS, cuDNN through ATen) "
                "with the rest fused around them; the experiment's library policy flags or forbids "
