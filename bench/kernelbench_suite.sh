@@ -22,7 +22,9 @@
 # size); LANES tasks a GPU are exported and generated at once (default 2: a full-size export
 # holds its tensors in host and GPU memory; those whose export ran out of GPU memory are tried
 # again one at a time); TF32=0 writes no tf32.cu (the generator's tensor-core kernels, which did not
-# pay on level 2: at best 0.91x of eager).
+# pay on level 2: at best 0.91x of eager); VARIANTS="TAG:OPTIONS;..." also writes own_TAG.cu with
+# those `kforge generate` options where it differs from own.cu (e.g. "i32:--index32"), so that a
+# choice is timed beside the default in one suite.
 set -u -o pipefail
 [ $# -ge 2 ] || { echo "usage: $0 WORK PROBLEM_DIR [kforge suite options...]" >&2; exit 2; }
 work=$1 problems=$2
@@ -67,6 +69,20 @@ generate() {
      g=$("$KFORGE" generate --task "$t" --backend cuda --tf32 --out "$t/kernels.new/tf32.cu" 2>&1); then
     [[ "$g" == *"tensor cores"* ]] || rm -f "$t/kernels.new/tf32.cu"
   fi
+  # Variants timed beside the default kernels (VARIANTS): own kernels with other choices, kept
+  # where they differ from own.$ext.
+  local v tag variants=()
+  IFS=';' read -r -a variants <<< "${VARIANTS:-}"
+  for v in "${variants[@]}"; do
+    tag=${v%%:*}
+    # shellcheck disable=SC2086  # the options are words
+    if "$KFORGE" generate --task "$t" --backend "$BACKEND" ${v#*:} \
+         --out "$t/kernels.new/own_$tag.$ext" > /dev/null 2>&1 &&
+       ! cmp -s "$t/kernels.new/own_$tag.$ext" "$t/kernels.new/own.$ext"; then
+      continue
+    fi
+    rm -f "$t/kernels.new/own_$tag.$ext"
+  done
   mv "$t/kernels.new" "$t/kernels"
 }
 export -f generate
