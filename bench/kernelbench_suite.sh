@@ -96,8 +96,9 @@ fi
 ngpus=$(awk -F, '{print NF}' <<< "$gpus"); [ "${ngpus:-0}" -gt 0 ] || ngpus=1
 find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
   awk -v gpus="$gpus" 'BEGIN { n = split(gpus, g, ",") } { print (n ? g[(NR - 1) % n + 1] : "-") " " $0 }' |
-  FIRST_PASS=1 xargs -P $((${LANES:-2} * ngpus)) -L 1 \
-    bash -c '[ "$0" = - ] || export CUDA_VISIBLE_DEVICES=$0; generate "$1"' >> "$work/generate.txt"
+  FIRST_PASS=1 xargs -d '\n' -n 1 -P $((${LANES:-2} * ngpus)) \
+    bash -c 'gpu=${0%% *}; [ "$gpu" = - ] || export CUDA_VISIBLE_DEVICES=$gpu; generate "${0#* }"' \
+    >> "$work/generate.txt"
 find "$work/tasks" -mindepth 1 -maxdepth 1 -type d | sort |
   xargs -P 1 -I{} bash -c 'generate "{}"' >> "$work/generate.txt"
 

@@ -12,8 +12,9 @@ namespace {
 
 // What a build's process holds on its GPU for each byte of its task's tensors: more than the
 // tensors (the reference's outputs and the compiled code's, Inductor's buffers). On KernelBench
-// level 1 (full size, commit 12ceedf) four builds on one H200 held 1.3 to 27 GiB each while an
-// evaluation there ran out of memory; three times the tensors is a guess that covers them.
+// level 1 (full size, a99e75f) an evaluation ran out of memory on an H200 where eight other
+// processes held 1.3 to 70 GiB each (which of them were builds was not recorded); three times
+// the tensors is a guess, not a measurement of a build.
 constexpr int64_t kHeldPerTensorByte = 3;
 
 int64_t element_bytes(const std::string& dtype) {

@@ -102,9 +102,8 @@ std::optional<Stage> stage_in(const Kernel& k, const Buffer& b) {
 }
 
 /// The buffers the outputs need: the outputs and, from each, what its element reads. A value the
-/// graph computes and nothing reads (max_pool's indices beside its values, a statistic only
-/// training mode keeps) is neither computed nor allocated: such a reduction in the kernel of
-/// what is read would cost a second pass over each window.
+/// graph computes and nothing reads (max_pool's indices beside its values) is neither computed
+/// nor allocated: in the kernel of what is read it was a second pass over each window.
 std::set<int> needed(const Program& p) {
   std::map<int, const Buffer*> by_id;
   for (const auto& b : p.buffers) by_id[b.id] = &b;
