@@ -157,6 +157,9 @@ ExprPtr reciprocal_of_accumulators(const Kernel& k, const ExprPtr& e) {
   return changed ? ex::call(e->fn, std::move(args), e->dtype) : e;
 }
 
+/// The reduced elements of a short window: a thread walks it fully unrolled, sums in float.
+constexpr int64_t kShortWindow = 32;
+
 struct CudaKernel {
   const Program& p;
   const Kernel& k;
@@ -181,30 +184,62 @@ struct CudaKernel {
            body("    ") + "  }\n";
   }
 
-  /// The row's loop as `inner_loop`, where the row is long enough: `value` (of C type `type`) of
-  /// four or eight elements computed before `consume` takes them in order, so that their loads
-  /// are in flight at once; the operations and their order are those of one element at a time.
-  void inner_loop_unrolled(
-      const std::string& type, const std::string& value,
-      const std::function<std::string(const std::string&, const std::string&)>& consume) {
+  /// What one walk of the row computes per element: `value` (of C type `type`), which `consume`
+  /// takes (the indentation, the value's text).
+  struct Walk {
+    std::string type, value;
+    std::function<std::string(const std::string&, const std::string&)> consume;
+  };
+
+  /// The row's loop as `inner_loop`, where the row is long enough: the walks' values of four or
+  /// eight elements computed before `consume` takes them in order, so that their loads are in
+  /// flight at once; the operations and their order are those of one element at a time. Several
+  /// walks share the loop (sums over the same elements: what they read is read, and what they
+  /// compute alike computed, once).
+  void inner_loop_unrolled(const std::vector<Walk>& walks) {
     const int64_t r = numel(k.inner_shape());
+    auto consume_all = [&](const std::string& in, const std::function<std::string(size_t)>& v) {
+      std::string body;
+      for (size_t w = 0; w < walks.size(); ++w) body += walks[w].consume(in, v(w));
+      return body;
+    };
+    auto direct = [&](size_t w) { return "(" + walks[w].value + ")"; };
+    // A short window one thread walks (a 3-D pooling window of 27 elements): every step unrolled,
+    // so that the window's offsets (r / 9, r % 3) are constants rather than divisions at run time.
+    if (group == 1 && r <= kShortWindow) {
+      out += "  if (live) {\n#pragma unroll\n    for (int r = 0; r < " + n(r) + "; ++r) {\n" +
+             consume_all("      ", direct) + "    }\n  }\n";
+      return;
+    }
     // eight where a warp or more shares a long row (softmax over 393216 elements reached 66 % of
     // DRAM peak with four; eight not yet measured), else four (a thread walking a column already
     // fills the load queue)
     const int kUnroll = group >= 32 && r >= 8 * int64_t{group} ? 8 : 4;
     if (r < int64_t{kUnroll} * group) {
-      inner_loop([&](const std::string& i) { return consume(i, "(" + value + ")"); });
+      inner_loop([&](const std::string& i) { return consume_all(i, direct); });
       return;
     }
     const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < " + n(kUnroll) +
                              "; ++kf_j) {\n      const " + ix + " r = kf_r + kf_j * " + n(group) +
                              ";\n";
+    auto unrolled = [&](size_t w) { return "kf_u" + n(static_cast<int64_t>(w)) + "[kf_j]"; };
     out += "  {\n  " + ix + " kf_r = lane;\n  for (; live && kf_r + " + n((kUnroll - 1) * group) +
-           " < " + n(r) + "; kf_r += " + n(kUnroll * group) + ") {\n    " + type + " kf_u[" +
-           n(kUnroll) + "];\n" + each + "      kf_u[kf_j] = " + value + ";\n    }\n" + each +
-           consume("      ", "kf_u[kf_j]") + "    }\n  }\n";
+           " < " + n(r) + "; kf_r += " + n(kUnroll * group) + ") {\n";
+    for (size_t w = 0; w < walks.size(); ++w)
+      out +=
+          "    " + walks[w].type + " kf_u" + n(static_cast<int64_t>(w)) + "[" + n(kUnroll) + "];\n";
+    out += each;
+    for (size_t w = 0; w < walks.size(); ++w)
+      out += "      " + unrolled(w) + " = " + walks[w].value + ";\n";
+    out += "    }\n" + each + consume_all("      ", unrolled) + "    }\n  }\n";
     out += "  for (; live && kf_r < " + n(r) + "; kf_r += " + n(group) + ") {\n    const " + ix +
-           " r = kf_r;\n" + consume("    ", "(" + value + ")") + "  }\n  }\n";
+           " r = kf_r;\n" + consume_all("    ", direct) + "  }\n  }\n";
+  }
+
+  void inner_loop_unrolled(
+      const std::string& type, const std::string& value,
+      const std::function<std::string(const std::string&, const std::string&)>& consume) {
+    inner_loop_unrolled(std::vector<Walk>{{type, value, consume}});
   }
 
   /// Whether stage i (a float maximum) and stage i + 1 (the sum of exp(x - that maximum) over the
@@ -243,33 +278,61 @@ struct CudaKernel {
                "] = acc" + std::to_string(st->buffer) + ";\n";
   }
 
-  void reduce(const Stage& s) {
+  /// The C type a reduction accumulates in: float sums in double, as the CPU kernels do (a thread
+  /// that walks a column of 16384 rows adds them one after another), but over a short window (an
+  /// average pool's 27 elements: float's rounding over so few is far below any tolerance, and
+  /// each double conversion costs a slow instruction per element).
+  std::string accumulator_type(const Stage& s) const {
+    const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
+    const DType in = s.value->dtype == DType::b8 ? DType::i64 : s.value->dtype;
+    const bool wide =
+        in == DType::f32 && b.combine == Combine::sum && numel(k.inner_shape()) > kShortWindow;
+    return wide ? "double" : c_type(in);
+  }
+
+  static bool is_arg(Combine c) { return c == Combine::argmax || c == Combine::argmin; }
+
+  /// Whether reduction stage `s` may share the loop of `group` (reductions before it in the
+  /// kernel): a plain combination that reads none of their results.
+  bool joins(const std::vector<const Stage*>& together, const Stage& s) const {
+    if (s.kind != Stage::Kind::reduce || is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine))
+      return false;
+    const std::string x = text(s.value);
+    for (const Stage* t : together)
+      if (x.find("acc" + std::to_string(t->buffer)) != std::string::npos) return false;
+    return true;
+  }
+
+  void reduce_arg(const Stage& s) {
     const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
     const std::string id = std::to_string(b.id);
-    const std::string x = text(s.value);
-    const DType in = s.value->dtype == DType::b8 ? DType::i64 : s.value->dtype;
-    const bool real = in == DType::f32;
-    // float sums accumulate in double, as the CPU kernels do (a thread that walks a column of
-    // 16384 rows adds them one after another)
-    const bool wide = real && b.combine == Combine::sum;
-    const std::string t = wide ? "double" : c_type(in);
-    const std::string shared = wide ? "kf_shared_d" : real ? "kf_shared_f" : "kf_shared_i";
-    if (b.combine == Combine::argmax || b.combine == Combine::argmin) {
-      const bool max = b.combine == Combine::argmax;
-      out += "  " + t + " best" + id + " = 0;\n  int64_t s" + id + " = -1;\n";
-      inner_loop_unrolled(t, x, [&](const std::string& i, const std::string& v) {
-        return i + "const " + t + " x = " + v + ";\n" + i + "if (kf_better<" +
-               (max ? "true" : "false") + ">(best" + id + ", s" + id + ", x, r)) {\n" + i +
-               "  best" + id + " = x;\n" + i + "  s" + id + " = r;\n" + i + "}\n";
-      });
-      out += "  kf_group_arg<" + n(group) + ", " + (max ? "true" : "false") + ">(best" + id +
-             ", s" + id + ", " + shared + ", kf_shared_j);\n";
-      out += "  const int64_t acc" + id + " = s" + id + ";\n";
-    } else {
+    const std::string t = accumulator_type(s);
+    const std::string shared = t == "float" ? "kf_shared_f" : "kf_shared_i";
+    const bool max = b.combine == Combine::argmax;
+    out += "  " + t + " best" + id + " = 0;\n  int64_t s" + id + " = -1;\n";
+    inner_loop_unrolled(t, text(s.value), [&](const std::string& i, const std::string& v) {
+      return i + "const " + t + " x = " + v + ";\n" + i + "if (kf_better<" +
+             (max ? "true" : "false") + ">(best" + id + ", s" + id + ", x, r)) {\n" + i + "  best" +
+             id + " = x;\n" + i + "  s" + id + " = r;\n" + i + "}\n";
+    });
+    out += "  kf_group_arg<" + n(group) + ", " + (max ? "true" : "false") + ">(best" + id + ", s" +
+           id + ", " + shared + ", kf_shared_j);\n";
+    out += "  const int64_t acc" + id + " = s" + id + ";\n";
+    store_accumulator(s);
+  }
+
+  /// Sums, products, maxima or minima over the same elements, in one loop.
+  void reduce_together(const std::vector<const Stage*>& stages) {
+    std::vector<Walk> walks;
+    for (const Stage* s : stages) {
+      const Buffer& b = p.buffers[static_cast<size_t>(s->buffer)];
+      const std::string id = std::to_string(b.id);
+      const std::string t = accumulator_type(*s);
+      const bool real = t != "int64_t";
       std::string init, op;
       switch (b.combine) {
         case Combine::sum:
-          init = wide ? "0.0" : "int64_t(0)";
+          init = t == "double" ? "0.0" : real ? "0.0f" : "int64_t(0)";
           op = "KfSum";
           break;
         case Combine::prod:
@@ -286,18 +349,36 @@ struct CudaKernel {
           break;
       }
       out += "  " + t + " s" + id + " = " + init + ";\n";
-      inner_loop_unrolled(t, "static_cast<" + t + ">(" + x + ")",
-                          [&](const std::string& i, const std::string& v) {
-                            return i + "s" + id + " = " + op + "()(s" + id + ", " + v + ");\n";
-                          });
+      walks.push_back({t, "static_cast<" + t + ">(" + text(s->value) + ")",
+                       [id, op](const std::string& i, const std::string& v) {
+                         return i + "s" + id + " = " + op + "()(s" + id + ", " + v + ");\n";
+                       }});
+    }
+    inner_loop_unrolled(walks);
+    for (const Stage* s : stages) {
+      const Buffer& b = p.buffers[static_cast<size_t>(s->buffer)];
+      const std::string id = std::to_string(b.id);
+      const std::string t = accumulator_type(*s);
+      const std::string shared = t == "double"  ? "kf_shared_d"
+                                 : t == "float" ? "kf_shared_f"
+                                                : "kf_shared_i";
+      const std::string op = b.combine == Combine::sum    ? "KfSum"
+                             : b.combine == Combine::prod ? "KfProd"
+                             : b.combine == Combine::max  ? "KfMax"
+                                                          : "KfMin";
       out += "  s" + id + " = kf_group_reduce<" + n(group) + ">(s" + id + ", " + op + "(), " +
              shared + ");\n";
       std::string v = "s" + id;
       if (b.scale != 1) v = "(" + v + " * " + constant_text(b.scale, DType::f32) + ")";
       out += "  const " + std::string(c_type(b.dtype)) + " acc" + id + " = static_cast<" +
              c_type(b.dtype) + ">(" + v + ");\n";
+      store_accumulator(*s);
     }
-    if (std::count(k.stores.begin(), k.stores.end(), b.id))
+  }
+
+  void store_accumulator(const Stage& s) {
+    const std::string id = std::to_string(s.buffer);
+    if (std::count(k.stores.begin(), k.stores.end(), s.buffer))
       out += "  if (live && lane == 0) b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
   }
 
@@ -442,8 +523,14 @@ struct CudaKernel {
       const Stage& s = k.stages[i];
       if (online_pair(i)) {
         reduce_online(i++);
+      } else if (s.kind == Stage::Kind::reduce &&
+                 is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine)) {
+        reduce_arg(s);
       } else if (s.kind == Stage::Kind::reduce) {
-        reduce(s);
+        std::vector<const Stage*> together{&s};
+        while (i + 1 < k.stages.size() && !online_pair(i + 1) && joins(together, k.stages[i + 1]))
+          together.push_back(&k.stages[++i]);
+        reduce_together(together);
       } else if (s.kind == Stage::Kind::scan) {
         scan(s);
       } else if (s.kind == Stage::Kind::outer_store) {

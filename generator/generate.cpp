@@ -98,10 +98,11 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
   auto emitted = r.backend == "cuda" ? emit_cuda(in, r.cuda) : emit_cpu(in);
   ConfigCode c;
   c.functions = emitted.functions;
-  c.kernels = kernels.size();
   for (const auto& k : kernels) {
+    const bool view = k.library >= 0 && p.buffers[static_cast<size_t>(k.library)].view;
+    c.kernels += view ? 0 : 1;
     c.reducing += k.reduces() ? 1 : 0;
-    c.library += k.library >= 0 ? 1 : 0;
+    c.library += k.library >= 0 && !view ? 1 : 0;
   }
   std::set<int> loaded, stored;
   for (const auto& k : kernels) {

@@ -82,6 +82,9 @@ struct Buffer {
   /// `operands` by their tensors' names (t<id>, as generator/generate.cpp names them).
   std::string call;
   std::vector<int> operands;
+  /// library: `call` is a view of its one operand, another library result whose elements it is in
+  /// order (bmm's result in the output's shape): no library call, no copy.
+  bool view = false;
 };
 
 /// What a graph lowers to: its buffers in an order that computes each after what it reads.

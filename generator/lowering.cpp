@@ -363,8 +363,8 @@ Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, co
       views = ".permute(" + int_list_text(ints(arg(*at, 1, "dims"))) + ")" + views;
     } else if (op == "expand") {
       views = ".expand(" + shape + ")" + views;
-    } else if (op == "view" || op == "_unsafe_view" || op == "reshape" || op == "unsqueeze" ||
-               op == "squeeze" || op == "flatten") {
+    } else if (op == "view" || op == "_unsafe_view" || op == "_reshape_alias" || op == "reshape" ||
+               op == "unsqueeze" || op == "squeeze" || op == "flatten") {
       views = ".reshape(" + shape + ")" + views;
     } else {
       break;
@@ -385,6 +385,23 @@ Lazy Lowerer::library(std::string call, std::vector<int> operands, std::vector<i
   b.operands = std::move(operands);
   program_.buffers.push_back(b);
   return whole(b);
+}
+
+std::optional<Lazy> Lowerer::library_view(const Lazy& a) {
+  const auto vars = ix::vars(a.shape);
+  const ExprPtr e = a.load(vars);
+  if (e->kind != Expr::Kind::load || !e->args.empty()) return std::nullopt;
+  const Buffer& source = program_.buffers[static_cast<size_t>(e->buffer)];
+  if (source.kind != Buffer::Kind::library || source.dtype != a.dtype ||
+      numel(source.shape) != numel(a.shape) || e->index->text != ix::linear(vars, a.shape)->text ||
+      std::count(program_.outputs.begin(), program_.outputs.end(), source.id) > 0)
+    return std::nullopt;
+  for (const auto& b : program_.buffers)  // one output a result: outputs never share memory
+    if (b.view && b.operands.front() == source.id) return std::nullopt;
+  Lazy view = library("t" + std::to_string(source.id) + ".view(" + int_list_text(a.shape) + ")",
+                      {source.id}, a.shape);
+  program_.buffers.back().view = true;
+  return view;
 }
 
 namespace {
@@ -428,6 +445,14 @@ double identity_of(Combine c) {
 }
 
 }  // namespace
+
+bool Lowerer::splits(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims) {
+  Buffer b;
+  b.space = shape;
+  b.reduced.assign(shape.size(), dims.empty());
+  for (int64_t d : normalise_dims(dims, shape.size())) b.reduced[static_cast<size_t>(d)] = true;
+  return split_count(b) > 1;
+}
 
 void Lowerer::split_reduction(Buffer& b) {
   const int64_t split = split_count(b);
@@ -636,8 +661,9 @@ Result<Program> Lowerer::run(const Graph& graph) {
             program_.buffers[static_cast<size_t>(l.buffer)].kind != Buffer::Kind::input &&
             std::count(program_.outputs.begin(), program_.outputs.end(), l.buffer) == 0;
         if (!own) {  // an output of its own, never an argument's memory or another output's
+          auto view = library_view(l);
           l.buffer = -1;
-          l = realise(l);
+          l = view ? *view : realise(l);
         }
         program_.outputs.push_back(l.buffer);
       }

@@ -50,6 +50,9 @@ class Lowerer {
               double scale = 1);
   /// `a` scanned along `dim`: each element combined (sum or prod) with those before it there.
   Lazy scan(const Lazy& a, int64_t dim, Combine combine);
+  /// Whether a sum over `dims` of a tensor of `shape` is split into partial results first
+  /// (`split_reduction`): few outputs over many elements.
+  static bool splits(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims);
   /// A buffer holding `a` (recomputing it would cost more than reading it).
   Lazy realise(const Lazy& a);
   /// The buffer `b` read in its own shape.
@@ -71,6 +74,10 @@ class Lowerer {
   static std::vector<int64_t> meta_shape(const GraphNode& node, size_t k = 0);
 
  private:
+  /// A function's output that is a library result's elements in order, reshaped (einsum's bmm
+  /// read in the output's shape), as a view of that result; none for anything else, which a
+  /// kernel copies into an output of its own.
+  std::optional<Lazy> library_view(const Lazy& a);
   /// An in-place operator (`add_`) whose result and target nothing else reads.
   bool in_place_and_unread(const GraphNode& n);
   /// "aten.add.Tensor" for "aten.add_.Tensor"; empty for an operator that is not in place.

@@ -518,7 +518,13 @@ Out lower_extreme(Lowerer& L, const GraphNode& n) {
   return many({values, L.reduce(*x, dims, keepdim, max ? Combine::argmax : Combine::argmin)});
 }
 
-/// Mean and variance of `x` over `dims` (kept as size 1): two passes, the second over x - mean.
+/// Mean and variance of `x` over `dims` (kept as size 1): two passes, the second over x - mean;
+/// one where the reductions are split across the GPU (few outputs over many elements: batch
+/// norm's channels, group norm's groups), whose two passes each read the whole tensor from
+/// memory and computed what x is made of (the activation before a norm) again. That pass sums
+/// x - p and its square, p being x's first element of each group (the shifted data algorithm:
+/// with p a value of the data, the sums stay of the order of the spread, not of the mean, so
+/// that their difference keeps its precision where the mean is far from zero).
 std::pair<Lazy, Lazy> moments(Lowerer& L, const Lazy& x, const std::vector<int64_t>& dims,
                               double correction) {
   auto norm = normalise_dims(dims, x.shape.size());
@@ -526,6 +532,50 @@ std::pair<Lazy, Lazy> moments(Lowerer& L, const Lazy& x, const std::vector<int64
   for (size_t d = 0; d < x.shape.size(); ++d)
     if (norm.empty() || std::count(norm.begin(), norm.end(), static_cast<int64_t>(d)))
       count *= x.shape[d];
+  const double denominator = std::max(static_cast<double>(count) - correction, 0.0);
+  if (L.splits(x.shape, norm)) {
+    std::vector<bool> reduced(x.shape.size(), norm.empty());
+    for (int64_t d : norm) reduced[static_cast<size_t>(d)] = true;
+    Lazy first = x;
+    for (size_t d = 0; d < reduced.size(); ++d)
+      if (reduced[d]) first.shape[d] = 1;
+    first.load = [load = x.load, reduced](const std::vector<IndexPtr>& index) {
+      std::vector<IndexPtr> at = index;
+      for (size_t d = 0; d < reduced.size(); ++d)
+        if (reduced[d]) at[d] = ix::constant(0);
+      return load(at);
+    };
+    first.buffer = -1;
+    const Lazy pivot = L.realise(first);  // a value per group, computed once
+    auto shifted = L.map(
+        {x, pivot},
+        [](const Exprs& e) {
+          return f("sub", {e[0], e[1]});
+        },
+        DType::f32);
+    const double inverse = 1.0 / static_cast<double>(count);
+    Lazy s1 = L.reduce(*shifted, norm, true, Combine::sum, inverse);
+    Lazy s2 = L.reduce(L.map1(*shifted,
+                              [](ExprPtr d) {
+                                return f("mul", {d, d});
+                              }),
+                       norm, true, Combine::sum, inverse);
+    auto mean = L.map(
+        {pivot, s1},
+        [](const Exprs& e) {
+          return f("add", {e[0], e[1]});
+        },
+        DType::f32);
+    const double unbias = static_cast<double>(count) / denominator;
+    auto var = L.map(
+        {s2, s1},
+        [unbias](const Exprs& e) {
+          auto v = f("sub", {e[0], f("mul", {e[1], e[1]})});
+          return f("mul", {f("clamp_lo", {v, num(0)}), num(unbias)});
+        },
+        DType::f32);
+    return {*mean, *var};
+  }
   Lazy mean = L.reduce(x, norm, true, Combine::sum, 1.0 / static_cast<double>(count));
   auto centred = L.map(
       {x, mean},
@@ -534,7 +584,6 @@ std::pair<Lazy, Lazy> moments(Lowerer& L, const Lazy& x, const std::vector<int64
         return f("mul", {d, d});
       },
       DType::f32);
-  const double denominator = std::max(static_cast<double>(count) - correction, 0.0);
   Lazy var = L.reduce(*centred, norm, true, Combine::sum, 1.0 / denominator);
   return {mean, var};
 }

@@ -132,6 +132,40 @@ std::set<int> needed(const Program& p) {
   return live;
 }
 
+/// The buffers b's element reads.
+std::set<int> reads_of(const Buffer& b) {
+  const auto& space = b.kind == Buffer::Kind::reduction ? b.space : b.shape;
+  std::vector<IndexPtr> probe;
+  for (size_t d = 0; d < space.size(); ++d)
+    probe.push_back(ix::named("kf_p" + std::to_string(d) + "_", space[d]));
+  std::vector<const Expr*> loads;
+  collect_loads(b.compute(probe), loads);
+  std::set<int> out;
+  for (const Expr* l : loads) out.insert(l->buffer);
+  return out;
+}
+
+/// Reduction `b`, which cannot join the last kernel, joins an earlier one where it may: the latest
+/// that takes it, as long as no kernel after that one computes what b reads. Sums over the same
+/// elements become one pass (a variance's sum of squares beside its mean's sum, both split into
+/// partial sums, which the lowering makes one after the other).
+bool join_earlier(std::vector<Kernel>& kernels, const Buffer& b) {
+  const auto reads = reads_of(b);
+  for (size_t i = kernels.size(); i-- > 0;) {
+    Kernel& k = kernels[i];
+    if (i + 1 < kernels.size() && k.library < 0) {
+      if (auto s = stage_in(k, b)) {
+        k.stages.push_back(*s);
+        return true;
+      }
+    }
+    if (reads.count(k.library)) return false;
+    for (const auto& st : k.stages)
+      if (reads.count(st.buffer)) return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<Kernel> schedule(const Program& p) {
@@ -152,6 +186,7 @@ std::vector<Kernel> schedule(const Program& p) {
         continue;
       }
     }
+    if (b.kind == Buffer::Kind::reduction && join_earlier(kernels, b)) continue;
     kernels.push_back(b.kind == Buffer::Kind::reduction || b.kind == Buffer::Kind::scan
                           ? open_kernel(b.space, b.reduced)
                           : open_kernel(b.shape, std::vector<bool>(b.shape.size(), false)));

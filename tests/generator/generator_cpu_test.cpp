@@ -207,12 +207,13 @@ size_t occurrences(const std::string& text, const std::string& what) {
 }
 
 /// The CUDA source the generator writes for an op case's forward direction (no GPU needed).
-std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices = {}) {
+std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices = {},
+                        bool library = false) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const auto& task = exported(write_op_task(c, root));
   EXPECT_TRUE(task.ok) << task.error;
   auto g = generator::generate_kernel(
-      {task.dir, task.doc["directions"]["forward"], "forward", "cuda", choices, false});
+      {task.dir, task.doc["directions"]["forward"], "forward", "cuda", choices, library});
   EXPECT_TRUE(g) << g.error;
   return g ? g->source : std::string();
 }
@@ -310,6 +311,61 @@ TEST(GeneratedCudaSource, AValueNothingReadsIsNotComputed) {
   EXPECT_GE(arg_passes(cuda_source(
                 {"pool_indices", "x", "F.max_pool3d(x, 3, 2, 1, 3, return_indices=True)", {x}})),
             1u);
+}
+
+// Batch norm's statistics over few channels are split into partial sums; the mean and the
+// variance were two such passes over the whole tensor (KernelBench's 52_Conv2d_Activation_BatchNorm
+// computed its activation in both, 0.54x of eager). Now one pass sums x - p and its square (p a
+// value per channel, a kernel of its own), both in one loop; then the partials are combined and
+// the output written: four kernels where there were five. Rows that are not split keep the
+// two-pass variance in one kernel.
+TEST(GeneratedCudaSource, SplitStatisticsAreOnePass) {
+  const auto kernels = [](const std::string& source) { return occurrences(source, "__global__"); };
+  const std::string norm = cuda_source({"bn_split",
+                                        "x",
+                                        "F.batch_norm(torch.tanh(x), None, None, training=True)",
+                                        {"[torch.randn(16, 3, 64, 64)]"}});
+  EXPECT_EQ(kernels(norm), 4u) << norm;
+  EXPECT_EQ(kernels(cuda_source(
+                {"ln_rows", "x", "F.layer_norm(x, (2000,))", {"[torch.randn(128, 2000)]"}})),
+            1u);
+}
+
+// A short window one thread walks (KernelBench's 46_Average_Pooling_3D: 27 elements) is unrolled
+// whole, its offsets constants, and summed in float; on an H200 the kernel was bound by its
+// arithmetic (84 % SM, 9 % DRAM, 0.37x of eager): a double conversion and add per element, and the
+// window's divisions at run time. A long row keeps its double sum.
+TEST(GeneratedCudaSource, AShortWindowIsUnrolledAndSummedInFloat) {
+  const std::string pool = cuda_source(
+      {"short_window", "x", "F.avg_pool3d(x, 3, 2, 1)", {"[torch.randn(2, 3, 9, 10, 11)]"}});
+  EXPECT_EQ(occurrences(pool, "for (int r = 0; r < 27; ++r)"), 1u) << pool;
+  EXPECT_EQ(occurrences(pool, "float s1 = 0.0f;"), 1u) << pool;
+  EXPECT_EQ(occurrences(pool, "\n  double s"), 0u) << pool;
+  const std::string row = cuda_source({"long_row", "x", "x.sum(-1)", {"[torch.randn(128, 2000)]"}});
+  EXPECT_EQ(occurrences(row, "\n  double s"), 1u) << row;
+}
+
+// KernelBench's 11_4D_tensor_matrix_multiplication (einsum "bijl,lk->bijk") is a bmm whose result,
+// in the output's shape, is the output: returned as a view of it, not copied by a kernel (the copy
+// of 805M elements made the library kernel 0.87x of eager on an H200). An output whose elements
+// are the result's in another order is still copied, and two outputs never share one result.
+TEST(GeneratedCudaSource, AnOutputThatIsALibraryResultReshapedIsAViewOfIt) {
+  const std::string x = "[torch.randn(2, 3, 4, 5), torch.randn(5, 6)]";
+  const auto kernels = [](const std::string& source) { return occurrences(source, "__global__"); };
+  const std::string view =
+      cuda_source({"einsum_4d", "a, b", "torch.einsum('bijl,lk->bijk', a, b)", {x}}, {}, true);
+  EXPECT_EQ(kernels(view), 0u) << view;
+  EXPECT_EQ(occurrences(view, ".view(std::vector<int64_t>{2, 3, 4, 6})"), 1u) << view;
+  EXPECT_EQ(kernels(cuda_source({"einsum_4d_t", "a, b", "torch.einsum('bijl,lk->bikj', a, b)", {x}},
+                                {}, true)),
+            1u);
+  EXPECT_EQ(
+      kernels(cuda_source({"einsum_4d_twice",
+                           "a, b",
+                           "(lambda y: (y, y.flatten(0, 1)))(torch.einsum('bijl,lk->bijk', a, b))",
+                           {x}},
+                          {}, true)),
+      1u);
 }
 
 // The choice index32: a reduction's and a scan's indices in 32 bits, where every offset fits.

@@ -66,7 +66,9 @@ const std::vector<OpCase>& op_cases() {
       {"reduce_split",
        "x, y",
        "(x.sum(dim=0), x.amax(dim=0), x.amin(), x.var(dim=0), x.mean(), "
-       "F.batch_norm(y, None, None, training=True), y.sum(dim=(0, 2, 3)))",
+       "F.batch_norm(y, None, None, training=True), y.sum(dim=(0, 2, 3)), "
+       "(x * 0.01 + 100).var(dim=0), F.group_norm(y * 0.1 + 50, 1), "
+       "*torch.var_mean(y.relu(), dim=(0, 2, 3), unbiased=False))",
        {"[torch.randn(3001, 5), torch.randn(16, 3, 20, 20)]",
         "[torch.randn(1024, 3), torch.randn(8, 2, 33, 9)]"}},
       {"arg_reductions",
@@ -101,7 +103,8 @@ const std::vector<OpCase>& op_cases() {
         "[torch.randn(16, 33), torch.randn(33, 9), torch.randn(9)]"}},
       {"matmul_batched",
        "x, y",
-       "(torch.matmul(x, y), torch.matmul(x, y[0]), x @ x.transpose(1, 2), torch.mm(x[-1], y[1]))",
+       "(torch.matmul(x, y), torch.matmul(x, y[0]), x @ x.transpose(1, 2), torch.mm(x[-1], y[1]), "
+       "torch.einsum('bij,jk->bik', x, y[1]), torch.einsum('bij,jk->bki', x, y[1]))",
        {"[torch.randn(2, 3, 4), torch.randn(2, 4, 5)]",
         "[torch.randn(3, 5, 7), torch.randn(3, 7, 2)]"}},
       {"conv",
