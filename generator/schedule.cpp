@@ -145,15 +145,30 @@ std::set<int> reads_of(const Buffer& b) {
   return out;
 }
 
+/// Whether one of k's reductions reads exactly the buffers `reads`.
+bool reduces_the_same(const Kernel& k, const std::set<int>& reads) {
+  for (const auto& st : k.stages) {
+    if (st.kind != Stage::Kind::reduce) continue;
+    std::vector<const Expr*> loads;
+    collect_loads(st.value, loads);
+    std::set<int> its;
+    for (const Expr* l : loads) its.insert(l->buffer);
+    if (its == reads) return true;
+  }
+  return false;
+}
+
 /// Reduction `b`, which cannot join the last kernel, joins an earlier one where it may: the latest
-/// that takes it, as long as no kernel after that one computes what b reads. Sums over the same
-/// elements become one pass (a variance's sum of squares beside its mean's sum, both split into
-/// partial sums, which the lowering makes one after the other).
+/// that takes it and has a reduction reading the same buffers, as long as no kernel after that one
+/// computes what b reads. Sums over the same elements become one pass (a variance's sum of
+/// squares beside its mean's sum, both split into partial sums, which the lowering makes one
+/// after the other); a matrix product never joins another that reads other factors (a kernel of
+/// two products is not tiled).
 bool join_earlier(std::vector<Kernel>& kernels, const Buffer& b) {
   const auto reads = reads_of(b);
   for (size_t i = kernels.size(); i-- > 0;) {
     Kernel& k = kernels[i];
-    if (i + 1 < kernels.size() && k.library < 0) {
+    if (i + 1 < kernels.size() && k.library < 0 && reduces_the_same(k, reads)) {
       if (auto s = stage_in(k, b)) {
         k.stages.push_back(*s);
         return true;

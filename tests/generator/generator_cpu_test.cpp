@@ -329,6 +329,18 @@ TEST(GeneratedCudaSource, SplitStatisticsAreOnePass) {
   EXPECT_EQ(kernels(cuda_source(
                 {"ln_rows", "x", "F.layer_norm(x, (2000,))", {"[torch.randn(128, 2000)]"}})),
             1u);
+  // Only reductions of the same elements join an earlier kernel: two products of other factors
+  // stay two kernels, each tiled.
+  generator::CudaChoices tiled;
+  tiled.tile = 32;
+  tiled.micro = 2;
+  const std::string products =
+      cuda_source({"two_products",
+                   "a, b, c",
+                   "(a @ b, (a * 2).sum(), a @ c)",
+                   {"[torch.randn(256, 64), torch.randn(64, 256), torch.randn(64, 256)]"}},
+                  tiled);
+  EXPECT_EQ(occurrences(products, generator::kContractionMark), 2u) << products;
 }
 
 // A short window one thread walks (KernelBench's 46_Average_Pooling_3D: 27 elements) is unrolled
