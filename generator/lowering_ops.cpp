@@ -522,9 +522,10 @@ Out lower_extreme(Lowerer& L, const GraphNode& n) {
 /// one where the reductions are split across the GPU (few outputs over many elements: batch
 /// norm's channels, group norm's groups), whose two passes each read the whole tensor from
 /// memory and computed what x is made of (the activation before a norm) again. That pass sums
-/// x - p and its square, p being x's first element of each group (the shifted data algorithm:
-/// with p a value of the data, the sums stay of the order of the spread, not of the mean, so
-/// that their difference keeps its precision where the mean is far from zero).
+/// x - p and its square, p the mean of each group's first 512 elements (the shifted data
+/// algorithm: with p near the mean, the sums are of the order of the spread, not of the mean, so
+/// that their difference keeps its precision; an outlier among them moves p by a 512th of it).
+/// Fewer than 1024, the pivots' own sums are not split across the GPU.
 std::pair<Lazy, Lazy> moments(Lowerer& L, const Lazy& x, const std::vector<int64_t>& dims,
                               double correction) {
   auto norm = normalise_dims(dims, x.shape.size());
@@ -536,17 +537,26 @@ std::pair<Lazy, Lazy> moments(Lowerer& L, const Lazy& x, const std::vector<int64
   if (L.splits(x.shape, norm)) {
     std::vector<bool> reduced(x.shape.size(), norm.empty());
     for (int64_t d : norm) reduced[static_cast<size_t>(d)] = true;
-    Lazy first = x;
-    for (size_t d = 0; d < reduced.size(); ++d)
-      if (reduced[d]) first.shape[d] = 1;
-    first.load = [load = x.load, reduced](const std::vector<IndexPtr>& index) {
-      std::vector<IndexPtr> at = index;
+    std::vector<int64_t> reduced_shape;
+    Lazy sample = x;  // [kept (reduced ones as 1)..., the first elements of the group]
+    for (size_t d = 0; d < reduced.size(); ++d) {
+      if (!reduced[d]) continue;
+      reduced_shape.push_back(x.shape[d]);
+      sample.shape[d] = 1;
+    }
+    const int64_t samples = std::min<int64_t>(count, 512);
+    sample.shape.push_back(samples);
+    sample.load = [load = x.load, reduced, reduced_shape](const std::vector<IndexPtr>& index) {
+      const auto digits = ix::delinear(index.back(), reduced_shape);
+      std::vector<IndexPtr> at(index.begin(), index.end() - 1);
+      size_t next = 0;
       for (size_t d = 0; d < reduced.size(); ++d)
-        if (reduced[d]) at[d] = ix::constant(0);
+        if (reduced[d]) at[d] = digits[next++];
       return load(at);
     };
-    first.buffer = -1;
-    const Lazy pivot = L.realise(first);  // a value per group, computed once
+    sample.buffer = -1;
+    const Lazy pivot = L.reduce(sample, {static_cast<int64_t>(x.shape.size())}, false, Combine::sum,
+                                1.0 / static_cast<double>(samples));
     auto shifted = L.map(
         {x, pivot},
         [](const Exprs& e) {

@@ -315,10 +315,10 @@ TEST(GeneratedCudaSource, AValueNothingReadsIsNotComputed) {
 
 // Batch norm's statistics over few channels are split into partial sums; the mean and the
 // variance were two such passes over the whole tensor (KernelBench's 52_Conv2d_Activation_BatchNorm
-// computed its activation in both, 0.54x of eager). Now one pass sums x - p and its square (p a
-// value per channel, a kernel of its own), both in one loop; then the partials are combined and
-// the output written: four kernels where there were five. Rows that are not split keep the
-// two-pass variance in one kernel.
+// computed its activation in both, 0.54x of eager). Now one pass sums x - p and its square (p the
+// mean of the first 512 elements of each channel, a kernel of its own), both in one loop; then the
+// partials are combined and the output written: four kernels where there were five. Rows that are
+// not split keep the two-pass variance in one kernel.
 TEST(GeneratedCudaSource, SplitStatisticsAreOnePass) {
   const auto kernels = [](const std::string& source) { return occurrences(source, "__global__"); };
   const std::string norm = cuda_source({"bn_split",
