@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "generator/expr_text.hpp"
+
 namespace kforge::generator {
 
 bool Kernel::reduces() const {
@@ -55,8 +57,34 @@ void collect_loads(const ExprPtr& e, std::vector<const Expr*>& out) {
   for (const auto& a : e->args) collect_loads(a, out);
 }
 
+/// Whether reduction `b` is a matrix product: a sum of two factors, each of which skips some
+/// outer dimension the other reads (what the tiled GEMM of generator/emit_cuda_gemm.cpp takes).
+bool is_product(const Buffer& b) {
+  if (b.kind != Buffer::Kind::reduction || b.combine != Combine::sum) return false;
+  std::vector<IndexPtr> probe;
+  for (size_t d = 0; d < b.space.size(); ++d)
+    probe.push_back(ix::named("kf_d" + std::to_string(d) + "_", b.space[d]));
+  const ExprPtr body = b.compute(probe);
+  if (body->kind != Expr::Kind::call || body->fn != "mul" || body->args.size() != 2) return false;
+  auto text = [](const ExprPtr& e) {
+    return expr_text(e, [](const Expr& l, const std::string& added) {
+      return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
+    });
+  };
+  const std::string a = text(body->args[0]), c = text(body->args[1]);
+  bool a_only = false, c_only = false;
+  for (size_t d = 0; d < b.space.size(); ++d) {
+    if (b.reduced[d] || b.space[d] == 1) continue;
+    const std::string token = "kf_d" + std::to_string(d) + "_";
+    const bool in_a = a.find(token) != std::string::npos, in_c = c.find(token) != std::string::npos;
+    a_only = a_only || (in_a && !in_c);
+    c_only = c_only || (in_c && !in_a);
+  }
+  return a_only && c_only;
+}
+
 /// The stage computing `b` in `k`, or none when b cannot join k.
-std::optional<Stage> stage_in(const Kernel& k, const Buffer& b) {
+std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b) {
   const auto vars = k.vars();
   Stage s;
   s.buffer = b.id;
@@ -73,6 +101,13 @@ std::optional<Stage> stage_in(const Kernel& k, const Buffer& b) {
   }
   if (b.kind == Buffer::Kind::reduction) {
     if (b.space != k.space || b.reduced != k.reduced || !k.reduces()) return std::nullopt;
+    // Two matrix products (a gated FFN's x @ w1 and x @ w3) are two kernels: a kernel of two
+    // is not tiled (robust-kbench's llama_ffw own kernel, one such kernel, was 0.07x of eager).
+    if (is_product(b) && std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& t) {
+          return t.kind == Stage::Kind::reduce &&
+                 is_product(p.buffers[static_cast<size_t>(t.buffer)]);
+        }))
+      return std::nullopt;
     s.kind = Stage::Kind::reduce;
     s.value = b.compute(vars);
     s.offset = k.outer_offset();
@@ -164,12 +199,12 @@ bool reduces_the_same(const Kernel& k, const std::set<int>& reads) {
 /// squares beside its mean's sum, both split into partial sums, which the lowering makes one
 /// after the other); a matrix product never joins another that reads other factors (a kernel of
 /// two products is not tiled).
-bool join_earlier(std::vector<Kernel>& kernels, const Buffer& b) {
+bool join_earlier(const Program& p, std::vector<Kernel>& kernels, const Buffer& b) {
   const auto reads = reads_of(b);
   for (size_t i = kernels.size(); i-- > 0;) {
     Kernel& k = kernels[i];
     if (i + 1 < kernels.size() && k.library < 0 && reduces_the_same(k, reads)) {
-      if (auto s = stage_in(k, b)) {
+      if (auto s = stage_in(p, k, b)) {
         k.stages.push_back(*s);
         return true;
       }
@@ -196,16 +231,16 @@ std::vector<Kernel> schedule(const Program& p) {
       continue;
     }
     if (!kernels.empty() && kernels.back().library < 0) {
-      if (auto s = stage_in(kernels.back(), b)) {
+      if (auto s = stage_in(p, kernels.back(), b)) {
         kernels.back().stages.push_back(*s);
         continue;
       }
     }
-    if (b.kind == Buffer::Kind::reduction && join_earlier(kernels, b)) continue;
+    if (b.kind == Buffer::Kind::reduction && join_earlier(p, kernels, b)) continue;
     kernels.push_back(b.kind == Buffer::Kind::reduction || b.kind == Buffer::Kind::scan
                           ? open_kernel(b.space, b.reduced)
                           : open_kernel(b.shape, std::vector<bool>(b.shape.size(), false)));
-    auto s = stage_in(kernels.back(), b);
+    auto s = stage_in(p, kernels.back(), b);
     kernels.back().stages.push_back(*s);
   }
   // What each kernel reads from memory, which reductions it reads as accumulators, what is stored.

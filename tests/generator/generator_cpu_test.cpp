@@ -343,6 +343,19 @@ TEST(GeneratedCudaSource, SplitStatisticsAreOnePass) {
   EXPECT_EQ(occurrences(products, generator::kContractionMark), 2u) << products;
 }
 
+// Two matrix products over one iteration space (a gated FFN: silu(x @ w1) * (x @ w3)) are two
+// tiled kernels, the second's epilogue reading the first's result; they were one untiled kernel of
+// two sums (robust-kbench's llama_ffw own kernel: 0.07x of eager).
+TEST(GeneratedCudaSource, TwoProductsOfOneSpaceAreTwoTiledKernels) {
+  const std::string ffw =
+      cuda_source({"gated_ffn",
+                   "x, w1, w3",
+                   "F.silu(x @ w1) * (x @ w3)",
+                   {"[torch.randn(512, 64), torch.randn(64, 256), torch.randn(64, 256)]"}});
+  EXPECT_EQ(occurrences(ffw, generator::kContractionMark), 2u) << ffw;
+  EXPECT_EQ(occurrences(ffw, "__global__"), 2u) << ffw;
+}
+
 // A short window one thread walks (KernelBench's 46_Average_Pooling_3D: 27 elements) is unrolled
 // whole, its offsets constants, and summed in float; on an H200 the kernel was bound by its
 // arithmetic (84 % SM, 9 % DRAM, 0.37x of eager): a double conversion and add per element, and the

@@ -108,7 +108,7 @@ const std::vector<OpCase>& op_cases() {
        "x, w, b",
        "(x @ w, F.linear(x, w.t(), b), torch.addmm(b, x, w), torch.relu(x @ w + b) * 2, "
        "torch.bmm(x.unsqueeze(0).expand(2, -1, -1), w.unsqueeze(0).expand(2, -1, -1)), torch.mv(x, "
-       "w[:, 0]), torch.mm(x[1:], w[:, 1:]))",
+       "w[:, 0]), torch.mm(x[1:], w[:, 1:]), F.silu(x @ w) * (x @ (w * 2 - 1)))",
        {"[torch.randn(5, 7), torch.randn(7, 3), torch.randn(3)]",
         "[torch.randn(16, 33), torch.randn(33, 9), torch.randn(9)]"}},
       {"matmul_batched",
