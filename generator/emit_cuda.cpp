@@ -280,8 +280,8 @@ struct CudaKernel {
 
   /// The C type a reduction accumulates in: float sums in double, as the CPU kernels do (a thread
   /// that walks a column of 16384 rows adds them one after another), but over a short window (an
-  /// average pool's 27 elements: float's rounding over so few is far below any tolerance, and
-  /// each double conversion costs a slow instruction per element).
+  /// average pool's 27 elements: float's rounding over so few is at most that many float
+  /// roundings, where each double conversion cost a slow instruction per element).
   std::string accumulator_type(const Stage& s) const {
     const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
     const DType in = s.value->dtype == DType::b8 ? DType::i64 : s.value->dtype;
@@ -297,10 +297,9 @@ struct CudaKernel {
   bool joins(const std::vector<const Stage*>& together, const Stage& s) const {
     if (s.kind != Stage::Kind::reduce || is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine))
       return false;
-    const std::string x = text(s.value);
-    for (const Stage* t : together)
-      if (x.find("acc" + std::to_string(t->buffer)) != std::string::npos) return false;
-    return true;
+    const auto reads = loaded_buffers(s.value);
+    return std::none_of(together.begin(), together.end(),
+                        [&](const Stage* t) { return reads.count(t->buffer) > 0; });
   }
 
   void reduce_arg(const Stage& s) {
@@ -324,6 +323,7 @@ struct CudaKernel {
   /// Sums, products, maxima or minima over the same elements, in one loop.
   void reduce_together(const std::vector<const Stage*>& stages) {
     std::vector<Walk> walks;
+    std::vector<std::string> ops;
     for (const Stage* s : stages) {
       const Buffer& b = p.buffers[static_cast<size_t>(s->buffer)];
       const std::string id = std::to_string(b.id);
@@ -349,24 +349,22 @@ struct CudaKernel {
           break;
       }
       out += "  " + t + " s" + id + " = " + init + ";\n";
+      ops.push_back(op);
       walks.push_back({t, "static_cast<" + t + ">(" + text(s->value) + ")",
                        [id, op](const std::string& i, const std::string& v) {
                          return i + "s" + id + " = " + op + "()(s" + id + ", " + v + ");\n";
                        }});
     }
     inner_loop_unrolled(walks);
-    for (const Stage* s : stages) {
+    for (size_t j = 0; j < stages.size(); ++j) {
+      const Stage* s = stages[j];
       const Buffer& b = p.buffers[static_cast<size_t>(s->buffer)];
       const std::string id = std::to_string(b.id);
       const std::string t = accumulator_type(*s);
       const std::string shared = t == "double"  ? "kf_shared_d"
                                  : t == "float" ? "kf_shared_f"
                                                 : "kf_shared_i";
-      const std::string op = b.combine == Combine::sum    ? "KfSum"
-                             : b.combine == Combine::prod ? "KfProd"
-                             : b.combine == Combine::max  ? "KfMax"
-                                                          : "KfMin";
-      out += "  s" + id + " = kf_group_reduce<" + n(group) + ">(s" + id + ", " + op + "(), " +
+      out += "  s" + id + " = kf_group_reduce<" + n(group) + ">(s" + id + ", " + ops[j] + "(), " +
              shared + ");\n";
       std::string v = "s" + id;
       if (b.scale != 1) v = "(" + v + " * " + constant_text(b.scale, DType::f32) + ")";

@@ -153,12 +153,6 @@ std::string n(int64_t v) {
 
 enum class Role { m, n, batch, k };
 
-std::string plain_text(const ExprPtr& e) {
-  return expr_text(e, [](const Expr& l, const std::string& added) {
-    return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
-  });
-}
-
 /// The index of the kernel's space given the counters of each role: gm over the M dimensions,
 /// gn over N, gb over the batch ones, gk over the reduced ones; roles in `zero` are 0.
 std::vector<IndexPtr> role_vars(const Kernel& k, const std::vector<Role>& roles,
@@ -239,7 +233,7 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
   ExprPtr body = red.compute(probe);
   if (body->kind != Expr::Kind::call || body->fn != "mul" || body->args.size() != 2)
     return std::nullopt;
-  const std::string a_text = plain_text(body->args[0]), b_text = plain_text(body->args[1]);
+  const std::string a_text = memory_text(body->args[0]), b_text = memory_text(body->args[1]);
   std::vector<Role> roles(k.space.size(), Role::k);
   int64_t M = 1, N = 1, B = 1;
   for (size_t d = 0; d < k.space.size(); ++d) {
@@ -339,8 +333,8 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
        kernel_parameters(p, k) + ") {\n";
   f += "  const int64_t gb = blockIdx.z;\n";
   f += "  " + template_args + ", " + n(M) + ", " + n(N) + ", " + n(K) + ">(\n";
-  f += "    [&](int64_t gm, int64_t gk) { return static_cast<float>(" + plain_text(a) + "); },\n";
-  f += "    [&](int64_t gn, int64_t gk) { return static_cast<float>(" + plain_text(b) + "); },\n";
+  f += "    [&](int64_t gm, int64_t gk) { return static_cast<float>(" + memory_text(a) + "); },\n";
+  f += "    [&](int64_t gn, int64_t gk) { return static_cast<float>(" + memory_text(b) + "); },\n";
   f += "    [&](int64_t gm, int64_t gn, float sum) {\n" + store + "    });\n";
   f += "}\n\n";
   if (unmatched) return std::nullopt;

@@ -77,6 +77,22 @@ std::string constant_text(double value, DType dtype) {
   return s + "f";
 }
 
+std::string memory_text(const ExprPtr& e) {
+  return expr_text(e, [](const Expr& l, const std::string& added) {
+    return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
+  });
+}
+
+std::set<int> loaded_buffers(const ExprPtr& e) {
+  std::set<int> out;
+  if (e->kind == Expr::Kind::load) out.insert(e->buffer);
+  for (const auto& a : e->args) {
+    auto more = loaded_buffers(a);
+    out.insert(more.begin(), more.end());
+  }
+  return out;
+}
+
 bool calls(const ExprPtr& e, const std::string& fn) {
   if (e->kind == Expr::Kind::call && e->fn == fn) return true;
   for (const auto& a : e->args)

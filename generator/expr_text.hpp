@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 
 #include "generator/ir.hpp"
@@ -15,8 +16,13 @@ namespace kforge::generator {
 using LoadText = std::function<std::string(const Expr&, const std::string& added)>;
 std::string expr_text(const ExprPtr& e, const LoadText& load);
 std::string constant_text(double value, DType dtype);
+/// The expression with every load as the buffer's element, `b<id>[offset]`: equal text, equal
+/// value (what identifies a reduction, and the factors of a product).
+std::string memory_text(const ExprPtr& e);
 /// Whether the expression calls `fn` somewhere.
 bool calls(const ExprPtr& e, const std::string& fn);
+/// The buffers the expression loads from.
+std::set<int> loaded_buffers(const ExprPtr& e);
 
 /// The kf_ helpers every generated kernel may call (expects KF_FN defined).
 extern const char* const kPrelude;

@@ -550,9 +550,7 @@ Lazy Lowerer::reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Com
     probe.push_back(ix::named("kf_r" + std::to_string(d) + "_", b.space[d]));
     signature += " " + std::to_string(b.space[d]) + (b.reduced[d] ? "r" : "");
   }
-  signature += " " + expr_text(b.compute(probe), [](const Expr& e, const std::string& added) {
-                 return "b" + std::to_string(e.buffer) + "[" + e.index->text + added + "]";
-               });
+  signature += " " + memory_text(b.compute(probe));
   auto known = reductions_.find(signature);
   if (known == reductions_.end()) {
     split_reduction(b);  // may add a buffer of partial results first, and renumber b

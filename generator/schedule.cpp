@@ -66,12 +66,7 @@ bool is_product(const Buffer& b) {
     probe.push_back(ix::named("kf_d" + std::to_string(d) + "_", b.space[d]));
   const ExprPtr body = b.compute(probe);
   if (body->kind != Expr::Kind::call || body->fn != "mul" || body->args.size() != 2) return false;
-  auto text = [](const ExprPtr& e) {
-    return expr_text(e, [](const Expr& l, const std::string& added) {
-      return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
-    });
-  };
-  const std::string a = text(body->args[0]), c = text(body->args[1]);
+  const std::string a = memory_text(body->args[0]), c = memory_text(body->args[1]);
   bool a_only = false, c_only = false;
   for (size_t d = 0; d < b.space.size(); ++d) {
     if (b.reduced[d] || b.space[d] == 1) continue;
@@ -101,11 +96,12 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
   }
   if (b.kind == Buffer::Kind::reduction) {
     if (b.space != k.space || b.reduced != k.reduced || !k.reduces()) return std::nullopt;
-    // Two matrix products (a gated FFN's x @ w1 and x @ w3) are two kernels: a kernel of two
-    // is not tiled (robust-kbench's llama_ffw own kernel, one such kernel, was 0.07x of eager).
-    if (is_product(b) && std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& t) {
+    // A matrix product is the only reduction of its kernel, which the tiled GEMM takes: a gated
+    // FFN's x @ w1 and x @ w3 in one kernel were not tiled (robust-kbench's llama_ffw own kernel,
+    // 0.07x of eager).
+    if (std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& t) {
           return t.kind == Stage::Kind::reduce &&
-                 is_product(p.buffers[static_cast<size_t>(t.buffer)]);
+                 (is_product(b) || is_product(p.buffers[static_cast<size_t>(t.buffer)]));
         }))
       return std::nullopt;
     s.kind = Stage::Kind::reduce;
@@ -167,43 +163,24 @@ std::set<int> needed(const Program& p) {
   return live;
 }
 
-/// The buffers b's element reads.
+/// The buffers reduction b's element reads.
 std::set<int> reads_of(const Buffer& b) {
-  const auto& space = b.kind == Buffer::Kind::reduction ? b.space : b.shape;
   std::vector<IndexPtr> probe;
-  for (size_t d = 0; d < space.size(); ++d)
-    probe.push_back(ix::named("kf_p" + std::to_string(d) + "_", space[d]));
-  std::vector<const Expr*> loads;
-  collect_loads(b.compute(probe), loads);
-  std::set<int> out;
-  for (const Expr* l : loads) out.insert(l->buffer);
-  return out;
-}
-
-/// Whether one of k's reductions reads exactly the buffers `reads`.
-bool reduces_the_same(const Kernel& k, const std::set<int>& reads) {
-  for (const auto& st : k.stages) {
-    if (st.kind != Stage::Kind::reduce) continue;
-    std::vector<const Expr*> loads;
-    collect_loads(st.value, loads);
-    std::set<int> its;
-    for (const Expr* l : loads) its.insert(l->buffer);
-    if (its == reads) return true;
-  }
-  return false;
+  for (size_t d = 0; d < b.space.size(); ++d)
+    probe.push_back(ix::named("kf_p" + std::to_string(d) + "_", b.space[d]));
+  return loaded_buffers(b.compute(probe));
 }
 
 /// Reduction `b`, which cannot join the last kernel, joins an earlier one where it may: the latest
-/// that takes it and has a reduction reading the same buffers, as long as no kernel after that one
+/// that takes it (stage_in: never beside a matrix product), as long as no kernel after that one
 /// computes what b reads. Sums over the same elements become one pass (a variance's sum of
 /// squares beside its mean's sum, both split into partial sums, which the lowering makes one
-/// after the other); a matrix product never joins another that reads other factors (a kernel of
-/// two products is not tiled).
+/// after the other).
 bool join_earlier(const Program& p, std::vector<Kernel>& kernels, const Buffer& b) {
   const auto reads = reads_of(b);
   for (size_t i = kernels.size(); i-- > 0;) {
     Kernel& k = kernels[i];
-    if (i + 1 < kernels.size() && k.library < 0 && reduces_the_same(k, reads)) {
+    if (i + 1 < kernels.size() && k.library < 0) {
       if (auto s = stage_in(p, k, b)) {
         k.stages.push_back(*s);
         return true;
