@@ -44,10 +44,12 @@ struct CpuKernel {
         const bool sum = b.combine == Combine::sum;
         const std::string acc_t = real ? "double" : "int64_t";
         out += "    " + acc_t + " s" + id + " = " + (sum ? "0" : "1") + ";\n";
+        const std::string term =
+            real ? double_term_text(s.value, [&](const ExprPtr& e) { return text(e); })
+                 : "static_cast<int64_t>(" + x + ")";
         inner_loop(sum ? "#pragma omp simd reduction(+ : s" + id + ")" : "", "",
                    [&](const std::string& i) {
-                     return i + "s" + id + (sum ? " += " : " *= ") + "static_cast<" + acc_t + ">(" +
-                            x + ");\n";
+                     return i + "s" + id + (sum ? " += " : " *= ") + term + ";\n";
                    });
         std::string v = "s" + id;
         if (b.scale != 1) v = "(" + v + " * " + constant_text(b.scale, DType::f32) + ")";

@@ -350,8 +350,10 @@ struct CudaKernel {
       }
       out += "  " + t + " s" + id + " = " + init + ";\n";
       ops.push_back(op);
-      walks.push_back({t, "static_cast<" + t + ">(" + text(s->value) + ")",
-                       [id, op](const std::string& i, const std::string& v) {
+      const std::string term =
+          t == "double" ? double_term_text(s->value, [&](const ExprPtr& e) { return text(e); })
+                        : "static_cast<" + t + ">(" + text(s->value) + ")";
+      walks.push_back({t, term, [id, op](const std::string& i, const std::string& v) {
                          return i + "s" + id + " = " + op + "()(s" + id + ", " + v + ");\n";
                        }});
     }

@@ -19,6 +19,13 @@ std::string constant_text(double value, DType dtype);
 /// The expression with every load as the buffer's element, `b<id>[offset]`: equal text, equal
 /// value (what identifies a reduction, and the factors of a product).
 std::string memory_text(const ExprPtr& e);
+/// A float element that a sum accumulates in double, as text of type double (`text` prints an
+/// expression): a product's factors each widened before they are multiplied, so that a dot
+/// product's terms are not rounded to float first. That rounding (about 6e-8 of each term) is what
+/// flipped a recomputed convolution's sign near zero, and with it the ReLU mask that routes a
+/// max-pooling's gradient (robust-kbench's mnist_conv_relu_pool backward).
+std::string double_term_text(const ExprPtr& e,
+                             const std::function<std::string(const ExprPtr&)>& text);
 /// Whether the expression calls `fn` somewhere.
 bool calls(const ExprPtr& e, const std::string& fn);
 /// The buffers the expression loads from.
