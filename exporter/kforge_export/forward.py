@@ -40,8 +40,13 @@ def export_forward_config(module, entry, index, input_names, writer, out_dir, fa
             with phase("filters"):
                 warnings += filter_warnings(fn, specs, on_device, other_tensors, outs)
         reference = writer.reference("forward_fn", specs, values, index)
+
+        def rerun():
+            with torch.no_grad():
+                return outputs_of(fn(*[to_device(v, device) for v in values]), "forward_fn")
+
         with phase("check"):
-            check_reference(out_dir, reference, specs, values, outs, device)
+            warnings += check_reference(out_dir, reference, specs, values, outs, device, rerun)
     else:
         # Other configs need their output shapes only. On the CPU meta tensors give them without
         # computing; on a GPU a real run takes milliseconds (meta tensors' first use costs seconds

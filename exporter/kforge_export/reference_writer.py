@@ -217,11 +217,15 @@ def py_name(name):
     return re.sub(r"\W", "_", name)
 
 
-def check_reference(out_dir, reference, specs, values, expected, device):
+def check_reference(out_dir, reference, specs, values, expected, device, rerun=None):
     """Loads the saved reference back and checks that it reproduces the Python result (`expected`,
     computed on `device`), on that device. A traced graph that holds the CPU it was traced on runs
     on the CPU instead, compared with a tolerance for two devices' rounding (a GEMM of 8192 terms
-    differs in the fifth digit between them); a wrong trace is wrong by far more."""
+    differs in the fifth digit between them); a wrong trace is wrong by far more. Where it does not
+    reproduce it and `rerun` (the Python function run again) is given, a function that differs
+    from itself between runs by rounding (cuDNN's transposed convolutions add with atomics) is
+    checked against that spread instead: the warnings this returns say so. Dropout, which
+    differs by far more, is still refused."""
     if reference["call"] == "all_args":
         call_args = values
     else:
@@ -249,5 +253,36 @@ def check_reference(out_dir, reference, specs, values, expected, device):
         rtol, atol = 1e-3, 1e-3 * max([e.abs().max().item() for e in expected if e.numel()] + [1e-6])
     got = [g.to(device) for g in got]
     expected = [e.to(device) for e in expected]
-    if len(got) != len(expected) or not all(torch.allclose(g, e, rtol=rtol, atol=atol) for g, e in zip(got, expected)):
-        raise ExportError(f"the TorchScript reference {reference['file']} does not reproduce the Python function")
+    refused = ExportError(f"the TorchScript reference {reference['file']} does not reproduce the Python function")
+    if len(got) != len(expected):
+        raise refused
+    if all(torch.allclose(g, e, rtol=rtol, atol=atol) for g, e in zip(got, expected)):
+        return []
+    if rerun is None:
+        raise refused
+    again = [a.to(device) for a in rerun()]
+    if len(again) != len(expected):
+        raise refused
+    warnings = []
+    for k, (g, e, a) in enumerate(zip(got, expected, again)):
+        if torch.allclose(g, e, rtol=rtol, atol=atol):
+            continue
+        spread = largest_difference(a, e)
+        scale = e.abs().max().item() if e.numel() else 0.0
+        # Rounding, not randomness: within 1e-3 of the output's largest magnitude (the evaluator's
+        # measure of a rounding-sized miss), and the reference as close as a second run is.
+        if not 0 < spread <= 1e-3 * scale or largest_difference(g, e) > 4 * spread:
+            raise refused
+        warnings.append(f"the function's output {k} differs between two runs by up to {spread:.3g} (of "
+                        f"{scale:.3g}): the reference was checked against that spread, not to rounding")
+    return warnings
+
+
+def largest_difference(a, b):
+    """The largest |a - b| over the elements, NaN where they disagree on NaN or their shapes differ."""
+    if a.shape != b.shape:
+        return float("nan")
+    if not a.numel():
+        return 0.0
+    d = (a.double() - b.double()).abs()
+    return float("nan") if bool(torch.isnan(d).any()) else d.max().item()
