@@ -36,7 +36,16 @@ struct CudaChoices {
   /// KernelBench's batch norm and 3-D pooling kernels compute per element (0.53x and 0.37x of
   /// eager). Off until measured on a GPU; a choice of the search.
   bool index32 = false;
+  /// A reduction kernel whose passes over a row compute the same values from memory one after
+  /// another (a norm's statistics, then its output; a softmax's maximum and sum, then its
+  /// quotient) computes them once into registers that every pass reads, where a thread's share of
+  /// the row is short enough (`kRowCacheValues`): the row comes from memory once rather than
+  /// once a pass.
+  bool row_cache = true;
 };
+
+/// The registers a thread may give the row cache: its share of the row times the cached loads.
+inline constexpr int64_t kRowCacheValues = 64;
 
 /// How a tiled contraction kernel begins, and one on the tensor cores (generate.cpp counts them
 /// and includes <mma.h> for the second).

@@ -4,9 +4,13 @@
 // inner dimensions that loads four elements before it combines them, a reduction combined across
 // the group by warp shuffles (and shared memory across warps) in a fixed order, so every thread of
 // the group holds the result and the stages behind it read it from a register. A row's maximum and
-// its sum of exp(x - maximum) (softmax and its kin) are one online pass. A scan: a warp or a
-// thread a row, its running accumulator stored at each element.
+// its sum of exp(x - maximum) (softmax and its kin) are one online pass. Where several passes
+// compute the same values from the row and a thread's share of it is short, those values are
+// computed once into registers (the row cache) and every pass reads them there. A scan: a warp or
+// a thread a row, its running accumulator stored at each element.
 #include <algorithm>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -160,6 +164,20 @@ ExprPtr reciprocal_of_accumulators(const Kernel& k, const ExprPtr& e) {
 /// The reduced elements of a short window: a thread walks it fully unrolled, sums in float.
 constexpr int64_t kShortWindow = 32;
 
+/// The row cache unrolls each pass over the thread's share of the row whole: at most this many
+/// expression nodes in all (the share times the passes' nodes). Measured on an H200: KernelBench's
+/// 92_Conv2d_GroupNorm_Tanh_HardSwish_ResidualAdd_LogSumExp (64 x 93 nodes) ran 1.24x slower with
+/// the cache, 88_Gemm_GroupNorm_Swish_Multiply_Swish (32 x 66) 1.03x faster, 36_RMSNorm_ (64 x 9)
+/// 1.71x faster (BENCHMARKS.md).
+constexpr int64_t kRowCacheCode = 4096;
+
+/// Whether the index reads the kernel's counter `name` (`o`, the outer index; `r`, the row's).
+bool reads_var(const Index& i, const std::string& name) {
+  if (i.kind == Index::Kind::var) return i.text == name;
+  return std::any_of(i.terms.begin(), i.terms.end(),
+                     [&](const IndexPtr& t) { return reads_var(*t, name); });
+}
+
 struct CudaKernel {
   const Program& p;
   const Kernel& k;
@@ -169,13 +187,200 @@ struct CudaKernel {
   /// The C type of a reduction's or scan's indices (o, r): int where the choice `index32` asks
   /// for it and every offset fits (narrow_indices), else int64_t. Pointwise kernels decide alone.
   std::string ix = "int64_t";
+  /// The row cache (CudaChoices::row_cache): the values held in registers kf_c<i>[kf_j] (their
+  /// text as memory_text prints them, and the expressions), and the thread's share of the row
+  /// (`steps` elements, r = lane + kf_j * group); none when `steps` is 0.
+  std::vector<std::string> cached{};
+  std::vector<ExprPtr> cached_values{};
+  /// from_cache reads the first `visible` registers: the cache's own loop computes each value
+  /// from those before it (smaller values first, so that x + b is read where (x + b) * m is made).
+  size_t visible = SIZE_MAX;
+  int64_t steps = 0;
+  bool row_cache = false;  ///< whether `emit` may plan one
+
+  /// memory_text of a node of the kernel's expressions, computed once per node (the node kept
+  /// alive with it, so that no other node is ever made at its address).
+  mutable std::map<const Expr*, std::pair<ExprPtr, std::string>> node_texts{};
+  const std::string& node_text(const ExprPtr& e) const {
+    auto it = node_texts.find(e.get());
+    if (it == node_texts.end())
+      it = node_texts.emplace(e.get(), std::pair(e, memory_text(e))).first;
+    return it->second.second;
+  }
+
+  /// `e` with each value the row cache holds read from its register: a load of buffer -1 - i.
+  ExprPtr from_cache(const ExprPtr& e) const {
+    if (e->kind == Expr::Kind::constant || e->kind == Expr::Kind::index) return e;
+    const auto it = std::find(cached.begin(), cached.end(), node_text(e));
+    if (it != cached.end() && size_t(it - cached.begin()) < visible) {
+      Expr r;
+      r.kind = Expr::Kind::load;
+      r.dtype = e->dtype;
+      r.buffer = -1 - static_cast<int>(it - cached.begin());
+      return std::make_shared<const Expr>(std::move(r));
+    }
+    std::vector<ExprPtr> args;
+    bool changed = false;
+    for (const auto& a : e->args) {
+      args.push_back(from_cache(a));
+      changed = changed || args.back() != a;
+    }
+    if (!changed) return e;
+    Expr copy = *e;
+    copy.args = std::move(args);
+    return std::make_shared<const Expr>(std::move(copy));
+  }
 
   std::string text(const ExprPtr& e) const {
-    return kernel_expr_text(k, reciprocal_of_accumulators(k, e));
+    const ExprPtr f = reciprocal_of_accumulators(k, e);
+    if (cached.empty()) return kernel_expr_text(k, f);
+    return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
+      if (l.buffer < 0) return "kf_c" + std::to_string(-1 - l.buffer) + "[kf_j]";
+      if (std::count(k.local.begin(), k.local.end(), l.buffer))
+        return "acc" + std::to_string(l.buffer);
+      return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
+    });
+  }
+
+  /// Whether the row cache may hold `e`'s value: computed from memory and indices alone (none of
+  /// the kernel's accumulators, nothing it stores, no gather) before any pass runs, and reading
+  /// the row's own elements (a load at both o and r: what every row reads alike, a bias by
+  /// channel, stays in the GPU's caches).
+  bool cacheable(const ExprPtr& e) const {
+    bool own = false;
+    std::function<bool(const ExprPtr&)> fits = [&](const ExprPtr& x) {
+      if (x->kind == Expr::Kind::load) {
+        if (!x->args.empty() || std::count(k.local.begin(), k.local.end(), x->buffer) ||
+            std::count(k.stores.begin(), k.stores.end(), x->buffer))
+          return false;
+        own = own || (reads_var(*x->index, "r") && reads_var(*x->index, "o"));
+      }
+      return std::all_of(x->args.begin(), x->args.end(), fits);
+    };
+    return (e->kind == Expr::Kind::load || e->kind == Expr::Kind::call) && fits(e) && own;
+  }
+
+  /// The stages that walk the row together, as `emit` runs them: an online pair, reductions that
+  /// share a loop (`joins`), or one stage; outer stores walk nothing.
+  std::vector<std::vector<size_t>> walks_of_stages() const {
+    std::vector<std::vector<size_t>> out;
+    for (size_t i = 0; i < k.stages.size(); ++i) {
+      const Stage& s = k.stages[i];
+      if (online_pair(i)) {
+        out.push_back({i, i + 1});
+        ++i;
+      } else if (s.kind == Stage::Kind::reduce &&
+                 !is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine)) {
+        std::vector<const Stage*> together{&s};
+        out.push_back({i});
+        while (i + 1 < k.stages.size() && !online_pair(i + 1) && joins(together, k.stages[i + 1])) {
+          together.push_back(&k.stages[++i]);
+          out.back().push_back(i);
+        }
+      } else {
+        out.push_back({i});
+      }
+    }
+    return out;
+  }
+
+  /// The expressions a walk of the row prints with `text`: an online pair's first value (the
+  /// second is computed from it), a double sum's widened factors (double_term_text), or each
+  /// stage's value; an outer store prints none.
+  std::vector<ExprPtr> printed_parts(const std::vector<size_t>& walk) const {
+    if (online_pair(walk.front())) return {k.stages[walk.front()].value};
+    std::vector<ExprPtr> out;
+    for (size_t i : walk) {
+      const Stage& s = k.stages[i];
+      if (s.kind == Stage::Kind::outer_store) continue;
+      const bool widened = s.kind == Stage::Kind::reduce &&
+                           !is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine) &&
+                           accumulator_type(s) == "double";
+      std::function<void(const ExprPtr&)> split = [&](const ExprPtr& e) {
+        if (widened && is_float_product(e)) {
+          split(e->args[0]);
+          split(e->args[1]);
+        } else {
+          out.push_back(e);
+        }
+      };
+      split(s.value);
+    }
+    return out;
+  }
+
+  /// The values two or more walks of the row compute from memory (`cacheable`), for the row
+  /// cache: the largest such expressions (a group norm's mish(x + bias), for its statistics and
+  /// its output; a softmax's x), in the order the walks meet them, as many as kRowCacheValues
+  /// registers hold. A pass then neither reads them from memory nor computes them again.
+  void plan_row_cache() {
+    const int64_t r = numel(k.inner_shape());
+    const int64_t share = (r + group - 1) / group;
+    if (share > kRowCacheValues) return;
+    std::vector<std::vector<ExprPtr>> values;  // each walk's, as it prints them
+    size_t nodes = 0;
+    for (const auto& walk : walks_of_stages()) {
+      values.push_back(printed_parts(walk));
+      for (const auto& v : values.back()) nodes += v->size;
+    }
+    if (share * int64_t(nodes) > kRowCacheCode) return;
+    std::map<std::string, int> walks;  // a cacheable value's text: the walks that compute it
+    for (const auto& walk : values) {
+      std::set<std::string> here;
+      std::function<void(const ExprPtr&)> visit = [&](const ExprPtr& e) {
+        if (cacheable(e)) here.insert(node_text(e));
+        for (const auto& a : e->args) visit(a);
+      };
+      for (const auto& v : walk) visit(v);
+      for (const auto& t : here) ++walks[t];
+    }
+    std::function<void(const ExprPtr&)> pick = [&](const ExprPtr& e) {
+      if (cacheable(e) && walks[node_text(e)] >= 2) {
+        if (std::count(cached.begin(), cached.end(), node_text(e)) ||
+            int64_t(cached.size() + 1) * share > kRowCacheValues)
+          return;
+        cached.push_back(node_text(e));
+        cached_values.push_back(e);
+        return;
+      }
+      for (const auto& a : e->args) pick(a);
+    };
+    for (const auto& walk : values)
+      for (const auto& v : walk) pick(v);
+    if (cached.empty()) return;
+    steps = share;
+    std::stable_sort(cached_values.begin(), cached_values.end(),
+                     [](const ExprPtr& a, const ExprPtr& b) { return a->size < b->size; });
+    cached.clear();
+    for (const auto& v : cached_values) cached.push_back(node_text(v));
+    // every cached value computed before any pass: all their loads in flight at once
+    std::string loads;
+    for (size_t i = 0; i < cached.size(); ++i) {
+      out += "  " + std::string(c_type(cached_values[i]->dtype)) + " kf_c" + std::to_string(i) +
+             "[" + n(steps) + "];\n";
+      visible = i;
+      loads += "      kf_c" + std::to_string(i) + "[kf_j] = " + text(cached_values[i]) + ";\n";
+    }
+    visible = SIZE_MAX;
+    cached_loop([&](const std::string&) { return loads; });
+  }
+
+  /// The thread's share of the row, unrolled whole (the row cache's registers are indexed by
+  /// kf_j, which must be a constant): r = lane + kf_j * group.
+  void cached_loop(const std::function<std::string(const std::string&)>& body) {
+    const int64_t r = numel(k.inner_shape());
+    const std::string bound = steps * group == r ? "" : " && r < " + n(r);
+    out += "#pragma unroll\n  for (int kf_j = 0; kf_j < " + n(steps) + "; ++kf_j) {\n    const " +
+           ix + " r = lane + kf_j * " + n(group) + ";\n    if (live" + bound + ") {\n" +
+           body("      ") + "    }\n  }\n";
   }
 
   void inner_loop(const std::function<std::string(const std::string&)>& body) {
     const int64_t r = numel(k.inner_shape());
+    if (steps > 0) {
+      cached_loop(body);
+      return;
+    }
     if (group == 1 && r == 1) {
       out += "  if (live) {\n    const " + ix + " r = 0;\n" + body("    ") + "  }\n";
       return;
@@ -204,6 +409,10 @@ struct CudaKernel {
       return body;
     };
     auto direct = [&](size_t w) { return "(" + walks[w].value + ")"; };
+    if (steps > 0) {
+      cached_loop([&](const std::string& in) { return consume_all(in, direct); });
+      return;
+    }
     // A short window one thread walks (a 3-D pooling window of 27 elements): every step unrolled,
     // so that the window's offsets (r / 9, r % 3) are constants rather than divisions at run time.
     if (group == 1 && r <= kShortWindow) {
@@ -519,17 +728,17 @@ struct CudaKernel {
     out += "  const " + ix + " o = static_cast<" + ix + ">(blockIdx.x) * " + n(per_block) +
            " + threadIdx.x / " + n(group) + ";\n  const int lane = threadIdx.x % " + n(group) +
            ";\n  const bool live = o < " + n(outer) + ";\n";
-    for (size_t i = 0; i < k.stages.size(); ++i) {
-      const Stage& s = k.stages[i];
-      if (online_pair(i)) {
-        reduce_online(i++);
+    if (row_cache) plan_row_cache();
+    for (const auto& walk : walks_of_stages()) {
+      const Stage& s = k.stages[walk.front()];
+      if (online_pair(walk.front())) {
+        reduce_online(walk.front());
       } else if (s.kind == Stage::Kind::reduce &&
                  is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine)) {
         reduce_arg(s);
       } else if (s.kind == Stage::Kind::reduce) {
-        std::vector<const Stage*> together{&s};
-        while (i + 1 < k.stages.size() && !online_pair(i + 1) && joins(together, k.stages[i + 1]))
-          together.push_back(&k.stages[++i]);
+        std::vector<const Stage*> together;
+        for (size_t i : walk) together.push_back(&k.stages[i]);
         reduce_together(together);
       } else if (s.kind == Stage::Kind::scan) {
         scan(s);
@@ -579,6 +788,8 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     if (!k.stages.empty() && k.stages.front().kind == Stage::Kind::scan)
       c.group = k.inner.back() ? 32 : 1;
     if (choices.index32 && c.narrow_indices()) c.ix = "int";
+    c.row_cache = choices.row_cache && k.reduces() && !k.stages.empty() &&
+                  k.stages.front().kind != Stage::Kind::scan;
     const int64_t grid = c.emit(name);
     e.functions += c.out;
     e.calls += "  " + name + "<<<" + std::to_string(grid) + ", " +

@@ -95,11 +95,15 @@ std::set<int> loaded_buffers(const ExprPtr& e) {
 
 std::string double_term_text(const ExprPtr& e,
                              const std::function<std::string(const ExprPtr&)>& text) {
-  if (e->kind == Expr::Kind::call && e->fn == "mul" && e->dtype == DType::f32 &&
-      e->args.size() == 2 && e->args[0]->dtype == DType::f32 && e->args[1]->dtype == DType::f32)
+  if (is_float_product(e))
     return "(" + double_term_text(e->args[0], text) + " * " + double_term_text(e->args[1], text) +
            ")";
   return "static_cast<double>(" + text(e) + ")";
+}
+
+bool is_float_product(const ExprPtr& e) {
+  return e->kind == Expr::Kind::call && e->fn == "mul" && e->dtype == DType::f32 &&
+         e->args.size() == 2 && e->args[0]->dtype == DType::f32 && e->args[1]->dtype == DType::f32;
 }
 
 bool calls(const ExprPtr& e, const std::string& fn) {

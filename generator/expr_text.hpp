@@ -26,6 +26,8 @@ std::string memory_text(const ExprPtr& e);
 /// max-pooling's gradient (robust-kbench's mnist_conv_relu_pool backward).
 std::string double_term_text(const ExprPtr& e,
                              const std::function<std::string(const ExprPtr&)>& text);
+/// Whether double_term_text widens `e`'s two factors rather than `e`: a product of two floats.
+bool is_float_product(const ExprPtr& e);
 /// Whether the expression calls `fn` somewhere.
 bool calls(const ExprPtr& e, const std::string& fn);
 /// The buffers the expression loads from.

@@ -407,6 +407,67 @@ TEST(GeneratedCudaSource, Index32IndexesReductionsAndScansInInt) {
   EXPECT_GE(occurrences(wide, "const int64_t r ="), 1u) << wide;
 }
 
+// The row cache: a norm over 64 channels (KernelBench's 36_RMSNorm_: a thread an output walks its
+// column twice, for the mean of squares and for the quotient; the unrolled loop and its tail read
+// it in two places a pass without the cache) and a softmax over rows of 300 (a
+// warp a row: its online maximum and sum, then the quotient) load each element once, into
+// registers that both passes read; without the choice, once a pass. A row longer than the cache
+// holds is read from memory in each pass.
+TEST(GeneratedCudaSource, PassesOverAShortRowReadItOnceIntoRegisters) {
+  const OpCase rms{"rms_channels",
+                   "x",
+                   "x / torch.sqrt(torch.mean(x ** 2, dim=1, keepdim=True) + 1e-5)",
+                   {"[torch.randn(16, 64, 32, 32)]"}};
+  const OpCase softmax{"softmax_rows", "x", "torch.softmax(x, dim=1)", {"[torch.randn(64, 300)]"}};
+  const OpCase long_rows{
+      "softmax_long", "x", "torch.softmax(x, dim=1)", {"[torch.randn(8, 40000)]"}};
+  generator::CudaChoices off;
+  off.row_cache = false;
+  const auto loads_of_x = [](const std::string& source) { return occurrences(source, "= b0["); };
+  const auto reads_of_x = [](const std::string& source) { return occurrences(source, "b0["); };
+  const std::string cached = cuda_source(rms);
+  EXPECT_EQ(occurrences(cached, "float kf_c0[64];"), 1u) << cached;
+  EXPECT_EQ(reads_of_x(cached), 1u) << cached;
+  EXPECT_EQ(loads_of_x(cached), 1u) << cached;
+  EXPECT_GE(reads_of_x(cuda_source(rms, off)), 2u);
+  const std::string rows = cuda_source(softmax);
+  EXPECT_EQ(occurrences(rows, "float kf_c0[10];"), 1u) << rows;  // 300 elements, 32 threads
+  EXPECT_EQ(reads_of_x(rows), 1u) << rows;
+  EXPECT_GE(reads_of_x(cuda_source(softmax, off)), 2u);
+  const std::string long_row = cuda_source(long_rows);
+  EXPECT_EQ(occurrences(long_row, "kf_c0"), 0u) << long_row;
+}
+
+// What the row cache holds: a double sum of a product widens the factors (double_term_text), so
+// the instance norm of (x + b) * m shares x + b between its mean and its variance, not the
+// product, and x is read once (holding the product read x in the cache's loop and again in the
+// mean's: KernelBench's 79_Conv3d_Multiply_InstanceNorm_Clamp_Multiply_Max, 0.86x of the kernel
+// without the cache on an H200). And no cache where the unrolled passes would be long: a
+// logsumexp over 64 channels of a 40-node expression, computed in two passes.
+TEST(GeneratedCudaSource, TheRowCacheHoldsWhatThePassesPrintWhileTheirCodeIsShort) {
+  const OpCase scaled{"instance_norm_scaled",
+                      "x, b, m",
+                      "F.instance_norm((x + b.view(1, -1, 1, 1)) * m.view(1, -1, 1, 1))",
+                      {"[torch.randn(32, 32, 40, 40), torch.randn(32), torch.randn(32)]"}};
+  const std::string norm = cuda_source(scaled);
+  EXPECT_EQ(occurrences(norm, "float kf_c0[7];"), 1u) << norm;  // 1600 elements, 256 threads
+  EXPECT_EQ(occurrences(norm, "b0["), 1u) << norm;
+  const auto chain = [](int links) {
+    std::string v = "x";
+    for (int i = 0; i < links; ++i) v = "torch.tanh(" + v + ") + x";
+    return v;
+  };
+  const auto logsumexp = [&](int links) {
+    return cuda_source({"lse_chain_" + std::to_string(links),
+                        "x",
+                        "torch.logsumexp(" + chain(links) + ", dim=1)",
+                        {"[torch.randn(16, 64, 32, 32)]"}});
+  };
+  const std::string light = logsumexp(3), heavy = logsumexp(13);
+  EXPECT_EQ(occurrences(light, "float kf_c0[64];"), 1u) << light;
+  EXPECT_EQ(occurrences(heavy, "kf_c0"), 0u) << heavy;
+}
+
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   const auto marks = [](const std::string& source) {
     return occurrences(source, generator::kContractionMark);

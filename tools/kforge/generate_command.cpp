@@ -46,6 +46,10 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--index32", cuda.index32,
                "CUDA: reduction and scan kernels index in 32 bits where every offset fits "
                "(pointwise kernels always do)");
+  bool no_row_cache = false;
+  app.add_flag("--no-row-cache", no_row_cache,
+               "CUDA: reduction kernels read a row from memory in each pass over it, rather than "
+               "once into registers where a thread's share is short");
   app.add_flag("--library", library,
                "matrix products and convolutions as library calls (cuBLAS, cuDNN through ATen) "
                "with the rest fused around them; the experiment's library policy flags or forbids "
@@ -53,6 +57,7 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;
+  cuda.row_cache = !no_row_cache;
   if (cuda.tile > 0 && !generator::valid_tiling(cuda.tile, cuda.micro)) {
     std::cerr << "kforge generate: a tile of " << cuda.tile << " with " << cuda.micro
               << " per thread needs (tile / micro)^2 threads, 64 to 1024\n";
