@@ -44,7 +44,7 @@ struct CudaChoices {
   bool row_cache = true;
 };
 
-/// The registers a thread may give the row cache: its share of the row times the cached loads.
+/// The registers a thread may give the row cache: its share of the row times the cached values.
 inline constexpr int64_t kRowCacheValues = 64;
 
 /// How a tiled contraction kernel begins, and one on the tensor cores (generate.cpp counts them
