@@ -42,10 +42,21 @@ struct CudaChoices {
   /// the row is short enough (`kRowCacheValues`): the row comes from memory once rather than
   /// once a pass.
   bool row_cache = true;
+  /// A row too long for one block's row cache shared by a cluster of 2 to 16 blocks (sm_90's
+  /// thread-block clusters), each caching its slice in registers, their partial reductions
+  /// combined through distributed shared memory: the row comes from memory once where a block
+  /// alone reads it once a pass (KernelBench's 39_L2Norm_, rows of 65535: read twice, 0.57x of
+  /// eager). Launched with the kernel without clusters beside it, which runs where the GPU has
+  /// none.
+  bool cluster = true;
 };
 
 /// The registers a thread may give the row cache: its share of the row times the cached values.
 inline constexpr int64_t kRowCacheValues = 64;
+
+/// How a reduction kernel whose rows a cluster of blocks shares begins (generate.cpp includes
+/// <cooperative_groups.h> and cuda_cluster_prelude() for it).
+inline constexpr const char* kClusterMark = "// a row shared by a cluster of";
 
 /// How a tiled contraction kernel begins, and one on the tensor cores (generate.cpp counts them
 /// and includes <mma.h> for the second).
@@ -87,6 +98,9 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
                                                    const CudaChoices& choices);
 /// The CUDA kernels' group reductions (after the element functions).
 const char* cuda_reductions_prelude();
+/// A cluster's reductions across its blocks (after cuda_reductions_prelude; needs
+/// <cooperative_groups.h>).
+const char* cuda_cluster_prelude();
 /// The tiled loops of the contraction kernels (after the element functions): those on the CUDA
 /// cores, those on the tensor cores (they need <mma.h>), either, both or none.
 std::string cuda_contraction_prelude(bool cuda_cores, bool tensor_cores);

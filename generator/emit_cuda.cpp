@@ -124,6 +124,41 @@ __device__ __forceinline__ void kf_group_arg(T& v, int64_t& i, T* shared, int64_
 }
 )";
 
+// A row shared by a cluster of C blocks (sm_90): every thread of each block calls these after its
+// block's own reduction; thread 0 of each block puts the block's value in its shared slot, and
+// every thread combines the C slots in the order of the blocks' ranks. The second barrier keeps
+// each block from writing its slot again, or exiting, while another block reads it. Compiled
+// for GPUs without clusters as nothing: the host launches the kernel without clusters there.
+const char* const kCudaCluster = R"(
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+template <int C, class T, class Op>
+__device__ __forceinline__ T kf_cluster_reduce(T v, Op op, T* slot) {
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  if (threadIdx.x == 0) *slot = v;
+  cluster.sync();
+  v = *cluster.map_shared_rank(slot, 0);
+  for (int b = 1; b < C; ++b) v = op(v, *cluster.map_shared_rank(slot, b));
+  cluster.sync();
+  return v;
+}
+template <int C>
+__device__ __forceinline__ void kf_cluster_online(float& m, double& s, float* slot_m,
+                                                  double* slot_s) {
+  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
+  if (threadIdx.x == 0) {
+    *slot_m = m;
+    *slot_s = s;
+  }
+  cluster.sync();
+  m = *cluster.map_shared_rank(slot_m, 0);
+  s = *cluster.map_shared_rank(slot_s, 0);
+  for (int b = 1; b < C; ++b)
+    kf_online_merge(m, s, *cluster.map_shared_rank(slot_m, b), *cluster.map_shared_rank(slot_s, b));
+  cluster.sync();
+}
+#endif
+)";
+
 std::string n(int64_t v) {
   return std::to_string(v);
 }
@@ -140,10 +175,21 @@ int pick_group(const Kernel& k, const CudaChoices& c) {
   return g == 0 ? c.block_threads : g;
 }
 
-/// `e` with each float division by one of k's accumulators (a row's sum or norm, the same for
-/// the whole row) made a multiplication by its reciprocal, which the compiler computes once
-/// outside the loop: a true division per element cost softmax's output pass issue slots it needs
-/// for its loads. The result differs from the division by at most an ulp or so.
+/// Whether `e` is the same for the whole row: constants and k's accumulators (a row's sum, norm,
+/// maximum), and what is computed from them alone.
+bool row_constant(const Kernel& k, const ExprPtr& e) {
+  if (e->kind == Expr::Kind::constant) return true;
+  if (e->kind == Expr::Kind::load)
+    return e->args.empty() && std::count(k.local.begin(), k.local.end(), e->buffer) > 0;
+  if (e->kind != Expr::Kind::call) return false;
+  return std::all_of(e->args.begin(), e->args.end(),
+                     [&](const ExprPtr& a) { return row_constant(k, a); });
+}
+
+/// `e` with each float division by what is the same for the whole row (row_constant: a row's
+/// sum, sqrt(sum of squares)) made a multiplication by its reciprocal, which the compiler
+/// computes once outside the loop: a true division per element cost softmax's output pass issue
+/// slots it needs for its loads. The result differs from the division by at most an ulp or so.
 ExprPtr reciprocal_of_accumulators(const Kernel& k, const ExprPtr& e) {
   if (e->kind != Expr::Kind::call) return e;
   std::vector<ExprPtr> args;
@@ -154,8 +200,7 @@ ExprPtr reciprocal_of_accumulators(const Kernel& k, const ExprPtr& e) {
   }
   if (e->fn == "div" && e->dtype == DType::f32 && args.size() == 2) {
     const ExprPtr& d = args[1];
-    if (d->kind == Expr::Kind::load && d->dtype == DType::f32 && d->args.empty() &&
-        std::count(k.local.begin(), k.local.end(), d->buffer))
+    if (d->dtype == DType::f32 && d->kind != Expr::Kind::constant && row_constant(k, d))
       return ex::call("mul", {args[0], ex::call("reciprocal", {d})});
   }
   return changed ? ex::call(e->fn, std::move(args), e->dtype) : e;
@@ -171,6 +216,11 @@ constexpr int64_t kShortWindow = 32;
 /// 1.71x faster (BENCHMARKS.md).
 constexpr int64_t kRowCacheCode = 4096;
 
+/// The most elements of the row a thread of a cluster's block caches (CudaChoices::cluster): 32
+/// (38_L1Norm_'s clusters of 8 blocks of 256 threads, 48 registers, five blocks an SM) measured
+/// on an H200; more not tried.
+constexpr int64_t kClusterShare = 32;
+
 /// Whether the index reads the kernel's counter `name` (`o`, the outer index; `r`, the row's).
 bool reads_var(const Index& i, const std::string& name) {
   if (i.kind == Index::Kind::var) return i.text == name;
@@ -184,6 +234,9 @@ struct CudaKernel {
   int threads = 256, group = 1;
   int elements = 1;  ///< a pointwise kernel's elements per thread
   std::string out;
+  /// Blocks of a thread-block cluster that share each row (CudaChoices::cluster), 1 for none: the
+  /// row's `span` threads are the cluster's, lane = the block's rank * group + its thread.
+  int cluster = 1;
   /// The C type of a reduction's or scan's indices (o, r): int where the choice `index32` asks
   /// for it and every offset fits (narrow_indices), else int64_t. Pointwise kernels decide alone.
   std::string ix = "int64_t";
@@ -196,7 +249,9 @@ struct CudaKernel {
   /// from those before it (smaller values first, so that x + b is read where (x + b) * m is made).
   size_t visible = SIZE_MAX;
   int64_t steps = 0;
-  bool row_cache = false;  ///< whether `emit` may plan one
+
+  /// The threads that walk one row together: the group, in each block of the cluster.
+  int64_t span() const { return int64_t{group} * cluster; }
 
   /// memory_text of a node of the kernel's expressions, computed once per node (the node kept
   /// alive with it, so that no other node is ever made at its address).
@@ -312,18 +367,22 @@ struct CudaKernel {
   /// The values two or more walks of the row compute from memory (`cacheable`), for the row
   /// cache: the largest such expressions (a group norm's mish(x + bias), for its statistics and
   /// its output; a softmax's x), in the order the walks meet them, as many as kRowCacheValues
-  /// registers hold. A pass then neither reads them from memory nor computes them again.
-  void plan_row_cache() {
+  /// registers hold. A pass then neither reads them from memory nor computes them again. Returns
+  /// whether there is a cache (`steps` > 0); `load_row_cache` writes its loop.
+  bool plan_row_cache() {
+    cached.clear();
+    cached_values.clear();
+    steps = 0;
     const int64_t r = numel(k.inner_shape());
-    const int64_t share = (r + group - 1) / group;
-    if (share > kRowCacheValues) return;
+    const int64_t share = (r + span() - 1) / span();
+    if (share > kRowCacheValues) return false;
     std::vector<std::vector<ExprPtr>> values;  // each walk's, as it prints them
     size_t nodes = 0;
     for (const auto& walk : walks_of_stages()) {
       values.push_back(printed_parts(walk));
       for (const auto& v : values.back()) nodes += v->size;
     }
-    if (share * int64_t(nodes) > kRowCacheCode) return;
+    if (share * int64_t(nodes) > kRowCacheCode) return false;
     std::map<std::string, int> walks;  // a cacheable value's text: the walks that compute it
     for (const auto& walk : values) {
       std::set<std::string> here;
@@ -347,13 +406,18 @@ struct CudaKernel {
     };
     for (const auto& walk : values)
       for (const auto& v : walk) pick(v);
-    if (cached.empty()) return;
+    if (cached.empty()) return false;
     steps = share;
     std::stable_sort(cached_values.begin(), cached_values.end(),
                      [](const ExprPtr& a, const ExprPtr& b) { return a->size < b->size; });
     cached.clear();
     for (const auto& v : cached_values) cached.push_back(node_text(v));
-    // every cached value computed before any pass: all their loads in flight at once
+    return true;
+  }
+
+  /// The row cache's registers and the loop that fills them: every cached value computed before
+  /// any pass, all their loads in flight at once.
+  void load_row_cache() {
     std::string loads;
     for (size_t i = 0; i < cached.size(); ++i) {
       out += "  " + std::string(c_type(cached_values[i]->dtype)) + " kf_c" + std::to_string(i) +
@@ -366,12 +430,12 @@ struct CudaKernel {
   }
 
   /// The thread's share of the row, unrolled whole (the row cache's registers are indexed by
-  /// kf_j, which must be a constant): r = lane + kf_j * group.
+  /// kf_j, which must be a constant): r = lane + kf_j * span.
   void cached_loop(const std::function<std::string(const std::string&)>& body) {
     const int64_t r = numel(k.inner_shape());
-    const std::string bound = steps * group == r ? "" : " && r < " + n(r);
+    const std::string bound = steps * span() == r ? "" : " && r < " + n(r);
     out += "#pragma unroll\n  for (int kf_j = 0; kf_j < " + n(steps) + "; ++kf_j) {\n    const " +
-           ix + " r = lane + kf_j * " + n(group) + ";\n    if (live" + bound + ") {\n" +
+           ix + " r = lane + kf_j * " + n(span()) + ";\n    if (live" + bound + ") {\n" +
            body("      ") + "    }\n  }\n";
   }
 
@@ -385,7 +449,7 @@ struct CudaKernel {
       out += "  if (live) {\n    const " + ix + " r = 0;\n" + body("    ") + "  }\n";
       return;
     }
-    out += "  for (" + ix + " r = lane; live && r < " + n(r) + "; r += " + n(group) + ") {\n" +
+    out += "  for (" + ix + " r = lane; live && r < " + n(r) + "; r += " + n(span()) + ") {\n" +
            body("    ") + "  }\n";
   }
 
@@ -423,17 +487,18 @@ struct CudaKernel {
     // eight where a warp or more shares a long row (softmax over 393216 elements reached 66 % of
     // DRAM peak with four; eight not yet measured), else four (a thread walking a column already
     // fills the load queue)
-    const int kUnroll = group >= 32 && r >= 8 * int64_t{group} ? 8 : 4;
-    if (r < int64_t{kUnroll} * group) {
+    const int64_t g = span();
+    const int kUnroll = group >= 32 && r >= 8 * g ? 8 : 4;
+    if (r < kUnroll * g) {
       inner_loop([&](const std::string& i) { return consume_all(i, direct); });
       return;
     }
     const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < " + n(kUnroll) +
-                             "; ++kf_j) {\n      const " + ix + " r = kf_r + kf_j * " + n(group) +
+                             "; ++kf_j) {\n      const " + ix + " r = kf_r + kf_j * " + n(g) +
                              ";\n";
     auto unrolled = [&](size_t w) { return "kf_u" + n(static_cast<int64_t>(w)) + "[kf_j]"; };
-    out += "  {\n  " + ix + " kf_r = lane;\n  for (; live && kf_r + " + n((kUnroll - 1) * group) +
-           " < " + n(r) + "; kf_r += " + n(kUnroll * group) + ") {\n";
+    out += "  {\n  " + ix + " kf_r = lane;\n  for (; live && kf_r + " + n((kUnroll - 1) * g) +
+           " < " + n(r) + "; kf_r += " + n(kUnroll * g) + ") {\n";
     for (size_t w = 0; w < walks.size(); ++w)
       out +=
           "    " + walks[w].type + " kf_u" + n(static_cast<int64_t>(w)) + "[" + n(kUnroll) + "];\n";
@@ -441,7 +506,7 @@ struct CudaKernel {
     for (size_t w = 0; w < walks.size(); ++w)
       out += "      " + unrolled(w) + " = " + walks[w].value + ";\n";
     out += "    }\n" + each + consume_all("      ", unrolled) + "    }\n  }\n";
-    out += "  for (; live && kf_r < " + n(r) + "; kf_r += " + n(group) + ") {\n    const " + ix +
+    out += "  for (; live && kf_r < " + n(r) + "; kf_r += " + n(g) + ") {\n    const " + ix +
            " r = kf_r;\n" + consume_all("    ", direct) + "  }\n  }\n";
   }
 
@@ -477,6 +542,9 @@ struct CudaKernel {
       return in + "kf_online_add(" + m + ", " + s + ", " + v + ");\n";
     });
     out += "  kf_group_online<" + n(group) + ">(" + m + ", " + s + ", kf_shared_f, kf_shared_d);\n";
+    if (cluster > 1)
+      out += "  kf_cluster_online<" + n(cluster) + ">(" + m + ", " + s +
+             ", &kf_cluster_f, &kf_cluster_d);\n";
     std::string sum = s;
     if (sb.scale != 1) sum = "(" + sum + " * " + constant_text(sb.scale, DType::f32) + ")";
     out += "  const float acc" + std::to_string(ma.id) + " = " + m + ";\n  const float acc" +
@@ -577,6 +645,9 @@ struct CudaKernel {
                                                 : "kf_shared_i";
       out += "  s" + id + " = kf_group_reduce<" + n(group) + ">(s" + id + ", " + ops[j] + "(), " +
              shared + ");\n";
+      if (cluster > 1)
+        out += "  s" + id + " = kf_cluster_reduce<" + n(cluster) + ">(s" + id + ", " + ops[j] +
+               "(), &kf_cluster_" + shared.back() + ");\n";
       std::string v = "s" + id;
       if (b.scale != 1) v = "(" + v + " * " + constant_text(b.scale, DType::f32) + ")";
       out += "  const " + std::string(c_type(b.dtype)) + " acc" + id + " = static_cast<" +
@@ -710,8 +781,31 @@ struct CudaKernel {
     out += "  }\n}\n\n";
   }
 
+  /// The row cache (plan_row_cache), and where one block's share of the row is too long for it
+  /// and the choices allow, the smallest cluster of blocks (2 to 16) whose threads' shares are at
+  /// most kClusterShare: a block a row of 65535 (KernelBench's 38_L1Norm_) reads it twice, a
+  /// cluster of 8 blocks of 256 threads holds 32 elements a thread (2.37x of eager on an H200,
+  /// where the block a row was 1.26x). Not with more threads a block than the choice: softmax's
+  /// rows of 393216 in clusters of 16 blocks of 1024 threads, 24 elements a thread, ran at 20 % of
+  /// DRAM peak (0.46x of eager, the block a row 1.19x): a block an SM, its loads, its sums and its
+  /// stores one after another. Not for arg reductions (a pair whose cluster step is not written)
+  /// nor scans.
+  void plan(const CudaChoices& choices) {
+    if (!choices.row_cache || plan_row_cache() || !choices.cluster || group != threads) return;
+    for (const auto& s : k.stages)
+      if (s.kind == Stage::Kind::scan ||
+          (s.kind == Stage::Kind::reduce && is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine)))
+        return;
+    const int64_t outer = numel(k.outer_shape());
+    for (cluster = 2; cluster <= 16; cluster *= 2)
+      if (outer * cluster <= INT32_MAX && plan_row_cache() && steps <= kClusterShare) return;
+    cluster = 1;
+    plan_row_cache();  // clears what the last try planned
+  }
+
   /// The kernel function; returns the launch's grid size.
   int64_t emit(const std::string& name) {
+    if (cluster > 1) out += std::string(kClusterMark) + " " + n(cluster) + " blocks\n";
     out += "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
            kernel_parameters(p, k) + ") {\n";
     if (!k.reduces()) {
@@ -720,15 +814,26 @@ struct CudaKernel {
     }
     const int64_t outer = numel(k.outer_shape());
     const int per_block = threads / group;
-    const int64_t grid = (outer + per_block - 1) / per_block;
+    const int64_t grid = cluster > 1 ? outer * cluster : (outer + per_block - 1) / per_block;
+    if (cluster > 1) out += "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\n";
     out +=
         "  __shared__ float kf_shared_f[32];\n  __shared__ double kf_shared_d[32];\n"
         "  __shared__ int64_t kf_shared_i[32];\n"
         "  __shared__ int64_t kf_shared_j[32];\n";
-    out += "  const " + ix + " o = static_cast<" + ix + ">(blockIdx.x) * " + n(per_block) +
-           " + threadIdx.x / " + n(group) + ";\n  const int lane = threadIdx.x % " + n(group) +
-           ";\n  const bool live = o < " + n(outer) + ";\n";
-    if (row_cache) plan_row_cache();
+    if (cluster > 1) {
+      out += "  __shared__ float kf_cluster_f;\n  __shared__ double kf_cluster_d;\n"
+             "  __shared__ int64_t kf_cluster_i;\n";
+      out += "  const " + ix + " o = static_cast<" + ix + ">(blockIdx.x / " + n(cluster) +
+             ");\n  const int lane = static_cast<int>(cooperative_groups::this_cluster()."
+             "block_rank()) * " +
+             n(group) + " + static_cast<int>(threadIdx.x);\n";
+    } else {
+      out += "  const " + ix + " o = static_cast<" + ix + ">(blockIdx.x) * " + n(per_block) +
+             " + threadIdx.x / " + n(group) + ";\n  const int lane = threadIdx.x % " + n(group) +
+             ";\n";
+    }
+    out += "  const bool live = o < " + n(outer) + ";\n";
+    if (steps > 0) load_row_cache();
     for (const auto& walk : walks_of_stages()) {
       const Stage& s = k.stages[walk.front()];
       if (online_pair(walk.front())) {
@@ -758,6 +863,7 @@ struct CudaKernel {
             });
       }
     }
+    if (cluster > 1) out += "#endif\n";
     out += "}\n\n";
     return grid;
   }
@@ -767,6 +873,10 @@ struct CudaKernel {
 
 const char* cuda_reductions_prelude() {
   return kCudaReductions;
+}
+
+const char* cuda_cluster_prelude() {
+  return kCudaCluster;
 }
 
 EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
@@ -783,18 +893,49 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       e.calls += tiled->call;
       continue;
     }
-    CudaKernel c{*in.program, k, choices.block_threads, 1, choices.elements, ""};
-    if (k.reduces()) c.group = pick_group(k, choices);
-    if (!k.stages.empty() && k.stages.front().kind == Stage::Kind::scan)
-      c.group = k.inner.back() ? 32 : 1;
-    if (choices.index32 && c.narrow_indices()) c.ix = "int";
-    c.row_cache = choices.row_cache && k.reduces() && !k.stages.empty() &&
-                  k.stages.front().kind != Stage::Kind::scan;
+    auto kernel = [&](const CudaChoices& ch) {
+      CudaKernel c{*in.program, k, ch.block_threads, 1, ch.elements, ""};
+      if (k.reduces()) c.group = pick_group(k, ch);
+      const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
+      if (scan) c.group = k.inner.back() ? 32 : 1;
+      if (ch.index32 && c.narrow_indices()) c.ix = "int";
+      if (k.reduces() && !k.stages.empty() && !scan) c.plan(ch);
+      return c;
+    };
+    CudaKernel c = kernel(choices);
     const int64_t grid = c.emit(name);
     e.functions += c.out;
-    e.calls += "  " + name + "<<<" + std::to_string(grid) + ", " +
-               std::to_string(choices.block_threads) + ", 0, stream>>>(" + kernel_arguments(k) +
-               ");\n";
+    const std::string launch = "<<<" + std::to_string(grid) + ", " + std::to_string(c.threads) +
+                               ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
+    if (c.cluster == 1) {
+      e.calls += "  " + name + launch;
+      continue;
+    }
+    // The cluster's launch, and where it fails (a GPU without clusters, before sm_90) the kernel
+    // without them.
+    CudaChoices plain = choices;
+    plain.cluster = false;
+    CudaKernel twin = kernel(plain);
+    const int64_t twin_grid = twin.emit(name + "_plain");
+    e.functions += twin.out;
+    const std::string cl = std::to_string(c.cluster);
+    e.calls += "  {\n    cudaLaunchConfig_t kf_config = {};\n    kf_config.gridDim = dim3(" +
+               std::to_string(grid) + ");\n    kf_config.blockDim = dim3(" +
+               std::to_string(c.threads) +
+               ");\n    kf_config.stream = stream;\n    cudaLaunchAttribute kf_cluster[1];\n"
+               "    kf_cluster[0].id = cudaLaunchAttributeClusterDimension;\n"
+               "    kf_cluster[0].val.clusterDim.x = " +
+               cl +
+               ";\n    kf_cluster[0].val.clusterDim.y = 1;\n"
+               "    kf_cluster[0].val.clusterDim.z = 1;\n    kf_config.attrs = kf_cluster;\n"
+               "    kf_config.numAttrs = 1;\n";
+    if (c.cluster > 8)
+      e.calls += "    (void)cudaFuncSetAttribute(" + name +
+                 ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
+    e.calls += "    if (cudaLaunchKernelEx(&kf_config, " + name + ", " + kernel_arguments(k) +
+               ") != cudaSuccess) {\n      (void)cudaGetLastError();\n      " + name +
+               "_plain<<<" + std::to_string(twin_grid) + ", " + std::to_string(twin.threads) +
+               ", 0, stream>>>(" + kernel_arguments(k) + ");\n    }\n  }\n";
   }
   return e;
 }

@@ -215,6 +215,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     return found;
   };
   const size_t tensor_cores = count(kTensorCoreMark), contractions = count(kContractionMark);
+  const size_t clusters = count(kClusterMark);
   Generated g;
   g.source =
       "// Written by kforge's kernel generator (generator/) from the task's ATen graphs: one set "
@@ -222,6 +223,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
       "// kernels per config, chosen by the arguments' shapes and values.\n"
       "#include <torch/extension.h>\n" +
       std::string(cuda ? "#include <ATen/cuda/CUDAContext.h>\n" : "") +
+      (clusters ? "#include <cooperative_groups.h>\n" : "") +
       (tensor_cores ? "#include <mma.h>\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n#error "
                       "\"TF32 tensor cores need sm_80 or newer: generate the kernel without "
                       "tf32\"\n#endif\n"
@@ -229,7 +231,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
       "\n#include <cmath>\n#include <cstdint>\n#include <vector>\n\n" +
       (cuda ? "#define KF_FN static __device__ __forceinline__\n"
             : "#define KF_FN static inline\n") +
-      kPrelude + (cuda ? cuda_reductions_prelude() : "") +
+      kPrelude + (cuda ? cuda_reductions_prelude() : "") + (clusters ? cuda_cluster_prelude() : "") +
       (cuda ? cuda_contraction_prelude(contractions > tensor_cores, tensor_cores > 0) : "") + "\n" +
       body + ret + " " + r.direction + "(" + params + ") {\n" + dispatch +
       "  TORCH_CHECK(false, \"kforge generated this kernel for the task's configs; these arguments "
@@ -243,7 +245,8 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
       std::to_string(written) + " config(s), " + std::to_string(kernels - library) +
       " kernel(s) (" + std::to_string(reducing) + " reducing)" +
       (library ? ", " + std::to_string(library) + " library call(s)" : "") +
-      (tensor_cores ? ", " + std::to_string(tensor_cores) + " on the tensor cores (TF32)" : "");
+      (tensor_cores ? ", " + std::to_string(tensor_cores) + " on the tensor cores (TF32)" : "") +
+      (clusters ? ", " + std::to_string(clusters) + " sharing rows across a cluster of blocks" : "");
   return {std::move(g), ""};
 }
 

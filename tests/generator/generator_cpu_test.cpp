@@ -438,6 +438,41 @@ TEST(GeneratedCudaSource, PassesOverAShortRowReadItOnceIntoRegisters) {
   EXPECT_EQ(occurrences(long_row, "kf_c0"), 0u) << long_row;
 }
 
+// A row too long for one block's row cache: KernelBench's 39_L2Norm_ (rows of 65535; 128 of
+// them here, as few as stay unsplit) read twice by a block a row, once by a cluster of 8 blocks
+// of 256 threads, 32 elements a thread, whose partial sums meet across the cluster; launched
+// with the kernel without clusters beside it. A softmax over rows of 40000 takes clusters of 8
+// too, its online pair combined across them (rows of 393216, 23_Softmax, take 16 blocks of 1024
+// threads: too large an export for this test). Without the choice, no cluster.
+TEST(GeneratedCudaSource, ARowTooLongForABlockIsCachedByAClusterOfBlocks) {
+  const OpCase l2{"l2_norm_long_rows",
+                  "x",
+                  "x / torch.norm(x, p=2, dim=1, keepdim=True)",
+                  {"[torch.rand(128, 65535)]"}};
+  const OpCase softmax{
+      "softmax_cluster_rows", "x", "torch.softmax(x, dim=1)", {"[torch.randn(128, 40000)]"}};
+  const std::string source = cuda_source(l2);
+  EXPECT_EQ(occurrences(source, "// a row shared by a cluster of 8 blocks"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "#include <cooperative_groups.h>"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "float kf_c0[32];"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "kf_cluster_reduce<8>(s"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "kf_config.gridDim = dim3(1024);"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "kf_cluster[0].val.clusterDim.x = 8;"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "k0_plain<<<128, 256, 0, stream>>>"), 1u) << source;
+  // x read once by the cluster's kernel (into its cache), twice by the plain one
+  const auto k0 = source.substr(source.find("// a row shared"));
+  EXPECT_EQ(occurrences(k0.substr(0, k0.find("k0_plain(")), "b0["), 1u) << source;
+  const std::string rows = cuda_source(softmax);
+  EXPECT_EQ(occurrences(rows, "// a row shared by a cluster of 8 blocks"), 1u) << rows;
+  EXPECT_EQ(occurrences(rows, "float kf_c0[20];"), 1u) << rows;
+  EXPECT_EQ(occurrences(rows, "kf_cluster_online<8>("), 1u) << rows;
+  generator::CudaChoices off;
+  off.cluster = false;
+  const std::string plain = cuda_source(l2, off);
+  EXPECT_EQ(occurrences(plain, "cluster"), 0u) << plain;
+  EXPECT_EQ(occurrences(plain, "cooperative_groups"), 0u) << plain;
+}
+
 // What the row cache holds: a double sum of a product widens the factors (double_term_text), so
 // the instance norm of (x + b) * m shares x + b between its mean and its variance, not the
 // product, and x is read once (holding the product read x in the cache's loop and again in the

@@ -96,6 +96,15 @@ const std::vector<OpCase>& op_cases() {
        "x",
        "torch.softmax(x.masked_fill(x < -0.5, float('-inf')), dim=-1)",
        {"[torch.randn(4, 9)]", "[torch.randn(2, 3, 1500)]"}},
+      // Rows too long for one block's row cache (20001: 79 elements a thread of 256) shared by a
+      // cluster of blocks on the GPU (4 here), each caching its slice; its partial sums, maxima
+      // and online softmax pairs combined across the cluster. 160 rows: not split (split_count).
+      {"rows_across_a_cluster",
+       "x, w",
+       "(x / torch.norm(x, p=2, dim=1, keepdim=True), torch.softmax(x * 4, dim=1), "
+       "torch.log_softmax(x, dim=-1), F.layer_norm(x, x.shape[-1:], w), x / x.abs().sum(1, "
+       "keepdim=True), x - x.amax(1, keepdim=True))",
+       {"[torch.randn(160, 20001), torch.randn(20001)]"}},
       {"norms",
        "x, w, b",
        "(F.layer_norm(x, x.shape[-1:], w, b), F.group_norm(x, 2, torch.ones(x.shape[1], "

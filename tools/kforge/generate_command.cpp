@@ -50,6 +50,10 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--no-row-cache", no_row_cache,
                "CUDA: reduction kernels read a row from memory in each pass over it, rather than "
                "once into registers where a thread's share is short");
+  bool no_cluster = false;
+  app.add_flag("--no-cluster", no_cluster,
+               "CUDA: a row too long for one block's row cache is read once a pass by one block, "
+               "rather than once by a cluster of blocks that each hold a slice (sm_90)");
   app.add_flag("--library", library,
                "matrix products and convolutions as library calls (cuBLAS, cuDNN through ATen) "
                "with the rest fused around them; the experiment's library policy flags or forbids "
@@ -58,6 +62,7 @@ int run_generate(const std::vector<std::string>& args) {
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;
   cuda.row_cache = !no_row_cache;
+  cuda.cluster = !no_cluster;
   if (cuda.tile > 0 && !generator::valid_tiling(cuda.tile, cuda.micro)) {
     std::cerr << "kforge generate: a tile of " << cuda.tile << " with " << cuda.micro
               << " per thread needs (tile / micro)^2 threads, 64 to 1024\n";
