@@ -63,9 +63,42 @@ double speed_of_light_of(Archive& a, int64_t candidate_id) {
   return speed_of_light_fraction(times);
 }
 
+/// A kernel's function name without namespaces, template arguments or parameters:
+/// "at::native::elementwise_kernel<128, 2, ...>" and "cfg0::k0" become "elementwise_kernel" and
+/// "k0", as the compiler's report names the candidate's own ("k0").
+std::string function_name(const std::string& name) {
+  size_t end = name.size(), start = 0;
+  for (size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '<' || name[i] == '(') {
+      end = i;
+      break;
+    }
+    if (name[i] == ':' && i + 1 < name.size() && name[i + 1] == ':') start = i + 2;
+  }
+  std::string out = name.substr(start, end - start);
+  if (out.rfind("void ", 0) == 0) out.erase(0, 5);
+  return out;
+}
+
+/// Whether the kernel the counters name is one the candidate's source defines (its compile log's
+/// kernels, from ptxas), rather than a library's (cuBLAS, cuDNN, ATen) that it calls; true where
+/// the compile log names no kernels, as nothing says otherwise.
+bool own_kernel(Archive& a, int64_t candidate_id, const std::string& name) {
+  const auto log = got(a.compile_log(candidate_id));
+  if (!log) return true;
+  const auto resources = json::parse(log->resources_json);
+  if (!resources.value || !resources.value->is_array() || resources.value->as_array().empty())
+    return true;
+  const std::string wanted = function_name(name);
+  for (const auto& k : resources.value->as_array())
+    if (function_name(k["name"].as_string()) == wanted) return true;
+  return false;
+}
+
 /// What the hardware counters say of the candidate's longest kernel (its profile's counters, read
-/// on one config; evaluation/counter_summary.hpp): {"config", "kernel", "dram_pct", "bound"}, or
-/// nothing where it has no counters (the CPU backend, or a GPU without them).
+/// on one config; evaluation/counter_summary.hpp): {"config", "kernel", "own", "dram_pct",
+/// "bound"}, `own` false where that kernel is a library's the candidate calls (a cuDNN
+/// convolution), or nothing where it has no counters (the CPU backend, or a GPU without them).
 std::optional<json::Value> counters_of(Archive& a, int64_t candidate_id) {
   auto text = a.profile_counters(candidate_id);
   if (!text || !*text) return std::nullopt;
@@ -77,6 +110,7 @@ std::optional<json::Value> counters_of(Archive& a, int64_t candidate_id) {
   json::Value out;
   out.set("config", counters["config"].as_string());
   out.set("kernel", top[0]["name"].as_string());
+  out.set("own", own_kernel(a, candidate_id, top[0]["name"].as_string()));
   out.set("dram_pct", top[0]["dram_pct"].as_number());
   out.set("bound", top[0]["roofline"]["bound"].as_string());
   return out;
@@ -397,6 +431,8 @@ json::Value suite_row(Archive& a, const Progress& p) {
   const auto counted = all_correct ? counters_of(a, c.id) : std::nullopt;
   r.set("dram_pct", counted ? (*counted)["dram_pct"] : json::Value());
   r.set("bound", counted ? (*counted)["bound"] : json::Value());
+  r.set("longest_kernel", counted ? (*counted)["kernel"] : json::Value());
+  r.set("longest_kernel_own", counted ? (*counted)["own"] : json::Value());
   r.set("flags", flags).set("reason", reason);
   return r;
 }
@@ -431,7 +467,9 @@ static std::optional<json::Value> suite_document(Archive& a, int64_t experiment_
     r.set("speedup_compile", json::Value()).set("kernel_ms_largest_config", json::Value());
     r.set("speed_of_light", json::Value())
         .set("dram_pct", json::Value())
-        .set("bound", json::Value());
+        .set("bound", json::Value())
+        .set("longest_kernel", json::Value())
+        .set("longest_kernel_own", json::Value());
     r.set("flags", json::Value{json::Array{}}).set("reason", why);
     rows.push(r);
   }

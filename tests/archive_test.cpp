@@ -402,6 +402,35 @@ TEST_F(ArchiveTest, TheBestKernelsCountersComeWithTheTarget) {
     EXPECT_EQ(row["bound"].as_string(), "memory");
   }
   EXPECT_EQ(with_counters, 1);
+  EXPECT_TRUE(c["own"].as_bool(false));  // no compile log names its kernels: nothing says otherwise
+  // a kernel with library calls whose longest kernel is cuDNN's, not one its compile log names
+  const std::string library = R"({"summary":{},"counters":{"config":"n=1","candidate":{
+      "kernels":2,"ms":1.0,"passes":14,"top":[
+        {"name":"sm90_xmma_fprop_implicit_gemm_f32f32_tf32f32_f32_nhwckrsc_nchw<float>","ms":0.9,
+         "dram_pct":7,"roofline":{"bound":"memory","pct_of_roof":7}},
+        {"name":"cfg0::k1","ms":0.1,"dram_pct":80,"roofline":{"bound":"memory","pct_of_roof":80}}]}}})";
+  const std::string own = R"j({"summary":{},"counters":{"config":"n=1","candidate":{
+      "kernels":1,"ms":1.0,"passes":14,"top":[
+        {"name":"void cfg0::k1<256>(float const*, float*)","ms":0.9,"dram_pct":80,
+         "roofline":{"bound":"memory","pct_of_roof":80}}]}}})j";
+  for (const auto& [profile, expected] : {std::pair{library, false}, std::pair{own, true}}) {
+    const int64_t id = evaluated(1.6 + (expected ? 0.1 : 0.0), profile);
+    CompileLog log;
+    log.candidate_id = id;
+    log.ok = true;
+    log.resources_json = R"([{"name":"k0","registers":30},{"name":"k1","registers":40}])";
+    EXPECT_TRUE(a->add_compile(log));
+    auto suite_rows = test::must(suite_view(*a, e));
+    ASSERT_TRUE(suite_rows);
+    int found = 0;
+    for (const auto& row : (*suite_rows)["rows"].as_array()) {
+      if (row["candidate"].as_int() != id) continue;
+      ++found;
+      EXPECT_EQ(row["longest_kernel_own"].as_bool(!expected), expected) << row.dump();
+      EXPECT_EQ(row["bound"].as_string(), "memory");
+    }
+    EXPECT_EQ(found, 1);
+  }
   // a CPU candidate's profile has no counters: nothing is claimed
   const int64_t cpu = evaluated(2.0, R"({"summary":{}})");
   view = test::must(experiment_view(*a, e));

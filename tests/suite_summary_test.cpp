@@ -78,7 +78,9 @@ TEST(SuiteSummary, BestCorrectKernelPerTargetWithAndWithoutLibraryCalls) {
 
 // The hardware counters' verdict of each target's best kernel: how many are memory-bound, and how
 // many of those reach 85 % of DRAM peak; a target whose best kernel has no counters (the CPU) is
-// in neither count, and a slower kernel's counters do not count for its target.
+// in neither count, and a slower kernel's counters do not count for its target. A kernel whose
+// longest kernel is a library's (a cuDNN convolution it calls) is counted apart: its DRAM share
+// says nothing of the kernel's own code.
 TEST(SuiteSummary, CountsTheMemoryBoundBestKernelsThatReachTheirShareOfDramPeak) {
   auto counted = [](json::Value r, double dram, const char* bound) {
     r.set("dram_pct", dram).set("bound", bound);
@@ -90,12 +92,17 @@ TEST(SuiteSummary, CountsTheMemoryBoundBestKernelsThatReachTheirShareOfDramPeak)
       counted(row("softmax", "correct", 1, 1, 0.9, json::Value()), 90, "memory"),
       counted(row("gemm", "correct", 1, 1, 1.0, json::Value()), 3, "compute"),
       row("cpu_only", "correct", 1, 1, 2.0, json::Value()),
+      counted(row("conv_relu", "correct", 1, 1, 1.01, json::Value()), 7, "memory")
+          .set("longest_kernel", "sm90_xmma_fprop_implicit_gemm")
+          .set("longest_kernel_own", false),
   }));
   const auto& all = summary["all"];
   EXPECT_EQ(all["memory_bound"].as_int(), 2);
   EXPECT_EQ(all["memory_bound_at_dram_target"].as_int(), 1);
+  EXPECT_EQ(all["library_longest"].as_int(), 1);
   EXPECT_NE(suite_summary_text(summary).find(
-                "memory-bound by the hardware counters: 2, of which 1 reach 85% of DRAM peak"),
+                "memory-bound by the hardware counters: 2, of which 1 reach 85% of DRAM peak; 1 "
+                "whose longest kernel is a library's (counted in neither)"),
             std::string::npos)
       << suite_summary_text(summary);
   // without counters nothing is said

@@ -31,6 +31,14 @@ TEST(ExperimentTable, SaysWhetherAMemoryBoundBestKernelReachesItsShareOfDramPeak
   const std::string compute = cli::experiment_table(
       experiment_with(R"({"config":"n=1","kernel":"gemm","dram_pct":3,"bound":"compute"})"));
   EXPECT_NE(compute.find("is compute-bound, 3% of DRAM peak\n"), std::string::npos) << compute;
+  // a library's kernel (the cuDNN convolution a kernel calls) is not held to it either
+  const std::string library = cli::experiment_table(experiment_with(
+      R"({"config":"n=1","kernel":"sm90_xmma_fprop_implicit_gemm","own":false,"dram_pct":7,)"
+      R"("bound":"memory"})"));
+  EXPECT_NE(library.find("is memory-bound, 7% of DRAM peak: a library's kernel the candidate "
+                         "calls, not its own code\n"),
+            std::string::npos)
+      << library;
 }
 
 }  // namespace

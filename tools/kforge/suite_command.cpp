@@ -78,19 +78,22 @@ std::string suite_csv(const json::Value& suite) {
   std::string out =
       "task,direction,backend,kernel,candidate,status,configs_correct,configs_total,"
       "speedup_eager,speedup_compile,kernel_ms_largest_config,speed_of_light,flags,reason,"
-      "compile_baseline,dram_pct,bound\n";
+      "compile_baseline,dram_pct,bound,longest_kernel,longest_kernel_own\n";
   for (const auto& r : suite["rows"].as_array()) {
-    out += csv_field(r["task"].as_string()) + "," + r["direction"].as_string() + "," +
-           r["backend"].as_string() + "," + csv_field(r["kernel"].as_string()) + "," +
-           (r["candidate"].is_null() ? "" : std::to_string(r["candidate"].as_int())) + "," +
-           r["status"].as_string() + "," + std::to_string(r["configs_correct"].as_int()) + "," +
-           std::to_string(r["configs_total"].as_int()) + "," +
-           number_text(r["speedup_eager"], "%.4g") + "," +
-           number_text(r["speedup_compile"], "%.4g") + "," +
-           number_text(r["kernel_ms_largest_config"], "%.6g") + "," +
-           number_text(r["speed_of_light"], "%.3g") + "," + csv_field(flags_text(r)) + "," +
-           csv_field(r["reason"].as_string()) + "," + csv_field(r["compile_baseline"].as_string()) +
-           "," + number_text(r["dram_pct"], "%.3g") + "," + r["bound"].as_string() + "\n";
+    out +=
+        csv_field(r["task"].as_string()) + "," + r["direction"].as_string() + "," +
+        r["backend"].as_string() + "," + csv_field(r["kernel"].as_string()) + "," +
+        (r["candidate"].is_null() ? "" : std::to_string(r["candidate"].as_int())) + "," +
+        r["status"].as_string() + "," + std::to_string(r["configs_correct"].as_int()) + "," +
+        std::to_string(r["configs_total"].as_int()) + "," +
+        number_text(r["speedup_eager"], "%.4g") + "," + number_text(r["speedup_compile"], "%.4g") +
+        "," + number_text(r["kernel_ms_largest_config"], "%.6g") + "," +
+        number_text(r["speed_of_light"], "%.3g") + "," + csv_field(flags_text(r)) + "," +
+        csv_field(r["reason"].as_string()) + "," + csv_field(r["compile_baseline"].as_string()) +
+        "," + number_text(r["dram_pct"], "%.3g") + "," + r["bound"].as_string() + "," +
+        csv_field(r["longest_kernel"].as_string()) + "," +
+        (r["longest_kernel_own"].is_bool() ? (r["longest_kernel_own"].as_bool() ? "1" : "0") : "") +
+        "\n";
   }
   return out;
 }
@@ -113,9 +116,12 @@ void keep_existing_directions(json::Value& suite, const search::ExperimentSpec& 
 }
 
 /// The counters' share of DRAM peak of a row's longest kernel and its bound ("87% mem", "3% cmp",
-/// "- tc" on the tensor cores), or nothing without counters.
+/// "- tc" on the tensor cores; "7% lib" where that kernel is a library's the candidate calls), or
+/// nothing without counters.
 std::string dram_text(const json::Value& row) {
   if (!row["dram_pct"].is_number()) return "";
+  if (!row["longest_kernel_own"].as_bool(true))
+    return format("%.0f%%", row["dram_pct"].as_number()) + " lib";
   const std::string bound = row["bound"].as_string();
   return format("%.0f%%", row["dram_pct"].as_number()) + (bound == "memory" ? " mem"
                                                           : bound == "compute"

@@ -97,6 +97,8 @@ std::string dram_line(const json::Value& c) {
   std::string line = "hardware counters on " + c["config"].as_string() + ": its longest kernel (" +
                      c["kernel"].as_string() + ") is " + c["bound"].as_string() + "-bound, " +
                      format("%.0f%% of DRAM peak", dram);
+  if (!c["own"].as_bool(true))
+    return line + ": a library's kernel the candidate calls, not its own code";
   if (c["bound"].as_string() == "memory")
     line += dram >= kDramTargetPct ? ": at or above the " + format("%.0f%%", kDramTargetPct) +
                                          " a memory-bound kernel should reach"
