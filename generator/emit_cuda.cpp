@@ -240,10 +240,8 @@ struct CudaKernel {
   /// The C type of a reduction's or scan's indices (o, r): int where the choice `index32` asks
   /// for it and every offset fits (narrow_indices), else int64_t. Pointwise kernels decide alone.
   std::string ix = "int64_t";
-  /// The row cache (CudaChoices::row_cache): the values held in registers kf_c<i>[kf_j] (their
-  /// text as memory_text prints them, and the expressions), and the thread's share of the row
-  /// (`steps` elements, r = lane + kf_j * group); none when `steps` is 0.
-  std::vector<std::string> cached{};
+  /// The row cache (CudaChoices::row_cache): the values held in registers kf_c<i>[kf_j], and the
+  /// thread's share of the row (`steps` elements, r = lane + kf_j * span); none when `steps` is 0.
   std::vector<ExprPtr> cached_values{};
   /// from_cache reads the first `visible` registers: the cache's own loop computes each value
   /// from those before it (smaller values first, so that x + b is read where (x + b) * m is made).
@@ -263,15 +261,22 @@ struct CudaKernel {
     return it->second.second;
   }
 
+  /// Which of the cached values computes what `e` does (the same text), or their count if none.
+  size_t cached_index(const ExprPtr& e) const {
+    size_t i = 0;
+    while (i < cached_values.size() && node_text(cached_values[i]) != node_text(e)) ++i;
+    return i;
+  }
+
   /// `e` with each value the row cache holds read from its register: a load of buffer -1 - i.
   ExprPtr from_cache(const ExprPtr& e) const {
     if (e->kind == Expr::Kind::constant || e->kind == Expr::Kind::index) return e;
-    const auto it = std::find(cached.begin(), cached.end(), node_text(e));
-    if (it != cached.end() && size_t(it - cached.begin()) < visible) {
+    const size_t at = cached_index(e);
+    if (at < cached_values.size() && at < visible) {
       Expr r;
       r.kind = Expr::Kind::load;
       r.dtype = e->dtype;
-      r.buffer = -1 - static_cast<int>(it - cached.begin());
+      r.buffer = -1 - static_cast<int>(at);
       return std::make_shared<const Expr>(std::move(r));
     }
     std::vector<ExprPtr> args;
@@ -288,7 +293,7 @@ struct CudaKernel {
 
   std::string text(const ExprPtr& e) const {
     const ExprPtr f = reciprocal_of_accumulators(k, e);
-    if (cached.empty()) return kernel_expr_text(k, f);
+    if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
       if (l.buffer < 0) return "kf_c" + std::to_string(-1 - l.buffer) + "[kf_j]";
       if (std::count(k.local.begin(), k.local.end(), l.buffer))
@@ -370,7 +375,6 @@ struct CudaKernel {
   /// registers hold. A pass then neither reads them from memory nor computes them again. Returns
   /// whether there is a cache (`steps` > 0); `load_row_cache` writes its loop.
   bool plan_row_cache() {
-    cached.clear();
     cached_values.clear();
     steps = 0;
     const int64_t r = numel(k.inner_shape());
@@ -395,10 +399,9 @@ struct CudaKernel {
     }
     std::function<void(const ExprPtr&)> pick = [&](const ExprPtr& e) {
       if (cacheable(e) && walks[node_text(e)] >= 2) {
-        if (std::count(cached.begin(), cached.end(), node_text(e)) ||
-            int64_t(cached.size() + 1) * share > kRowCacheValues)
+        if (cached_index(e) < cached_values.size() ||
+            int64_t(cached_values.size() + 1) * share > kRowCacheValues)
           return;
-        cached.push_back(node_text(e));
         cached_values.push_back(e);
         return;
       }
@@ -406,12 +409,10 @@ struct CudaKernel {
     };
     for (const auto& walk : values)
       for (const auto& v : walk) pick(v);
-    if (cached.empty()) return false;
+    if (cached_values.empty()) return false;
     steps = share;
     std::stable_sort(cached_values.begin(), cached_values.end(),
                      [](const ExprPtr& a, const ExprPtr& b) { return a->size < b->size; });
-    cached.clear();
-    for (const auto& v : cached_values) cached.push_back(node_text(v));
     return true;
   }
 
@@ -419,7 +420,7 @@ struct CudaKernel {
   /// any pass, all their loads in flight at once.
   void load_row_cache() {
     std::string loads;
-    for (size_t i = 0; i < cached.size(); ++i) {
+    for (size_t i = 0; i < cached_values.size(); ++i) {
       out += "  " + std::string(c_type(cached_values[i]->dtype)) + " kf_c" + std::to_string(i) +
              "[" + n(steps) + "];\n";
       visible = i;
