@@ -82,16 +82,21 @@ std::string function_name(const std::string& name) {
 
 /// Whether the kernel the counters name is one the candidate's source defines (its compile log's
 /// kernels, from ptxas), rather than a library's (cuBLAS, cuDNN, ATen) that it calls; true where
-/// the compile log names no kernels, as nothing says otherwise.
+/// the compile log names no kernels, as nothing says otherwise. The counters cut long names with
+/// "..." (evaluation/kernel_names.hpp): such a name matches a kernel it begins.
 bool own_kernel(Archive& a, int64_t candidate_id, const std::string& name) {
   const auto log = got(a.compile_log(candidate_id));
   if (!log) return true;
   const auto resources = json::parse(log->resources_json);
   if (!resources.value || !resources.value->is_array() || resources.value->as_array().empty())
     return true;
-  const std::string wanted = function_name(name);
-  for (const auto& k : resources.value->as_array())
-    if (function_name(k["name"].as_string()) == wanted) return true;
+  std::string wanted = function_name(name);
+  const bool cut = wanted.size() > 3 && wanted.compare(wanted.size() - 3, 3, "...") == 0;
+  if (cut) wanted.resize(wanted.size() - 3);
+  for (const auto& k : resources.value->as_array()) {
+    const std::string own = function_name(k["name"].as_string());
+    if (cut ? own.rfind(wanted, 0) == 0 : own == wanted) return true;
+  }
   return false;
 }
 
