@@ -37,7 +37,7 @@ struct CpuKernel {
     const std::string id = std::to_string(b.id);
     const DType in = s.value->dtype;
     const std::string x = text(s.value);
-    const bool real = in == DType::f32;
+    const bool real = in == DType::f32 || in == DType::f64;
     switch (b.combine) {
       case Combine::sum:
       case Combine::prod: {

@@ -17,9 +17,11 @@
 
 namespace kforge::generator {
 
-enum class DType { f32, i64, b8 };
+/// f64 is never a task's tensor: it holds the partial results of a float32 sum split into chunks
+/// (Lowerer::split_reduction), kept as the chunks' double accumulators left them.
+enum class DType { f32, i64, b8, f64 };
 
-const char* c_type(DType t);      ///< "float", "int64_t", "bool"
+const char* c_type(DType t);      ///< "float", "int64_t", "bool", "double"
 const char* torch_type(DType t);  ///< "torch::kFloat32", ...
 
 struct Expr;

@@ -16,6 +16,8 @@ const char* c_type(DType t) {
       return "int64_t";
     case DType::b8:
       return "bool";
+    case DType::f64:
+      return "double";
   }
   return "float";
 }
@@ -28,6 +30,8 @@ const char* torch_type(DType t) {
       return "torch::kInt64";
     case DType::b8:
       return "torch::kBool";
+    case DType::f64:
+      return "torch::kFloat64";
   }
   return "torch::kFloat32";
 }
@@ -471,7 +475,11 @@ void Lowerer::split_reduction(Buffer& b) {
   Buffer part;
   part.kind = Buffer::Kind::reduction;
   part.id = static_cast<int>(program_.buffers.size());
-  part.dtype = b.dtype;
+  // A float sum's chunks keep their double accumulators: rounded to float, each chunk's result
+  // (a sum of thousands of terms, far larger than the total where they cancel) was off by half a
+  // float step, and the total by several, beyond rtol where the total is near zero
+  // (robust-kbench's llama_rmsnorm backward: the weight's gradient, 65536 rows in 32 chunks).
+  part.dtype = b.dtype == DType::f32 && b.combine == Combine::sum ? DType::f64 : b.dtype;
   part.combine = b.combine;
   if (rows) {
     part.space = kept;
@@ -490,7 +498,6 @@ void Lowerer::split_reduction(Buffer& b) {
   }
   const auto element = b.compute;
   const auto reduced = b.reduced;
-  const DType dtype = b.dtype;
   const double identity = identity_of(b.combine);
   part.compute = [=](const std::vector<IndexPtr>& v) {
     // v over part.space: where the chunk and its number are, and where the kept dimensions start
@@ -513,7 +520,7 @@ void Lowerer::split_reduction(Buffer& b) {
   b.space = part_shape;
   b.reduced.assign(b.space.size(), false);
   (rows ? b.reduced.back() : b.reduced.front()) = true;
-  b.compute = [id, part_shape, dtype](const std::vector<IndexPtr>& v) {
+  b.compute = [id, part_shape, dtype = part.dtype](const std::vector<IndexPtr>& v) {
     return ex::load(id, ix::linear(v, part_shape), dtype);
   };
 }

@@ -50,8 +50,7 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got,
 /// the reference; it may throw where the task cannot run in double.
 using ExactReference = std::function<std::vector<at::Tensor>()>;
 
-/// compare_outputs, and where a floating output misses the reference beyond the tolerance by
-/// no more than rounding could (at most 1e-3 of the output's largest magnitude), the
+/// compare_outputs, and where a floating output misses the reference beyond the tolerance, the
 /// reference's own rounding is looked at: if the reference itself misses the float64 values
 /// beyond the tolerance, the output is judged against them and accepted (with a note saying so)
 /// where its worst miss beyond the tolerance is at most twice the reference's. A long float32

@@ -254,6 +254,14 @@ TEST(GeneratedCudaSource, FewLongRowsAreSplitColumnsStayColumnsAndARowsSumIsARec
       cuda_source({"split_columns", "x", "x.sum(dim=0)", {"[torch.randn(4096, 64)]"}});
   EXPECT_NE(columns.find("b0[(((o / 64) * 4096) + (o % 64) + (r * 64))]"), std::string::npos)
       << columns;
+  // ... kept as their double sums left them, and combined in double (rounded to float, a total
+  // near zero was off by several float steps of the partials: the op case reduce_split_cancelling)
+  EXPECT_NE(columns.find("auto t1 = torch::empty({64, 64}, a0.options().dtype(torch::kFloat64));"),
+            std::string::npos)
+      << columns;
+  EXPECT_NE(columns.find("k1(const double* __restrict__ b1, float* __restrict__ b2)"),
+            std::string::npos)
+      << columns;
   const auto softmax = cuda_source(
       {"softmax_reciprocal", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(128, 2000)]"}});
   EXPECT_NE(softmax.find("* kf_reciprocal(acc"), std::string::npos) << softmax;
