@@ -193,6 +193,46 @@ bool join_earlier(const Program& p, std::vector<Kernel>& kernels, const Buffer& 
   return false;
 }
 
+/// Whether kernel `k` reads any of `buffers`.
+bool reads_any(const Program& p, const Kernel& k, const std::set<int>& buffers) {
+  if (k.library >= 0) {
+    const auto& operands = p.buffers[static_cast<size_t>(k.library)].operands;
+    return std::any_of(operands.begin(), operands.end(),
+                       [&](int id) { return buffers.count(id) > 0; });
+  }
+  for (const auto& st : k.stages)
+    for (int id : loaded_buffers(st.value))
+      if (buffers.count(id)) return true;
+  return false;
+}
+
+/// Buffer `b`, which joins neither the last kernel nor (a reduction) an earlier one, takes an
+/// earlier kernel along instead: that kernel moves to the end and b joins it, where nothing
+/// after it reads what it computes (b reads what the kernels between compute). Cross entropy's
+/// backward computed each row's maximum and sum of exponentials in a kernel of their own, then
+/// the count of its targets (another space), then the gradient, a second pass over each row of
+/// logits; now a row's statistics and its gradient are one kernel, the row read once.
+bool join_later(const Program& p, std::vector<Kernel>& kernels, const Buffer& b) {
+  for (size_t i = kernels.size(); i-- > 0;) {
+    const Kernel& k = kernels[i];
+    if (k.library >= 0) continue;
+    std::set<int> computed;
+    for (const auto& st : k.stages) computed.insert(st.buffer);
+    bool read_after = false;
+    for (size_t j = i + 1; j < kernels.size() && !read_after; ++j)
+      read_after = reads_any(p, kernels[j], computed);
+    if (read_after) continue;
+    auto s = stage_in(p, k, b);
+    if (!s) continue;
+    Kernel moved = k;
+    moved.stages.push_back(*s);
+    kernels.erase(kernels.begin() + static_cast<std::ptrdiff_t>(i));
+    kernels.push_back(std::move(moved));
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<Kernel> schedule(const Program& p) {
@@ -214,6 +254,7 @@ std::vector<Kernel> schedule(const Program& p) {
       }
     }
     if (b.kind == Buffer::Kind::reduction && join_earlier(p, kernels, b)) continue;
+    if (b.kind != Buffer::Kind::scan && join_later(p, kernels, b)) continue;
     kernels.push_back(b.kind == Buffer::Kind::reduction || b.kind == Buffer::Kind::scan
                           ? open_kernel(b.space, b.reduced)
                           : open_kernel(b.shape, std::vector<bool>(b.shape.size(), false)));

@@ -236,6 +236,24 @@ TEST(GeneratedCudaSource, ARowsMaximumAndItsSumOfExponentialsAreOnePass) {
             0u);
 }
 
+// A row's statistics computed before a total over every element (another space, which the row's
+// output reads) wait for it in their kernel, which the row's output then joins: the rows are
+// read by that kernel once, not once for the statistics and again for the output (cross
+// entropy's backward: each row's softmax statistics, the count of targets, the gradient).
+TEST(GeneratedCudaSource, ARowsStatisticsWaitForATotalSoThatTheRowsOutputJoinsThem) {
+  const auto source = cuda_source({"rows_beside_a_total",
+                                   "x, y",
+                                   "torch.softmax(x, dim=1) * y.sum()",
+                                   {"[torch.randn(4096, 100), torch.randn(4096)]"}});
+  // the total's partial sums and their combination, then the rows: three kernels, not four
+  EXPECT_NE(source.find("k2<<<"), std::string::npos) << source;
+  EXPECT_EQ(source.find("k3<<<"), std::string::npos) << source;
+  // the kernel that stores the output computes its row's maximum and sum
+  const auto last = source.find("__global__ void __launch_bounds__(256) k2(");
+  ASSERT_NE(last, std::string::npos) << source;
+  EXPECT_NE(source.find("kf_online_add(s", last), std::string::npos) << source;
+}
+
 // The CUDA source of reductions with few outputs: few long rows are split across blocks (a batch
 // norm's 128 channels of a million elements were 128 blocks), a column reduction's partials are
 // columns still (neighbouring threads, neighbouring columns), and a row's division by its own

@@ -78,6 +78,13 @@ const std::vector<OpCase>& op_cases() {
        "x",
        "torch.cat([x, -x]).sum(dim=0)",
        {"[torch.randn(32768, 64)]"}},
+      // Rows whose statistics wait for a total over every element (split in partial sums at the
+      // larger size) and join the rows' outputs in one kernel
+      {"rows_beside_a_total",
+       "x, y",
+       "(torch.softmax(x, dim=1) * y.sum(), torch.log_softmax(x, -1) - y.mean(), "
+       "x / x.abs().sum(1, keepdim=True) + y.amax(), torch.softmax(x, dim=1) * x.sum())",
+       {"[torch.randn(4096, 100), torch.randn(4096)]", "[torch.randn(7, 33), torch.randn(5)]"}},
       // Split statistics in one pass sum x - p and its square, p the mean of each group's first
       // 512 elements: an outlier among them (1e3 where the rest is of order 1, a million
       // elements a channel; the function makes it, since the checker draws fresh inputs) leaves
