@@ -39,8 +39,8 @@ struct CudaChoices {
   /// A reduction kernel whose passes over a row compute the same values from memory one after
   /// another (a norm's statistics, then its output; a softmax's maximum and sum, then its
   /// quotient) computes them once into registers that every pass reads, where a thread's share of
-  /// the row is short enough (`kRowCacheValues`): the row comes from memory once rather than
-  /// once a pass.
+  /// the row is short enough (64 registers a thread at most): the row comes from memory once rather
+  /// than once a pass.
   bool row_cache = true;
   /// A row too long for one block's row cache shared by a cluster of 2 to 16 blocks (sm_90's
   /// thread-block clusters), each caching its slice in registers, their partial reductions
@@ -50,9 +50,6 @@ struct CudaChoices {
   /// none.
   bool cluster = true;
 };
-
-/// The registers a thread may give the row cache: its share of the row times the cached values.
-inline constexpr int64_t kRowCacheValues = 64;
 
 /// How a reduction kernel whose rows a cluster of blocks shares begins (generate.cpp includes
 /// <cooperative_groups.h> and cuda_cluster_prelude() for it).

@@ -190,12 +190,12 @@ bool row_constant(const Kernel& k, const ExprPtr& e) {
 /// sum, sqrt(sum of squares)) made a multiplication by its reciprocal, which the compiler
 /// computes once outside the loop: a true division per element cost softmax's output pass issue
 /// slots it needs for its loads. The result differs from the division by at most an ulp or so.
-ExprPtr reciprocal_of_accumulators(const Kernel& k, const ExprPtr& e) {
+ExprPtr reciprocal_of_row_constants(const Kernel& k, const ExprPtr& e) {
   if (e->kind != Expr::Kind::call) return e;
   std::vector<ExprPtr> args;
   bool changed = false;
   for (const auto& a : e->args) {
-    args.push_back(reciprocal_of_accumulators(k, a));
+    args.push_back(reciprocal_of_row_constants(k, a));
     changed = changed || args.back() != a;
   }
   if (e->fn == "div" && e->dtype == DType::f32 && args.size() == 2) {
@@ -208,6 +208,9 @@ ExprPtr reciprocal_of_accumulators(const Kernel& k, const ExprPtr& e) {
 
 /// The reduced elements of a short window: a thread walks it fully unrolled, sums in float.
 constexpr int64_t kShortWindow = 32;
+
+/// The registers a thread may give the row cache: its share of the row times the cached values.
+constexpr int64_t kRowCacheValues = 64;
 
 /// The row cache unrolls each pass over the thread's share of the row whole: at most this many
 /// expression nodes in all (the share times the passes' nodes). Measured on an H200: KernelBench's
@@ -292,7 +295,7 @@ struct CudaKernel {
   }
 
   std::string text(const ExprPtr& e) const {
-    const ExprPtr f = reciprocal_of_accumulators(k, e);
+    const ExprPtr f = reciprocal_of_row_constants(k, e);
     if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
       if (l.buffer < 0) return "kf_c" + std::to_string(-1 - l.buffer) + "[kf_j]";
