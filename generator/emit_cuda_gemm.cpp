@@ -224,9 +224,7 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
   for (size_t i = 1; i < k.stages.size(); ++i)
     if (k.stages[i].kind != Stage::Kind::outer_store) return std::nullopt;
   const Buffer& red = p.buffers[static_cast<size_t>(k.stages[0].buffer)];
-  // f64: a split product's chunks, summed in float here and kept in double
-  if (red.combine != Combine::sum || (red.dtype != DType::f32 && red.dtype != DType::f64))
-    return std::nullopt;
+  if (red.combine != Combine::sum || red.dtype != DType::f32) return std::nullopt;
 
   // Which output dimensions each factor reads: build it with a variable of its own per dimension.
   std::vector<IndexPtr> probe;
