@@ -49,6 +49,9 @@ struct CudaChoices {
   /// eager). Launched with the kernel without clusters beside it, which runs where the GPU has
   /// none.
   bool cluster = true;
+  /// Elements of a row a reduction's thread loads before it combines them (2, 4, 8, 16), so that
+  /// their loads are in flight at once; 0 by rule: 8 where a warp or more shares the row, else 4.
+  int unroll = 0;
 };
 
 /// How a reduction kernel whose rows a cluster of blocks shares begins (generate.cpp includes

@@ -236,6 +236,7 @@ struct CudaKernel {
   const Kernel& k;
   int threads = 256, group = 1;
   int elements = 1;  ///< a pointwise kernel's elements per thread
+  int unroll = 0;    ///< CudaChoices::unroll
   std::string out;
   /// Blocks of a thread-block cluster that share each row (CudaChoices::cluster), 1 for none: the
   /// row's `span` threads are the cluster's, lane = the block's rank * group + its thread.
@@ -488,11 +489,11 @@ struct CudaKernel {
              consume_all("      ", direct) + "    }\n  }\n";
       return;
     }
-    // eight where a warp or more shares a long row (softmax over 393216 elements reached 66 % of
-    // DRAM peak with four; eight not yet measured), else four (a thread walking a column already
-    // fills the load queue)
+    // By rule eight where a warp or more shares a long row (softmax over 393216 elements reached
+    // 66 % of DRAM peak with four), else four (a thread walking a column); the choice `unroll`
+    // says otherwise.
     const int64_t g = span();
-    const int kUnroll = group >= 32 && r >= 8 * g ? 8 : 4;
+    const int kUnroll = unroll > 0 ? unroll : group >= 32 && r >= 8 * g ? 8 : 4;
     if (r < kUnroll * g) {
       inner_loop([&](const std::string& i) { return consume_all(i, direct); });
       return;
@@ -898,7 +899,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       continue;
     }
     auto kernel = [&](const CudaChoices& ch) {
-      CudaKernel c{*in.program, k, ch.block_threads, 1, ch.elements, ""};
+      CudaKernel c{*in.program, k, ch.block_threads, 1, ch.elements, ch.unroll, ""};
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;

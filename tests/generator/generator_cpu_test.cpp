@@ -434,6 +434,26 @@ TEST(GeneratedCudaSource, Index32IndexesReductionsAndScansInInt) {
   EXPECT_GE(occurrences(wide, "const int64_t r ="), 1u) << wide;
 }
 
+// The choice unroll: how many elements of a row a reduction's thread loads before it combines
+// them. By rule four where a thread walks a column (KernelBench's 47_Sum_reduction_over_a_dimension
+// on an H200: 2.31 ms with four, 2.56 ms with eight, 2.58 ms with sixteen, BENCHMARKS.md), eight
+// where a warp or more shares the row; the tail after the unrolled loop is walked one at a time.
+TEST(GeneratedCudaSource, UnrollSetsTheLoadsAThreadHasInFlight) {
+  const OpCase column{"unroll_column", "x", "x.sum(dim=1)", {"[torch.randn(16, 100, 1000)]"}};
+  const OpCase row{"unroll_row", "x", "x.amax(dim=-1)", {"[torch.randn(1024, 5000)]"}};
+  EXPECT_EQ(occurrences(cuda_source(column), "kf_u0[4];"), 1u) << cuda_source(column);
+  EXPECT_EQ(occurrences(cuda_source(row), "kf_u0[8];"), 1u) << cuda_source(row);
+  generator::CudaChoices sixteen;
+  sixteen.unroll = 16;
+  const std::string wide = cuda_source(column, sixteen);
+  EXPECT_EQ(occurrences(wide, "kf_u0[16];"), 1u) << wide;
+  EXPECT_EQ(occurrences(wide, "kf_r + 15 < 100; kf_r += 16"), 1u) << wide;
+  EXPECT_EQ(occurrences(cuda_source(row, sixteen), "kf_u0[16];"), 1u);
+  generator::CudaChoices two;
+  two.unroll = 2;
+  EXPECT_EQ(occurrences(cuda_source(row, two), "kf_u0[2];"), 1u);
+}
+
 // The row cache: a norm over 64 channels (KernelBench's 36_RMSNorm_: a thread an output walks its
 // column twice, for the mean of squares and for the quotient; the unrolled loop and its tail read
 // it in two places a pass without the cache) and a softmax over rows of 300 (a

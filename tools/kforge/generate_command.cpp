@@ -46,6 +46,10 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--index32", cuda.index32,
                "CUDA: reduction and scan kernels index in 32 bits where every offset fits "
                "(pointwise kernels always do)");
+  app.add_option("--unroll", cuda.unroll,
+                 "CUDA: elements of a row a reduction's thread loads before it combines them, 0 "
+                 "by rule (8 where a warp or more shares the row, else 4; default)")
+      ->check(CLI::IsMember({0, 2, 4, 8, 16}));
   bool no_row_cache = false;
   app.add_flag("--no-row-cache", no_row_cache,
                "CUDA: reduction kernels read a row from memory in each pass over it, rather than "
