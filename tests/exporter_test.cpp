@@ -239,6 +239,60 @@ TEST(Exporter, AFunctionThatVariesWithinTheToleranceExportsOneThatVariesMoreDoes
   }
 }
 
+/// A task of one output of 2^24 + 3 elements (one more step and a tail of 3 for the exporter's
+/// comparisons, which go in steps of 2^24 so that a full-size output makes no temporaries its own
+/// size) whose integer argument `k` reaches the last element only; `last` is added to that element.
+evaluation::ExportedTaskInfo export_last_element_task(const std::string& label,
+                                                      const std::string& last) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("kforge_exporter_" + label + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "func_forward.py")
+      << "import torch\nimport torch.nn as nn\n\n\n"
+         "def forward_fn(x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:\n"
+         "    out = x * 2.0\n"
+         "    out[-1] = out[-1] + "
+      << last
+      << "\n    return out\n\n\n"
+         "class Model(nn.Module):\n"
+         "    def forward(self, x, k, fn=forward_fn):\n"
+         "        return fn(x, k)\n\n\n"
+         "def get_inputs(n: int = 16777219):\n"
+         "    return [torch.randn(n), torch.randint(0, 1000, (1,))]\n\n\n"
+         "input_names = [\"x\", \"k\"]\n";
+  std::ofstream(dir / "config_forward.json")
+      << R"({"single_input_configs": [{}], "single_init_configs": [{}], "single_shared_configs": [{}]})";
+  evaluation::ExportOptions o;
+  o.cache_dir = cache_dir();
+  auto r = evaluation::export_task(dir.string(), o);
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+std::string forward_warnings(const evaluation::ExportedTaskInfo& r) {
+  std::string all;
+  for (const auto& c : r.doc["directions"]["forward"]["configs"].as_array())
+    for (const auto& w : c["warnings"].as_array()) all += w.as_string() + "\n";
+  return all;
+}
+
+// The exporter's comparisons of outputs (an argument without effect; the saved reference against
+// the Python function) go in steps, and see a difference in the last step's last element alone.
+TEST(Exporter, ComparisonsOfALargeOutputSeeItsLastElement) {
+  auto used = export_last_element_task("last_used", "k[0].float()");
+  ASSERT_TRUE(used.ok) << used.error;
+  EXPECT_EQ(forward_warnings(used).find("`k` has no effect"), std::string::npos)
+      << forward_warnings(used);
+  auto unused = export_last_element_task("last_unused", "k[0].float() * 0.0");
+  ASSERT_TRUE(unused.ok) << unused.error;
+  EXPECT_NE(forward_warnings(unused).find("`k` has no effect"), std::string::npos)
+      << forward_warnings(unused);
+  auto noisy = export_last_element_task("last_noisy", "k[0].float() + torch.rand(()) * 0.5");
+  ASSERT_FALSE(noisy.ok);
+  EXPECT_NE(noisy.error.find("does not reproduce the Python function"), std::string::npos)
+      << noisy.error;
+}
+
 // A task that uses a part of torch the exporter's torch lacks says which and what torch it needs.
 TEST(Exporter, ATaskNeedingANewerTorchSaysWhichVersion) {
   auto r = export_edited_rmsnorm("newer_torch", "weight = torch.empty(num_features)",

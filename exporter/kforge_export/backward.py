@@ -13,7 +13,7 @@ from .forward import write_graph
 from .graph import without_extra_inputs
 from .random_draws import float_dtype
 from .reference_writer import check_reference
-from .running import output_shapes, output_specs, outputs_of
+from .running import allclose, output_shapes, output_specs, outputs_of
 from .support import ExportError, phase
 from .task_loading import build, config_name
 
@@ -370,7 +370,7 @@ def write_prelude(module, run, paths, expected, out_dir, index):
     with torch.no_grad():
         again = outputs_of(traced(*example), "the prelude")
     if len(again) != len(expected) or not all(
-            a.shape == e.shape and torch.allclose(a, e, rtol=1e-5, atol=1e-6) for a, e in zip(again, expected)):
+            a.shape == e.shape and allclose(a, e, rtol=1e-5, atol=1e-6) for a, e in zip(again, expected)):
         raise ExportError("the traced prelude does not reproduce the tensors AutogradFunction computes for "
                           "backward_fn (value-dependent Python code in it cannot be traced)")
     return {"file": file_name, "forward_args": tensor_positions, "grad_outputs": grad_positions}
@@ -450,7 +450,7 @@ def check_task_backward_fn(module, run):
         g = run["reference_grads"][i] if i >= 0 else None
         if not isinstance(g, torch.Tensor) or not isinstance(r, torch.Tensor):
             continue
-        if r.shape != g.shape or not torch.allclose(r, g, rtol=1e-4, atol=1e-5):
+        if r.shape != g.shape or not allclose(r, g, rtol=1e-4, atol=1e-5):
             warnings.append(f"the task's own backward_fn output {k} differs from autograd's gradient of "
                             f"`{run['fwd_names'][i]}`; kforge checks kernels against autograd")
     return warnings

@@ -11,7 +11,7 @@ import warnings as python_warnings
 
 import torch
 
-from .running import compute_device, outputs_of, to_device, to_meta
+from .running import allclose, compute_device, outputs_of, to_device, to_meta
 from .support import ExportError, phase
 
 
@@ -259,7 +259,7 @@ def check_reference(out_dir, reference, specs, values, expected, device, rerun=N
     refused = ExportError(f"the TorchScript reference {reference['file']} does not reproduce the Python function")
     if len(got) != len(expected):
         raise refused
-    if all(torch.allclose(g, e, rtol=rtol, atol=atol) for g, e in zip(got, expected)):
+    if all(allclose(g, e, rtol=rtol, atol=atol) for g, e in zip(got, expected)):
         return []
     if rerun is None:
         raise refused
@@ -268,12 +268,12 @@ def check_reference(out_dir, reference, specs, values, expected, device, rerun=N
         raise refused
     warnings = []
     for k, (g, e, a) in enumerate(zip(got, expected, again)):
-        if torch.allclose(g, e, rtol=rtol, atol=atol):
+        if allclose(g, e, rtol=rtol, atol=atol):
             continue
         # Rounding, not randomness: the function does differ from itself, and a second run and the
         # reference are both within the evaluator's float32 tolerance of the first (atol = rtol =
         # 1e-5), so that a kernel is judged alike against any run of it.
-        within = [x.shape == e.shape and torch.allclose(x, e, rtol=EVALUATOR_TOLERANCE, atol=EVALUATOR_TOLERANCE)
+        within = [x.shape == e.shape and allclose(x, e, rtol=EVALUATOR_TOLERANCE, atol=EVALUATOR_TOLERANCE)
                   for x in (a, g)]
         if torch.equal(a, e) or not all(within):
             raise refused

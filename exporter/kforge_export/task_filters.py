@@ -4,7 +4,7 @@
 import torch
 
 from .random_draws import float_dtype, strided_sample
-from .running import outputs_of
+from .running import allclose, outputs_of
 
 
 FILTER_BUDGET_SECONDS = 4.0  # the no-effect filter (a backward pass and a few runs) only below this run time
@@ -26,7 +26,7 @@ def filter_warnings(fn, specs, values, other_values, base_outs):
         changed[i] = other_values[i]
         with torch.no_grad():
             outs = outputs_of(fn(*changed), "reference")
-        if all(torch.allclose(a, b, rtol=1e-6, atol=1e-7, equal_nan=True) for a, b in zip(outs, base_outs)):
+        if all(allclose(a, b, rtol=1e-6, atol=1e-7, equal_nan=True) for a, b in zip(outs, base_outs)):
             warnings.append(f"argument `{specs[i]['name']}` has no effect on the output: the task may not test it")
     return warnings
 
@@ -39,18 +39,31 @@ def arguments_with_gradient(fn, values, positions):
     if not floating:
         return set()
     try:
+        # detach() shares the argument's memory (a full-size KernelBench input is 8.6 GB): a
+        # function that writes into its argument fails on the leaf, as it did on a clone.
         leaves = list(values)
         for i in floating:
-            leaves[i] = values[i].detach().clone().requires_grad_(True)
+            leaves[i] = values[i].detach().requires_grad_(True)
         with torch.enable_grad():
             outs = [o for o in outputs_of(fn(*leaves), "reference") if o.requires_grad and float_dtype(o)]
             if not outs:
                 return set()
             generator = torch.Generator(device=outs[0].device).manual_seed(7)
-            loss = sum((o * torch.randn(o.shape, generator=generator, device=o.device, dtype=o.dtype)).sum()
-                       for o in outs)
-            grads = torch.autograd.grad(loss, [leaves[i] for i in floating], allow_unused=True)
+            weights = [torch.randn(o.shape, generator=generator, device=o.device, dtype=o.dtype) for o in outs]
+            grads = torch.autograd.grad(outs, [leaves[i] for i in floating], grad_outputs=weights,
+                                        allow_unused=True)
     except Exception:  # noqa: BLE001  (not differentiable: every argument is run again instead)
         return set()
-    return {i for i, g in zip(floating, grads)
-            if g is not None and torch.isfinite(g).all().item() and g.abs().max().item() > 0}
+    return {i for i, g in zip(floating, grads) if g is not None and _finite_and_not_zero(g)}
+
+
+def _finite_and_not_zero(g):
+    """Whether every element of g is finite and some is not zero, from its extremes (no temporary
+    the size of g; NaN makes both extremes NaN)."""
+    if g.numel() == 0:
+        return False
+    try:
+        low, high = torch.aminmax(g)
+    except RuntimeError:  # a dtype aminmax does not take on this device
+        return bool(torch.isfinite(g).all().item() and g.abs().max().item() > 0)
+    return bool(torch.isfinite(low).item() and torch.isfinite(high).item() and (low.item() < 0 or high.item() > 0))
