@@ -175,26 +175,34 @@ TEST(Exporter, EachForwardConfigRecordsItsAtenGraph) {
 
 /// Exports a copy of rkb_rmsnorm whose func_forward.py has `find` replaced by `replacement`, in a
 /// scratch folder named after `label` that is removed afterwards.
-evaluation::ExportedTaskInfo export_edited_rmsnorm(const std::string& label,
-                                                   const std::string& find,
-                                                   const std::string& replacement) {
+/// The export of a task whose files `write` puts into a folder of its own (removed after).
+evaluation::ExportedTaskInfo export_written_task(
+    const std::string& label, const std::function<void(const std::filesystem::path&)>& write) {
   auto dir = std::filesystem::temp_directory_path() /
              ("kforge_exporter_" + label + "_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::ifstream in(tests_task("rkb_rmsnorm") + "/func_forward.py");
-  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto at = source.find(find);
-  EXPECT_NE(at, std::string::npos) << find;
-  if (at != std::string::npos) source.replace(at, find.size(), replacement);
-  std::ofstream(dir / "func_forward.py") << source;
-  std::filesystem::copy_file(tests_task("rkb_rmsnorm") + "/config_forward.json",
-                             dir / "config_forward.json",
-                             std::filesystem::copy_options::overwrite_existing);
+  write(dir);
   evaluation::ExportOptions o;
   o.cache_dir = cache_dir();
   auto r = evaluation::export_task(dir.string(), o);
   std::filesystem::remove_all(dir);
   return r;
+}
+
+evaluation::ExportedTaskInfo export_edited_rmsnorm(const std::string& label,
+                                                   const std::string& find,
+                                                   const std::string& replacement) {
+  return export_written_task(label, [&](const std::filesystem::path& dir) {
+    std::ifstream in(tests_task("rkb_rmsnorm") + "/func_forward.py");
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto at = source.find(find);
+    EXPECT_NE(at, std::string::npos) << find;
+    if (at != std::string::npos) source.replace(at, find.size(), replacement);
+    std::ofstream(dir / "func_forward.py") << source;
+    std::filesystem::copy_file(tests_task("rkb_rmsnorm") + "/config_forward.json",
+                               dir / "config_forward.json",
+                               std::filesystem::copy_options::overwrite_existing);
+  });
 }
 
 // A function whose work depends on its input's values (here a Python branch on one) cannot be
@@ -244,29 +252,23 @@ TEST(Exporter, AFunctionThatVariesWithinTheToleranceExportsOneThatVariesMoreDoes
 /// size) whose integer argument `k` reaches the last element only; `last` is added to that element.
 evaluation::ExportedTaskInfo export_last_element_task(const std::string& label,
                                                       const std::string& last) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("kforge_exporter_" + label + "_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "func_forward.py")
-      << "import torch\nimport torch.nn as nn\n\n\n"
-         "def forward_fn(x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:\n"
-         "    out = x * 2.0\n"
-         "    out[-1] = out[-1] + "
-      << last
-      << "\n    return out\n\n\n"
-         "class Model(nn.Module):\n"
-         "    def forward(self, x, k, fn=forward_fn):\n"
-         "        return fn(x, k)\n\n\n"
-         "def get_inputs(n: int = 16777219):\n"
-         "    return [torch.randn(n), torch.randint(0, 1000, (1,))]\n\n\n"
-         "input_names = [\"x\", \"k\"]\n";
-  std::ofstream(dir / "config_forward.json")
-      << R"({"single_input_configs": [{}], "single_init_configs": [{}], "single_shared_configs": [{}]})";
-  evaluation::ExportOptions o;
-  o.cache_dir = cache_dir();
-  auto r = evaluation::export_task(dir.string(), o);
-  std::filesystem::remove_all(dir);
-  return r;
+  return export_written_task(label, [&](const std::filesystem::path& dir) {
+    std::ofstream(dir / "func_forward.py")
+        << "import torch\nimport torch.nn as nn\n\n\n"
+           "def forward_fn(x: torch.Tensor, k: torch.Tensor) -> torch.Tensor:\n"
+           "    out = x * 2.0\n"
+           "    out[-1] = out[-1] + "
+        << last
+        << "\n    return out\n\n\n"
+           "class Model(nn.Module):\n"
+           "    def forward(self, x, k, fn=forward_fn):\n"
+           "        return fn(x, k)\n\n\n"
+           "def get_inputs(n: int = 16777219):\n"
+           "    return [torch.randn(n), torch.randint(0, 1000, (1,))]\n\n\n"
+           "input_names = [\"x\", \"k\"]\n";
+    std::ofstream(dir / "config_forward.json")
+        << R"({"single_input_configs": [{}], "single_init_configs": [{}], "single_shared_configs": [{}]})";
+  });
 }
 
 std::string forward_warnings(const evaluation::ExportedTaskInfo& r) {

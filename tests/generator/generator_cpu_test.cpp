@@ -448,6 +448,7 @@ TEST(GeneratedCudaSource, UnrollSetsTheLoadsAThreadHasInFlight) {
   const std::string wide = cuda_source(column, sixteen);
   EXPECT_EQ(occurrences(wide, "kf_u0[16];"), 1u) << wide;
   EXPECT_EQ(occurrences(wide, "kf_r + 15 < 100; kf_r += 16"), 1u) << wide;
+  EXPECT_EQ(occurrences(wide, "kf_r < 100; kf_r += 1)"), 1u) << wide;  // the tail of 4
   EXPECT_EQ(occurrences(cuda_source(row, sixteen), "kf_u0[16];"), 1u);
   generator::CudaChoices two;
   two.unroll = 2;
