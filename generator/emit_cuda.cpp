@@ -409,7 +409,9 @@ struct CudaKernel {
         cached_values.push_back(e);
         return;
       }
-      for (const auto& a : e->args) pick(a);
+      // the cache computes its values before any condition: not what a condition guards
+      for (size_t i = 0; i < e->args.size(); ++i)
+        if (!evaluated_conditionally(*e, i) || loads_inside_buffers(e->args[i])) pick(e->args[i]);
     };
     for (const auto& walk : values)
       for (const auto& v : walk) pick(v);
@@ -718,6 +720,20 @@ struct CudaKernel {
     return (numel(k.space) + per_block - 1) / per_block;
   }
 
+  /// Whether a load's offset may lie outside its buffer (where a condition does not pick it): a
+  /// gather's, or one that may be negative or reach the buffer's end.
+  bool may_leave_buffer(const Expr& load) const {
+    return !load.args.empty() || load.index->may_be_negative ||
+           load.index->bound > numel(p.buffers[static_cast<size_t>(load.buffer)].shape);
+  }
+
+  /// Whether every load of `e` stays inside its buffer: `e` may be computed ahead of a condition.
+  bool loads_inside_buffers(const ExprPtr& e) const {
+    if (e->kind == Expr::Kind::load && may_leave_buffer(*e)) return false;
+    return std::all_of(e->args.begin(), e->args.end(),
+                       [this](const ExprPtr& a) { return loads_inside_buffers(a); });
+  }
+
   /// Whether a pointwise kernel may compute all its elements' values before it stores any: none of
   /// the buffers it stores is one it loads.
   bool stores_after_loads() const {
@@ -751,13 +767,21 @@ struct CudaKernel {
     out += "  const " + type + " first = static_cast<" + type + ">(blockIdx.x) * " + n(per_block) +
            " + static_cast<" + type + ">(threadIdx.x);\n";
     if (elements > 1 && stores_after_loads()) {
-      // every element a full block reads (gathers, whose offsets depend on loaded data, stay
-      // where they are), into registers kf_l<i>[j]
+      // every element a full block reads, into registers kf_l<i>[j]; gathers, whose offsets
+      // depend on loaded data, and loads under a condition that may lie outside their buffer
+      // stay where they are
+      std::set<std::string> unconditional;
+      for (const auto& st : k.stages) {
+        auto more = unconditional_loads(st.value);
+        unconditional.insert(more.begin(), more.end());
+      }
       std::vector<std::string> loads, types;
       auto load_text = [&](const Expr& l, const std::string& added) -> std::string {
-        const std::string at = plain("b" + std::to_string(l.buffer) + "[" + l.index->text + "]");
+        const std::string raw = "b" + std::to_string(l.buffer) + "[" + l.index->text + "]";
+        const std::string at = plain(raw);
         if (!added.empty())
           return plain("b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]");
+        if (!unconditional.count(raw) && may_leave_buffer(l)) return at;
         auto it = std::find(loads.begin(), loads.end(), at);
         if (it == loads.end()) {
           it = loads.insert(loads.end(), at);
@@ -773,10 +797,13 @@ struct CudaKernel {
              ") {\n";
       for (size_t i = 0; i < loads.size(); ++i)
         out += "    " + types[i] + " kf_l" + std::to_string(i) + "[" + n(elements) + "];\n";
-      out += unrolled + index;
-      for (size_t i = 0; i < loads.size(); ++i)
-        out += "    kf_l" + std::to_string(i) + "[j] = " + loads[i] + ";\n";
-      out += "  }\n" + unrolled + index + body + "  }\n  return;\n  }\n";
+      if (!loads.empty()) {
+        out += unrolled + index;
+        for (size_t i = 0; i < loads.size(); ++i)
+          out += "    kf_l" + std::to_string(i) + "[j] = " + loads[i] + ";\n";
+        out += "  }\n";
+      }
+      out += unrolled + index + body + "  }\n  return;\n  }\n";
     }
     out += unrolled + index;
     out += "    if (e >= " + n(total) + ") return;\n";

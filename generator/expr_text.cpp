@@ -93,6 +93,22 @@ std::set<int> loaded_buffers(const ExprPtr& e) {
   return out;
 }
 
+bool evaluated_conditionally(const Expr& e, size_t i) {
+  if (e.kind != Expr::Kind::call || i == 0) return false;
+  return e.fn == "where" || e.fn == "and" || e.fn == "or";
+}
+
+std::set<std::string> unconditional_loads(const ExprPtr& e) {
+  std::set<std::string> out;
+  if (e->kind == Expr::Kind::load) out.insert(memory_text(e));
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (evaluated_conditionally(*e, i)) continue;
+    auto more = unconditional_loads(e->args[i]);
+    out.insert(more.begin(), more.end());
+  }
+  return out;
+}
+
 std::string double_term_text(const ExprPtr& e,
                              const std::function<std::string(const ExprPtr&)>& text) {
   if (is_float_product(e))

@@ -32,6 +32,14 @@ bool is_float_product(const ExprPtr& e);
 bool calls(const ExprPtr& e, const std::string& fn);
 /// The buffers the expression loads from.
 std::set<int> loaded_buffers(const ExprPtr& e);
+/// Whether C evaluates argument `i` of `e` only where the data picks it: a where's two branches,
+/// the right side of && and ||. A load there may lie outside its buffer where it is not picked
+/// (cat's later pieces read at offset -1 at the first element, a padded window's border), so a
+/// kernel must not load it ahead of its condition.
+bool evaluated_conditionally(const Expr& e, size_t i);
+/// The loads (as memory_text prints them) that the expression evaluates whatever the data: those
+/// under no argument that is evaluated_conditionally.
+std::set<std::string> unconditional_loads(const ExprPtr& e);
 
 /// The kf_ helpers every generated kernel may call (expects KF_FN defined).
 extern const char* const kPrelude;

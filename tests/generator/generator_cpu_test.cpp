@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "evaluation/task_export.hpp"
 #include "generator/emit.hpp"
@@ -453,6 +454,37 @@ TEST(GeneratedCudaSource, UnrollSetsTheLoadsAThreadHasInFlight) {
   generator::CudaChoices two;
   two.unroll = 2;
   EXPECT_EQ(occurrences(cuda_source(row, two), "kf_u0[2];"), 1u);
+}
+
+// A load that only a condition's pick evaluates stays behind its condition in a full block's
+// loads ahead of the compute: KernelBench's 92_cumsum_exclusive (cat of zeros and a cumsum of all
+// but the last column) reads the cumsum at offset -1 for the first element, which the select
+// never picks; loaded ahead, it read before the 4 GiB buffer's start and the H200 reported an
+// illegal address on the full-size problem. A padded tensor's border reads likewise. A load under
+// a condition whose offset stays inside its buffer (where's other branch) is still read ahead.
+TEST(GeneratedCudaSource, ALoadUnderAConditionIsNotReadAheadOfIt) {
+  const OpCase exclusive{
+      "exclusive_cumsum",
+      "x",
+      "torch.cat((torch.zeros_like(x[:, :1]), torch.cumsum(x[:, :-1], dim=1)), dim=1)",
+      {"[torch.randn(64, 1024)]"}};
+  const OpCase padded{
+      "padded", "x", "torch.nn.functional.pad(x, (1, 1)) * 2", {"[torch.randn(64, 1000)]"}};
+  for (const auto* c : {&exclusive, &padded}) {
+    const std::string source = cuda_source(*c);
+    EXPECT_GE(occurrences(source, "? 0.0f : b1[((-1) + ") + occurrences(source, "? b0[((-1) + "),
+              2u)
+        << source;  // both in the full block and in the last one, behind the condition
+    std::istringstream lines(source);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.find("kf_l") != std::string::npos && line.find("] = b") != std::string::npos) {
+        EXPECT_EQ(line.find("(-"), std::string::npos) << line << "\n" << source;
+      }
+    }
+  }
+  const std::string where = cuda_source(
+      {"where_inside", "x, y", "torch.where(x > 0, x, y)", {"[torch.randn(64, 1000)] * 2"}});
+  EXPECT_EQ(occurrences(where, "float kf_l1[4];"), 1u) << where;
 }
 
 // The row cache: a norm over 64 channels (KernelBench's 36_RMSNorm_: a thread an output walks its
