@@ -52,6 +52,13 @@ struct CudaChoices {
   /// Elements of a row a reduction's thread loads before it combines them (2, 4, 8, 16), so that
   /// their loads are in flight at once; 0 by rule: 8 where a warp or more shares the row, else 4.
   int unroll = 0;
+  /// Neighbouring outputs that one thread of a short-window reduction (pooling, a depthwise
+  /// convolution: a thread an output) computes, 2, 4 or 8 along the output's last dimension. Every
+  /// load of their windows is issued whatever its guard says (its offset kept inside its buffer,
+  /// the guard choosing after the load), so that the compiler merges the loads that overlapping
+  /// windows share and has all of them in flight at once; 1: a thread an output, each load behind
+  /// its guard; 0 by rule (generator/emit_cuda.cpp, window_outputs).
+  int window = 0;
 };
 
 /// How a reduction kernel whose rows a cluster of blocks shares begins (generate.cpp includes

@@ -16,11 +16,18 @@
 
 #include "generator/emit.hpp"
 #include "generator/expr_text.hpp"
+#include "generator/schedule.hpp"
 
 namespace kforge::generator {
 namespace {
 
 const char* const kCudaReductions = R"(
+// A window's load issued whatever its guard says (window outputs): its offset kept inside the
+// buffer of n elements, and the guard choosing between values already computed.
+__device__ __forceinline__ int64_t kf_in(int64_t x, int64_t n) { return x < 0 ? 0 : (x < n ? x : n - 1); }
+template <class T, class U>
+__device__ __forceinline__ auto kf_select(bool c, T a, U b) -> decltype(true ? T{} : U{}) { return c ? a : b; }
+
 struct KfSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct KfProd { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
 struct KfMax { template <class T> __device__ T operator()(T a, T b) const { return kf_max2(a, b); } };
@@ -238,6 +245,11 @@ struct CudaKernel {
   int elements = 1;  ///< a pointwise kernel's elements per thread
   int unroll = 0;    ///< CudaChoices::unroll
   std::string out;
+  /// Outputs a thread computes (CudaChoices::window), kf_j = kf_c * window + kf_v along the last
+  /// outer dimension; 1 for one, at `o`. The kernel's stages are then at kf_q (the other outer
+  /// dimensions) and kf_j (window_index), every where evaluates both sides and every load that
+  /// may leave its buffer is clamped into it (eager_text).
+  int window = 1;
   /// Blocks of a thread-block cluster that share each row (CudaChoices::cluster), 1 for none: the
   /// row's `span` threads are the cluster's, lane = the block's rank * group + its thread.
   int cluster = 1;
@@ -297,6 +309,7 @@ struct CudaKernel {
 
   std::string text(const ExprPtr& e) const {
     const ExprPtr f = reciprocal_of_row_constants(k, e);
+    if (window > 1) return eager_text(f);
     if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
       if (l.buffer < 0) return "kf_c" + std::to_string(-1 - l.buffer) + "[kf_j]";
@@ -304,6 +317,62 @@ struct CudaKernel {
         return "acc" + std::to_string(l.buffer);
       return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
     });
+  }
+
+  /// The window outputs' text of `e`: each where a kf_select of values computed before it, each
+  /// load that may leave its buffer (the discarded lanes past the last output included: any load
+  /// at kf_j) clamped into it. What a guard discards is still read, from inside the buffer.
+  std::string eager_text(const ExprPtr& e) const {
+    auto index = [this](const Index& i) { return window_offset(i); };
+    return expr_text(
+        eager_selects(e),
+        [this, index](const Expr& l, const std::string& added) {
+          if (std::count(k.local.begin(), k.local.end(), l.buffer))
+            return "acc" + std::to_string(l.buffer);
+          std::string at = window_offset(*l.index) + added;
+          if (reads_var(*l.index, "kf_j") || may_leave_buffer(l))
+            at = "kf_in(" + at + ", " + n(numel(p.buffers[static_cast<size_t>(l.buffer)].shape)) +
+                 ")";
+          return "b" + std::to_string(l.buffer) + "[" + at + "]";
+        },
+        index);
+  }
+
+  /// An index of the window outputs as the thread's part plus the window's: kf_j's term split
+  /// into kf_c * window (the thread's) and kf_v (a constant once the loop over the outputs is
+  /// unrolled, as the window's r is), so that the offsets that neighbouring windows share are
+  /// the same thread's part plus the same constant, which the compiler computes and loads once.
+  std::string window_offset(const Index& i) const {
+    if (!reads_var(i, "kf_j")) return i.text;
+    std::string thread, own;
+    auto add = [](std::string& to, const std::string& t) { to += (to.empty() ? "" : " + ") + t; };
+    auto split = [&](const Index& t) {
+      const bool var = t.kind == Index::Kind::var && t.text == "kf_j";
+      const bool scaled = t.kind == Index::Kind::mul && t.terms[0]->kind == Index::Kind::var &&
+                          t.terms[0]->text == "kf_j";
+      if (var || scaled) {
+        const int64_t f = var ? 1 : t.value;
+        add(thread, "kf_c * " + n(f * window));
+        add(own, f == 1 ? "kf_v" : "kf_v * " + n(f));
+      } else if (reads_var(t, "r") || reads_var(t, "kf_j")) {
+        add(own, t.text);
+      } else {
+        add(thread, t.text);
+      }
+    };
+    if (i.kind == Index::Kind::sum) {
+      for (const auto& t : i.terms) split(*t);
+    } else {
+      split(i);
+    }
+    return "((" + (thread.empty() ? "0" : thread) + ") + (" + (own.empty() ? "0" : own) + "))";
+  }
+
+  static ExprPtr eager_selects(const ExprPtr& e) {
+    if (e->kind != Expr::Kind::call) return e;
+    std::vector<ExprPtr> args;
+    for (const auto& a : e->args) args.push_back(eager_selects(a));
+    return ex::call(e->fn == "where" ? "select" : e->fn, std::move(args), e->dtype);
   }
 
   /// Whether the row cache may hold `e`'s value: computed from memory and indices alone (none of
@@ -487,7 +556,10 @@ struct CudaKernel {
     // A short window one thread walks (a 3-D pooling window of 27 elements): every step unrolled,
     // so that the window's offsets (r / 9, r % 3) are constants rather than divisions at run time.
     if (group == 1 && r <= kShortWindow) {
-      out += "  if (live) {\n#pragma unroll\n    for (int r = 0; r < " + n(r) + "; ++r) {\n" +
+      // window outputs: every load stays inside its buffer, so no guard (a guard per output kept
+      // the compiler from merging the loads that neighbouring windows share)
+      out += std::string(window > 1 ? "  {" : "  if (live) {") +
+             "\n#pragma unroll\n    for (int r = 0; r < " + n(r) + "; ++r) {\n" +
              consume_all("      ", direct) + "    }\n  }\n";
       return;
     }
@@ -852,6 +924,19 @@ struct CudaKernel {
         "  __shared__ float kf_shared_f[32];\n  __shared__ double kf_shared_d[32];\n"
         "  __shared__ int64_t kf_shared_i[32];\n"
         "  __shared__ int64_t kf_shared_j[32];\n";
+    if (window > 1) {
+      const int64_t last = k.outer_shape().back(), rows = outer / last;
+      const int64_t chunks = (last + window - 1) / window;
+      out += "  const int64_t kf_t = static_cast<int64_t>(blockIdx.x) * " + n(threads) +
+             " + threadIdx.x;\n  const int64_t kf_q = kf_t / " + n(chunks) +
+             ";\n  const int64_t kf_c = kf_t % " + n(chunks) + ";\n  if (kf_q >= " + n(rows) +
+             ") return;\n  const int lane = 0;\n#pragma unroll\n  for (int kf_v = 0; kf_v < " +
+             n(window) + "; ++kf_v) {\n  const int64_t kf_j = kf_c * " + n(window) +
+             " + kf_v;\n  const bool live = kf_j < " + n(last) + ";\n";
+      emit_stages();
+      out += "  }\n}\n\n";
+      return (rows * chunks + threads - 1) / threads;
+    }
     if (cluster > 1) {
       out += "  __shared__ float kf_cluster_f;\n  __shared__ double kf_cluster_d;\n"
              "  __shared__ int64_t kf_cluster_i;\n";
@@ -866,6 +951,14 @@ struct CudaKernel {
     }
     out += "  const bool live = o < " + n(outer) + ";\n";
     if (steps > 0) load_row_cache();
+    emit_stages();
+    if (cluster > 1) out += "#endif\n";
+    out += "}\n\n";
+    return grid;
+  }
+
+  /// The reduction kernel's stages, each walk of the row in turn.
+  void emit_stages() {
     for (const auto& walk : walks_of_stages()) {
       const Stage& s = k.stages[walk.front()];
       if (online_pair(walk.front())) {
@@ -895,11 +988,56 @@ struct CudaKernel {
             });
       }
     }
-    if (cluster > 1) out += "#endif\n";
-    out += "}\n\n";
-    return grid;
   }
 };
+
+/// The outer index of window outputs: the last outer dimension at kf_j, the others the digits of
+/// kf_q.
+std::vector<IndexPtr> window_index(const Kernel& k) {
+  auto shape = k.outer_shape();
+  const int64_t last = shape.back();
+  shape.pop_back();
+  auto out = ix::delinear(ix::named("kf_q", numel(shape)), shape);
+  out.push_back(ix::named("kf_j", last));
+  return out;
+}
+
+/// Whether an index of `e` reads the kernel's counter `name`.
+bool index_reads(const ExprPtr& e, const std::string& name) {
+  if (e->kind == Expr::Kind::index) return reads_var(*e->index, name);
+  return std::any_of(e->args.begin(), e->args.end(),
+                     [&](const ExprPtr& a) { return index_reads(a, name); });
+}
+
+/// Whether `e` has a where whose guard reads the counter `name` (a padded window's border check).
+bool guard_reads(const ExprPtr& e, const std::string& name) {
+  if (e->kind != Expr::Kind::call) return false;
+  if (e->fn == "where" && index_reads(e->args[0], name)) return true;
+  return std::any_of(e->args.begin(), e->args.end(),
+                     [&](const ExprPtr& a) { return guard_reads(a, name); });
+}
+
+/// Outputs a thread of kernel `k` computes (CudaChoices::window, at most the last outer
+/// dimension): 1 unless k is a short-window reduction of a thread an output (pooling, a depthwise
+/// convolution) whose stages are reductions and what follows them per output. By rule 4 where a
+/// window's border is guarded (padding): there neighbouring windows overlap.
+int window_outputs(const Program& p, const Kernel& k, const CudaChoices& c) {
+  if (c.window == 1 || !k.reduces() || k.library >= 0 || k.outer_shape().empty() ||
+      pick_group(k, c) != 1 || numel(k.inner_shape()) > kShortWindow)
+    return 1;
+  for (const auto& s : k.stages)
+    if (s.kind != Stage::Kind::reduce && s.kind != Stage::Kind::outer_store) return 1;
+  int v = c.window;
+  if (v == 0) {
+    const Kernel at = at_outer_index(p, k, window_index(k));
+    v = std::any_of(at.stages.begin(), at.stages.end(),
+                    [](const Stage& s) { return guard_reads(s.value, "kf_j"); })
+            ? 4
+            : 1;
+  }
+  while (v > 1 && v > k.outer_shape().back()) v /= 2;
+  return v;
+}
 
 }  // namespace
 
@@ -925,13 +1063,16 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       e.calls += tiled->call;
       continue;
     }
+    const int window = window_outputs(*in.program, k, choices);
+    const Kernel windows = window > 1 ? at_outer_index(*in.program, k, window_index(k)) : k;
     auto kernel = [&](const CudaChoices& ch) {
-      CudaKernel c{*in.program, k, ch.block_threads, 1, ch.elements, ch.unroll, ""};
+      CudaKernel c{*in.program, windows, ch.block_threads, 1, ch.elements, ch.unroll, ""};
+      c.window = window;
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;
       if (ch.index32 && c.narrow_indices()) c.ix = "int";
-      if (k.reduces() && !k.stages.empty() && !scan) c.plan(ch);
+      if (k.reduces() && !k.stages.empty() && !scan && window == 1) c.plan(ch);
       return c;
     };
     CudaKernel c = kernel(choices);

@@ -14,7 +14,9 @@ namespace kforge::generator {
 /// `load` prints a load (a buffer's element, or a reduction's accumulator), given what a gather
 /// adds to its offset (" + (t) * 10", or nothing).
 using LoadText = std::function<std::string(const Expr&, const std::string& added)>;
-std::string expr_text(const ExprPtr& e, const LoadText& load);
+/// `index`, where given, prints an index's value (its canonical text otherwise).
+using IndexText = std::function<std::string(const Index&)>;
+std::string expr_text(const ExprPtr& e, const LoadText& load, const IndexText& index = {});
 std::string constant_text(double value, DType dtype);
 /// The expression with every load as the buffer's element, `b<id>[offset]`: equal text, equal
 /// value (what identifies a reduction, and the factors of a product).

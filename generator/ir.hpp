@@ -131,6 +131,9 @@ struct Kernel {
   /// The index of the space a kernel's code is at: the outer dimensions are the digits of its
   /// counter `o` over them, the inner ones those of `r`.
   std::vector<IndexPtr> vars() const;
+  /// The index of the space at the outer index `outer` (one per outer dimension) and the inner
+  /// digits of `r`.
+  std::vector<IndexPtr> vars(const std::vector<IndexPtr>& outer) const;
   /// The row-major offset of the outer index: `o`.
   IndexPtr outer_offset() const;
 };

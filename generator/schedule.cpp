@@ -29,7 +29,10 @@ std::vector<int64_t> Kernel::inner_shape() const {
 }
 
 std::vector<IndexPtr> Kernel::vars() const {
-  auto outer = ix::delinear(ix::named("o", numel(outer_shape())), outer_shape());
+  return vars(ix::delinear(ix::named("o", numel(outer_shape())), outer_shape()));
+}
+
+std::vector<IndexPtr> Kernel::vars(const std::vector<IndexPtr>& outer) const {
   auto in = ix::delinear(ix::named("r", numel(inner_shape())), inner_shape());
   std::vector<IndexPtr> out;
   size_t a = 0, b = 0;
@@ -78,6 +81,30 @@ bool is_product(const Buffer& b) {
   return a_only && c_only;
 }
 
+/// Stage s's value and offset (its kind chosen) for buffer `b` at the kernel's index `vars`, whose
+/// outer dimensions are at row-major offset `outer`.
+void place(const Buffer& b, const Kernel& k, const std::vector<IndexPtr>& vars,
+           const IndexPtr& outer, Stage& s) {
+  switch (s.kind) {
+    case Stage::Kind::scan:
+      s.offset = ix::linear(vars, k.space);
+      s.value = b.compute(vars);
+      break;
+    case Stage::Kind::reduce:
+      s.offset = outer;
+      s.value = b.compute(vars);
+      break;
+    case Stage::Kind::row_store:
+      s.offset = ix::linear(vars, k.space);
+      s.value = b.compute(b.shape == k.space ? vars : ix::delinear(s.offset, b.shape));
+      break;
+    case Stage::Kind::outer_store:
+      s.offset = outer;
+      s.value = b.compute(ix::delinear(s.offset, b.shape));
+      break;
+  }
+}
+
 /// The stage computing `b` in `k`, or none when b cannot join k.
 std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b) {
   const auto vars = k.vars();
@@ -90,8 +117,7 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
   if (b.kind == Buffer::Kind::scan) {
     if (!k.stages.empty() || b.space != k.space || b.reduced != k.reduced) return std::nullopt;
     s.kind = Stage::Kind::scan;
-    s.offset = ix::linear(vars, k.space);
-    s.value = b.compute(vars);
+    place(b, k, vars, k.outer_offset(), s);
     return s;
   }
   if (b.kind == Buffer::Kind::reduction) {
@@ -105,19 +131,14 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
         }))
       return std::nullopt;
     s.kind = Stage::Kind::reduce;
-    s.value = b.compute(vars);
-    s.offset = k.outer_offset();
   } else if (k.reduces() ? numel(b.shape) == numel(k.space) : b.shape == k.space) {
     s.kind = Stage::Kind::row_store;
-    s.offset = ix::linear(vars, k.space);
-    s.value = b.compute(b.shape == k.space ? vars : ix::delinear(s.offset, b.shape));
   } else if (k.reduces() && numel(b.shape) == numel(k.outer_shape())) {
     s.kind = Stage::Kind::outer_store;
-    s.offset = k.outer_offset();
-    s.value = b.compute(ix::delinear(s.offset, b.shape));
   } else {
     return std::nullopt;
   }
+  place(b, k, vars, k.outer_offset(), s);
   // What it reads in k: only k's reductions, at the outer index (their accumulators).
   std::vector<const Expr*> loads;
   collect_loads(s.value, loads);
@@ -295,6 +316,14 @@ std::vector<Kernel> schedule(const Program& p) {
       if (s.kind != Stage::Kind::reduce || read_elsewhere.count(s.buffer))
         k.stores.push_back(s.buffer);
   return kernels;
+}
+
+Kernel at_outer_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& outer) {
+  Kernel out = k;
+  const auto vars = k.vars(outer);
+  const IndexPtr offset = ix::linear(outer, k.outer_shape());
+  for (auto& s : out.stages) place(p.buffers[static_cast<size_t>(s.buffer)], k, vars, offset, s);
+  return out;
 }
 
 }  // namespace kforge::generator

@@ -15,4 +15,9 @@ namespace kforge::generator {
 
 std::vector<Kernel> schedule(const Program& program);
 
+/// `k` with its stages' values and offsets computed at another outer index: `outer`, one index
+/// per outer dimension (a thread that computes several neighbouring outputs names the last one
+/// apart from the others: generator/emit_cuda.cpp's window outputs).
+Kernel at_outer_index(const Program& program, const Kernel& k, const std::vector<IndexPtr>& outer);
+
 }  // namespace kforge::generator

@@ -3,10 +3,15 @@
 // its shape sets; an operator the generator does not know yet is named, never computed wrongly.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
+#include "evaluation/build_config.hpp"
+#include "evaluation/process.hpp"
 #include "evaluation/task_export.hpp"
 #include "generator/emit.hpp"
 #include "generator/generate.hpp"
@@ -28,6 +33,8 @@ TEST_P(GeneratedCpu, IsCorrectOnEveryShapeSet) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCpu, testing::ValuesIn(op_cases()),
+                         [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Windows, GeneratedCpu, testing::ValuesIn(window_cases()),
                          [](const auto& info) { return info.param.name; });
 INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCpu, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
@@ -485,6 +492,61 @@ TEST(GeneratedCudaSource, ALoadUnderAConditionIsNotReadAheadOfIt) {
   const std::string where = cuda_source(
       {"where_inside", "x, y", "torch.where(x > 0, x, y)", {"[torch.randn(64, 1000)] * 2"}});
   EXPECT_EQ(occurrences(where, "float kf_l1[4];"), 1u) << where;
+}
+
+/// The global loads in nvcc's PTX of a generated source's kernels (its first config's; compiled
+/// without LibTorch, which the kernels do not use), or -1 when nvcc fails.
+int ptx_loads(const std::string& source) {
+  std::string kernels = source.substr(0, source.find("namespace cfg0 {"));
+  for (const char* include : {"#include <torch/extension.h>", "#include <ATen/cuda/CUDAContext.h>"})
+    kernels.erase(kernels.find(include), std::string(include).size());
+  const size_t body = source.find("namespace cfg0 {") + 16;
+  kernels += source.substr(body, source.rfind('\n', source.find(" run(", body)) - body);
+  const auto dir = std::filesystem::temp_directory_path() / "kforge_generator_ptx";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "kernels.cu") << kernels;
+  evaluation::SpawnOptions o;
+  o.argv = {build::nvcc,
+            "-arch=sm_90",
+            "-O3",
+            "-ptx",
+            "-w",
+            "-o",
+            (dir / "kernels.ptx").string(),
+            (dir / "kernels.cu").string()};
+  const auto r = evaluation::run(o, std::chrono::minutes(2));
+  EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.output;
+  if (!r.ok()) return -1;
+  std::ifstream in(dir / "kernels.ptx");
+  const std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return static_cast<int>(occurrences(ptx, "ld.global"));
+}
+
+// KernelBench's 41_Max_Pooling_1D at a smaller length: windows of 8 elements, 3 apart, padded by
+// 4, one a position. A thread an output loads its 8 elements, each behind its border check; eight
+// neighbouring outputs of one thread (the choice `window`) read 8 + 7 * 3 = 29 elements, which
+// nvcc loads once each (PTX counted here, without a GPU; the `gpu` label checks the values): every
+// load issued whatever its border check says, at a clamped offset written as the thread's part
+// plus a constant. By rule a padded window gets four outputs a thread.
+TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
+  if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
+  const OpCase pool{"dilated_pool",
+                    "x",
+                    "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)",
+                    {"[torch.randn(2, 4, 1000)]"}};
+  generator::CudaChoices one, eight;
+  one.window = 1;
+  eight.window = 8;
+  const std::string single = cuda_source(pool, one), shared = cuda_source(pool, eight);
+  EXPECT_EQ(ptx_loads(single), 8) << single;
+  EXPECT_EQ(ptx_loads(shared), 29) << shared;
+  EXPECT_EQ(occurrences(shared, "kf_v < 8"), 1u) << shared;
+  const std::string by_rule = cuda_source(pool);
+  EXPECT_EQ(occurrences(by_rule, "kf_v < 4"), 1u) << by_rule;
+  // Windows that do not overlap at a border (a pool with no padding) stay a thread an output.
+  const std::string unpadded =
+      cuda_source({"plain_pool", "x", "F.max_pool1d(x, 4)", {"[torch.randn(2, 4, 1000)]"}});
+  EXPECT_EQ(occurrences(unpadded, "kf_v"), 0u) << unpadded;
 }
 
 // The row cache: a norm over 64 channels (KernelBench's 36_RMSNorm_: a thread an output walks its

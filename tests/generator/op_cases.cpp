@@ -273,6 +273,26 @@ std::string backward_task_copy(const std::string& name, evaluation::Backend back
   return dir.string();
 }
 
+std::vector<OpCase> window_cases() {
+  return {
+      {"windows_1d",
+       "x",
+       "(F.max_pool1d(x, 8, stride=1, padding=4, dilation=3), F.avg_pool1d(x, 8, stride=1, "
+       "padding=4), F.max_pool1d(x, 3, stride=2, padding=1), F.max_pool1d(x, 2))",
+       {"[torch.randn(2, 3, 37)]", "[torch.randn(1, 2, 64)]"}},
+      {"windows_2d",
+       "x, w",
+       "(F.max_pool2d(x, 4, stride=1, padding=1), F.avg_pool2d(x, 3, stride=1, padding=1), "
+       "F.conv2d(x, w, padding=1, groups=3), F.max_pool2d(x, 3, stride=2, padding=1, dilation=2))",
+       {"[torch.randn(2, 3, 11, 13), torch.randn(3, 1, 3, 3)]",
+        "[torch.randn(1, 3, 9, 30), torch.randn(3, 1, 3, 3)]"}},
+      {"windows_3d",
+       "x",
+       "(F.max_pool3d(x, 3, stride=2, padding=1, dilation=3), F.avg_pool3d(x, 3, 1, 1))",
+       {"[torch.randn(1, 2, 9, 10, 11)]"}},
+  };
+}
+
 std::vector<OpCase> tensor_core_cases() {
   return {
       {"tf32_linear",
@@ -352,6 +372,13 @@ std::string check_generated_tiled(const std::string& task_dir, const std::string
   cuda.micro = 2;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             generator::kContractionMark, direction);
+}
+
+std::string check_generated_windows(const std::string& task_dir, int window) {
+  generator::CudaChoices cuda;
+  cuda.window = window;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
+                            "kf_v < " + std::to_string(window));
 }
 
 std::string check_generated_tf32(const std::string& task_dir) {

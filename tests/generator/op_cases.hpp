@@ -51,6 +51,14 @@ std::string check_generated_tiled(const std::string& task_dir,
 /// which the source must then have.
 std::string check_generated_tf32(const std::string& task_dir);
 
+/// Windows that overlap (pooling at stride 1 with padding and dilation, a depthwise convolution),
+/// odd widths: what the choice `window` (neighbouring outputs a thread) changes.
+std::vector<OpCase> window_cases();
+
+/// As check_generated, on the CUDA backend with `window` outputs a thread, which the source must
+/// then have.
+std::string check_generated_windows(const std::string& task_dir, int window);
+
 /// Backward test tasks in robust-kbench's shape (tests/tasks) the generator writes kernels for.
 std::vector<std::string> backward_cases();
 /// A copy of test task `name`'s backward files in a folder of its own per `backend` (the generated

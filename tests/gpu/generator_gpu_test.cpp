@@ -40,6 +40,29 @@ TEST_P(GeneratedCudaTiled, IsCorrectOnEveryShapeSetInTiles) {
 INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCudaTiled, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
 
+// Overlapping windows with neighbouring outputs a thread (the choice `window`), 2 and 8 of them:
+// every load issued whatever its border check says, at an offset kept inside its buffer.
+class GeneratedCudaWindows : public testing::TestWithParam<std::tuple<OpCase, int>> {};
+
+TEST_P(GeneratedCudaWindows, IsCorrectWithNeighbouringOutputsAThread) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto& [c, window] = GetParam();
+  OpCase named = c;
+  named.name += "_window" + std::to_string(window);
+  const auto dir = cuda_case(named);
+  EXPECT_EQ(check_generated_windows(dir, window), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindows,
+                         testing::Combine(testing::ValuesIn(window_cases()), testing::Values(2, 8)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+// With the default choices (by rule, four outputs a thread where a window is padded).
+INSTANTIATE_TEST_SUITE_P(Windows, GeneratedCuda, testing::ValuesIn(window_cases()),
+                         [](const auto& info) { return info.param.name; });
+
 class GeneratedCudaLibrary : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCudaLibrary, IsCorrectWithLibraryCalls) {

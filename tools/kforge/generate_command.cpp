@@ -50,6 +50,11 @@ int run_generate(const std::vector<std::string>& args) {
                  "CUDA: elements of a row a reduction's thread loads before it combines them, 0 "
                  "by rule (8 where a warp or more shares the row, else 4; default)")
       ->check(CLI::IsMember({0, 2, 4, 8, 16}));
+  app.add_option("--window", cuda.window,
+                 "CUDA: neighbouring outputs one thread of a short-window reduction (pooling, a "
+                 "depthwise convolution) computes, its windows' loads merged and issued at once; 1 "
+                 "a thread an output; 0 by rule (4 where windows are padded; default)")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   bool no_row_cache = false;
   app.add_flag("--no-row-cache", no_row_cache,
                "CUDA: reduction kernels read a row from memory in each pass over it, rather than "
