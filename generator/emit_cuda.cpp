@@ -1002,39 +1002,20 @@ std::vector<IndexPtr> window_index(const Kernel& k) {
   return out;
 }
 
-/// Whether an index of `e` reads the kernel's counter `name`.
-bool index_reads(const ExprPtr& e, const std::string& name) {
-  if (e->kind == Expr::Kind::index) return reads_var(*e->index, name);
-  return std::any_of(e->args.begin(), e->args.end(),
-                     [&](const ExprPtr& a) { return index_reads(a, name); });
-}
-
-/// Whether `e` has a where whose guard reads the counter `name` (a padded window's border check).
-bool guard_reads(const ExprPtr& e, const std::string& name) {
-  if (e->kind != Expr::Kind::call) return false;
-  if (e->fn == "where" && index_reads(e->args[0], name)) return true;
-  return std::any_of(e->args.begin(), e->args.end(),
-                     [&](const ExprPtr& a) { return guard_reads(a, name); });
-}
-
 /// Outputs a thread of kernel `k` computes (CudaChoices::window, at most the last outer
 /// dimension): 1 unless k is a short-window reduction of a thread an output (pooling, a depthwise
-/// convolution) whose stages are reductions and what follows them per output. By rule 4 where a
-/// window's border is guarded (padding): there neighbouring windows overlap.
-int window_outputs(const Program& p, const Kernel& k, const CudaChoices& c) {
-  if (c.window == 1 || !k.reduces() || k.library >= 0 || k.outer_shape().empty() ||
+/// convolution) whose stages are reductions and what follows them per output. By rule 1: on an
+/// H200 (KernelBench's pooling and depthwise convolutions, BENCHMARKS.md) 2, 4 and 8 were 0.5x to
+/// 0.25x as fast on eight of nine problems, 1.31x on one (83_conv_depthwise_2D_square_input_
+/// asymmetric_kernel at 2): a thread's neighbouring outputs put a warp's loads and stores
+/// `window` elements apart, and what they share does not make up for it.
+int window_outputs(const Kernel& k, const CudaChoices& c) {
+  if (c.window <= 1 || !k.reduces() || k.library >= 0 || k.outer_shape().empty() ||
       pick_group(k, c) != 1 || numel(k.inner_shape()) > kShortWindow)
     return 1;
   for (const auto& s : k.stages)
     if (s.kind != Stage::Kind::reduce && s.kind != Stage::Kind::outer_store) return 1;
   int v = c.window;
-  if (v == 0) {
-    const Kernel at = at_outer_index(p, k, window_index(k));
-    v = std::any_of(at.stages.begin(), at.stages.end(),
-                    [](const Stage& s) { return guard_reads(s.value, "kf_j"); })
-            ? 4
-            : 1;
-  }
   while (v > 1 && v > k.outer_shape().back()) v /= 2;
   return v;
 }
@@ -1063,7 +1044,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       e.calls += tiled->call;
       continue;
     }
-    const int window = window_outputs(*in.program, k, choices);
+    const int window = window_outputs(k, choices);
     const Kernel windows = window > 1 ? at_outer_index(*in.program, k, window_index(k)) : k;
     auto kernel = [&](const CudaChoices& ch) {
       CudaKernel c{*in.program, windows, ch.block_threads, 1, ch.elements, ch.unroll, ""};

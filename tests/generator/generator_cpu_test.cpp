@@ -527,7 +527,8 @@ int ptx_loads(const std::string& source) {
 // neighbouring outputs of one thread (the choice `window`) read 8 + 7 * 3 = 29 elements, which
 // nvcc loads once each (PTX counted here, without a GPU; the `gpu` label checks the values): every
 // load issued whatever its border check says, at a clamped offset written as the thread's part
-// plus a constant. By rule a padded window gets four outputs a thread.
+// plus a constant. By rule a thread an output (the GPU measured the choice slower on most
+// problems: BENCHMARKS.md).
 TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
   if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
   const OpCase pool{"dilated_pool",
@@ -542,11 +543,8 @@ TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
   EXPECT_EQ(ptx_loads(shared), 29) << shared;
   EXPECT_EQ(occurrences(shared, "kf_v < 8"), 1u) << shared;
   const std::string by_rule = cuda_source(pool);
-  EXPECT_EQ(occurrences(by_rule, "kf_v < 4"), 1u) << by_rule;
-  // Windows that do not overlap at a border (a pool with no padding) stay a thread an output.
-  const std::string unpadded =
-      cuda_source({"plain_pool", "x", "F.max_pool1d(x, 4)", {"[torch.randn(2, 4, 1000)]"}});
-  EXPECT_EQ(occurrences(unpadded, "kf_v"), 0u) << unpadded;
+  EXPECT_EQ(occurrences(by_rule, "kf_v"), 0u) << by_rule;
+  EXPECT_EQ(by_rule, single);
 }
 
 // The row cache: a norm over 64 channels (KernelBench's 36_RMSNorm_: a thread an output walks its

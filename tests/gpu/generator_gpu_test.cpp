@@ -59,7 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindows,
                            return std::get<0>(info.param).name + "_" +
                                   std::to_string(std::get<1>(info.param));
                          });
-// With the default choices (by rule, four outputs a thread where a window is padded).
+// With the default choices (a thread an output).
 INSTANTIATE_TEST_SUITE_P(Windows, GeneratedCuda, testing::ValuesIn(window_cases()),
                          [](const auto& info) { return info.param.name; });
 

@@ -53,7 +53,7 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_option("--window", cuda.window,
                  "CUDA: neighbouring outputs one thread of a short-window reduction (pooling, a "
                  "depthwise convolution) computes, its windows' loads merged and issued at once; 1 "
-                 "a thread an output; 0 by rule (4 where windows are padded; default)")
+                 "a thread an output; 0 by rule (1; default)")
       ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   bool no_row_cache = false;
   app.add_flag("--no-row-cache", no_row_cache,
