@@ -11,16 +11,23 @@
 #include <cupti_result.h>
 #include <cupti_target.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <thread>
 
 #include "evaluation/worker/kernel_counters.hpp"
 
 namespace kforge::worker {
 namespace {
 
+// The CUPTI result of the measurement's last failure (CUPTI_SUCCESS when none): whether another
+// profiler held the GPU's counters (waiting_for_counters).
+CUptiResult last_failure = CUPTI_SUCCESS;
+
 std::string cupti_failed(const char* what, CUptiResult r) {
+  last_failure = r;
   const char* text = nullptr;
   cuptiGetResultString(r, &text);
   return std::string(what) + ": " + (text ? text : "CUPTI error " + std::to_string(r));
@@ -293,18 +300,46 @@ Result<json::Value> measure_with(CUpti_ProfilerReplayMode replay, const std::fun
   return {std::move(out), {}};
 }
 
+/// `measure` tried again while another profiler holds the GPU's counters
+/// (CUPTI_ERROR_HARDWARE_BUSY: Nsight Compute, or a second worker on the same GPU profiling at the
+/// same moment, as two of the `gpu` label's tests did), 0.1 s after the first try, then twice as
+/// long each time up to 1.6 s, for 20 s in all; then its failure says how long it waited.
+Result<json::Value> waiting_for_counters(const std::function<Result<json::Value>()>& measure) {
+  using namespace std::chrono_literals;
+  const auto began = std::chrono::steady_clock::now();
+  auto pause = std::chrono::milliseconds(100);
+  for (;;) {
+    last_failure = CUPTI_SUCCESS;
+    auto measured = measure();
+    if (measured || last_failure != CUPTI_ERROR_HARDWARE_BUSY) return measured;
+    const auto waited = std::chrono::steady_clock::now() - began;
+    if (waited + pause > 20s)
+      return Result<json::Value>::failure(
+          measured.error + " (another profiler held the GPU's counters for " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) +
+          " s)");
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(1600));
+  }
+}
+
 }  // namespace
 
 Result<json::Value> measure_kernel_counters(const std::function<void()>& body, int device_index,
                                             int max_kernels) {
-  // Once user replay has failed in this worker, kernel replay is used from then on.
+  auto with = [&](CUpti_ProfilerReplayMode replay, int kernels) {
+    return waiting_for_counters(
+        [&] { return measure_with(replay, body, device_index, kernels); });
+  };
+  // Once user replay has failed in this worker, kernel replay is used from then on; counters that
+  // another profiler held are not user replay's failure.
   static bool user_replay_works = true;
-  if (!user_replay_works) return measure_with(CUPTI_KernelReplay, body, device_index, max_kernels);
-  auto measured = measure_with(CUPTI_UserReplay, body, device_index, max_kernels);
-  if (measured) return measured;
+  if (!user_replay_works) return with(CUPTI_KernelReplay, max_kernels);
+  auto measured = with(CUPTI_UserReplay, max_kernels);
+  if (measured || last_failure == CUPTI_ERROR_HARDWARE_BUSY) return measured;
   user_replay_works = false;
   // Kernel replay's cost grows with every kernel counted: one, whose cost plans what follows.
-  auto replayed = measure_with(CUPTI_KernelReplay, body, device_index, 1);
+  auto replayed = with(CUPTI_KernelReplay, 1);
   if (replayed) (*replayed).set("user_replay_error", measured.error);
   return replayed;
 }
