@@ -859,8 +859,56 @@ Out lower_loss(Lowerer& L, const GraphNode& n) {
   return many({L.reduce(*per, {}, false, Combine::sum, scale)});
 }
 
+/// `e`, an element computed at index `slot` of some dimension, computed instead at the data's
+/// position `at` there: each load whose offset reads `slot` made a gather at `at`, where the slot
+/// is one term of its offset (`slot` or `slot * stride`); nothing where it is read otherwise (in
+/// a quotient or remainder of a reshape, or as a value).
+std::optional<ExprPtr> at_position(const ExprPtr& e, const std::string& slot, const ExprPtr& at) {
+  auto reads = [&slot](const IndexPtr& i) {
+    std::function<bool(const Index&)> r = [&](const Index& x) {
+      if (x.kind == Index::Kind::var) return x.text == slot;
+      return std::any_of(x.terms.begin(), x.terms.end(), [&](const IndexPtr& t) { return r(*t); });
+    };
+    return r(*i);
+  };
+  if (e->kind == Expr::Kind::index)
+    return reads(e->index) ? std::nullopt : std::optional<ExprPtr>(e);
+  if (e->kind == Expr::Kind::load && reads(e->index)) {
+    if (!e->args.empty()) return std::nullopt;
+    const std::vector<IndexPtr> terms =
+        e->index->kind == Index::Kind::sum ? e->index->terms : std::vector<IndexPtr>{e->index};
+    IndexPtr rest = ix::constant(0);
+    int64_t stride = 0;
+    for (const auto& t : terms) {
+      const bool var = t->kind == Index::Kind::var && t->text == slot;
+      const bool scaled = t->kind == Index::Kind::mul && t->terms[0]->kind == Index::Kind::var &&
+                          t->terms[0]->text == slot;
+      if ((var || scaled) && stride == 0) {
+        stride = var ? 1 : t->value;
+      } else if (reads(t)) {
+        return std::nullopt;
+      } else {
+        rest = ix::add(rest, t);
+      }
+    }
+    return ex::gather(e->buffer, rest, at, stride, e->dtype);
+  }
+  if (e->kind != Expr::Kind::call) return e;
+  std::vector<ExprPtr> args;
+  for (const auto& a : e->args) {
+    auto moved = at_position(a, slot, at);
+    if (!moved) return std::nullopt;
+    args.push_back(*moved);
+  }
+  return ex::call(e->fn, std::move(args), e->dtype);
+}
+
 /// nll_loss_forward(self, target, weight, reduction, ignore_index) -> (output, total_weight): the
-/// log-probabilities read at each row's target (a gather from the realised input).
+/// log-probabilities read at each row's target. Where they are computed from other buffers by
+/// loads that a gather can read at the target (cross entropy's x - max - log(sum)), they are
+/// computed there, the [N, C] log-probabilities never written (KernelBench's 95_CrossEntropyLoss
+/// wrote and read again its 32768 x 4096, 3 times the memory traffic); else read from them
+/// realised.
 Out lower_nll_loss(Lowerer& L, const GraphNode& n) {
   auto x = L.tensor(n, 0, "self");
   auto target = L.tensor(n, 1, "target");
@@ -870,7 +918,14 @@ Out lower_nll_loss(Lowerer& L, const GraphNode& n) {
   const int64_t rows = batched ? x->shape[0] : 1, classes = x->shape.back();
   const int64_t reduction = L.arg(n, 3, "reduction").as_int(1);
   const int64_t ignore = L.arg(n, 4, "ignore_index").as_int(-100);
-  Lazy lp = L.realise(Lowerer::reshape(*x, {rows, classes}));
+  Lazy lp = Lowerer::reshape(*x, {rows, classes});
+  const std::string slot = "kf_class";
+  const bool inline_gather =
+      at_position(lp.load({ix::named("kf_row", rows), ix::named(slot, classes)}), slot,
+                  ex::constant(0, DType::i64))
+          .has_value() &&
+      classes > 1;
+  if (!inline_gather) lp = L.realise(lp);
   Lazy t = Lowerer::reshape(*target, {rows});
   int weight = -1;
   if (!L.arg(n, 2, "weight").is_null()) {
@@ -880,6 +935,12 @@ Out lower_nll_loss(Lowerer& L, const GraphNode& n) {
   }
   auto lt = t.load;
   const int lp_buffer = lp.buffer;
+  auto lp_load = lp.load;
+  // The log-probability of row i at class k.
+  auto picked_at = [=](const IndexPtr& row, const ExprPtr& k) {
+    if (!inline_gather) return ex::gather(lp_buffer, ix::mul(row, classes), k, 1, DType::f32);
+    return ex::cast(*at_position(lp_load({row, ix::named(slot, classes)}), slot, k), DType::f32);
+  };
   auto weight_at = [weight](const ExprPtr& k) {
     return weight < 0 ? num(1) : ex::gather(weight, ix::constant(0), k, 1, DType::f32);
   };
@@ -888,7 +949,7 @@ Out lower_nll_loss(Lowerer& L, const GraphNode& n) {
   loss.load = [=](const std::vector<IndexPtr>& i) {
     auto k = ex::cast(lt(i), DType::i64);
     auto valid = f("ne", {k, ex::constant(static_cast<double>(ignore), DType::i64)}, DType::b8);
-    auto picked = ex::gather(lp_buffer, ix::mul(i[0], classes), k, 1, DType::f32);
+    auto picked = picked_at(i[0], k);
     return f("where", {valid, f("neg", {f("mul", {picked, weight_at(k)})}), num(0)});
   };
   w.load = [=](const std::vector<IndexPtr>& i) {

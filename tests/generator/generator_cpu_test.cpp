@@ -547,6 +547,25 @@ TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
   EXPECT_EQ(by_rule, single);
 }
 
+// Cross entropy (KernelBench's 95_CrossEntropyLoss): the log-probability at each row's target is
+// computed there from the row's maximum and sum of exponentials, with the logit read at the
+// target; the [N, C] log-probabilities are never written (they were, 32768 x 4096, and read
+// again by the gather). nll_loss of log-probabilities the function is given reads them there.
+TEST(GeneratedCudaSource, CrossEntropyWritesNoLogProbabilities) {
+  const std::string ce = cuda_source({"cross_entropy_rows",
+                                      "x, t",
+                                      "F.cross_entropy(x, t)",
+                                      {"[torch.randn(64, 1000), torch.randint(0, 1000, (64,))]"}});
+  EXPECT_EQ(occurrences(ce, "torch::empty({64, 1000}"), 0u) << ce;
+  EXPECT_EQ(occurrences(ce, "* 1]"), 1u) << ce;  // the one gather, of the logits
+  const std::string nll = cuda_source({"nll_given",
+                                       "x, t",
+                                       "F.nll_loss(x, t)",
+                                       {"[torch.randn(64, 1000), torch.randint(0, 1000, (64,))]"}});
+  EXPECT_EQ(occurrences(nll, "torch::empty({64, 1000}"), 0u) << nll;
+  EXPECT_EQ(occurrences(nll, "* 1]"), 1u) << nll;
+}
+
 // The row cache: a norm over 64 channels (KernelBench's 36_RMSNorm_: a thread an output walks its
 // column twice, for the mean of squares and for the quotient; the unrolled loop and its tail read
 // it in two places a pass without the cache) and a softmax over rows of 300 (a

@@ -19,7 +19,8 @@ const std::vector<OpCase>& op_cases() {
        "x",
        "(torch.log(x.abs() + 1), torch.sqrt(x.abs()), torch.rsqrt(x.abs() + 0.5), "
        "torch.reciprocal(x + 10), "
-       "torch.floor(x), torch.sign(x), x ** 2, torch.erf(x))",
+       "torch.floor(x), torch.sign(x), x ** 2, torch.erf(x), torch.pow(x, 3.0), "
+       "(x.abs() + 0.5) ** -0.5, (x.abs() + 0.5) ** -2, (x.abs() + 0.5) ** -1, x.abs() ** 2.5)",
        {"[torch.randn(13)]", "[torch.randn(4, 33)]"}},
       {"activations",
        "x",
