@@ -57,7 +57,7 @@ struct CudaChoices {
   /// load of their windows is issued whatever its guard says (its offset kept inside its buffer,
   /// the guard choosing after the load), so that the compiler merges the loads that overlapping
   /// windows share and has all of them in flight at once; 1: a thread an output, each load behind
-  /// its guard; 0 by rule: 1 (measured slower on eight of nine KernelBench problems:
+  /// its guard; 0 by rule: 1 (measured slower on seven of nine KernelBench problems:
   /// generator/emit_cuda.cpp, window_outputs).
   int window = 0;
 };

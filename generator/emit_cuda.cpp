@@ -1005,10 +1005,11 @@ std::vector<IndexPtr> window_index(const Kernel& k) {
 /// Outputs a thread of kernel `k` computes (CudaChoices::window, at most the last outer
 /// dimension): 1 unless k is a short-window reduction of a thread an output (pooling, a depthwise
 /// convolution) whose stages are reductions and what follows them per output. By rule 1: on an
-/// H200 (KernelBench's pooling and depthwise convolutions, BENCHMARKS.md) 2, 4 and 8 were 0.5x to
-/// 0.25x as fast on eight of nine problems, 1.31x on one (83_conv_depthwise_2D_square_input_
-/// asymmetric_kernel at 2): a thread's neighbouring outputs put a warp's loads and stores
-/// `window` elements apart, and what they share does not make up for it.
+/// H200 (KernelBench's pooling and depthwise convolutions, BENCHMARKS.md) the best of 2, 4 and 8
+/// was slower on seven of nine problems (up to 3.8x at 8), faster on two (44_Average_Pooling_1D
+/// 1.13x at 4, 83_conv_depthwise_2D_square_input_asymmetric_kernel 1.31x at 2): a thread's
+/// neighbouring outputs put a warp's loads and stores `window` elements apart, and what they
+/// share does not make up for it.
 int window_outputs(const Kernel& k, const CudaChoices& c) {
   if (c.window <= 1 || !k.reduces() || k.library >= 0 || k.outer_shape().empty() ||
       pick_group(k, c) != 1 || numel(k.inner_shape()) > kShortWindow)
