@@ -231,13 +231,6 @@ constexpr int64_t kRowCacheCode = 4096;
 /// on an H200; more not tried.
 constexpr int64_t kClusterShare = 32;
 
-/// Whether the index reads the kernel's counter `name` (`o`, the outer index; `r`, the row's).
-bool reads_var(const Index& i, const std::string& name) {
-  if (i.kind == Index::Kind::var) return i.text == name;
-  return std::any_of(i.terms.begin(), i.terms.end(),
-                     [&](const IndexPtr& t) { return reads_var(*t, name); });
-}
-
 struct CudaKernel {
   const Program& p;
   const Kernel& k;
@@ -330,7 +323,7 @@ struct CudaKernel {
           if (std::count(k.local.begin(), k.local.end(), l.buffer))
             return "acc" + std::to_string(l.buffer);
           std::string at = window_offset(*l.index) + added;
-          if (reads_var(*l.index, "kf_j") || may_leave_buffer(l))
+          if (ix::reads(*l.index, "kf_j") || may_leave_buffer(l))
             at = "kf_in(" + at + ", " + n(numel(p.buffers[static_cast<size_t>(l.buffer)].shape)) +
                  ")";
           return "b" + std::to_string(l.buffer) + "[" + at + "]";
@@ -343,29 +336,12 @@ struct CudaKernel {
   /// unrolled, as the window's r is), so that the offsets that neighbouring windows share are
   /// the same thread's part plus the same constant, which the compiler computes and loads once.
   std::string window_offset(const Index& i) const {
-    if (!reads_var(i, "kf_j")) return i.text;
-    std::string thread, own;
-    auto add = [](std::string& to, const std::string& t) { to += (to.empty() ? "" : " + ") + t; };
-    auto split = [&](const Index& t) {
-      const bool var = t.kind == Index::Kind::var && t.text == "kf_j";
-      const bool scaled = t.kind == Index::Kind::mul && t.terms[0]->kind == Index::Kind::var &&
-                          t.terms[0]->text == "kf_j";
-      if (var || scaled) {
-        const int64_t f = var ? 1 : t.value;
-        add(thread, "kf_c * " + n(f * window));
-        add(own, f == 1 ? "kf_v" : "kf_v * " + n(f));
-      } else if (reads_var(t, "r") || reads_var(t, "kf_j")) {
-        add(own, t.text);
-      } else {
-        add(thread, t.text);
-      }
-    };
-    if (i.kind == Index::Kind::sum) {
-      for (const auto& t : i.terms) split(*t);
-    } else {
-      split(i);
-    }
-    return "((" + (thread.empty() ? "0" : thread) + ") + (" + (own.empty() ? "0" : own) + "))";
+    const auto split = ix::along(i, "kf_j");
+    if (!split) return i.text;
+    std::string thread = "kf_c * " + n(split->stride * window);
+    std::string own = split->stride == 1 ? "kf_v" : "kf_v * " + n(split->stride);
+    for (const auto& t : split->rest) (ix::reads(*t, "r") ? own : thread) += " + " + t->text;
+    return "((" + thread + ") + (" + own + "))";
   }
 
   static ExprPtr eager_selects(const ExprPtr& e) {
@@ -386,7 +362,7 @@ struct CudaKernel {
         if (!x->args.empty() || std::count(k.local.begin(), k.local.end(), x->buffer) ||
             std::count(k.stores.begin(), k.stores.end(), x->buffer))
           return false;
-        own = own || (reads_var(*x->index, "r") && reads_var(*x->index, "o"));
+        own = own || (ix::reads(*x->index, "r") && ix::reads(*x->index, "o"));
       }
       return std::all_of(x->args.begin(), x->args.end(), fits);
     };
@@ -1046,9 +1022,11 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       continue;
     }
     const int window = window_outputs(k, choices);
-    const Kernel windows = window > 1 ? at_outer_index(*in.program, k, window_index(k)) : k;
+    std::optional<Kernel> windowed;
+    if (window > 1) windowed = at_outer_index(*in.program, k, window_index(k));
     auto kernel = [&](const CudaChoices& ch) {
-      CudaKernel c{*in.program, windows, ch.block_threads, 1, ch.elements, ch.unroll, ""};
+      CudaKernel c{
+          *in.program, windowed ? *windowed : k, ch.block_threads, 1, ch.elements, ch.unroll, ""};
       c.window = window;
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;

@@ -286,5 +286,35 @@ std::vector<IndexPtr> vars(const std::vector<int64_t>& shape, int first) {
   return out;
 }
 
+bool reads(const Index& i, const std::string& name) {
+  if (i.kind == Index::Kind::var) return i.text == name;
+  return std::any_of(i.terms.begin(), i.terms.end(),
+                     [&](const IndexPtr& t) { return reads(*t, name); });
+}
+
+std::optional<Along> along(const Index& i, const std::string& name) {
+  Along out;
+  auto term = [&](const IndexPtr& t) {
+    const bool var = t->kind == Index::Kind::var && t->text == name;
+    const bool scaled = t->kind == Index::Kind::mul && t->terms[0]->kind == Index::Kind::var &&
+                        t->terms[0]->text == name;
+    if ((var || scaled) && out.stride == 0) {
+      out.stride = var ? 1 : t->value;
+      return true;
+    }
+    if (reads(*t, name)) return false;
+    out.rest.push_back(t);
+    return true;
+  };
+  if (i.kind == Index::Kind::sum) {
+    for (const auto& t : i.terms)
+      if (!term(t)) return std::nullopt;
+  } else if (!term(std::make_shared<const Index>(i))) {
+    return std::nullopt;
+  }
+  if (out.stride == 0) return std::nullopt;
+  return out;
+}
+
 }  // namespace ix
 }  // namespace kforge::generator

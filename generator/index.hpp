@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,17 @@ IndexPtr linear(const std::vector<IndexPtr>& index, const std::vector<int64_t>& 
 std::vector<IndexPtr> delinear(const IndexPtr& offset, const std::vector<int64_t>& shape);
 /// The loop variables first, first + 1, ... over `shape`.
 std::vector<IndexPtr> vars(const std::vector<int64_t>& shape, int first = 0);
+
+/// Whether `i` reads the named variable `name` (ix::named: a kernel's `o`, `r`, ...).
+bool reads(const Index& i, const std::string& name);
+
+/// `i` as `name * stride + rest`, where `name` is one term of the sum (`name` or `name * s`) and
+/// no other term reads it; none where it is read otherwise (inside a quotient or remainder).
+struct Along {
+  int64_t stride = 0;
+  std::vector<IndexPtr> rest;  ///< the other terms
+};
+std::optional<Along> along(const Index& i, const std::string& name);
 }  // namespace ix
 
 int64_t numel(const std::vector<int64_t>& shape);

@@ -864,34 +864,14 @@ Out lower_loss(Lowerer& L, const GraphNode& n) {
 /// is one term of its offset (`slot` or `slot * stride`); nothing where it is read otherwise (in
 /// a quotient or remainder of a reshape, or as a value).
 std::optional<ExprPtr> at_position(const ExprPtr& e, const std::string& slot, const ExprPtr& at) {
-  auto reads = [&slot](const IndexPtr& i) {
-    std::function<bool(const Index&)> r = [&](const Index& x) {
-      if (x.kind == Index::Kind::var) return x.text == slot;
-      return std::any_of(x.terms.begin(), x.terms.end(), [&](const IndexPtr& t) { return r(*t); });
-    };
-    return r(*i);
-  };
   if (e->kind == Expr::Kind::index)
-    return reads(e->index) ? std::nullopt : std::optional<ExprPtr>(e);
-  if (e->kind == Expr::Kind::load && reads(e->index)) {
-    if (!e->args.empty()) return std::nullopt;
-    const std::vector<IndexPtr> terms =
-        e->index->kind == Index::Kind::sum ? e->index->terms : std::vector<IndexPtr>{e->index};
+    return ix::reads(*e->index, slot) ? std::nullopt : std::optional<ExprPtr>(e);
+  if (e->kind == Expr::Kind::load && ix::reads(*e->index, slot)) {
+    const auto split = ix::along(*e->index, slot);
+    if (!split || !e->args.empty()) return std::nullopt;
     IndexPtr rest = ix::constant(0);
-    int64_t stride = 0;
-    for (const auto& t : terms) {
-      const bool var = t->kind == Index::Kind::var && t->text == slot;
-      const bool scaled = t->kind == Index::Kind::mul && t->terms[0]->kind == Index::Kind::var &&
-                          t->terms[0]->text == slot;
-      if ((var || scaled) && stride == 0) {
-        stride = var ? 1 : t->value;
-      } else if (reads(t)) {
-        return std::nullopt;
-      } else {
-        rest = ix::add(rest, t);
-      }
-    }
-    return ex::gather(e->buffer, rest, at, stride, e->dtype);
+    for (const auto& t : split->rest) rest = ix::add(rest, t);
+    return ex::gather(e->buffer, rest, at, split->stride, e->dtype);
   }
   if (e->kind != Expr::Kind::call) return e;
   std::vector<ExprPtr> args;
@@ -923,8 +903,7 @@ Out lower_nll_loss(Lowerer& L, const GraphNode& n) {
   const bool inline_gather =
       at_position(lp.load({ix::named("kf_row", rows), ix::named(slot, classes)}), slot,
                   ex::constant(0, DType::i64))
-          .has_value() &&
-      classes > 1;
+          .has_value();
   if (!inline_gather) lp = L.realise(lp);
   Lazy t = Lowerer::reshape(*target, {rows});
   int weight = -1;

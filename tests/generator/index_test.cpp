@@ -66,5 +66,24 @@ TEST(GeneratorIndex, APaddedWindowIsNotSimplifiedAsIfItWereNonNegative) {
   EXPECT_FALSE(ix::add(ix::var(0, 8), ix::var(1, 3))->may_be_negative);
 }
 
+// A named variable as one term of an offset (a window's output, a gathered class): its stride and
+// the other terms; none where it also sits inside a quotient or remainder.
+TEST(GeneratorIndex, AlongSplitsOneTermOfANamedVariable) {
+  auto j = ix::named("kf_j", 100), r = ix::named("r", 8);
+  auto offset = ix::add(ix::add(ix::mul(j, 3), ix::mul(r, 5)), ix::constant(-4));
+  EXPECT_TRUE(ix::reads(*offset, "kf_j"));
+  EXPECT_FALSE(ix::reads(*offset, "o"));
+  auto split = ix::along(*offset, "kf_j");
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->stride, 3);
+  EXPECT_EQ(split->rest.size(), 2u);
+  auto alone = ix::along(*j, "kf_j");
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(alone->stride, 1);
+  EXPECT_TRUE(alone->rest.empty());
+  EXPECT_FALSE(ix::along(*ix::add(j, ix::div(j, 7)), "kf_j"));
+  EXPECT_FALSE(ix::along(*r, "kf_j"));
+}
+
 }  // namespace
 }  // namespace kforge::generator
