@@ -228,6 +228,15 @@ def build(task_dir, export_doc, device, mode, config_set, out_dir):
     return directions
 
 
+def built_with(final_dir, key):
+    """Whether final_dir holds a finished build of this cache key."""
+    try:
+        with open(os.path.join(final_dir, "compiled.json"), encoding="utf-8") as f:
+            return json.load(f).get("key") == key
+    except (OSError, ValueError):
+        return False
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", required=True, help="robust-kbench task folder")
@@ -255,15 +264,12 @@ def main():
     final_dir = os.path.join(root, f"{opts.mode}-{opts.device}-{opts.configs}")
     try:
         key = cache_key(opts.mode, opts.device)
-        with open(os.path.join(final_dir, "compiled.json"), encoding="utf-8") as f:
-            if json.load(f).get("key") == key and not opts.force:
-                print(final_dir)
-                return 0
-    except (OSError, ValueError):
-        pass
     except ex.ExportError as e:
         print(f"compile baseline failed: {e}", file=sys.stderr)
         return 1
+    if built_with(final_dir, key) and not opts.force:
+        print(final_dir)
+        return 0
     started = time.monotonic()
     # Imported late: a cache hit needs no torch (nor the exporter's parts that import it).
     global torch, capture_forward, load_task_module, config_sets, failure_text
@@ -292,7 +298,9 @@ def main():
             except ex.ExportError as e:
                 document["error"] = str(e)
         document["seconds"] = ex.phase_seconds(started)
-        ex.publish(staging, final_dir, "compiled.json", document)
+        # a build of the same key another process published meanwhile is kept; any other replaced
+        ex.publish(staging, final_dir, "compiled.json", document,
+                   replace=opts.force or not built_with(final_dir, key))
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

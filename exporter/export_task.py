@@ -100,7 +100,7 @@ def main():
             document = {"format": FORMAT_VERSION, "task": os.path.basename(task_dir), "task_dir": task_dir,
                         "content_hash": digest, "torch_version": torch.__version__, "directions": directions,
                         "export_device": str(compute_device()), "export_seconds": phase_seconds(started)}
-            publish(staging, final_dir, "task.json", document)
+            publish(staging, final_dir, "task.json", document, replace=opts.force)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise

@@ -12,6 +12,8 @@
 #include <fstream>
 #include <functional>
 
+#include "evaluation/build_config.hpp"
+#include "evaluation/process.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -333,6 +335,40 @@ TEST(Exporter, CachedByEveryPythonFileOfTheTask) {
   ASSERT_TRUE(changed.ok) << changed.error;
   EXPECT_NE(changed.dir, first.dir);
   fs::remove_all(dir);
+}
+
+// Two processes that export one task at once (two tests, two suite lanes) both miss the cache;
+// the second to finish must not delete the folder the first published, which a worker or the
+// checker may be reading (it did: "the checker could not confirm the result: cannot open
+// .../task.json" under the gpu label). A forced export replaces the folder by renames alone.
+TEST(Exporter, AnExportPublishedFirstIsKeptAndAForcedOneReplacesIt) {
+  namespace fs = std::filesystem;
+  fs::path root = fs::temp_directory_path() / ("kforge_publish_test_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::create_directories(root);
+  const std::string code = R"(
+import json, os, sys, tempfile
+sys.path.insert(0, sys.argv[1])
+from kforge_export.support import publish
+root = sys.argv[2]
+final = os.path.join(root, "d")
+def read():
+    with open(os.path.join(final, "task.json")) as f:
+        return json.load(f)
+publish(tempfile.mkdtemp(dir=root), final, "task.json", {"first": 1})
+publish(tempfile.mkdtemp(dir=root), final, "task.json", {"second": 1})
+assert read() == {"first": 1}, read()
+publish(tempfile.mkdtemp(dir=root), final, "task.json", {"third": 1}, replace=True)
+assert read() == {"third": 1}, read()
+assert sorted(os.listdir(root)) == ["d"], os.listdir(root)
+print("published as expected")
+)";
+  auto spawn = evaluation::task_script(
+      "", "-c", {code, fs::path(build::exporter).parent_path().string(), root.string()});
+  auto result = evaluation::run(spawn, std::chrono::seconds(60));
+  EXPECT_TRUE(result.ok()) << result.describe() << "\n" << result.output;
+  EXPECT_NE(result.output.find("published as expected"), std::string::npos) << result.output;
+  fs::remove_all(root);
 }
 
 TEST(Exporter, ClearErrorForAFolderThatIsNotATask) {

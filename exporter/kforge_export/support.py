@@ -1,6 +1,7 @@
 """What every part of the exporter (and the torch.compile baseline) shares, none of it needing
 torch: its error, the config sets, where its time went, publishing a finished folder at once,
 the torch version read without importing it."""
+import errno
 import importlib.util
 import json
 import math
@@ -8,6 +9,7 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 
@@ -54,14 +56,28 @@ def phase_seconds(started):
     return {k: round(v, 3) for k, v in sorted({**PHASE_SECONDS, "total": time.monotonic() - started}.items())}
 
 
-def publish(staging, final_dir, file_name, document):
+def publish(staging, final_dir, file_name, document, replace=False):
     """Writes `document` into the staging folder, which then takes the place of final_dir: a
-    reader sees the old folder or the whole new one, never half of it."""
+    reader sees the old folder or the whole new one, never half of it. Where another exporter
+    published the same content first (two processes exported one task at once), its folder stays
+    and this one is discarded: a reader may be using it. With `replace` (a forced export), the old
+    folder is moved aside by one rename and the new one moved in by another, so that a reader
+    finds no folder only between the two."""
     with open(os.path.join(staging, file_name), "w", encoding="utf-8") as f:
         json.dump(document, f, indent=1, allow_nan=False)
-    if os.path.exists(final_dir):
-        shutil.rmtree(final_dir)
+    try:
+        os.rename(staging, final_dir)  # atomic where final_dir is absent (or an empty folder)
+        return
+    except OSError as e:
+        if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+    if not replace and os.path.exists(os.path.join(final_dir, file_name)):
+        shutil.rmtree(staging, ignore_errors=True)
+        return
+    aside = tempfile.mkdtemp(prefix=".replaced.", dir=os.path.dirname(final_dir))
+    os.rename(final_dir, os.path.join(aside, "old"))
     os.rename(staging, final_dir)
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def torch_version_without_import():
