@@ -752,15 +752,30 @@ struct CudaKernel {
     out += "      kf_c = __shfl_sync(0xffffffffu, v, 31);\n    }\n  }\n";
   }
 
-  /// Whether 32-bit index arithmetic holds every offset of the kernel: its space and every buffer
-  /// it reads or writes under 2^30 elements (the margin covers a padded window's terms).
+  /// Whether 32-bit index arithmetic holds every offset of the kernel: o, r, every node of every
+  /// offset and index it computes (each partial sum is at most its sum's non-negative terms), and
+  /// every buffer it reads or writes under 2^31 - 2^20 elements (the margin covers a padded
+  /// window's negative constants and the last block's threads past the outputs). Not the space,
+  /// outputs times the row: no reduction forms that product unless some offset does (KernelBench's
+  /// 42_Max_Pooling_2D, 534 million outputs of 16 elements, indexes in 32 bits).
   bool narrow_indices() const {
-    const int64_t limit = int64_t{1} << 30;
-    if (numel(k.space) >= limit) return false;
+    const int64_t limit = (int64_t{1} << 31) - (int64_t{1} << 20);
+    if (numel(k.outer_shape()) >= limit || numel(k.inner_shape()) >= limit) return false;
     for (const auto* list : {&k.loads, &k.stores})
       for (int b : *list)
         if (numel(p.buffers[static_cast<size_t>(b)].shape) >= limit) return false;
-    return true;
+    std::function<bool(const Index&)> fits = [&](const Index& i) {
+      if (i.bound >= limit || i.value <= -(int64_t{1} << 20) || i.value >= limit) return false;
+      return std::all_of(i.terms.begin(), i.terms.end(),
+                         [&](const IndexPtr& t) { return fits(*t); });
+    };
+    std::function<bool(const ExprPtr&)> fits_expr = [&](const ExprPtr& e) {
+      if (e->index && !fits(*e->index)) return false;
+      return std::all_of(e->args.begin(), e->args.end(), fits_expr);
+    };
+    return std::all_of(k.stages.begin(), k.stages.end(), [&](const Stage& s) {
+      return (!s.value || fits_expr(s.value)) && (!s.offset || fits(*s.offset));
+    });
   }
 
   int64_t grid_of_pointwise() const {
