@@ -34,7 +34,8 @@ struct CudaChoices {
   /// Reduction and scan kernels index in 32-bit arithmetic where every offset fits (pointwise
   /// kernels always do): their 64-bit divisions and remainders by the shapes' sizes are what
   /// KernelBench's batch norm and 3-D pooling kernels compute per element (0.53x and 0.37x of
-  /// eager). Off until measured on a GPU; a choice of the search.
+  /// eager). Off: on an H200 2x slower on KernelBench's 42_Max_Pooling_2D, 1.6x on 43, 3-5 %
+  /// faster on 41, 44 and 23 (BENCHMARKS.md); a choice of the search.
   bool index32 = false;
   /// A reduction kernel whose passes over a row compute the same values from memory one after
   /// another (a norm's statistics, then its output; a softmax's maximum and sum, then its
@@ -49,6 +50,11 @@ struct CudaChoices {
   /// eager). Launched with the kernel without clusters beside it, which runs where the GPU has
   /// none.
   bool cluster = true;
+  /// A row's maximum and its sum of exp(x - maximum) (softmax, log-softmax, logsumexp, cross
+  /// entropy): 1 in one online pass over the row, its sum rescaled as the maximum grows; 2 in two
+  /// passes over the row cache's registers where it holds the row in a block (the maximum first:
+  /// no rescaling, no branch that divides a warp), else online; 0 by rule: 2.
+  int online = 0;
   /// Elements of a row a reduction's thread loads before it combines them (2, 4, 8, 16), so that
   /// their loads are in flight at once; 0 by rule: 8 where a warp or more shares the row, else 4.
   int unroll = 0;

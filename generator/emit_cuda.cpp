@@ -256,6 +256,9 @@ struct CudaKernel {
   /// from those before it (smaller values first, so that x + b is read where (x + b) * m is made).
   size_t visible = SIZE_MAX;
   int64_t steps = 0;
+  /// A maximum and its sum of exponentials walk the row in two passes (online_pair says no):
+  /// planned where the row cache then holds the row (CudaChoices::online).
+  bool two_passes = false;
 
   /// The threads that walk one row together: the group, in each block of the cluster.
   int64_t span() const { return int64_t{group} * cluster; }
@@ -574,7 +577,7 @@ struct CudaKernel {
   /// Whether stage i (a float maximum) and stage i + 1 (the sum of exp(x - that maximum) over the
   /// same x) may run as one online pass: one read of the row instead of two.
   bool online_pair(size_t i) const {
-    if (i + 1 >= k.stages.size()) return false;
+    if (two_passes || i + 1 >= k.stages.size()) return false;
     const Stage &a = k.stages[i], &b = k.stages[i + 1];
     if (a.kind != Stage::Kind::reduce || b.kind != Stage::Kind::reduce) return false;
     const Buffer& ma = p.buffers[static_cast<size_t>(a.buffer)];
@@ -885,8 +888,18 @@ struct CudaKernel {
   /// DRAM peak (0.46x of eager, the block a row 1.19x): a block an SM, its loads, its sums and its
   /// stores one after another. Not for arg reductions (a pair whose cluster step is not written)
   /// nor scans.
+  ///
+  /// Where the row cache holds the row in a block, a maximum and its sum of exponentials walk the
+  /// registers twice rather than once online (CudaChoices::online): the online pass rescales its
+  /// sum in a branch whenever an element passes the running maximum, which on a short share
+  /// happens at most elements of some lane of a warp (KernelBench's 95_CrossEntropyLoss, 16
+  /// elements a thread: busy with that arithmetic at 29 % of DRAM peak).
   void plan(const CudaChoices& choices) {
-    if (!choices.row_cache || plan_row_cache() || !choices.cluster || group != threads) return;
+    if (!choices.row_cache) return;
+    two_passes = choices.online != 1;
+    if (two_passes && plan_row_cache()) return;
+    two_passes = false;
+    if (plan_row_cache() || !choices.cluster || group != threads) return;
     for (const auto& s : k.stages)
       if (s.kind == Stage::Kind::scan ||
           (s.kind == Stage::Kind::reduce && is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine)))

@@ -66,7 +66,8 @@ bool tolerance_admits_tf32(const json::Value& direction_doc) {
 /// (`index32` 1); whether a row that several passes read is held in registers (`row_cache` 1), by
 /// a cluster of blocks where one block's share is too long (`cluster` 1); how many elements of a
 /// row a reduction's thread loads at once (`unroll`, 0 by rule); how many neighbouring outputs
-/// a thread of a short-window reduction computes (`window`, 0 by rule).
+/// a thread of a short-window reduction computes (`window`, 0 by rule); whether a maximum and its
+/// sum of exponentials take one online pass or two over registers (`online`, 0 by rule).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
@@ -80,7 +81,8 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"row_cache", {0, 1}, 1},
                  {"cluster", {0, 1}, 1},
                  {"unroll", {0, 4, 8, 16}, 0},
-                 {"window", {0, 1, 2, 4, 8}, 0}};
+                 {"window", {0, 1, 2, 4, 8}, 0},
+                 {"online", {0, 1, 2}, 0}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))
@@ -113,6 +115,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("cluster"); it != v.end()) g.cuda.cluster = it->second == 1;
     if (auto it = v.find("unroll"); it != v.end()) g.cuda.unroll = int(it->second);
     if (auto it = v.find("window"); it != v.end()) g.cuda.window = int(it->second);
+    if (auto it = v.find("online"); it != v.end()) g.cuda.online = int(it->second);
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };

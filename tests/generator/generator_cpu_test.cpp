@@ -566,6 +566,32 @@ TEST(GeneratedCudaSource, CrossEntropyWritesNoLogProbabilities) {
   EXPECT_EQ(occurrences(nll, "* 1]"), 1u) << nll;
 }
 
+// The choice online: where the row cache holds a row in a block, a maximum and its sum of
+// exponentials walk the registers twice (the maximum first) instead of once online, whose
+// rescaling branch divides a warp at most elements of a short share (KernelBench's
+// 95_CrossEntropyLoss: 16 elements a thread, at 29 % of DRAM peak); `online` 1 keeps the one pass.
+// A row too long for the cache keeps the online pass: one read of memory instead of two.
+TEST(GeneratedCudaSource, AMaximumAndItsSumWalkACachedRowTwice) {
+  const OpCase ce{"cross_entropy_short",
+                  "x, t",
+                  "F.cross_entropy(x, t)",
+                  {"[torch.randn(64, 1000), torch.randint(0, 1000, (64,))]"}};
+  const std::string two = cuda_source(ce);
+  EXPECT_EQ(occurrences(two, "kf_online_add(s"), 0u) << two;
+  EXPECT_EQ(occurrences(two, "KfMax()(s"), 1u) << two;
+  EXPECT_GE(occurrences(two, "float kf_c0["), 1u) << two;
+  generator::CudaChoices one;
+  one.online = 1;
+  const std::string online = cuda_source(ce, one);
+  EXPECT_GE(occurrences(online, "kf_online_add(s"), 1u) << online;  // the loop and its tail
+  const OpCase long_rows{
+      "softmax_long", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(256, 20000)]"}};
+  generator::CudaChoices no_cluster;
+  no_cluster.cluster = false;
+  const std::string long_source = cuda_source(long_rows, no_cluster);
+  EXPECT_GE(occurrences(long_source, "kf_online_add(s"), 1u) << long_source;
+}
+
 // The row cache: a norm over 64 channels (KernelBench's 36_RMSNorm_: a thread an output walks its
 // column twice, for the mean of squares and for the quotient; the unrolled loop and its tail read
 // it in two places a pass without the cache) and a softmax over rows of 300 (a

@@ -55,6 +55,11 @@ int run_generate(const std::vector<std::string>& args) {
                  "depthwise convolution) computes, its windows' loads merged and issued at once; 1 "
                  "a thread an output; 0 by rule (1; default)")
       ->check(CLI::IsMember({0, 1, 2, 4, 8}));
+  app.add_option("--online", cuda.online,
+                 "CUDA: a row's maximum and its sum of exponentials (softmax, cross entropy): 1 in "
+                 "one online pass, 2 in two passes over registers where the row cache holds the "
+                 "row in a block; 0 by rule (2; default)")
+      ->check(CLI::IsMember({0, 1, 2}));
   bool no_row_cache = false;
   app.add_flag("--no-row-cache", no_row_cache,
                "CUDA: reduction kernels read a row from memory in each pass over it, rather than "
