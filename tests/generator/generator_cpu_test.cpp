@@ -228,19 +228,24 @@ std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices =
 
 // The CUDA source (written without a GPU; the `gpu` label runs it): a row's maximum and its sum
 // of exp(x - maximum) read the row once (softmax, log-softmax, logsumexp), and only where the sum
-// is of that very row minus that very maximum.
+// is of that very row minus that very maximum. The choice `online` 1 asks for the online pass
+// where the row cache holds these rows (by rule two passes over its registers, tested below).
 TEST(GeneratedCudaSource, ARowsMaximumAndItsSumOfExponentialsAreOnePass) {
   // a call in a kernel (the prelude's definition reads "kf_online_add(float& m")
   auto passes = [](const std::string& source) { return occurrences(source, "kf_online_add(s"); };
+  generator::CudaChoices online;
+  online.online = 1;
   // 128 rows: enough that a row is not split across blocks (which takes its maximum and sum apart)
   for (const char* f :
        {"torch.softmax(x, dim=-1)", "torch.log_softmax(x, dim=1)", "torch.logsumexp(x, dim=-1)"})
-    EXPECT_GE(passes(cuda_source({"online", "x", f, {"[torch.randn(128, 2000)]"}})), 1u) << f;
+    EXPECT_GE(passes(cuda_source({"online", "x", f, {"[torch.randn(128, 2000)]"}}, online)), 1u)
+        << f;
   // the exponentials of another tensor than the one whose maximum is taken
   EXPECT_EQ(passes(cuda_source({"not_online",
                                 "x, y",
                                 "torch.exp(y - x.amax(-1, keepdim=True)).sum(-1)",
-                                {"[torch.randn(128, 2000), torch.randn(128, 2000)]"}})),
+                                {"[torch.randn(128, 2000), torch.randn(128, 2000)]"}},
+                               online)),
             0u);
 }
 
@@ -256,10 +261,11 @@ TEST(GeneratedCudaSource, ARowsStatisticsWaitForATotalSoThatTheRowsOutputJoinsTh
   // the total's partial sums and their combination, then the rows: three kernels, not four
   EXPECT_NE(source.find("k2<<<"), std::string::npos) << source;
   EXPECT_EQ(source.find("k3<<<"), std::string::npos) << source;
-  // the kernel that stores the output computes its row's maximum and sum
+  // the kernel that stores the output computes its row's maximum and sum (over the row cache)
   const auto last = source.find("__global__ void __launch_bounds__(256) k2(");
   ASSERT_NE(last, std::string::npos) << source;
-  EXPECT_NE(source.find("kf_online_add(s", last), std::string::npos) << source;
+  EXPECT_NE(source.find("KfMax()(s", last), std::string::npos) << source;
+  EXPECT_NE(source.find("expf((kf_c0[kf_j]", last), std::string::npos) << source;
 }
 
 // The CUDA source of reductions with few outputs: few long rows are split across blocks (a batch
