@@ -50,6 +50,10 @@ struct CudaChoices {
   /// eager). Launched with the kernel without clusters beside it, which runs where the GPU has
   /// none.
   bool cluster = true;
+  /// A short window (pooling, a depthwise convolution; a thread an output) whose border checks
+  /// all hold for an output, its window inside its input, is walked without them: one check an
+  /// output, the checked walk for the border's outputs alone. Off: a check an element.
+  bool interior = true;
   /// A row's maximum and its sum of exp(x - maximum) (softmax, log-softmax, logsumexp, cross
   /// entropy): 1 in one online pass over the row, its sum rescaled as the maximum grows; 2 in two
   /// passes over the row cache's registers where it holds the row in a block (the maximum first:

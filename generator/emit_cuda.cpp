@@ -304,7 +304,7 @@ struct CudaKernel {
   }
 
   std::string text(const ExprPtr& e) const {
-    const ExprPtr f = reciprocal_of_row_constants(k, e);
+    const ExprPtr f = reciprocal_of_row_constants(k, strip_borders ? without_borders(e) : e);
     if (window > 1) return eager_text(f);
     if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
@@ -313,6 +313,81 @@ struct CudaKernel {
         return "acc" + std::to_string(l.buffer);
       return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
     });
+  }
+
+  /// `text` prints expressions without_borders (the interior path of a short window).
+  bool strip_borders = false;
+  bool interior = true;  ///< CudaChoices::interior
+  /// What without_borders assumed: each check's bound over the whole window, free of r (texts).
+  mutable std::set<std::string> interior_checks{};
+
+  /// A border check of a short window, `index(i) OP c` with OP one of >=, >, <, <= and i reading
+  /// r through terms of a sum that are never negative: the same check for every r of the window,
+  /// as a text free of r (r's terms at their least, 0, for >= and >; at their greatest for < and
+  /// <=); empty where `e` is not one.
+  std::string window_check(const Expr& e) const {
+    static const std::map<std::string, std::string> ops = {
+        {"ge", ">="}, {"gt", ">"}, {"lt", "<"}, {"le", "<="}};
+    const auto op = ops.find(e.fn);
+    if (e.kind != Expr::Kind::call || op == ops.end() || e.args.size() != 2 ||
+        e.args[0]->kind != Expr::Kind::index || e.args[1]->kind != Expr::Kind::constant)
+      return {};
+    const Index& i = *e.args[0]->index;
+    std::vector<IndexPtr> terms =
+        i.kind == Index::Kind::sum ? i.terms : std::vector<IndexPtr>{e.args[0]->index};
+    IndexPtr rest = ix::constant(0);
+    int64_t most = 0;  // the r terms' greatest sum
+    bool reads_r = false;
+    for (const auto& t : terms) {
+      if (!ix::reads(*t, "r")) {
+        rest = ix::add(rest, t);
+        continue;
+      }
+      if (t->may_be_negative) return {};
+      reads_r = true;
+      most += t->bound - 1;
+    }
+    if (!reads_r) return {};
+    const bool upper = e.fn == "lt" || e.fn == "le";
+    return "(static_cast<int64_t>(" + rest->text + ")" + (upper ? " + " + n(most) : "") + " " +
+           op->second + " " + constant_text(e.args[1]->value, DType::i64) + ")";
+  }
+
+  /// `e` with each where whose condition is border checks of a short window alone (window_check,
+  /// joined by &&) replaced by its first branch, the checks recorded in interior_checks.
+  ExprPtr without_borders(const ExprPtr& e) const {
+    if (e->kind != Expr::Kind::call) return e;
+    if (e->fn == "where" && e->args.size() == 3) {
+      std::vector<std::string> checks;
+      std::function<bool(const ExprPtr&)> collect = [&](const ExprPtr& c) {
+        if (c->kind == Expr::Kind::call && c->fn == "and")
+          return std::all_of(c->args.begin(), c->args.end(), collect);
+        checks.push_back(window_check(*c));
+        return !checks.back().empty();
+      };
+      if (collect(e->args[0])) {
+        interior_checks.insert(checks.begin(), checks.end());
+        return without_borders(e->args[1]);
+      }
+    }
+    std::vector<ExprPtr> args;
+    bool changed = false;
+    for (const auto& a : e->args) {
+      args.push_back(without_borders(a));
+      changed = changed || args.back() != a;
+    }
+    if (!changed) return e;
+    Expr copy = *e;
+    copy.args = std::move(args);
+    return std::make_shared<const Expr>(std::move(copy));
+  }
+
+  /// Every border check without_borders assumed, joined: an output whose window lies inside its
+  /// input; empty where there were none.
+  std::string interior_condition() const {
+    std::string out;
+    for (const auto& c : interior_checks) out += (out.empty() ? "" : " && ") + c;
+    return out.empty() ? out : "(" + out + ")";
   }
 
   /// The window outputs' text of `e`: each where a kf_select of values computed before it, each
@@ -513,6 +588,9 @@ struct CudaKernel {
   struct Walk {
     std::string type, value;
     std::function<std::string(const std::string&, const std::string&)> consume;
+    /// `value` where every border check of a short window holds (without_borders); empty: the
+    /// same as `value`.
+    std::string inside{};
   };
 
   /// The row's loop as `inner_loop`, where the row is long enough: the walks' values of four or
@@ -535,11 +613,29 @@ struct CudaKernel {
     // A short window one thread walks (a 3-D pooling window of 27 elements): every step unrolled,
     // so that the window's offsets (r / 9, r % 3) are constants rather than divisions at run time.
     if (group == 1 && r <= kShortWindow) {
+      const std::string loop = "#pragma unroll\n    for (int r = 0; r < " + n(r) + "; ++r) {\n";
       // window outputs: every load stays inside its buffer, so no guard (a guard per output kept
       // the compiler from merging the loads that neighbouring windows share)
-      out += std::string(window > 1 ? "  {" : "  if (live) {") +
-             "\n#pragma unroll\n    for (int r = 0; r < " + n(r) + "; ++r) {\n" +
-             consume_all("      ", direct) + "    }\n  }\n";
+      if (window > 1) {
+        out += "  {\n" + loop + consume_all("      ", direct) + "    }\n  }\n";
+        return;
+      }
+      // An output whose whole window lies inside its input (all but the border's) walks it
+      // without a check an element (interior_condition).
+      const std::string interior = interior_condition();
+      const bool stripped = std::any_of(walks.begin(), walks.end(), [](const Walk& w) {
+        return !w.inside.empty() && w.inside != w.value;
+      });
+      if (interior.empty() || !stripped) {
+        out += "  if (live) {\n" + loop + consume_all("      ", direct) + "    }\n  }\n";
+        return;
+      }
+      auto inside = [&](size_t w) {
+        return "(" + (walks[w].inside.empty() ? walks[w].value : walks[w].inside) + ")";
+      };
+      out += "  if (live && " + interior + ") {\n" + loop + consume_all("      ", inside) +
+             "    }\n  } else if (live) {\n" + loop + consume_all("      ", direct) +
+             "    }\n  }\n";
       return;
     }
     // By rule eight where a warp or more shares a long row (softmax over 393216 elements reached
@@ -657,6 +753,7 @@ struct CudaKernel {
 
   /// Sums, products, maxima or minima over the same elements, in one loop.
   void reduce_together(const std::vector<const Stage*>& stages) {
+    interior_checks.clear();
     std::vector<Walk> walks;
     std::vector<std::string> ops;
     for (const Stage* s : stages) {
@@ -685,12 +782,19 @@ struct CudaKernel {
       }
       out += "  " + t + " s" + id + " = " + init + ";\n";
       ops.push_back(op);
-      const std::string term =
-          t == "double" ? double_term_text(s->value, [&](const ExprPtr& e) { return text(e); })
-                        : "static_cast<" + t + ">(" + text(s->value) + ")";
-      walks.push_back({t, term, [id, op](const std::string& i, const std::string& v) {
+      auto term = [&] {
+        return t == "double" ? double_term_text(s->value, [&](const ExprPtr& e) { return text(e); })
+                             : "static_cast<" + t + ">(" + text(s->value) + ")";
+      };
+      const std::string value = term();
+      strip_borders = true;
+      const std::string inside = interior ? term() : value;
+      strip_borders = false;
+      walks.push_back({t, value,
+                       [id, op](const std::string& i, const std::string& v) {
                          return i + "s" + id + " = " + op + "()(s" + id + ", " + v + ");\n";
-                       }});
+                       },
+                       inside});
     }
     inner_loop_unrolled(walks);
     for (size_t j = 0; j < stages.size(); ++j) {
@@ -1056,6 +1160,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       CudaKernel c{
           *in.program, windowed ? *windowed : k, ch.block_threads, 1, ch.elements, ch.unroll, ""};
       c.window = window;
+      c.interior = ch.interior;
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;

@@ -284,7 +284,8 @@ std::vector<OpCase> window_cases() {
       {"windows_2d",
        "x, w",
        "(F.max_pool2d(x, 4, stride=1, padding=1), F.avg_pool2d(x, 3, stride=1, padding=1), "
-       "F.conv2d(x, w, padding=1, groups=3), F.max_pool2d(x, 3, stride=2, padding=1, dilation=2))",
+       "F.conv2d(x, w, padding=1, groups=3), F.max_pool2d(x, 3, stride=2, padding=1, dilation=2), "
+       "F.max_pool2d(x, 3, stride=2, ceil_mode=True))",
        {"[torch.randn(2, 3, 11, 13), torch.randn(3, 1, 3, 3)]",
         "[torch.randn(1, 3, 9, 30), torch.randn(3, 1, 3, 3)]"}},
       {"windows_3d",
