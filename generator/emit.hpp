@@ -52,8 +52,11 @@ struct CudaChoices {
   bool cluster = true;
   /// A short window (pooling, a depthwise convolution; a thread an output) whose border checks
   /// all hold for an output, its window inside its input, is walked without them: one check an
-  /// output, the checked walk for the border's outputs alone. Off: a check an element.
-  bool interior = true;
+  /// output, the checked walk for the border's outputs alone (else a check an element). Off until
+  /// measured on a GPU: predicted faster on KernelBench's padded pools, issue-bound at a branch or
+  /// select an element (42_Max_Pooling_2D's PTX: about 80 instructions an output inside, 153
+  /// checked); a choice of the search.
+  bool interior = false;
   /// A row's maximum and its sum of exp(x - maximum) (softmax, log-softmax, logsumexp, cross
   /// entropy): 1 in one online pass over the row, its sum rescaled as the maximum grows; 2 in two
   /// passes over the row cache's registers where it holds the row in a block (the maximum first:

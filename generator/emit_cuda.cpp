@@ -317,7 +317,7 @@ struct CudaKernel {
 
   /// `text` prints expressions without_borders (the interior path of a short window).
   bool strip_borders = false;
-  bool interior = true;  ///< CudaChoices::interior
+  bool interior = false;  ///< CudaChoices::interior
   /// What without_borders assumed: each check's bound over the whole window, free of r (texts).
   mutable std::set<std::string> interior_checks{};
 

@@ -84,7 +84,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"unroll", {0, 4, 8, 16}, 0},
                  {"window", {0, 1, 2, 4, 8}, 0},
                  {"online", {0, 1, 2}, 0},
-                 {"interior", {0, 1}, 1}};
+                 {"interior", {0, 1}, 0}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))

@@ -530,13 +530,16 @@ int ptx_loads(const std::string& source) {
 
 // The choice interior: an output whose padded window lies inside its input (all but the
 // border's) walks it without a check an element, under one check of the window's extent free of
-// r; the border's outputs take the checked walk. A window with no checks (no padding) has one walk.
+// r; the border's outputs take the checked walk. A window with no checks (no padding) has one walk;
+// off (the default until a GPU measures it), every output takes the checked walk.
 TEST(GeneratedCudaSource, AWindowInsideItsInputIsWalkedWithoutItsChecks) {
   const OpCase padded{"interior_2d",
                       "x",
                       "F.max_pool2d(x, 4, stride=1, padding=1)",
                       {"[torch.randn(2, 3, 11, 13)]"}};
-  const std::string source = cuda_source(padded);
+  generator::CudaChoices on;
+  on.interior = true;
+  const std::string source = cuda_source(padded, on);
   ASSERT_EQ(occurrences(source, "} else if (live) {"), 1u) << source;
   const size_t from = source.find("if (live && ("), to = source.find("} else if (live) {");
   ASSERT_LT(from, to) << source;
@@ -545,12 +548,10 @@ TEST(GeneratedCudaSource, AWindowInsideItsInputIsWalkedWithoutItsChecks) {
   EXPECT_EQ(occurrences(inside, " + 3 < int64_t("), 2u) << inside;
   EXPECT_EQ(occurrences(inside.substr(inside.find("for (int r")), " ? "), 0u) << inside;
   EXPECT_GE(occurrences(source.substr(to), " ? "), 1u) << source;  // the border's checks
-  generator::CudaChoices off;
-  off.interior = false;
-  EXPECT_EQ(occurrences(cuda_source(padded, off), "else if (live)"), 0u);
+  EXPECT_EQ(occurrences(cuda_source(padded), "else if (live)"), 0u);
   const OpCase unpadded{
       "interior_none", "x", "F.max_pool2d(x, 2)", {"[torch.randn(2, 3, 12, 12)]"}};
-  EXPECT_EQ(occurrences(cuda_source(unpadded), "else if (live)"), 0u);
+  EXPECT_EQ(occurrences(cuda_source(unpadded, on), "else if (live)"), 0u);
 }
 
 // KernelBench's 41_Max_Pooling_1D at a smaller length: windows of 8 elements, 3 apart, padded by
@@ -566,19 +567,19 @@ TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
                     "x",
                     "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)",
                     {"[torch.randn(2, 4, 1000)]"}};
-  generator::CudaChoices one, checked, eight;
+  generator::CudaChoices one, eight, interior;
   one.window = 1;
-  checked.window = 1;
-  checked.interior = false;  // one walk, every load behind its check
   eight.window = 8;
-  const std::string single = cuda_source(pool, checked), shared = cuda_source(pool, eight);
+  interior.interior = true;
+  const std::string single = cuda_source(pool, one), shared = cuda_source(pool, eight);
   EXPECT_EQ(ptx_loads(single), 8) << single;
   EXPECT_EQ(ptx_loads(shared), 29) << shared;
   EXPECT_EQ(occurrences(shared, "kf_v < 8"), 1u) << shared;
   const std::string by_rule = cuda_source(pool);
   EXPECT_EQ(occurrences(by_rule, "kf_v"), 0u) << by_rule;
-  EXPECT_EQ(by_rule, cuda_source(pool, one));
-  EXPECT_EQ(ptx_loads(by_rule), 16) << by_rule;  // the interior walk's 8 and the border's 8
+  EXPECT_EQ(by_rule, single);
+  // the choice interior: the interior walk's 8 and the border's 8
+  EXPECT_EQ(ptx_loads(cuda_source(pool, interior)), 16);
 }
 
 // Cross entropy (KernelBench's 95_CrossEntropyLoss): the log-probability at each row's target is

@@ -383,6 +383,12 @@ std::string check_generated_windows(const std::string& task_dir, int window) {
                             "kf_v < " + std::to_string(window));
 }
 
+std::string check_generated_interior(const std::string& task_dir) {
+  generator::CudaChoices cuda;
+  cuda.interior = true;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "} else if (live) {");
+}
+
 std::string check_generated_tf32(const std::string& task_dir) {
   generator::CudaChoices cuda;
   cuda.tf32 = true;

@@ -58,6 +58,9 @@ std::vector<OpCase> window_cases();
 /// As check_generated, on the CUDA backend with `window` outputs a thread, which the source must
 /// then have.
 std::string check_generated_windows(const std::string& task_dir, int window);
+/// As check_generated on the CUDA backend with the choice interior (an output's window inside its
+/// input walked unchecked), which the source must then have.
+std::string check_generated_interior(const std::string& task_dir);
 
 /// Backward test tasks in robust-kbench's shape (tests/tasks) the generator writes kernels for.
 std::vector<std::string> backward_cases();

@@ -59,6 +59,18 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindows,
                            return std::get<0>(info.param).name + "_" +
                                   std::to_string(std::get<1>(info.param));
                          });
+// The choice interior: the outputs whose windows lie inside the input walk them unchecked.
+class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};
+
+TEST_P(GeneratedCudaInterior, IsCorrectWithTheInteriorUnchecked) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  OpCase named = GetParam();
+  named.name += "_interior";
+  EXPECT_EQ(check_generated_interior(cuda_case(named)), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaInterior, testing::ValuesIn(window_cases()),
+                         [](const auto& info) { return info.param.name; });
 // With the default choices (a thread an output).
 INSTANTIATE_TEST_SUITE_P(Windows, GeneratedCuda, testing::ValuesIn(window_cases()),
                          [](const auto& info) { return info.param.name; });

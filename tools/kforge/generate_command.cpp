@@ -64,11 +64,10 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--no-row-cache", no_row_cache,
                "CUDA: reduction kernels read a row from memory in each pass over it, rather than "
                "once into registers where a thread's share is short");
-  bool no_interior = false;
-  app.add_flag("--no-interior", no_interior,
-               "CUDA: a short window (pooling, a depthwise convolution) checks its borders at "
-               "every element, rather than walking an output's window without checks where all "
-               "of it lies inside the input");
+  app.add_flag("--interior", cuda.interior,
+               "CUDA: a short window (pooling, a depthwise convolution) whose window lies inside "
+               "the input is walked without its border checks, the border's outputs with them "
+               "(default: a check an element)");
   bool no_cluster = false;
   app.add_flag("--no-cluster", no_cluster,
                "CUDA: a row too long for one block's row cache is read once a pass by one block, "
@@ -82,7 +81,6 @@ int run_generate(const std::vector<std::string>& args) {
   if (auto code = line.parse(args)) return *code;
   cuda.row_cache = !no_row_cache;
   cuda.cluster = !no_cluster;
-  cuda.interior = !no_interior;
   if (cuda.tile > 0 && !generator::valid_tiling(cuda.tile, cuda.micro)) {
     std::cerr << "kforge generate: a tile of " << cuda.tile << " with " << cuda.micro
               << " per thread needs (tile / micro)^2 threads, 64 to 1024\n";
