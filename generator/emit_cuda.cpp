@@ -213,6 +213,20 @@ ExprPtr reciprocal_of_row_constants(const Kernel& k, const ExprPtr& e) {
   return changed ? ex::call(e->fn, std::move(args), e->dtype) : e;
 }
 
+/// `e` with each argument replaced by `f` of it; `e` itself where none changed.
+ExprPtr with_args(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>& f) {
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(f(a));
+    changed = changed || args.back() != a;
+  }
+  if (!changed) return e;
+  Expr copy = *e;
+  copy.args = std::move(args);
+  return std::make_shared<const Expr>(std::move(copy));
+}
+
 /// The reduced elements of a short window: a thread walks it fully unrolled, sums in float.
 constexpr int64_t kShortWindow = 32;
 
@@ -291,16 +305,7 @@ struct CudaKernel {
       r.buffer = -1 - static_cast<int>(at);
       return std::make_shared<const Expr>(std::move(r));
     }
-    std::vector<ExprPtr> args;
-    bool changed = false;
-    for (const auto& a : e->args) {
-      args.push_back(from_cache(a));
-      changed = changed || args.back() != a;
-    }
-    if (!changed) return e;
-    Expr copy = *e;
-    copy.args = std::move(args);
-    return std::make_shared<const Expr>(std::move(copy));
+    return with_args(e, [this](const ExprPtr& a) { return from_cache(a); });
   }
 
   std::string text(const ExprPtr& e) const {
@@ -370,16 +375,7 @@ struct CudaKernel {
         return without_borders(e->args[1]);
       }
     }
-    std::vector<ExprPtr> args;
-    bool changed = false;
-    for (const auto& a : e->args) {
-      args.push_back(without_borders(a));
-      changed = changed || args.back() != a;
-    }
-    if (!changed) return e;
-    Expr copy = *e;
-    copy.args = std::move(args);
-    return std::make_shared<const Expr>(std::move(copy));
+    return with_args(e, [this](const ExprPtr& a) { return without_borders(a); });
   }
 
   /// Every border check without_borders assumed, joined: an output whose window lies inside its
@@ -1001,7 +997,7 @@ struct CudaKernel {
   void plan(const CudaChoices& choices) {
     if (!choices.row_cache) return;
     two_passes = choices.online != 1;
-    if (two_passes && plan_row_cache()) return;
+    if (two_passes && plan_row_cache() && maxima_from_cache()) return;
     two_passes = false;
     if (plan_row_cache() || !choices.cluster || group != threads) return;
     for (const auto& s : k.stages)
@@ -1013,6 +1009,23 @@ struct CudaKernel {
       if (outer * cluster <= INT32_MAX && plan_row_cache() && steps <= kClusterShare) return;
     cluster = 1;
     plan_row_cache();  // clears what the last try planned
+  }
+
+  /// Whether the row cache holds all that the maxima of would-be online pairs read: else their
+  /// two passes would read memory twice where the online pass reads it once.
+  bool maxima_from_cache() {
+    std::function<bool(const ExprPtr&)> reads_memory = [&](const ExprPtr& e) {
+      if (e->kind == Expr::Kind::load && e->buffer >= 0 &&
+          !std::count(k.local.begin(), k.local.end(), e->buffer))
+        return true;
+      return std::any_of(e->args.begin(), e->args.end(), reads_memory);
+    };
+    two_passes = false;
+    bool held = true;
+    for (size_t i = 0; i < k.stages.size() && held; ++i)
+      if (online_pair(i)) held = !reads_memory(from_cache(k.stages[i].value));
+    two_passes = true;
+    return held;
   }
 
   /// The kernel function; returns the launch's grid size.

@@ -621,6 +621,14 @@ TEST(GeneratedCudaSource, AMaximumAndItsSumWalkACachedRowTwice) {
   EXPECT_GE(occurrences(online, "kf_online_add(s"), 1u) << online;  // the loop and its tail
   const OpCase long_rows{
       "softmax_long", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(256, 20000)]"}};
+  // a row cache that holds another row (the mean's y, met first) but not the maximum's x: the
+  // two passes would read x from memory twice, the online pass once
+  const OpCase other{"softmax_beside_a_mean",
+                     "x, y",
+                     "y.mean(-1, keepdim=True) * y + torch.softmax(x, dim=-1)",
+                     {"[torch.randn(256, 16384), torch.randn(256, 16384)]"}};
+  const std::string beside = cuda_source(other);
+  EXPECT_GE(occurrences(beside, "kf_online_add(s"), 1u) << beside;
   generator::CudaChoices no_cluster;
   no_cluster.cluster = false;
   const std::string long_source = cuda_source(long_rows, no_cluster);
