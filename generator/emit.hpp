@@ -52,10 +52,10 @@ struct CudaChoices {
   bool cluster = true;
   /// A short window (pooling, a depthwise convolution; a thread an output) whose border checks
   /// all hold for an output, its window inside its input, is walked without them: one check an
-  /// output, the checked walk for the border's outputs alone (else a check an element). Off until
-  /// measured on a GPU: predicted faster on KernelBench's padded pools, issue-bound at a branch or
-  /// select an element (42_Max_Pooling_2D's PTX: about 80 instructions an output inside, 153
-  /// checked); a choice of the search.
+  /// output, the checked walk for the border's outputs alone (else a check an element). Off: on an
+  /// H200 it freed issue slots (SM 80 -> 53 % on KernelBench's 42_Max_Pooling_2D) but the pools
+  /// wait on their loads, 41, 42 and 44 3-5 % faster, the strided 3-D pools 43 and 46 10-20 %
+  /// slower (BENCHMARKS.md); a choice of the search.
   bool interior = false;
   /// A row's maximum and its sum of exp(x - maximum) (softmax, log-softmax, logsumexp, cross
   /// entropy): 1 in one online pass over the row, its sum rescaled as the maximum grows; 2 in two

@@ -9,7 +9,9 @@
 // computed once into registers (the row cache) and every pass reads them there. A scan: a warp or
 // a thread a row, its running accumulator stored at each element.
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -170,6 +172,39 @@ std::string n(int64_t v) {
   return std::to_string(v);
 }
 
+/// The reduced elements of a short window: a thread walks it fully unrolled, sums in float.
+constexpr int64_t kShortWindow = 32;
+
+/// The elements of the trailing inner dimensions that a thread's walk of a longer window unrolls
+/// inside a loop over the leading ones (their product, at most kShortWindow: an 11 x 11 window's
+/// 11), so that the window's offsets are constants and a counter's multiples rather than
+/// divisions of r at run time; 0 where no trailing dimensions of 2 to kShortWindow elements leave
+/// some leading ones.
+int64_t window_nest(const Kernel& k) {
+  const auto inner = k.inner_shape();
+  int64_t e = 1;
+  size_t t = inner.size();
+  while (t > 0 && e * inner[t - 1] <= kShortWindow) e *= inner[--t];
+  return t > 0 && e > 1 ? e : 0;
+}
+
+/// Whether `k` reduces windows of its input: every load that reads r reads it inside a quotient
+/// or remainder (the window's rows apart), none along r as one run of memory (a row; a norm's
+/// channels and pixels).
+bool reads_windows(const Kernel& k) {
+  bool windowed = false, run = false;
+  std::function<void(const ExprPtr&)> visit = [&](const ExprPtr& e) {
+    if (e->kind == Expr::Kind::load && e->index && ix::reads(*e->index, "r")) {
+      windowed = true;
+      run = run || ix::along(*e->index, "r").has_value();
+    }
+    for (const auto& a : e->args) visit(a);
+  };
+  for (const auto& s : k.stages)
+    if (s.value) visit(s.value);
+  return windowed && !run;
+}
+
 int pick_group(const Kernel& k, const CudaChoices& c) {
   int g = c.group;
   const int64_t inner = numel(k.inner_shape()), outer = numel(k.outer_shape());
@@ -178,7 +213,12 @@ int pick_group(const Kernel& k, const CudaChoices& c) {
   const bool across = !k.inner.empty() && !k.inner.back() && outer >= 4096;
   // A window of up to 32 elements (pooling, a short row) is a thread's own loop: a warp on 16
   // elements left half its lanes idle and shuffled for each output (max_pool2d's 4 x 4: 0.13x).
-  if (g < 0) g = across || inner <= 32 ? 1 : inner < 1024 ? 32 : 0;
+  // So is a longer window under 1024 (window_nest): a warp an output read an 11 x 11 window's
+  // rows of 11 elements a few lanes each, and shuffled its sum (KernelBench's
+  // 45_Average_Pooling_2D on an H200: 0.44x of eager, a thread an output 0.84x with the window's
+  // divisions at run time).
+  const bool window = inner < 1024 && window_nest(k) > 0 && reads_windows(k);
+  if (g < 0) g = across || inner <= 32 || window ? 1 : inner < 1024 ? 32 : 0;
   return g == 0 ? c.block_threads : g;
 }
 
@@ -227,9 +267,6 @@ ExprPtr with_args(const ExprPtr& e, const std::function<ExprPtr(const ExprPtr&)>
   return std::make_shared<const Expr>(std::move(copy));
 }
 
-/// The reduced elements of a short window: a thread walks it fully unrolled, sums in float.
-constexpr int64_t kShortWindow = 32;
-
 /// The registers a thread may give the row cache: its share of the row times the cached values.
 constexpr int64_t kRowCacheValues = 64;
 
@@ -273,6 +310,11 @@ struct CudaKernel {
   /// A maximum and its sum of exponentials walk the row in two passes (online_pair says no):
   /// planned where the row cache then holds the row (CudaChoices::online).
   bool two_passes = false;
+
+  /// A thread's window longer than kShortWindow walked in two loops (window_nest): the inner one
+  /// over `nest` elements unrolled, at r = kf_ro * nest + kf_ri, the kernel's stages at the
+  /// digits of kf_ro and kf_ri (at_inner_index); 0 for one loop over r.
+  int64_t nest = 0;
 
   /// The threads that walk one row together: the group, in each block of the cluster.
   int64_t span() const { return int64_t{group} * cluster; }
@@ -565,10 +607,27 @@ struct CudaKernel {
            body("      ") + "    }\n  }\n";
   }
 
+  /// The walk of a window in two loops (nest): the inner one unrolled, r defined where the body
+  /// reads it (an arg reduction's position).
+  void nested_loop(const std::function<std::string(const std::string&)>& body) {
+    const std::string walk = body("      ");
+    static const std::regex reads_r("\\br\\b");
+    out += "  if (live) {\n    for (" + ix + " kf_ro = 0; kf_ro < " +
+           n(numel(k.inner_shape()) / nest) + "; ++kf_ro) {\n#pragma unroll\n" +
+           "    for (int kf_ri = 0; kf_ri < " + n(nest) + "; ++kf_ri) {\n";
+    if (std::regex_search(walk, reads_r))
+      out += "      const " + ix + " r = kf_ro * " + n(nest) + " + kf_ri;\n";
+    out += walk + "    }\n    }\n  }\n";
+  }
+
   void inner_loop(const std::function<std::string(const std::string&)>& body) {
     const int64_t r = numel(k.inner_shape());
     if (steps > 0) {
       cached_loop(body);
+      return;
+    }
+    if (nest > 0) {
+      nested_loop(body);
       return;
     }
     if (group == 1 && r == 1) {
@@ -604,6 +663,10 @@ struct CudaKernel {
     auto direct = [&](size_t w) { return "(" + walks[w].value + ")"; };
     if (steps > 0) {
       cached_loop([&](const std::string& in) { return consume_all(in, direct); });
+      return;
+    }
+    if (nest > 0) {
+      nested_loop([&](const std::string& in) { return consume_all(in, direct); });
       return;
     }
     // A short window one thread walks (a 3-D pooling window of 27 elements): every step unrolled,
@@ -708,12 +771,13 @@ struct CudaKernel {
   /// The C type a reduction accumulates in: float sums in double, as the CPU kernels do (a thread
   /// that walks a column of 16384 rows adds them one after another), but over a short window (an
   /// average pool's 27 elements: float's rounding over so few is at most that many float
-  /// roundings, where each double conversion cost a slow instruction per element).
+  /// roundings, where each double conversion cost a slow instruction per element) or a window
+  /// under 1024 elements walked in two loops (nest: eager's pooling sums in float too).
   std::string accumulator_type(const Stage& s) const {
     const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
     const DType in = s.value->dtype == DType::b8 ? DType::i64 : s.value->dtype;
-    const bool wide =
-        in == DType::f32 && b.combine == Combine::sum && numel(k.inner_shape()) > kShortWindow;
+    const bool wide = in == DType::f32 && b.combine == Combine::sum &&
+                      numel(k.inner_shape()) > kShortWindow && nest == 0;
     return wide ? "double" : c_type(in);
   }
 
@@ -995,7 +1059,7 @@ struct CudaKernel {
   /// happens at most elements of some lane of a warp (KernelBench's 95_CrossEntropyLoss, 16
   /// elements a thread: busy with that arithmetic at 29 % of DRAM peak).
   void plan(const CudaChoices& choices) {
-    if (!choices.row_cache) return;
+    if (!choices.row_cache || nest > 0) return;
     two_passes = choices.online != 1;
     if (two_passes && plan_row_cache() && maxima_from_cache()) return;
     two_passes = false;
@@ -1123,6 +1187,31 @@ std::vector<IndexPtr> window_index(const Kernel& k) {
   return out;
 }
 
+/// The inner extent a thread's walk of `k`'s windows unrolls inside a loop (CudaKernel::nest): a
+/// reduction (no scan) of a thread an output over 33 to 1023 elements with a window_nest; else 0.
+int64_t long_window_nest(const Kernel& k, const CudaChoices& c) {
+  const int64_t r = numel(k.inner_shape());
+  if (!k.reduces() || k.library >= 0 || k.stages.empty() || r <= kShortWindow || r >= 1024 ||
+      pick_group(k, c) != 1)
+    return 0;
+  for (const auto& s : k.stages)
+    if (s.kind == Stage::Kind::scan) return 0;
+  return window_nest(k);
+}
+
+/// The inner index of a window walked in two loops: the leading inner dimensions the digits of
+/// kf_ro, the trailing `nest` elements' those of kf_ri.
+std::vector<IndexPtr> nested_index(const Kernel& k, int64_t nest) {
+  const auto inner = k.inner_shape();
+  size_t t = inner.size();
+  for (int64_t e = 1; e < nest;) e *= inner[--t];
+  const std::vector<int64_t> lead(inner.begin(), inner.begin() + static_cast<std::ptrdiff_t>(t));
+  const std::vector<int64_t> trail(inner.begin() + static_cast<std::ptrdiff_t>(t), inner.end());
+  auto index = ix::delinear(ix::named("kf_ro", numel(lead)), lead);
+  for (const auto& d : ix::delinear(ix::named("kf_ri", nest), trail)) index.push_back(d);
+  return index;
+}
+
 /// Outputs a thread of kernel `k` computes (CudaChoices::window, at most the last outer
 /// dimension): 1 unless k is a short-window reduction of a thread an output (pooling, a depthwise
 /// convolution) whose stages are reductions and what follows them per output. By rule 1: on an
@@ -1167,12 +1256,15 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       continue;
     }
     const int window = window_outputs(k, choices);
-    std::optional<Kernel> windowed;
-    if (window > 1) windowed = at_outer_index(*in.program, k, window_index(k));
+    const int64_t nest = window == 1 ? long_window_nest(k, choices) : 0;
+    std::optional<Kernel> moved;
+    if (window > 1) moved = at_outer_index(*in.program, k, window_index(k));
+    if (nest > 0) moved = at_inner_index(*in.program, k, nested_index(k, nest));
     auto kernel = [&](const CudaChoices& ch) {
-      CudaKernel c{
-          *in.program, windowed ? *windowed : k, ch.block_threads, 1, ch.elements, ch.unroll, ""};
+      CudaKernel c{*in.program, moved ? *moved : k, ch.block_threads, 1, ch.elements, ch.unroll,
+                   ""};
       c.window = window;
+      c.nest = nest;
       c.interior = ch.interior;
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;

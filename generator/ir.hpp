@@ -134,6 +134,10 @@ struct Kernel {
   /// The index of the space at the outer index `outer` (one per outer dimension) and the inner
   /// digits of `r`.
   std::vector<IndexPtr> vars(const std::vector<IndexPtr>& outer) const;
+  /// The index of the space at `outer` (one index per outer dimension) and `inner` (one per inner
+  /// dimension).
+  std::vector<IndexPtr> vars(const std::vector<IndexPtr>& outer,
+                             const std::vector<IndexPtr>& inner) const;
   /// The row-major offset of the outer index: `o`.
   IndexPtr outer_offset() const;
 };

@@ -33,7 +33,11 @@ std::vector<IndexPtr> Kernel::vars() const {
 }
 
 std::vector<IndexPtr> Kernel::vars(const std::vector<IndexPtr>& outer) const {
-  auto in = ix::delinear(ix::named("r", numel(inner_shape())), inner_shape());
+  return vars(outer, ix::delinear(ix::named("r", numel(inner_shape())), inner_shape()));
+}
+
+std::vector<IndexPtr> Kernel::vars(const std::vector<IndexPtr>& outer,
+                                   const std::vector<IndexPtr>& in) const {
   std::vector<IndexPtr> out;
   size_t a = 0, b = 0;
   for (size_t d = 0; d < space.size(); ++d) out.push_back(inner[d] ? in[b++] : outer[a++]);
@@ -318,12 +322,27 @@ std::vector<Kernel> schedule(const Program& p) {
   return kernels;
 }
 
-Kernel at_outer_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& outer) {
+namespace {
+
+/// `k` with its stages computed at the index `outer` (per outer dimension) and `inner`.
+Kernel at_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& outer,
+                const std::vector<IndexPtr>& inner) {
   Kernel out = k;
-  const auto vars = k.vars(outer);
+  const auto vars = k.vars(outer, inner);
   const IndexPtr offset = ix::linear(outer, k.outer_shape());
   for (auto& s : out.stages) place(p.buffers[static_cast<size_t>(s.buffer)], k, vars, offset, s);
   return out;
+}
+
+}  // namespace
+
+Kernel at_outer_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& outer) {
+  return at_index(p, k, outer,
+                  ix::delinear(ix::named("r", numel(k.inner_shape())), k.inner_shape()));
+}
+
+Kernel at_inner_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& inner) {
+  return at_index(p, k, ix::delinear(k.outer_offset(), k.outer_shape()), inner);
 }
 
 }  // namespace kforge::generator

@@ -20,4 +20,9 @@ std::vector<Kernel> schedule(const Program& program);
 /// apart from the others: generator/emit_cuda.cpp's window outputs).
 Kernel at_outer_index(const Program& program, const Kernel& k, const std::vector<IndexPtr>& outer);
 
+/// `k` with its stages computed at another inner index: `inner`, one index per inner dimension (a
+/// thread that walks a long window in two nested loops names their counters apart:
+/// generator/emit_cuda.cpp's window_nest).
+Kernel at_inner_index(const Program& program, const Kernel& k, const std::vector<IndexPtr>& inner);
+
 }  // namespace kforge::generator

@@ -295,6 +295,17 @@ std::vector<OpCase> window_cases() {
   };
 }
 
+std::vector<OpCase> long_window_cases() {
+  return {
+      {"windows_long",
+       "x, y",
+       "(F.avg_pool2d(x, 11), F.max_pool2d(x, 6, stride=2, padding=3), F.avg_pool2d(x, 7, "
+       "stride=3, padding=3), F.max_pool2d(x, 6, 2, 3, "
+       "return_indices=True)[1], F.max_pool3d(y, 4, 2, 1), F.avg_pool3d(y, (2, 5, 5)))",
+       {"[torch.randn(2, 3, 25, 26), torch.randn(1, 2, 9, 10, 11)]"}},
+  };
+}
+
 std::vector<OpCase> tensor_core_cases() {
   return {
       {"tf32_linear",

@@ -54,6 +54,9 @@ std::string check_generated_tf32(const std::string& task_dir);
 /// Windows that overlap (pooling at stride 1 with padding and dilation, a depthwise convolution),
 /// odd widths: what the choice `window` (neighbouring outputs a thread) changes.
 std::vector<OpCase> window_cases();
+/// Pooling windows of 33 to 1023 elements (a thread an output, two loops: no window outputs, no
+/// interior walk).
+std::vector<OpCase> long_window_cases();
 
 /// As check_generated, on the CUDA backend with `window` outputs a thread, which the source must
 /// then have.

@@ -74,6 +74,8 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaInterior, testing::ValuesIn(window_ca
 // With the default choices (a thread an output).
 INSTANTIATE_TEST_SUITE_P(Windows, GeneratedCuda, testing::ValuesIn(window_cases()),
                          [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(LongWindows, GeneratedCuda, testing::ValuesIn(long_window_cases()),
+                         [](const auto& info) { return info.param.name; });
 
 class GeneratedCudaLibrary : public testing::TestWithParam<OpCase> {};
 
