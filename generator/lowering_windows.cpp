@@ -322,8 +322,6 @@ Out lower_pool(Lowerer& L, const GraphNode& n) {
   const bool ceil_mode = L.arg(n, max ? 5 : 4, "ceil_mode").as_bool(false);
   const bool count_pad = max ? true : L.arg(n, 5, "count_include_pad").as_bool(true);
   const auto& divisor_override = L.arg(n, 6, "divisor_override");
-  if (!max && (ceil_mode || !count_pad) && divisor_override.is_null())
-    return Out::failure("average pooling with ceil_mode or without count_include_pad");
   std::vector<int64_t> space(out_shape.begin(),
                              out_shape.begin() + static_cast<std::ptrdiff_t>(lead + nd));
   for (int64_t k : kernel) space.push_back(k);
@@ -351,7 +349,44 @@ Out lower_pool(Lowerer& L, const GraphNode& n) {
     double count = 1;
     for (int64_t k : kernel) count *= static_cast<double>(k);
     if (divisor_override.is_number()) count = divisor_override.as_number();
-    return Out{std::vector<Lazy>{L.reduce(window, reduced, false, Combine::sum, 1 / count)}, ""};
+    const bool unpadded =
+        std::all_of(padding.begin(), padding.end(), [](int64_t v) { return v == 0; });
+    if (divisor_override.is_number() || (!ceil_mode && (count_pad || unpadded)))
+      return Out{std::vector<Lazy>{L.reduce(window, reduced, false, Combine::sum, 1 / count)}, ""};
+    // The divisor differs by output: as PyTorch counts, the window's positions inside the input
+    // (without count_include_pad) or inside the input and its padding (with it, where ceil_mode
+    // lets the last window run past the padding), a second sum over the same window beside the
+    // first.
+    Lazy counted;
+    counted.shape = space;
+    counted.cost = 4;
+    counted.load = [=](const std::vector<IndexPtr>& i) {
+      std::vector<ExprPtr> conditions;
+      for (size_t d = 0; d < nd; ++d) {
+        IndexPtr p = ix::add(ix::add(ix::mul(i[lead + d], stride[d]), i[lead + nd + d]),
+                             ix::constant(-padding[d]));
+        if (!count_pad) {
+          if (padding[d] > 0 || ceil_mode) conditions.push_back(inside(p, in_shape[lead + d]));
+        } else {
+          conditions.push_back(
+              f("lt",
+                {ex::index(p),
+                 ex::constant(static_cast<double>(in_shape[lead + d] + padding[d]), DType::i64)},
+                DType::b8));
+        }
+      }
+      return guarded(all_of(conditions), ex::constant(1), 0);
+    };
+    Lazy sum = L.reduce(window, reduced, false, Combine::sum);
+    Lazy positions = L.reduce(counted, reduced, false, Combine::sum);
+    auto out = L.map(
+        {sum, positions},
+        [](const Exprs& e) {
+          return f("div", {e[0], e[1]});
+        },
+        DType::f32);
+    if (!out) return Out::failure(out.error);
+    return Out{std::vector<Lazy>{*out}, ""};
   }
   Lazy values = L.reduce(window, reduced, false, Combine::max);
   Lazy arg = L.reduce(window, reduced, false, Combine::argmax);

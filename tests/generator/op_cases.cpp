@@ -279,18 +279,22 @@ std::vector<OpCase> window_cases() {
       {"windows_1d",
        "x",
        "(F.max_pool1d(x, 8, stride=1, padding=4, dilation=3), F.avg_pool1d(x, 8, stride=1, "
-       "padding=4), F.max_pool1d(x, 3, stride=2, padding=1), F.max_pool1d(x, 2))",
+       "padding=4), F.max_pool1d(x, 3, stride=2, padding=1), F.max_pool1d(x, 2), "
+       "F.avg_pool1d(x, 4, 3, 2, ceil_mode=True, count_include_pad=False), "
+       "F.avg_pool1d(x, 4, 3, 2, ceil_mode=True))",
        {"[torch.randn(2, 3, 37)]", "[torch.randn(1, 2, 64)]"}},
       {"windows_2d",
        "x, w",
        "(F.max_pool2d(x, 4, stride=1, padding=1), F.avg_pool2d(x, 3, stride=1, padding=1), "
        "F.conv2d(x, w, padding=1, groups=3), F.max_pool2d(x, 3, stride=2, padding=1, dilation=2), "
-       "F.max_pool2d(x, 3, stride=2, ceil_mode=True))",
+       "F.max_pool2d(x, 3, stride=2, ceil_mode=True), F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, "
+       "count_include_pad=False), F.avg_pool2d(x, (2, 3), 2, (1, 0), ceil_mode=True))",
        {"[torch.randn(2, 3, 11, 13), torch.randn(3, 1, 3, 3)]",
         "[torch.randn(1, 3, 9, 30), torch.randn(3, 1, 3, 3)]"}},
       {"windows_3d",
        "x",
-       "(F.max_pool3d(x, 3, stride=2, padding=1, dilation=3), F.avg_pool3d(x, 3, 1, 1))",
+       "(F.max_pool3d(x, 3, stride=2, padding=1, dilation=3), F.avg_pool3d(x, 3, 1, 1), "
+       "F.avg_pool3d(x, 3, 2, 1, count_include_pad=False))",
        {"[torch.randn(1, 2, 9, 10, 11)]"}},
   };
 }
@@ -300,7 +304,7 @@ std::vector<OpCase> long_window_cases() {
       {"windows_long",
        "x, y",
        "(F.avg_pool2d(x, 11), F.max_pool2d(x, 6, stride=2, padding=3), F.avg_pool2d(x, 7, "
-       "stride=3, padding=3), F.max_pool2d(x, 6, 2, 3, "
+       "stride=3, padding=3, count_include_pad=False), F.max_pool2d(x, 6, 2, 3, "
        "return_indices=True)[1], F.max_pool3d(y, 4, 2, 1), F.avg_pool3d(y, (2, 5, 5)))",
        {"[torch.randn(2, 3, 25, 26), torch.randn(1, 2, 9, 10, 11)]"}},
   };
