@@ -73,6 +73,13 @@ struct CudaChoices {
   /// its guard; 0 by rule: 1 (measured slower on seven of nine KernelBench problems:
   /// generator/emit_cuda.cpp, window_outputs).
   int window = 0;
+  /// Outputs one thread of a short-window reduction (pooling, a depthwise convolution) computes a
+  /// block's width apart (1, 2, 4, 8), every load of their windows issued whatever its guard says
+  /// (as for `window`), so that a thread has `spread` windows' loads in flight while a warp's
+  /// loads stay as coalesced as with one output a thread. 1 (default until a GPU measures it):
+  /// predicted faster on KernelBench's padded pools, which wait on their loads at 33-50 % of DRAM
+  /// peak (41-44, BENCHMARKS.md); ignored where `window` computes neighbouring outputs.
+  int spread = 1;
 };
 
 /// How a reduction kernel whose rows a cluster of blocks shares begins (generate.cpp includes

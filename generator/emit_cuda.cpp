@@ -294,6 +294,10 @@ struct CudaKernel {
   /// dimensions) and kf_j (window_index), every where evaluates both sides and every load that
   /// may leave its buffer is clamped into it (eager_text).
   int window = 1;
+  /// Outputs a thread computes a block's width apart (CudaChoices::spread), o = kf_b + kf_v *
+  /// threads, clamped to the last output where past it (`live` false: computed, not stored);
+  /// loads as for window outputs (eager_text). 1 for one.
+  int spread = 1;
   /// Blocks of a thread-block cluster that share each row (CudaChoices::cluster), 1 for none: the
   /// row's `span` threads are the cluster's, lane = the block's rank * group + its thread.
   int cluster = 1;
@@ -352,7 +356,7 @@ struct CudaKernel {
 
   std::string text(const ExprPtr& e) const {
     const ExprPtr f = reciprocal_of_row_constants(k, strip_borders ? without_borders(e) : e);
-    if (window > 1) return eager_text(f);
+    if (window > 1 || spread > 1) return eager_text(f);
     if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
       if (l.buffer < 0) return "kf_c" + std::to_string(-1 - l.buffer) + "[kf_j]";
@@ -673,9 +677,10 @@ struct CudaKernel {
     // so that the window's offsets (r / 9, r % 3) are constants rather than divisions at run time.
     if (group == 1 && r <= kShortWindow) {
       const std::string loop = "#pragma unroll\n    for (int r = 0; r < " + n(r) + "; ++r) {\n";
-      // window outputs: every load stays inside its buffer, so no guard (a guard per output kept
-      // the compiler from merging the loads that neighbouring windows share)
-      if (window > 1) {
+      // window or spread outputs: every load stays inside its buffer, so no guard (a guard per
+      // output kept the compiler from merging the loads that neighbouring windows share, and
+      // from issuing the next output's loads before this one's sum)
+      if (window > 1 || spread > 1) {
         out += "  {\n" + loop + consume_all("      ", direct) + "    }\n  }\n";
         return;
       }
@@ -764,7 +769,7 @@ struct CudaKernel {
            std::to_string(sb.id) + " = static_cast<float>(" + sum + ");\n";
     for (const Stage* st : {&a, &b})
       if (std::count(k.stores.begin(), k.stores.end(), st->buffer))
-        out += "  if (live && lane == 0) b" + std::to_string(st->buffer) + "[" + st->offset->text +
+        out += "  " + store_guard() + "b" + std::to_string(st->buffer) + "[" + st->offset->text +
                "] = acc" + std::to_string(st->buffer) + ";\n";
   }
 
@@ -878,10 +883,16 @@ struct CudaKernel {
     }
   }
 
+  /// What an output's store is under: the group's first thread of a live row; none for spread
+  /// outputs, whose threads past the outputs compute the last one (o clamped) and store its
+  /// value as its own thread does, so that no branch keeps nvcc from issuing the next output's
+  /// loads before this store.
+  std::string store_guard() const { return spread > 1 ? "" : "if (live && lane == 0) "; }
+
   void store_accumulator(const Stage& s) {
     const std::string id = std::to_string(s.buffer);
     if (std::count(k.stores.begin(), k.stores.end(), s.buffer))
-      out += "  if (live && lane == 0) b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
+      out += "  " + store_guard() + "b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
   }
 
   /// A cumulative sum or product along the inner dimension (one stage, the kernel's only one). A
@@ -1122,6 +1133,18 @@ struct CudaKernel {
       out += "  }\n}\n\n";
       return (rows * chunks + threads - 1) / threads;
     }
+    if (spread > 1) {
+      const int64_t per = int64_t{threads} * spread;
+      out +=
+          "  const int64_t kf_b = static_cast<int64_t>(blockIdx.x) * " + n(per) +
+          " + threadIdx.x;\n  const int lane = 0;\n#pragma unroll\n  for (int kf_v = 0; kf_v < " +
+          n(spread) + "; ++kf_v) {\n  const int64_t kf_o = kf_b + kf_v * " + n(threads) +
+          ";\n  const bool live = kf_o < " + n(outer) + ";\n  const " + ix + " o = static_cast<" +
+          ix + ">(live ? kf_o : " + n(outer - 1) + ");\n";
+      emit_stages();
+      out += "  }\n}\n\n";
+      return (outer + per - 1) / per;
+    }
     if (cluster > 1) {
       out += "  __shared__ float kf_cluster_f;\n  __shared__ double kf_cluster_d;\n"
              "  __shared__ int64_t kf_cluster_i;\n";
@@ -1158,7 +1181,7 @@ struct CudaKernel {
       } else if (s.kind == Stage::Kind::scan) {
         scan(s);
       } else if (s.kind == Stage::Kind::outer_store) {
-        out += "  if (live && lane == 0) b" + std::to_string(s.buffer) + "[" + s.offset->text +
+        out += "  " + store_guard() + "b" + std::to_string(s.buffer) + "[" + s.offset->text +
                "] = " + text(s.value) + ";\n";
       } else if (std::count(k.loads.begin(), k.loads.end(), s.buffer)) {
         // a stage that reads what it stores: one element at a time
@@ -1212,6 +1235,18 @@ std::vector<IndexPtr> nested_index(const Kernel& k, int64_t nest) {
   return index;
 }
 
+/// Whether `k` is a short-window reduction of a thread an output (pooling, a depthwise
+/// convolution) whose stages are reductions and what follows them per output: what may compute
+/// several outputs a thread (window_outputs, spread_outputs).
+bool short_window_reduction(const Kernel& k, const CudaChoices& c) {
+  if (!k.reduces() || k.library >= 0 || k.outer_shape().empty() || pick_group(k, c) != 1 ||
+      numel(k.inner_shape()) > kShortWindow)
+    return false;
+  return std::all_of(k.stages.begin(), k.stages.end(), [](const Stage& s) {
+    return s.kind == Stage::Kind::reduce || s.kind == Stage::Kind::outer_store;
+  });
+}
+
 /// Outputs a thread of kernel `k` computes (CudaChoices::window, at most the last outer
 /// dimension): 1 unless k is a short-window reduction of a thread an output (pooling, a depthwise
 /// convolution) whose stages are reductions and what follows them per output. By rule 1: on an
@@ -1221,14 +1256,17 @@ std::vector<IndexPtr> nested_index(const Kernel& k, int64_t nest) {
 /// neighbouring outputs put a warp's loads and stores `window` elements apart, and what they
 /// share does not make up for it.
 int window_outputs(const Kernel& k, const CudaChoices& c) {
-  if (c.window <= 1 || !k.reduces() || k.library >= 0 || k.outer_shape().empty() ||
-      pick_group(k, c) != 1 || numel(k.inner_shape()) > kShortWindow)
-    return 1;
-  for (const auto& s : k.stages)
-    if (s.kind != Stage::Kind::reduce && s.kind != Stage::Kind::outer_store) return 1;
+  if (c.window <= 1 || !short_window_reduction(k, c)) return 1;
   int v = c.window;
   while (v > 1 && v > k.outer_shape().back()) v /= 2;
   return v;
+}
+
+/// Outputs a thread of kernel `k` computes a block's width apart (CudaChoices::spread): 1 unless
+/// k is a short-window reduction of a thread an output without window outputs.
+int spread_outputs(const Kernel& k, const CudaChoices& c) {
+  if (c.spread <= 1 || window_outputs(k, c) > 1 || !short_window_reduction(k, c)) return 1;
+  return c.spread;
 }
 
 }  // namespace
@@ -1256,6 +1294,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       continue;
     }
     const int window = window_outputs(k, choices);
+    const int spread = spread_outputs(k, choices);
     const int64_t nest = window == 1 ? long_window_nest(k, choices) : 0;
     std::optional<Kernel> moved;
     if (window > 1) moved = at_outer_index(*in.program, k, window_index(k));
@@ -1264,13 +1303,14 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       CudaKernel c{*in.program, moved ? *moved : k, ch.block_threads, 1, ch.elements, ch.unroll,
                    ""};
       c.window = window;
+      c.spread = spread;
       c.nest = nest;
       c.interior = ch.interior;
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;
       if (ch.index32 && c.narrow_indices()) c.ix = "int";
-      if (k.reduces() && !k.stages.empty() && !scan && window == 1) c.plan(ch);
+      if (k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1) c.plan(ch);
       return c;
     };
     CudaKernel c = kernel(choices);

@@ -256,7 +256,7 @@ TEST(GeneratedCudaSource, ARowsMaximumAndItsSumOfExponentialsAreOnePass) {
 // read by that kernel once, not once for the statistics and again for the output (cross
 // entropy's backward: each row's softmax statistics, the count of targets, the gradient).
 TEST(GeneratedCudaSource, ARowsStatisticsWaitForATotalSoThatTheRowsOutputJoinsThem) {
-  const auto source = cuda_source({"rows_beside_a_total",
+  const auto source = cuda_source({"softmax_beside_a_total",
                                    "x, y",
                                    "torch.softmax(x, dim=1) * y.sum()",
                                    {"[torch.randn(4096, 100), torch.randn(4096)]"}});
@@ -521,9 +521,9 @@ TEST(GeneratedCudaSource, ALoadUnderAConditionIsNotReadAheadOfIt) {
   EXPECT_EQ(occurrences(where, "float kf_l1[4];"), 1u) << where;
 }
 
-/// The global loads in nvcc's PTX of a generated source's kernels (its first config's; compiled
-/// without LibTorch, which the kernels do not use), or -1 when nvcc fails.
-int ptx_loads(const std::string& source) {
+/// nvcc's PTX of a generated source's kernels (its first config's; compiled without LibTorch,
+/// which the kernels do not use), or nothing when nvcc fails.
+std::string ptx_text(const std::string& source) {
   std::string kernels = source.substr(0, source.find("namespace cfg0 {"));
   for (const char* include : {"#include <torch/extension.h>", "#include <ATen/cuda/CUDAContext.h>"})
     kernels.erase(kernels.find(include), std::string(include).size());
@@ -543,10 +543,15 @@ int ptx_loads(const std::string& source) {
             (dir / "kernels.cu").string()};
   const auto r = evaluation::run(o, std::chrono::minutes(2));
   EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.output;
-  if (!r.ok()) return -1;
+  if (!r.ok()) return "";
   std::ifstream in(dir / "kernels.ptx");
-  const std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return static_cast<int>(occurrences(ptx, "ld.global"));
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// The global loads in nvcc's PTX of a generated source's kernels, or -1 when nvcc fails.
+int ptx_loads(const std::string& source) {
+  const std::string ptx = ptx_text(source);
+  return ptx.empty() ? -1 : static_cast<int>(occurrences(ptx, "ld.global"));
 }
 
 // The choice interior: an output whose padded window lies inside its input (all but the
@@ -603,6 +608,38 @@ TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
   EXPECT_EQ(ptx_loads(cuda_source(pool, interior)), 16);
 }
 
+// The choice spread: four outputs a thread, a block's width apart (o = kf_b + kf_v * 256, the
+// last block's threads past the outputs clamped to the last one, whose value they store as its
+// own thread does), every load issued whatever its border check says and no store under a
+// branch: the kernel is one basic block in nvcc's PTX, its 32 loads (read-only, `.nc`) free for
+// ptxas to issue ahead of the stores (PTX read here, without a GPU or a disassembler; the `gpu`
+// label checks the values). By rule one output a thread; where `window` computes neighbouring
+// outputs, spread is ignored.
+TEST(GeneratedCudaSource, SpreadOutputsHaveTheirLoadsInFlightTogether) {
+  if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
+  const OpCase pool{"spread_pool",
+                    "x",
+                    "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)",
+                    {"[torch.randn(2, 4, 1000)]"}};
+  generator::CudaChoices four, both;
+  four.spread = 4;
+  both.spread = 4;
+  both.window = 2;
+  const std::string spread = cuda_source(pool, four);
+  EXPECT_EQ(occurrences(spread, "for (int kf_v = 0; kf_v < 4; ++kf_v)"), 1u) << spread;
+  EXPECT_EQ(occurrences(spread, "const int64_t kf_o = kf_b + kf_v * 256;"), 1u) << spread;
+  EXPECT_EQ(occurrences(spread, "(live ? kf_o : 7895)"), 1u) << spread;
+  EXPECT_EQ(occurrences(spread, "<<<8, 256"), 1u) << spread;  // 7896 outputs, 1024 a block
+  const std::string ptx = ptx_text(spread);
+  EXPECT_EQ(occurrences(ptx, "ld.global.nc"), 32u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "st.global"), 4u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "bra"), 0u) << ptx;
+  const std::string windows = cuda_source(pool, both);
+  EXPECT_EQ(occurrences(windows, "kf_b + kf_v"), 0u) << windows;
+  EXPECT_EQ(occurrences(windows, "kf_v < 2"), 1u) << windows;
+  EXPECT_EQ(occurrences(cuda_source(pool), "kf_v"), 0u);
+}
+
 // Cross entropy (KernelBench's 95_CrossEntropyLoss): the log-probability at each row's target is
 // computed there from the row's maximum and sum of exponentials, with the logit read at the
 // target; the [N, C] log-probabilities are never written (they were, 32768 x 4096, and read
@@ -641,7 +678,7 @@ TEST(GeneratedCudaSource, AMaximumAndItsSumWalkACachedRowTwice) {
   const std::string online = cuda_source(ce, one);
   EXPECT_GE(occurrences(online, "kf_online_add(s"), 1u) << online;  // the loop and its tail
   const OpCase long_rows{
-      "softmax_long", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(256, 20000)]"}};
+      "softmax_long_rows", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(256, 20000)]"}};
   // a row cache that holds another row (the mean's y, met first) but not the maximum's x: the
   // two passes would read x from memory twice, the online pass once
   const OpCase other{"softmax_beside_a_mean",

@@ -398,6 +398,13 @@ std::string check_generated_windows(const std::string& task_dir, int window) {
                             "kf_v < " + std::to_string(window));
 }
 
+std::string check_generated_spread(const std::string& task_dir, int spread) {
+  generator::CudaChoices cuda;
+  cuda.spread = spread;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
+                            "kf_v < " + std::to_string(spread));
+}
+
 std::string check_generated_interior(const std::string& task_dir) {
   generator::CudaChoices cuda;
   cuda.interior = true;

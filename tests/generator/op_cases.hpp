@@ -61,6 +61,10 @@ std::vector<OpCase> long_window_cases();
 /// As check_generated, on the CUDA backend with `window` outputs a thread, which the source must
 /// then have.
 std::string check_generated_windows(const std::string& task_dir, int window);
+
+/// As check_generated, on the CUDA backend with `spread` outputs a thread a block's width apart,
+/// which the source must then have.
+std::string check_generated_spread(const std::string& task_dir, int spread);
 /// As check_generated on the CUDA backend with the choice interior (an output's window inside its
 /// input walked unchecked), which the source must then have.
 std::string check_generated_interior(const std::string& task_dir);

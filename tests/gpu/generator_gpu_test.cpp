@@ -59,6 +59,24 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindows,
                            return std::get<0>(info.param).name + "_" +
                                   std::to_string(std::get<1>(info.param));
                          });
+// Outputs a block's width apart a thread (the choice `spread`), 2 and 8 of them: the last
+// block's threads past the outputs compute the last one and store nothing.
+class GeneratedCudaSpread : public testing::TestWithParam<std::tuple<OpCase, int>> {};
+
+TEST_P(GeneratedCudaSpread, IsCorrectWithOutputsABlockApartAThread) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto& [c, spread] = GetParam();
+  OpCase named = c;
+  named.name += "_spread" + std::to_string(spread);
+  EXPECT_EQ(check_generated_spread(cuda_case(named), spread), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaSpread,
+                         testing::Combine(testing::ValuesIn(window_cases()), testing::Values(2, 8)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 // The choice interior: the outputs whose windows lie inside the input walk them unchecked.
 class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};
 
