@@ -295,8 +295,9 @@ struct CudaKernel {
   /// may leave its buffer is clamped into it (eager_text).
   int window = 1;
   /// Outputs a thread computes a block's width apart (CudaChoices::spread), o = kf_b + kf_v *
-  /// threads, clamped to the last output where past it (`live` false: computed, not stored);
-  /// loads as for window outputs (eager_text). 1 for one.
+  /// threads, clamped to the last output where past it (`live` false: that output computed and
+  /// stored again, the same value; store_guard); loads as for window outputs (eager_text). 1 for
+  /// one.
   int spread = 1;
   /// Blocks of a thread-block cluster that share each row (CudaChoices::cluster), 1 for none: the
   /// row's `span` threads are the cluster's, lane = the block's rank * group + its thread.
