@@ -327,6 +327,11 @@ Out lower_pool(Lowerer& L, const GraphNode& n) {
   for (int64_t k : kernel) space.push_back(k);
   const auto in_shape = x->shape;
   auto lx = x->load;
+  // The input position along spatial dimension d of window element i (may be in the padding).
+  auto position = [=](const std::vector<IndexPtr>& i, size_t d) {
+    return ix::add(ix::add(ix::mul(i[lead + d], stride[d]), ix::mul(i[lead + nd + d], dilation[d])),
+                   ix::constant(-padding[d]));
+  };
   Lazy window;
   window.shape = space;
   window.cost = x->cost + 4;
@@ -334,9 +339,7 @@ Out lower_pool(Lowerer& L, const GraphNode& n) {
     std::vector<IndexPtr> at(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(lead));
     std::vector<ExprPtr> conditions;
     for (size_t d = 0; d < nd; ++d) {
-      IndexPtr p =
-          ix::add(ix::add(ix::mul(i[lead + d], stride[d]), ix::mul(i[lead + nd + d], dilation[d])),
-                  ix::constant(-padding[d]));
+      IndexPtr p = position(i, d);
       if (padding[d] > 0 || ceil_mode) conditions.push_back(inside(p, in_shape[lead + d]));
       at.push_back(p);
     }
@@ -363,8 +366,7 @@ Out lower_pool(Lowerer& L, const GraphNode& n) {
     counted.load = [=](const std::vector<IndexPtr>& i) {
       std::vector<ExprPtr> conditions;
       for (size_t d = 0; d < nd; ++d) {
-        IndexPtr p = ix::add(ix::add(ix::mul(i[lead + d], stride[d]), i[lead + nd + d]),
-                             ix::constant(-padding[d]));
+        IndexPtr p = position(i, d);
         if (!count_pad) {
           if (padding[d] > 0 || ceil_mode) conditions.push_back(inside(p, in_shape[lead + d]));
         } else {

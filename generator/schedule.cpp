@@ -324,11 +324,10 @@ std::vector<Kernel> schedule(const Program& p) {
 
 namespace {
 
-/// `k` with its stages computed at the index `outer` (per outer dimension) and `inner`.
+/// `k` with its stages computed at the index `vars` of its space, its outer dimensions `outer`.
 Kernel at_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& outer,
-                const std::vector<IndexPtr>& inner) {
+                const std::vector<IndexPtr>& vars) {
   Kernel out = k;
-  const auto vars = k.vars(outer, inner);
   const IndexPtr offset = ix::linear(outer, k.outer_shape());
   for (auto& s : out.stages) place(p.buffers[static_cast<size_t>(s.buffer)], k, vars, offset, s);
   return out;
@@ -337,12 +336,12 @@ Kernel at_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& 
 }  // namespace
 
 Kernel at_outer_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& outer) {
-  return at_index(p, k, outer,
-                  ix::delinear(ix::named("r", numel(k.inner_shape())), k.inner_shape()));
+  return at_index(p, k, outer, k.vars(outer));
 }
 
 Kernel at_inner_index(const Program& p, const Kernel& k, const std::vector<IndexPtr>& inner) {
-  return at_index(p, k, ix::delinear(k.outer_offset(), k.outer_shape()), inner);
+  const auto outer = ix::delinear(k.outer_offset(), k.outer_shape());
+  return at_index(p, k, outer, k.vars(outer, inner));
 }
 
 }  // namespace kforge::generator
