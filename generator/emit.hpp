@@ -74,12 +74,13 @@ struct CudaChoices {
   /// generator/emit_cuda.cpp, window_outputs).
   int window = 0;
   /// Outputs one thread of a short-window reduction (pooling, a depthwise convolution) computes a
-  /// block's width apart (1, 2, 4, 8), every load of their windows issued whatever its guard says
-  /// (as for `window`), so that a thread has `spread` windows' loads in flight while a warp's
-  /// loads stay as coalesced as with one output a thread. 1 (default until a GPU measures it):
-  /// predicted faster on KernelBench's padded pools, which wait on their loads at 33-50 % of DRAM
-  /// peak (41-44, BENCHMARKS.md); ignored where `window` computes neighbouring outputs.
-  int spread = 1;
+  /// block's width apart (1, 2, 4, 8), each load behind its border check as with one output a
+  /// thread, so that a thread has `spread` windows' loads in flight while a warp's loads stay as
+  /// coalesced as with one; ignored where `window` computes neighbouring outputs. 0 by rule: 4
+  /// where the kernel keeps 1024 blocks or more at 4, else 2 where it keeps them at 2, else 1: on
+  /// an H200 1.12-1.61x faster on KernelBench's 1-D pools and depthwise convolutions, within 3 % on
+  /// its 2-D and 3-D pools (BENCHMARKS.md; generator/emit_cuda.cpp, spread_outputs).
+  int spread = 0;
 };
 
 /// How a reduction kernel whose rows a cluster of blocks shares begins (generate.cpp includes

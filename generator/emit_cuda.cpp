@@ -296,8 +296,8 @@ struct CudaKernel {
   int window = 1;
   /// Outputs a thread computes a block's width apart (CudaChoices::spread), o = kf_b + kf_v *
   /// threads, clamped to the last output where past it (`live` false: that output computed and
-  /// stored again, the same value; store_guard); loads as for window outputs (eager_text). 1 for
-  /// one.
+  /// stored again, the same value; store_guard); each load behind its border check, as for one
+  /// output a thread. 1 for one.
   int spread = 1;
   /// Blocks of a thread-block cluster that share each row (CudaChoices::cluster), 1 for none: the
   /// row's `span` threads are the cluster's, lane = the block's rank * group + its thread.
@@ -357,7 +357,7 @@ struct CudaKernel {
 
   std::string text(const ExprPtr& e) const {
     const ExprPtr f = reciprocal_of_row_constants(k, strip_borders ? without_borders(e) : e);
-    if (window > 1 || spread > 1) return eager_text(f);
+    if (window > 1) return eager_text(f);
     if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
       if (l.buffer < 0) return "kf_c" + std::to_string(-1 - l.buffer) + "[kf_j]";
@@ -678,9 +678,10 @@ struct CudaKernel {
     // so that the window's offsets (r / 9, r % 3) are constants rather than divisions at run time.
     if (group == 1 && r <= kShortWindow) {
       const std::string loop = "#pragma unroll\n    for (int r = 0; r < " + n(r) + "; ++r) {\n";
-      // window or spread outputs: every load stays inside its buffer, so no guard (a guard per
+      // Window outputs: every load stays inside its buffer (eager_text), so no guard (a guard per
       // output kept the compiler from merging the loads that neighbouring windows share, and
-      // from issuing the next output's loads before this one's sum)
+      // from issuing the next output's loads before this one's sum). Spread outputs: o is
+      // clamped to an output, so no guard either; each load keeps its border check.
       if (window > 1 || spread > 1) {
         out += "  {\n" + loop + consume_all("      ", direct) + "    }\n  }\n";
         return;
@@ -1263,11 +1264,27 @@ int window_outputs(const Kernel& k, const CudaChoices& c) {
   return v;
 }
 
+/// Blocks a kernel keeps where the rule of `spread` gives its threads several outputs: 132 SMs of
+/// an H100 or H200 (8 blocks of 256 threads each at once) filled once.
+constexpr int64_t kSpreadBlocks = 1024;
+
 /// Outputs a thread of kernel `k` computes a block's width apart (CudaChoices::spread): 1 unless
-/// k is a short-window reduction of a thread an output without window outputs.
+/// k is a short-window reduction of a thread an output without window outputs. By rule 4, or 2
+/// or 1 where fewer than kSpreadBlocks blocks would remain: on an H200 (BENCHMARKS.md, issue 36's
+/// twentieth step) 4 a thread took KernelBench's 1-D pools 41 and 44 from 2.82 and 1.83 ms to
+/// 2.39 and 1.47, the depthwise convolutions 82-85 1.12-1.61x faster, 42_Max_Pooling_2D 4 %
+/// faster, the strided 3-D pools 43 and 46 within 3 % (43 2.5 % slower). Their loads eager (the
+/// offsets clamped into the buffer, as for window outputs) were 2.4-3.3x slower at every count:
+/// the clamps' 64-bit compares filled the issue slots (SM 95 %).
 int spread_outputs(const Kernel& k, const CudaChoices& c) {
-  if (c.spread <= 1 || window_outputs(k, c) > 1 || !short_window_reduction(k, c)) return 1;
-  return c.spread;
+  if (c.spread == 1 || window_outputs(k, c) > 1 || !short_window_reduction(k, c)) return 1;
+  if (c.spread > 1) return c.spread;
+  const int64_t outputs = numel(k.outer_shape());
+  int v = 4;
+  while (v > 1 && (outputs + int64_t{c.block_threads} * v - 1) / (int64_t{c.block_threads} * v) <
+                      kSpreadBlocks)
+    v /= 2;
+  return v;
 }
 
 }  // namespace

@@ -69,7 +69,8 @@ bool tolerance_admits_tf32(const json::Value& direction_doc) {
 /// a thread of a short-window reduction computes (`window`, 0 by rule); whether a maximum and its
 /// sum of exponentials take one online pass or two over registers (`online`, 0 by rule); whether
 /// a short window inside its input is walked without its border checks (`interior` 1); how many
-/// outputs a block's width apart a thread of a short-window reduction computes (`spread`).
+/// outputs a block's width apart a thread of a short-window reduction computes (`spread`, 0 by
+/// rule).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
@@ -86,7 +87,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"window", {0, 1, 2, 4, 8}, 0},
                  {"online", {0, 1, 2}, 0},
                  {"interior", {0, 1}, 0},
-                 {"spread", {1, 2, 4, 8}, 0}};
+                 {"spread", {0, 1, 2, 4, 8}, 0}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))

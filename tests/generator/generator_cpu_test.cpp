@@ -610,11 +610,12 @@ TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
 
 // The choice spread: four outputs a thread, a block's width apart (o = kf_b + kf_v * 256, the
 // last block's threads past the outputs clamped to the last one, whose value they store as its
-// own thread does), every load issued whatever its border check says and no store under a
-// branch: the kernel is one basic block in nvcc's PTX, its 32 loads (read-only, `.nc`) free for
-// ptxas to issue ahead of the stores (PTX read here, without a GPU or a disassembler; the `gpu`
-// label checks the values). By rule one output a thread; where `window` computes neighbouring
-// outputs, spread is ignored.
+// own thread does), each load behind its border check (not clamped into the buffer as window
+// outputs' are: those compares were what the kernel spent its issue slots on) and no store under
+// a branch: nvcc's PTX has the 4 windows' 32 loads (read-only, `.nc`) and 4 stores (PTX read
+// here, without a GPU or a disassembler; the `gpu` label checks the values). By rule 4 where
+// 1024 blocks of 256 threads remain, 2 where they remain at 2, else 1; where `window` computes
+// neighbouring outputs, spread is ignored.
 TEST(GeneratedCudaSource, SpreadOutputsHaveTheirLoadsInFlightTogether) {
   if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
   const OpCase pool{"spread_pool",
@@ -633,11 +634,23 @@ TEST(GeneratedCudaSource, SpreadOutputsHaveTheirLoadsInFlightTogether) {
   const std::string ptx = ptx_text(spread);
   EXPECT_EQ(occurrences(ptx, "ld.global.nc"), 32u) << ptx;
   EXPECT_EQ(occurrences(ptx, "st.global"), 4u) << ptx;
-  EXPECT_EQ(occurrences(ptx, "bra"), 0u) << ptx;
+  EXPECT_EQ(occurrences(spread, "kf_in("), 1u) << spread;            // the prelude's, not called
+  EXPECT_EQ(occurrences(spread, "(-INFINITY)))));"), 1u) << spread;  // the guarded load
   const std::string windows = cuda_source(pool, both);
   EXPECT_EQ(occurrences(windows, "kf_b + kf_v"), 0u) << windows;
   EXPECT_EQ(occurrences(windows, "kf_v < 2"), 1u) << windows;
+  // by rule: 7896 outputs, 1 a thread; 799,968, 2 (782 blocks at 4); 1,599,936, 4
   EXPECT_EQ(occurrences(cuda_source(pool), "kf_v"), 0u);
+  const OpCase mid{"spread_pool_mid",
+                   "x",
+                   "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)",
+                   {"[torch.randn(2, 4, 100009)]"}};
+  EXPECT_EQ(occurrences(cuda_source(mid), "kf_v < 2;"), 1u);
+  const OpCase large{"spread_pool_large",
+                     "x",
+                     "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)",
+                     {"[torch.randn(4, 4, 100009)]"}};
+  EXPECT_EQ(occurrences(cuda_source(large), "kf_v < 4;"), 1u);
 }
 
 // Cross entropy (KernelBench's 95_CrossEntropyLoss): the log-probability at each row's target is

@@ -58,8 +58,8 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_option("--spread", cuda.spread,
                  "CUDA: outputs one thread of a short-window reduction (pooling, a depthwise "
                  "convolution) computes a block's width apart, their windows' loads issued at "
-                 "once (default 1)")
-      ->check(CLI::IsMember({1, 2, 4, 8}));
+                 "once; 0 by rule (4 where 1024 blocks remain, else 2 or 1; default)")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   app.add_option("--online", cuda.online,
                  "CUDA: a row's maximum and its sum of exponentials (softmax, cross entropy): 1 in "
                  "one online pass, 2 in two passes over registers where the row cache holds the "
