@@ -7,20 +7,25 @@
 namespace kforge::evaluation {
 namespace {
 
-constexpr std::array<std::pair<Stage, std::string_view>, 16> kStageNames{{
+constexpr std::array<std::pair<Stage, std::string_view>, 21> kStageNames{{
     {Stage::load_task, "load_task"},
     {Stage::load_candidate, "load_candidate"},
     {Stage::draw, "draw"},
     {Stage::candidate, "candidate"},
     {Stage::synchronise, "synchronise"},
     {Stage::reference, "reference"},
+    {Stage::compare, "compare"},
     {Stage::candidate_again, "candidate_again"},
+    {Stage::compare_again, "compare_again"},
     {Stage::checker_reference, "checker_reference"},
+    {Stage::checker_compare, "checker_compare"},
     {Stage::prepare_timing, "prepare_timing"},
     {Stage::compiled_baseline, "compiled_baseline"},
     {Stage::warm_up, "warm_up"},
     {Stage::timing, "timing"},
     {Stage::timed_output, "timed_output"},
+    {Stage::refilled, "refilled"},
+    {Stage::refilled_compare, "refilled_compare"},
     {Stage::cold_timing, "cold_timing"},
     {Stage::trace, "trace"},
     {Stage::counters, "counters"},
@@ -30,7 +35,7 @@ enum class Placement { start, per_seed, per_config, end };
 
 Placement placement_of(Stage s) {
   if (s <= Stage::load_candidate) return Placement::start;
-  if (s <= Stage::checker_reference) return Placement::per_seed;
+  if (s <= Stage::checker_compare) return Placement::per_seed;
   if (s <= Stage::cold_timing) return Placement::per_config;
   return Placement::end;
 }
@@ -38,9 +43,14 @@ Placement placement_of(Stage s) {
 // How long a stage may take: what the worker used to claim for itself, now decided here. Timing
 // is bounded by what the request allows: at most four times the budget, or three repetitions of
 // one batch per timed function (reference, compiled baseline, candidate) of calls that each take
-// up to the call timeout; the worker's plan may shorten that, never lengthen it.
+// up to the call timeout; the worker's plan may shorten that, never lengthen it. A comparison of
+// outputs (kforge's code, no candidate's) may compute the reference again in float64 (a call) and
+// reads every value of both sides (as long again, at most, as the reference that wrote them): a
+// call was its whole limit when it shared the reference's stage, and comparing 8192 x 8192
+// values on a loaded 2-core machine passed it.
 double stage_limit(Stage s, const WorkerRequest& r, std::optional<double> planned_s) {
   const double call = r.call_timeout_s;
+  const double comparison = 2 * call + 60;
   switch (s) {
     case Stage::load_task:
     case Stage::load_candidate:
@@ -52,8 +62,15 @@ double stage_limit(Stage s, const WorkerRequest& r, std::optional<double> planne
     case Stage::reference:
     case Stage::candidate_again:
     case Stage::checker_reference:
-    case Stage::timed_output:
+    case Stage::refilled:
       return call;
+    case Stage::compare:
+    case Stage::compare_again:
+    case Stage::checker_compare:
+    case Stage::refilled_compare:
+      return comparison;
+    case Stage::timed_output:
+      return call + comparison;
     case Stage::compiled_baseline:
       return 300;
     case Stage::warm_up:

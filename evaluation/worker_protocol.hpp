@@ -26,13 +26,18 @@ enum class Stage {
   candidate,
   synchronise,
   reference,
+  compare,  ///< the candidate's outputs against the reference's (kforge's code alone)
   candidate_again,
+  compare_again,
   checker_reference,
+  checker_compare,
   prepare_timing,
   compiled_baseline,
   warm_up,
   timing,
-  timed_output,
+  timed_output,  ///< the reference for the last timed call, and the comparison
+  refilled,      ///< the candidate on its last set refilled in place
+  refilled_compare,
   cold_timing,
   trace,
   counters,

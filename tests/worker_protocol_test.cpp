@@ -35,6 +35,12 @@ TEST(WorkerProtocol, AStageTakesTheSupervisorsLimitWhateverTheWorkerClaims) {
   claim.set("timeout_ms", 9000000000.0);
   EXPECT_EQ(monitor.accept(claim), "");
   EXPECT_DOUBLE_EQ(monitor.stage_limit_s(), 5);
+  // Comparing outputs is kforge's code alone, with a float64 reference maybe: its own stage, a
+  // longer limit than the candidate's call.
+  EXPECT_EQ(monitor.accept(step_event(Stage::compare, "config 0 seed 0: compare", 0, 0)), "");
+  EXPECT_DOUBLE_EQ(monitor.stage_limit_s(), 2 * 5 + 60);
+  EXPECT_EQ(monitor.accept(step_event(Stage::candidate_again, "", 0, 0)), "");
+  EXPECT_DOUBLE_EQ(monitor.stage_limit_s(), 5);
   // A plan may shorten the timing stage, never lengthen it past what the request allows.
   ProtocolMonitor timing(request_with(5, 1), {0});
   auto huge_plan = step_event(Stage::timing, "timing", 0, std::nullopt, 1e9);
@@ -75,10 +81,11 @@ TEST(WorkerProtocol, StepsOnlyMoveForwardOverTheConfigsAndSeedsRequested) {
   for (size_t config : {0, 3}) {
     for (int seed : {0, 1})
       for (Stage s : {Stage::draw, Stage::candidate, Stage::synchronise, Stage::reference,
-                      Stage::candidate_again})
+                      Stage::compare, Stage::candidate_again, Stage::compare_again})
         EXPECT_EQ(full.accept(step_event(s, "", config, seed)), "");
-    for (Stage s : {Stage::prepare_timing, Stage::compiled_baseline, Stage::warm_up, Stage::timing,
-                    Stage::timed_output, Stage::cold_timing})
+    for (Stage s :
+         {Stage::prepare_timing, Stage::compiled_baseline, Stage::warm_up, Stage::timing,
+          Stage::timed_output, Stage::refilled, Stage::refilled_compare, Stage::cold_timing})
       EXPECT_EQ(full.accept(step_event(s, "", config)), "");
     json::Value result;
     result.set("event", "config").set("index", static_cast<int64_t>(config));
@@ -104,10 +111,11 @@ TEST(WorkerProtocol, NoLineTakesTheEvaluationPastTheRequestsTotal) {
   for (size_t config : {0, 3}) {
     for (int seed : {0, 1})
       for (Stage s : {Stage::draw, Stage::candidate, Stage::synchronise, Stage::reference,
-                      Stage::candidate_again})
+                      Stage::compare, Stage::candidate_again, Stage::compare_again})
         take(step_event(s, "", config, seed));
-    for (Stage s : {Stage::prepare_timing, Stage::compiled_baseline, Stage::warm_up, Stage::timing,
-                    Stage::timed_output, Stage::cold_timing})
+    for (Stage s :
+         {Stage::prepare_timing, Stage::compiled_baseline, Stage::warm_up, Stage::timing,
+          Stage::timed_output, Stage::refilled, Stage::refilled_compare, Stage::cold_timing})
       take(step_event(s, "", config));
   }
   EXPECT_LE(walked, total);
@@ -162,10 +170,9 @@ TEST(WorkerComparison, AWrongValueInAnySliceOfALargeOutputIsFound) {
   evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto request = test_request("forward", "multi", 1);
   request.configs = {3};  // 8192 x 8192: four slices
-  // The reference stage includes comparing 67M values in slices: on a loaded 2-core CI machine
-  // that passed the default 60 s of a call (a timeout verdict, two CI runs of 2026-11-29), which
-  // is not what this test is about.
-  request.call_timeout_s = 300;
+  // With the default call limit (60 s): comparing 67M values once shared the reference's stage
+  // and its limit of a call, and on a loaded 2-core CI machine passed it (a timeout verdict, two
+  // CI runs of 2026-11-29); it is a stage of its own now (worker_protocol.cpp, stage_limit).
   auto last = evaluate(worker, evaluation::Backend::cpu, source_dir() + "/tasks/softmax",
                        variant("last", "o[rows * cols - 1] += 1.0f;"), request);
   EXPECT_EQ(last.failure_kind(), "mismatch") << last.describe();

@@ -179,6 +179,7 @@ std::optional<Failure> CandidateRun::check_seed(Config& c, int s) {
     auto reference_outputs = task_.reference(c.doc, k);
     auto expected_outputs = clone_all(reference_outputs);
     state_.device.synchronize();
+    step(evaluation::Stage::compare, where + ": compare", c.index, s);
     if ((failure = c.errors(compare(c, before, expected_outputs, k)))) return failure;
     if (!request_.outputs_dir.empty()) {
       try {
@@ -198,6 +199,7 @@ std::optional<Failure> CandidateRun::check_seed(Config& c, int s) {
     running = nullptr;
     auto after = call_poisoned(k.args, expected_bytes);
     if ((failure = check_device())) return failure;
+    step(evaluation::Stage::compare_again, where + ": compare (after the reference)", c.index, s);
     if ((failure = c.errors(compare(c, after, expected_outputs, k)))) {
       failure->message =
           "after the reference ran and its freed outputs were poisoned: " + failure->message;

@@ -202,10 +202,12 @@ std::optional<Failure> CandidateRun::check_after_timing(Config& c, TimingSets& s
     before = fingerprints(sets.last_outputs);
   } catch (const std::exception&) {  // an output the sum cannot read: then no claim of staleness
   }
+  step(evaluation::Stage::refilled, c.name() + ": the candidate on refilled inputs", c.index);
   task_.refill(c.doc, last, mix_seed(request_.seed + 999331, c.index));
   auto again = call_watched(last.args);
   std::optional<Failure> failure = escaped_threads_;
   state_.device.synchronize();
+  step(evaluation::Stage::refilled_compare, c.name() + ": compare (refilled inputs)", c.index);
   if (auto wrong = compare(c, again, task_.reference(c.doc, last), last).failure) {
     bool unchanged = false;
     try {

@@ -139,6 +139,7 @@ json::Value Evaluator::check(const json::Value& request_doc) {
       step(evaluation::Stage::checker_reference, where + ": reference (checker)", index, s);
       Case c = t->draw(config, mix_seed(base_seed + static_cast<uint64_t>(s), index), dev);
       auto want = t->reference(config, c);
+      step(evaluation::Stage::checker_compare, where + ": compare (checker)", index, s);
       for (auto& g : got) g = g.to(dev);
       auto cmp = compare_outputs(got, want, tolerance, output_names_of(config),
                                  [&] { return t->reference_in_double(config, c); });

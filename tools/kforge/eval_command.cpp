@@ -39,13 +39,28 @@ namespace {
 // Where an evaluation's time went, from the supervisor's clock per stage, grouped as a person
 // reads it: "114.2 s: checks 39.8 s, timing 34.9 s, checker 21.0 s, ...", largest first.
 std::string describe_stage_seconds(const json::Value& stages) {
-  const std::map<std::string, std::string> group = {
-      {"draw", "checks"},          {"candidate", "checks"},          {"synchronise", "checks"},
-      {"reference", "checks"},     {"candidate_again", "checks"},    {"prepare_timing", "timing"},
-      {"compiled_baseline", "timing"}, {"warm_up", "timing"},        {"timing", "timing"},
-      {"timed_output", "timing"},  {"cold_timing", "timing"},        {"trace", "kernel trace"},
-      {"counters", "hardware counters"}, {"load_task", "loading"},   {"load_candidate", "loading"},
-      {"start", "loading"},        {"worker_start", "worker start"}, {"checker", "checker"}};
+  const std::map<std::string, std::string> group = {{"draw", "checks"},
+                                                    {"candidate", "checks"},
+                                                    {"synchronise", "checks"},
+                                                    {"reference", "checks"},
+                                                    {"candidate_again", "checks"},
+                                                    {"prepare_timing", "timing"},
+                                                    {"compare", "checks"},
+                                                    {"compare_again", "checks"},
+                                                    {"refilled", "timing"},
+                                                    {"refilled_compare", "timing"},
+                                                    {"compiled_baseline", "timing"},
+                                                    {"warm_up", "timing"},
+                                                    {"timing", "timing"},
+                                                    {"timed_output", "timing"},
+                                                    {"cold_timing", "timing"},
+                                                    {"trace", "kernel trace"},
+                                                    {"counters", "hardware counters"},
+                                                    {"load_task", "loading"},
+                                                    {"load_candidate", "loading"},
+                                                    {"start", "loading"},
+                                                    {"worker_start", "worker start"},
+                                                    {"checker", "checker"}};
   std::map<std::string, double> seconds;
   double total = 0;
   for (const auto& [stage, t] : stages.as_object()) {
