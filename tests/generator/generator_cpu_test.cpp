@@ -2,6 +2,7 @@
 // (tests/generator/op_cases.hpp) gets a generated kernel that the evaluator finds correct on all
 // its shape sets; an operator the generator does not know yet is named, never computed wrongly.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -522,14 +523,16 @@ TEST(GeneratedCudaSource, ALoadUnderAConditionIsNotReadAheadOfIt) {
 }
 
 /// nvcc's PTX of a generated source's kernels (its first config's; compiled without LibTorch,
-/// which the kernels do not use), or nothing when nvcc fails.
+/// which the kernels do not use), or nothing when nvcc fails. Each test process has its own
+/// folder: under `ctest -j` the tests that read PTX run at once, and one read the other's.
 std::string ptx_text(const std::string& source) {
   std::string kernels = source.substr(0, source.find("namespace cfg0 {"));
   for (const char* include : {"#include <torch/extension.h>", "#include <ATen/cuda/CUDAContext.h>"})
     kernels.erase(kernels.find(include), std::string(include).size());
   const size_t body = source.find("namespace cfg0 {") + 16;
   kernels += source.substr(body, source.rfind('\n', source.find(" run(", body)) - body);
-  const auto dir = std::filesystem::temp_directory_path() / "kforge_generator_ptx";
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("kforge_generator_ptx_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "kernels.cu") << kernels;
   evaluation::SpawnOptions o;
@@ -543,9 +546,13 @@ std::string ptx_text(const std::string& source) {
             (dir / "kernels.cu").string()};
   const auto r = evaluation::run(o, std::chrono::minutes(2));
   EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.output;
-  if (!r.ok()) return "";
-  std::ifstream in(dir / "kernels.ptx");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string ptx;
+  if (r.ok()) {
+    std::ifstream in(dir / "kernels.ptx");
+    ptx.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::filesystem::remove_all(dir);
+  return ptx;
 }
 
 /// The global loads in nvcc's PTX of a generated source's kernels, or -1 when nvcc fails.
