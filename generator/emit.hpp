@@ -70,9 +70,16 @@ struct CudaChoices {
   /// load of their windows is issued whatever its guard says (its offset kept inside its buffer,
   /// the guard choosing after the load), so that the compiler merges the loads that overlapping
   /// windows share and has all of them in flight at once; 1: a thread an output, each load behind
-  /// its guard; 0 by rule: 1 (measured slower on seven of nine KernelBench problems:
-  /// generator/emit_cuda.cpp, window_outputs).
+  /// its guard; 0 by rule: 4 where `spread` is by rule too and every load along the last
+  /// dimension is a register of the thread's vector loads (window_vectors), else 1 (scalar loads
+  /// a thread's outputs apart were slower on seven of nine KernelBench problems; with vector loads
+  /// 4 was faster on six of seven: generator/emit_cuda.cpp, window_rule).
   int window = 0;
+  /// Window outputs (`window` over 1) read a float buffer at the thread's part of the offset, a
+  /// multiple of four elements, plus constants by aligned loads of four elements, 16 bytes a load,
+  /// each load of the windows a register (generator/emit_cuda.cpp, CudaKernel::window_vectors);
+  /// false: each element loaded on its own.
+  bool window_vectors = true;
   /// Outputs one thread of a short-window reduction (pooling, a depthwise convolution) computes a
   /// block's width apart (1, 2, 4, 8), each load behind its border check as with one output a
   /// thread, so that a thread has `spread` windows' loads in flight while a warp's loads stay as

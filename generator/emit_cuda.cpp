@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
+#include <optional>
 #include <regex>
 #include <set>
 #include <string>
@@ -29,6 +31,16 @@ const char* const kCudaReductions = R"(
 __device__ __forceinline__ int64_t kf_in(int64_t x, int64_t n) { return x < 0 ? 0 : (x < n ? x : n - 1); }
 template <class T, class U>
 __device__ __forceinline__ auto kf_select(bool c, T a, U b) -> decltype(true ? T{} : U{}) { return c ? a : b; }
+// Four floats of window outputs' loads at b[x], x a multiple of 4 and b 16-byte aligned, into
+// w[0..3], 16 bytes a load: x kept inside the buffer of n elements (a multiple of 4), where a
+// group of four lies inside or outside it whole and what lies outside is never picked.
+__device__ __forceinline__ void kf_load4(float* w, const float* b, int64_t x, int64_t n) {
+  const float4 v = __ldg(reinterpret_cast<const float4*>(b + (x < 0 ? 0 : (x < n ? x : n - 4))));
+  w[0] = v.x;
+  w[1] = v.y;
+  w[2] = v.z;
+  w[3] = v.w;
+}
 
 struct KfSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct KfProd { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
@@ -294,6 +306,31 @@ struct CudaKernel {
   /// dimensions) and kf_j (window_index), every where evaluates both sides and every load that
   /// may leave its buffer is clamped into it (eager_text).
   int window = 1;
+  /// Window outputs' loads of a float buffer at the thread's part of the offset (a multiple of
+  /// four elements) plus constants once the loops over the outputs and the window are unrolled
+  /// (CudaChoices::window_vectors): the thread loads the aligned groups of four elements that
+  /// hold them, 16 bytes a load, before its outputs, and each load of the windows reads its
+  /// register, kf_w<g>[kf_slot<g>(the constant)]. A warp's loads then cover 512 contiguous bytes
+  /// where scalar loads `window` elements apart each touched `window` lines for 128 bytes.
+  bool window_vectors = false;
+  struct VectorLoads {
+    int buffer = 0;
+    std::string thread;            ///< the thread's part of the offset, a multiple of 4
+    std::set<int64_t> offsets{};   ///< the constant parts the windows' loads read
+    std::vector<int64_t> quads{};  ///< the groups of four loaded: their first offsets, in order
+  };
+  mutable std::vector<VectorLoads> vector_loads{};
+  /// vector_load's pass: false while it collects the offsets, true once plan_vectors chose the
+  /// groups loaded and it prints their registers.
+  bool vectors_planned = false;
+  /// Loads along kf_j printed scalar (vector_load found none for them).
+  mutable int scalar_window_loads = 0;
+  /// Whether every load of the windows along kf_j reads the thread's vector loads.
+  bool vectors_whole() const {
+    return !vector_buffers().empty() && scalar_window_loads == 0 && vectors_planned;
+  }
+  /// The most elements a thread's vector loads hold (registers): 16 groups of four.
+  static constexpr size_t kVectorQuads = 16;
   /// Outputs a thread computes a block's width apart (CudaChoices::spread), o = kf_b + kf_v *
   /// threads, clamped to the last output where past it (`live` false: that output computed and
   /// stored again, the same value; store_guard); each load behind its border check, as for one
@@ -443,6 +480,7 @@ struct CudaKernel {
         [this, index](const Expr& l, const std::string& added) {
           if (std::count(k.local.begin(), k.local.end(), l.buffer))
             return "acc" + std::to_string(l.buffer);
+          if (auto v = vector_load(l, added)) return *v;
           std::string at = window_offset(*l.index) + added;
           if (ix::reads(*l.index, "kf_j") || may_leave_buffer(l))
             at = "kf_in(" + at + ", " + n(numel(p.buffers[static_cast<size_t>(l.buffer)].shape)) +
@@ -463,6 +501,107 @@ struct CudaKernel {
     std::string own = split->stride == 1 ? "kf_v" : "kf_v * " + n(split->stride);
     for (const auto& t : split->rest) (ix::reads(*t, "r") ? own : thread) += " + " + t->text;
     return "((" + thread + ") + (" + own + "))";
+  }
+
+  /// A window outputs' load as a register of the thread's vector loads (window_vectors): while
+  /// they are planned, none, its constant part recorded with its group; after, the register where
+  /// plan_vectors kept its group. None where the load is not the thread's part, a multiple of 4,
+  /// plus a constant for each output and element of the window.
+  std::optional<std::string> vector_load(const Expr& l, const std::string& added) const {
+    auto v = vector_register(l, added);
+    if (!v && vectors_planned && l.index && ix::reads(*l.index, "kf_j")) ++scalar_window_loads;
+    return v;
+  }
+  std::optional<std::string> vector_register(const Expr& l, const std::string& added) const {
+    if (window <= 1 || !window_vectors || !added.empty() || l.buffer < 0) return std::nullopt;
+    const Buffer& b = p.buffers[static_cast<size_t>(l.buffer)];
+    if (b.dtype != DType::f32 || numel(b.shape) % 4 != 0 ||
+        std::count(k.stores.begin(), k.stores.end(), l.buffer))
+      return std::nullopt;
+    const auto split = ix::along(*l.index, "kf_j");
+    if (!split) return std::nullopt;
+    std::string thread = "kf_c * " + n(split->stride * window);
+    int64_t aligned = split->stride * window;
+    std::vector<IndexPtr> own;
+    for (const auto& t : split->rest) {
+      if (ix::reads(*t, "r") || t->kind == Index::Kind::constant) {
+        own.push_back(t);
+      } else {
+        thread += " + " + t->text;
+        aligned = std::gcd(aligned, ix::factor_of(*t));
+      }
+    }
+    if (aligned % 4 != 0) return std::nullopt;
+    std::set<int64_t> offsets;
+    const int64_t r_end = numel(k.inner_shape());
+    for (int64_t v = 0; v < window; ++v) {
+      for (int64_t r = 0; r < r_end; ++r) {
+        int64_t at = v * split->stride;
+        for (const auto& t : own) {
+          const auto value = ix::value_at(*t, {{"r", r}});
+          if (!value) return std::nullopt;
+          at += *value;
+        }
+        offsets.insert(at);
+      }
+    }
+    auto group = std::find_if(vector_loads.begin(), vector_loads.end(), [&](const VectorLoads& g) {
+      return g.buffer == l.buffer && g.thread == thread;
+    });
+    if (!vectors_planned) {
+      if (group == vector_loads.end())
+        group = vector_loads.insert(vector_loads.end(), VectorLoads{l.buffer, thread});
+      group->offsets.insert(offsets.begin(), offsets.end());
+      return std::nullopt;
+    }
+    if (group == vector_loads.end() || group->quads.empty()) return std::nullopt;
+    std::string at = split->stride == 1 ? "kf_v" : "kf_v * " + n(split->stride);
+    for (const auto& t : own) at += " + " + t->text;
+    const std::string g = n(group - vector_loads.begin());
+    return "kf_w" + g + "[kf_slot" + g + "(" + at + ")]";
+  }
+
+  /// The groups of four each vector load group holds (kVectorQuads at most in all; a group over
+  /// the rest keeps its scalar loads).
+  void plan_vectors() {
+    size_t quads = 0;
+    for (auto& g : vector_loads) {
+      std::set<int64_t> firsts;
+      for (int64_t o : g.offsets) firsts.insert(o - ((o % 4) + 4) % 4);
+      if (quads + firsts.size() > kVectorQuads) continue;
+      quads += firsts.size();
+      g.quads.assign(firsts.begin(), firsts.end());
+    }
+    vectors_planned = true;
+  }
+
+  /// The thread's vector loads (plan_vectors) and each group's slot function: a constant offset's
+  /// register once the loops are unrolled.
+  void emit_vector_loads() {
+    for (size_t i = 0; i < vector_loads.size(); ++i) {
+      const VectorLoads& g = vector_loads[i];
+      if (g.quads.empty()) continue;
+      const std::string id = n(static_cast<int64_t>(i));
+      const std::string size = n(numel(p.buffers[static_cast<size_t>(g.buffer)].shape));
+      out += "  float kf_w" + id + "[" + n(static_cast<int64_t>(4 * g.quads.size())) + "];\n";
+      std::string slot = "0";
+      for (size_t q = 0; q < g.quads.size(); ++q) {
+        const std::string first = n(g.quads[q]), base = n(static_cast<int64_t>(4 * q));
+        out += "  kf_load4(kf_w" + id + " + " + base + ", b" + std::to_string(g.buffer) + ", (" +
+               g.thread + ") + " + first + ", " + size + ");\n";
+        const std::string here = base + " + static_cast<int>(x - " + first + ")";
+        slot = q == 0 ? here : "x >= " + first + " ? " + here + " : " + slot;
+      }
+      out += "  const auto kf_slot" + id + " = [](int64_t x) { return " + slot + "; };\n";
+    }
+  }
+
+  /// The buffers the kernel's vector loads read (16-byte aligned at its launch).
+  std::set<int> vector_buffers() const {
+    std::set<int> out;
+    for (const auto& g : vector_loads)
+      if (!g.quads.empty()) out.insert(g.buffer);
+    return out;
   }
 
   static ExprPtr eager_selects(const ExprPtr& e) {
@@ -1125,11 +1264,19 @@ struct CudaKernel {
     if (window > 1) {
       const int64_t last = k.outer_shape().back(), rows = outer / last;
       const int64_t chunks = (last + window - 1) / window;
+      if (window_vectors) {
+        const std::string kept = out;
+        emit_stages();
+        out = kept;
+        plan_vectors();
+      }
       out += "  const int64_t kf_t = static_cast<int64_t>(blockIdx.x) * " + n(threads) +
              " + threadIdx.x;\n  const int64_t kf_q = kf_t / " + n(chunks) +
              ";\n  const int64_t kf_c = kf_t % " + n(chunks) + ";\n  if (kf_q >= " + n(rows) +
-             ") return;\n  const int lane = 0;\n#pragma unroll\n  for (int kf_v = 0; kf_v < " +
-             n(window) + "; ++kf_v) {\n  const int64_t kf_j = kf_c * " + n(window) +
+             ") return;\n  const int lane = 0;\n";
+      emit_vector_loads();
+      out += "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) +
+             "; ++kf_v) {\n  const int64_t kf_j = kf_c * " + n(window) +
              " + kf_v;\n  const bool live = kf_j < " + n(last) + ";\n";
       emit_stages();
       out += "  }\n}\n\n";
@@ -1264,6 +1411,29 @@ int window_outputs(const Kernel& k, const CudaChoices& c) {
   return v;
 }
 
+/// Neighbouring outputs a thread of kernel `k` computes: as window_outputs says where `window` is
+/// chosen (or `spread` or `interior`, whose walks are of a thread an output), else by rule 4 where
+/// every load of their windows along the output's last dimension is a register of the thread's
+/// vector loads (CudaKernel::window_vectors), else 1. On an H200 (BENCHMARKS.md, issue 36's
+/// twenty-first step) 4 with vector loads against the rule of `spread` before it: KernelBench's
+/// depthwise convolutions 82-85 1.05-2.02x faster, 42_Max_Pooling_2D 1.18x,
+/// 44_Average_Pooling_1D 1.36x (82 % of DRAM peak), 41_Max_Pooling_1D (windows dilated by 3: 7
+/// loads of four for 4 outputs) 2 % slower; 8 was slower than 4 on every one of them, and 2 has no
+/// vector loads where the thread's part is 2 elements a step.
+int window_rule(const Program& p, const Kernel& k, const CudaChoices& c) {
+  constexpr int kRule = 4;
+  if (c.window != 0 || c.spread != 0 || c.interior || !c.window_vectors ||
+      !short_window_reduction(k, c) || k.outer_shape().back() < kRule)
+    return window_outputs(k, c);
+  const Kernel moved = at_outer_index(p, k, window_index(k));
+  CudaKernel probe{p, moved, c.block_threads, 1, c.elements, c.unroll, ""};
+  probe.window = kRule;
+  probe.window_vectors = true;
+  probe.group = pick_group(k, c);
+  probe.emit("kf_probe");
+  return probe.vectors_whole() ? kRule : 1;
+}
+
 /// Blocks a kernel keeps where the rule of `spread` gives its threads several outputs: 132 SMs of
 /// an H100 or H200 (8 blocks of 256 threads each at once) filled once.
 constexpr int64_t kSpreadBlocks = 1024;
@@ -1311,8 +1481,8 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       e.calls += tiled->call;
       continue;
     }
-    const int window = window_outputs(k, choices);
-    const int spread = spread_outputs(k, choices);
+    const int window = window_rule(*in.program, k, choices);
+    const int spread = window > 1 ? 1 : spread_outputs(k, choices);
     const int64_t nest = window == 1 ? long_window_nest(k, choices) : 0;
     std::optional<Kernel> moved;
     if (window > 1) moved = at_outer_index(*in.program, k, window_index(k));
@@ -1324,6 +1494,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       c.spread = spread;
       c.nest = nest;
       c.interior = ch.interior;
+      c.window_vectors = ch.window_vectors;
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;
@@ -1334,6 +1505,13 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     CudaKernel c = kernel(choices);
     const int64_t grid = c.emit(name);
     e.functions += c.out;
+    // A buffer read 16 bytes at a time whose tensor is not 16-byte aligned (an input sliced at
+    // an odd element): read from an aligned copy.
+    for (int b : c.vector_buffers()) {
+      const std::string id = std::to_string(b);
+      e.calls += "  if (reinterpret_cast<uintptr_t>(b" + id + ") % 16 != 0) {\n    t" + id +
+                 " = t" + id + ".clone();\n    b" + id + " = t" + id + ".data_ptr<float>();\n  }\n";
+    }
     const std::string launch = "<<<" + std::to_string(grid) + ", " + std::to_string(c.threads) +
                                ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
     if (c.cluster == 1) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <optional>
 
 namespace kforge::generator {
@@ -290,6 +291,51 @@ bool reads(const Index& i, const std::string& name) {
   if (i.kind == Index::Kind::var) return i.text == name;
   return std::any_of(i.terms.begin(), i.terms.end(),
                      [&](const IndexPtr& t) { return reads(*t, name); });
+}
+
+std::optional<int64_t> value_at(const Index& i, const std::map<std::string, int64_t>& at) {
+  if (i.kind == Index::Kind::constant) return i.value;
+  if (i.kind == Index::Kind::var) {
+    const auto it = at.find(i.text);
+    return it == at.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  std::vector<int64_t> values;
+  for (const auto& t : i.terms) {
+    const auto v = value_at(*t, at);
+    if (!v) return std::nullopt;
+    values.push_back(*v);
+  }
+  switch (i.kind) {
+    case Index::Kind::sum: {
+      int64_t s = 0;
+      for (int64_t v : values) s += v;
+      return s;
+    }
+    case Index::Kind::mul:
+      return values.at(0) * i.value;
+    case Index::Kind::div:
+      return values.at(0) / i.value;
+    case Index::Kind::mod:
+      return values.at(0) % i.value;
+    default:
+      return std::nullopt;
+  }
+}
+
+int64_t factor_of(const Index& i) {
+  switch (i.kind) {
+    case Index::Kind::constant:
+      return i.value < 0 ? -i.value : i.value;
+    case Index::Kind::mul:
+      return (i.value < 0 ? -i.value : i.value) * factor_of(*i.terms.at(0));
+    case Index::Kind::sum: {
+      int64_t g = 0;
+      for (const auto& t : i.terms) g = std::gcd(g, factor_of(*t));
+      return g;
+    }
+    default:
+      return 1;
+  }
 }
 
 std::optional<Along> along(const Index& i, const std::string& name) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +48,14 @@ std::vector<IndexPtr> vars(const std::vector<int64_t>& shape, int first = 0);
 
 /// Whether `i` reads the named variable `name` (ix::named: a kernel's `o`, `r`, ...).
 bool reads(const Index& i, const std::string& name);
+
+/// The value of `i` as the generated C computes it (quotients and remainders truncated towards
+/// zero) where its named variables take the values of `at`; none where it reads another variable.
+std::optional<int64_t> value_at(const Index& i, const std::map<std::string, int64_t>& at);
+
+/// A number every value of `i` is a multiple of (a product's factor, a sum's terms' greatest
+/// common divisor; 0 for the constant 0, 1 where nothing better is known).
+int64_t factor_of(const Index& i);
 
 /// `i` as `name * stride + rest`, where `name` is one term of the sum (`name` or `name * s`) and
 /// no other term reads it; none where it is read otherwise (inside a quotient or remainder).

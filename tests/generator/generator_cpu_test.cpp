@@ -589,28 +589,52 @@ TEST(GeneratedCudaSource, AWindowInsideItsInputIsWalkedWithoutItsChecks) {
 
 // KernelBench's 41_Max_Pooling_1D at a smaller length: windows of 8 elements, 3 apart, padded by
 // 4, one a position. A thread an output loads its 8 elements, each behind its border check; eight
-// neighbouring outputs of one thread (the choice `window`) read 8 + 7 * 3 = 29 elements, which
-// nvcc loads once each (PTX counted here, without a GPU; the `gpu` label checks the values): every
-// load issued whatever its border check says, at a clamped offset written as the thread's part
-// plus a constant. By rule a thread an output (the GPU measured the choice slower on most
-// problems: BENCHMARKS.md).
+// neighbouring outputs of one thread (the choice `window`) read 8 + 7 * 3 = 29 elements at the
+// thread's part (kf_c * 8 + kf_q * 1000, a multiple of 4) plus -4 to 24, which it loads as the 8
+// aligned groups of four that hold them, 16 bytes a load (`window_vectors`); without them, or
+// where the thread's part is not a multiple of 4 (rows of 1001), nvcc loads the 29 once each
+// (PTX counted here, without a GPU; the `gpu` label checks the values): every load issued
+// whatever its border check says, at a clamped offset written as the thread's part plus a
+// constant. By rule a thread an output (the GPU measured the choice slower on most problems:
+// BENCHMARKS.md).
 TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
   if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
   const OpCase pool{"dilated_pool",
                     "x",
                     "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)",
                     {"[torch.randn(2, 4, 1000)]"}};
-  generator::CudaChoices one, eight, interior;
+  generator::CudaChoices one, eight, scalar, interior;
   one.window = 1;
   eight.window = 8;
+  scalar.window = 8;
+  scalar.window_vectors = false;
   interior.interior = true;
   const std::string single = cuda_source(pool, one), shared = cuda_source(pool, eight);
   EXPECT_EQ(ptx_loads(single), 8) << single;
-  EXPECT_EQ(ptx_loads(shared), 29) << shared;
+  const std::string vector_ptx = ptx_text(shared);
+  EXPECT_EQ(occurrences(vector_ptx, "ld.global"), 8u) << shared;
+  EXPECT_EQ(occurrences(vector_ptx, "ld.global.nc.v4.f32"), 8u) << shared;
+  EXPECT_EQ(occurrences(vector_ptx, ".local"), 0u) << vector_ptx;  // the registers stay registers
+  EXPECT_EQ(occurrences(shared, "kf_load4(kf_w0 + 28, b0, (kf_c * 8 + (kf_q * 1000)) + 24, 8000)"),
+            1u)
+      << shared;
+  // an input tensor not 16-byte aligned is read from an aligned copy
+  EXPECT_EQ(occurrences(shared, "reinterpret_cast<uintptr_t>(b0) % 16 != 0"), 1u) << shared;
+  EXPECT_EQ(ptx_loads(cuda_source(pool, scalar)), 29);
+  const OpCase odd{"dilated_pool_odd",
+                   "x",
+                   "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)",
+                   {"[torch.randn(2, 4, 1001)]"}};
+  const std::string unaligned = cuda_source(odd, eight);
+  EXPECT_EQ(occurrences(unaligned, "kf_load4(kf_w"), 0u) << unaligned;
+  EXPECT_EQ(ptx_loads(unaligned), 29) << unaligned;
   EXPECT_EQ(occurrences(shared, "kf_v < 8"), 1u) << shared;
+  // by rule 4 where every load along the row is a vector load, else a thread an output
   const std::string by_rule = cuda_source(pool);
-  EXPECT_EQ(occurrences(by_rule, "kf_v"), 0u) << by_rule;
-  EXPECT_EQ(by_rule, single);
+  EXPECT_EQ(occurrences(by_rule, "kf_v < 4"), 1u) << by_rule;
+  EXPECT_EQ(occurrences(by_rule, "kf_load4(kf_w0 + "), 7u) << by_rule;  // elements -4 to 23
+  EXPECT_EQ(cuda_source(odd), cuda_source(odd, one));
+  EXPECT_EQ(occurrences(cuda_source(odd), "kf_v"), 0u);
   // the choice interior: the interior walk's 8 and the border's 8
   EXPECT_EQ(ptx_loads(cuda_source(pool, interior)), 16);
 }
@@ -646,8 +670,9 @@ TEST(GeneratedCudaSource, SpreadOutputsHaveTheirLoadsInFlightTogether) {
   const std::string windows = cuda_source(pool, both);
   EXPECT_EQ(occurrences(windows, "kf_b + kf_v"), 0u) << windows;
   EXPECT_EQ(occurrences(windows, "kf_v < 2"), 1u) << windows;
-  // by rule: 7896 outputs, 1 a thread; 799,968, 2 (782 blocks at 4); 1,599,936, 4
-  EXPECT_EQ(occurrences(cuda_source(pool), "kf_v"), 0u);
+  // by rule, where window outputs have no vector loads (rows of 100009): 799,968 outputs, 2 (782
+  // blocks at 4); 1,599,936, 4. Rows of 1000 take window outputs by rule instead.
+  EXPECT_EQ(occurrences(cuda_source(pool), "kf_b + kf_v"), 0u);
   const OpCase mid{"spread_pool_mid",
                    "x",
                    "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)",

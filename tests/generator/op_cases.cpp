@@ -290,12 +290,13 @@ std::vector<OpCase> window_cases() {
        "F.max_pool2d(x, 3, stride=2, ceil_mode=True), F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, "
        "count_include_pad=False), F.avg_pool2d(x, (2, 3), 2, (1, 0), ceil_mode=True))",
        {"[torch.randn(2, 3, 11, 13), torch.randn(3, 1, 3, 3)]",
-        "[torch.randn(1, 3, 9, 30), torch.randn(3, 1, 3, 3)]"}},
+        "[torch.randn(1, 3, 9, 30), torch.randn(3, 1, 3, 3)]",
+        "[torch.randn(1, 3, 8, 20), torch.randn(3, 1, 3, 3)]"}},
       {"windows_3d",
        "x",
        "(F.max_pool3d(x, 3, stride=2, padding=1, dilation=3), F.avg_pool3d(x, 3, 1, 1), "
        "F.avg_pool3d(x, 3, 2, 1, count_include_pad=False))",
-       {"[torch.randn(1, 2, 9, 10, 11)]"}},
+       {"[torch.randn(1, 2, 9, 10, 11)]", "[torch.randn(1, 2, 6, 8, 12)]"}},
   };
 }
 

@@ -73,6 +73,10 @@ int run_generate(const std::vector<std::string>& args) {
                "CUDA: a short window (pooling, a depthwise convolution) whose window lies inside "
                "the input is walked without its border checks, the border's outputs with them "
                "(default: a check an element)");
+  bool no_window_vectors = false;
+  app.add_flag("--no-window-vectors", no_window_vectors,
+               "CUDA: window outputs (--window 2, 4, 8) load each element of their windows on its "
+               "own, rather than the aligned groups of four that hold them, 16 bytes a load");
   bool no_cluster = false;
   app.add_flag("--no-cluster", no_cluster,
                "CUDA: a row too long for one block's row cache is read once a pass by one block, "
@@ -86,6 +90,7 @@ int run_generate(const std::vector<std::string>& args) {
   if (auto code = line.parse(args)) return *code;
   cuda.row_cache = !no_row_cache;
   cuda.cluster = !no_cluster;
+  cuda.window_vectors = !no_window_vectors;
   if (cuda.tile > 0 && !generator::valid_tiling(cuda.tile, cuda.micro)) {
     std::cerr << "kforge generate: a tile of " << cuda.tile << " with " << cuda.micro
               << " per thread needs (tile / micro)^2 threads, 64 to 1024\n";
