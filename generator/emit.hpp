@@ -55,7 +55,8 @@ struct CudaChoices {
   /// output, the checked walk for the border's outputs alone (else a check an element). Off: on an
   /// H200 it freed issue slots (SM 80 -> 53 % on KernelBench's 42_Max_Pooling_2D) but the pools
   /// wait on their loads, 41, 42 and 44 3-5 % faster, the strided 3-D pools 43 and 46 10-20 %
-  /// slower (BENCHMARKS.md); a choice of the search.
+  /// slower (BENCHMARKS.md); a choice of the search. With window outputs, one check for all of a
+  /// thread's outputs (at 4 a thread on 42, 3 % slower).
   bool interior = false;
   /// A row's maximum and its sum of exp(x - maximum) (softmax, log-softmax, logsumexp, cross
   /// entropy): 1 in one online pass over the row, its sum rescaled as the maximum grows; 2 in two

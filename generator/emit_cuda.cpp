@@ -426,8 +426,19 @@ struct CudaKernel {
         i.kind == Index::Kind::sum ? i.terms : std::vector<IndexPtr>{e.args[0]->index};
     IndexPtr rest = ix::constant(0);
     int64_t most = 0;  // the r terms' greatest sum
+    // Window outputs: kf_j = kf_c * window + kf_v, a term kf_j * s at its least kf_c * window * s
+    // for every output of the thread, at its greatest (window - 1) * s more.
+    std::string thread;
+    int64_t thread_most = 0;
     bool reads_r = false;
     for (const auto& t : terms) {
+      if (window > 1 && ix::reads(*t, "kf_j") && !ix::reads(*t, "r")) {
+        const auto split = ix::along(*t, "kf_j");
+        if (!split || split->stride < 0 || !split->rest.empty()) return {};
+        thread += " + kf_c * " + n(split->stride * window);
+        thread_most += (window - 1) * split->stride;
+        continue;
+      }
       if (!ix::reads(*t, "r")) {
         rest = ix::add(rest, t);
         continue;
@@ -438,8 +449,9 @@ struct CudaKernel {
     }
     if (!reads_r) return {};
     const bool upper = e.fn == "lt" || e.fn == "le";
-    return "(static_cast<int64_t>(" + rest->text + ")" + (upper ? " + " + n(most) : "") + " " +
-           op->second + " " + constant_text(e.args[1]->value, DType::i64) + ")";
+    return "(static_cast<int64_t>(" + rest->text + thread + ")" +
+           (upper ? " + " + n(most + thread_most) : "") + " " + op->second + " " +
+           constant_text(e.args[1]->value, DType::i64) + ")";
   }
 
   /// `e` with each where whose condition is border checks of a short window alone (window_check,
@@ -993,9 +1005,10 @@ struct CudaKernel {
                              : "static_cast<" + t + ">(" + text(s->value) + ")";
       };
       const std::string value = term();
+      const bool stripped = strip_borders;
       strip_borders = true;
       const std::string inside = interior ? term() : value;
-      strip_borders = false;
+      strip_borders = stripped;
       walks.push_back({t, value,
                        [id, op](const std::string& i, const std::string& v) {
                          return i + "s" + id + " = " + op + "()(s" + id + ", " + v + ");\n";
@@ -1275,11 +1288,33 @@ struct CudaKernel {
              ";\n  const int64_t kf_c = kf_t % " + n(chunks) + ";\n  if (kf_q >= " + n(rows) +
              ") return;\n  const int lane = 0;\n";
       emit_vector_loads();
-      out += "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) +
-             "; ++kf_v) {\n  const int64_t kf_j = kf_c * " + n(window) +
-             " + kf_v;\n  const bool live = kf_j < " + n(last) + ";\n";
-      emit_stages();
-      out += "  }\n}\n\n";
+      // The thread's outputs, each load's border check kept (or, `stripped`, without them).
+      auto outputs = [&](bool stripped) {
+        const std::string kept = out;
+        out = "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) +
+              "; ++kf_v) {\n  const int64_t kf_j = kf_c * " + n(window) +
+              " + kf_v;\n  const bool live = kf_j < " + n(last) + ";\n";
+        strip_borders = stripped;
+        emit_stages();
+        strip_borders = false;
+        std::string loop = out + "  }\n";
+        out = kept;
+        return loop;
+      };
+      const std::string checked = outputs(false);
+      // The choice interior: a thread whose outputs' windows all lie inside the input (one check
+      // each, its bound over the thread's outputs and the window) walks them without checks.
+      std::string inside, condition;
+      if (interior) {
+        interior_checks.clear();
+        inside = outputs(true);
+        condition = interior_condition();
+      }
+      if (condition.empty() || inside == checked)
+        out += checked;
+      else
+        out += "  if " + condition + " {\n" + inside + "  } else {\n" + checked + "  }\n";
+      out += "}\n\n";
       return (rows * chunks + threads - 1) / threads;
     }
     if (spread > 1) {

@@ -582,6 +582,17 @@ TEST(GeneratedCudaSource, AWindowInsideItsInputIsWalkedWithoutItsChecks) {
   EXPECT_EQ(occurrences(inside.substr(inside.find("for (int r")), " ? "), 0u) << inside;
   EXPECT_GE(occurrences(source.substr(to), " ? "), 1u) << source;  // the border's checks
   EXPECT_EQ(occurrences(cuda_source(padded), "else if (live)"), 0u);
+  // four outputs a thread: one check for all of them (kf_j's term at kf_c * 4, and 3 more for
+  // the upper bounds), the loop over the outputs twice, the first without a select
+  generator::CudaChoices windows = on;
+  windows.window = 4;
+  const std::string four = cuda_source(padded, windows);
+  ASSERT_EQ(occurrences(four, "  } else {\n#pragma unroll\n  for (int kf_v"), 1u) << four;
+  EXPECT_EQ(occurrences(four, "kf_c * 4) + 6 < int64_t(13))"), 1u) << four;  // 3 + r's 3
+  const size_t walk = four.find("  if ((static_cast"), checked = four.find("  } else {\n#pragma");
+  ASSERT_LT(walk, checked) << four;
+  EXPECT_EQ(occurrences(four.substr(walk, checked - walk), "kf_select("), 0u) << four;
+  EXPECT_GE(occurrences(four.substr(checked), "kf_select("), 1u) << four;
   const OpCase unpadded{
       "interior_none", "x", "F.max_pool2d(x, 2)", {"[torch.randn(2, 3, 12, 12)]"}};
   EXPECT_EQ(occurrences(cuda_source(unpadded, on), "else if (live)"), 0u);

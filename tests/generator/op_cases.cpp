@@ -392,9 +392,10 @@ std::string check_generated_tiled(const std::string& task_dir, const std::string
                             generator::kContractionMark, direction);
 }
 
-std::string check_generated_windows(const std::string& task_dir, int window) {
+std::string check_generated_windows(const std::string& task_dir, int window, bool interior) {
   generator::CudaChoices cuda;
   cuda.window = window;
+  cuda.interior = interior;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             "kf_v < " + std::to_string(window));
 }

@@ -59,6 +59,20 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindows,
                            return std::get<0>(info.param).name + "_" +
                                   std::to_string(std::get<1>(info.param));
                          });
+// Four neighbouring outputs a thread with the choice interior: a thread whose outputs' windows all
+// lie inside the input walks them without checks, the others with them.
+class GeneratedCudaWindowsInterior : public testing::TestWithParam<OpCase> {};
+
+TEST_P(GeneratedCudaWindowsInterior, IsCorrectWithNeighbouringOutputsInsideTheInputUnchecked) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  OpCase named = GetParam();
+  named.name += "_window_interior";
+  EXPECT_EQ(check_generated_windows(cuda_case(named), 4, true), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowsInterior, testing::ValuesIn(window_cases()),
+                         [](const auto& info) { return info.param.name; });
+
 // Outputs a block's width apart a thread (the choice `spread`), 2 and 8 of them: the last
 // block's threads past the outputs compute the last one and store nothing.
 class GeneratedCudaSpread : public testing::TestWithParam<std::tuple<OpCase, int>> {};
