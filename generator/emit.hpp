@@ -81,6 +81,13 @@ struct CudaChoices {
   /// each load of the windows a register (generator/emit_cuda.cpp, CudaKernel::window_vectors);
   /// false: each element loaded on its own.
   bool window_vectors = true;
+  /// Window outputs keep their values in shared memory and each warp stores its outputs 32
+  /// consecutive ones a store, rather than each thread its own `window` consecutive ones (a warp's
+  /// store then writes one element of `window` in each line). Off by default: on an H200 at 8
+  /// outputs a thread it was 2-10% faster than the rule (4 without it) on 2-D windows (42, 82, 83,
+  /// 85), 0.6% slower on 84, 23-30% slower on the 1-D pools 41 and 44 (BENCHMARKS.md, issue 36's
+  /// twenty-second step); the proposer tries it (`window_stores`).
+  bool window_stores = false;
   /// Outputs one thread of a short-window reduction (pooling, a depthwise convolution) computes a
   /// block's width apart (1, 2, 4, 8), each load behind its border check as with one output a
   /// thread, so that a thread has `spread` windows' loads in flight while a warp's loads stay as

@@ -29,6 +29,7 @@ const char* const kCudaReductions = R"(
 // A window's load issued whatever its guard says (window outputs): its offset kept inside the
 // buffer of n elements, and the guard choosing between values already computed.
 __device__ __forceinline__ int64_t kf_in(int64_t x, int64_t n) { return x < 0 ? 0 : (x < n ? x : n - 1); }
+__device__ __forceinline__ int64_t kf_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 template <class T, class U>
 __device__ __forceinline__ auto kf_select(bool c, T a, U b) -> decltype(true ? T{} : U{}) { return c ? a : b; }
 // Four floats of window outputs' loads at b[x], x a multiple of 4 and b 16-byte aligned, into
@@ -597,15 +598,65 @@ struct CudaKernel {
       const std::string size = n(numel(p.buffers[static_cast<size_t>(g.buffer)].shape));
       out += "  float kf_w" + id + "[" + n(static_cast<int64_t>(4 * g.quads.size())) + "];\n";
       std::string slot = "0";
+      // " + c" or " - |c|"
+      const auto plus = [](int64_t c) { return c < 0 ? " - " + n(-c) : " + " + n(c); };
       for (size_t q = 0; q < g.quads.size(); ++q) {
-        const std::string first = n(g.quads[q]), base = n(static_cast<int64_t>(4 * q));
+        const int64_t first = g.quads[q];
+        const std::string base = n(static_cast<int64_t>(4 * q));
         out += "  kf_load4(kf_w" + id + " + " + base + ", b" + std::to_string(g.buffer) + ", (" +
-               g.thread + ") + " + first + ", " + size + ");\n";
-        const std::string here = base + " + static_cast<int>(x - " + first + ")";
-        slot = q == 0 ? here : "x >= " + first + " ? " + here + " : " + slot;
+               g.thread + ")" + plus(first) + ", " + size + ");\n";
+        const std::string here = base + " + static_cast<int>(x" + plus(-first) + ")";
+        slot = q == 0 ? here : "x >= " + n(first) + " ? " + here + " : " + slot;
       }
       out += "  const auto kf_slot" + id + " = [](int64_t x) { return " + slot + "; };\n";
     }
+  }
+
+  /// Window outputs' stores through shared memory (CudaChoices::window_stores): each thread keeps
+  /// its `window` outputs there (window + 1 apart, so that a warp's writes fall in distinct banks),
+  /// and the warp stores its 32 * window outputs 32 consecutive ones a store, where each lane's own
+  /// stores were `window` elements apart (a sector written by `window` instructions).
+  bool window_stores = false;
+
+  /// The stages of a window kernel that store an output: its outer stores and the reductions
+  /// whose accumulators are stored.
+  std::vector<const Stage*> outer_stores() const {
+    std::vector<const Stage*> out;
+    for (const auto& s : k.stages)
+      if (s.kind == Stage::Kind::outer_store ||
+          (s.kind == Stage::Kind::reduce && std::count(k.stores.begin(), k.stores.end(), s.buffer)))
+        out.push_back(&s);
+    return out;
+  }
+
+  /// Whether the outputs window_stores keeps fit the 48 KiB of static shared memory a block may
+  /// declare; where they do not, each thread stores its own.
+  bool window_stores_fit() const {
+    int64_t bytes = 0;
+    for (const Stage* s : outer_stores()) {
+      const DType t = p.buffers[static_cast<size_t>(s->buffer)].dtype;
+      bytes += int64_t{threads} * (window + 1) * (t == DType::b8 ? 1 : (t == DType::f32 ? 4 : 8));
+    }
+    return bytes <= 48 * 1024;
+  }
+
+  /// The warp's stores of what its threads kept (window_stores): output m of the warp's 32 *
+  /// window is its thread m / window's kf_v = m % window, at that thread's kf_q and kf_j.
+  void emit_window_stores(int64_t chunks, int64_t rows, int64_t last) {
+    const std::string w = n(window);
+    out +=
+        "  __syncwarp();\n  {\n  const int64_t kf_first = static_cast<int64_t>(blockIdx.x) * " +
+        n(threads) + " + (threadIdx.x & ~31);\n#pragma unroll\n  for (int kf_k = 0; kf_k < " + w +
+        "; ++kf_k) {\n  const int kf_m = kf_k * 32 + (threadIdx.x & 31);\n  const int64_t kf_u = "
+        "kf_first + kf_m / " +
+        w + ";\n  const int64_t kf_q = kf_u / " + n(chunks) + ";\n  const int64_t kf_j = (kf_u % " +
+        n(chunks) + ") * " + w + " + kf_m % " + w + ";\n  if (kf_q < " + n(rows) + " && kf_j < " +
+        n(last) + ") {\n";
+    for (const Stage* s : outer_stores())
+      out += "    b" + std::to_string(s->buffer) + "[" + s->offset->text + "] = kf_st" +
+             std::to_string(s->buffer) + "[(threadIdx.x & ~31) * " + n(window + 1) +
+             " + kf_m + kf_m / " + w + "];\n";
+    out += "  }\n  }\n  }\n";
   }
 
   /// The buffers the kernel's vector loads read (16-byte aligned at its launch).
@@ -1045,7 +1096,10 @@ struct CudaKernel {
 
   void store_accumulator(const Stage& s) {
     const std::string id = std::to_string(s.buffer);
-    if (std::count(k.stores.begin(), k.stores.end(), s.buffer))
+    if (!std::count(k.stores.begin(), k.stores.end(), s.buffer)) return;
+    if (window > 1 && window_stores)
+      out += "  kf_st" + id + "[threadIdx.x * " + n(window + 1) + " + kf_v] = acc" + id + ";\n";
+    else
       out += "  " + store_guard() + "b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
   }
 
@@ -1283,10 +1337,23 @@ struct CudaKernel {
         out = kept;
         plan_vectors();
       }
-      out += "  const int64_t kf_t = static_cast<int64_t>(blockIdx.x) * " + n(threads) +
-             " + threadIdx.x;\n  const int64_t kf_q = kf_t / " + n(chunks) +
-             ";\n  const int64_t kf_c = kf_t % " + n(chunks) + ";\n  if (kf_q >= " + n(rows) +
-             ") return;\n  const int lane = 0;\n";
+      const bool stores = window_stores && !outer_stores().empty();
+      if (stores) {
+        // every thread of a warp reaches its stores: those past the outputs compute the last
+        // thread's again and store nothing
+        for (const Stage* s : outer_stores())
+          out += std::string("  __shared__ ") +
+                 c_type(p.buffers[static_cast<size_t>(s->buffer)].dtype) + " kf_st" +
+                 std::to_string(s->buffer) + "[" + n(int64_t{threads} * (window + 1)) + "];\n";
+        out += "  const int64_t kf_t = kf_min_i64(static_cast<int64_t>(blockIdx.x) * " +
+               n(threads) + " + threadIdx.x, " + n(rows * chunks - 1) + ");\n";
+      } else {
+        out += "  const int64_t kf_t = static_cast<int64_t>(blockIdx.x) * " + n(threads) +
+               " + threadIdx.x;\n";
+      }
+      out += "  const int64_t kf_q = kf_t / " + n(chunks) + ";\n  const int64_t kf_c = kf_t % " +
+             n(chunks) + ";\n" + (stores ? "" : "  if (kf_q >= " + n(rows) + ") return;\n") +
+             "  const int lane = 0;\n";
       emit_vector_loads();
       // The thread's outputs, each load's border check kept (or, `stripped`, without them).
       auto outputs = [&](bool stripped) {
@@ -1314,6 +1381,7 @@ struct CudaKernel {
         out += checked;
       else
         out += "  if " + condition + " {\n" + inside + "  } else {\n" + checked + "  }\n";
+      if (stores) emit_window_stores(chunks, rows, last);
       out += "}\n\n";
       return (rows * chunks + threads - 1) / threads;
     }
@@ -1364,6 +1432,10 @@ struct CudaKernel {
         reduce_together(together);
       } else if (s.kind == Stage::Kind::scan) {
         scan(s);
+      } else if (s.kind == Stage::Kind::outer_store && window > 1 && window_stores) {
+        // kept in shared memory until the warp stores its outputs together (emit_window_stores)
+        out += "  kf_st" + std::to_string(s.buffer) + "[threadIdx.x * " + n(window + 1) +
+               " + kf_v] = " + text(s.value) + ";\n";
       } else if (s.kind == Stage::Kind::outer_store) {
         out += "  " + store_guard() + "b" + std::to_string(s.buffer) + "[" + s.offset->text +
                "] = " + text(s.value) + ";\n";
@@ -1530,6 +1602,8 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       c.nest = nest;
       c.interior = ch.interior;
       c.window_vectors = ch.window_vectors;
+      c.window_stores = ch.window_stores;
+      if (c.window_stores && !c.window_stores_fit()) c.window_stores = false;
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;

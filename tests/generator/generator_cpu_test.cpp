@@ -629,6 +629,11 @@ TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
   EXPECT_EQ(occurrences(shared, "kf_load4(kf_w0 + 28, b0, (kf_c * 8 + (kf_q * 1000)) + 24, 8000)"),
             1u)
       << shared;
+  // the first group starts 4 before the thread's part, its slot 4 past it
+  EXPECT_EQ(occurrences(shared, "kf_load4(kf_w0 + 0, b0, (kf_c * 8 + (kf_q * 1000)) - 4, 8000)"),
+            1u)
+      << shared;
+  EXPECT_EQ(occurrences(shared, ": 0 + static_cast<int>(x + 4)"), 1u) << shared;
   // an input tensor not 16-byte aligned is read from an aligned copy
   EXPECT_EQ(occurrences(shared, "reinterpret_cast<uintptr_t>(b0) % 16 != 0"), 1u) << shared;
   EXPECT_EQ(ptx_loads(cuda_source(pool, scalar)), 29);
@@ -648,6 +653,34 @@ TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
   EXPECT_EQ(occurrences(cuda_source(odd), "kf_v"), 0u);
   // the choice interior: the interior walk's 8 and the border's 8
   EXPECT_EQ(ptx_loads(cuda_source(pool, interior)), 16);
+  // the choice window_stores: each thread's 8 outputs into shared memory 9 apart (distinct
+  // banks), then the warp's 256 stored 32 consecutive ones a store; no thread returns early
+  generator::CudaChoices stores = eight;
+  stores.window_stores = true;
+  const std::string together = cuda_source(pool, stores);
+  EXPECT_EQ(occurrences(together, "kf_st3[threadIdx.x * 9 + kf_v] = acc1;"), 1u) << together;
+  EXPECT_EQ(occurrences(together, "kf_st3[(threadIdx.x & ~31) * 9 + kf_m + kf_m / 8]"), 1u)
+      << together;
+  EXPECT_EQ(occurrences(together, "if (kf_q >= "), 0u) << together;
+  const std::string stored_ptx = ptx_text(together);
+  EXPECT_EQ(occurrences(stored_ptx, "st.shared"), 8u) << stored_ptx;
+  EXPECT_EQ(occurrences(stored_ptx, "st.global"), 8u) << stored_ptx;
+  // 1024 threads keep 36 KiB of one output; two outputs (72 KiB) would pass the 48 KiB a block
+  // may declare, so each thread stores its own
+  generator::CudaChoices wide_block = stores;
+  wide_block.block_threads = 1024;
+  const std::string one_output = cuda_source(pool, wide_block);
+  EXPECT_EQ(occurrences(one_output, "__shared__ float kf_st3[9216];"), 1u) << one_output;
+  const OpCase two{"dilated_pool_twice",
+                   "x",
+                   "(lambda p: (p, p * 2))(F.max_pool1d(x, 8, stride=1, padding=4, dilation=3))",
+                   {"[torch.randn(2, 4, 1000)]"}};
+  const std::string two_outputs = cuda_source(two, wide_block);
+  EXPECT_EQ(occurrences(two_outputs, "kf_st"), 0u) << two_outputs;
+  EXPECT_EQ(occurrences(two_outputs, "kf_v < 8"), 1u) << two_outputs;
+  wide_block.block_threads = 256;
+  const std::string small_block = cuda_source(two, wide_block);
+  EXPECT_EQ(occurrences(small_block, "__shared__ float kf_st"), 2u) << small_block;
 }
 
 // The choice spread: four outputs a thread, a block's width apart (o = kf_b + kf_v * 256, the

@@ -297,6 +297,11 @@ std::vector<OpCase> window_cases() {
        "(F.max_pool3d(x, 3, stride=2, padding=1, dilation=3), F.avg_pool3d(x, 3, 1, 1), "
        "F.avg_pool3d(x, 3, 2, 1, count_include_pad=False))",
        {"[torch.randn(1, 2, 9, 10, 11)]", "[torch.randn(1, 2, 6, 8, 12)]"}},
+      // one window kernel storing two outputs (the pool and its epilogue)
+      {"windows_two_outputs",
+       "x",
+       "(lambda p: (p, torch.relu(p) * 2))(F.max_pool2d(x, 3, stride=1, padding=1))",
+       {"[torch.randn(2, 3, 11, 13)]", "[torch.randn(1, 2, 8, 20)]"}},
   };
 }
 
@@ -392,10 +397,12 @@ std::string check_generated_tiled(const std::string& task_dir, const std::string
                             generator::kContractionMark, direction);
 }
 
-std::string check_generated_windows(const std::string& task_dir, int window, bool interior) {
+std::string check_generated_windows(const std::string& task_dir, int window, bool interior,
+                                    bool stores) {
   generator::CudaChoices cuda;
   cuda.window = window;
   cuda.interior = interior;
+  cuda.window_stores = stores;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             "kf_v < " + std::to_string(window));
 }

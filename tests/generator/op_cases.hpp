@@ -59,8 +59,9 @@ std::vector<OpCase> window_cases();
 std::vector<OpCase> long_window_cases();
 
 /// As check_generated, on the CUDA backend with `window` outputs a thread, which the source must
-/// then have (and the choice `interior` where asked).
-std::string check_generated_windows(const std::string& task_dir, int window, bool interior = false);
+/// then have (and the choices `interior` and `window_stores` where asked).
+std::string check_generated_windows(const std::string& task_dir, int window, bool interior = false,
+                                    bool stores = false);
 
 /// As check_generated, on the CUDA backend with `spread` outputs a thread a block's width apart,
 /// which the source must then have.

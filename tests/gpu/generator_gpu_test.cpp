@@ -73,6 +73,26 @@ TEST_P(GeneratedCudaWindowsInterior, IsCorrectWithNeighbouringOutputsInsideTheIn
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowsInterior, testing::ValuesIn(window_cases()),
                          [](const auto& info) { return info.param.name; });
 
+// Neighbouring outputs a thread stored by their warp together through shared memory (the choice
+// `window_stores`), 4 and 8 of them: the threads past the last output compute the last thread's
+// again and store nothing.
+class GeneratedCudaWindowStores : public testing::TestWithParam<std::tuple<OpCase, int>> {};
+
+TEST_P(GeneratedCudaWindowStores, IsCorrectWithTheWarpsOutputsStoredTogether) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto& [c, window] = GetParam();
+  OpCase named = c;
+  named.name += "_window_stores" + std::to_string(window);
+  EXPECT_EQ(check_generated_windows(cuda_case(named), window, false, true), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowStores,
+                         testing::Combine(testing::ValuesIn(window_cases()), testing::Values(4, 8)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
 // Outputs a block's width apart a thread (the choice `spread`), 2 and 8 of them: the last
 // block's threads past the outputs compute the last one and store nothing.
 class GeneratedCudaSpread : public testing::TestWithParam<std::tuple<OpCase, int>> {};

@@ -53,7 +53,8 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_option("--window", cuda.window,
                  "CUDA: neighbouring outputs one thread of a short-window reduction (pooling, a "
                  "depthwise convolution) computes, its windows' loads merged and issued at once; 1 "
-                 "a thread an output; 0 by rule (1; default)")
+                 "a thread an output; 0 by rule (4 where every load along the row is a 16-byte "
+                 "load of four elements, else 1; default)")
       ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   app.add_option("--spread", cuda.spread,
                  "CUDA: outputs one thread of a short-window reduction (pooling, a depthwise "
@@ -77,6 +78,9 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--no-window-vectors", no_window_vectors,
                "CUDA: window outputs (--window 2, 4, 8) load each element of their windows on its "
                "own, rather than the aligned groups of four that hold them, 16 bytes a load");
+  app.add_flag("--window-stores", cuda.window_stores,
+               "CUDA: window outputs (--window 2, 4, 8) are stored by their warp together, 32 "
+               "consecutive a store, through shared memory");
   bool no_cluster = false;
   app.add_flag("--no-cluster", no_cluster,
                "CUDA: a row too long for one block's row cache is read once a pass by one block, "
