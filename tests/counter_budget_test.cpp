@@ -2,6 +2,9 @@
 // are counted within a number of seconds, what is left, and what a count teaches about the cost.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <vector>
+
 #include "evaluation/worker/counter_budget.hpp"
 
 namespace kforge::worker {
@@ -94,12 +97,67 @@ TEST(CounterBudget, UserReplayCountsEveryKernelWhenTheCallsPassesFit) {
 TEST(CounterBudget, WithoutATraceTheBudgetPaysForKernelsOfNoTime) {
   CounterCosts costs;
   costs.user_replay = false;
-  costs.user_replay = false;
   costs.passes = 10;
   costs.pass_overhead_s = 0.1;
   EXPECT_EQ(plan_counters(json::Value(), 5, costs).count, 5);
   EXPECT_EQ(plan_counters(json::Value(), 1000, costs).count, 32);  // the counter data's ranges
   EXPECT_EQ(plan_counters(json::Value(), 0.5, costs).count, 0);
+}
+
+// Counters another profiler holds (CUPTI_ERROR_HARDWARE_BUSY) are waited for: pauses of 0.1 s
+// doubling to 1.6 s while the next try starts within 20 s of the first, on a clock that advances
+// only by the pauses and a second a try. A failure of another kind, or a success, ends the wait.
+struct BusyCounters {
+  std::chrono::steady_clock::time_point now{};
+  std::vector<int64_t> pauses_ms;
+  int tries = 0;
+  WaitClock clock() {
+    WaitClock c;
+    c.now = [this] { return now; };
+    c.sleep = [this](std::chrono::milliseconds d) {
+      pauses_ms.push_back(d.count());
+      now += d;
+    };
+    return c;
+  }
+  /// A try that takes a second and fails as busy until try `free_at` (0: never).
+  std::function<Result<json::Value>()> measure(int free_at) {
+    return [this, free_at] {
+      ++tries;
+      now += std::chrono::seconds(1);
+      if (free_at != 0 && tries >= free_at) return Result<json::Value>{json::Value(tries), {}};
+      return Result<json::Value>::failure("the range profiler could not start: busy");
+    };
+  }
+};
+
+TEST(CounterBudget, BusyCountersAreWaitedForTwentySecondsThenTheFailureSaysHowLong) {
+  BusyCounters b;
+  auto freed = waiting_while_busy(
+      b.measure(4), [] { return true; }, b.clock());
+  ASSERT_TRUE(freed) << freed.error;
+  EXPECT_EQ(freed->as_int(), 4);
+  EXPECT_EQ(b.pauses_ms, (std::vector<int64_t>{100, 200, 400}));
+
+  BusyCounters held;
+  auto failed = waiting_while_busy(
+      held.measure(0), [] { return true; }, held.clock());
+  ASSERT_FALSE(failed);
+  // tries at 0, 1.1, 2.3, 3.7, 5.5, 8.1, 10.7, 13.3, 15.9, 18.5 s: the next would start at 21.1
+  EXPECT_EQ(held.pauses_ms,
+            (std::vector<int64_t>{100, 200, 400, 800, 1600, 1600, 1600, 1600, 1600}));
+  EXPECT_EQ(held.tries, 10);
+  EXPECT_NE(failed.error.find("busy (another profiler held the GPU's counters for 19 s)"),
+            std::string::npos)
+      << failed.error;
+
+  BusyCounters other;
+  auto refused = waiting_while_busy(
+      other.measure(0), [] { return false; }, other.clock());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(other.tries, 1);
+  EXPECT_TRUE(other.pauses_ms.empty());
+  EXPECT_EQ(refused.error, "the range profiler could not start: busy");
 }
 
 }  // namespace

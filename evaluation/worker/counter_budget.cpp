@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <thread>
 
 namespace kforge::worker {
 namespace {
@@ -76,6 +77,27 @@ json::Value uncounted_kernels(const json::Value& traced, int counted) {
     out.push(std::move(k));
   }
   return out;
+}
+
+Result<json::Value> waiting_while_busy(const std::function<Result<json::Value>()>& measure,
+                                       const std::function<bool()>& busy, const WaitClock& clock) {
+  using namespace std::chrono_literals;
+  const auto began = clock.now();
+  auto pause = std::chrono::milliseconds(100);
+  for (;;) {
+    auto measured = measure();
+    if (measured || !busy()) return measured;
+    const auto waited = clock.now() - began;
+    if (waited + pause > 20s)
+      return Result<json::Value>::failure(
+          measured.error + " (another profiler held the GPU's counters for " +
+          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) + " s)");
+    if (clock.sleep)
+      clock.sleep(pause);
+    else
+      std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(1600));
+  }
 }
 
 }  // namespace kforge::worker

@@ -11,7 +11,11 @@
 // What a count cost is learned from each count this worker makes.
 #pragma once
 
+#include <chrono>
+#include <functional>
+
 #include "common/json.hpp"
+#include "common/result.hpp"
 
 namespace kforge::worker {
 
@@ -53,5 +57,22 @@ CounterPlan plan_counters(const json::Value& traced, double budget_s, const Coun
 /// [{"name", "ms"}] of the traced kernels after the first `counted`, in launch order: what the
 /// counters left.
 json::Value uncounted_kernels(const json::Value& traced, int counted);
+
+/// The clock a wait for busy counters reads and sleeps on (a test's own, advanced by its sleeps).
+struct WaitClock {
+  std::function<std::chrono::steady_clock::time_point()> now = [] {
+    return std::chrono::steady_clock::now();
+  };
+  std::function<void(std::chrono::milliseconds)> sleep;  ///< std::this_thread::sleep_for if empty
+};
+
+/// `measure` tried again while `busy()` says its failure was that another profiler held the GPU's
+/// counters (CUPTI_ERROR_HARDWARE_BUSY: Nsight Compute, or a second worker on the same GPU
+/// profiling at the same moment), 0.1 s after the first try, then twice as long each time up to
+/// 1.6 s, while the next try would start within 20 s of the first; then its failure says how long
+/// it waited. Any other result is returned as it is.
+Result<json::Value> waiting_while_busy(const std::function<Result<json::Value>()>& measure,
+                                       const std::function<bool()>& busy,
+                                       const WaitClock& clock = {});
 
 }  // namespace kforge::worker

@@ -15,8 +15,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <thread>
 
+#include "evaluation/worker/counter_budget.hpp"
 #include "evaluation/worker/kernel_counters.hpp"
 
 namespace kforge::worker {
@@ -300,36 +300,17 @@ Result<json::Value> measure_with(CUpti_ProfilerReplayMode replay, const std::fun
   return {std::move(out), {}};
 }
 
-/// `measure` tried again while another profiler holds the GPU's counters
-/// (CUPTI_ERROR_HARDWARE_BUSY: Nsight Compute, or a second worker on the same GPU profiling at the
-/// same moment, as two of the `gpu` label's tests did), 0.1 s after the first try, then twice as
-/// long each time up to 1.6 s, for 20 s in all; then its failure says how long it waited.
-Result<json::Value> waiting_for_counters(const std::function<Result<json::Value>()>& measure) {
-  using namespace std::chrono_literals;
-  const auto began = std::chrono::steady_clock::now();
-  auto pause = std::chrono::milliseconds(100);
-  for (;;) {
-    last_failure = CUPTI_SUCCESS;
-    auto measured = measure();
-    if (measured || last_failure != CUPTI_ERROR_HARDWARE_BUSY) return measured;
-    const auto waited = std::chrono::steady_clock::now() - began;
-    if (waited + pause > 20s)
-      return Result<json::Value>::failure(
-          measured.error + " (another profiler held the GPU's counters for " +
-          std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) +
-          " s)");
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::milliseconds(1600));
-  }
-}
-
 }  // namespace
 
 Result<json::Value> measure_kernel_counters(const std::function<void()>& body, int device_index,
                                             int max_kernels) {
   auto with = [&](CUpti_ProfilerReplayMode replay, int kernels) {
-    return waiting_for_counters(
-        [&] { return measure_with(replay, body, device_index, kernels); });
+    return waiting_while_busy(
+        [&] {
+          last_failure = CUPTI_SUCCESS;
+          return measure_with(replay, body, device_index, kernels);
+        },
+        [] { return last_failure == CUPTI_ERROR_HARDWARE_BUSY; });
   };
   // Once user replay has failed in this worker, kernel replay is used from then on; counters that
   // another profiler held are not user replay's failure.
