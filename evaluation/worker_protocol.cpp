@@ -7,28 +7,35 @@
 namespace kforge::evaluation {
 namespace {
 
-constexpr std::array<std::pair<Stage, std::string_view>, 21> kStageNames{{
-    {Stage::load_task, "load_task"},
-    {Stage::load_candidate, "load_candidate"},
-    {Stage::draw, "draw"},
-    {Stage::candidate, "candidate"},
-    {Stage::synchronise, "synchronise"},
-    {Stage::reference, "reference"},
-    {Stage::compare, "compare"},
-    {Stage::candidate_again, "candidate_again"},
-    {Stage::compare_again, "compare_again"},
-    {Stage::checker_reference, "checker_reference"},
-    {Stage::checker_compare, "checker_compare"},
-    {Stage::prepare_timing, "prepare_timing"},
-    {Stage::compiled_baseline, "compiled_baseline"},
-    {Stage::warm_up, "warm_up"},
-    {Stage::timing, "timing"},
-    {Stage::timed_output, "timed_output"},
-    {Stage::refilled, "refilled"},
-    {Stage::refilled_compare, "refilled_compare"},
-    {Stage::cold_timing, "cold_timing"},
-    {Stage::trace, "trace"},
-    {Stage::counters, "counters"},
+/// Each stage's name in events and records, and the group a person reads its time under
+/// (`kforge eval`'s "time:" line).
+struct StageNames {
+  Stage stage;
+  std::string_view name, group;
+};
+
+constexpr std::array<StageNames, 21> kStageNames{{
+    {Stage::load_task, "load_task", "loading"},
+    {Stage::load_candidate, "load_candidate", "loading"},
+    {Stage::draw, "draw", "checks"},
+    {Stage::candidate, "candidate", "checks"},
+    {Stage::synchronise, "synchronise", "checks"},
+    {Stage::reference, "reference", "checks"},
+    {Stage::compare, "compare", "checks"},
+    {Stage::candidate_again, "candidate_again", "checks"},
+    {Stage::compare_again, "compare_again", "checks"},
+    {Stage::checker_reference, "checker_reference", "checker"},
+    {Stage::checker_compare, "checker_compare", "checker"},
+    {Stage::prepare_timing, "prepare_timing", "timing"},
+    {Stage::compiled_baseline, "compiled_baseline", "timing"},
+    {Stage::warm_up, "warm_up", "timing"},
+    {Stage::timing, "timing", "timing"},
+    {Stage::timed_output, "timed_output", "timing"},
+    {Stage::refilled, "refilled", "timing"},
+    {Stage::refilled_compare, "refilled_compare", "timing"},
+    {Stage::cold_timing, "cold_timing", "timing"},
+    {Stage::trace, "trace", "kernel trace"},
+    {Stage::counters, "counters", "hardware counters"},
 }};
 
 enum class Placement { start, per_seed, per_config, end };
@@ -95,15 +102,21 @@ double stage_limit(Stage s, const WorkerRequest& r, std::optional<double> planne
 }  // namespace
 
 std::string_view stage_name(Stage stage) {
-  for (const auto& [s, name] : kStageNames)
-    if (s == stage) return name;
+  for (const auto& s : kStageNames)
+    if (s.stage == stage) return s.name;
   return "?";
 }
 
 std::optional<Stage> stage_named(std::string_view name) {
-  for (const auto& [s, n] : kStageNames)
-    if (n == name) return s;
+  for (const auto& s : kStageNames)
+    if (s.name == name) return s.stage;
   return std::nullopt;
+}
+
+std::string_view stage_group(Stage stage) {
+  for (const auto& s : kStageNames)
+    if (s.stage == stage) return s.group;
+  return "?";
 }
 
 json::Value step_event(Stage stage, const std::string& what, std::optional<size_t> config,
@@ -133,9 +146,9 @@ std::vector<size_t> selected_configs(const json::Value& configs, const WorkerReq
 ProtocolMonitor::ProtocolMonitor(const WorkerRequest& request, std::vector<size_t> selected)
     : request_(request), selected_(std::move(selected)), last_{-2} {
   double per_seed = 0, per_config = 0, start = 0, end = 0;
-  for (const auto& [stage, name] : kStageNames) {
-    const double limit = stage_limit(stage, request_, std::nullopt);
-    switch (placement_of(stage)) {
+  for (const auto& s : kStageNames) {
+    const double limit = stage_limit(s.stage, request_, std::nullopt);
+    switch (placement_of(s.stage)) {
       case Placement::start:
         start += limit;
         break;

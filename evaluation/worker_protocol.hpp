@@ -45,6 +45,9 @@ enum class Stage {
 
 std::string_view stage_name(Stage stage);
 std::optional<Stage> stage_named(std::string_view name);
+/// The group a person reads the stage's time under: "loading", "checks", "checker", "timing",
+/// "kernel trace" or "hardware counters".
+std::string_view stage_group(Stage stage);
 
 /// The step event a worker sends as `stage` starts: `what` is for people; `config` and `seed`
 /// place it; `planned_s`, for timing, lets the supervisor shorten (never lengthen) the stage.

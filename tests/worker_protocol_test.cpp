@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "evaluation/hashing.hpp"
 #include "evaluation/worker_client.hpp"
@@ -50,6 +51,24 @@ TEST(WorkerProtocol, AStageTakesTheSupervisorsLimitWhateverTheWorkerClaims) {
   ProtocolMonitor planned(request_with(5, 1), {0});
   EXPECT_EQ(planned.accept(step_event(Stage::timing, "timing", 0, std::nullopt, 2)), "");
   EXPECT_LT(planned.stage_limit_s(), cap);
+}
+
+// Every stage has a name its events carry, read back to the same stage, and a group `kforge
+// eval`'s time line shows it under (the checker's own comparison under "checker", not checks).
+TEST(WorkerProtocol, EveryStageHasANameReadBackAndAGroup) {
+  const std::set<std::string_view> groups{"loading", "checks",       "checker",
+                                          "timing",  "kernel trace", "hardware counters"};
+  for (int i = static_cast<int>(Stage::load_task); i <= static_cast<int>(Stage::counters); ++i) {
+    const auto stage = static_cast<Stage>(i);
+    const auto name = evaluation::stage_name(stage);
+    EXPECT_NE(name, "?") << i;
+    EXPECT_EQ(evaluation::stage_named(name), stage) << name;
+    EXPECT_TRUE(groups.count(evaluation::stage_group(stage))) << name;
+  }
+  EXPECT_EQ(evaluation::stage_group(Stage::checker_compare), "checker");
+  EXPECT_EQ(evaluation::stage_group(Stage::compare_again), "checks");
+  EXPECT_EQ(evaluation::stage_group(Stage::refilled), "timing");
+  EXPECT_FALSE(evaluation::stage_named("start"));  // the supervisor's own, before any step
 }
 
 TEST(WorkerProtocol, StepsOnlyMoveForwardOverTheConfigsAndSeedsRequested) {

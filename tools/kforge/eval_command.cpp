@@ -27,6 +27,7 @@
 #include "evaluation/source_check.hpp"
 #include "evaluation/task_export.hpp"
 #include "evaluation/worker_client.hpp"
+#include "evaluation/worker_protocol.hpp"
 #include "evaluation/worker_report.hpp"
 #include "evaluation/worker_request.hpp"
 #include "tools/kforge/command_line.hpp"
@@ -39,33 +40,18 @@ namespace {
 // Where an evaluation's time went, from the supervisor's clock per stage, grouped as a person
 // reads it: "114.2 s: checks 39.8 s, timing 34.9 s, checker 21.0 s, ...", largest first.
 std::string describe_stage_seconds(const json::Value& stages) {
-  const std::map<std::string, std::string> group = {{"draw", "checks"},
-                                                    {"candidate", "checks"},
-                                                    {"synchronise", "checks"},
-                                                    {"reference", "checks"},
-                                                    {"candidate_again", "checks"},
-                                                    {"prepare_timing", "timing"},
-                                                    {"compare", "checks"},
-                                                    {"compare_again", "checks"},
-                                                    {"refilled", "timing"},
-                                                    {"refilled_compare", "timing"},
-                                                    {"compiled_baseline", "timing"},
-                                                    {"warm_up", "timing"},
-                                                    {"timing", "timing"},
-                                                    {"timed_output", "timing"},
-                                                    {"cold_timing", "timing"},
-                                                    {"trace", "kernel trace"},
-                                                    {"counters", "hardware counters"},
-                                                    {"load_task", "loading"},
-                                                    {"load_candidate", "loading"},
-                                                    {"start", "loading"},
-                                                    {"worker_start", "worker start"},
-                                                    {"checker", "checker"}};
+  // the worker's stages by their group, the supervisor's own by their name
+  const auto group = [](const std::string& name) -> std::string {
+    if (auto stage = evaluation::stage_named(name))
+      return std::string(evaluation::stage_group(*stage));
+    if (name == "start") return "loading";
+    if (name == "worker_start") return "worker start";
+    return name;
+  };
   std::map<std::string, double> seconds;
   double total = 0;
   for (const auto& [stage, t] : stages.as_object()) {
-    auto it = group.find(stage);
-    seconds[it == group.end() ? stage : it->second] += t.as_number();
+    seconds[group(stage)] += t.as_number();
     total += t.as_number();
   }
   std::vector<std::pair<double, std::string>> sorted;
