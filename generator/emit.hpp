@@ -88,6 +88,17 @@ struct CudaChoices {
   /// 85), 0.6% slower on 84, 23-30% slower on the 1-D pools 41 and 44 (BENCHMARKS.md, issue 36's
   /// twenty-second step); the proposer tries it (`window_stores`).
   bool window_stores = false;
+  /// Rows of window outputs a thread computes (1, 2, 4): with `window` outputs along the last
+  /// dimension, the same outputs of `window_rows` consecutive rows of the last dimension before it
+  /// with more than one index (a 2-D pool's or depthwise convolution's output rows, in one plane;
+  /// a 1-D pool's channels), so that the input rows that
+  /// neighbouring output rows' windows share are loaded once (window_vectors: 16 bytes a load, up
+  /// to 32 of them a thread); the last group of a plane computes the rows past its end again and
+  /// stores nothing. Not with `window_stores` or `interior`. 0 by rule: 2 at 4 outputs a row
+  /// where the windows check their rows' borders (a padded 2-D pool) and their loads are all
+  /// vector loads, else 1 (generator/emit_cuda.cpp, window_rows: on an H200 1.52x on
+  /// 42_Max_Pooling_2D; on unpadded depthwise convolutions 2 rows were within 5 %, 4 slower).
+  int window_rows = 0;
   /// Outputs one thread of a short-window reduction (pooling, a depthwise convolution) computes a
   /// block's width apart (1, 2, 4, 8), each load behind its border check as with one output a
   /// thread, so that a thread has `spread` windows' loads in flight while a warp's loads stay as

@@ -201,6 +201,15 @@ int64_t window_nest(const Kernel& k) {
   return t > 0 && e > 1 ? e : 0;
 }
 
+/// The outer dimension whose consecutive indices are the rows of window outputs (rows over 1):
+/// the last before the last one that has more than one (a 1-D pool's channels: it is a 2-D pool
+/// of rows of 1); none where there is none.
+std::optional<size_t> row_dimension(const std::vector<int64_t>& outer) {
+  for (size_t d = outer.size() - 1; d-- > 0;)
+    if (outer[d] > 1) return d;
+  return std::nullopt;
+}
+
 /// Whether `k` reduces windows of its input: every load that reads r reads it inside a quotient
 /// or remainder (the window's rows apart), none along r as one run of memory (a row; a norm's
 /// channels and pixels).
@@ -307,6 +316,24 @@ struct CudaKernel {
   /// dimensions) and kf_j (window_index), every where evaluates both sides and every load that
   /// may leave its buffer is clamped into it (eager_text).
   int window = 1;
+  /// Rows of window outputs a thread computes (CudaChoices::window_rows): the second last outer
+  /// dimension at kf_h = kf_rg * rows + kf_rw (window_index), kf_rw a constant once its loop is
+  /// unrolled as kf_v is; 1 for one row, the outer dimensions before the last at kf_q.
+  int rows = 1;
+  /// A window outputs' index term that reads kf_h (rows over 1): its thread's part (kf_rg's) and
+  /// the constant part (kf_rw's) apart, where it is kf_h times a stride; none otherwise.
+  struct RowSplit {
+    std::string thread;
+    IndexPtr own;
+    int64_t stride = 0;
+  };
+  std::optional<RowSplit> row_split(const Index& t) const {
+    if (rows <= 1 || !ix::reads(t, "kf_h")) return std::nullopt;
+    const auto a = ix::along(t, "kf_h");
+    if (!a || !a->rest.empty()) return std::nullopt;
+    return RowSplit{"kf_rg * " + n(a->stride * rows), ix::mul(ix::named("kf_rw", rows), a->stride),
+                    a->stride * rows};
+  }
   /// Window outputs' loads of a float buffer at the thread's part of the offset (a multiple of
   /// four elements) plus constants once the loops over the outputs and the window are unrolled
   /// (CudaChoices::window_vectors): the thread loads the aligned groups of four elements that
@@ -330,8 +357,11 @@ struct CudaKernel {
   bool vectors_whole() const {
     return !vector_buffers().empty() && scalar_window_loads == 0 && vectors_planned;
   }
-  /// The most elements a thread's vector loads hold (registers): 16 groups of four.
+  /// The most elements a thread's vector loads hold (registers): 16 groups of four, twice that
+  /// for several rows a thread (their windows' rows shared: 42_Max_Pooling_2D's 4 x 4 windows at
+  /// 4 outputs a row need 3 groups a row, 7 rows for 4 rows of outputs).
   static constexpr size_t kVectorQuads = 16;
+  size_t vector_quads() const { return rows > 1 ? 2 * kVectorQuads : kVectorQuads; }
   /// Outputs a thread computes a block's width apart (CudaChoices::spread), o = kf_b + kf_v *
   /// threads, clamped to the last output where past it (`live` false: that output computed and
   /// stored again, the same value; store_guard); each load behind its border check, as for one
@@ -512,7 +542,14 @@ struct CudaKernel {
     if (!split) return i.text;
     std::string thread = "kf_c * " + n(split->stride * window);
     std::string own = split->stride == 1 ? "kf_v" : "kf_v * " + n(split->stride);
-    for (const auto& t : split->rest) (ix::reads(*t, "r") ? own : thread) += " + " + t->text;
+    for (const auto& t : split->rest) {
+      if (auto row = row_split(*t)) {
+        thread += " + " + row->thread;
+        own += " + " + row->own->text;
+      } else {
+        (ix::reads(*t, "r") || ix::reads(*t, "kf_h") ? own : thread) += " + " + t->text;
+      }
+    }
     return "((" + thread + ") + (" + own + "))";
   }
 
@@ -537,7 +574,13 @@ struct CudaKernel {
     int64_t aligned = split->stride * window;
     std::vector<IndexPtr> own;
     for (const auto& t : split->rest) {
-      if (ix::reads(*t, "r") || t->kind == Index::Kind::constant) {
+      if (auto row = row_split(*t)) {
+        thread += " + " + row->thread;
+        aligned = std::gcd(aligned, row->stride);
+        own.push_back(row->own);
+      } else if (ix::reads(*t, "kf_h")) {
+        return std::nullopt;
+      } else if (ix::reads(*t, "r") || t->kind == Index::Kind::constant) {
         own.push_back(t);
       } else {
         thread += " + " + t->text;
@@ -547,15 +590,17 @@ struct CudaKernel {
     if (aligned % 4 != 0) return std::nullopt;
     std::set<int64_t> offsets;
     const int64_t r_end = numel(k.inner_shape());
-    for (int64_t v = 0; v < window; ++v) {
-      for (int64_t r = 0; r < r_end; ++r) {
-        int64_t at = v * split->stride;
-        for (const auto& t : own) {
-          const auto value = ix::value_at(*t, {{"r", r}});
-          if (!value) return std::nullopt;
-          at += *value;
+    for (int64_t u = 0; u < rows; ++u) {
+      for (int64_t v = 0; v < window; ++v) {
+        for (int64_t r = 0; r < r_end; ++r) {
+          int64_t at = v * split->stride;
+          for (const auto& t : own) {
+            const auto value = ix::value_at(*t, {{"r", r}, {"kf_rw", u}});
+            if (!value) return std::nullopt;
+            at += *value;
+          }
+          offsets.insert(at);
         }
-        offsets.insert(at);
       }
     }
     auto group = std::find_if(vector_loads.begin(), vector_loads.end(), [&](const VectorLoads& g) {
@@ -581,7 +626,7 @@ struct CudaKernel {
     for (auto& g : vector_loads) {
       std::set<int64_t> firsts;
       for (int64_t o : g.offsets) firsts.insert(o - ((o % 4) + 4) % 4);
-      if (quads + firsts.size() > kVectorQuads) continue;
+      if (quads + firsts.size() > vector_quads()) continue;
       quads += firsts.size();
       g.quads.assign(firsts.begin(), firsts.end());
     }
@@ -1329,8 +1374,12 @@ struct CudaKernel {
         "  __shared__ int64_t kf_shared_i[32];\n"
         "  __shared__ int64_t kf_shared_j[32];\n";
     if (window > 1) {
-      const int64_t last = k.outer_shape().back(), rows = outer / last;
+      const int64_t last = k.outer_shape().back(), lines = outer / last;
       const int64_t chunks = (last + window - 1) / window;
+      // rows over 1: a thread's rows, `rows` of the `height` of a plane (the last group's past
+      // its end computed again, stored by none)
+      const int64_t height = rows > 1 ? k.outer_shape()[*row_dimension(k.outer_shape())] : 1;
+      const int64_t groups = (height + rows - 1) / rows, planes = lines / height;
       if (window_vectors) {
         const std::string kept = out;
         emit_stages();
@@ -1346,25 +1395,37 @@ struct CudaKernel {
                  c_type(p.buffers[static_cast<size_t>(s->buffer)].dtype) + " kf_st" +
                  std::to_string(s->buffer) + "[" + n(int64_t{threads} * (window + 1)) + "];\n";
         out += "  const int64_t kf_t = kf_min_i64(static_cast<int64_t>(blockIdx.x) * " +
-               n(threads) + " + threadIdx.x, " + n(rows * chunks - 1) + ");\n";
+               n(threads) + " + threadIdx.x, " + n(lines * chunks - 1) + ");\n";
       } else {
         out += "  const int64_t kf_t = static_cast<int64_t>(blockIdx.x) * " + n(threads) +
                " + threadIdx.x;\n";
       }
-      out += "  const int64_t kf_q = kf_t / " + n(chunks) + ";\n  const int64_t kf_c = kf_t % " +
-             n(chunks) + ";\n" + (stores ? "" : "  if (kf_q >= " + n(rows) + ") return;\n") +
-             "  const int lane = 0;\n";
+      if (rows > 1) {
+        out += "  const int64_t kf_c = kf_t % " + n(chunks) +
+               ";\n  const int64_t kf_rg = (kf_t / " + n(chunks) + ") % " + n(groups) +
+               ";\n  const int64_t kf_z = kf_t / " + n(chunks * groups) +
+               ";\n  if (kf_z >= " + n(planes) + ") return;\n";
+      } else {
+        out += "  const int64_t kf_q = kf_t / " + n(chunks) + ";\n  const int64_t kf_c = kf_t % " +
+               n(chunks) + ";\n" + (stores ? "" : "  if (kf_q >= " + n(lines) + ") return;\n");
+      }
+      out += "  const int lane = 0;\n";
       emit_vector_loads();
       // The thread's outputs, each load's border check kept (or, `stripped`, without them).
       auto outputs = [&](bool stripped) {
         const std::string kept = out;
-        out = "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) +
-              "; ++kf_v) {\n  const int64_t kf_j = kf_c * " + n(window) +
-              " + kf_v;\n  const bool live = kf_j < " + n(last) + ";\n";
+        out = rows > 1
+                  ? "#pragma unroll\n  for (int kf_rw = 0; kf_rw < " + n(rows) +
+                        "; ++kf_rw) {\n  const int64_t kf_h = kf_rg * " + n(rows) + " + kf_rw;\n"
+                  : "";
+        out += "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) +
+               "; ++kf_v) {\n  const int64_t kf_j = kf_c * " + n(window) +
+               " + kf_v;\n  const bool live = kf_j < " + n(last) +
+               (rows > 1 ? " && kf_h < " + n(height) : "") + ";\n";
         strip_borders = stripped;
         emit_stages();
         strip_borders = false;
-        std::string loop = out + "  }\n";
+        std::string loop = out + (rows > 1 ? "  }\n  }\n" : "  }\n");
         out = kept;
         return loop;
       };
@@ -1381,9 +1442,9 @@ struct CudaKernel {
         out += checked;
       else
         out += "  if " + condition + " {\n" + inside + "  } else {\n" + checked + "  }\n";
-      if (stores) emit_window_stores(chunks, rows, last);
+      if (stores) emit_window_stores(chunks, lines, last);
       out += "}\n\n";
-      return (rows * chunks + threads - 1) / threads;
+      return (planes * groups * chunks + threads - 1) / threads;
     }
     if (spread > 1) {
       const int64_t per = int64_t{threads} * spread;
@@ -1456,13 +1517,17 @@ struct CudaKernel {
 };
 
 /// The outer index of window outputs: the last outer dimension at kf_j, the others the digits of
-/// kf_q.
-std::vector<IndexPtr> window_index(const Kernel& k) {
-  auto shape = k.outer_shape();
-  const int64_t last = shape.back();
-  shape.pop_back();
-  auto out = ix::delinear(ix::named("kf_q", numel(shape)), shape);
-  out.push_back(ix::named("kf_j", last));
+/// kf_q; with several rows a thread (`rows` over 1), the row_dimension at kf_h, those before it
+/// the digits of kf_z (those after it, between it and the last, have one index).
+std::vector<IndexPtr> window_index(const Kernel& k, int rows = 1) {
+  const auto outer = k.outer_shape();
+  const size_t row = rows > 1 ? *row_dimension(outer) : outer.size() - 1;
+  const std::vector<int64_t> planes(outer.begin(),
+                                    outer.begin() + static_cast<std::ptrdiff_t>(row));
+  auto out = ix::delinear(ix::named(rows > 1 ? "kf_z" : "kf_q", numel(planes)), planes);
+  if (rows > 1) out.push_back(ix::named("kf_h", outer[row]));
+  while (out.size() + 1 < outer.size()) out.push_back(ix::constant(0));
+  out.push_back(ix::named("kf_j", outer.back()));
   return out;
 }
 
@@ -1541,6 +1606,49 @@ int window_rule(const Program& p, const Kernel& k, const CudaChoices& c) {
   return probe.vectors_whole() ? kRule : 1;
 }
 
+/// Whether a kernel at window_index with rows checks its windows' rows against their input's
+/// borders (a padded pool's windows: an index value that reads kf_h).
+bool checks_rows(const Kernel& moved) {
+  std::function<bool(const ExprPtr&)> reads = [&](const ExprPtr& e) {
+    if (e->kind == Expr::Kind::index && ix::reads(*e->index, "kf_h")) return true;
+    return std::any_of(e->args.begin(), e->args.end(), reads);
+  };
+  return std::any_of(moved.stages.begin(), moved.stages.end(),
+                     [&](const Stage& s) { return s.value && reads(s.value); });
+}
+
+/// Rows of window outputs a thread of kernel `k` computes (CudaChoices::window_rows), with
+/// `window` outputs a row: the choice, halved while over the rows of a plane (row_dimension's
+/// extent); 1 where the outputs have no such dimension. By rule 2 at 4 outputs a row where the
+/// windows check their rows' borders (padding) and every load of the two rows' windows is a
+/// register of the thread's vector loads, else 1 (also where `interior` or `window_stores`,
+/// which rows exclude, is chosen). On an H200 (BENCHMARKS.md, issue 36's
+/// twenty-third step) 2 rows took 42_Max_Pooling_2D (4 x 4 windows padded by 1, issue-bound: SM
+/// 93 %) from 2.18 to 1.44 ms (DRAM 41 -> 62 %), 4 rows to 1.68; on the unpadded depthwise
+/// convolutions 82-85 2 rows were 2.5-4.6 % slower on three, 4.6 % faster on one, 4 rows slower on
+/// all four.
+int window_rows(const Program& p, const Kernel& k, const CudaChoices& c, int window) {
+  const auto outer = k.outer_shape();
+  if (window <= 1 || c.window_rows == 1 || outer.empty() || !row_dimension(outer) ||
+      outer[*row_dimension(outer)] < 2)
+    return 1;
+  if (c.window_rows == 0) {
+    if (window != 4 || !c.window_vectors || c.interior || c.window_stores) return 1;
+    const Kernel moved = at_outer_index(p, k, window_index(k, 2));
+    if (!checks_rows(moved)) return 1;
+    CudaKernel probe{p, moved, c.block_threads, 1, c.elements, c.unroll, ""};
+    probe.window = window;
+    probe.rows = 2;
+    probe.window_vectors = true;
+    probe.group = pick_group(k, c);
+    probe.emit("kf_probe");
+    return probe.vectors_whole() ? 2 : 1;
+  }
+  int v = c.window_rows;
+  while (v > 1 && v > outer[*row_dimension(outer)]) v /= 2;
+  return v;
+}
+
 /// Blocks a kernel keeps where the rule of `spread` gives its threads several outputs: 132 SMs of
 /// an H100 or H200 (8 blocks of 256 threads each at once) filled once.
 constexpr int64_t kSpreadBlocks = 1024;
@@ -1589,20 +1697,22 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       continue;
     }
     const int window = window_rule(*in.program, k, choices);
+    const int rows = window_rows(*in.program, k, choices, window);
     const int spread = window > 1 ? 1 : spread_outputs(k, choices);
     const int64_t nest = window == 1 ? long_window_nest(k, choices) : 0;
     std::optional<Kernel> moved;
-    if (window > 1) moved = at_outer_index(*in.program, k, window_index(k));
+    if (window > 1) moved = at_outer_index(*in.program, k, window_index(k, rows));
     if (nest > 0) moved = at_inner_index(*in.program, k, nested_index(k, nest));
     auto kernel = [&](const CudaChoices& ch) {
       CudaKernel c{*in.program, moved ? *moved : k, ch.block_threads, 1, ch.elements, ch.unroll,
                    ""};
       c.window = window;
+      c.rows = rows;
       c.spread = spread;
       c.nest = nest;
-      c.interior = ch.interior;
+      c.interior = ch.interior && rows == 1;
       c.window_vectors = ch.window_vectors;
-      c.window_stores = ch.window_stores;
+      c.window_stores = ch.window_stores && rows == 1;
       if (c.window_stores && !c.window_stores_fit()) c.window_stores = false;
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;

@@ -683,6 +683,68 @@ TEST(GeneratedCudaSource, NeighbouringWindowsLoadWhatTheyShareOnce) {
   EXPECT_EQ(occurrences(small_block, "__shared__ float kf_st"), 2u) << small_block;
 }
 
+// The choice window_rows: KernelBench's 42_Max_Pooling_2D at a smaller size (4 x 4 windows,
+// stride 1, padded by 1; 63 x 63 outputs of 64 x 64 planes). Four outputs a row a thread read 3
+// groups of four in each of their windows' 4 input rows: 12 loads of 16 bytes for 4 outputs. Four
+// rows of them read the 7 input rows their windows cover once, 21 loads for 16 outputs, each a
+// constant register once the loops are unrolled (PTX counted here, without a GPU; the `gpu` label
+// checks the values); the last group of a plane (rows 60 to 63) computes row 63 and stores it
+// not. By rule 2 rows where the windows check their rows' borders (padding), none for unpadded
+// windows; rows ask for window outputs: by rule there is one a thread where the rows are not
+// 16-byte aligned, and rows change nothing.
+TEST(GeneratedCudaSource, RowsOfWindowOutputsLoadTheInputRowsTheyShareOnce) {
+  if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
+  const OpCase pool{
+      "rows_pool", "x", "F.max_pool2d(x, 4, stride=1, padding=1)", {"[torch.randn(2, 4, 64, 64)]"}};
+  generator::CudaChoices one, four, stores;
+  one.window = 4;
+  one.window_rows = 1;
+  four.window = 4;
+  four.window_rows = 4;
+  const std::string single = cuda_source(pool, one), rows = cuda_source(pool, four);
+  EXPECT_EQ(occurrences(ptx_text(single), "ld.global.nc.v4.f32"), 12u) << single;
+  const std::string rows_ptx = ptx_text(rows);
+  EXPECT_EQ(occurrences(rows_ptx, "ld.global"), 21u) << rows;
+  EXPECT_EQ(occurrences(rows_ptx, "ld.global.nc.v4.f32"), 21u) << rows;
+  EXPECT_EQ(occurrences(rows_ptx, ".local"), 0u) << rows_ptx;  // the registers stay registers
+  EXPECT_EQ(occurrences(rows_ptx, "st.global"), 16u) << rows_ptx;
+  EXPECT_EQ(occurrences(rows, "const int64_t kf_h = kf_rg * 4 + kf_rw;"), 1u) << rows;
+  EXPECT_EQ(occurrences(rows, "const bool live = kf_j < 63 && kf_h < 63;"), 1u) << rows;
+  // the thread's part: 4 outputs of a row, 4 rows of 64 elements, a plane of 4096
+  EXPECT_EQ(occurrences(rows,
+                        "kf_load4(kf_w0 + 80, b0, (kf_c * 4 + kf_rg * 256 + (kf_z * "
+                        "4096)) + 324, 32768);"),
+            1u)
+      << rows;
+  // 16 threads a row of 63 outputs, 16 groups of the 63 rows, 2 x 4 planes: 2048 threads
+  EXPECT_EQ(occurrences(rows, "<<<8, 256, 0, stream>>>"), 1u) << rows;
+  // neither with the warp's stores nor with the interior walk; nothing without window outputs
+  stores = four;
+  stores.window_stores = true;
+  stores.interior = true;
+  const std::string plain = cuda_source(pool, stores);
+  EXPECT_EQ(occurrences(plain, "kf_st"), 0u) << plain;
+  EXPECT_EQ(occurrences(plain, "else if (live)"), 0u) << plain;
+  EXPECT_EQ(occurrences(plain, "kf_rw < 4"), 1u) << plain;
+  const OpCase odd{"rows_pool_odd",
+                   "x",
+                   "F.max_pool2d(x, 4, stride=1, padding=1)",
+                   {"[torch.randn(2, 4, 9, 30)]"}};
+  generator::CudaChoices rows_alone;
+  rows_alone.window_rows = 4;
+  EXPECT_EQ(cuda_source(odd, rows_alone), cuda_source(odd));
+  // the rule: 2 rows of the padded pool (5 input rows of 3 groups), 1 where asked or unpadded
+  const std::string by_rule = cuda_source(pool);
+  EXPECT_EQ(occurrences(by_rule, "kf_rw < 2"), 1u) << by_rule;
+  EXPECT_EQ(occurrences(by_rule, "kf_load4(kf_w0 + "), 15u) << by_rule;
+  EXPECT_EQ(occurrences(single, "kf_rw"), 0u) << single;
+  const OpCase unpadded{
+      "rows_pool_unpadded", "x", "F.max_pool2d(x, 3, stride=1)", {"[torch.randn(2, 4, 64, 64)]"}};
+  const std::string unpadded_source = cuda_source(unpadded);
+  EXPECT_EQ(occurrences(unpadded_source, "kf_rw"), 0u) << unpadded_source;
+  EXPECT_EQ(occurrences(unpadded_source, "kf_v < 4"), 1u) << unpadded_source;
+}
+
 // The choice spread: four outputs a thread, a block's width apart (o = kf_b + kf_v * 256, the
 // last block's threads past the outputs clamped to the last one, whose value they store as its
 // own thread does), each load behind its border check (not clamped into the buffer as window

@@ -398,13 +398,14 @@ std::string check_generated_tiled(const std::string& task_dir, const std::string
 }
 
 std::string check_generated_windows(const std::string& task_dir, int window, bool interior,
-                                    bool stores) {
+                                    bool stores, int rows) {
   generator::CudaChoices cuda;
   cuda.window = window;
   cuda.interior = interior;
   cuda.window_stores = stores;
+  cuda.window_rows = rows;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
-                            "kf_v < " + std::to_string(window));
+                            rows > 1 ? "kf_rw < " : "kf_v < " + std::to_string(window));
 }
 
 std::string check_generated_spread(const std::string& task_dir, int spread) {

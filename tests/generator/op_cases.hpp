@@ -59,9 +59,10 @@ std::vector<OpCase> window_cases();
 std::vector<OpCase> long_window_cases();
 
 /// As check_generated, on the CUDA backend with `window` outputs a thread, which the source must
-/// then have (and the choices `interior` and `window_stores` where asked).
+/// then have (and the choices `interior` and `window_stores` where asked; with `rows` over 1,
+/// rows of them a thread, which the source must have instead).
 std::string check_generated_windows(const std::string& task_dir, int window, bool interior = false,
-                                    bool stores = false);
+                                    bool stores = false, int rows = 1);
 
 /// As check_generated, on the CUDA backend with `spread` outputs a thread a block's width apart,
 /// which the source must then have.

@@ -93,6 +93,26 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowStores,
                                   std::to_string(std::get<1>(info.param));
                          });
 
+// Rows of window outputs a thread (the choice `window_rows`), 2 and 4 of them at 4 outputs a row:
+// the last group of a plane computes the rows past its end and stores none; rows not 16-byte
+// aligned take scalar loads.
+class GeneratedCudaWindowRows : public testing::TestWithParam<std::tuple<OpCase, int>> {};
+
+TEST_P(GeneratedCudaWindowRows, IsCorrectWithRowsOfOutputsAThread) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto& [c, rows] = GetParam();
+  OpCase named = c;
+  named.name += "_window_rows" + std::to_string(rows);
+  EXPECT_EQ(check_generated_windows(cuda_case(named), 4, false, false, rows), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowRows,
+                         testing::Combine(testing::ValuesIn(window_cases()), testing::Values(2, 4)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
 // Outputs a block's width apart a thread (the choice `spread`), 2 and 8 of them: the last
 // block's threads past the outputs compute the last one and store nothing.
 class GeneratedCudaSpread : public testing::TestWithParam<std::tuple<OpCase, int>> {};

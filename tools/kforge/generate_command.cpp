@@ -81,6 +81,13 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--window-stores", cuda.window_stores,
                "CUDA: window outputs (--window 2, 4, 8) are stored by their warp together, 32 "
                "consecutive a store, through shared memory");
+  app.add_option("--window-rows", cuda.window_rows,
+                 "CUDA: rows of window outputs (--window 2, 4, 8) a thread computes, the output "
+                 "rows before the last dimension's in one plane (a 2-D pool's), so that the input "
+                 "rows their windows share are loaded once; not with --window-stores or "
+                 "--interior; 0 by rule (2 at 4 outputs a row where the windows are padded along "
+                 "the rows and every load is a 16-byte load, else 1; default)")
+      ->check(CLI::IsMember({0, 1, 2, 4}));
   bool no_cluster = false;
   app.add_flag("--no-cluster", no_cluster,
                "CUDA: a row too long for one block's row cache is read once a pass by one block, "
