@@ -943,6 +943,38 @@ TEST(GeneratedCudaSource, TheRowCacheHoldsWhatThePassesPrintWhileTheirCodeIsShor
   EXPECT_EQ(occurrences(heavy, "kf_c0"), 0u) << heavy;
 }
 
+// The row cache computes its values before any condition, so it holds no load that only a
+// condition's pick evaluates where that load may lie outside its buffer: a softmax over a padded
+// row reads x at -1 for the first element, which the pad's select never picks (loaded ahead of
+// it, before the buffer's start, the fault KernelBench's 92_cumsum_exclusive met in a pointwise
+// kernel's loads). The select as a whole is what the cache holds; the second pad's select (by
+// 1.0), in the output's pass alone, reads the same load, which the passes share but the cache
+// must not hold (it did before 111abb4).
+TEST(GeneratedCudaSource, TheRowCacheHoldsNoLoadThatAConditionGuards) {
+  const std::string source = cuda_source({"softmax_padded",
+                                          "x",
+                                          "torch.softmax(F.pad(x, (1, 1)), dim=1) * "
+                                          "F.pad(x, (1, 1), value=1.0)",
+                                          {"[torch.randn(64, 1000)]"}});
+  ASSERT_GE(occurrences(source, "kf_c0["), 2u) << source;  // the row is cached
+  std::istringstream lines(source);
+  size_t cached = 0;
+  for (std::string line; std::getline(lines, line);) {
+    // a register the cache fills: kf_c<i>[kf_j] = ...
+    const size_t at = line.find_first_not_of(' ');
+    if (at == std::string::npos || line.compare(at, 4, "kf_c") != 0 ||
+        line.find("[kf_j] = ") == std::string::npos)
+      continue;
+    ++cached;
+    // the padded load (offset -1 from the element) only behind the select's condition
+    const size_t load = line.find("b0[((-1) + ");
+    if (load != std::string::npos) {
+      EXPECT_NE(line.rfind(" ? ", load), std::string::npos) << line;
+    }
+  }
+  EXPECT_GE(cached, 1u) << source;
+}
+
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   const auto marks = [](const std::string& source) {
     return occurrences(source, generator::kContractionMark);
