@@ -320,19 +320,43 @@ struct CudaKernel {
   /// dimension at kf_h = kf_rg * rows + kf_rw (window_index), kf_rw a constant once its loop is
   /// unrolled as kf_v is; 1 for one row, the outer dimensions before the last at kf_q.
   int rows = 1;
-  /// A window outputs' index term that reads kf_h (rows over 1): its thread's part (kf_rg's) and
-  /// the constant part (kf_rw's) apart, where it is kf_h times a stride; none otherwise.
-  struct RowSplit {
-    std::string thread;
-    IndexPtr own;
-    int64_t stride = 0;
+  /// A window outputs' index as the thread's part and the parts each output and element of the
+  /// window add (constants once the loops over them are unrolled): kf_j's term split into kf_c *
+  /// window and kf_v, kf_h's (rows over 1) into kf_rg * rows and kf_rw, each term that reads r the
+  /// window's; none where the index does not read kf_j as one term of its sum.
+  struct WindowSplit {
+    int64_t stride = 0;           ///< kf_j's
+    std::string thread;           ///< the thread's part: kf_c's, kf_rg's and the outer terms
+    std::string with_constants;   ///< `thread` and the constant terms, in the sum's order
+    int64_t aligned = 0;          ///< a number the thread's part is a multiple of
+    std::vector<IndexPtr> own{};  ///< kf_rw's, r's and the constant terms, in the sum's order
+    bool rows_apart = true;  ///< false: a term reads kf_h otherwise than as kf_h times a stride
   };
-  std::optional<RowSplit> row_split(const Index& t) const {
-    if (rows <= 1 || !ix::reads(t, "kf_h")) return std::nullopt;
-    const auto a = ix::along(t, "kf_h");
-    if (!a || !a->rest.empty()) return std::nullopt;
-    return RowSplit{"kf_rg * " + n(a->stride * rows), ix::mul(ix::named("kf_rw", rows), a->stride),
-                    a->stride * rows};
+  std::optional<WindowSplit> split_window(const Index& i) const {
+    const auto split = ix::along(i, "kf_j");
+    if (!split) return std::nullopt;
+    const std::string first = "kf_c * " + n(split->stride * window);
+    WindowSplit w{split->stride, first, first, split->stride * window};
+    for (const auto& t : split->rest) {
+      const auto row = rows > 1 ? ix::along(*t, "kf_h") : std::nullopt;
+      if (t->kind == Index::Kind::constant) w.with_constants += " + " + t->text;
+      if (row && row->rest.empty()) {
+        w.thread += " + kf_rg * " + n(row->stride * rows);
+        w.with_constants += " + kf_rg * " + n(row->stride * rows);
+        w.aligned = std::gcd(w.aligned, row->stride * rows);
+        w.own.push_back(ix::mul(ix::named("kf_rw", rows), row->stride));
+      } else if (ix::reads(*t, "kf_h")) {
+        w.rows_apart = false;
+        w.own.push_back(t);
+      } else if (ix::reads(*t, "r") || t->kind == Index::Kind::constant) {
+        w.own.push_back(t);
+      } else {
+        w.thread += " + " + t->text;
+        w.with_constants += " + " + t->text;
+        w.aligned = std::gcd(w.aligned, ix::factor_of(*t));
+      }
+    }
+    return w;
   }
   /// Window outputs' loads of a float buffer at the thread's part of the offset (a multiple of
   /// four elements) plus constants once the loops over the outputs and the window are unrolled
@@ -538,19 +562,12 @@ struct CudaKernel {
   /// unrolled, as the window's r is), so that the offsets that neighbouring windows share are
   /// the same thread's part plus the same constant, which the compiler computes and loads once.
   std::string window_offset(const Index& i) const {
-    const auto split = ix::along(i, "kf_j");
+    const auto split = split_window(i);
     if (!split) return i.text;
-    std::string thread = "kf_c * " + n(split->stride * window);
     std::string own = split->stride == 1 ? "kf_v" : "kf_v * " + n(split->stride);
-    for (const auto& t : split->rest) {
-      if (auto row = row_split(*t)) {
-        thread += " + " + row->thread;
-        own += " + " + row->own->text;
-      } else {
-        (ix::reads(*t, "r") || ix::reads(*t, "kf_h") ? own : thread) += " + " + t->text;
-      }
-    }
-    return "((" + thread + ") + (" + own + "))";
+    for (const auto& t : split->own)
+      if (t->kind != Index::Kind::constant) own += " + " + t->text;
+    return "((" + split->with_constants + ") + (" + own + "))";
   }
 
   /// A window outputs' load as a register of the thread's vector loads (window_vectors): while
@@ -568,26 +585,10 @@ struct CudaKernel {
     if (b.dtype != DType::f32 || numel(b.shape) % 4 != 0 ||
         std::count(k.stores.begin(), k.stores.end(), l.buffer))
       return std::nullopt;
-    const auto split = ix::along(*l.index, "kf_j");
-    if (!split) return std::nullopt;
-    std::string thread = "kf_c * " + n(split->stride * window);
-    int64_t aligned = split->stride * window;
-    std::vector<IndexPtr> own;
-    for (const auto& t : split->rest) {
-      if (auto row = row_split(*t)) {
-        thread += " + " + row->thread;
-        aligned = std::gcd(aligned, row->stride);
-        own.push_back(row->own);
-      } else if (ix::reads(*t, "kf_h")) {
-        return std::nullopt;
-      } else if (ix::reads(*t, "r") || t->kind == Index::Kind::constant) {
-        own.push_back(t);
-      } else {
-        thread += " + " + t->text;
-        aligned = std::gcd(aligned, ix::factor_of(*t));
-      }
-    }
-    if (aligned % 4 != 0) return std::nullopt;
+    const auto split = split_window(*l.index);
+    if (!split || !split->rows_apart || split->aligned % 4 != 0) return std::nullopt;
+    const std::string& thread = split->thread;
+    const std::vector<IndexPtr>& own = split->own;
     std::set<int64_t> offsets;
     const int64_t r_end = numel(k.inner_shape());
     for (int64_t u = 0; u < rows; ++u) {
