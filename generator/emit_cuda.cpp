@@ -205,6 +205,7 @@ int64_t window_nest(const Kernel& k) {
 /// the last before the last one that has more than one (a 1-D pool's channels: it is a 2-D pool
 /// of rows of 1); none where there is none.
 std::optional<size_t> row_dimension(const std::vector<int64_t>& outer) {
+  if (outer.size() < 2) return std::nullopt;
   for (size_t d = outer.size() - 1; d-- > 0;)
     if (outer[d] > 1) return d;
   return std::nullopt;
@@ -316,9 +317,9 @@ struct CudaKernel {
   /// dimensions) and kf_j (window_index), every where evaluates both sides and every load that
   /// may leave its buffer is clamped into it (eager_text).
   int window = 1;
-  /// Rows of window outputs a thread computes (CudaChoices::window_rows): the second last outer
-  /// dimension at kf_h = kf_rg * rows + kf_rw (window_index), kf_rw a constant once its loop is
-  /// unrolled as kf_v is; 1 for one row, the outer dimensions before the last at kf_q.
+  /// Rows of window outputs a thread computes (CudaChoices::window_rows): the row_dimension at
+  /// kf_h = kf_rg * rows + kf_rw, those before it at kf_z (window_index), kf_rw a constant once
+  /// its loop is unrolled as kf_v is; 1 for one row, the outer dimensions before the last at kf_q.
   int rows = 1;
   /// A window outputs' index as the thread's part and the parts each output and element of the
   /// window add (constants once the loops over them are unrolled): kf_j's term split into kf_c *
@@ -1630,7 +1631,7 @@ bool checks_rows(const Kernel& moved) {
 /// all four.
 int window_rows(const Program& p, const Kernel& k, const CudaChoices& c, int window) {
   const auto outer = k.outer_shape();
-  if (window <= 1 || c.window_rows == 1 || outer.empty() || !row_dimension(outer) ||
+  if (window <= 1 || c.window_rows == 1 || !row_dimension(outer) ||
       outer[*row_dimension(outer)] < 2)
     return 1;
   if (c.window_rows == 0) {
