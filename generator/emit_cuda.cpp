@@ -1594,18 +1594,27 @@ int window_outputs(const Kernel& k, const CudaChoices& c) {
 /// 44_Average_Pooling_1D 1.36x (82 % of DRAM peak), 41_Max_Pooling_1D (windows dilated by 3: 7
 /// loads of four for 4 outputs) 2 % slower; 8 was slower than 4 on every one of them, and 2 has no
 /// vector loads where the thread's part is 2 elements a step.
+/// Whether every load of kernel `k`'s windows along the output's last dimension is a register of
+/// the thread's vector loads at `window` outputs a row and `rows` rows a thread: a probe of the
+/// kernel at `moved` (k at window_index), emitted and dropped.
+bool vectors_whole(const Program& p, const Kernel& k, const Kernel& moved, const CudaChoices& c,
+                   int window, int rows) {
+  CudaKernel probe{p, moved, c.block_threads, 1, c.elements, c.unroll, ""};
+  probe.window = window;
+  probe.rows = rows;
+  probe.window_vectors = true;
+  probe.group = pick_group(k, c);
+  probe.emit("kf_probe");
+  return probe.vectors_whole();
+}
+
 int window_rule(const Program& p, const Kernel& k, const CudaChoices& c) {
   constexpr int kRule = 4;
   if (c.window != 0 || c.spread != 0 || c.interior || !c.window_vectors ||
       !short_window_reduction(k, c) || k.outer_shape().back() < kRule)
     return window_outputs(k, c);
   const Kernel moved = at_outer_index(p, k, window_index(k));
-  CudaKernel probe{p, moved, c.block_threads, 1, c.elements, c.unroll, ""};
-  probe.window = kRule;
-  probe.window_vectors = true;
-  probe.group = pick_group(k, c);
-  probe.emit("kf_probe");
-  return probe.vectors_whole() ? kRule : 1;
+  return vectors_whole(p, k, moved, c, kRule, 1) ? kRule : 1;
 }
 
 /// Whether a kernel at window_index with rows checks its windows' rows against their input's
@@ -1637,14 +1646,7 @@ int window_rows(const Program& p, const Kernel& k, const CudaChoices& c, int win
   if (c.window_rows == 0) {
     if (window != 4 || !c.window_vectors || c.interior || c.window_stores) return 1;
     const Kernel moved = at_outer_index(p, k, window_index(k, 2));
-    if (!checks_rows(moved)) return 1;
-    CudaKernel probe{p, moved, c.block_threads, 1, c.elements, c.unroll, ""};
-    probe.window = window;
-    probe.rows = 2;
-    probe.window_vectors = true;
-    probe.group = pick_group(k, c);
-    probe.emit("kf_probe");
-    return probe.vectors_whole() ? 2 : 1;
+    return checks_rows(moved) && vectors_whole(p, k, moved, c, window, 2) ? 2 : 1;
   }
   int v = c.window_rows;
   while (v > 1 && v > outer[*row_dimension(outer)]) v /= 2;
