@@ -81,6 +81,12 @@ struct CudaChoices {
   /// each load of the windows a register (generator/emit_cuda.cpp, CudaKernel::window_vectors);
   /// false: each element loaded on its own.
   bool window_vectors = true;
+  /// A reduction's walk of a row that a float buffer holds contiguously, from a multiple of four
+  /// elements (a softmax's, a norm's, a loss's rows), reads it four consecutive elements a thread
+  /// at a time, 16 bytes a load, and stores a float output row likewise (generator/emit_cuda.cpp,
+  /// CudaKernel::row_vectors); false: a thread's elements a group's width apart, each loaded on
+  /// its own.
+  bool row_vectors = true;
   /// Window outputs keep their values in shared memory and each warp stores its outputs 32
   /// consecutive ones a store, rather than each thread its own `window` consecutive ones (a warp's
   /// store then writes one element of `window` in each line). Off by default: on an H200 at 8

@@ -6,8 +6,9 @@
 // the group holds the result and the stages behind it read it from a register. A row's maximum and
 // its sum of exp(x - maximum) (softmax and its kin) are one online pass. Where several passes
 // compute the same values from the row and a thread's share of it is short, those values are
-// computed once into registers (the row cache) and every pass reads them there. A scan: a warp or
-// a thread a row, its running accumulator stored at each element.
+// computed once into registers (the row cache) and every pass reads them there. A contiguous
+// float row is read four consecutive elements a thread, 16 bytes a load (row vectors). A scan: a
+// warp or a thread a row, its running accumulator stored at each element.
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -41,6 +42,19 @@ __device__ __forceinline__ void kf_load4(float* w, const float* b, int64_t x, in
   w[1] = v.y;
   w[2] = v.z;
   w[3] = v.w;
+}
+
+// Four floats of a row at p (16-byte aligned) into w[0..3], and w[0..3] stored there: a walk of
+// the row four consecutive elements a thread (row vectors).
+__device__ __forceinline__ void kf_row_load4(float* w, const float* p) {
+  const float4 v = __ldg(reinterpret_cast<const float4*>(p));
+  w[0] = v.x;
+  w[1] = v.y;
+  w[2] = v.z;
+  w[3] = v.w;
+}
+__device__ __forceinline__ void kf_row_store4(float* p, const float* w) {
+  *reinterpret_cast<float4*>(p) = make_float4(w[0], w[1], w[2], w[3]);
 }
 
 struct KfSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
@@ -451,6 +465,7 @@ struct CudaKernel {
   std::string text(const ExprPtr& e) const {
     const ExprPtr f = reciprocal_of_row_constants(k, strip_borders ? without_borders(e) : e);
     if (window > 1) return eager_text(f);
+    if (vector_pass && cached_values.empty()) return row_vector_text(f);
     if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
       if (l.buffer < 0) return "kf_c" + std::to_string(-1 - l.buffer) + "[kf_j]";
@@ -458,6 +473,91 @@ struct CudaKernel {
         return "acc" + std::to_string(l.buffer);
       return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
     });
+  }
+
+  /// Loads along a row 16 bytes at a time (CudaChoices::row_vectors): where a float buffer that
+  /// the kernel does not store is read at r plus a part that is a multiple of four elements (a
+  /// softmax's, a norm's row), each thread walks the row four consecutive elements at a time and
+  /// reads them with one load, `kf_rv<g>[kf_e]` (inner_loop_unrolled); a float output stored
+  /// likewise is stored four elements a store. A warp's load then covers 512 contiguous bytes in
+  /// one instruction where it covered 128.
+  bool row_vectors = false;
+  struct RowVector {
+    int buffer = 0;
+    std::string base;  ///< the offset's part other than r, a multiple of four elements
+  };
+  mutable std::vector<RowVector> row_vector_loads{};
+  /// text() prints the row's vector loads as their registers (row_vector_text) while it is set.
+  mutable bool vector_pass = false;
+  /// The buffers the row's vector loads of the emitted loops read (16-byte aligned at its launch;
+  /// what they store the kernel allocates).
+  std::set<int> row_vector_buffers{};
+
+  /// The part of offset `i` other than r, where `i` is that part plus r itself and the part is a
+  /// multiple of four (the start of a row of a contiguous float tensor whose rows are); none
+  /// otherwise.
+  static std::optional<std::string> row_vector_base(const Index& i) {
+    const auto split = ix::along(i, "r");
+    if (!split || split->stride != 1) return std::nullopt;
+    std::string base;
+    for (const auto& t : split->rest) {
+      if (ix::factor_of(*t) % 4 != 0) return std::nullopt;
+      base += (base.empty() ? "" : " + ") + t->text;
+    }
+    return base.empty() ? "0" : base;
+  }
+
+  /// The row vector group a load reads (row_vector_loads), where it is one: a float buffer the
+  /// kernel does not store, at row_vector_base.
+  std::optional<size_t> row_vector(const Expr& l, const std::string& added) const {
+    if (!row_vectors || l.buffer < 0 || !added.empty() || !l.index) return std::nullopt;
+    const Buffer& b = p.buffers[static_cast<size_t>(l.buffer)];
+    if (b.dtype != DType::f32 || std::count(k.stores.begin(), k.stores.end(), l.buffer))
+      return std::nullopt;
+    const auto base = row_vector_base(*l.index);
+    if (!base) return std::nullopt;
+    auto g =
+        std::find_if(row_vector_loads.begin(), row_vector_loads.end(),
+                     [&](const RowVector& v) { return v.buffer == l.buffer && v.base == *base; });
+    if (g == row_vector_loads.end())
+      g = row_vector_loads.insert(row_vector_loads.end(), RowVector{l.buffer, *base});
+    return static_cast<size_t>(g - row_vector_loads.begin());
+  }
+
+  /// `e` with each load that row_vector takes as the register of its group. Only loads that `e`
+  /// evaluates whatever the data (unconditional_loads): the row's four elements are loaded ahead
+  /// of any condition, and a load a condition guards may lie outside its buffer (cat's pieces).
+  std::string row_vector_text(const ExprPtr& e) const {
+    const auto unconditional = unconditional_loads(e);
+    return expr_text(e, [&](const Expr& l, const std::string& added) {
+      if (std::count(k.local.begin(), k.local.end(), l.buffer))
+        return "acc" + std::to_string(l.buffer);
+      const std::string memory = "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
+      if (!unconditional.count(memory)) return memory;
+      const auto g = row_vector(l, added);
+      return g ? "kf_rv" + n(static_cast<int64_t>(*g)) + "[kf_e]" : memory;
+    });
+  }
+
+  /// `make`'s text (a walk's value) with the row's vector loads as registers; empty where it reads
+  /// none of them or row_vectors is off.
+  std::string vector_text(const std::function<std::string()>& make) const {
+    if (!row_vectors || window > 1 || !cached_values.empty()) return {};
+    vector_pass = true;
+    std::string t = make();
+    vector_pass = false;
+    return t.find("kf_rv") == std::string::npos ? std::string{} : t;
+  }
+
+  /// The pointer a store of stage `s` walks the row from four elements a store (row_vectors): a
+  /// float output the kernel allocates, at row_vector_base; empty where it is not one.
+  std::string vector_store(const Stage& s) const {
+    if (!row_vectors || window > 1 || !cached_values.empty() || !s.offset) return {};
+    const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
+    if (b.dtype != DType::f32 || b.kind == Buffer::Kind::input || s.value->dtype != DType::f32)
+      return {};
+    const auto base = row_vector_base(*s.offset);
+    return base ? "b" + std::to_string(s.buffer) + " + (" + *base + ")" : std::string{};
   }
 
   /// `text` prints expressions without_borders (the interior path of a short window).
@@ -708,7 +808,7 @@ struct CudaKernel {
 
   /// The buffers the kernel's vector loads read (16-byte aligned at its launch).
   std::set<int> vector_buffers() const {
-    std::set<int> out;
+    std::set<int> out = row_vector_buffers;
     for (const auto& g : vector_loads)
       if (!g.quads.empty()) out.insert(g.buffer);
     return out;
@@ -900,6 +1000,11 @@ struct CudaKernel {
     /// `value` where every border check of a short window holds (without_borders); empty: the
     /// same as `value`.
     std::string inside{};
+    /// `value` with the row's vector loads (vector_text); empty where it reads none.
+    std::string vector{};
+    /// Where `consume` stores the value, a pointer the row walks from four elements a store
+    /// (vector_store); empty: consume it one element at a time.
+    std::string store{};
   };
 
   /// The row's loop as `inner_loop`, where the row is long enough: the walks' values of four or
@@ -962,6 +1067,12 @@ struct CudaKernel {
       inner_loop([&](const std::string& i) { return consume_all(i, direct); });
       return;
     }
+    if (kUnroll >= 4 && std::any_of(walks.begin(), walks.end(), [](const Walk& w) {
+          return !w.vector.empty() || !w.store.empty();
+        })) {
+      inner_loop_vectors(walks, kUnroll / 4);
+      return;
+    }
     const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < " + n(kUnroll) +
                              "; ++kf_j) {\n      const " + ix + " r = kf_r + kf_j * " + n(g) +
                              ";\n";
@@ -979,10 +1090,64 @@ struct CudaKernel {
            " r = kf_r;\n" + consume_all("    ", direct) + "  }\n  }\n";
   }
 
+  /// The unrolled loop of inner_loop_unrolled with the row's vector loads (row_vectors): each
+  /// thread's elements four consecutive ones, lane * 4 + 4 * span apart, `quads` groups of four
+  /// loaded (16 bytes a load of each vector group the walks read) before they are consumed in
+  /// order; a store walk stores its four at once. The row's last groups one element at a time.
+  void inner_loop_vectors(const std::vector<Walk>& walks, int64_t quads) {
+    const int64_t r = numel(k.inner_shape()), g = 4 * span();
+    std::set<size_t> groups;
+    for (size_t v = 0; v < row_vector_loads.size(); ++v)
+      for (const auto& w : walks)
+        if (w.vector.find("kf_rv" + n(static_cast<int64_t>(v)) + "[") != std::string::npos)
+          groups.insert(v);
+    const std::string quad = "#pragma unroll\n    for (int kf_k = 0; kf_k < " + n(quads) +
+                             "; ++kf_k) {\n      const " + ix + " kf_r4 = kf_r + kf_k * " + n(g) +
+                             ";\n";
+    const std::string each = "#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) {\n" +
+                             std::string("        const ") + ix + " r = kf_r4 + kf_e;\n";
+    out += "  {\n  " + ix + " kf_r = lane * 4;\n  for (; live && kf_r + " + n((quads - 1) * g + 3) +
+           " < " + n(r) + "; kf_r += " + n(quads * g) + ") {\n";
+    for (size_t w = 0; w < walks.size(); ++w)
+      out += "    " + walks[w].type + " kf_u" + n(static_cast<int64_t>(w)) + "[" + n(4 * quads) +
+             "];\n";
+    out += quad;
+    for (size_t v : groups) {
+      const RowVector& rv = row_vector_loads[v];
+      const std::string id = n(static_cast<int64_t>(v));
+      out += "      float kf_rv" + id + "[4];\n      kf_row_load4(kf_rv" + id + ", b" +
+             std::to_string(rv.buffer) + " + (" + rv.base + ") + kf_r4);\n";
+      row_vector_buffers.insert(rv.buffer);
+    }
+    out += each;
+    for (size_t w = 0; w < walks.size(); ++w)
+      out += "        kf_u" + n(static_cast<int64_t>(w)) +
+             "[kf_k * 4 + kf_e] = " + (walks[w].vector.empty() ? walks[w].value : walks[w].vector) +
+             ";\n";
+    out += "      }\n    }\n" + quad;
+    std::string body;
+    for (size_t w = 0; w < walks.size(); ++w) {
+      const std::string u = "kf_u" + n(static_cast<int64_t>(w));
+      if (walks[w].store.empty()) {
+        body += walks[w].consume("        ", u + "[kf_k * 4 + kf_e]");
+        continue;
+      }
+      out += "      kf_row_store4(" + walks[w].store + " + kf_r4, " + u + " + kf_k * 4);\n";
+    }
+    if (!body.empty()) out += each + body + "      }\n";
+    out += "    }\n  }\n";
+    std::string direct;
+    for (const auto& w : walks) direct += w.consume("        ", "(" + w.value + ")");
+    out += "  for (; live && kf_r < " + n(r) + "; kf_r += " + n(g) + ") {\n    const " + ix +
+           " kf_r4 = kf_r;\n  " + each + "        if (r < " + n(r) + ") {\n" + direct +
+           "        }\n      }\n  }\n  }\n";
+  }
+
   void inner_loop_unrolled(
       const std::string& type, const std::string& value,
-      const std::function<std::string(const std::string&, const std::string&)>& consume) {
-    inner_loop_unrolled(std::vector<Walk>{{type, value, consume}});
+      const std::function<std::string(const std::string&, const std::string&)>& consume,
+      const std::string& vector = {}, const std::string& store = {}) {
+    inner_loop_unrolled(std::vector<Walk>{{type, value, consume, {}, vector, store}});
   }
 
   /// Whether stage i (a float maximum) and stage i + 1 (the sum of exp(x - that maximum) over the
@@ -1007,9 +1172,12 @@ struct CudaKernel {
     const Buffer& sb = p.buffers[static_cast<size_t>(b.buffer)];
     const std::string m = "s" + std::to_string(ma.id), s = "s" + std::to_string(sb.id);
     out += "  float " + m + " = (-INFINITY);\n  double " + s + " = 0.0;\n";
-    inner_loop_unrolled("float", text(a.value), [&](const std::string& in, const std::string& v) {
-      return in + "kf_online_add(" + m + ", " + s + ", " + v + ");\n";
-    });
+    inner_loop_unrolled(
+        "float", text(a.value),
+        [&](const std::string& in, const std::string& v) {
+          return in + "kf_online_add(" + m + ", " + s + ", " + v + ");\n";
+        },
+        vector_text([&] { return text(a.value); }));
     out += "  kf_group_online<" + n(group) + ">(" + m + ", " + s + ", kf_shared_f, kf_shared_d);\n";
     if (cluster > 1)
       out += "  kf_cluster_online<" + n(cluster) + ">(" + m + ", " + s +
@@ -1056,11 +1224,14 @@ struct CudaKernel {
     const std::string shared = t == "float" ? "kf_shared_f" : "kf_shared_i";
     const bool max = b.combine == Combine::argmax;
     out += "  " + t + " best" + id + " = 0;\n  int64_t s" + id + " = -1;\n";
-    inner_loop_unrolled(t, text(s.value), [&](const std::string& i, const std::string& v) {
-      return i + "const " + t + " x = " + v + ";\n" + i + "if (kf_better<" +
-             (max ? "true" : "false") + ">(best" + id + ", s" + id + ", x, r)) {\n" + i + "  best" +
-             id + " = x;\n" + i + "  s" + id + " = r;\n" + i + "}\n";
-    });
+    inner_loop_unrolled(
+        t, text(s.value),
+        [&](const std::string& i, const std::string& v) {
+          return i + "const " + t + " x = " + v + ";\n" + i + "if (kf_better<" +
+                 (max ? "true" : "false") + ">(best" + id + ", s" + id + ", x, r)) {\n" + i +
+                 "  best" + id + " = x;\n" + i + "  s" + id + " = r;\n" + i + "}\n";
+        },
+        vector_text([&] { return text(s.value); }));
     out += "  kf_group_arg<" + n(group) + ", " + (max ? "true" : "false") + ">(best" + id + ", s" +
            id + ", " + shared + ", kf_shared_j);\n";
     out += "  const int64_t acc" + id + " = s" + id + ";\n";
@@ -1111,7 +1282,7 @@ struct CudaKernel {
                        [id, op](const std::string& i, const std::string& v) {
                          return i + "s" + id + " = " + op + "()(s" + id + ", " + v + ");\n";
                        },
-                       inside});
+                       inside, vector_text(term)});
     }
     inner_loop_unrolled(walks);
     for (size_t j = 0; j < stages.size(); ++j) {
@@ -1510,9 +1681,11 @@ struct CudaKernel {
         });
       } else {
         inner_loop_unrolled(
-            c_type(s.value->dtype), text(s.value), [&](const std::string& i, const std::string& v) {
+            c_type(s.value->dtype), text(s.value),
+            [&](const std::string& i, const std::string& v) {
               return i + "b" + std::to_string(s.buffer) + "[" + s.offset->text + "] = " + v + ";\n";
-            });
+            },
+            vector_text([&] { return text(s.value); }), vector_store(s));
       }
     }
   }
@@ -1716,6 +1889,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       c.nest = nest;
       c.interior = ch.interior && rows == 1;
       c.window_vectors = ch.window_vectors;
+      c.row_vectors = ch.row_vectors;
       c.window_stores = ch.window_stores && rows == 1;
       if (c.window_stores && !c.window_stores_fit()) c.window_stores = false;
       if (k.reduces()) c.group = pick_group(k, ch);
@@ -1728,9 +1902,24 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     CudaKernel c = kernel(choices);
     const int64_t grid = c.emit(name);
     e.functions += c.out;
+    // The kernel without clusters, launched where the cluster's launch fails (before sm_90).
+    CudaChoices plain = choices;
+    plain.cluster = false;
+    std::optional<CudaKernel> twin;
+    int64_t twin_grid = 0;
+    if (c.cluster > 1) {
+      twin.emplace(kernel(plain));
+      twin_grid = twin->emit(name + "_plain");
+      e.functions += twin->out;
+    }
     // A buffer read 16 bytes at a time whose tensor is not 16-byte aligned (an input sliced at
     // an odd element): read from an aligned copy.
-    for (int b : c.vector_buffers()) {
+    std::set<int> aligned = c.vector_buffers();
+    if (twin) {
+      const auto more = twin->vector_buffers();
+      aligned.insert(more.begin(), more.end());
+    }
+    for (int b : aligned) {
       const std::string id = std::to_string(b);
       e.calls += "  if (reinterpret_cast<uintptr_t>(b" + id + ") % 16 != 0) {\n    t" + id +
                  " = t" + id + ".clone();\n    b" + id + " = t" + id + ".data_ptr<float>();\n  }\n";
@@ -1743,11 +1932,6 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     }
     // The cluster's launch, and where it fails (a GPU without clusters, before sm_90) the kernel
     // without them.
-    CudaChoices plain = choices;
-    plain.cluster = false;
-    CudaKernel twin = kernel(plain);
-    const int64_t twin_grid = twin.emit(name + "_plain");
-    e.functions += twin.out;
     const std::string cl = std::to_string(c.cluster);
     e.calls += "  {\n    cudaLaunchConfig_t kf_config = {};\n    kf_config.gridDim = dim3(" +
                std::to_string(grid) + ");\n    kf_config.blockDim = dim3(" +
@@ -1763,8 +1947,8 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       e.calls += "    (void)cudaFuncSetAttribute(" + name +
                  ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
     e.calls += "    if (cudaLaunchKernelEx(&kf_config, " + name + ", " + kernel_arguments(k) +
-               ") != cudaSuccess) {\n      (void)cudaGetLastError();\n      " + name +
-               "_plain<<<" + std::to_string(twin_grid) + ", " + std::to_string(twin.threads) +
+               ") != cudaSuccess) {\n      (void)cudaGetLastError();\n      " + name + "_plain<<<" +
+               std::to_string(twin_grid) + ", " + std::to_string(twin->threads) +
                ", 0, stream>>>(" + kernel_arguments(k) + ");\n    }\n  }\n";
   }
   return e;

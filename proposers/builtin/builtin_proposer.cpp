@@ -72,7 +72,8 @@ bool tolerance_admits_tf32(const json::Value& direction_doc) {
 /// outputs a block's width apart a thread of a short-window reduction computes (`spread`, 0 by
 /// rule); whether window outputs load their windows four elements at a time (`window_vectors` 1)
 /// and whether their warp stores them 32 consecutive a store through shared memory
-/// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule).
+/// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule);
+/// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
@@ -92,7 +93,8 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"spread", {0, 1, 2, 4, 8}, 0},
                  {"window_vectors", {0, 1}, 1},
                  {"window_stores", {0, 1}, 0},
-                 {"window_rows", {0, 1, 2, 4}, 0}};
+                 {"window_rows", {0, 1, 2, 4}, 0},
+                 {"row_vectors", {0, 1}, 1}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))
@@ -131,6 +133,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("window_vectors"); it != v.end()) g.cuda.window_vectors = it->second == 1;
     if (auto it = v.find("window_stores"); it != v.end()) g.cuda.window_stores = it->second == 1;
     if (auto it = v.find("window_rows"); it != v.end()) g.cuda.window_rows = int(it->second);
+    if (auto it = v.find("row_vectors"); it != v.end()) g.cuda.row_vectors = it->second == 1;
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };

@@ -975,6 +975,40 @@ TEST(GeneratedCudaSource, TheRowCacheHoldsNoLoadThatAConditionGuards) {
   EXPECT_GE(cached, 1u) << source;
 }
 
+// A reduction's walk of a contiguous float row from a multiple of four elements reads four
+// consecutive elements a load (row_vectors) and stores a float output row likewise; not a row
+// whose length (and so each row's start) is odd, not a load that only a condition's pick reads
+// (cat's second piece lies before its buffer's start for the first piece's elements), and not
+// where the choice is off. The tensor is copied where it is not 16-byte aligned.
+TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
+  generator::CudaChoices plain;  // the walk of the row itself, not its cache's
+  plain.row_cache = false;
+  plain.cluster = false;
+  const auto loads = [](const std::string& source) {
+    return occurrences(source, "kf_row_load4(kf_rv");
+  };
+  const OpCase softmax{
+      "softmax_rows", "x", "torch.softmax(x, dim=1)", {"[torch.randn(128, 4096)]"}};
+  const std::string rows = cuda_source(softmax, plain);
+  EXPECT_EQ(loads(rows), 2u) << rows;  // the online pass and the output's
+  EXPECT_EQ(occurrences(rows, "kf_row_store4(b"), 1u) << rows;
+  EXPECT_EQ(occurrences(rows, "% 16 != 0"), 1u) << rows;
+  const std::string odd = cuda_source(
+      {"softmax_odd_rows", "x", "torch.softmax(x, dim=1)", {"[torch.randn(128, 4095)]"}}, plain);
+  EXPECT_EQ(loads(odd), 0u) << odd;
+  EXPECT_EQ(occurrences(odd, "kf_row_store4(b"), 0u) << odd;
+  const std::string pieces = cuda_source({"softmax_cat",
+                                          "x, y",
+                                          "torch.softmax(torch.cat([x, y], dim=1), dim=1)",
+                                          {"[torch.randn(128, 2048), torch.randn(128, 2048)]"}},
+                                         plain);
+  EXPECT_EQ(loads(pieces), 0u) << pieces;
+  generator::CudaChoices scalar = plain;
+  scalar.row_vectors = false;
+  const std::string off = cuda_source(softmax, scalar);
+  EXPECT_EQ(loads(off) + occurrences(off, "kf_row_store4(b"), 0u) << off;
+}
+
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   const auto marks = [](const std::string& source) {
     return occurrences(source, generator::kContractionMark);
