@@ -87,6 +87,12 @@ struct CudaChoices {
   /// CudaKernel::row_vectors); false: a thread's elements a group's width apart, each loaded on
   /// its own.
   bool row_vectors = true;
+  /// A pointwise kernel's full blocks take each thread's elements four consecutive ones at a time
+  /// (rows of a multiple of four elements): a float buffer read along the row is one 16-byte load
+  /// for the four, one that does not read along it (a channel's statistic) one load for the four,
+  /// a float output stored four elements a store (generator/emit_cuda.cpp,
+  /// CudaKernel::emit_pointwise_vectors); false: `elements` a block's width apart, a load each.
+  bool pointwise_vectors = true;
   /// Window outputs keep their values in shared memory and each warp stores its outputs 32
   /// consecutive ones a store, rather than each thread its own `window` consecutive ones (a warp's
   /// store then writes one element of `window` in each line). Off by default: on an H200 at 8

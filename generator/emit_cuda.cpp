@@ -482,6 +482,7 @@ struct CudaKernel {
   /// likewise is stored four elements a store. A warp's load then covers 512 contiguous bytes in
   /// one instruction where it covered 128.
   bool row_vectors = false;
+  bool pointwise_vectors = false;  ///< CudaChoices::pointwise_vectors (emit_pointwise_vectors)
   struct RowVector {
     int buffer = 0;
     std::string base;  ///< the offset's part other than r, a multiple of four elements
@@ -1433,7 +1434,9 @@ struct CudaKernel {
         "#pragma unroll\n  for (int j = 0; j < " + n(elements) + "; ++j) {\n";
     out += "  const " + type + " first = static_cast<" + type + ">(blockIdx.x) * " + n(per_block) +
            " + static_cast<" + type + ">(threadIdx.x);\n";
-    if (elements > 1 && stores_after_loads()) {
+    if (pointwise_vectors && elements % 4 == 0 && r % 4 == 0 && stores_after_loads()) {
+      emit_pointwise_vectors(type);
+    } else if (elements > 1 && stores_after_loads()) {
       // every element a full block reads, into registers kf_l<i>[j]; gathers, whose offsets
       // depend on loaded data, and loads under a condition that may lie outside their buffer
       // stay where they are
@@ -1478,6 +1481,95 @@ struct CudaKernel {
       out += "    b" + std::to_string(st.buffer) + "[" + plain(st.offset->text) +
              "] = " + plain(text(st.value)) + ";\n";
     out += "  }\n}\n\n";
+  }
+
+  /// A full block of a pointwise kernel with vectors (pointwise_vectors; rows of a multiple of four
+  /// elements): each thread's `elements` four consecutive ones at a time, a block's width of such
+  /// groups apart, so that the four share their row o. A float load at the row's offset plus r
+  /// (the element's own, a bias along the row) is one 16-byte load for the four; a load that does
+  /// not read r (a channel's statistic) one for the four; any other a load each; all before any
+  /// value is computed. A float output at such an offset is stored four elements a store.
+  void emit_pointwise_vectors(const std::string& type) {
+    const int64_t total = numel(k.space), r = numel(k.inner_shape());
+    const int64_t per_block = int64_t{threads} * elements, quads = elements / 4;
+    std::set<std::string> unconditional;
+    for (const auto& st : k.stages) {
+      auto more = unconditional_loads(st.value);
+      unconditional.insert(more.begin(), more.end());
+    }
+    // the loads into registers: text, C type, and how (0 a load each, 1 once for the four, 2 a
+    // 16-byte load of the four at `text`, the row's part)
+    struct Held {
+      std::string text, type;
+      int how = 0;
+    };
+    std::vector<Held> held;
+    auto load_text = [&](const Expr& l, const std::string& added) -> std::string {
+      const std::string raw = "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
+      if (!added.empty() || (!unconditional.count(raw) && may_leave_buffer(l))) return raw;
+      const Buffer& b = p.buffers[static_cast<size_t>(l.buffer)];
+      Held h{raw, c_type(b.dtype), 0};
+      if (!ix::reads(*l.index, "r")) {
+        h.how = 1;
+      } else if (const auto base =
+                     b.dtype == DType::f32 ? row_vector_base(*l.index) : std::nullopt) {
+        h = {"b" + std::to_string(l.buffer) + " + (" + *base + ")", "float", 2};
+        row_vector_buffers.insert(l.buffer);
+      }
+      auto it = std::find_if(held.begin(), held.end(),
+                             [&](const Held& x) { return x.text == h.text && x.how == h.how; });
+      if (it == held.end()) it = held.insert(held.end(), h);
+      const std::string reg = "kf_l" + std::to_string(it - held.begin());
+      return reg + (h.how == 1 ? "[kf_q]" : "[kf_q * 4 + kf_e]");
+    };
+    std::string body, stores;
+    std::vector<std::string> vector_stores;
+    for (const auto& st : k.stages) {
+      const std::string value = expr_text(st.value, load_text);
+      const Buffer& b = p.buffers[static_cast<size_t>(st.buffer)];
+      const auto base =
+          b.dtype == DType::f32 && b.kind != Buffer::Kind::input && st.value->dtype == DType::f32
+              ? row_vector_base(*st.offset)
+              : std::nullopt;
+      if (!base) {
+        body += "        b" + std::to_string(st.buffer) + "[" + st.offset->text + "] = " + value +
+                ";\n";
+        continue;
+      }
+      const std::string id = n(static_cast<int64_t>(vector_stores.size()));
+      vector_stores.push_back("      float kf_s" + id + "[4];\n");
+      body += "        kf_s" + id + "[kf_e] = " + value + ";\n";
+      stores += "      kf_row_store4(b" + std::to_string(st.buffer) + " + (" + *base +
+                ") + r4, kf_s" + id + ");\n";
+    }
+    const std::string quad = "#pragma unroll\n    for (int kf_q = 0; kf_q < " + n(quads) +
+                             "; ++kf_q) {\n      const " + type + " e4 = first4 + kf_q * " +
+                             n(int64_t{threads} * 4) + ";\n      const " + type + " o = e4 / " +
+                             n(r) + ";\n      const " + type + " r4 = e4 % " + n(r) + ";\n";
+    const std::string each =
+        "#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) {\n        "
+        "const " +
+        type + " e = e4 + kf_e;\n        const " + type + " r = r4 + kf_e;\n";
+    out += "  if (static_cast<int64_t>(blockIdx.x + 1) * " + n(per_block) + " <= " + n(total) +
+           ") {\n    const " + type + " first4 = static_cast<" + type + ">(blockIdx.x) * " +
+           n(per_block) + " + static_cast<" + type + ">(threadIdx.x) * 4;\n";
+    for (size_t i = 0; i < held.size(); ++i)
+      out += "    " + held[i].type + " kf_l" + std::to_string(i) + "[" +
+             n(held[i].how == 1 ? quads : elements) + "];\n";
+    std::string each_loads;
+    out += quad;
+    for (size_t i = 0; i < held.size(); ++i) {
+      const std::string reg = "kf_l" + std::to_string(i);
+      if (held[i].how == 1) out += "      " + reg + "[kf_q] = " + held[i].text + ";\n";
+      if (held[i].how == 2)
+        out += "      kf_row_load4(" + reg + " + kf_q * 4, " + held[i].text + " + r4);\n";
+      if (held[i].how == 0)
+        each_loads += "        " + reg + "[kf_q * 4 + kf_e] = " + held[i].text + ";\n";
+    }
+    if (!each_loads.empty()) out += each + each_loads + "      }\n";
+    out += "    }\n" + quad;
+    for (const auto& d : vector_stores) out += d;
+    out += each + body + "      }\n" + stores + "    }\n    return;\n  }\n";
   }
 
   /// The row cache (plan_row_cache), and where one block's share of the row is too long for it
@@ -1890,6 +1982,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       c.interior = ch.interior && rows == 1;
       c.window_vectors = ch.window_vectors;
       c.row_vectors = ch.row_vectors;
+      c.pointwise_vectors = ch.pointwise_vectors;
       c.window_stores = ch.window_stores && rows == 1;
       if (c.window_stores && !c.window_stores_fit()) c.window_stores = false;
       if (k.reduces()) c.group = pick_group(k, ch);

@@ -73,7 +73,8 @@ bool tolerance_admits_tf32(const json::Value& direction_doc) {
 /// rule); whether window outputs load their windows four elements at a time (`window_vectors` 1)
 /// and whether their warp stores them 32 consecutive a store through shared memory
 /// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule);
-/// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1).
+/// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1), and a
+/// pointwise kernel its elements (`pointwise_vectors` 1).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
@@ -94,7 +95,8 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"window_vectors", {0, 1}, 1},
                  {"window_stores", {0, 1}, 0},
                  {"window_rows", {0, 1, 2, 4}, 0},
-                 {"row_vectors", {0, 1}, 1}};
+                 {"row_vectors", {0, 1}, 1},
+                 {"pointwise_vectors", {0, 1}, 1}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))
@@ -134,6 +136,8 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("window_stores"); it != v.end()) g.cuda.window_stores = it->second == 1;
     if (auto it = v.find("window_rows"); it != v.end()) g.cuda.window_rows = int(it->second);
     if (auto it = v.find("row_vectors"); it != v.end()) g.cuda.row_vectors = it->second == 1;
+    if (auto it = v.find("pointwise_vectors"); it != v.end())
+      g.cuda.pointwise_vectors = it->second == 1;
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };

@@ -976,7 +976,8 @@ TEST(GeneratedCudaSource, TheRowCacheHoldsNoLoadThatAConditionGuards) {
 }
 
 // A reduction's walk of a contiguous float row from a multiple of four elements reads four
-// consecutive elements a load (row_vectors) and stores a float output row likewise; not a row
+// consecutive elements a load (row_vectors) and stores a float output row likewise, as a pointwise
+// kernel's full blocks do (pointwise_vectors); not a row
 // whose length (and so each row's start) is odd, not a load that only a condition's pick reads
 // (cat's second piece lies before its buffer's start for the first piece's elements), and not
 // where the choice is off. The tensor is copied where it is not 16-byte aligned.
@@ -1007,6 +1008,26 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
   scalar.row_vectors = false;
   const std::string off = cuda_source(softmax, scalar);
   EXPECT_EQ(loads(off) + occurrences(off, "kf_row_store4(b"), 0u) << off;
+  // A pointwise kernel: x and the output four elements a load and a store, w (the same for the
+  // four, its channel) once for them; an odd row keeps a load an element.
+  const auto scaled = [&](const std::string& shape, const generator::CudaChoices& c = {}) {
+    return cuda_source({"relu_scaled_" + shape.substr(shape.rfind(' ') + 1),
+                        "x, w",
+                        "torch.relu(x) * w.view(1, -1, 1)",
+                        {"[torch.randn(" + shape + "), torch.randn(16)]"}},
+                       c);
+  };
+  const std::string even = scaled("8, 16, 64");
+  EXPECT_EQ(occurrences(even, "kf_row_load4(kf_l"), 1u) << even;
+  EXPECT_EQ(occurrences(even, "[kf_q] = b1["), 1u) << even;
+  EXPECT_EQ(occurrences(even, "kf_row_store4(b"), 1u) << even;
+  const std::string uneven = scaled("8, 16, 63");
+  EXPECT_EQ(occurrences(uneven, "kf_row_load4(kf_l") + occurrences(uneven, "kf_row_store4(b"), 0u)
+      << uneven;
+  generator::CudaChoices apart;
+  apart.pointwise_vectors = false;
+  const std::string one_each = scaled("8, 16, 64", apart);
+  EXPECT_EQ(occurrences(one_each, "kf_row_load4(kf_l"), 0u) << one_each;
 }
 
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {

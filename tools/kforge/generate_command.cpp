@@ -82,6 +82,10 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--no-row-vectors", no_row_vectors,
                "CUDA: a reduction's threads read a contiguous float row one element a load, a "
                "group's width apart, rather than four consecutive elements a load (16 bytes)");
+  bool no_pointwise_vectors = false;
+  app.add_flag("--no-pointwise-vectors", no_pointwise_vectors,
+               "CUDA: a pointwise kernel's threads take their elements a block's width apart, a "
+               "load each, rather than four consecutive ones, 16 bytes a load");
   app.add_flag("--window-stores", cuda.window_stores,
                "CUDA: window outputs (--window 2, 4, 8) are stored by their warp together, 32 "
                "consecutive a store, through shared memory");
@@ -107,6 +111,7 @@ int run_generate(const std::vector<std::string>& args) {
   cuda.cluster = !no_cluster;
   cuda.window_vectors = !no_window_vectors;
   cuda.row_vectors = !no_row_vectors;
+  cuda.pointwise_vectors = !no_pointwise_vectors;
   if (cuda.tile > 0 && !generator::valid_tiling(cuda.tile, cuda.micro)) {
     std::cerr << "kforge generate: a tile of " << cuda.tile << " with " << cuda.micro
               << " per thread needs (tile / micro)^2 threads, 64 to 1024\n";
