@@ -1402,6 +1402,17 @@ struct CudaKernel {
                        [this](const ExprPtr& a) { return loads_inside_buffers(a); });
   }
 
+  /// The loads (memory_text) that the kernel's stages evaluate whatever the data
+  /// (unconditional_loads): those a pointwise kernel may issue ahead of any condition.
+  std::set<std::string> stages_unconditional_loads() const {
+    std::set<std::string> out;
+    for (const auto& st : k.stages) {
+      auto more = unconditional_loads(st.value);
+      out.insert(more.begin(), more.end());
+    }
+    return out;
+  }
+
   /// Whether a pointwise kernel may compute all its elements' values before it stores any: none of
   /// the buffers it stores is one it loads.
   bool stores_after_loads() const {
@@ -1440,11 +1451,7 @@ struct CudaKernel {
       // every element a full block reads, into registers kf_l<i>[j]; gathers, whose offsets
       // depend on loaded data, and loads under a condition that may lie outside their buffer
       // stay where they are
-      std::set<std::string> unconditional;
-      for (const auto& st : k.stages) {
-        auto more = unconditional_loads(st.value);
-        unconditional.insert(more.begin(), more.end());
-      }
+      const std::set<std::string> unconditional = stages_unconditional_loads();
       std::vector<std::string> loads, types;
       auto load_text = [&](const Expr& l, const std::string& added) -> std::string {
         const std::string raw = "b" + std::to_string(l.buffer) + "[" + l.index->text + "]";
@@ -1492,11 +1499,7 @@ struct CudaKernel {
   void emit_pointwise_vectors(const std::string& type) {
     const int64_t total = numel(k.space), r = numel(k.inner_shape());
     const int64_t per_block = int64_t{threads} * elements, quads = elements / 4;
-    std::set<std::string> unconditional;
-    for (const auto& st : k.stages) {
-      auto more = unconditional_loads(st.value);
-      unconditional.insert(more.begin(), more.end());
-    }
+    const std::set<std::string> unconditional = stages_unconditional_loads();
     // the loads into registers: text, C type, and how (0 a load each, 1 once for the four, 2 a
     // 16-byte load of the four at `text`, the row's part)
     struct Held {
