@@ -1097,11 +1097,8 @@ struct CudaKernel {
   /// order; a store walk stores its four at once. The row's last groups one element at a time.
   void inner_loop_vectors(const std::vector<Walk>& walks, int64_t quads) {
     const int64_t r = numel(k.inner_shape()), g = 4 * span();
-    std::set<size_t> groups;
-    for (size_t v = 0; v < row_vector_loads.size(); ++v)
-      for (const auto& w : walks)
-        if (w.vector.find("kf_rv" + n(static_cast<int64_t>(v)) + "[") != std::string::npos)
-          groups.insert(v);
+    std::vector<std::string> vectors;
+    for (const auto& w : walks) vectors.push_back(w.vector);
     const std::string quad = "#pragma unroll\n    for (int kf_k = 0; kf_k < " + n(quads) +
                              "; ++kf_k) {\n      const " + ix + " kf_r4 = kf_r + kf_k * " + n(g) +
                              ";\n";
@@ -1112,15 +1109,7 @@ struct CudaKernel {
     for (size_t w = 0; w < walks.size(); ++w)
       out += "    " + walks[w].type + " kf_u" + n(static_cast<int64_t>(w)) + "[" + n(4 * quads) +
              "];\n";
-    out += quad;
-    for (size_t v : groups) {
-      const RowVector& rv = row_vector_loads[v];
-      const std::string id = n(static_cast<int64_t>(v));
-      out += "      float kf_rv" + id + "[4];\n      kf_row_load4(kf_rv" + id + ", b" +
-             std::to_string(rv.buffer) + " + (" + rv.base + ") + kf_r4);\n";
-      row_vector_buffers.insert(rv.buffer);
-    }
-    out += each;
+    out += quad + load_row_vectors(vectors, "      ") + each;
     for (size_t w = 0; w < walks.size(); ++w)
       out += "        kf_u" + n(static_cast<int64_t>(w)) +
              "[kf_k * 4 + kf_e] = " + (walks[w].vector.empty() ? walks[w].value : walks[w].vector) +
@@ -1142,6 +1131,24 @@ struct CudaKernel {
     out += "  for (; live && kf_r < " + n(r) + "; kf_r += " + n(g) + ") {\n    const " + ix +
            " kf_r4 = kf_r;\n  " + each + "        if (r < " + n(r) + ") {\n" + direct +
            "        }\n      }\n  }\n  }\n";
+  }
+
+  /// The row's vector loads (row_vector_loads) that `texts` read, each declared and loaded at
+  /// kf_r4, 16 bytes a load; their buffers recorded as read by vector loads (row_vector_buffers).
+  std::string load_row_vectors(const std::vector<std::string>& texts, const std::string& in) {
+    std::string loads;
+    for (size_t v = 0; v < row_vector_loads.size(); ++v) {
+      const std::string id = n(static_cast<int64_t>(v));
+      if (std::none_of(texts.begin(), texts.end(), [&](const std::string& t) {
+            return t.find("kf_rv" + id + "[") != std::string::npos;
+          }))
+        continue;
+      const RowVector& rv = row_vector_loads[v];
+      loads += in + "float kf_rv" + id + "[4];\n" + in + "kf_row_load4(kf_rv" + id + ", b" +
+               std::to_string(rv.buffer) + " + (" + rv.base + ") + kf_r4);\n";
+      row_vector_buffers.insert(rv.buffer);
+    }
+    return loads;
   }
 
   void inner_loop_unrolled(
@@ -1342,8 +1349,9 @@ struct CudaKernel {
       return;
     }
     const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < 4; ++kf_j) {\n";
-    out += "  " + t + " kf_c = " + init + ";\n";
-    out += "  for (" + ix + " kf_r = 0; live && kf_r < " + r + "; kf_r += 128) {\n";
+    out += "  " + t + " kf_c = " + init + ";\n  " + ix + " kf_r = 0;\n";
+    scan_vectors(s, t, op);
+    out += "  for (; live && kf_r < " + r + "; kf_r += 128) {\n";
     out += "    " + t + " kf_u[4];\n" + each;
     out += "      const " + ix + " r = kf_r + kf_j * 32 + lane;\n";
     out += "      kf_u[kf_j] = r < " + r + " ? " + value + " : " + init + ";\n    }\n" + each;
@@ -1355,6 +1363,53 @@ struct CudaKernel {
     out += "      const " + ix + " r = kf_r + kf_j * 32 + lane;\n";
     out += "      if (r < " + r + ") " + store + "v);\n";
     out += "      kf_c = __shfl_sync(0xffffffffu, v, 31);\n    }\n  }\n";
+  }
+
+  /// The warp scan's steps of 512 elements with the row's vector loads (row_vectors), where its
+  /// value reads one or its output is stored as one: each lane's elements four consecutive ones
+  /// (four groups a step, their values loaded before any is scanned), scanned in the lane before
+  /// the lanes' totals are scanned across the warp, so that 128 elements cost one shuffle scan
+  /// where they cost four; the row's last elements are left to the loop of 32 a step. The values
+  /// wait in their own type (a float sum's in float, 16 registers) and are scanned in `t`.
+  /// `t`, `op`: as scan's.
+  void scan_vectors(const Stage& s, const std::string& t, const std::string& op) {
+    constexpr int64_t kQuads = 4, kStep = kQuads * 128;
+    const int64_t r = numel(k.inner_shape());
+    const std::string vector = vector_text([&] { return text(s.value); });
+    const std::string store = vector_store(s);
+    if (r < kStep || (vector.empty() && store.empty())) return;
+    const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
+    const std::string quad = "#pragma unroll\n    for (int kf_k = 0; kf_k < " + n(kQuads) +
+                             "; ++kf_k) {\n      const " + ix +
+                             " kf_r4 = kf_r + kf_k * 128 + lane * 4;\n";
+    const std::string each = "#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) {\n" +
+                             std::string("        const ") + ix + " r = kf_r4 + kf_e;\n";
+    const std::string four = "#pragma unroll\n      for (int kf_e = 1; kf_e < 4; ++kf_e) ";
+    out += "  for (; live && kf_r + " + n(kStep) + " <= " + n(r) + "; kf_r += " + n(kStep) +
+           ") {\n    " + c_type(s.value->dtype) + " kf_u[" + n(4 * kQuads) + "];\n" + quad +
+           load_row_vectors({vector}, "      ") + each +
+           "        kf_u[kf_k * 4 + kf_e] = " + (vector.empty() ? text(s.value) : vector) +
+           ";\n      }\n    }\n" + quad;
+    out += "      " + t + " kf_q[4];\n      kf_q[0] = static_cast<" + t + ">(kf_u[kf_k * 4]);\n" +
+           four + "kf_q[kf_e] = kf_q[kf_e - 1]" + op + "static_cast<" + t +
+           ">(kf_u[kf_k * 4 + kf_e]);\n";
+    out += "      " + t + " v = kf_q[3];\n";
+    out += "#pragma unroll\n      for (int d = 1; d < 32; d *= 2) {\n";
+    out += "        const " + t + " w = __shfl_up_sync(0xffffffffu, v, d);\n";
+    out += "        if (lane >= d) v = w" + op + "v;\n      }\n";
+    out += "      const " + t + " kf_before = __shfl_up_sync(0xffffffffu, v, 1);\n";
+    out += "      const " + t + " kf_p = lane == 0 ? kf_c : kf_c" + op + "kf_before;\n";
+    const std::string value = "kf_p" + op + "kf_q[kf_e]";
+    if (!store.empty()) {
+      out +=
+          "      float kf_s[4];\n#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) "
+          "kf_s[kf_e] = static_cast<float>(" +
+          value + ");\n      kf_row_store4(" + store + " + kf_r4, kf_s);\n";
+    } else {
+      out += each + "        b" + std::to_string(b.id) + "[" + s.offset->text + "] = static_cast<" +
+             c_type(b.dtype) + ">(" + value + ");\n      }\n";
+    }
+    out += "      kf_c = kf_c" + op + "__shfl_sync(0xffffffffu, v, 31);\n    }\n  }\n";
   }
 
   /// Whether 32-bit index arithmetic holds every offset of the kernel: o, r, every node of every

@@ -93,6 +93,14 @@ struct ConfigCode {
 Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
                                const std::string& prefix, const std::string& options,
                                const std::vector<bool>& optional) {
+  // A tensor with no elements that the kernels would compute (x[..., :-1] of a row of one): the
+  // index arithmetic divides by its dimensions, so it is refused rather than scheduled. Empty
+  // tensors nothing reads (a batch norm's reserve on the GPU) are never realised as buffers.
+  for (const auto& b : p.buffers)
+    if (b.kind != Buffer::Kind::input && numel(b.shape) == 0)
+      return Result<ConfigCode>::failure(
+          "a tensor with no elements (a dimension of size 0): the generator does not compute "
+          "empty tensors yet");
   auto kernels = schedule(p);
   EmitInput in{&p, &kernels, prefix};
   auto emitted = r.backend == "cuda" ? emit_cuda(in, r.cuda) : emit_cpu(in);

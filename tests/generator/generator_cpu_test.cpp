@@ -1030,6 +1030,32 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
   EXPECT_EQ(occurrences(one_each, "kf_row_load4(kf_l"), 0u) << one_each;
 }
 
+// A scan along a contiguous row (KernelBench's 89_cumsum, 93_masked_cumsum): each lane scans its
+// four consecutive elements, read and stored 16 bytes at a time, before the warp scans the lanes'
+// totals; the rows' last elements (a row of 1028: two steps of 512, then 4) one a lane. A row
+// whose start is not a multiple of four elements is stored one element a store.
+TEST(GeneratedCudaSource, AScanReadsAndStoresFourElementsALane) {
+  const auto source = [](const std::string& name, const std::string& expression,
+                         const std::string& shape, const generator::CudaChoices& c = {}) {
+    return cuda_source({name, "x", expression, {"[torch.randn(" + shape + ")]"}}, c);
+  };
+  const std::string masked = source("scan_masked", "torch.cumsum(x * (x > 0), dim=1)", "64, 1028");
+  EXPECT_EQ(occurrences(masked, "kf_row_load4(kf_rv"), 1u) << masked;
+  EXPECT_EQ(occurrences(masked, "kf_row_store4(b"), 1u) << masked;
+  EXPECT_EQ(occurrences(masked, "kf_r + 512 <= 1028"), 1u) << masked;
+  EXPECT_EQ(occurrences(masked, "kf_r < 1028; kf_r += 128"), 1u) << masked;  // the last 4
+  const std::string shorter = source("scan_shorter", "torch.cumsum(x[:, :-1], dim=1)", "64, 1028");
+  EXPECT_EQ(occurrences(shorter, "kf_row_load4(kf_rv"), 1u) << shorter;
+  EXPECT_EQ(occurrences(shorter, "kf_row_store4(b"), 0u) << shorter;  // rows of 1027 stored
+  const std::string odd = source("scan_odd", "torch.cumprod(x, dim=1)", "64, 1027");
+  EXPECT_EQ(occurrences(odd, "kf_row_load4(kf_rv") + occurrences(odd, "kf_r + 512"), 0u) << odd;
+  generator::CudaChoices scalar;
+  scalar.row_vectors = false;
+  const std::string off =
+      source("scan_masked", "torch.cumsum(x * (x > 0), dim=1)", "64, 1028", scalar);
+  EXPECT_EQ(occurrences(off, "kf_r + 512"), 0u) << off;
+}
+
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   const auto marks = [](const std::string& source) {
     return occurrences(source, generator::kContractionMark);
@@ -1068,17 +1094,29 @@ TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
   EXPECT_FALSE(generator::few_outputs(64, 128, 16, 32, true));  // 128 blocks
 }
 
-TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {
+// The generator's refusal of `c` on the CPU backend (its message); "" where it wrote a kernel.
+std::string refusal(const OpCase& c) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
-  const auto dir = write_op_task(
-      {"sort", "x", "torch.sort(x, dim=1).values * 2", {"[torch.randn(3, 4)]"}}, root);
-  const auto& task = exported(dir);
-  ASSERT_TRUE(task.ok) << task.error;
+  const auto& task = exported(write_op_task(c, root));
+  if (!task.ok) return "the export failed: " + task.error;
   auto g = generator::generate_kernel(
       {task.dir, task.doc["directions"]["forward"], "forward", "cpu", {}, false});
-  ASSERT_FALSE(g);
-  EXPECT_NE(g.error.find("aten.sort"), std::string::npos) << g.error;
-  EXPECT_NE(g.error.find("config 0 (shape_set=0)"), std::string::npos) << g.error;
+  return g ? std::string{} : g.error;
+}
+
+TEST(GeneratedCpuLimits, AnOperatorItCannotLowerIsNamedWithTheConfig) {
+  const std::string why =
+      refusal({"sort", "x", "torch.sort(x, dim=1).values * 2", {"[torch.randn(3, 4)]"}});
+  EXPECT_NE(why.find("aten.sort"), std::string::npos) << why;
+  EXPECT_NE(why.find("config 0 (shape_set=0)"), std::string::npos) << why;
+}
+
+// A tensor with no elements (a row of one without its last element) is refused by name, not
+// lowered: the index arithmetic divides by its dimensions (it stopped the generator with SIGFPE).
+TEST(GeneratedCpuLimits, AnEmptyTensorIsRefusedByName) {
+  const std::string why =
+      refusal({"empty_scan", "x", "torch.cumsum(x[..., :-1], dim=-1)", {"[torch.randn(3, 1)]"}});
+  EXPECT_NE(why.find("no elements"), std::string::npos) << why;
 }
 
 }  // namespace

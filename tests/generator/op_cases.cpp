@@ -187,12 +187,21 @@ const std::vector<OpCase>& op_cases() {
        {"[torch.randn(4, 6)]", "[torch.randn(7, 3)]"}},
       // Scans along the last dimension over more than one warp's chunk (a row of 517: partial
       // chunks) and along the first (a thread walks each column); masked as KernelBench's
-      // masked_cumsum is; a product of many factors near 1.
+      // masked_cumsum is; a product of many factors near 1. Rows of 1028 take the steps of four
+      // elements a lane (row vectors: two steps of 512, then 4 elements).
       {"scans_long_rows",
        "x",
        "(torch.cumsum(x, dim=-1), torch.cumsum(x, dim=0), torch.cumsum(x * (x > 0), dim=1), "
        "torch.cumprod(1 + x * 0.01, dim=-1))",
-       {"[torch.randn(3, 517)]", "[torch.randn(300, 4)]", "[torch.randn(1, 1)]"}},
+       {"[torch.randn(3, 517)]", "[torch.randn(300, 4)]", "[torch.randn(1, 1)]",
+        "[torch.randn(5, 1028)]"}},
+      // Reversed as KernelBench's 91_cumsum_reverse is (rows of 1028: its scan stored four
+      // elements a store, read one a load) and of all but the row's last element as
+      // 92_cumsum_exclusive is (read four a load, stored one a store).
+      {"scans_reversed_and_shorter",
+       "x",
+       "(torch.cumsum(x.flip(-1), dim=-1).flip(-1), torch.cumsum(x[..., :-1], dim=-1))",
+       {"[torch.randn(3, 517)]", "[torch.randn(5, 1028)]"}},
       {"in_place",
        "x, residual",
        "torch.relu(torch.mul(x, 2).add_(residual).mul_(0.5))",
