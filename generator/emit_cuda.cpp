@@ -1329,6 +1329,14 @@ struct CudaKernel {
       out += "  " + store_guard() + "b" + id + "[" + s.offset->text + "] = acc" + id + ";\n";
   }
 
+  /// The shuffle scan of each lane's `v` (of C type `t`) across the warp by `op`: lane i then
+  /// holds the lanes 0..i combined.
+  static std::string warp_scan(const std::string& t, const std::string& op) {
+    return "#pragma unroll\n      for (int d = 1; d < 32; d *= 2) {\n        const " + t +
+           " w = __shfl_up_sync(0xffffffffu, v, d);\n        if (lane >= d) v = w" + op +
+           "v;\n      }\n";
+  }
+
   /// A cumulative sum or product along the inner dimension (one stage, the kernel's only one). A
   /// warp a row where the row is the last dimension: 32 elements a step, four steps' loads issued
   /// before they are scanned across the warp by shuffles, each step adding the carry of those
@@ -1356,9 +1364,7 @@ struct CudaKernel {
     out += "      const " + ix + " r = kf_r + kf_j * 32 + lane;\n";
     out += "      kf_u[kf_j] = r < " + r + " ? " + value + " : " + init + ";\n    }\n" + each;
     out += "      " + t + " v = kf_u[kf_j];\n";
-    out += "#pragma unroll\n      for (int d = 1; d < 32; d *= 2) {\n";
-    out += "        const " + t + " w = __shfl_up_sync(0xffffffffu, v, d);\n";
-    out += "        if (lane >= d) v = w" + op + "v;\n      }\n";
+    out += warp_scan(t, op);
     out += "      v = kf_c" + op + "v;\n";
     out += "      const " + ix + " r = kf_r + kf_j * 32 + lane;\n";
     out += "      if (r < " + r + ") " + store + "v);\n";
@@ -1394,9 +1400,7 @@ struct CudaKernel {
            four + "kf_q[kf_e] = kf_q[kf_e - 1]" + op + "static_cast<" + t +
            ">(kf_u[kf_k * 4 + kf_e]);\n";
     out += "      " + t + " v = kf_q[3];\n";
-    out += "#pragma unroll\n      for (int d = 1; d < 32; d *= 2) {\n";
-    out += "        const " + t + " w = __shfl_up_sync(0xffffffffu, v, d);\n";
-    out += "        if (lane >= d) v = w" + op + "v;\n      }\n";
+    out += warp_scan(t, op);
     out += "      const " + t + " kf_before = __shfl_up_sync(0xffffffffu, v, 1);\n";
     out += "      const " + t + " kf_p = lane == 0 ? kf_c : kf_c" + op + "kf_before;\n";
     const std::string value = "kf_p" + op + "kf_q[kf_e]";

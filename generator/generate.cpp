@@ -95,9 +95,10 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
                                const std::vector<bool>& optional) {
   // A tensor with no elements that the kernels would compute (x[..., :-1] of a row of one): the
   // index arithmetic divides by its dimensions, so it is refused rather than scheduled. Empty
-  // tensors nothing reads (a batch norm's reserve on the GPU) are never realised as buffers.
+  // tensors the outputs do not need (a batch norm's reserve in a GPU trace) are never computed.
+  const auto live = needed(p);
   for (const auto& b : p.buffers)
-    if (b.kind != Buffer::Kind::input && numel(b.shape) == 0)
+    if (b.kind != Buffer::Kind::input && numel(b.shape) == 0 && live.count(b.id))
       return Result<ConfigCode>::failure(
           "a tensor with no elements (a dimension of size 0): the generator does not compute "
           "empty tensors yet");

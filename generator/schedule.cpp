@@ -157,37 +157,6 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
   return s;
 }
 
-/// The buffers the outputs need: the outputs and, from each, what its element reads. A value the
-/// graph computes and nothing reads (max_pool's indices beside its values) is neither computed
-/// nor allocated: in the kernel of what is read it was a second pass over each window.
-std::set<int> needed(const Program& p) {
-  std::map<int, const Buffer*> by_id;
-  for (const auto& b : p.buffers) by_id[b.id] = &b;
-  std::set<int> live;
-  std::vector<int> todo(p.outputs.begin(), p.outputs.end());
-  while (!todo.empty()) {
-    const int id = todo.back();
-    todo.pop_back();
-    auto it = by_id.find(id);
-    if (it == by_id.end() || !live.insert(id).second) continue;
-    const Buffer& b = *it->second;
-    if (b.kind == Buffer::Kind::input) continue;
-    if (b.kind == Buffer::Kind::library) {
-      todo.insert(todo.end(), b.operands.begin(), b.operands.end());
-      continue;
-    }
-    const bool spaced = b.kind == Buffer::Kind::reduction || b.kind == Buffer::Kind::scan;
-    const auto& space = spaced ? b.space : b.shape;
-    std::vector<IndexPtr> probe;
-    for (size_t d = 0; d < space.size(); ++d)
-      probe.push_back(ix::named("kf_p" + std::to_string(d) + "_", space[d]));
-    std::vector<const Expr*> reads;
-    collect_loads(b.compute(probe), reads);
-    for (const Expr* l : reads) todo.push_back(l->buffer);
-  }
-  return live;
-}
-
 /// The buffers reduction b's element reads.
 std::set<int> reads_of(const Buffer& b) {
   std::vector<IndexPtr> probe;
@@ -259,6 +228,37 @@ bool join_later(const Program& p, std::vector<Kernel>& kernels, const Buffer& b)
 }
 
 }  // namespace
+
+/// The buffers the outputs need: the outputs and, from each, what its element reads. A value the
+/// graph computes and nothing reads (max_pool's indices beside its values) is neither computed
+/// nor allocated: in the kernel of what is read it was a second pass over each window.
+std::set<int> needed(const Program& p) {
+  std::map<int, const Buffer*> by_id;
+  for (const auto& b : p.buffers) by_id[b.id] = &b;
+  std::set<int> live;
+  std::vector<int> todo(p.outputs.begin(), p.outputs.end());
+  while (!todo.empty()) {
+    const int id = todo.back();
+    todo.pop_back();
+    auto it = by_id.find(id);
+    if (it == by_id.end() || !live.insert(id).second) continue;
+    const Buffer& b = *it->second;
+    if (b.kind == Buffer::Kind::input) continue;
+    if (b.kind == Buffer::Kind::library) {
+      todo.insert(todo.end(), b.operands.begin(), b.operands.end());
+      continue;
+    }
+    const bool spaced = b.kind == Buffer::Kind::reduction || b.kind == Buffer::Kind::scan;
+    const auto& space = spaced ? b.space : b.shape;
+    std::vector<IndexPtr> probe;
+    for (size_t d = 0; d < space.size(); ++d)
+      probe.push_back(ix::named("kf_p" + std::to_string(d) + "_", space[d]));
+    std::vector<const Expr*> reads;
+    collect_loads(b.compute(probe), reads);
+    for (const Expr* l : reads) todo.push_back(l->buffer);
+  }
+  return live;
+}
 
 std::vector<Kernel> schedule(const Program& p) {
   std::vector<Kernel> kernels;

@@ -7,6 +7,7 @@
 // operands stored for it. What a later kernel reads, or the function returns, is stored.
 #pragma once
 
+#include <set>
 #include <vector>
 
 #include "generator/ir.hpp"
@@ -14,6 +15,10 @@
 namespace kforge::generator {
 
 std::vector<Kernel> schedule(const Program& program);
+
+/// The buffers the program's outputs need (the outputs and what their elements read, down to the
+/// inputs): the ones schedule computes; any other is neither computed nor allocated.
+std::set<int> needed(const Program& program);
 
 /// `k` with its stages' values and offsets computed at another outer index: `outer`, one index
 /// per outer dimension (a thread that computes several neighbouring outputs names the last one
