@@ -87,6 +87,12 @@ struct CudaChoices {
   /// CudaKernel::row_vectors); false: a thread's elements a group's width apart, each loaded on
   /// its own.
   bool row_vectors = true;
+  /// A warp scan's steps of 512 under row_vectors load the next step's values before they scan
+  /// this step's (software pipelining: a warp's loads in flight while it shuffles; 32 registers
+  /// of values where 16 were); false: each step's values loaded, then scanned. Off by default: on
+  /// an H200 1.1-1.5 % faster on KernelBench's 89-92, 2.8 % slower on 93_masked_cumsum
+  /// (BENCHMARKS.md, issue 36's twenty-sixth step).
+  bool scan_prefetch = false;
   /// A pointwise kernel's full blocks take each thread's elements four consecutive ones at a time
   /// (rows of a multiple of four elements): a float buffer read along the row is one 16-byte load
   /// for the four, one that does not read along it (a channel's statistic) one load for the four,

@@ -92,17 +92,25 @@ struct CpuKernel {
   }
 
   /// A cumulative sum or product along the inner dimension: one running accumulator (float sums
-  /// in double, as the reductions), stored at each element.
+  /// in double, as the reductions), stored at each element; from the row's end for a suffix scan.
   void scan(const Stage& s) {
     const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
     const std::string id = std::to_string(b.id);
     const bool sum = b.combine == Combine::sum;
     const std::string acc_t = b.dtype == DType::f32 && sum ? "double" : c_type(b.dtype);
     out += "    " + acc_t + " s" + id + " = " + (sum ? "0" : "1") + ";\n";
-    out += "    for (int64_t r = 0; r < " + n(numel(k.inner_shape())) + "; ++r) {\n      s" + id +
-           (sum ? " += " : " *= ") + "static_cast<" + acc_t + ">(" + text(s.value) + ");\n      b" +
-           id + "[" + s.offset->text + "] = static_cast<" + c_type(b.dtype) + ">(s" + id +
-           ");\n    }\n";
+    const int64_t r = numel(k.inner_shape());
+    const std::string combine =
+        "s" + id + (sum ? " += " : " *= ") + "static_cast<" + acc_t + ">(" + text(s.value) + ");\n";
+    const std::string store = "b" + id + "[" + s.offset->text + "] = static_cast<" +
+                              c_type(b.dtype) + ">(s" + id + ");\n";
+    // an exclusive scan stores before it combines, and reads all but the last element walked
+    const std::string last = b.reverse ? "r > 0" : "r < " + n(r - 1);
+    out +=
+        "    for (int64_t r = " +
+        (b.reverse ? n(r - 1) + "; r >= 0; --r" : "0; r < " + n(r) + "; ++r") + ") {\n      " +
+        (b.exclusive ? store + "      if (" + last + ") " + combine : combine + "      " + store) +
+        "    }\n";
   }
 
   void emit(const std::string& name) {

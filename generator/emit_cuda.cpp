@@ -483,6 +483,7 @@ struct CudaKernel {
   /// one instruction where it covered 128.
   bool row_vectors = false;
   bool pointwise_vectors = false;  ///< CudaChoices::pointwise_vectors (emit_pointwise_vectors)
+  bool scan_prefetch = false;      ///< CudaChoices::scan_prefetch (scan_vectors)
   struct RowVector {
     int buffer = 0;
     std::string base;  ///< the offset's part other than r, a multiple of four elements
@@ -1341,7 +1342,8 @@ struct CudaKernel {
   /// warp a row where the row is the last dimension: 32 elements a step, four steps' loads issued
   /// before they are scanned across the warp by shuffles, each step adding the carry of those
   /// before; a thread a row otherwise (a column: a warp reads 32 neighbouring columns at once).
-  /// Float sums accumulate in double, as the reductions do.
+  /// Float sums accumulate in double, as the reductions do. A suffix scan (Buffer::reverse) walks
+  /// from the row's end: the warp's steps count the elements walked, q, at r = R - 1 - q.
   void scan(const Stage& s) {
     const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
     const bool sum = b.combine == Combine::sum;
@@ -1350,10 +1352,23 @@ struct CudaKernel {
     const std::string value = "static_cast<" + t + ">(" + text(s.value) + ")";
     const std::string store = "b" + std::to_string(b.id) + "[" + s.offset->text +
                               "] = static_cast<" + c_type(b.dtype) + ">(";
-    const std::string r = n(numel(k.inner_shape()));
+    const int64_t rows = numel(k.inner_shape());
+    const std::string r = n(rows);
+    const auto element = [&](const std::string& q) {
+      return "const " + ix + " r = " + (b.reverse ? r + " - 1 - (" + q + ")" : q) + ";\n";
+    };
+    // an exclusive scan reads all but the last element walked, and stores before it combines
+    const int64_t read = b.exclusive ? rows - 1 : rows;
+    const std::string inside = b.reverse ? "r >= 0" : "r < " + r;
+    const std::string readable = b.reverse ? "r >= " + n(rows - read) : "r < " + n(read);
     if (group == 1) {
-      out += "  " + t + " kf_c = " + init + ";\n  for (" + ix + " r = 0; live && r < " + r +
-             "; ++r) {\n    kf_c = kf_c" + op + value + ";\n    " + store + "kf_c);\n  }\n";
+      const std::string walk = b.reverse ? " r = " + r + " - 1; live && r >= 0; --r"
+                                         : " r = 0; live && r < " + r + "; ++r";
+      const std::string combine = "kf_c = kf_c" + op + value + ";\n    ";
+      out += "  " + t + " kf_c = " + init + ";\n  for (" + ix + walk + ") {\n    " +
+             (b.exclusive ? store + "kf_c);\n    if (" + readable + ") " + combine
+                          : combine + store + "kf_c);\n") +
+             "  }\n";
       return;
     }
     const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < 4; ++kf_j) {\n";
@@ -1361,13 +1376,18 @@ struct CudaKernel {
     scan_vectors(s, t, op);
     out += "  for (; live && kf_r < " + r + "; kf_r += 128) {\n";
     out += "    " + t + " kf_u[4];\n" + each;
-    out += "      const " + ix + " r = kf_r + kf_j * 32 + lane;\n";
-    out += "      kf_u[kf_j] = r < " + r + " ? " + value + " : " + init + ";\n    }\n" + each;
+    out += "      " + element("kf_r + kf_j * 32 + lane");
+    out += "      kf_u[kf_j] = " + readable + " ? " + value + " : " + init + ";\n    }\n" + each;
     out += "      " + t + " v = kf_u[kf_j];\n";
     out += warp_scan(t, op);
     out += "      v = kf_c" + op + "v;\n";
-    out += "      const " + ix + " r = kf_r + kf_j * 32 + lane;\n";
-    out += "      if (r < " + r + ") " + store + "v);\n";
+    std::string stored = "v";
+    if (b.exclusive) {
+      out += "      const " + t + " kf_x = __shfl_up_sync(0xffffffffu, v, 1);\n";
+      stored = "lane == 0 ? kf_c : kf_x";
+    }
+    out += "      " + element("kf_r + kf_j * 32 + lane");
+    out += "      if (" + inside + ") " + store + stored + ");\n";
     out += "      kf_c = __shfl_sync(0xffffffffu, v, 31);\n    }\n  }\n";
   }
 
@@ -1376,44 +1396,72 @@ struct CudaKernel {
   /// (four groups a step, their values loaded before any is scanned), scanned in the lane before
   /// the lanes' totals are scanned across the warp, so that 128 elements cost one shuffle scan
   /// where they cost four; the row's last elements are left to the loop of 32 a step. The values
-  /// wait in their own type (a float sum's in float, 16 registers) and are scanned in `t`.
-  /// `t`, `op`: as scan's.
+  /// wait in their own type (a float sum's in float, 16 registers) and are scanned in `t`. A
+  /// suffix scan walks its lane's four elements from the last (kf_r4 is the first of them in
+  /// memory, R - 4 - q: rows of a multiple of four keep it aligned). `t`, `op`: as scan's.
   void scan_vectors(const Stage& s, const std::string& t, const std::string& op) {
     constexpr int64_t kQuads = 4, kStep = kQuads * 128;
     const int64_t r = numel(k.inner_shape());
+    const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
+    const int64_t read = b.exclusive ? r - 1 : r;  // the elements walked whose values it reads
+    if (read < kStep || (b.reverse && r % 4 != 0)) return;
     const std::string vector = vector_text([&] { return text(s.value); });
     const std::string store = vector_store(s);
-    if (r < kStep || (vector.empty() && store.empty())) return;
-    const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
-    const std::string quad = "#pragma unroll\n    for (int kf_k = 0; kf_k < " + n(kQuads) +
-                             "; ++kf_k) {\n      const " + ix +
-                             " kf_r4 = kf_r + kf_k * 128 + lane * 4;\n";
+    if (vector.empty() && store.empty()) return;
+    // the loop over the step's four groups, kf_r4 the first of a lane's four elements in memory
+    const auto quad = [&](const std::string& step) {
+      const std::string q4 = step + " + kf_k * 128 + lane * 4";
+      return "#pragma unroll\n    for (int kf_k = 0; kf_k < " + n(kQuads) +
+             "; ++kf_k) {\n      const " + ix +
+             " kf_r4 = " + (b.reverse ? n(r - 4) + " - (" + q4 + ")" : q4) + ";\n";
+    };
     const std::string each = "#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) {\n" +
                              std::string("        const ") + ix + " r = kf_r4 + kf_e;\n";
+    // the element kf_e of the four in memory is the lane's walked element `walked`
+    const std::string walked = b.reverse ? "3 - kf_e" : "kf_e";
+    const std::string u = std::string(c_type(s.value->dtype)) + " ";
+    // the values of the step from `step` into `regs`, in the order walked
+    const auto load = [&](const std::string& regs, const std::string& step) {
+      return quad(step) + load_row_vectors({vector}, "      ") + each + "        " + regs +
+             "[kf_k * 4 + " + walked + "] = " + (vector.empty() ? text(s.value) : vector) +
+             ";\n      }\n    }\n";
+    };
     const std::string four = "#pragma unroll\n      for (int kf_e = 1; kf_e < 4; ++kf_e) ";
-    out += "  for (; live && kf_r + " + n(kStep) + " <= " + n(r) + "; kf_r += " + n(kStep) +
-           ") {\n    " + c_type(s.value->dtype) + " kf_u[" + n(4 * kQuads) + "];\n" + quad +
-           load_row_vectors({vector}, "      ") + each +
-           "        kf_u[kf_k * 4 + kf_e] = " + (vector.empty() ? text(s.value) : vector) +
-           ";\n      }\n    }\n" + quad;
-    out += "      " + t + " kf_q[4];\n      kf_q[0] = static_cast<" + t + ">(kf_u[kf_k * 4]);\n" +
-           four + "kf_q[kf_e] = kf_q[kf_e - 1]" + op + "static_cast<" + t +
-           ">(kf_u[kf_k * 4 + kf_e]);\n";
-    out += "      " + t + " v = kf_q[3];\n";
-    out += warp_scan(t, op);
-    out += "      const " + t + " kf_before = __shfl_up_sync(0xffffffffu, v, 1);\n";
-    out += "      const " + t + " kf_p = lane == 0 ? kf_c : kf_c" + op + "kf_before;\n";
-    const std::string value = "kf_p" + op + "kf_q[kf_e]";
+    std::string scan = quad("kf_r");
+    scan += "      " + t + " kf_q[4];\n      kf_q[0] = static_cast<" + t + ">(kf_u[kf_k * 4]);\n" +
+            four + "kf_q[kf_e] = kf_q[kf_e - 1]" + op + "static_cast<" + t +
+            ">(kf_u[kf_k * 4 + kf_e]);\n";
+    scan += "      " + t + " v = kf_q[3];\n";
+    scan += warp_scan(t, op);
+    scan += "      const " + t + " kf_before = __shfl_up_sync(0xffffffffu, v, 1);\n";
+    scan += "      const " + t + " kf_p = lane == 0 ? kf_c : kf_c" + op + "kf_before;\n";
+    // an exclusive scan's element: the lane's elements walked before it combined with kf_p
+    const std::string value =
+        b.exclusive ? "(" + walked + " == 0 ? kf_p : kf_p" + op + "kf_q[" + walked + " - 1])"
+                    : "kf_p" + op + "kf_q[" + walked + "]";
     if (!store.empty()) {
-      out +=
+      scan +=
           "      float kf_s[4];\n#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) "
           "kf_s[kf_e] = static_cast<float>(" +
           value + ");\n      kf_row_store4(" + store + " + kf_r4, kf_s);\n";
     } else {
-      out += each + "        b" + std::to_string(b.id) + "[" + s.offset->text + "] = static_cast<" +
-             c_type(b.dtype) + ">(" + value + ");\n      }\n";
+      scan += each + "        b" + std::to_string(b.id) + "[" + s.offset->text +
+              "] = static_cast<" + c_type(b.dtype) + ">(" + value + ");\n      }\n";
     }
-    out += "      kf_c = kf_c" + op + "__shfl_sync(0xffffffffu, v, 31);\n    }\n  }\n";
+    scan += "      kf_c = kf_c" + op + "__shfl_sync(0xffffffffu, v, 31);\n    }\n";
+    const std::string regs = "[" + n(4 * kQuads) + "];\n";
+    if (!scan_prefetch) {
+      out += "  for (; live && kf_r + " + n(kStep) + " <= " + n(read) + "; kf_r += " + n(kStep) +
+             ") {\n    " + u + "kf_u" + regs + load("kf_u", "kf_r") + scan + "  }\n";
+      return;
+    }
+    // the next step's values loaded before this step's are scanned; the last step on its own
+    out += "  " + u + "kf_u" + regs + "  if (live) {\n" + load("kf_u", "kf_r") + "  }\n";
+    out += "  for (; live && kf_r + " + n(2 * kStep) + " <= " + n(read) + "; kf_r += " + n(kStep) +
+           ") {\n    " + u + "kf_n" + regs + load("kf_n", "(kf_r + " + n(kStep) + ")") + scan +
+           "#pragma unroll\n    for (int kf_i = 0; kf_i < " + n(4 * kQuads) +
+           "; ++kf_i) kf_u[kf_i] = kf_n[kf_i];\n  }\n";
+    out += "  if (live) {\n" + scan + "    kf_r += " + n(kStep) + ";\n  }\n";
   }
 
   /// Whether 32-bit index arithmetic holds every offset of the kernel: o, r, every node of every
@@ -2044,6 +2092,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       c.interior = ch.interior && rows == 1;
       c.window_vectors = ch.window_vectors;
       c.row_vectors = ch.row_vectors;
+      c.scan_prefetch = ch.scan_prefetch;
       c.pointwise_vectors = ch.pointwise_vectors;
       c.window_stores = ch.window_stores && rows == 1;
       if (c.window_stores && !c.window_stores_fit()) c.window_stores = false;

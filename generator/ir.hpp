@@ -64,7 +64,8 @@ struct Buffer {
   /// library: a tensor a library computes (cuBLAS through at::mm, cuDNN through at::convolution;
   /// offered to the search as an alternative to the generator's own contraction kernels).
   /// scan: a cumulative sum or product along one dimension (`reduced` marks it in `space`, which
-  /// is `shape`): the element at an index combines those up to it along that dimension.
+  /// is `shape`): the element at an index combines those up to it along that dimension (from it to
+  /// the end where `reverse`).
   enum class Kind { input, pointwise, reduction, library, scan };
   Kind kind = Kind::input;
   int id = 0;
@@ -80,6 +81,13 @@ struct Buffer {
   std::vector<bool> reduced;   ///< reduction: which dimensions of `space` it combines
   Combine combine = Combine::sum;
   double scale = 1;  ///< reduction: the result is multiplied by it (a mean)
+  /// scan: a suffix scan, walked from the dimension's end: the flip of a scan along its dimension
+  /// (KernelBench's 91_cumsum_reverse, `cumsum(x.flip(d), d).flip(d)`, one pass, no copy).
+  bool reverse = false;
+  /// scan: an exclusive one, the element at an index combining those before it (after it where
+  /// `reverse`), the first one walked the identity; `compute` is read at all but the last walked
+  /// (92_cumsum_exclusive's `cat((zeros, cumsum(x[:, :-1])), 1)`).
+  bool exclusive = false;
   /// library: the C++ expression that computes it ("at::mm(t0, t1.t())"), which reads the buffers
   /// `operands` by their tensors' names (t<id>, as generator/generate.cpp names them).
   std::string call;

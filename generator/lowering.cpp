@@ -292,7 +292,7 @@ Lazy Lowerer::whole(const Buffer& b) {
   return l;
 }
 
-Lazy Lowerer::scan(const Lazy& a, int64_t dim, Combine combine) {
+Lazy Lowerer::scan(const Lazy& a, int64_t dim, Combine combine, bool reverse, bool exclusive) {
   if (a.shape.empty()) return a;  // a 0-d tensor is its own cumulative sum or product
   Buffer b;
   b.kind = Buffer::Kind::scan;
@@ -302,10 +302,18 @@ Lazy Lowerer::scan(const Lazy& a, int64_t dim, Combine combine) {
   b.reduced.assign(a.shape.size(), false);
   b.reduced[static_cast<size_t>(dim)] = true;
   b.combine = combine;
+  b.reverse = reverse;
+  b.exclusive = exclusive;
   b.dtype = a.dtype;
   b.compute = a.load;
   program_.buffers.push_back(b);
   return whole(program_.buffers.back());
+}
+
+const Buffer* Lowerer::scan_of(const Lazy& a) const {
+  if (a.buffer < 0) return nullptr;
+  const Buffer& b = program_.buffers[static_cast<size_t>(a.buffer)];
+  return b.kind == Buffer::Kind::scan && a.shape == b.shape ? &b : nullptr;
 }
 
 Lazy Lowerer::realise(const Lazy& a) {

@@ -48,8 +48,13 @@ class Lowerer {
   /// `a` combined over `dims` (empty: all), the result keeping them as size 1 or not.
   Lazy reduce(const Lazy& a, std::vector<int64_t> dims, bool keepdim, Combine combine,
               double scale = 1);
-  /// `a` scanned along `dim`: each element combined (sum or prod) with those before it there.
-  Lazy scan(const Lazy& a, int64_t dim, Combine combine);
+  /// `a` scanned along `dim`: each element combined (sum or prod) with those before it there (with
+  /// those after it where `reverse`; without itself where `exclusive`, `a` then read at all but the
+  /// last element walked).
+  Lazy scan(const Lazy& a, int64_t dim, Combine combine, bool reverse = false,
+            bool exclusive = false);
+  /// The scan buffer `a` is exactly, read in its own shape; null for anything else.
+  const Buffer* scan_of(const Lazy& a) const;
   /// Whether a sum over `dims` of a tensor of `shape` is split into partial results first
   /// (`split_reduction`): few outputs over many elements.
   static bool splits(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims);

@@ -454,6 +454,27 @@ Out lower_pad(Lowerer& L, const GraphNode& n) {
 }
 
 /// cat(tensors, dim): each element read from the tensor its index falls in.
+/// The exclusive scan that `cat((identity, scan), dim)` is: a slice of one element along dim of
+/// the scan's identity (zeros before a sum, ones before a product), then an inclusive scan along
+/// dim (of all but the last element: 92_cumsum_exclusive). None for any other concatenation.
+std::optional<Lazy> exclusive_scan(Lowerer& L, const std::vector<Lazy>& parts, int64_t dim) {
+  if (parts.size() != 2) return std::nullopt;
+  const Buffer* s = L.scan_of(parts[1]);
+  const auto d = static_cast<size_t>(dim);
+  if (!s || !s->reduced[d] || s->reverse || s->exclusive || parts[0].shape[d] != 1 ||
+      parts[0].dtype != s->dtype)
+    return std::nullopt;
+  const ExprPtr first = parts[0].load(ix::vars(parts[0].shape));
+  const double identity = s->combine == Combine::sum ? 0 : 1;
+  if (first->kind != Expr::Kind::constant || first->value != identity) return std::nullopt;
+  Lazy operand;
+  operand.shape = s->shape;
+  operand.shape[d] += 1;
+  operand.dtype = s->dtype;
+  operand.load = s->compute;
+  return L.scan(operand, dim, s->combine, false, true);
+}
+
 Out lower_cat(Lowerer& L, const GraphNode& n) {
   const auto& list = L.arg(n, 0, "tensors").as_array();
   int64_t dim = L.arg(n, 1, "dim").as_int(0);
@@ -468,6 +489,7 @@ Out lower_cat(Lowerer& L, const GraphNode& n) {
     if (t->shape.size() == out_shape.size()) parts.push_back(*t);  // torch skips empty 1-d tensors
   }
   if (parts.empty()) return Out::failure("a concatenation of nothing");
+  if (auto y = exclusive_scan(L, parts, dim)) return Out{std::vector<Lazy>{*y}, ""};
   Lazy y = parts[0];
   y.buffer = -1;
   y.shape = out_shape;
@@ -617,24 +639,59 @@ Out lower_cumulative(Lowerer& L, const GraphNode& n) {
   return Out{std::vector<Lazy>{L.scan(in, dim, sum ? Combine::sum : Combine::prod)}, ""};
 }
 
-/// flip(self, dims): the element at size - 1 - i along each flipped dimension.
-Out lower_flip(Lowerer& L, const GraphNode& n) {
-  auto x = L.tensor(n, 0, "self");
-  if (!x) return Out::failure(x.error);
-  const auto dims = normalise_dims(ints(L.arg(n, 1, "dims")), x->shape.size());
-  Lazy y = *x;
+/// size - 1 - i, where i is not itself size - 1 - j (a flip of a flip reads j, in order again).
+IndexPtr flipped(const IndexPtr& i, int64_t size) {
+  if (i->kind == Index::Kind::sum && i->terms.size() == 2) {
+    for (size_t c = 0; c < 2; ++c) {
+      const IndexPtr& k = i->terms[c];
+      const IndexPtr& j = i->terms[1 - c];
+      if (k->kind == Index::Kind::constant && k->value == size - 1 && j->kind == Index::Kind::mul &&
+          j->value == -1)
+        return j->terms[0];
+    }
+  }
+  return ix::add(ix::constant(size - 1), ix::mul(i, -1));
+}
+
+/// `x` read with its dimensions `dims` flipped.
+Lazy flip_view(const Lazy& x, const std::vector<int64_t>& dims) {
+  Lazy y = x;
   y.buffer = -1;
-  auto lx = x->load;
-  const auto shape = x->shape;
+  auto lx = x.load;
+  const auto shape = x.shape;
   y.load = [=](const std::vector<IndexPtr>& i) {
     std::vector<IndexPtr> at = i;
     for (int64_t d : dims) {
       const auto k = static_cast<size_t>(d);
-      at[k] = ix::add(ix::constant(shape[k] - 1), ix::mul(i[k], -1));
+      at[k] = flipped(i[k], shape[k]);
     }
     return lx(at);
   };
-  return Out{std::vector<Lazy>{y}, ""};
+  return y;
+}
+
+/// flip(self, dims): the element at size - 1 - i along each flipped dimension. A scan flipped
+/// along its own dimension is the suffix scan of its operand flipped there (one pass that stores
+/// in place of a scan and a copy; the operand of `cumsum(x.flip(d), d).flip(d)` is x again).
+Out lower_flip(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  auto dims = normalise_dims(ints(L.arg(n, 1, "dims")), x->shape.size());
+  Lazy y = *x;
+  if (const Buffer* s = L.scan_of(*x)) {
+    const auto along = static_cast<int64_t>(std::find(s->reduced.begin(), s->reduced.end(), true) -
+                                            s->reduced.begin());
+    const auto at = std::find(dims.begin(), dims.end(), along);
+    if (at != dims.end()) {
+      Lazy operand;
+      operand.shape = s->shape;
+      operand.dtype = s->dtype;
+      operand.load = s->compute;
+      y = L.scan(flip_view(operand, {along}), along, s->combine, !s->reverse, s->exclusive);
+      dims.erase(at);
+    }
+  }
+  return Out{std::vector<Lazy>{dims.empty() ? y : flip_view(y, dims)}, ""};
 }
 
 /// max_pool{1,2,3}d_with_indices_backward(grad_output, self, kernel_size, stride, padding,

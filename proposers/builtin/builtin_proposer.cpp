@@ -74,7 +74,8 @@ bool tolerance_admits_tf32(const json::Value& direction_doc) {
 /// and whether their warp stores them 32 consecutive a store through shared memory
 /// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule);
 /// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1), and a
-/// pointwise kernel its elements (`pointwise_vectors` 1).
+/// pointwise kernel its elements (`pointwise_vectors` 1); whether a scan loads its next step
+/// before it scans this one (`scan_prefetch` 0).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
@@ -96,7 +97,8 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"window_stores", {0, 1}, 0},
                  {"window_rows", {0, 1, 2, 4}, 0},
                  {"row_vectors", {0, 1}, 1},
-                 {"pointwise_vectors", {0, 1}, 1}};
+                 {"pointwise_vectors", {0, 1}, 1},
+                 {"scan_prefetch", {0, 1}, 0}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))
@@ -138,6 +140,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("row_vectors"); it != v.end()) g.cuda.row_vectors = it->second == 1;
     if (auto it = v.find("pointwise_vectors"); it != v.end())
       g.cuda.pointwise_vectors = it->second == 1;
+    if (auto it = v.find("scan_prefetch"); it != v.end()) g.cuda.scan_prefetch = it->second == 1;
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };

@@ -492,16 +492,18 @@ TEST(GeneratedCudaSource, UnrollSetsTheLoadsAThreadHasInFlight) {
 }
 
 // A load that only a condition's pick evaluates stays behind its condition in a full block's
-// loads ahead of the compute: KernelBench's 92_cumsum_exclusive (cat of zeros and a cumsum of all
-// but the last column) reads the cumsum at offset -1 for the first element, which the select
-// never picks; loaded ahead, it read before the 4 GiB buffer's start and the H200 reported an
-// illegal address on the full-size problem. A padded tensor's border reads likewise. A load under
-// a condition whose offset stays inside its buffer (where's other branch) is still read ahead.
+// loads ahead of the compute: a cat of zeros and a scan of all but the last column (as
+// KernelBench's 92_cumsum_exclusive wrote it before its cumsum became an exclusive scan; zeros
+// are no cumprod's identity, so this one stays a cat) reads the scan at offset -1 for the first
+// element, which the select never picks; loaded ahead, it read before the 4 GiB buffer's start
+// and the H200 reported an illegal address on the full-size problem. A padded tensor's border
+// reads likewise. A load under a condition whose offset stays inside its buffer (where's other
+// branch) is still read ahead.
 TEST(GeneratedCudaSource, ALoadUnderAConditionIsNotReadAheadOfIt) {
   const OpCase exclusive{
-      "exclusive_cumsum",
+      "zeros_before_cumprod",
       "x",
-      "torch.cat((torch.zeros_like(x[:, :1]), torch.cumsum(x[:, :-1], dim=1)), dim=1)",
+      "torch.cat((torch.zeros_like(x[:, :1]), torch.cumprod(x[:, :-1], dim=1)), dim=1)",
       {"[torch.randn(64, 1024)]"}};
   const OpCase padded{
       "padded", "x", "torch.nn.functional.pad(x, (1, 1)) * 2", {"[torch.randn(64, 1000)]"}};
@@ -1043,17 +1045,49 @@ TEST(GeneratedCudaSource, AScanReadsAndStoresFourElementsALane) {
   EXPECT_EQ(occurrences(masked, "kf_row_load4(kf_rv"), 1u) << masked;
   EXPECT_EQ(occurrences(masked, "kf_row_store4(b"), 1u) << masked;
   EXPECT_EQ(occurrences(masked, "kf_r + 512 <= 1028"), 1u) << masked;
+  EXPECT_EQ(occurrences(masked, "kf_n["), 0u) << masked;
   EXPECT_EQ(occurrences(masked, "kf_r < 1028; kf_r += 128"), 1u) << masked;  // the last 4
   const std::string shorter = source("scan_shorter", "torch.cumsum(x[:, :-1], dim=1)", "64, 1028");
   EXPECT_EQ(occurrences(shorter, "kf_row_load4(kf_rv"), 1u) << shorter;
   EXPECT_EQ(occurrences(shorter, "kf_row_store4(b"), 0u) << shorter;  // rows of 1027 stored
   const std::string odd = source("scan_odd", "torch.cumprod(x, dim=1)", "64, 1027");
   EXPECT_EQ(occurrences(odd, "kf_row_load4(kf_rv") + occurrences(odd, "kf_r + 512"), 0u) << odd;
+  // scan_prefetch: the next step's values loaded (kf_n) before this step's are scanned: loads for
+  // the first step and in the loop, stores in the loop and for the last step
+  generator::CudaChoices prefetch;
+  prefetch.scan_prefetch = true;
+  const std::string ahead =
+      source("scan_masked", "torch.cumsum(x * (x > 0), dim=1)", "64, 1028", prefetch);
+  EXPECT_EQ(occurrences(ahead, "kf_row_load4(kf_rv"), 2u) << ahead;
+  EXPECT_EQ(occurrences(ahead, "kf_row_store4(b"), 2u) << ahead;
+  EXPECT_EQ(occurrences(ahead, "kf_r + 1024 <= 1028"), 1u) << ahead;
+  EXPECT_EQ(occurrences(ahead, "float kf_n[16];"), 1u) << ahead;
   generator::CudaChoices scalar;
   scalar.row_vectors = false;
   const std::string off =
       source("scan_masked", "torch.cumsum(x * (x > 0), dim=1)", "64, 1028", scalar);
-  EXPECT_EQ(occurrences(off, "kf_r + 512"), 0u) << off;
+  EXPECT_EQ(occurrences(off, "kf_r + 512") + occurrences(off, "kf_r + 1024"), 0u) << off;
+}
+
+// KernelBench's 91_cumsum_reverse and 92_cumsum_exclusive as they write them: one scan kernel
+// each (no copy of a flipped or concatenated scan), reading and storing four elements a lane.
+TEST(GeneratedCudaSource, AReversedOrExclusiveScanIsOnePass) {
+  const auto source = [](const std::string& name, const std::string& expression) {
+    return cuda_source({name, "x", expression, {"[torch.randn(64, 1028)]"}});
+  };
+  const std::string reversed = source("scan_reversed", "torch.cumsum(x.flip(1), dim=1).flip(1)");
+  const std::string exclusive =
+      source("scan_exclusive",
+             "torch.cat((torch.zeros_like(x.select(1, 0).unsqueeze(1)), "
+             "torch.cumsum(x.narrow(dim=1, start=0, length=x.size(1) - 1), dim=1)), dim=1)");
+  for (const auto& s : {reversed, exclusive}) {
+    EXPECT_EQ(occurrences(s, "__global__"), 1u) << s;
+    EXPECT_EQ(occurrences(s, "kf_row_load4(kf_rv"), 1u) << s;
+    EXPECT_EQ(occurrences(s, "kf_row_store4(b"), 1u) << s;
+  }
+  // its lane's four elements loaded, then scanned and stored, from R - 4 - q
+  EXPECT_EQ(occurrences(reversed, "kf_r4 = 1024 - (kf_r + kf_k * 128 + lane * 4)"), 2u) << reversed;
+  EXPECT_EQ(occurrences(exclusive, "kf_r + 512 <= 1027"), 1u) << exclusive;
 }
 
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {

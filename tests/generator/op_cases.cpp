@@ -202,6 +202,20 @@ const std::vector<OpCase>& op_cases() {
        "x",
        "(torch.cumsum(x.flip(-1), dim=-1).flip(-1), torch.cumsum(x[..., :-1], dim=-1))",
        {"[torch.randn(3, 517)]", "[torch.randn(5, 1028)]"}},
+      // Suffix scans (a scan flipped along its dimension: down a column, a flip of a plain
+      // cumsum, a flip along two dimensions) and exclusive ones (a cumsum or cumprod of all but
+      // the last element after the identity, as 92_cumsum_exclusive writes it, and flipped):
+      // one pass each; rows of 1028 read and store four elements a lane, 517 and 1 do not.
+      {"scans_suffix_and_exclusive",
+       "x",
+       "(torch.cumsum(x.flip(0), dim=0).flip(0), torch.cumsum(x, dim=-1).flip(-1), "
+       "torch.cumprod((1 + x * 0.01).flip(1, 0), dim=1).flip(0, 1), "
+       "torch.cat((torch.zeros_like(x.select(1, 0).unsqueeze(1)), "
+       "torch.cumsum(x.narrow(dim=1, start=0, length=x.size(1) - 1), dim=1)), dim=1), "
+       "torch.cat((torch.ones_like(x[:, :1]), torch.cumprod(1 + x[:, :-1] * 0.01, dim=1)), 1), "
+       "torch.cat((torch.zeros_like(x[:, :1]), torch.cumsum(x[:, :-1], dim=1)), 1).flip(1))",
+       {"[torch.randn(3, 517)]", "[torch.randn(300, 4)]", "[torch.randn(5, 1028)]",
+        "[torch.randn(6, 1)]"}},
       {"in_place",
        "x, residual",
        "torch.relu(torch.mul(x, 2).add_(residual).mul_(0.5))",
@@ -422,6 +436,12 @@ std::string check_generated_spread(const std::string& task_dir, int spread) {
   cuda.spread = spread;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             "kf_v < " + std::to_string(spread));
+}
+
+std::string check_generated_scan_prefetch(const std::string& task_dir) {
+  generator::CudaChoices cuda;
+  cuda.scan_prefetch = true;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "kf_n[16]");
 }
 
 std::string check_generated_interior(const std::string& task_dir) {

@@ -67,6 +67,9 @@ std::string check_generated_windows(const std::string& task_dir, int window, boo
 /// As check_generated, on the CUDA backend with `spread` outputs a thread a block's width apart,
 /// which the source must then have.
 std::string check_generated_spread(const std::string& task_dir, int spread);
+/// As check_generated on the CUDA backend with the next scan step's values loaded before this
+/// step's are scanned (the choice scan_prefetch), which the source must then have.
+std::string check_generated_scan_prefetch(const std::string& task_dir);
 /// As check_generated on the CUDA backend with the choice interior (an output's window inside its
 /// input walked unchecked), which the source must then have.
 std::string check_generated_interior(const std::string& task_dir);

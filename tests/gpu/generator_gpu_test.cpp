@@ -131,6 +131,26 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaSpread,
                            return std::get<0>(info.param).name + "_" +
                                   std::to_string(std::get<1>(info.param));
                          });
+// Scans four elements a lane with the next step's values loaded before this step's are scanned
+// (the choice scan_prefetch): the first step's loaded before the loop, the last one scanned after.
+class GeneratedCudaScanPrefetch : public testing::TestWithParam<OpCase> {};
+TEST_P(GeneratedCudaScanPrefetch, IsCorrectWithTheNextStepLoadedAhead) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  OpCase named = GetParam();
+  named.name += "_scan_prefetch";
+  EXPECT_EQ(check_generated_scan_prefetch(cuda_case(named)), "");
+}
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaScanPrefetch, testing::ValuesIn([] {
+                           std::vector<OpCase> scans;
+                           for (const auto& c : op_cases())
+                             if (c.name == "scans_long_rows" ||
+                                 c.name == "scans_reversed_and_shorter" ||
+                                 c.name == "scans_suffix_and_exclusive")
+                               scans.push_back(c);
+                           return scans;
+                         }()),
+                         [](const auto& info) { return info.param.name; });
+
 // The choice interior: the outputs whose windows lie inside the input walk them unchecked.
 class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};
 

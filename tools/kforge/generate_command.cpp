@@ -86,6 +86,9 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--no-pointwise-vectors", no_pointwise_vectors,
                "CUDA: a pointwise kernel's threads take their elements a block's width apart, a "
                "load each, rather than four consecutive ones, 16 bytes a load");
+  app.add_flag("--scan-prefetch", cuda.scan_prefetch,
+               "CUDA: a scan's steps of 512 elements (row vectors) load the next step's values "
+               "before they scan this one's, rather than loading their values, then scanning them");
   app.add_flag("--window-stores", cuda.window_stores,
                "CUDA: window outputs (--window 2, 4, 8) are stored by their warp together, 32 "
                "consecutive a store, through shared memory");
