@@ -1343,7 +1343,9 @@ struct CudaKernel {
   /// before they are scanned across the warp by shuffles, each step adding the carry of those
   /// before; a thread a row otherwise (a column: a warp reads 32 neighbouring columns at once).
   /// Float sums accumulate in double, as the reductions do. A suffix scan (Buffer::reverse) walks
-  /// from the row's end: the warp's steps count the elements walked, q, at r = R - 1 - q.
+  /// from the row's end: the warp's steps count the elements walked, q, at r = R - 1 - q. An
+  /// exclusive one (Buffer::exclusive) stores each element's carry from the elements before it,
+  /// and never reads the last element walked.
   void scan(const Stage& s) {
     const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
     const bool sum = b.combine == Combine::sum;
@@ -1352,15 +1354,15 @@ struct CudaKernel {
     const std::string value = "static_cast<" + t + ">(" + text(s.value) + ")";
     const std::string store = "b" + std::to_string(b.id) + "[" + s.offset->text +
                               "] = static_cast<" + c_type(b.dtype) + ">(";
-    const int64_t rows = numel(k.inner_shape());
-    const std::string r = n(rows);
+    const int64_t length = numel(k.inner_shape());
+    const std::string r = n(length);
     const auto element = [&](const std::string& q) {
       return "const " + ix + " r = " + (b.reverse ? r + " - 1 - (" + q + ")" : q) + ";\n";
     };
     // an exclusive scan reads all but the last element walked, and stores before it combines
-    const int64_t read = b.exclusive ? rows - 1 : rows;
+    const int64_t read = b.exclusive ? length - 1 : length;
     const std::string inside = b.reverse ? "r >= 0" : "r < " + r;
-    const std::string readable = b.reverse ? "r >= " + n(rows - read) : "r < " + n(read);
+    const std::string readable = b.reverse ? "r >= " + n(length - read) : "r < " + n(read);
     if (group == 1) {
       const std::string walk = b.reverse ? " r = " + r + " - 1; live && r >= 0; --r"
                                          : " r = 0; live && r < " + r + "; ++r";

@@ -453,7 +453,6 @@ Out lower_pad(Lowerer& L, const GraphNode& n) {
   return Out{std::vector<Lazy>{y}, ""};
 }
 
-/// cat(tensors, dim): each element read from the tensor its index falls in.
 /// The exclusive scan that `cat((identity, scan), dim)` is: a slice of one element along dim of
 /// the scan's identity (zeros before a sum, ones before a product), then an inclusive scan along
 /// dim (of all but the last element: 92_cumsum_exclusive). None for any other concatenation.
@@ -472,9 +471,11 @@ std::optional<Lazy> exclusive_scan(Lowerer& L, const std::vector<Lazy>& parts, i
   operand.shape[d] += 1;
   operand.dtype = s->dtype;
   operand.load = s->compute;
-  return L.scan(operand, dim, s->combine, false, true);
+  return L.scan(operand, dim, s->combine, /*reverse=*/false, /*exclusive=*/true);
 }
 
+/// cat(tensors, dim): each element read from the tensor its index falls in; the identity before a
+/// scan is an exclusive scan (exclusive_scan).
 Out lower_cat(Lowerer& L, const GraphNode& n) {
   const auto& list = L.arg(n, 0, "tensors").as_array();
   int64_t dim = L.arg(n, 1, "dim").as_int(0);
