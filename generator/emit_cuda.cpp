@@ -45,7 +45,10 @@ __device__ __forceinline__ void kf_load4(float* w, const float* b, int64_t x, in
 }
 
 // Four floats of a row at p (16-byte aligned) into w[0..3], and w[0..3] stored there: a walk of
-// the row four consecutive elements a thread (row vectors).
+// the row four consecutive elements a thread (row vectors). The store is the intrinsic: nvcc
+// splits a plain float4 store into four 4-byte ones where it cannot see from the offset's
+// arithmetic that p is 16-byte aligned (the first of a scan step's stores, a row's body after its
+// unaligned head).
 __device__ __forceinline__ void kf_row_load4(float* w, const float* p) {
   const float4 v = __ldg(reinterpret_cast<const float4*>(p));
   w[0] = v.x;
@@ -54,7 +57,7 @@ __device__ __forceinline__ void kf_row_load4(float* w, const float* p) {
   w[3] = v.w;
 }
 __device__ __forceinline__ void kf_row_store4(float* p, const float* w) {
-  *reinterpret_cast<float4*>(p) = make_float4(w[0], w[1], w[2], w[3]);
+  __stwb(reinterpret_cast<float4*>(p), make_float4(w[0], w[1], w[2], w[3]));
 }
 
 struct KfSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
@@ -161,36 +164,49 @@ __device__ __forceinline__ void kf_group_arg(T& v, int64_t& i, T* shared, int64_
 )";
 
 // A row shared by a cluster of C blocks (sm_90): every thread of each block calls these after its
-// block's own reduction; thread 0 of each block puts the block's value in its shared slot, and
-// every thread combines the C slots in the order of the blocks' ranks. The second barrier keeps
-// each block from writing its slot again, or exiting, while another block reads it. Compiled
-// for GPUs without clusters as nothing: the host launches the kernel without clusters there.
+// block's own reduction. Thread b < C of each block writes the block's value into slot [rank] of
+// block b's array (each reduction its own array), one barrier makes the writes visible, and every
+// thread combines its own block's C slots in the order of the ranks (the same value in every
+// block). The kernel's threads arrive at the cluster's barrier as they start, and the first
+// reduction (First) waits for that phase before it writes into another block's shared memory, so
+// that no block is written to before it runs; a block may exit once its last reduction has read
+// its slots, which no block writes after that barrier. Only the writing warp's arrival releases
+// its writes. (The first version, a slot read across the cluster between two cluster.sync(),
+// waited on two barriers with a memory fence each: 4.82 ms on KernelBench's 39_L2Norm_ where this
+// takes 4.50, BENCHMARKS.md.) Compiled for GPUs without clusters as nothing: the host launches the
+// kernel without clusters there.
 const char* const kCudaCluster = R"(
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-template <int C, class T, class Op>
-__device__ __forceinline__ T kf_cluster_reduce(T v, Op op, T* slot) {
+template <int C, class T>
+__device__ __forceinline__ void kf_cluster_put(bool first, T v, T* slots) {
   const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-  if (threadIdx.x == 0) *slot = v;
-  cluster.sync();
-  v = *cluster.map_shared_rank(slot, 0);
-  for (int b = 1; b < C; ++b) v = op(v, *cluster.map_shared_rank(slot, b));
-  cluster.sync();
+  if (first) __cluster_barrier_wait();
+  if (threadIdx.x < C) *cluster.map_shared_rank(slots + cluster.block_rank(), threadIdx.x) = v;
+}
+__device__ __forceinline__ void kf_cluster_publish() {
+  if (threadIdx.x < 32)
+    __cluster_barrier_arrive();
+  else
+    __cluster_barrier_arrive_relaxed();
+  __cluster_barrier_wait();
+}
+template <int C, bool First, class T, class Op>
+__device__ __forceinline__ T kf_cluster_reduce(T v, Op op, T* slots) {
+  kf_cluster_put<C>(First, v, slots);
+  kf_cluster_publish();
+  v = slots[0];
+  for (int b = 1; b < C; ++b) v = op(v, slots[b]);
   return v;
 }
-template <int C>
-__device__ __forceinline__ void kf_cluster_online(float& m, double& s, float* slot_m,
-                                                  double* slot_s) {
-  const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-  if (threadIdx.x == 0) {
-    *slot_m = m;
-    *slot_s = s;
-  }
-  cluster.sync();
-  m = *cluster.map_shared_rank(slot_m, 0);
-  s = *cluster.map_shared_rank(slot_s, 0);
-  for (int b = 1; b < C; ++b)
-    kf_online_merge(m, s, *cluster.map_shared_rank(slot_m, b), *cluster.map_shared_rank(slot_s, b));
-  cluster.sync();
+template <int C, bool First>
+__device__ __forceinline__ void kf_cluster_online(float& m, double& s, float* slots_m,
+                                                  double* slots_s) {
+  kf_cluster_put<C>(First, m, slots_m);
+  kf_cluster_put<C>(false, s, slots_s);
+  kf_cluster_publish();
+  m = slots_m[0];
+  s = slots_s[0];
+  for (int b = 1; b < C; ++b) kf_online_merge(m, s, slots_m[b], slots_s[b]);
 }
 #endif
 )";
@@ -419,6 +435,14 @@ struct CudaKernel {
   /// from those before it (smaller values first, so that x + b is read where (x + b) * m is made).
   size_t visible = SIZE_MAX;
   int64_t steps = 0;
+  /// The row cache in groups of four consecutive elements (plan_cache_vectors), 16 bytes a load
+  /// and a store: the row's first element's offset in every buffer the kernel walks the row of;
+  /// empty where the cache holds a thread's elements a span apart. A thread's element kf_j < 4 *
+  /// cache_quads is then r = kf_h + 4 * (lane + kf_j / 4 * span) + kf_j % 4 (kf_h: the elements
+  /// before the first 16-byte aligned one), its last one the lane's element of the row's head or
+  /// tail (kf_xr, lanes below kf_x).
+  std::string cache_row{};
+  int64_t cache_quads = 0;
   /// A maximum and its sum of exponentials walk the row in two passes (online_pair says no):
   /// planned where the row cache then holds the row (CudaChoices::online).
   bool two_passes = false;
@@ -500,12 +524,19 @@ struct CudaKernel {
   /// otherwise.
   static std::optional<std::string> row_vector_base(const Index& i) {
     const auto split = ix::along(i, "r");
+    if (!split) return std::nullopt;
+    for (const auto& t : split->rest)
+      if (ix::factor_of(*t) % 4 != 0) return std::nullopt;
+    return row_base(i);
+  }
+
+  /// Where `i` walks a row (stride 1 along r), the offset of the row's first element, base + r;
+  /// none otherwise.
+  static std::optional<std::string> row_base(const Index& i) {
+    const auto split = ix::along(i, "r");
     if (!split || split->stride != 1) return std::nullopt;
     std::string base;
-    for (const auto& t : split->rest) {
-      if (ix::factor_of(*t) % 4 != 0) return std::nullopt;
-      base += (base.empty() ? "" : " + ") + t->text;
-    }
+    for (const auto& t : split->rest) base += (base.empty() ? "" : " + ") + t->text;
     return base.empty() ? "0" : base;
   }
 
@@ -554,11 +585,13 @@ struct CudaKernel {
   /// The pointer a store of stage `s` walks the row from four elements a store (row_vectors): a
   /// float output the kernel allocates, at row_vector_base; empty where it is not one.
   std::string vector_store(const Stage& s) const {
-    if (!row_vectors || window > 1 || !cached_values.empty() || !s.offset) return {};
+    if (!row_vectors || window > 1 || !s.offset) return {};
+    if (!cached_values.empty() && cache_row.empty()) return {};
     const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
     if (b.dtype != DType::f32 || b.kind == Buffer::Kind::input || s.value->dtype != DType::f32)
       return {};
-    const auto base = row_vector_base(*s.offset);
+    const auto base = cache_row.empty() ? row_vector_base(*s.offset) : row_base(*s.offset);
+    if (base && !cache_row.empty() && *base != cache_row) return {};
     return base ? "b" + std::to_string(s.buffer) + " + (" + *base + ")" : std::string{};
   }
 
@@ -942,6 +975,10 @@ struct CudaKernel {
   /// The row cache's registers and the loop that fills them: every cached value computed before
   /// any pass, all their loads in flight at once.
   void load_row_cache() {
+    if (!cache_row.empty()) {
+      load_row_cache_vectors();
+      return;
+    }
     std::string loads;
     for (size_t i = 0; i < cached_values.size(); ++i) {
       out += "  " + std::string(c_type(cached_values[i]->dtype)) + " kf_c" + std::to_string(i) +
@@ -953,10 +990,97 @@ struct CudaKernel {
     cached_loop([&](const std::string&) { return loads; });
   }
 
+  /// The row cache of a cluster's kernel in groups of four (cache_row), where row_vectors is on
+  /// and the kernel walks the row of no buffer but at one offset: every cached value a float load
+  /// at base + r, every load along the row one the cache holds, every row store a float output at
+  /// the same base + r. The row need not start at a multiple of four elements (39_L2Norm_'s rows
+  /// of 65535): its elements before the first 16-byte aligned one (the head, kf_h) and after the
+  /// last group (the tail) are at most 6, one a lane. 4.13 ms on 39_L2Norm_ against 4.50 with the
+  /// elements a span apart (87 % and 79 % of DRAM peak, BENCHMARKS.md). Not tried for a block's
+  /// own row cache.
+  void plan_cache_vectors(const CudaChoices& choices) {
+    cache_row.clear();
+    cache_quads = 0;
+    if (!choices.row_vectors || cluster == 1 || steps == 0 || span() < 8) return;
+    std::optional<std::string> base;
+    auto same = [&](const std::optional<std::string>& b) {
+      if (!b) return false;
+      if (!base) base = b;
+      return *base == *b;
+    };
+    auto walked = [&](int buffer) {  // a buffer of the kernel's memory
+      return buffer >= 0 && !std::count(k.local.begin(), k.local.end(), buffer);
+    };
+    for (const auto& v : cached_values)
+      if (v->kind != Expr::Kind::load || !walked(v->buffer) || v->dtype != DType::f32 ||
+          !v->index || p.buffers[static_cast<size_t>(v->buffer)].dtype != DType::f32 ||
+          std::count(k.stores.begin(), k.stores.end(), v->buffer) || !same(row_base(*v->index)))
+        return;
+    std::function<bool(const ExprPtr&)> reads_row = [&](const ExprPtr& e) {
+      if (e->kind == Expr::Kind::load && walked(e->buffer) && e->index && ix::reads(*e->index, "r"))
+        return true;
+      return std::any_of(e->args.begin(), e->args.end(), reads_row);
+    };
+    for (const auto& st : k.stages) {
+      if (reads_row(from_cache(st.value))) return;
+      if (st.kind != Stage::Kind::row_store) continue;
+      const Buffer& b = p.buffers[static_cast<size_t>(st.buffer)];
+      if (!st.offset || b.dtype != DType::f32 || b.kind == Buffer::Kind::input ||
+          st.value->dtype != DType::f32 || std::count(k.loads.begin(), k.loads.end(), st.buffer) ||
+          !same(row_base(*st.offset)))
+        return;
+    }
+    if (!base) return;
+    cache_row = *base;
+    cache_quads = (numel(k.inner_shape()) / 4 + span() - 1) / span();
+    steps = 4 * cache_quads + 1;
+  }
+
+  /// The row's head (kf_h, kf_n4 groups of four, kf_x elements of head and tail, this lane's
+  /// kf_xr), the cache's registers, and their loads: 16 bytes a load, the lane's element of head
+  /// or tail on its own.
+  void load_row_cache_vectors() {
+    const int64_t r = numel(k.inner_shape());
+    out += "  const " + ix + " kf_h = (4 - ((" + cache_row +
+           ") & 3)) & 3;\n  const int kf_n4 = " + "static_cast<int>((" + n(r) +
+           " - kf_h) / 4);\n  const int kf_x = " + n(r) + " - 4 * kf_n4;\n  const " + ix +
+           " kf_xr = lane < kf_h ? lane : kf_h + 4 * kf_n4 + (lane - kf_h);\n";
+    std::string quads, extra;
+    for (size_t i = 0; i < cached_values.size(); ++i) {
+      const std::string c = "kf_c" + std::to_string(i);
+      const int buffer = cached_values[i]->buffer;
+      out += "  float " + c + "[" + n(steps) + "];\n";
+      quads += "      kf_row_load4(" + c + " + 4 * kf_k, b" + std::to_string(buffer) + " + (" +
+               cache_row + ") + " + cache_group("kf_k") + ");\n";
+      visible = i;
+      extra += "    " + c + "[" + n(4 * cache_quads) + "] = " + text(cached_values[i]) + ";\n";
+      row_vector_buffers.insert(buffer);
+    }
+    visible = SIZE_MAX;
+    out += "#pragma unroll\n  for (int kf_k = 0; kf_k < " + n(cache_quads) + "; ++kf_k) {\n" +
+           "    if (live && lane + kf_k * " + n(span()) + " < kf_n4) {\n" + quads + "    }\n  }\n";
+    out +=
+        "  {\n  const " + ix + " r = kf_xr;\n  if (live && lane < kf_x) {\n" + extra + "  }\n  }\n";
+  }
+
+  /// The offset from the row's first element of this lane's group `k` of the cache in groups of
+  /// four.
+  std::string cache_group(const std::string& k) const {
+    return "kf_h + 4 * (lane + " + k + " * " + n(span()) + ")";
+  }
+
   /// The thread's share of the row, unrolled whole (the row cache's registers are indexed by
   /// kf_j, which must be a constant): r = lane + kf_j * span.
   void cached_loop(const std::function<std::string(const std::string&)>& body) {
     const int64_t r = numel(k.inner_shape());
+    if (!cache_row.empty()) {
+      const std::string q4 = n(4 * cache_quads), sp = n(span());
+      out += "#pragma unroll\n  for (int kf_j = 0; kf_j < " + n(steps) + "; ++kf_j) {\n    const " +
+             ix + " r = kf_j < " + q4 + " ? kf_h + 4 * (lane + kf_j / 4 * " + sp +
+             ") + kf_j % 4 : kf_xr;\n    if (live && (kf_j < " + q4 + " ? lane + kf_j / 4 * " + sp +
+             " < kf_n4 : lane < kf_x)) {\n" + body("      ") + "    }\n  }\n";
+      return;
+    }
     const std::string bound = steps * span() == r ? "" : " && r < " + n(r);
     out += "#pragma unroll\n  for (int kf_j = 0; kf_j < " + n(steps) + "; ++kf_j) {\n    const " +
            ix + " r = lane + kf_j * " + n(span()) + ";\n    if (live" + bound + ") {\n" +
@@ -1022,6 +1146,10 @@ struct CudaKernel {
       return body;
     };
     auto direct = [&](size_t w) { return "(" + walks[w].value + ")"; };
+    if (steps > 0 && !cache_row.empty()) {
+      cached_vector_loop(walks);
+      return;
+    }
     if (steps > 0) {
       cached_loop([&](const std::string& in) { return consume_all(in, direct); });
       return;
@@ -1090,6 +1218,37 @@ struct CudaKernel {
     out += "    }\n" + each + consume_all("      ", unrolled) + "    }\n  }\n";
     out += "  for (; live && kf_r < " + n(r) + "; kf_r += " + n(g) + ") {\n    const " + ix +
            " r = kf_r;\n" + consume_all("    ", direct) + "  }\n  }\n";
+  }
+
+  /// inner_loop_unrolled's walks over the row cache in groups of four: a store walk stores its
+  /// four values at once (16 bytes), the others consume theirs in order; then the lane's element
+  /// of the row's head or tail.
+  void cached_vector_loop(const std::vector<Walk>& walks) {
+    std::string group, stores;
+    for (size_t w = 0; w < walks.size(); ++w) {
+      const std::string u = "kf_w" + n(static_cast<int64_t>(w));
+      if (walks[w].store.empty()) {
+        group += walks[w].consume("        ", "(" + walks[w].value + ")");
+        continue;
+      }
+      group += "        " + u + "[kf_e] = " + walks[w].value + ";\n";
+      stores +=
+          "      kf_row_store4(" + walks[w].store + " + " + cache_group("kf_k") + ", " + u + ");\n";
+    }
+    std::string declared;
+    for (size_t w = 0; w < walks.size(); ++w)
+      if (!walks[w].store.empty())
+        declared += "      " + walks[w].type + " kf_w" + n(static_cast<int64_t>(w)) + "[4];\n";
+    out +=
+        "#pragma unroll\n  for (int kf_k = 0; kf_k < " + n(cache_quads) + "; ++kf_k) {\n" +
+        "    if (live && lane + kf_k * " + n(span()) + " < kf_n4) {\n" + declared +
+        "#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) {\n        const int kf_j = " +
+        "kf_k * 4 + kf_e;\n        const " + ix + " r = " + cache_group("kf_k") + " + kf_e;\n" +
+        group + "      }\n" + stores + "    }\n  }\n";
+    std::string direct;
+    for (const auto& w : walks) direct += w.consume("    ", "(" + w.value + ")");
+    out += "  {\n  const int kf_j = " + n(4 * cache_quads) + ";\n  const " + ix +
+           " r = kf_xr;\n  if (live && lane < kf_x) {\n" + direct + "  }\n  }\n";
   }
 
   /// The unrolled loop of inner_loop_unrolled with the row's vector loads (row_vectors): each
@@ -1188,9 +1347,11 @@ struct CudaKernel {
         },
         vector_text([&] { return text(a.value); }));
     out += "  kf_group_online<" + n(group) + ">(" + m + ", " + s + ", kf_shared_f, kf_shared_d);\n";
-    if (cluster > 1)
-      out += "  kf_cluster_online<" + n(cluster) + ">(" + m + ", " + s +
-             ", &kf_cluster_f, &kf_cluster_d);\n";
+    if (cluster > 1) {
+      const std::string slots = cluster_slots("float") + ", " + cluster_slots("double");
+      out += "  kf_cluster_online<" + n(cluster) + ", " + next_cluster_step() + ">(" + m + ", " +
+             s + ", " + slots + ");\n";
+    }
     std::string sum = s;
     if (sb.scale != 1) sum = "(" + sum + " * " + constant_text(sb.scale, DType::f32) + ")";
     out += "  const float acc" + std::to_string(ma.id) + " = " + m + ";\n  const float acc" +
@@ -1304,9 +1465,11 @@ struct CudaKernel {
                                                 : "kf_shared_i";
       out += "  s" + id + " = kf_group_reduce<" + n(group) + ">(s" + id + ", " + ops[j] + "(), " +
              shared + ");\n";
-      if (cluster > 1)
-        out += "  s" + id + " = kf_cluster_reduce<" + n(cluster) + ">(s" + id + ", " + ops[j] +
-               "(), &kf_cluster_" + shared.back() + ");\n";
+      if (cluster > 1) {
+        const std::string slots = cluster_slots(t);
+        out += "  s" + id + " = kf_cluster_reduce<" + n(cluster) + ", " + next_cluster_step() +
+               ">(s" + id + ", " + ops[j] + "(), " + slots + ");\n";
+      }
       std::string v = "s" + id;
       if (b.scale != 1) v = "(" + v + " * " + constant_text(b.scale, DType::f32) + ")";
       out += "  const " + std::string(c_type(b.dtype)) + " acc" + id + " = static_cast<" +
@@ -1711,7 +1874,10 @@ struct CudaKernel {
         return;
     const int64_t outer = numel(k.outer_shape());
     for (cluster = 2; cluster <= 16; cluster *= 2)
-      if (outer * cluster <= INT32_MAX && plan_row_cache() && steps <= kClusterShare) return;
+      if (outer * cluster <= INT32_MAX && plan_row_cache() && steps <= kClusterShare) {
+        plan_cache_vectors(choices);
+        return;
+      }
     cluster = 1;
     plan_row_cache();  // clears what the last try planned
   }
@@ -1733,11 +1899,36 @@ struct CudaKernel {
     return held;
   }
 
+  /// The cluster reductions the kernel has emitted so far, and their slot arrays (each reduction
+  /// its own, kf_cluster_reduce).
+  int cluster_steps = 0, cluster_arrays = 0;
+  /// The template argument First of the cluster reduction being emitted: whether it is the
+  /// kernel's first.
+  std::string next_cluster_step() { return cluster_steps++ == 0 ? "true" : "false"; }
+  /// A new cluster reduction's slots of C type `t`, declared in the kernel: their name.
+  std::string cluster_slots(const std::string& t) {
+    const std::string name = "kf_cluster" + n(++cluster_arrays);
+    out += "  __shared__ " + t + " " + name + "[" + n(cluster) + "];\n";
+    return name;
+  }
+  /// The launch bounds' second argument for a cluster's kernel: the blocks an SM that its row
+  /// cache's registers allow (the cached elements and 16 more a thread, of 64K registers), so
+  /// that nvcc keeps to them; empty for other kernels. 39_L2Norm_'s clusters (32 elements a
+  /// thread) took 60 registers and four blocks an SM without it, 48 and five with it: 4.53 ms
+  /// against 5.18 in one run (BENCHMARKS.md).
+  std::string cluster_blocks_per_sm() const {
+    if (cluster == 1) return "";
+    int64_t registers = 16;
+    for (const auto& v : cached_values) registers += steps * (v->dtype == DType::f32 ? 1 : 2);
+    const int64_t blocks = std::clamp<int64_t>(65536 / (threads * registers), 1, 2048 / threads);
+    return ", " + n(blocks);
+  }
+
   /// The kernel function; returns the launch's grid size.
   int64_t emit(const std::string& name) {
     if (cluster > 1) out += std::string(kClusterMark) + " " + n(cluster) + " blocks\n";
-    out += "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
-           kernel_parameters(p, k) + ") {\n";
+    out += "__global__ void __launch_bounds__(" + n(threads) + cluster_blocks_per_sm() + ") " +
+           name + "(" + kernel_parameters(p, k) + ") {\n";
     if (!k.reduces()) {
       emit_pointwise();
       return grid_of_pointwise();
@@ -1745,6 +1936,7 @@ struct CudaKernel {
     const int64_t outer = numel(k.outer_shape());
     const int per_block = threads / group;
     const int64_t grid = cluster > 1 ? outer * cluster : (outer + per_block - 1) / per_block;
+    cluster_steps = cluster_arrays = 0;
     if (cluster > 1) out += "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\n";
     out +=
         "  __shared__ float kf_shared_f[32];\n  __shared__ double kf_shared_d[32];\n"
@@ -1836,8 +2028,7 @@ struct CudaKernel {
       return (outer + per - 1) / per;
     }
     if (cluster > 1) {
-      out += "  __shared__ float kf_cluster_f;\n  __shared__ double kf_cluster_d;\n"
-             "  __shared__ int64_t kf_cluster_i;\n";
+      out += "  __cluster_barrier_arrive_relaxed();  // this block runs (kf_cluster_reduce)\n";
       out += "  const " + ix + " o = static_cast<" + ix + ">(blockIdx.x / " + n(cluster) +
              ");\n  const int lane = static_cast<int>(cooperative_groups::this_cluster()."
              "block_rank()) * " +

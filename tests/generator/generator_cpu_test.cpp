@@ -896,21 +896,38 @@ TEST(GeneratedCudaSource, ARowTooLongForABlockIsCachedByAClusterOfBlocks) {
   const std::string source = cuda_source(l2);
   EXPECT_EQ(occurrences(source, "// a row shared by a cluster of 8 blocks"), 1u) << source;
   EXPECT_EQ(occurrences(source, "#include <cooperative_groups.h>"), 1u) << source;
-  EXPECT_EQ(occurrences(source, "float kf_c0[32];"), 1u) << source;
-  EXPECT_EQ(occurrences(source, "kf_cluster_reduce<8>(s"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "float kf_c0[33];"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "kf_cluster_reduce<8, true>(s"), 1u) << source;
   EXPECT_EQ(occurrences(source, "kf_config.gridDim = dim3(1024);"), 1u) << source;
   EXPECT_EQ(occurrences(source, "kf_cluster[0].val.clusterDim.x = 8;"), 1u) << source;
   EXPECT_EQ(occurrences(source, "k0_plain<<<128, 256, 0, stream>>>"), 1u) << source;
-  // x read once by the cluster's kernel (into its cache), twice by the plain one
+  // x read once by the cluster's kernel into its cache, four elements a load from the row's
+  // first 16-byte aligned one (the rows of 65535 start at any multiple of 4 bytes), the lane's
+  // element of the row's head or tail on its own; its output stored four a store. The plain
+  // kernel reads x twice.
   const auto k0 = source.substr(source.find("// a row shared"));
-  EXPECT_EQ(occurrences(k0.substr(0, k0.find("k0_plain(")), "b0["), 1u) << source;
+  const auto cluster_kernel = k0.substr(0, k0.find("k0_plain("));
+  EXPECT_EQ(occurrences(cluster_kernel, "b0["), 1u) << source;
+  EXPECT_EQ(occurrences(cluster_kernel, "kf_h = (4 - (((o * 65535)) & 3)) & 3;"), 1u) << source;
+  EXPECT_EQ(occurrences(cluster_kernel, "kf_row_load4(kf_c0 + 4 * kf_k, b0 + ((o * 65535)) + kf_h"),
+            1u)
+      << source;
+  EXPECT_EQ(occurrences(cluster_kernel, "kf_row_store4("), 1u) << source;
+  EXPECT_EQ(occurrences(cluster_kernel, "__launch_bounds__(256, 5)"), 1u) << source;
   const std::string rows = cuda_source(softmax);
   EXPECT_EQ(occurrences(rows, "// a row shared by a cluster of 8 blocks"), 1u) << rows;
-  EXPECT_EQ(occurrences(rows, "float kf_c0[20];"), 1u) << rows;
-  EXPECT_EQ(occurrences(rows, "kf_cluster_online<8>("), 1u) << rows;
-  generator::CudaChoices off;
-  off.cluster = false;
-  const std::string plain = cuda_source(l2, off);
+  EXPECT_EQ(occurrences(rows, "float kf_c0[21];"), 1u) << rows;
+  EXPECT_EQ(occurrences(rows, "kf_cluster_online<8, true>("), 1u) << rows;
+  auto without = [&](bool generator::CudaChoices::*choice) {
+    generator::CudaChoices choices;
+    choices.*choice = false;
+    return cuda_source(l2, choices);
+  };
+  // without row vectors, the elements a span apart
+  const std::string apart = without(&generator::CudaChoices::row_vectors);
+  EXPECT_EQ(occurrences(apart, "float kf_c0[32];"), 1u) << apart;
+  EXPECT_EQ(occurrences(apart, "kf_row_load4"), 1u) << apart;  // its definition
+  const std::string plain = without(&generator::CudaChoices::cluster);
   EXPECT_EQ(occurrences(plain, "cluster"), 0u) << plain;
   EXPECT_EQ(occurrences(plain, "cooperative_groups"), 0u) << plain;
 }
