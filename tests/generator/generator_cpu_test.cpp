@@ -1097,7 +1097,11 @@ TEST(GeneratedCudaSource, AReversedOrExclusiveScanIsOnePass) {
       source("scan_exclusive",
              "torch.cat((torch.zeros_like(x.select(1, 0).unsqueeze(1)), "
              "torch.cumsum(x.narrow(dim=1, start=0, length=x.size(1) - 1), dim=1)), dim=1)");
-  for (const auto& s : {reversed, exclusive}) {
+  // ones before a cumulative product: an exclusive product, one pass too
+  const std::string product = source(
+      "scan_exclusive_product",
+      "torch.cat((torch.ones_like(x[:, :1]), torch.cumprod(1 + x[:, :-1] * 0.01, dim=1)), 1)");
+  for (const auto& s : {reversed, exclusive, product}) {
     EXPECT_EQ(occurrences(s, "__global__"), 1u) << s;
     EXPECT_EQ(occurrences(s, "kf_row_load4(kf_rv"), 1u) << s;
     EXPECT_EQ(occurrences(s, "kf_row_store4(b"), 1u) << s;
@@ -1105,6 +1109,8 @@ TEST(GeneratedCudaSource, AReversedOrExclusiveScanIsOnePass) {
   // its lane's four elements loaded, then scanned and stored, from R - 4 - q
   EXPECT_EQ(occurrences(reversed, "kf_r4 = 1024 - (kf_r + kf_k * 128 + lane * 4)"), 2u) << reversed;
   EXPECT_EQ(occurrences(exclusive, "kf_r + 512 <= 1027"), 1u) << exclusive;
+  EXPECT_EQ(occurrences(product, "kf_r + 512 <= 1027"), 1u) << product;
+  EXPECT_EQ(occurrences(product, "float kf_c = float(1);"), 1u) << product;  // the product's carry
 }
 
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
