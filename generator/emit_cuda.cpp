@@ -173,8 +173,8 @@ __device__ __forceinline__ void kf_group_arg(T& v, int64_t& i, T* shared, int64_
 // its slots, which no block writes after that barrier. Only the writing warp's arrival releases
 // its writes. (The first version, a slot read across the cluster between two cluster.sync(),
 // waited on two barriers with a memory fence each: 4.82 ms on KernelBench's 39_L2Norm_ where this
-// takes 4.50, BENCHMARKS.md.) Compiled for GPUs without clusters as nothing: the host launches the
-// kernel without clusters there.
+// takes 4.50, its kernel edited by hand, BENCHMARKS.md.) Compiled for GPUs without clusters as
+// nothing: the host launches the kernel without clusters there.
 const char* const kCudaCluster = R"(
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 template <int C, class T>
@@ -995,8 +995,9 @@ struct CudaKernel {
   /// at base + r, every load along the row one the cache holds, every row store a float output at
   /// the same base + r. The row need not start at a multiple of four elements (39_L2Norm_'s rows
   /// of 65535): its elements before the first 16-byte aligned one (the head, kf_h) and after the
-  /// last group (the tail) are at most 6, one a lane. 4.13 ms on 39_L2Norm_ against 4.50 with the
-  /// elements a span apart (87 % and 79 % of DRAM peak, BENCHMARKS.md). Not tried for a block's
+  /// last group (the tail) are at most 6, one a lane. 4.13 ms on 39_L2Norm_ (its kernel edited
+  /// by hand) against 4.50 with the elements a span apart (87 % and 79 % of DRAM peak,
+  /// BENCHMARKS.md). Not tried for a block's
   /// own row cache.
   void plan_cache_vectors(const CudaChoices& choices) {
     cache_row.clear();
