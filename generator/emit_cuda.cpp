@@ -997,8 +997,9 @@ struct CudaKernel {
   /// of 65535): its elements before the first 16-byte aligned one (the head, kf_h) and after the
   /// last group (the tail) are at most 6, one a lane. 4.13 ms on 39_L2Norm_ (its kernel edited
   /// by hand) against 4.50 with the elements a span apart (87 % and 79 % of DRAM peak,
-  /// BENCHMARKS.md). Not tried for a block's
-  /// own row cache.
+  /// BENCHMARKS.md). Not tried for a block's own row cache. Such a kernel walks its cache only
+  /// through load_row_cache_vectors and cached_vector_loop (a row store that reads its own buffer,
+  /// walked by inner_loop and cached_loop's span-apart layout, keeps it out).
   void plan_cache_vectors(const CudaChoices& choices) {
     cache_row.clear();
     cache_quads = 0;
@@ -1074,14 +1075,6 @@ struct CudaKernel {
   /// kf_j, which must be a constant): r = lane + kf_j * span.
   void cached_loop(const std::function<std::string(const std::string&)>& body) {
     const int64_t r = numel(k.inner_shape());
-    if (!cache_row.empty()) {
-      const std::string q4 = n(4 * cache_quads), sp = n(span());
-      out += "#pragma unroll\n  for (int kf_j = 0; kf_j < " + n(steps) + "; ++kf_j) {\n    const " +
-             ix + " r = kf_j < " + q4 + " ? kf_h + 4 * (lane + kf_j / 4 * " + sp +
-             ") + kf_j % 4 : kf_xr;\n    if (live && (kf_j < " + q4 + " ? lane + kf_j / 4 * " + sp +
-             " < kf_n4 : lane < kf_x)) {\n" + body("      ") + "    }\n  }\n";
-      return;
-    }
     const std::string bound = steps * span() == r ? "" : " && r < " + n(r);
     out += "#pragma unroll\n  for (int kf_j = 0; kf_j < " + n(steps) + "; ++kf_j) {\n    const " +
            ix + " r = lane + kf_j * " + n(span()) + ";\n    if (live" + bound + ") {\n" +
@@ -1349,7 +1342,8 @@ struct CudaKernel {
         vector_text([&] { return text(a.value); }));
     out += "  kf_group_online<" + n(group) + ">(" + m + ", " + s + ", kf_shared_f, kf_shared_d);\n";
     if (cluster > 1) {
-      const std::string slots = cluster_slots("float") + ", " + cluster_slots("double");
+      const std::string slots_m = cluster_slots("float");  // declared in this order
+      const std::string slots = slots_m + ", " + cluster_slots("double");
       out += "  kf_cluster_online<" + n(cluster) + ", " + next_cluster_step() + ">(" + m + ", " +
              s + ", " + slots + ");\n";
     }

@@ -918,6 +918,17 @@ TEST(GeneratedCudaSource, ARowTooLongForABlockIsCachedByAClusterOfBlocks) {
   EXPECT_EQ(occurrences(rows, "// a row shared by a cluster of 8 blocks"), 1u) << rows;
   EXPECT_EQ(occurrences(rows, "float kf_c0[21];"), 1u) << rows;
   EXPECT_EQ(occurrences(rows, "kf_cluster_online<8, true>("), 1u) << rows;
+  // the op table's case of rows of 20001 in groups of four takes that path: its CUDA run covers
+  // heads and tails of up to 5 elements, an online pair and four outputs
+  const auto& cases = op_cases();
+  const auto grouped = std::find_if(cases.begin(), cases.end(), [](const OpCase& c) {
+    return c.name == "rows_across_a_cluster_in_groups_of_four";
+  });
+  ASSERT_NE(grouped, cases.end());
+  const std::string quads = cuda_source(*grouped);
+  EXPECT_EQ(occurrences(quads, "kf_row_load4(kf_c0 + 4 * kf_k, b0 + ((o * 20001)) + kf_h"), 1u)
+      << quads;
+  EXPECT_EQ(occurrences(quads, "kf_row_store4(b"), 4u) << quads;
   auto without = [&](bool generator::CudaChoices::*choice) {
     generator::CudaChoices choices;
     choices.*choice = false;

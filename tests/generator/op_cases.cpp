@@ -121,6 +121,14 @@ const std::vector<OpCase>& op_cases() {
        "torch.log_softmax(x, dim=-1), F.layer_norm(x, x.shape[-1:], w), x / x.abs().sum(1, "
        "keepdim=True), x - x.amax(1, keepdim=True))",
        {"[torch.randn(160, 20001), torch.randn(20001)]"}},
+      // The same rows where every load and store of the row is x's or the outputs' at o * 20001 +
+      // r: the cluster's cache in groups of four from each row's first 16-byte aligned element, the
+      // head and tail (up to 5 elements at 20001) one a lane, four outputs stored four a store.
+      {"rows_across_a_cluster_in_groups_of_four",
+       "x",
+       "(x / torch.norm(x, p=2, dim=1, keepdim=True), torch.softmax(x, dim=1), x - x.amax(1, "
+       "keepdim=True), x / x.abs().sum(1, keepdim=True))",
+       {"[torch.randn(160, 20001)]"}},
       {"norms",
        "x, w, b",
        "(F.layer_norm(x, x.shape[-1:], w, b), F.group_norm(x, 2, torch.ones(x.shape[1], "
