@@ -1500,7 +1500,8 @@ struct CudaKernel {
   /// warp a row where the row is the last dimension: 32 elements a step, four steps' loads issued
   /// before they are scanned across the warp by shuffles, each step adding the carry of those
   /// before; a thread a row otherwise (a column: a warp reads 32 neighbouring columns at once).
-  /// Float sums accumulate in double, as the reductions do. A suffix scan (Buffer::reverse) walks
+  /// Float sums accumulate in double, as the reductions do (scan_vectors: a group of 128 in float,
+  /// the carry of the groups before in double). A suffix scan (Buffer::reverse) walks
   /// from the row's end: the warp's steps count the elements walked, q, at r = R - 1 - q. An
   /// exclusive one (Buffer::exclusive) stores each element's carry from the elements before it,
   /// and never reads the last element walked.
@@ -1556,7 +1557,8 @@ struct CudaKernel {
   /// (four groups a step, their values loaded before any is scanned), scanned in the lane before
   /// the lanes' totals are scanned across the warp, so that 128 elements cost one shuffle scan
   /// where they cost four; the row's last elements are left to the loop of 32 a step. The values
-  /// wait in their own type (a float sum's in float, 16 registers) and are scanned in `t`. A
+  /// wait in their own type (a float sum's in float, 16 registers) and are scanned in `t`, but
+  /// for a float sum's groups, scanned in float with a double carry (below). A
   /// suffix scan walks its lane's four elements from the last (kf_r4 is the first of them in
   /// memory, R - 4 - q: rows of a multiple of four keep it aligned). `t`, `op`: as scan's.
   void scan_vectors(const Stage& s, const std::string& t, const std::string& op) {
@@ -1587,18 +1589,34 @@ struct CudaKernel {
              ";\n      }\n    }\n";
     };
     const std::string four = "#pragma unroll\n      for (int kf_e = 1; kf_e < 4; ++kf_e) ";
+    // A float sum's group of 128 elements (a lane's four, across the warp) is scanned in float:
+    // one shuffle a level where a double took two, float adds where double ones. Only the carry
+    // of the groups before is double: kf_c split into two floats, kf_ch + kf_cl, and each
+    // element kf_ch + ((its sum in the group) + kf_cl), so that a lane converts four values
+    // between double and float a group where it converted eight. A group's sums are of at most
+    // 128 elements, so their float rounding stays far below the row's sums'.
+    const bool step_in_float = t == "double" && u == "float ";
+    const std::string st = step_in_float ? "float" : t;
     std::string scan = quad("kf_r");
-    scan += "      " + t + " kf_q[4];\n      kf_q[0] = static_cast<" + t + ">(kf_u[kf_k * 4]);\n" +
-            four + "kf_q[kf_e] = kf_q[kf_e - 1]" + op + "static_cast<" + t +
-            ">(kf_u[kf_k * 4 + kf_e]);\n";
-    scan += "      " + t + " v = kf_q[3];\n";
-    scan += warp_scan(t, op);
-    scan += "      const " + t + " kf_before = __shfl_up_sync(0xffffffffu, v, 1);\n";
-    scan += "      const " + t + " kf_p = lane == 0 ? kf_c : kf_c" + op + "kf_before;\n";
-    // an exclusive scan's element: the lane's elements walked before it combined with kf_p
-    const std::string value =
-        b.exclusive ? "(" + walked + " == 0 ? kf_p : kf_p" + op + "kf_q[" + walked + " - 1])"
-                    : "kf_p" + op + "kf_q[" + walked + "]";
+    scan += "      " + st + " kf_q[4];\n      kf_q[0] = static_cast<" + st +
+            ">(kf_u[kf_k * 4]);\n" + four + "kf_q[kf_e] = kf_q[kf_e - 1]" + op + "static_cast<" +
+            st + ">(kf_u[kf_k * 4 + kf_e]);\n";
+    scan += "      " + st + " v = kf_q[3];\n";
+    scan += warp_scan(st, op);
+    scan += "      const " + st + " kf_before = __shfl_up_sync(0xffffffffu, v, 1);\n";
+    std::string value;  // the element's output; an exclusive scan's from the elements before it
+    if (step_in_float) {
+      scan += "      const float kf_p = lane == 0 ? 0.0f : kf_before;\n";
+      scan += "      const float kf_ch = static_cast<float>(kf_c);\n";
+      scan += "      const float kf_cl = static_cast<float>(kf_c - static_cast<double>(kf_ch));\n";
+      value = b.exclusive ? "kf_ch + ((" + walked + " == 0 ? kf_p : kf_p + kf_q[" + walked +
+                                " - 1]) + kf_cl)"
+                          : "kf_ch + ((kf_p + kf_q[" + walked + "]) + kf_cl)";
+    } else {
+      scan += "      const " + t + " kf_p = lane == 0 ? kf_c : kf_c" + op + "kf_before;\n";
+      value = b.exclusive ? "(" + walked + " == 0 ? kf_p : kf_p" + op + "kf_q[" + walked + " - 1])"
+                          : "kf_p" + op + "kf_q[" + walked + "]";
+    }
     if (!store.empty()) {
       scan +=
           "      float kf_s[4];\n#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) "
@@ -1608,7 +1626,8 @@ struct CudaKernel {
       scan += each + "        b" + std::to_string(b.id) + "[" + s.offset->text +
               "] = static_cast<" + c_type(b.dtype) + ">(" + value + ");\n      }\n";
     }
-    scan += "      kf_c = kf_c" + op + "__shfl_sync(0xffffffffu, v, 31);\n    }\n";
+    scan += "      kf_c = kf_c" + op + "static_cast<" + t +
+            ">(__shfl_sync(0xffffffffu, v, 31));\n    }\n";
     const std::string regs = "[" + n(4 * kQuads) + "];\n";
     if (!scan_prefetch) {
       out += "  for (; live && kf_r + " + n(kStep) + " <= " + n(read) + "; kf_r += " + n(kStep) +

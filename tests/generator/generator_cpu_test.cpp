@@ -1075,6 +1075,12 @@ TEST(GeneratedCudaSource, AScanReadsAndStoresFourElementsALane) {
   EXPECT_EQ(occurrences(masked, "kf_r + 512 <= 1028"), 1u) << masked;
   EXPECT_EQ(occurrences(masked, "kf_n["), 0u) << masked;
   EXPECT_EQ(occurrences(masked, "kf_r < 1028; kf_r += 128"), 1u) << masked;  // the last 4
+  // a float sum's groups of 128 scanned in float, the carry of the groups before in double
+  EXPECT_EQ(occurrences(masked, "double kf_c = double(0);"), 1u) << masked;
+  EXPECT_EQ(occurrences(masked, "float kf_q[4];"), 1u) << masked;
+  EXPECT_EQ(occurrences(masked, "const float w = __shfl_up_sync"), 1u) << masked;
+  EXPECT_EQ(occurrences(masked, "const float kf_cl = static_cast<float>(kf_c - "), 1u) << masked;
+  EXPECT_EQ(occurrences(masked, "kf_ch + ((kf_p + kf_q[kf_e]) + kf_cl)"), 1u) << masked;
   const std::string shorter = source("scan_shorter", "torch.cumsum(x[:, :-1], dim=1)", "64, 1028");
   EXPECT_EQ(occurrences(shorter, "kf_row_load4(kf_rv"), 1u) << shorter;
   EXPECT_EQ(occurrences(shorter, "kf_row_store4(b"), 0u) << shorter;  // rows of 1027 stored
@@ -1122,6 +1128,11 @@ TEST(GeneratedCudaSource, AReversedOrExclusiveScanIsOnePass) {
   EXPECT_EQ(occurrences(exclusive, "kf_r + 512 <= 1027"), 1u) << exclusive;
   EXPECT_EQ(occurrences(product, "kf_r + 512 <= 1027"), 1u) << product;
   EXPECT_EQ(occurrences(product, "float kf_c = float(1);"), 1u) << product;  // the product's carry
+  EXPECT_EQ(occurrences(product, "kf_ch"), 0u) << product;  // a product's groups: no split carry
+  // the exclusive sum's element: its carry, then the lane's elements walked before it
+  EXPECT_EQ(occurrences(exclusive, "kf_ch + ((kf_e == 0 ? kf_p : kf_p + kf_q[kf_e - 1]) + kf_cl)"),
+            1u)
+      << exclusive;
 }
 
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {

@@ -224,6 +224,17 @@ const std::vector<OpCase>& op_cases() {
        "torch.cat((torch.zeros_like(x[:, :1]), torch.cumsum(x[:, :-1], dim=1)), 1).flip(1))",
        {"[torch.randn(3, 517)]", "[torch.randn(300, 4)]", "[torch.randn(5, 1028)]",
         "[torch.randn(6, 1)]"}},
+      // Long rows far from zero (sums to 8e5, rows of 8192 in 16 steps of 512), against the
+      // float64 reference within 1e-6: a carry kept in float, rounded to 1/32 at every add past
+      // 2^19, drifts past that; the CUDA scan keeps its groups of 128 in float and the carry of
+      // the groups before in double. Plain, exclusive and suffix sums.
+      {"scans_far_from_zero",
+       "x",
+       "(torch.cumsum(x + 100, dim=-1), "
+       "torch.cat((torch.zeros_like(x[:, :1]), torch.cumsum(x[:, :-1] + 100, dim=1)), 1), "
+       "torch.cumsum((x + 100).flip(-1), dim=-1).flip(-1))",
+       {"[torch.randn(2, 8192)]"},
+       1e-6},
       {"in_place",
        "x, residual",
        "torch.relu(torch.mul(x, 2).add_(residual).mul_(0.5))",

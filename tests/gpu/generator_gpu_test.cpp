@@ -143,7 +143,7 @@ TEST_P(GeneratedCudaScanPrefetch, IsCorrectWithTheNextStepLoadedAhead) {
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaScanPrefetch, testing::ValuesIn([] {
                            std::vector<OpCase> scans;
                            for (const auto& c : op_cases())
-                             if (c.name == "scans_long_rows" ||
+                             if (c.name == "scans_long_rows" || c.name == "scans_far_from_zero" ||
                                  c.name == "scans_reversed_and_shorter" ||
                                  c.name == "scans_suffix_and_exclusive")
                                scans.push_back(c);
