@@ -29,7 +29,12 @@ class Lowerer {
  public:
   /// `library_calls`: matrix products and convolutions become library calls (Buffer::Kind::library)
   /// with the rest fused around them, instead of the generator's own contraction kernels.
-  explicit Lowerer(bool library_calls = false) : library_calls_(library_calls) {}
+  /// `transposed_phases`: a transposed convolution's sum walks only the kernel offsets each output
+  /// takes along a dimension of stride above 1 (dilation 1), an offset that depends on the output's
+  /// position; otherwise every offset, guarded, so that the weight's offset is the sum's own
+  /// variable (what the CUDA contraction kernel tiles as an implicit GEMM).
+  explicit Lowerer(bool library_calls = false, bool transposed_phases = false)
+      : library_calls_(library_calls), transposed_phases_(transposed_phases) {}
 
   /// The program of `graph`, or the sentence that says which node stopped it.
   Result<Program> run(const Graph& graph);
@@ -68,6 +73,7 @@ class Lowerer {
   static Lazy constant_tensor(const json::Value& values, DType dtype,
                               const std::vector<int64_t>& shape);
   bool library_calls() const { return library_calls_; }
+  bool transposed_phases() const { return transposed_phases_; }
   /// The tensor a library call passes as argument `i` of `node` (its text, the buffers it reads
   /// added to `operands`): a buffer's tensor t<id>, the same views of one where the graph views a
   /// buffer (`t1.t()`), else a buffer made of the value.
@@ -98,6 +104,7 @@ class Lowerer {
   const GraphNode* node_of(const json::Value& argument) const;
 
   bool library_calls_ = false;
+  bool transposed_phases_ = false;
   std::map<int, const GraphNode*> nodes_;
   Program program_;
   std::map<int, std::vector<Lazy>> values_;

@@ -213,10 +213,19 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
   const auto out_shape = Lowerer::meta_shape(n);
   const int64_t cin = x->shape[1], cout = out_shape[1];
   const int64_t cin_g = cin / groups, cout_g = cout / groups;
-  std::vector<int64_t> space = out_shape;  // [N, Cout, *O, Cin/g, *K]
+  // A transposed convolution's output o along a dimension of stride s > 1 (dilation 1) takes only
+  // the kernel offsets k = (o + padding) % s + s * j, the others landing between input elements:
+  // with the lowering's transposed_phases its sum walks j, ceil(K / s) terms where it walks K of
+  // which all but K / s are guarded off (a stride of 2 in three dimensions: an eighth of them).
+  std::vector<bool> phased(nd, false);
+  std::vector<int64_t> space = out_shape;  // [N, Cout, *O, Cin/g, *K] (*J where phased)
   space.push_back(cin_g);
-  for (size_t d = 0; d < nd; ++d) space.push_back(w->shape[2 + d]);
-  const auto in_shape = x->shape;
+  for (size_t d = 0; d < nd; ++d) {
+    const int64_t k = w->shape[2 + d];
+    phased[d] = L.transposed_phases() && transposed && stride[d] > 1 && dilation[d] == 1;
+    space.push_back(phased[d] ? (k + stride[d] - 1) / stride[d] : k);
+  }
+  const auto in_shape = x->shape, w_shape = w->shape;
   auto lx = x->load, lw = w->load;
   Lazy prod;
   prod.shape = space;
@@ -229,9 +238,26 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
     const IndexPtr c = ix::add(ix::mul(group, cin_g), ci);
     std::vector<IndexPtr> at{nn, c};
     std::vector<ExprPtr> conditions;
+    std::vector<IndexPtr> offsets;  // each dimension's kernel offset, where the weight is read
     for (size_t d = 0; d < nd; ++d) {
       const IndexPtr& o = i[2 + d];
-      const IndexPtr& k = i[3 + nd + d];
+      IndexPtr k = i[3 + nd + d];
+      if (phased[d]) {
+        // k = (o + padding) % s + s * j; the input element (o + padding - k) / s, exact
+        const int64_t s = stride[d], kernel = w_shape[2 + d];
+        const IndexPtr shifted = ix::add(o, ix::constant(padding[d]));
+        k = ix::add(ix::mod(shifted, s), ix::mul(i[3 + nd + d], s));
+        const IndexPtr p = ix::add(ix::div(shifted, s), ix::mul(i[3 + nd + d], -1));
+        if (kernel % s != 0)
+          conditions.push_back(
+              f("lt", {ex::index(k), ex::constant(static_cast<double>(kernel), DType::i64)},
+                DType::b8));
+        conditions.push_back(inside(p, in_shape[2 + d]));
+        at.push_back(p);
+        offsets.push_back(k);
+        continue;
+      }
+      offsets.push_back(k);
       if (!transposed) {
         // p = o * stride - padding + k * dilation
         IndexPtr p = ix::add(ix::add(ix::mul(o, stride[d]), ix::mul(k, dilation[d])),
@@ -260,7 +286,7 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
     } else {  // weight [Cin, Cout/g, *K]
       wat = {c, ix::mod(co, cout_g)};
     }
-    for (size_t d = 0; d < nd; ++d) wat.push_back(i[3 + nd + d]);
+    for (size_t d = 0; d < nd; ++d) wat.push_back(offsets[d]);
     ExprPtr xv = guarded(all_of(conditions), ex::cast(lx(at), DType::f32), 0);
     return f("mul", {xv, ex::cast(lw(wat), DType::f32)});
   };

@@ -217,16 +217,46 @@ size_t occurrences(const std::string& text, const std::string& what) {
   return n;
 }
 
-/// The CUDA source the generator writes for an op case's forward direction (no GPU needed).
-std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices = {},
-                        bool library = false) {
+/// The source the generator writes for an op case's forward direction on `backend`.
+std::string backend_source(const OpCase& c, const std::string& backend,
+                           const generator::CudaChoices& choices = {}, bool library = false) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const auto& task = exported(write_op_task(c, root));
   EXPECT_TRUE(task.ok) << task.error;
   auto g = generator::generate_kernel(
-      {task.dir, task.doc["directions"]["forward"], "forward", "cuda", choices, library});
+      {task.dir, task.doc["directions"]["forward"], "forward", backend, choices, library});
   EXPECT_TRUE(g) << g.error;
   return g ? g->source : std::string();
+}
+
+/// The CUDA source the generator writes for an op case's forward direction (no GPU needed).
+std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices = {},
+                        bool library = false) {
+  return backend_source(c, "cuda", choices, library);
+}
+
+// A transposed convolution of stride 2 and a 3 x 3 kernel over 3 channels: on the CPU each output
+// sums the 3 x 2 x 2 offsets it takes (the kernel offset (o + 1) % 2 + 2j along each dimension),
+// where the CUDA source, whose contraction kernel tiles the sum as an implicit GEMM, sums all 27.
+// A dilated one walks every offset on both.
+TEST(GeneratedCpuSource, ATransposedConvolutionSumsOnlyTheOffsetsAnOutputTakes) {
+  const OpCase strided{"transposed_phases",
+                       "x, w",
+                       "F.conv_transpose2d(x, w, stride=2, padding=1)",
+                       {"[torch.randn(2, 3, 5, 6), torch.randn(3, 4, 3, 3)]"}};
+  const std::string cpu = backend_source(strided, "cpu");
+  EXPECT_EQ(occurrences(cpu, "r < 12;"), 1u) << cpu;
+  EXPECT_EQ(occurrences(cpu, "r < 27;"), 0u) << cpu;
+  EXPECT_EQ(occurrences(cpu, " % 2) == int64_t(0)"), 0u) << cpu;  // no offset guarded off
+  const std::string cuda = backend_source(strided, "cuda");
+  EXPECT_EQ(occurrences(cuda, "r < 27;"), 1u) << cuda;
+  EXPECT_EQ(occurrences(cuda, " < 12;"), 0u) << cuda;
+  const OpCase dilated{"transposed_dilated",
+                       "x, w",
+                       "F.conv_transpose2d(x, w, stride=2, dilation=2)",
+                       {"[torch.randn(2, 3, 5, 6), torch.randn(3, 4, 3, 3)]"}};
+  const std::string every = backend_source(dilated, "cpu");
+  EXPECT_EQ(occurrences(every, "r < 27;"), 1u) << every;
 }
 
 // The CUDA source (written without a GPU; the `gpu` label runs it): a row's maximum and its sum
