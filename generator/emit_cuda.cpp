@@ -1595,7 +1595,7 @@ struct CudaKernel {
     // element kf_ch + ((its sum in the group) + kf_cl), so that a lane converts four values
     // between double and float a group where it converted eight. A group's sums are of at most
     // 128 elements, so their float rounding stays far below the row's sums'.
-    const bool step_in_float = t == "double" && u == "float ";
+    const bool step_in_float = t == "double" && s.value->dtype == DType::f32;
     const std::string st = step_in_float ? "float" : t;
     std::string scan = quad("kf_r");
     scan += "      " + st + " kf_q[4];\n      kf_q[0] = static_cast<" + st +
@@ -1626,8 +1626,9 @@ struct CudaKernel {
       scan += each + "        b" + std::to_string(b.id) + "[" + s.offset->text +
               "] = static_cast<" + c_type(b.dtype) + ">(" + value + ");\n      }\n";
     }
-    scan += "      kf_c = kf_c" + op + "static_cast<" + t +
-            ">(__shfl_sync(0xffffffffu, v, 31));\n    }\n";
+    const std::string total = "__shfl_sync(0xffffffffu, v, 31)";  // the group's, in `st`
+    scan += "      kf_c = kf_c" + op +
+            (step_in_float ? "static_cast<double>(" + total + ")" : total) + ";\n    }\n";
     const std::string regs = "[" + n(4 * kQuads) + "];\n";
     if (!scan_prefetch) {
       out += "  for (; live && kf_r + " + n(kStep) + " <= " + n(read) + "; kf_r += " + n(kStep) +

@@ -240,23 +240,26 @@ std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices =
 // where the CUDA source, whose contraction kernel tiles the sum as an implicit GEMM, sums all 27.
 // A dilated one walks every offset on both.
 TEST(GeneratedCpuSource, ATransposedConvolutionSumsOnlyTheOffsetsAnOutputTakes) {
-  const OpCase strided{"transposed_phases",
-                       "x, w",
-                       "F.conv_transpose2d(x, w, stride=2, padding=1)",
-                       {"[torch.randn(2, 3, 5, 6), torch.randn(3, 4, 3, 3)]"}};
+  const auto transposed = [](const std::string& name, const std::string& arguments) {
+    return OpCase{name,
+                  "x, w",
+                  "F.conv_transpose2d(x, w, " + arguments + ")",
+                  {"[torch.randn(2, 3, 5, 6), torch.randn(3, 4, 3, 3)]"}};
+  };
+  // an offset guarded off: (o + padding - k) % 2 == 0, as the generator writes it
+  const std::string guard = "% 2)) == int64_t(0)";
+  const OpCase strided = transposed("transposed_phases", "stride=2, padding=1");
   const std::string cpu = backend_source(strided, "cpu");
   EXPECT_EQ(occurrences(cpu, "r < 12;"), 1u) << cpu;
   EXPECT_EQ(occurrences(cpu, "r < 27;"), 0u) << cpu;
-  EXPECT_EQ(occurrences(cpu, " % 2) == int64_t(0)"), 0u) << cpu;  // no offset guarded off
+  EXPECT_EQ(occurrences(cpu, guard), 0u) << cpu;
   const std::string cuda = backend_source(strided, "cuda");
   EXPECT_EQ(occurrences(cuda, "r < 27;"), 1u) << cuda;
-  EXPECT_EQ(occurrences(cuda, " < 12;"), 0u) << cuda;
-  const OpCase dilated{"transposed_dilated",
-                       "x, w",
-                       "F.conv_transpose2d(x, w, stride=2, dilation=2)",
-                       {"[torch.randn(2, 3, 5, 6), torch.randn(3, 4, 3, 3)]"}};
-  const std::string every = backend_source(dilated, "cpu");
+  EXPECT_EQ(occurrences(cuda, guard), 2u) << cuda;
+  const std::string every =
+      backend_source(transposed("transposed_dilated", "stride=2, dilation=2"), "cpu");
   EXPECT_EQ(occurrences(every, "r < 27;"), 1u) << every;
+  EXPECT_EQ(occurrences(every, guard), 2u) << every;
 }
 
 // The CUDA source (written without a GPU; the `gpu` label runs it): a row's maximum and its sum
