@@ -10,6 +10,9 @@
 // fragment at a time for the epilogue). The loops are templates of the source's prelude, written
 // once (cuda_contraction_prelude); a kernel is their call with its A load, B load and epilogue.
 #include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
 #include <string>
 
 #include "generator/emit.hpp"
@@ -22,38 +25,69 @@ namespace {
 // The tiled loops every contraction kernel runs, once in the source: a kernel passes how to read
 // an element of A (gm, gk) and of B (gn, gk), and what to do with the sum of output (gm, gn); the
 // compiler inlines the lambdas. Block (x, y) computes the TILE x TILE outputs from (m0, n0),
-// K-slices of BK staged in shared memory as As[k][m] and Bs[k][n], zero outside M, N and K.
+// K-slices of BK staged in shared memory as As[k][m] and Bs[k][n], zero outside M, N and K: a
+// thread loads its share of a slice into registers, all its loads in flight together, then stores
+// them. An operand's neighbouring threads load neighbouring k (A_K, B_K) or neighbouring rows,
+// whichever its memory has side by side (a row-major A and a linear layer's weight along k, a
+// convolution's input along its positions); the rows in shared memory are kf_pad floats longer
+// than the tile, so that a warp storing a few rows of every k spreads over the banks. (Loading
+// the next slice while computing on this one, measured on an H200: 6-12 % slower on three of
+// four problems, its registers costing a block per SM; BENCHMARKS.md, thirtieth step.)
 const char* const kContractionStage = R"(
-template <int TILE, int BK, int THREADS, int64_t M, int64_t N, int64_t K, class A, class B>
-KF_FN void kf_contraction_stage(float (&As)[BK][TILE], float (&Bs)[BK][TILE], int64_t m0,
-                                int64_t n0, int64_t k0, const A& load_a, const B& load_b) {
-  for (int i = threadIdx.x; i < TILE * BK; i += THREADS) {
-    const int kk = i % BK, mm = i / BK;
-    const int64_t gm = m0 + mm, gk = k0 + kk;
-    As[kk][mm] = (gm < M && gk < K) ? load_a(gm, gk) : 0.0f;
+constexpr int kf_pad = 4;
+template <int TILE, int BK, int THREADS, bool A_K, bool B_K, int64_t M, int64_t N, int64_t K>
+struct kf_contraction_stage {
+  static constexpr int PER = (TILE * BK + THREADS - 1) / THREADS;
+  float a[PER], b[PER];
+  // element i of a slice: its row and its k, neighbouring i along k or along the rows
+  static __device__ __forceinline__ int row(int i, bool along_k) {
+    return along_k ? i / BK : i % TILE;
   }
-  for (int i = threadIdx.x; i < TILE * BK; i += THREADS) {
-    const int nn = i % TILE, kk = i / TILE;
-    const int64_t gn = n0 + nn, gk = k0 + kk;
-    Bs[kk][nn] = (gn < N && gk < K) ? load_b(gn, gk) : 0.0f;
+  static __device__ __forceinline__ int col(int i, bool along_k) {
+    return along_k ? i % BK : i / TILE;
   }
-  __syncthreads();
-}
+  template <class LA, class LB>
+  __device__ __forceinline__ void load(int64_t m0, int64_t n0, int64_t k0, const LA& load_a,
+                                       const LB& load_b) {
+#pragma unroll
+    for (int r = 0; r < PER; ++r) {
+      const int i = threadIdx.x + r * THREADS;
+      const int64_t gm = m0 + row(i, A_K), gka = k0 + col(i, A_K);
+      a[r] = (i < TILE * BK && gm < M && gka < K) ? load_a(gm, gka) : 0.0f;
+      const int64_t gn = n0 + row(i, B_K), gkb = k0 + col(i, B_K);
+      b[r] = (i < TILE * BK && gn < N && gkb < K) ? load_b(gn, gkb) : 0.0f;
+    }
+  }
+  __device__ __forceinline__ void store(float (&As)[BK][TILE + kf_pad],
+                                        float (&Bs)[BK][TILE + kf_pad]) const {
+#pragma unroll
+    for (int r = 0; r < PER; ++r) {
+      const int i = threadIdx.x + r * THREADS;
+      if (i >= TILE * BK) break;
+      As[col(i, A_K)][row(i, A_K)] = a[r];
+      Bs[col(i, B_K)][row(i, B_K)] = b[r];
+    }
+  }
+};
 )";
 
 // float32 on the CUDA cores: (TILE / MICRO)^2 threads, each MICRO x MICRO sums in registers.
 const char* const kContractionLoops = R"(
-template <int TILE, int MICRO, int BK, int64_t M, int64_t N, int64_t K, class A, class B, class S>
+template <int TILE, int MICRO, int BK, bool A_K, bool B_K, int64_t M, int64_t N, int64_t K, class A,
+          class B, class S>
 KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
   constexpr int SIDE = TILE / MICRO;
-  __shared__ float As[BK][TILE];
-  __shared__ float Bs[BK][TILE];
+  __shared__ float As[BK][TILE + kf_pad];
+  __shared__ float Bs[BK][TILE + kf_pad];
   const int64_t m0 = static_cast<int64_t>(blockIdx.x) * TILE;
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * TILE;
   const int tx = threadIdx.x % SIDE, ty = threadIdx.x / SIDE;
   float accs[MICRO][MICRO] = {};
+  kf_contraction_stage<TILE, BK, SIDE * SIDE, A_K, B_K, M, N, K> slice;
   for (int64_t k0 = 0; k0 < K; k0 += BK) {
-    kf_contraction_stage<TILE, BK, SIDE * SIDE, M, N, K>(As, Bs, m0, n0, k0, load_a, load_b);
+    slice.load(m0, n0, k0, load_a, load_b);
+    slice.store(As, Bs);
+    __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
       float av[MICRO], bv[MICRO];
@@ -81,12 +115,12 @@ KF_FN void kf_contraction(const A& load_a, const B& load_b, const S& store) {
 // TILE / 64 fragments, the factors rounded to TF32; each fragment of sums goes through shared
 // memory (Cs) to reach the store a sum at a time.
 const char* const kContractionLoopsTf32 = R"(
-template <int TILE, int64_t M, int64_t N, int64_t K, class A, class B, class S>
+template <int TILE, bool A_K, bool B_K, int64_t M, int64_t N, int64_t K, class A, class B, class S>
 KF_FN void kf_contraction_tf32(const A& load_a, const B& load_b, const S& store) {
   namespace wmma = nvcuda::wmma;
   constexpr int BK = 32, FM = TILE / 32, FN = TILE / 64;
-  __shared__ __align__(32) float As[BK][TILE];
-  __shared__ __align__(32) float Bs[BK][TILE];
+  __shared__ __align__(32) float As[BK][TILE + kf_pad];
+  __shared__ __align__(32) float Bs[BK][TILE + kf_pad];
   __shared__ __align__(32) float Cs[8][256];
   const int64_t m0 = static_cast<int64_t>(blockIdx.x) * TILE;
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * TILE;
@@ -94,20 +128,23 @@ KF_FN void kf_contraction_tf32(const A& load_a, const B& load_b, const S& store)
   wmma::fragment<wmma::accumulator, 16, 16, 8, float> sums[FM][FN];
   for (int i = 0; i < FM; ++i)
     for (int j = 0; j < FN; ++j) wmma::fill_fragment(sums[i][j], 0.0f);
+  kf_contraction_stage<TILE, BK, 256, A_K, B_K, M, N, K> slice;
   for (int64_t k0 = 0; k0 < K; k0 += BK) {
-    kf_contraction_stage<TILE, BK, 256, M, N, K>(As, Bs, m0, n0, k0, load_a, load_b);
+    slice.load(m0, n0, k0, load_a, load_b);
+    slice.store(As, Bs);
+    __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 8) {
       wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fa[FM];
       wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fb[FN];
 #pragma unroll
       for (int q = 0; q < FM; ++q) {
-        wmma::load_matrix_sync(fa[q], &As[kk][(wm * FM + q) * 16], TILE);
+        wmma::load_matrix_sync(fa[q], &As[kk][(wm * FM + q) * 16], TILE + kf_pad);
         for (int t = 0; t < fa[q].num_elements; ++t) fa[q].x[t] = wmma::__float_to_tf32(fa[q].x[t]);
       }
 #pragma unroll
       for (int q = 0; q < FN; ++q) {
-        wmma::load_matrix_sync(fb[q], &Bs[kk][(wn * FN + q) * 16], TILE);
+        wmma::load_matrix_sync(fb[q], &Bs[kk][(wn * FN + q) * 16], TILE + kf_pad);
         for (int t = 0; t < fb[q].num_elements; ++t) fb[q].x[t] = wmma::__float_to_tf32(fb[q].x[t]);
       }
 #pragma unroll
@@ -209,6 +246,34 @@ bool contiguous_along_k(const ExprPtr& e) {
   return true;
 }
 
+/// How many of the 31 steps between 32 neighbouring values of the counter `name` (from 0, the
+/// other counters 0) move the loads of `e` by at most one element: how well a warp's neighbouring
+/// threads along that counter read neighbouring addresses.
+int64_t neighbouring_steps(const ExprPtr& e, const std::string& name, int64_t extent) {
+  int64_t steps = 0;
+  if (e->kind == Expr::Kind::load && e->args.empty()) {
+    std::map<std::string, int64_t> at{{"gm", 0}, {"gn", 0}, {"gk", 0}, {"gb", 0}};
+    std::optional<int64_t> before = ix::value_at(*e->index, at);
+    for (int64_t j = 1; j < std::min<int64_t>(32, extent); ++j) {
+      at[name] = j;
+      const std::optional<int64_t> now = ix::value_at(*e->index, at);
+      if (before && now && std::abs(*now - *before) <= 1) ++steps;
+      before = now;
+    }
+  }
+  for (const auto& a : e->args) steps += neighbouring_steps(a, name, extent);
+  return steps;
+}
+
+/// Whether a slice of the operand `e` (read at counters `row` and gk) is loaded with neighbouring
+/// threads along k: where its memory has more neighbours along k than along its rows, or as many
+/// and `tie` says so.
+bool loads_along_k(const ExprPtr& e, const std::string& row, int64_t rows, int64_t K, bool tie) {
+  const int64_t along_k = neighbouring_steps(e, "gk", K),
+                along_rows = neighbouring_steps(e, row, rows);
+  return along_k == along_rows ? tie : along_k > along_rows;
+}
+
 }  // namespace
 
 bool few_outputs(int64_t M, int64_t N, int64_t B, int tile, bool contiguous) {
@@ -278,6 +343,11 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
 
   const ExprPtr a = red.compute(role_vars(k, roles, {Role::n}))->args[0];
   const ExprPtr b = red.compute(role_vars(k, roles, {Role::m}))->args[1];
+  // Each operand's threads side by side where its memory is: A (rows M) along k and B (rows N)
+  // along n when neither side has more neighbours.
+  const bool a_k = loads_along_k(a, "gm", M, K, true), b_k = loads_along_k(b, "gn", N, K, false);
+  const std::string directions =
+      std::string(a_k ? ", true" : ", false") + (b_k ? ", true" : ", false");
   const auto out_vars = role_vars(k, roles, {Role::k});
   std::vector<IndexPtr> outer_digits;
   for (size_t d = 0; d < k.space.size(); ++d)
@@ -320,14 +390,15 @@ std::optional<EmittedKernel> emit_cuda_contraction(const Program& p, const Kerne
     f += std::string(kTensorCoreMark) + " (TF32): M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
          ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, 8 warps of " +
          n(tile / 32) + " x " + n(tile / 64) + " fragments\n";
-    template_args = "kf_contraction_tf32<" + n(tile);
+    template_args = "kf_contraction_tf32<" + n(tile) + directions;
   } else {
     const int side = tile / micro;
     threads = side * side;
     f += std::string(kContractionMark) + ": M = " + n(M) + ", N = " + n(N) + ", K = " + n(K) +
          ", batch " + n(B) + "; " + n(tile) + " x " + n(tile) + " tiles, " + n(micro) + " x " +
          n(micro) + " per thread\n";
-    template_args = "kf_contraction<" + n(tile) + ", " + n(micro) + ", " + n(tile >= 128 ? 8 : 16);
+    template_args =
+        "kf_contraction<" + n(tile) + ", " + n(micro) + ", " + n(tile >= 128 ? 8 : 16) + directions;
   }
   f += "__global__ void __launch_bounds__(" + n(threads) + ") " + name + "(" +
        kernel_parameters(p, k) + ") {\n";
