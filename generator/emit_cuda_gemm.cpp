@@ -211,35 +211,14 @@ std::vector<IndexPtr> role_vars(const Kernel& k, const std::vector<Role>& roles,
   return out;
 }
 
-/// An index's value where its one named variable is `k` and every other variable 0.
-int64_t value_at(const Index& i, int64_t k) {
-  switch (i.kind) {
-    case Index::Kind::var:
-      return i.value < 0 ? k : 0;
-    case Index::Kind::constant:
-      return i.value;
-    case Index::Kind::sum: {
-      int64_t s = 0;
-      for (const auto& t : i.terms) s += value_at(*t, k);
-      return s;
-    }
-    case Index::Kind::mul:
-      return value_at(*i.terms[0], k) * i.value;
-    case Index::Kind::div:
-      return value_at(*i.terms[0], k) / i.value;
-    case Index::Kind::mod:
-      return value_at(*i.terms[0], k) % i.value;
-  }
-  return 0;
-}
-
 /// Whether every element `e` loads is the next one in memory (or the same one) when the last
 /// dimension of K steps by one: what the untiled path's group of threads reads side by side.
 bool contiguous_along_k(const ExprPtr& e) {
   if (e->kind == Expr::Kind::load) {
     if (!e->args.empty()) return false;  // a gather
-    const int64_t step = value_at(*e->index, 1) - value_at(*e->index, 0);
-    if (step != 0 && step != 1) return false;
+    const auto next = ix::value_at(*e->index, {{"kf_k", 1}}),
+               first = ix::value_at(*e->index, {{"kf_k", 0}});
+    if (!next || !first || (*next - *first != 0 && *next - *first != 1)) return false;
   }
   for (const auto& a : e->args)
     if (!contiguous_along_k(a)) return false;
