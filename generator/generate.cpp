@@ -199,9 +199,9 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
           where + ": the export could not trace the function: " + graph_doc["error"].as_string());
     auto graph = read_graph(r.export_dir + "/" + graph_doc["file"].as_string());
     if (!graph) return Out::failure(where + ": " + graph.error);
-    // the phases of a transposed convolution on the CPU, whose loops gain their stride's power
-    // in work; on CUDA every offset, which the contraction kernel tiles (not measured with phases)
-    auto program = Lowerer(r.library_calls, r.backend == "cpu").run(*graph);
+    const TransposedSum transposed = r.transposed_sum.value_or(
+        r.backend == "cpu" ? TransposedSum::output_phases : TransposedSum::phase_batches);
+    auto program = Lowerer(r.library_calls, transposed).run(*graph);
     if (!program) return Out::failure(where + ": " + program.error);
     if (written == 0) outputs = program->outputs.size();
     if (program->outputs.size() != outputs)

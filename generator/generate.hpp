@@ -5,11 +5,13 @@
 // computed wrongly. Every generated kernel goes through the evaluator's verdict like any other.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "common/json.hpp"
 #include "common/result.hpp"
 #include "generator/emit.hpp"
+#include "generator/lowering.hpp"
 
 namespace kforge::generator {
 
@@ -23,6 +25,9 @@ struct GenerateRequest {
   /// cuDNN on the GPU) with the rest fused around them; the experiment's library policy decides
   /// whether such a kernel may run, and flags it.
   bool library_calls = false;
+  /// How a transposed convolution of stride above 1 sums; unset: by backend, output_phases on the
+  /// CPU, phase_batches on CUDA (each the faster there where measured).
+  std::optional<TransposedSum> transposed_sum = std::nullopt;
 };
 
 struct Generated {

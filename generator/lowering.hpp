@@ -25,16 +25,32 @@ struct Lazy {
   int buffer = -1;  ///< when it is exactly a buffer, in that buffer's shape
 };
 
+/// How a transposed convolution sums along a dimension of stride s above 1 (dilation 1), where
+/// an output o takes only the kernel offsets (o + padding) % s + s j. generate_kernel's default:
+/// output_phases on the CPU, phase_batches on CUDA (BENCHMARKS.md, thirty-first step).
+enum class TransposedSum {
+  /// every offset, those o does not take guarded off: the weight's offset is the sum's own
+  /// variable (a stride of 2 in three dimensions: 7 of every 8 terms guarded off)
+  every_offset,
+  /// only the offsets o takes, found from o: ceil(K / s) terms where K were, each an offset of
+  /// o's quotient and remainder by s (which the contraction kernel cannot tile)
+  output_phases,
+  /// the outputs grouped by their phase r = (o + padding) % s, a dimension of the sum's own
+  /// beside q = (o + padding) / s: ceil(K / s) terms, each a plain offset of q, r and j; the
+  /// input's element depends on q and j alone, so the CUDA contraction kernel tiles the sum as
+  /// one implicit GEMM whose columns are the output channels of every phase. The sum in that
+  /// order is a buffer, which the convolution's output reads
+  phase_batches,
+};
+
 class Lowerer {
  public:
   /// `library_calls`: matrix products and convolutions become library calls (Buffer::Kind::library)
   /// with the rest fused around them, instead of the generator's own contraction kernels.
-  /// `transposed_phases`: a transposed convolution's sum walks only the kernel offsets each output
-  /// takes along a dimension of stride above 1 (dilation 1), an offset that depends on the output's
-  /// position; otherwise every offset, guarded, so that the weight's offset is the sum's own
-  /// variable (what the CUDA contraction kernel tiles as an implicit GEMM).
-  explicit Lowerer(bool library_calls = false, bool transposed_phases = false)
-      : library_calls_(library_calls), transposed_phases_(transposed_phases) {}
+  /// `transposed_sum`: how a transposed convolution of stride above 1 sums.
+  explicit Lowerer(bool library_calls = false,
+                   TransposedSum transposed_sum = TransposedSum::every_offset)
+      : library_calls_(library_calls), transposed_sum_(transposed_sum) {}
 
   /// The program of `graph`, or the sentence that says which node stopped it.
   Result<Program> run(const Graph& graph);
@@ -73,7 +89,7 @@ class Lowerer {
   static Lazy constant_tensor(const json::Value& values, DType dtype,
                               const std::vector<int64_t>& shape);
   bool library_calls() const { return library_calls_; }
-  bool transposed_phases() const { return transposed_phases_; }
+  TransposedSum transposed_sum() const { return transposed_sum_; }
   /// The tensor a library call passes as argument `i` of `node` (its text, the buffers it reads
   /// added to `operands`): a buffer's tensor t<id>, the same views of one where the graph views a
   /// buffer (`t1.t()`), else a buffer made of the value.
@@ -104,7 +120,7 @@ class Lowerer {
   const GraphNode* node_of(const json::Value& argument) const;
 
   bool library_calls_ = false;
-  bool transposed_phases_ = false;
+  TransposedSum transposed_sum_ = TransposedSum::every_offset;
   std::map<int, const GraphNode*> nodes_;
   Program program_;
   std::map<int, std::vector<Lazy>> values_;

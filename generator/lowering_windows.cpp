@@ -48,6 +48,20 @@ ExprPtr guarded(const ExprPtr& cond, const ExprPtr& value, double otherwise) {
   return f("where", {cond, value, ex::constant(otherwise, value->dtype)}, value->dtype);
 }
 
+/// k < kernel: a phased transposed convolution's kernel offset r + s j inside its weight (where
+/// the kernel is not a multiple of the stride, the last j overshoots it for some phases).
+ExprPtr offset_inside(const IndexPtr& k, int64_t kernel) {
+  return f("lt", {ex::index(k), ex::constant(static_cast<double>(kernel), DType::i64)}, DType::b8);
+}
+
+/// x w, each factor read only where its own condition holds (else 0): a weight offset past the
+/// kernel is never read, where a zeroed input times it would be NaN whenever the memory beyond
+/// the weight held one (0 * NaN), or a fault past its allocation.
+ExprPtr guarded_product(const ExprPtr& x_cond, const ExprPtr& x, const ExprPtr& w_cond,
+                        const ExprPtr& w) {
+  return f("mul", {guarded(x_cond, x, 0), guarded(w_cond, w, 0)});
+}
+
 Lazy product_sum(Lowerer& L, const Lazy& a, const Lazy& b, std::vector<int64_t> space,
                  std::function<std::vector<IndexPtr>(const std::vector<IndexPtr>&)> a_at,
                  std::function<std::vector<IndexPtr>(const std::vector<IndexPtr>&)> b_at) {
@@ -194,6 +208,106 @@ Result<Lazy> library_convolution(Lowerer& L, const GraphNode& n) {
 
 Out convolution_bias(Lowerer& L, const GraphNode& n, const Lazy& sum);
 
+/// A transposed convolution whose outputs along each `phased` dimension (stride s, dilation 1) are
+/// grouped by phase: o + padding = q s + r, and output o sums the kernel offsets k = r + s j over
+/// the input elements q - j. The sum runs over [N, Cout, (Q, s) or O a dimension, Cin/g, J or K a
+/// dimension], q from the first the outputs take (padding / s), each term a plain offset of its
+/// variables (no remainder or quotient of the output's position), the phase r read by the weight
+/// alone (a column of the implicit GEMM beside the output channel); its buffer is read back at
+/// (o + padding) / s - q0 and (o + padding) % s. An
+/// unphased dimension (stride 1, dilated) sums every offset, guarded, as lower_convolution does.
+Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
+                                 const std::vector<int64_t>& stride,
+                                 const std::vector<int64_t>& padding,
+                                 const std::vector<int64_t>& dilation, int64_t groups,
+                                 const std::vector<bool>& phased,
+                                 const std::vector<int64_t>& out_shape) {
+  const size_t nd = x.shape.size() - 2;
+  const int64_t cout = out_shape[1], cout_g = cout / groups, cin_g = x.shape[1] / groups;
+  std::vector<int64_t> first(nd, 0);  // q0 along each phased dimension
+  std::vector<int64_t> space{out_shape[0], cout};
+  for (size_t d = 0; d < nd; ++d) {
+    if (!phased[d]) {
+      space.push_back(out_shape[2 + d]);
+      continue;
+    }
+    first[d] = padding[d] / stride[d];
+    space.push_back((out_shape[2 + d] - 1 + padding[d]) / stride[d] - first[d] + 1);
+    space.push_back(stride[d]);
+  }
+  const size_t reduced_from = space.size();
+  space.push_back(cin_g);
+  for (size_t d = 0; d < nd; ++d) {
+    const int64_t k = w.shape[2 + d];
+    space.push_back(phased[d] ? (k + stride[d] - 1) / stride[d] : k);
+  }
+  const auto in_shape = x.shape, w_shape = w.shape;
+  auto lx = x.load, lw = w.load;
+  Lazy prod;
+  prod.shape = space;
+  prod.cost = x.cost + w.cost + 8;
+  prod.load = [=](const std::vector<IndexPtr>& i) {
+    const IndexPtr& co = i[1];
+    const IndexPtr c = ix::add(ix::mul(ix::div(co, cout_g), cin_g), i[reduced_from]);
+    std::vector<IndexPtr> at{i[0], c}, wat{c, ix::mod(co, cout_g)};
+    std::vector<ExprPtr> conditions, kernel_conditions;  // the input's; the weight's
+    size_t o = 2;  // the output dimension's first variable in the space
+    for (size_t d = 0; d < nd; ++d) {
+      const IndexPtr& j = i[reduced_from + 1 + d];
+      const int64_t kernel = w_shape[2 + d], size = in_shape[2 + d];
+      if (phased[d]) {
+        // k = r + s j; the input element q - j
+        const IndexPtr q = ix::add(i[o], ix::constant(first[d]));
+        const IndexPtr k = ix::add(i[o + 1], ix::mul(j, stride[d]));
+        const IndexPtr p = ix::add(q, ix::mul(j, -1));
+        if (kernel % stride[d] != 0) kernel_conditions.push_back(offset_inside(k, kernel));
+        conditions.push_back(inside(p, size));
+        at.push_back(p);
+        wat.push_back(k);
+        o += 2;
+        continue;
+      }
+      // o = i * stride - padding + k * dilation: i = (o + padding - k * dilation) / stride
+      const IndexPtr num =
+          ix::add(ix::add(i[o], ix::constant(padding[d])), ix::mul(j, -dilation[d]));
+      const IndexPtr p = ix::div(num, stride[d]);
+      conditions.push_back(f("ge", {ex::index(num), ex::constant(0, DType::i64)}, DType::b8));
+      if (stride[d] > 1)
+        conditions.push_back(
+            f("eq", {ex::index(ix::mod(num, stride[d])), ex::constant(0, DType::i64)}, DType::b8));
+      conditions.push_back(
+          f("lt", {ex::index(p), ex::constant(static_cast<double>(size), DType::i64)}, DType::b8));
+      at.push_back(p);
+      wat.push_back(j);
+      o += 1;
+    }
+    return guarded_product(all_of(conditions), ex::cast(lx(at), DType::f32),
+                           all_of(kernel_conditions), ex::cast(lw(wat), DType::f32));
+  };
+  std::vector<int64_t> reduced;
+  for (size_t d = reduced_from; d < space.size(); ++d) reduced.push_back(static_cast<int64_t>(d));
+  const Lazy sum = L.reduce(prod, reduced, false, Combine::sum);
+  // the output (n, co, o...) where the sum keeps it
+  Lazy out;
+  out.shape = out_shape;
+  out.cost = 1;
+  auto ls = sum.load;
+  out.load = [=](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> at{i[0], i[1]};
+    for (size_t d = 0; d < nd; ++d) {
+      if (!phased[d]) {
+        at.push_back(i[2 + d]);
+        continue;
+      }
+      const IndexPtr shifted = ix::add(i[2 + d], ix::constant(padding[d]));
+      at.push_back(ix::add(ix::div(shifted, stride[d]), ix::constant(-first[d])));
+      at.push_back(ix::mod(shifted, stride[d]));
+    }
+    return ls(at);
+  };
+  return out;
+}
+
 /// aten.convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
 /// groups): each output element a sum over its group's input channels and the kernel's offsets.
 Out lower_convolution(Lowerer& L, const GraphNode& n) {
@@ -215,16 +329,23 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
   const int64_t cin_g = cin / groups, cout_g = cout / groups;
   // A transposed convolution's output o along a dimension of stride s > 1 (dilation 1) takes only
   // the kernel offsets k = (o + padding) % s + s * j, the others landing between input elements:
-  // with the lowering's transposed_phases its sum walks j, ceil(K / s) terms where it walks K of
-  // which all but K / s are guarded off (a stride of 2 in three dimensions: an eighth of them).
+  // unless the lowering's transposed_sum is every_offset its sum walks j, ceil(K / s) terms where
+  // it walks K of which all but K / s are guarded off (a stride of 2 in three dimensions: an
+  // eighth of them); phase_batches also takes the phase out of o (transposed_in_phase_batches).
   std::vector<bool> phased(nd, false);
   std::vector<int64_t> space = out_shape;  // [N, Cout, *O, Cin/g, *K] (*J where phased)
   space.push_back(cin_g);
   for (size_t d = 0; d < nd; ++d) {
     const int64_t k = w->shape[2 + d];
-    phased[d] = L.transposed_phases() && transposed && stride[d] > 1 && dilation[d] == 1;
+    phased[d] = L.transposed_sum() != TransposedSum::every_offset && transposed && stride[d] > 1 &&
+                dilation[d] == 1;
     space.push_back(phased[d] ? (k + stride[d] - 1) / stride[d] : k);
   }
+  if (L.transposed_sum() == TransposedSum::phase_batches &&
+      std::count(phased.begin(), phased.end(), true) > 0)
+    return convolution_bias(L, n,
+                            transposed_in_phase_batches(L, *x, *w, stride, padding, dilation,
+                                                        groups, phased, out_shape));
   const auto in_shape = x->shape, w_shape = w->shape;
   auto lx = x->load, lw = w->load;
   Lazy prod;
@@ -237,7 +358,7 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
     const IndexPtr group = ix::div(co, cout_g);
     const IndexPtr c = ix::add(ix::mul(group, cin_g), ci);
     std::vector<IndexPtr> at{nn, c};
-    std::vector<ExprPtr> conditions;
+    std::vector<ExprPtr> conditions, kernel_conditions;  // the input's; the weight's
     std::vector<IndexPtr> offsets;  // each dimension's kernel offset, where the weight is read
     for (size_t d = 0; d < nd; ++d) {
       const IndexPtr& o = i[2 + d];
@@ -248,10 +369,7 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
         const IndexPtr shifted = ix::add(o, ix::constant(padding[d]));
         k = ix::add(ix::mod(shifted, s), ix::mul(i[3 + nd + d], s));
         const IndexPtr p = ix::add(ix::div(shifted, s), ix::mul(i[3 + nd + d], -1));
-        if (kernel % s != 0)
-          conditions.push_back(
-              f("lt", {ex::index(k), ex::constant(static_cast<double>(kernel), DType::i64)},
-                DType::b8));
+        if (kernel % s != 0) kernel_conditions.push_back(offset_inside(k, kernel));
         conditions.push_back(inside(p, in_shape[2 + d]));
         at.push_back(p);
         offsets.push_back(k);
@@ -287,8 +405,8 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
       wat = {c, ix::mod(co, cout_g)};
     }
     for (size_t d = 0; d < nd; ++d) wat.push_back(offsets[d]);
-    ExprPtr xv = guarded(all_of(conditions), ex::cast(lx(at), DType::f32), 0);
-    return f("mul", {xv, ex::cast(lw(wat), DType::f32)});
+    return guarded_product(all_of(conditions), ex::cast(lx(at), DType::f32),
+                           all_of(kernel_conditions), ex::cast(lw(wat), DType::f32));
   };
   std::vector<int64_t> reduced;
   for (size_t d = 2 + nd; d < space.size(); ++d) reduced.push_back(static_cast<int64_t>(d));

@@ -312,6 +312,29 @@ std::vector<OpCase> library_cases() {
   return out;
 }
 
+std::vector<OpCase> transposed_cases() {
+  std::vector<OpCase> out;
+  for (const auto& cases : {op_cases(), tensor_core_cases()})
+    for (const auto& c : cases)
+      if (c.name == "conv_transposed_strides" || c.name == "tf32_conv_transposed") out.push_back(c);
+  return out;
+}
+
+std::string transposed_case_name(const std::tuple<OpCase, generator::TransposedSum>& param) {
+  const auto sum = [](generator::TransposedSum s) {
+    switch (s) {
+      case generator::TransposedSum::every_offset:
+        return "every_offset";
+      case generator::TransposedSum::output_phases:
+        return "output_phases";
+      case generator::TransposedSum::phase_batches:
+        return "phase_batches";
+    }
+    return "unknown";
+  };
+  return std::get<0>(param).name + "_" + sum(std::get<1>(param));
+}
+
 std::vector<std::string> backward_cases() {
   return {"rkb_rmsnorm", "rkb_layernorm", "rkb_linear", "rkb_cross_entropy", "rkb_conv_relu_pool",
           "rkb_maxpool", "layernorm_backward",
@@ -394,6 +417,15 @@ std::vector<OpCase> tensor_core_cases() {
        {"[torch.rand(3, 40, 24), torch.rand(3, 24, 36)]",
         "[torch.rand(2, 17, 130), torch.rand(2, 130, 65)]"},
        1e-2},
+      // Transposed convolutions of stride 2 (3-D: 2, 1, 2, grouped), whose phases the contraction
+      // kernel tiles as a batch; weights scaled as nn.ConvTranspose draws them (fan-in 16 x 9).
+      {"tf32_conv_transposed",
+       "x, w, b, x3, w3",
+       "(F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1), "
+       "F.conv_transpose3d(x3, w3, stride=(2, 1, 2), padding=1, groups=2))",
+       {"[torch.rand(2, 16, 9, 7), torch.randn(16, 24, 3, 3) / 12, torch.randn(24), "
+        "torch.rand(1, 16, 4, 6, 5), torch.randn(16, 12, 3, 3, 3) / 12]"},
+       1e-2},
       {"tf32_conv",
        "x, w, b",
        "(F.conv2d(x, w, b, padding=1), torch.relu(F.conv2d(x, w, None, stride=2)))",
@@ -410,14 +442,16 @@ namespace {
 std::string generate_and_check(const std::string& task_dir, evaluation::Backend backend,
                                bool library, const generator::CudaChoices& cuda,
                                const std::string& must_contain,
-                               const std::string& direction = "forward") {
+                               const std::string& direction = "forward",
+                               std::optional<generator::TransposedSum> transposed = std::nullopt) {
   evaluation::ExportOptions export_options;
   export_options.cache_dir = cache_dir();
   const auto task = evaluation::export_task(task_dir, export_options);
   if (!task.ok) return "export failed: " + task.error;
   generator::GenerateRequest r{task.dir,  task.doc["directions"][direction],
                                direction, backend == evaluation::Backend::cuda ? "cuda" : "cpu",
-                               cuda,      library};
+                               cuda,      library,
+                               transposed};
   auto g = generator::generate_kernel(r);
   if (!g) return "the generator cannot write it: " + g.error;
   if (library && g->library_steps == 0) return "no library call in the source: " + g->summary;
@@ -444,6 +478,11 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
 std::string check_generated(const std::string& task_dir, evaluation::Backend backend, bool library,
                             const std::string& direction) {
   return generate_and_check(task_dir, backend, library, {}, "", direction);
+}
+
+std::string check_generated_transposed(const std::string& task_dir, evaluation::Backend backend,
+                                       generator::TransposedSum sum) {
+  return generate_and_check(task_dir, backend, false, {}, "", "forward", sum);
 }
 
 std::string check_generated_tiled(const std::string& task_dir, const std::string& direction) {

@@ -7,9 +7,11 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "evaluation/compiler.hpp"
+#include "generator/lowering.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -37,6 +39,16 @@ std::vector<OpCase> library_cases();
 /// then have.
 std::string check_generated(const std::string& task_dir, evaluation::Backend backend,
                             bool library = false, const std::string& direction = "forward");
+
+/// As check_generated, forward, with a transposed convolution of stride above 1 summed `sum`'s
+/// way rather than the backend's default.
+std::string check_generated_transposed(const std::string& task_dir, evaluation::Backend backend,
+                                       generator::TransposedSum sum);
+
+/// The cases with transposed convolutions of stride above 1 (small ones; large enough to tile).
+std::vector<OpCase> transposed_cases();
+/// A case summed one way, as a test's name reads it ("conv_transposed_strides_phase_batches").
+std::string transposed_case_name(const std::tuple<OpCase, generator::TransposedSum>& param);
 
 /// Cases whose products are large enough for the tiled contraction kernel (M and N of 16 or
 /// more), partial tiles included, with KernelBench's tolerance (1e-2): what the TF32 choice runs.

@@ -180,6 +180,24 @@ TEST_P(GeneratedCudaLibrary, IsCorrectWithLibraryCalls) {
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaLibrary, testing::ValuesIn(library_cases()),
                          [](const auto& info) { return info.param.name; });
 
+// A transposed convolution of stride above 1 summed the ways CUDA does not by default: every
+// offset guarded (an implicit GEMM over all of them), the offsets found from each output.
+class GeneratedCudaTransposed
+    : public testing::TestWithParam<std::tuple<OpCase, generator::TransposedSum>> {};
+
+TEST_P(GeneratedCudaTransposed, IsCorrectSummedEachWay) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto dir = cuda_case(std::get<0>(GetParam()));
+  EXPECT_EQ(check_generated_transposed(dir, evaluation::Backend::cuda, std::get<1>(GetParam())),
+            "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaTransposed,
+                         testing::Combine(testing::ValuesIn(transposed_cases()),
+                                          testing::Values(generator::TransposedSum::every_offset,
+                                                          generator::TransposedSum::output_phases)),
+                         [](const auto& info) { return transposed_case_name(info.param); });
+
 class GeneratedCudaTf32 : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCudaTf32, IsCorrectWithinKernelBenchsToleranceOnTheTensorCores) {

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
 
 #include "evaluation/task_export.hpp"
 #include "generator/generate.hpp"
@@ -107,6 +108,18 @@ int run_generate(const std::vector<std::string>& args) {
                "matrix products and convolutions as library calls (cuBLAS, cuDNN through ATen) "
                "with the rest fused around them; the experiment's library policy flags or forbids "
                "such a kernel");
+  std::string transposed_sum;
+  const std::map<std::string, generator::TransposedSum> transposed_sums{
+      {"every-offset", generator::TransposedSum::every_offset},
+      {"output-phases", generator::TransposedSum::output_phases},
+      {"phase-batches", generator::TransposedSum::phase_batches}};
+  app.add_option(
+         "--transposed-sum", transposed_sum,
+         "how a transposed convolution of stride above 1 sums: every-offset (those an "
+         "output does not take guarded off), output-phases (the offsets found from each "
+         "output), phase-batches (outputs grouped by phase, one implicit GEMM over them); default "
+         "output-phases on the CPU, phase-batches on CUDA")
+      ->check(CLI::IsMember({"every-offset", "output-phases", "phase-batches"}));
   app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;
@@ -134,6 +147,7 @@ int run_generate(const std::vector<std::string>& args) {
     return 2;
   }
   generator::GenerateRequest r{exported.dir, doc, direction, backend, cuda, library};
+  if (!transposed_sum.empty()) r.transposed_sum = transposed_sums.at(transposed_sum);
   auto generated = generator::generate_kernel(r);
   if (!generated) {
     std::cerr << "kforge generate: " << task << " " << direction << ": " << generated.error << "\n";
