@@ -25,21 +25,24 @@ struct Lazy {
   int buffer = -1;  ///< when it is exactly a buffer, in that buffer's shape
 };
 
-/// How a transposed convolution sums along a dimension of stride s above 1 (dilation 1), where
-/// an output o takes only the kernel offsets (o + padding) % s + s j. generate_kernel's default:
+/// How a transposed convolution sums along a dimension of stride s above 1, where an output o
+/// takes only the kernel offsets (o + padding) % s + s j (at dilation 1; dilated, those k whose
+/// k d is o + padding modulo s). generate_kernel's default:
 /// output_phases on the CPU, phase_batches on CUDA (BENCHMARKS.md, thirty-first step).
 enum class TransposedSum {
   /// every offset, those o does not take guarded off: the weight's offset is the sum's own
   /// variable (a stride of 2 in three dimensions: 7 of every 8 terms guarded off)
   every_offset,
   /// only the offsets o takes, found from o: ceil(K / s) terms where K were, each an offset of
-  /// o's quotient and remainder by s (which the contraction kernel cannot tile)
+  /// o's quotient and remainder by s (which the contraction kernel cannot tile); dilated
+  /// dimensions every offset
   output_phases,
   /// the outputs grouped by their phase r = (o + padding) % s, a dimension of the sum's own
   /// beside q = (o + padding) / s: ceil(K / s) terms, each a plain offset of q, r and j; the
   /// input's element depends on q and j alone, so the CUDA contraction kernel tiles the sum as
-  /// one implicit GEMM whose columns are the output channels of every phase. The sum in that
-  /// order is a buffer, which the convolution's output reads
+  /// one implicit GEMM whose columns are the output channels of every phase. Dilated by d, the
+  /// outputs are grouped by the class of offsets they take, c + (s / gcd(s, d)) j, which the
+  /// input reads too. The sum in that order is a buffer, which the convolution's output reads
   phase_batches,
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
 
 #include "generator/lowering.hpp"
@@ -208,14 +209,19 @@ Result<Lazy> library_convolution(Lowerer& L, const GraphNode& n) {
 
 Out convolution_bias(Lowerer& L, const GraphNode& n, const Lazy& sum);
 
-/// A transposed convolution whose outputs along each `phased` dimension (stride s, dilation 1) are
-/// grouped by phase: o + padding = q s + r, and output o sums the kernel offsets k = r + s j over
-/// the input elements q - j. The sum runs over [N, Cout, (Q, s) or O a dimension, Cin/g, J or K a
-/// dimension], q from the first the outputs take (padding / s), each term a plain offset of its
-/// variables (no remainder or quotient of the output's position), the phase r read by the weight
-/// alone (a column of the implicit GEMM beside the output channel); its buffer is read back at
-/// (o + padding) / s - q0 and (o + padding) % s. An
-/// unphased dimension (stride 1, dilated) sums every offset, guarded, as lower_convolution does.
+/// A transposed convolution whose outputs along each `phased` dimension (stride s, dilation d)
+/// are grouped by the kernel offsets they take. With g = gcd(s, d), o + padding = q s + r takes
+/// terms only where g divides r, and then the offsets k = c + (s / g) j of one class c < s / g
+/// (c d = r modulo s), over the input elements q - c d / s - (d / g) j (the quotient rounded
+/// down); at dilation 1 the class is the phase r itself and the input element q - j. The sum runs
+/// over [N, Cout, (Q, s / g) or O a dimension, Cin/g, J or K a dimension], q from the first the
+/// outputs take (padding / s), each term a plain offset of its variables (no remainder or
+/// quotient of the output's position); at dilation 1 the class is read by the weight alone (a
+/// column of the implicit GEMM beside the output channel), dilated the input reads it too (a
+/// batch). Only the classes below the kernel's size have terms and are summed. Its buffer is
+/// read back at (o + padding) / s - q0 and the class of (o + padding) % s, 0 where g does not
+/// divide it or the class has no terms. An unphased dimension (stride 1) sums every offset,
+/// guarded, as lower_convolution does.
 Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
                                  const std::vector<int64_t>& stride,
                                  const std::vector<int64_t>& padding,
@@ -224,7 +230,11 @@ Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
                                  const std::vector<int64_t>& out_shape) {
   const size_t nd = x.shape.size() - 2;
   const int64_t cout = out_shape[1], cout_g = cout / groups, cin_g = x.shape[1] / groups;
-  std::vector<int64_t> first(nd, 0);  // q0 along each phased dimension
+  // along each phased dimension: q0, gcd(s, d), the classes s / g, d / g, the inverse of d / g
+  // modulo s / g (the class of a phase r: (r / g) times it, modulo s / g), and the classes with
+  // terms (those below the kernel's size: a kernel of 3 at a stride of 5 takes 3 of 5)
+  std::vector<int64_t> first(nd, 0), common(nd, 1), classes(nd, 1), step(nd, 1), inverse(nd, 0),
+      summed(nd, 1);
   std::vector<int64_t> space{out_shape[0], cout};
   for (size_t d = 0; d < nd; ++d) {
     if (!phased[d]) {
@@ -232,14 +242,19 @@ Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
       continue;
     }
     first[d] = padding[d] / stride[d];
+    common[d] = std::gcd(stride[d], dilation[d]);
+    classes[d] = stride[d] / common[d];
+    step[d] = dilation[d] / common[d];
+    while ((inverse[d] * step[d]) % classes[d] != 1 % classes[d]) ++inverse[d];
+    summed[d] = std::min(classes[d], w.shape[2 + d]);
     space.push_back((out_shape[2 + d] - 1 + padding[d]) / stride[d] - first[d] + 1);
-    space.push_back(stride[d]);
+    space.push_back(summed[d]);
   }
   const size_t reduced_from = space.size();
   space.push_back(cin_g);
   for (size_t d = 0; d < nd; ++d) {
     const int64_t k = w.shape[2 + d];
-    space.push_back(phased[d] ? (k + stride[d] - 1) / stride[d] : k);
+    space.push_back(phased[d] ? (k + classes[d] - 1) / classes[d] : k);
   }
   const auto in_shape = x.shape, w_shape = w.shape;
   auto lx = x.load, lw = w.load;
@@ -256,11 +271,13 @@ Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
       const IndexPtr& j = i[reduced_from + 1 + d];
       const int64_t kernel = w_shape[2 + d], size = in_shape[2 + d];
       if (phased[d]) {
-        // k = r + s j; the input element q - j
-        const IndexPtr q = ix::add(i[o], ix::constant(first[d]));
-        const IndexPtr k = ix::add(i[o + 1], ix::mul(j, stride[d]));
-        const IndexPtr p = ix::add(q, ix::mul(j, -1));
-        if (kernel % stride[d] != 0) kernel_conditions.push_back(offset_inside(k, kernel));
+        // k = c + (s / g) j; the input element q - c d / s - (d / g) j
+        const IndexPtr& cls = i[o + 1];
+        const IndexPtr k = ix::add(cls, ix::mul(j, classes[d]));
+        IndexPtr p = ix::add(ix::add(i[o], ix::constant(first[d])), ix::mul(j, -step[d]));
+        if (dilation[d] > 1)
+          p = ix::add(p, ix::mul(ix::div(ix::mul(cls, dilation[d]), stride[d]), -1));
+        if (kernel % classes[d] != 0) kernel_conditions.push_back(offset_inside(k, kernel));
         conditions.push_back(inside(p, size));
         at.push_back(p);
         wat.push_back(k);
@@ -294,6 +311,7 @@ Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
   auto ls = sum.load;
   out.load = [=](const std::vector<IndexPtr>& i) {
     std::vector<IndexPtr> at{i[0], i[1]};
+    std::vector<ExprPtr> taken;  // where the output's phase has terms
     for (size_t d = 0; d < nd; ++d) {
       if (!phased[d]) {
         at.push_back(i[2 + d]);
@@ -301,9 +319,19 @@ Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
       }
       const IndexPtr shifted = ix::add(i[2 + d], ix::constant(padding[d]));
       at.push_back(ix::add(ix::div(shifted, stride[d]), ix::constant(-first[d])));
-      at.push_back(ix::mod(shifted, stride[d]));
+      const IndexPtr r = ix::mod(shifted, stride[d]);
+      if (common[d] > 1)
+        taken.push_back(
+            f("eq", {ex::index(ix::mod(r, common[d])), ex::constant(0, DType::i64)}, DType::b8));
+      const IndexPtr cls =
+          dilation[d] == 1 ? r : ix::mod(ix::mul(ix::div(r, common[d]), inverse[d]), classes[d]);
+      if (summed[d] < classes[d])
+        taken.push_back(
+            f("lt", {ex::index(cls), ex::constant(static_cast<double>(summed[d]), DType::i64)},
+              DType::b8));
+      at.push_back(cls);
     }
-    return ls(at);
+    return guarded(all_of(taken), ls(at), 0);
   };
   return out;
 }
@@ -331,14 +359,16 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
   // the kernel offsets k = (o + padding) % s + s * j, the others landing between input elements:
   // unless the lowering's transposed_sum is every_offset its sum walks j, ceil(K / s) terms where
   // it walks K of which all but K / s are guarded off (a stride of 2 in three dimensions: an
-  // eighth of them); phase_batches also takes the phase out of o (transposed_in_phase_batches).
+  // eighth of them); phase_batches also takes the phase out of o, and groups a dilated
+  // dimension's outputs by the offsets they take too (transposed_in_phase_batches).
   std::vector<bool> phased(nd, false);
   std::vector<int64_t> space = out_shape;  // [N, Cout, *O, Cin/g, *K] (*J where phased)
   space.push_back(cin_g);
   for (size_t d = 0; d < nd; ++d) {
     const int64_t k = w->shape[2 + d];
-    phased[d] = L.transposed_sum() != TransposedSum::every_offset && transposed && stride[d] > 1 &&
-                dilation[d] == 1;
+    phased[d] = transposed && stride[d] > 1 &&
+                (L.transposed_sum() == TransposedSum::phase_batches ||
+                 (L.transposed_sum() == TransposedSum::output_phases && dilation[d] == 1));
     space.push_back(phased[d] ? (k + stride[d] - 1) / stride[d] : k);
   }
   if (L.transposed_sum() == TransposedSum::phase_batches &&

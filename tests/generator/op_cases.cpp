@@ -158,9 +158,11 @@ const std::vector<OpCase>& op_cases() {
        {"[torch.randn(2, 4, 9, 8), torch.randn(6, 4, 3, 3), torch.randn(6)]",
         "[torch.randn(1, 4, 7, 11), torch.randn(4, 4, 3, 3), torch.randn(4)]"}},
       // Transposed convolutions whose sums walk only the kernel offsets an output takes (stride
-      // above 1, dilation 1): strides of 2 and 3, a kernel that is not a multiple of the stride,
-      // output padding, groups, a stride of 1 beside a stride of 2, and a dilated one (every
-      // offset, guarded), in one, two and three dimensions.
+      // above 1): strides of 2 and 3, a kernel that is not a multiple of the stride, output
+      // padding, groups, a stride of 1 beside a stride of 2, strides above the kernel's size
+      // (phases with no terms), and dilated ones (on the CPU every offset, guarded; on CUDA
+      // grouped: the dilation a multiple of the stride, coprime to it, sharing a factor with it),
+      // in one, two and three dimensions.
       {"conv_transposed_strides",
        "x, w, w1, w3, wg",
        "(F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1), "
@@ -169,7 +171,11 @@ const std::vector<OpCase>& op_cases() {
        "F.conv_transpose2d(x, w, stride=2, dilation=2), "
        "F.conv_transpose1d(x[:, :, 0], w1, stride=2, padding=1), "
        "F.conv_transpose3d(x.unsqueeze(2).expand(-1, -1, 3, -1, -1), w3, stride=2, padding=1), "
-       "F.conv_transpose2d(x[:, :2], wg, stride=2, groups=2, padding=2))",
+       "F.conv_transpose2d(x[:, :2], wg, stride=2, groups=2, padding=2), "
+       "F.conv_transpose2d(x, w, stride=3, dilation=2, padding=1), "
+       "F.conv_transpose1d(x[:, :, 0], w1, stride=4, dilation=2, padding=3), "
+       "F.conv_transpose2d(x, w, stride=(5, 2), dilation=(2, 3), padding=(1, 2)), "
+       "F.conv_transpose2d(x, w, stride=(4, 5), padding=(0, 1)))",
        {"[torch.randn(2, 3, 5, 6), torch.randn(3, 4, 3, 3), torch.randn(3, 2, 4), "
         "torch.randn(3, 2, 2, 3, 3), torch.randn(2, 2, 5, 5)]"}},
       {"conv_other",
