@@ -321,10 +321,19 @@ TEST(Cli, EveryNumericOptionRejectsBadValuesClearly) {
 // what is wrong, and point to --help.
 TEST(Cli, EveryCommandListsItsOptionsAndSaysWhatIsWrong) {
   const std::vector<std::pair<std::string, std::string>> commands = {
-      {"eval", "--kernel"},      {"export", "--task"},        {"import", "--sizes"},
-      {"suite", "--kernels"},    {"run", "--replay"},         {"show", "--no-source"},
-      {"report", "--csv"},       {"list", "--archive"},       {"best", "--out"},
-      {"daemon", "--log-level"}, {"console", "--token-file"}, {"dashboard", "--token-file"}};
+      {"eval", "--kernel"},
+      {"export", "--task"},
+      {"import", "--sizes"},
+      {"suite", "--kernels"},
+      {"run", "--replay"},
+      {"show", "--no-source"},
+      {"report", "--csv"},
+      {"list", "--archive"},
+      {"best", "--out"},
+      {"daemon", "--log-level"},
+      {"console", "--token-file"},
+      {"dashboard", "--token-file"},
+      {"generate", "--transposed-sum"}};
   for (const auto& [command, option] : commands) {
     auto help = kforge({command, "--help"});
     EXPECT_EQ(help.exit_code, 0) << command << "\n" << help.output;
@@ -350,6 +359,7 @@ TEST(Cli, EveryCommandListsItsOptionsAndSaysWhatIsWrong) {
       {{"eval", "--task", task, "--kernel", kernel, "--configs", "most"}, "most"},
       {{"suite", "--tasks", task, "--kernels", "x", "--directions", "sideways"}, "sideways"},
       {{"daemon", "--log-level", "loud"}, "loud"},
+      {{"generate", "--task", task, "--transposed-sum", "every-phase"}, "every-phase"},
       {{"import", "--from", "tritonbench", "--out", "x", "p.py"}, "tritonbench"},
       {{"best", "1", "softmax"}, "--out is required"},
       {{"run"}, "give a configuration file or --resume EXPERIMENT"},

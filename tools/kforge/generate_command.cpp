@@ -119,7 +119,7 @@ int run_generate(const std::vector<std::string>& args) {
          "output does not take guarded off), output-phases (the offsets found from each "
          "output), phase-batches (outputs grouped by phase, one implicit GEMM over them); default "
          "output-phases on the CPU, phase-batches on CUDA")
-      ->check(CLI::IsMember({"every-offset", "output-phases", "phase-batches"}));
+      ->check(CLI::IsMember(transposed_sums));
   app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;
