@@ -34,8 +34,9 @@ enum class TransposedSum {
   /// variable (a stride of 2 in three dimensions: 7 of every 8 terms guarded off)
   every_offset,
   /// only the offsets o takes, found from o: ceil(K / s) terms where K were, each an offset of
-  /// o's quotient and remainder by s (which the contraction kernel cannot tile); dilated
-  /// dimensions every offset
+  /// o's quotient and remainder by s (which the contraction kernel cannot tile); a convolution
+  /// with a dilated strided dimension as phase_batches (on the CPU at `--shrink 16` 2.0-86x
+  /// faster than every offset there, BENCHMARKS.md)
   output_phases,
   /// the outputs grouped by their phase r = (o + padding) % s, a dimension of the sum's own
   /// beside q = (o + padding) / s: ceil(K / s) terms, each a plain offset of q, r and j; the

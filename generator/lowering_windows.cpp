@@ -364,15 +364,19 @@ Out lower_convolution(Lowerer& L, const GraphNode& n) {
   std::vector<bool> phased(nd, false);
   std::vector<int64_t> space = out_shape;  // [N, Cout, *O, Cin/g, *K] (*J where phased)
   space.push_back(cin_g);
+  // output_phases groups a convolution with a dilated strided dimension by class as phase_batches
+  // does (the offsets it takes are not (o + padding) % s + s j there)
+  bool dilated_strided = false;
+  for (size_t d = 0; d < nd; ++d) dilated_strided |= stride[d] > 1 && dilation[d] > 1;
+  const TransposedSum sum = L.transposed_sum() == TransposedSum::output_phases && dilated_strided
+                                ? TransposedSum::phase_batches
+                                : L.transposed_sum();
   for (size_t d = 0; d < nd; ++d) {
     const int64_t k = w->shape[2 + d];
-    phased[d] = transposed && stride[d] > 1 &&
-                (L.transposed_sum() == TransposedSum::phase_batches ||
-                 (L.transposed_sum() == TransposedSum::output_phases && dilation[d] == 1));
+    phased[d] = transposed && stride[d] > 1 && sum != TransposedSum::every_offset;
     space.push_back(phased[d] ? (k + stride[d] - 1) / stride[d] : k);
   }
-  if (L.transposed_sum() == TransposedSum::phase_batches &&
-      std::count(phased.begin(), phased.end(), true) > 0)
+  if (sum == TransposedSum::phase_batches && std::count(phased.begin(), phased.end(), true) > 0)
     return convolution_bias(L, n,
                             transposed_in_phase_batches(L, *x, *w, stride, padding, dilation,
                                                         groups, phased, out_shape));
