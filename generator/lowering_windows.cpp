@@ -221,7 +221,7 @@ Out convolution_bias(Lowerer& L, const GraphNode& n, const Lazy& sum);
 /// batch). Only the classes below the kernel's size have terms and are summed. Its buffer is
 /// read back at (o + padding) / s - q0 and the class of (o + padding) % s, 0 where g does not
 /// divide it or the class has no terms. An unphased dimension (stride 1) sums every offset,
-/// guarded, as lower_convolution does.
+/// guarded.
 Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
                                  const std::vector<int64_t>& stride,
                                  const std::vector<int64_t>& padding,
@@ -284,16 +284,9 @@ Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
         o += 2;
         continue;
       }
-      // o = i * stride - padding + k * dilation: i = (o + padding - k * dilation) / stride
-      const IndexPtr num =
-          ix::add(ix::add(i[o], ix::constant(padding[d])), ix::mul(j, -dilation[d]));
-      const IndexPtr p = ix::div(num, stride[d]);
-      conditions.push_back(f("ge", {ex::index(num), ex::constant(0, DType::i64)}, DType::b8));
-      if (stride[d] > 1)
-        conditions.push_back(
-            f("eq", {ex::index(ix::mod(num, stride[d])), ex::constant(0, DType::i64)}, DType::b8));
-      conditions.push_back(
-          f("lt", {ex::index(p), ex::constant(static_cast<double>(size), DType::i64)}, DType::b8));
+      // stride 1 (every stride above it is phased): the input element o + padding - k dilation
+      const IndexPtr p = ix::add(ix::add(i[o], ix::constant(padding[d])), ix::mul(j, -dilation[d]));
+      conditions.push_back(inside(p, size));
       at.push_back(p);
       wat.push_back(j);
       o += 1;
