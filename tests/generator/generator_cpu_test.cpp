@@ -467,13 +467,25 @@ TEST(GeneratedCudaSource, EachOperandIsLoadedAlongTheDimensionItsMemoryHasSideBy
 // an arg-max pass over every window in the same kernel); asked for, they are.
 TEST(GeneratedCudaSource, AValueNothingReadsIsNotComputed) {
   const auto arg_passes = [](const std::string& source) {
-    return occurrences(source, "kf_better<true>(best");
+    return occurrences(source, "better<true>(best");
   };
   const std::string x = "[torch.randn(2, 3, 16, 16, 16)]";
   EXPECT_EQ(arg_passes(cuda_source({"pool_values", "x", "F.max_pool3d(x, 3, 2, 1, 3)", {x}})), 0u);
   EXPECT_GE(arg_passes(cuda_source(
                 {"pool_indices", "x", "F.max_pool3d(x, 3, 2, 1, 3, return_indices=True)", {x}})),
             1u);
+}
+
+// A thread's own walk takes its elements in the row's order, so that an arg reduction's step is
+// one unordered comparison (kf_later_better) rather than kf_better's comparisons of indices; the
+// pairs of a group's threads are still combined by index (kf_group_arg). The op case
+// arg_reductions_ties_nan checks the verdicts.
+TEST(GeneratedCudaSource, AThreadsArgWalkComparesInTheRowsOrder) {
+  const std::string columns =
+      cuda_source({"argmax_columns", "x", "x.argmin(dim=1)", {"[torch.randn(64, 100, 300)]"}});
+  EXPECT_GE(occurrences(columns, "kf_later_better<false>(best"), 1u) << columns;
+  EXPECT_EQ(occurrences(columns, "kf_better<false>(best"), 0u) << columns;
+  EXPECT_GE(occurrences(columns, "kf_group_arg<"), 1u) << columns;
 }
 
 // Batch norm's statistics over few channels are split into partial sums; the mean and the

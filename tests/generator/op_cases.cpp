@@ -101,6 +101,14 @@ const std::vector<OpCase>& op_cases() {
        "x",
        "(x.argmax(dim=1), x.max(dim=-1)[0], x.max(dim=-1)[1], x.argmin(), x.min(dim=0).values)",
        {"[torch.randn(4, 9)]", "[torch.randn(6, 3)]"}},
+      // Ties (values rounded to halves) and a few NaN: the first index among equals, the first
+      // NaN over any number. Columns of 300 a thread walks in steps of four on CUDA, rows of
+      // 4000 a group of threads shares (their pairs combined across the group).
+      {"arg_reductions_ties_nan",
+       "x",
+       "(lambda z: (z.argmax(dim=0), z.argmin(dim=0), z.argmax(dim=1), z.min(dim=-1)[1]))("
+       "(x * 2).round().masked_fill(x > 2.8, float('nan')))",
+       {"[torch.randn(300, 257)]", "[torch.randn(5, 4000)]"}},
       {"softmax",
        "x",
        "(torch.softmax(x, dim=-1), torch.softmax(x, dim=1), torch.log_softmax(x, dim=-1))",
