@@ -277,7 +277,10 @@ Lazy transposed_in_phase_batches(Lowerer& L, const Lazy& x, const Lazy& w,
         IndexPtr p = ix::add(ix::add(i[o], ix::constant(first[d])), ix::mul(j, -step[d]));
         if (dilation[d] > 1)
           p = ix::add(p, ix::mul(ix::div(ix::mul(cls, dilation[d]), stride[d]), -1));
-        if (kernel % classes[d] != 0) kernel_conditions.push_back(offset_inside(k, kernel));
+        // the last class's last offset past the kernel (a kernel of 5 in classes of 2); not
+        // where the kernel is shorter than the classes (3 of 5 summed, one offset each)
+        const int64_t last = summed[d] - 1 + classes[d] * ((kernel - 1) / classes[d]);
+        if (last >= kernel) kernel_conditions.push_back(offset_inside(k, kernel));
         conditions.push_back(inside(p, size));
         at.push_back(p);
         wat.push_back(k);

@@ -296,6 +296,12 @@ TEST(GeneratedCpuSource, ATransposedConvolutionSumsOnlyTheOffsetsAnOutputTakes) 
         ++in_output;
       }
     EXPECT_GE(in_output, 1u) << backend << "\n" << dilated;
+    // a kernel of 3 at a stride of 5 and a dilation of 2: 3 of the 5 classes summed, an offset
+    // each, none past the kernel, so the weight is read without a guard
+    const std::string short_kernel =
+        backend_source(transposed("transposed_short_kernel", "stride=5, dilation=2"), backend);
+    EXPECT_EQ(occurrences(short_kernel, "r < 27;"), 0u) << backend << "\n" << short_kernel;
+    EXPECT_EQ(occurrences(short_kernel, "? b1["), 0u) << backend << "\n" << short_kernel;
   }
   // 8 x 32 x 32 x 32 inputs, 64 output channels: on CUDA one implicit GEMM whose columns are the
   // output channels of the 4 phases (the input's element depends on q and j alone), each output
