@@ -154,9 +154,8 @@ __device__ __forceinline__ bool kf_better(T a, int64_t ia, T b, int64_t ib) {
 
 // kf_better where b comes after a in the row (a thread's own walk, in the row's order): among
 // equals the first stays, and so does a NaN once taken. !(b <= a) is b > a or either NaN, one
-// unordered comparison, where kf_better's chain of branches and 64-bit index comparisons a step
-// kept a column's walk busy between its loads (KernelBench's 51_Argmax: 74 % of DRAM peak where
-// the same walk's maximum reached 82 %).
+// unordered comparison, where kf_better's branches and 64-bit index comparisons a step kept a
+// column's walk busy between its loads (KernelBench's 51_Argmax at 73 % of DRAM peak, 81 % now).
 template <bool Max, class T>
 __device__ __forceinline__ bool kf_later_better(T a, int64_t ia, T b) {
   return (ia < 0) | ((a == a) & !(Max ? b <= a : b >= a));  // no branches
@@ -1398,13 +1397,11 @@ struct CudaKernel {
     const std::string t = accumulator_type(s);
     const std::string shared = t == "float" ? "kf_shared_f" : "kf_shared_i";
     const bool max = b.combine == Combine::argmax;
-    // Every walk takes a thread's elements in the row's order but the row cache's groups of
-    // four, which take the row's head and tail last (cached_vector_loop).
-    const bool ordered = steps == 0 || cache_row.empty();
+    // Every walk takes a thread's elements in the row's order. The one that does not, the row
+    // cache's groups of four (their head last), is a cluster's, and a kernel with an arg
+    // reduction is never a cluster's (plan).
     const std::string flag = max ? "true" : "false";
-    const std::string better = ordered
-                                   ? "kf_later_better<" + flag + ">(best" + id + ", s" + id + ", x)"
-                                   : "kf_better<" + flag + ">(best" + id + ", s" + id + ", x, r)";
+    const std::string better = "kf_later_better<" + flag + ">(best" + id + ", s" + id + ", x)";
     out += "  " + t + " best" + id + " = 0;\n  int64_t s" + id + " = -1;\n";
     inner_loop_unrolled(
         t, text(s.value),
@@ -1885,8 +1882,9 @@ struct CudaKernel {
   /// where the block a row was 1.26x). Not with more threads a block than the choice: softmax's
   /// rows of 393216 in clusters of 16 blocks of 1024 threads, 24 elements a thread, ran at 20 % of
   /// DRAM peak (0.46x of eager, the block a row 1.19x): a block an SM, its loads, its sums and its
-  /// stores one after another. Not for arg reductions (a pair whose cluster step is not written)
-  /// nor scans.
+  /// stores one after another. Not for arg reductions (a pair whose cluster step is not written,
+  /// and whose walk compares in the row's order, which the cache's groups of four break) nor
+  /// scans.
   ///
   /// Where the row cache holds the row in a block, a maximum and its sum of exponentials walk the
   /// registers twice rather than once online (CudaChoices::online): the online pass rescales its
