@@ -109,6 +109,13 @@ const std::vector<OpCase>& op_cases() {
        "(lambda z: (z.argmax(dim=0), z.argmin(dim=0), z.argmax(dim=1), z.min(dim=-1)[1]))("
        "(x * 2).round().masked_fill(x > 2.8, float('nan')))",
        {"[torch.randn(300, 257)]", "[torch.randn(5, 4000)]"}},
+      // Column walks (a thread an output on CUDA) of odd lengths, 41 and 7 (the unrolled walk's
+      // tail), over rows of 4099 and 5000: a warp's 32 columns start at any alignment.
+      {"column_walks",
+       "x",
+       "(x.sum(dim=1), x.amax(dim=1), x.argmin(dim=1), x.var(dim=1), x / x.norm(dim=1, "
+       "keepdim=True))",
+       {"[torch.randn(17, 41, 4099)]", "[torch.randn(3, 7, 5000)]"}},
       {"softmax",
        "x",
        "(torch.softmax(x, dim=-1), torch.softmax(x, dim=1), torch.log_softmax(x, dim=-1))",
