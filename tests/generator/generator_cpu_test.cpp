@@ -254,6 +254,35 @@ std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices =
   return backend_source(c, "cuda", choices, library);
 }
 
+// A CPU kernel whose one counter r over several inner dimensions would be divided by their sizes
+// (a convolution's channels and window; a reduction over a transposed view) walks them in a nest
+// of loops, a counter a dimension; a reduction over contiguous dimensions keeps its one counter,
+// as does an arg reduction over a view (torch flattens it: one inner dimension). The kernels are
+// correct against PyTorch.
+TEST(GeneratedCpuSource, AWalkThatWouldDivideItsCounterIsANest) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const OpCase conv{"nest_conv",
+                    "x, w",
+                    "F.conv2d(x, w, padding=1)",
+                    {"[torch.randn(2, 3, 8, 7), torch.randn(4, 3, 3, 3)]"}};
+  const std::string convolution = backend_source(conv, "cpu");
+  EXPECT_EQ(occurrences(convolution, "(r / "), 0u) << convolution;
+  for (const char* loop : {"kf_i0 < 3; ++kf_i0", "kf_i1 < 3; ++kf_i1", "kf_i2 < 3; ++kf_i2"})
+    EXPECT_EQ(occurrences(convolution, loop), 1u) << loop << "\n" << convolution;
+  EXPECT_EQ(check_generated(write_op_task(conv, root), evaluation::Backend::cpu), "");
+  const OpCase views{"nest_views",
+                     "x",
+                     "(x.transpose(1, 2).argmax(), x.permute(2, 0, 1).sum(dim=(1, 2)), "
+                     "x.transpose(0, 2).amin(dim=(0, 1)), x.sum(dim=(1, 2)))",
+                     {"[torch.randn(4, 6, 5)]", "[torch.randn(3, 7, 9)]"}};
+  const std::string walks = backend_source(views, "cpu");
+  EXPECT_EQ(occurrences(walks, "kf_i0 < 5; ++kf_i0"), 1u) << walks;  // amin's nest, 5 x 6
+  EXPECT_EQ(occurrences(walks, "kf_i1 < 6; ++kf_i1"), 1u) << walks;
+  EXPECT_EQ(occurrences(walks, "r < 30; ++r"), 1u) << walks;   // the contiguous sum's one counter
+  EXPECT_EQ(occurrences(walks, "r < 120; ++r"), 1u) << walks;  // argmax's, dividing r
+  EXPECT_EQ(check_generated(write_op_task(views, root), evaluation::Backend::cpu), "");
+}
+
 // A transposed convolution of stride 2 and a 3 x 3 kernel over 3 channels: each output sums the
 // 3 x 2 x 2 offsets it takes (the kernel offset (o + 1) % 2 + 2j along each dimension), on the CPU
 // found from the output's position, on CUDA with the outputs grouped by that phase, a dimension
@@ -269,25 +298,42 @@ TEST(GeneratedCpuSource, ATransposedConvolutionSumsOnlyTheOffsetsAnOutputTakes) 
   };
   // an offset guarded off: (o + padding - k) % 2 == 0, as the generator writes it
   const std::string guard = "% 2)) == int64_t(0)";
+  // Whether an output sums channels x offsets `dims`, as the backend walks them: on CUDA one
+  // counter r over all of them, on the CPU a loop a dimension (r would be divided by their sizes).
+  const auto sums = [](const std::string& source, const std::string& backend,
+                       const std::vector<int>& dims) {
+    if (backend == "cuda") {
+      int total = 1;
+      for (int d : dims) total *= d;
+      return occurrences(source, "r < " + std::to_string(total) + ";");
+    }
+    size_t least = std::string::npos;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const std::string c = "kf_i" + std::to_string(i);
+      least =
+          std::min(least, occurrences(source, c + " < " + std::to_string(dims[i]) + "; ++" + c));
+    }
+    return least;
+  };
   const OpCase strided = transposed("transposed_phases", "stride=2, padding=1");
   for (const char* backend : {"cpu", "cuda"}) {
     const std::string phases = backend_source(strided, backend);
-    EXPECT_EQ(occurrences(phases, "r < 12;"), 1u) << backend << "\n" << phases;
-    EXPECT_EQ(occurrences(phases, "r < 27;"), 0u) << backend << "\n" << phases;
+    EXPECT_EQ(sums(phases, backend, {3, 2, 2}), 1u) << backend << "\n" << phases;
+    EXPECT_EQ(sums(phases, backend, {3, 3, 3}), 0u) << backend << "\n" << phases;
     EXPECT_EQ(occurrences(phases, guard), 0u) << backend << "\n" << phases;
     // the weight w (b1) read only where the offset (o + 1) % 2 + 2j is inside its 3 x 3: a read
     // past it times a zeroed input was NaN wherever that memory held one (a flaky verdict)
     EXPECT_EQ(occurrences(phases, "? b1["), 1u) << backend << "\n" << phases;
     const std::string every =
         backend_source(strided, backend, {}, false, generator::TransposedSum::every_offset);
-    EXPECT_EQ(occurrences(every, "r < 27;"), 1u) << backend << "\n" << every;
+    EXPECT_EQ(sums(every, backend, {3, 3, 3}), 1u) << backend << "\n" << every;
     EXPECT_EQ(occurrences(every, guard), 2u) << backend << "\n" << every;
     const std::string dilated =
         backend_source(transposed("transposed_dilated", "stride=2, dilation=2"), backend);
     // each output of an even o + padding takes all 3 x 3 offsets (a dilation of 2 at a stride of
     // 2), an odd one none: only the even are summed, with no offset guarded off; the only
     // remainders by 2 are in the output's read of the sum (b3 from b2)
-    EXPECT_EQ(occurrences(dilated, "r < 27;"), 1u) << backend << "\n" << dilated;
+    EXPECT_EQ(sums(dilated, backend, {3, 3, 3}), 1u) << backend << "\n" << dilated;
     std::istringstream lines(dilated);
     size_t in_output = 0;
     for (std::string line; std::getline(lines, line);)
@@ -300,7 +346,7 @@ TEST(GeneratedCpuSource, ATransposedConvolutionSumsOnlyTheOffsetsAnOutputTakes) 
     // each, none past the kernel, so the weight is read without a guard
     const std::string short_kernel =
         backend_source(transposed("transposed_short_kernel", "stride=5, dilation=2"), backend);
-    EXPECT_EQ(occurrences(short_kernel, "r < 27;"), 0u) << backend << "\n" << short_kernel;
+    EXPECT_EQ(sums(short_kernel, backend, {3, 3, 3}), 0u) << backend << "\n" << short_kernel;
     EXPECT_EQ(occurrences(short_kernel, "? b1["), 0u) << backend << "\n" << short_kernel;
   }
   // 8 x 32 x 32 x 32 inputs, 64 output channels: on CUDA one implicit GEMM whose columns are the
