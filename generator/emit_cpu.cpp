@@ -199,8 +199,10 @@ EmittedKernels emit_cpu(const EmitInput& in) {
     // as a nest instead, so that each term's offset is a sum of the counters' multiples, not
     // divisions and remainders of r (KernelBench's level-2 78, a transposed 3-D convolution
     // summing 432 terms for each of 7.6 million outputs at --shrink 16).
-    // (Not a scan, which stores at each r, nor an arg reduction, whose index is r: both walk one
-    // inner dimension wherever torch writes them.)
+    // Not a scan (scan() writes its own loop over r; a scan walks one dimension anyway) nor a
+    // kernel with an arg reduction, whose index is r: max pooling's backward takes the argmax of
+    // a 2 x 2 window (robust-kbench's rkb_maxpool), two inner dimensions that keep the one counter.
+    // (A nest that defines r where the body reads it would take them too: not written yet.)
     static const std::regex divides_r("\\(r [/%] ");
     const bool walks_r = std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& s) {
       return s.kind == Stage::Kind::scan ||
