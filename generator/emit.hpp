@@ -125,6 +125,18 @@ struct CudaChoices {
   /// an H200 1.12-1.61x faster on KernelBench's 1-D pools and depthwise convolutions, within 3 % on
   /// its 2-D and 3-D pools (BENCHMARKS.md; generator/emit_cuda.cpp, spread_outputs).
   int spread = 0;
+  /// A reduction across rows whose thread walks a column (a sum over a tensor's middle dimension,
+  /// its argmax) launched in slices of `column_launch` blocks an SM each (the GPU's SM count
+  /// read at the call), one launch after another on the stream, rather than its whole grid at
+  /// once: fewer columns walked at once, so that a line which neighbouring blocks share stays in
+  /// L2 between their reads (KernelBench's 47_Sum_reduction_over_a_dimension, rows of 4095: one
+  /// launch read 1.18x the tensor's bytes, launches of 256 blocks 1.00x, by hand); with `unroll`
+  /// by rule, 8 loads in flight a thread (4 left a slice waiting on its loads: 2 blocks an SM
+  /// took 4.2 ms on 47 where one launch took 2.3). 0: one launch; -1 by rule: 4 where the walk is
+  /// one pass of a sum, mean, maximum or minimum over 1024 elements or more, else 0 (on an H200
+  /// 6-7 % faster on 47 and 49, slower on 51_Argmax and 36_RMSNorm_; generator/emit_cuda.cpp,
+  /// column_launch_rule).
+  int column_launch = -1;
 };
 
 /// How a reduction kernel whose rows a cluster of blocks shares begins (generate.cpp includes

@@ -431,6 +431,10 @@ struct CudaKernel {
   /// stored again, the same value; store_guard); each load behind its border check, as for one
   /// output a thread. 1 for one.
   int spread = 1;
+  /// Blocks an SM of each of the launches a column walk's grid is cut into
+  /// (CudaChoices::column_launch): the kernel takes the launch's first block, kf_block0, and
+  /// `o` counts from it; 0 for one launch.
+  int column_launch = 0;
   /// Blocks of a thread-block cluster that share each row (CudaChoices::cluster), 1 for none: the
   /// row's `span` threads are the cluster's, lane = the block's rank * group + its thread.
   int cluster = 1;
@@ -881,6 +885,24 @@ struct CudaKernel {
       return std::all_of(x->args.begin(), x->args.end(), fits);
     };
     return (e->kind == Expr::Kind::load || e->kind == Expr::Kind::call) && fits(e) && own;
+  }
+
+  /// CudaChoices::column_launch by rule for a column walk: 4 blocks an SM where the walk is one
+  /// pass of reductions other than an arg reduction (a sum, a maximum) over 1024 elements or more,
+  /// else 0 (one launch). On an H200, with 8 loads in flight a thread, KernelBench's 47 and 49
+  /// (columns of 4096) took 6-7 % less time than in one launch; its argmax and RMS norm (two
+  /// passes over columns of 64) took more (BENCHMARKS.md, issue 36's thirty-fifth step).
+  int column_launch_rule() const {
+    if (numel(k.inner_shape()) < 1024) return 0;
+    int passes = 0;
+    for (const auto& walk : walks_of_stages()) {
+      const Stage& s = k.stages[walk.front()];
+      if (s.kind == Stage::Kind::outer_store) continue;
+      if (s.kind != Stage::Kind::reduce || is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine))
+        return 0;
+      ++passes;
+    }
+    return passes == 1 ? 4 : 0;
   }
 
   /// The stages that walk the row together, as `emit` runs them: an online pair, reductions that
@@ -1957,7 +1979,8 @@ struct CudaKernel {
   int64_t emit(const std::string& name) {
     if (cluster > 1) out += std::string(kClusterMark) + " " + n(cluster) + " blocks\n";
     out += "__global__ void __launch_bounds__(" + n(threads) + cluster_blocks_per_sm() + ") " +
-           name + "(" + kernel_parameters(p, k) + ") {\n";
+           name + "(" + kernel_parameters(p, k) + (column_launch > 0 ? ", int64_t kf_block0" : "") +
+           ") {\n";
     if (!k.reduces()) {
       emit_pointwise();
       return grid_of_pointwise();
@@ -2063,7 +2086,8 @@ struct CudaKernel {
              "block_rank()) * " +
              n(group) + " + static_cast<int>(threadIdx.x);\n";
     } else {
-      out += "  const " + ix + " o = static_cast<" + ix + ">(blockIdx.x) * " + n(per_block) +
+      const std::string block = column_launch > 0 ? "kf_block0 + blockIdx.x" : "blockIdx.x";
+      out += "  const " + ix + " o = static_cast<" + ix + ">(" + block + ") * " + n(per_block) +
              " + threadIdx.x / " + n(group) + ";\n  const int lane = threadIdx.x % " + n(group) +
              ";\n";
     }
@@ -2323,6 +2347,15 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       if (scan) c.group = k.inner.back() ? 32 : 1;
       if (ch.index32 && c.narrow_indices()) c.ix = "int";
       if (k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1) c.plan(ch);
+      // a column walk: a thread an output of a reduction across rows
+      const bool column = k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1 &&
+                          nest == 0 && c.group == 1 && c.cluster == 1 && !k.inner.empty() &&
+                          !k.inner.back();
+      if (column) {
+        c.column_launch = ch.column_launch >= 0 ? ch.column_launch : c.column_launch_rule();
+        // fewer columns at once: more of each column's loads in flight
+        if (c.column_launch > 0 && ch.unroll == 0) c.unroll = 8;
+      }
       return c;
     };
     CudaKernel c = kernel(choices);
@@ -2352,6 +2385,22 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     }
     const std::string launch = "<<<" + std::to_string(grid) + ", " + std::to_string(c.threads) +
                                ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
+    if (c.column_launch > 0) {
+      // launches of column_launch blocks an SM, one after another (one launch where the SM count
+      // cannot be read)
+      const std::string g = n(grid);
+      e.calls +=
+          "  {\n    int kf_device = 0, kf_sms = 0;\n"
+          "    if (cudaGetDevice(&kf_device) != cudaSuccess ||\n"
+          "        cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, "
+          "kf_device) != cudaSuccess)\n      kf_sms = 0;\n"
+          "    const int64_t kf_slice = kf_sms > 0 ? int64_t{kf_sms} * " +
+          n(c.column_launch) + " : " + g + ";\n    for (int64_t kf_b = 0; kf_b < " + g +
+          "; kf_b += kf_slice)\n      " + name + "<<<static_cast<unsigned>(kf_slice < " + g +
+          " - kf_b ? kf_slice : " + g + " - kf_b), " + n(c.threads) + ", 0, stream>>>(" +
+          kernel_arguments(k) + ", kf_b);\n  }\n";
+      continue;
+    }
     if (c.cluster == 1) {
       e.calls += "  " + name + launch;
       continue;

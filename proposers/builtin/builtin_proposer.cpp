@@ -75,7 +75,8 @@ bool tolerance_admits_tf32(const json::Value& direction_doc) {
 /// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule);
 /// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1), and a
 /// pointwise kernel its elements (`pointwise_vectors` 1); whether a scan loads its next step
-/// before it scans this one (`scan_prefetch` 0).
+/// before it scans this one (`scan_prefetch` 0); in how many launches of how many blocks an SM
+/// a column walk's grid runs (`column_launch`, -1 by rule, 0: one launch).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
@@ -98,7 +99,8 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"window_rows", {0, 1, 2, 4}, 0},
                  {"row_vectors", {0, 1}, 1},
                  {"pointwise_vectors", {0, 1}, 1},
-                 {"scan_prefetch", {0, 1}, 0}};
+                 {"scan_prefetch", {0, 1}, 0},
+                 {"column_launch", {-1, 0, 2, 4}, 0}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))
@@ -141,6 +143,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("pointwise_vectors"); it != v.end())
       g.cuda.pointwise_vectors = it->second == 1;
     if (auto it = v.find("scan_prefetch"); it != v.end()) g.cuda.scan_prefetch = it->second == 1;
+    if (auto it = v.find("column_launch"); it != v.end()) g.cuda.column_launch = int(it->second);
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };

@@ -540,6 +540,47 @@ TEST(GeneratedCudaSource, AThreadsArgWalkComparesInTheRowsOrder) {
   EXPECT_GE(occurrences(columns, "kf_group_arg<"), 1u) << columns;
 }
 
+// The choice column_launch: a column walk's grid (a sum over the middle dimension, 4800 outputs:
+// 19 blocks of 256) launched in slices of two blocks an SM, the kernel counting its outputs from
+// the slice's first block; a row's reduction (a warp a row) stays one launch. By rule, slices of
+// four blocks an SM, eight loads in flight, where the walk is one pass of a sum or a maximum over
+// 1024 elements or more; an argmax's walk and shorter ones are one launch.
+TEST(GeneratedCudaSource, AColumnWalkLaunchesInSlicesOfTheGrid) {
+  const auto by_rule = [](const std::string& name, const std::string& expression,
+                          const std::string& shape) {
+    return cuda_source({name, "x", expression, {"[torch.randn(" + shape + ")]"}});
+  };
+  const std::string sum = by_rule("rule_sum", "x.sum(dim=1)", "4, 1024, 8200");
+  EXPECT_EQ(occurrences(sum, "int64_t{kf_sms} * 4 : 129;"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "kf_r + 7 < 1024; kf_r += 8"), 1u) << sum;
+  const std::string max = by_rule("rule_max", "x.amax(dim=1)", "4, 1024, 8200");
+  EXPECT_EQ(occurrences(max, "int64_t{kf_sms} * 4 : 129;"), 1u) << max;
+  EXPECT_EQ(occurrences(by_rule("rule_argmax", "x.argmax(dim=1)", "4, 1024, 8200"), "kf_block0"),
+            0u);
+  EXPECT_EQ(occurrences(by_rule("rule_short", "x.sum(dim=1)", "4, 1000, 8200"), "kf_block0"), 0u);
+  EXPECT_EQ(occurrences(by_rule("rule_norm", "x / x.norm(dim=1, keepdim=True)", "4, 1024, 8200"),
+                        "kf_block0"),
+            0u);
+  generator::CudaChoices sliced;
+  sliced.column_launch = 2;
+  const std::string columns =
+      cuda_source({"sum_columns", "x", "x.sum(dim=1)", {"[torch.randn(16, 512, 300)]"}}, sliced);
+  EXPECT_EQ(occurrences(columns, ", int64_t kf_block0)"), 1u) << columns;
+  EXPECT_EQ(occurrences(columns, "(kf_block0 + blockIdx.x) * 256 + threadIdx.x / 1"), 1u)
+      << columns;
+  EXPECT_EQ(occurrences(columns, "int64_t{kf_sms} * 2 : 19;"), 1u) << columns;
+  EXPECT_EQ(occurrences(columns, "for (int64_t kf_b = 0; kf_b < 19; kf_b += kf_slice)"), 1u)
+      << columns;
+  generator::CudaChoices one;
+  one.column_launch = 0;
+  const std::string whole =
+      cuda_source({"rule_sum", "x", "x.sum(dim=1)", {"[torch.randn(4, 1024, 8200)]"}}, one);
+  EXPECT_EQ(occurrences(whole, "kf_block0"), 0u) << whole;
+  const std::string rows =
+      cuda_source({"sum_rows", "x", "x.sum(dim=-1)", {"[torch.randn(16, 300, 512)]"}}, sliced);
+  EXPECT_EQ(occurrences(rows, "kf_block0"), 0u) << rows;
+}
+
 // Batch norm's statistics over few channels are split into partial sums; the mean and the
 // variance were two such passes over the whole tensor (KernelBench's 52_Conv2d_Activation_BatchNorm
 // computed its activation in both, 0.54x of eager). Now one pass sums x - p and its square (p the

@@ -538,6 +538,12 @@ std::string check_generated_scan_prefetch(const std::string& task_dir) {
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "kf_n[16]");
 }
 
+std::string check_generated_column_launch(const std::string& task_dir, int blocks) {
+  generator::CudaChoices cuda;
+  cuda.column_launch = blocks;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "kf_b += kf_slice");
+}
+
 std::string check_generated_interior(const std::string& task_dir) {
   generator::CudaChoices cuda;
   cuda.interior = true;

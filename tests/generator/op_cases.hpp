@@ -82,6 +82,9 @@ std::string check_generated_spread(const std::string& task_dir, int spread);
 /// As check_generated on the CUDA backend with the next scan step's values loaded before this
 /// step's are scanned (the choice scan_prefetch), which the source must then have.
 std::string check_generated_scan_prefetch(const std::string& task_dir);
+/// As check_generated on the CUDA backend with column walks launched in slices of `blocks`
+/// blocks an SM (the choice column_launch), which the source must then have.
+std::string check_generated_column_launch(const std::string& task_dir, int blocks);
 /// As check_generated on the CUDA backend with the choice interior (an output's window inside its
 /// input walked unchecked), which the source must then have.
 std::string check_generated_interior(const std::string& task_dir);

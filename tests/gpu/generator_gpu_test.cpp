@@ -2,6 +2,8 @@
 // with the default choices and with the other group shapes (a thread, a warp, the block per
 // reduced row) the built-in proposer searches, with library calls for the heavy operators, and
 // with the contractions on the tensor cores (TF32) at KernelBench's tolerance.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "tests/generator/op_cases.hpp"
@@ -150,6 +152,23 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaScanPrefetch, testing::ValuesIn([] {
                            return scans;
                          }()),
                          [](const auto& info) { return info.param.name; });
+
+// Column walks launched in slices of 1 and 2 blocks an SM (the choice column_launch): the column
+// walks case's grids of 273 and 59 blocks end in a partial slice, or fit one.
+class GeneratedCudaColumnLaunch : public testing::TestWithParam<int> {};
+
+TEST_P(GeneratedCudaColumnLaunch, IsCorrectInSlicesOfTheGrid) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto cases = op_cases();
+  auto c = std::find_if(cases.begin(), cases.end(),
+                        [](const OpCase& o) { return o.name == "column_walks"; });
+  ASSERT_NE(c, cases.end());
+  OpCase named = *c;
+  named.name += "_column_launch" + std::to_string(GetParam());
+  EXPECT_EQ(check_generated_column_launch(cuda_case(named), GetParam()), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnLaunch, testing::Values(1, 2));
 
 // The choice interior: the outputs whose windows lie inside the input walk them unchecked.
 class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};

@@ -100,6 +100,13 @@ int run_generate(const std::vector<std::string>& args) {
                  "--interior; 0 by rule (2 at 4 outputs a row where the windows are padded along "
                  "the rows and every load is a 16-byte load, else 1; default)")
       ->check(CLI::IsMember({0, 1, 2, 4}));
+  app.add_option("--column-launch", cuda.column_launch,
+                 "CUDA: a reduction whose thread walks a column (across rows) launched in slices "
+                 "of this many blocks an SM, one after another, so that fewer columns are walked "
+                 "at once, each column's loads 8 at a time unless --unroll says; 0: its whole "
+                 "grid in one launch; -1 by rule (4 where the walk is one pass of a sum, mean, "
+                 "maximum or minimum over 1024 elements or more, else 0; default)")
+      ->check(CLI::IsMember({-1, 0, 1, 2, 4, 8}));
   bool no_cluster = false;
   app.add_flag("--no-cluster", no_cluster,
                "CUDA: a row too long for one block's row cache is read once a pass by one block, "
