@@ -4,7 +4,7 @@
 // over the inner dimensions as one counter r would divide r by their sizes (a convolution's
 // window and channels), it is a nest of loops, a counter a dimension.
 #include <algorithm>
-#include <regex>
+#include <functional>
 #include <string>
 
 #include "generator/emit.hpp"
@@ -27,6 +27,25 @@ std::vector<IndexPtr> nest_counters(const Kernel& k) {
   return out;
 }
 
+/// Whether `i` divides r by a size: r read inside a quotient or a remainder.
+bool divides_r(const Index& i) {
+  if (i.kind == Index::Kind::div || i.kind == Index::Kind::mod)
+    return ix::reads(*i.terms.front(), "r");
+  return std::any_of(i.terms.begin(), i.terms.end(),
+                     [](const IndexPtr& t) { return divides_r(*t); });
+}
+
+/// Whether a stage of `k` reads or stores at an offset, or computes a value, that divides r.
+bool divides_r(const Kernel& k) {
+  std::function<bool(const Expr&)> in_expr = [&](const Expr& e) {
+    if (e.index && divides_r(*e.index)) return true;
+    return std::any_of(e.args.begin(), e.args.end(), [&](const ExprPtr& a) { return in_expr(*a); });
+  };
+  return std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& s) {
+    return (s.value && in_expr(*s.value)) || (s.offset && divides_r(*s.offset));
+  });
+}
+
 struct CpuKernel {
   const Program& p;
   const Kernel& k;
@@ -36,6 +55,12 @@ struct CpuKernel {
   std::vector<int64_t> nest{};
 
   std::string text(const ExprPtr& e) const { return kernel_expr_text(k, e); }
+
+  /// The walk's position along the inner dimensions, as r counts them: r itself, or the nest's
+  /// counters' row-major offset.
+  std::string position() const {
+    return nest.empty() ? "r" : ix::linear(nest_counters(k), nest)->text;
+  }
 
   /// A loop over the inner dimensions running `body` (given the indentation); `pragma` goes before
   /// the innermost loop of a nest.
@@ -114,8 +139,8 @@ struct CpuKernel {
           return i + "{\n" + i + "  const " + t + " x = " + x + ";\n" + i + "  if (s" + id +
                  " < 0 || x " + (max ? ">" : "<") + " best" + id + " || (x != x && best" + id +
                  " == best" + id + ")) {\n" + i + "    best" + id + " = x;\n" + i + "    s" + id +
-                 " = " + (numel(k.inner_shape()) == 1 ? "0" : "r") + ";\n" + i + "  }\n" + i +
-                 "}\n";
+                 " = " + (numel(k.inner_shape()) == 1 ? "0" : position()) + ";\n" + i + "  }\n" +
+                 i + "}\n";
         });
         out += "    const int64_t acc" + id + " = s" + id + ";\n";
         break;
@@ -193,29 +218,23 @@ EmittedKernels emit_cpu(const EmitInput& in) {
       continue;
     }
     const std::string name = in.prefix + "k" + std::to_string(i);
-    CpuKernel c{*in.program, k, ""};
-    c.emit(name);
     // One counter r over several inner dimensions that the stages divide by their sizes: walked
     // as a nest instead, so that each term's offset is a sum of the counters' multiples, not
     // divisions and remainders of r (KernelBench's level-2 78, a transposed 3-D convolution
-    // summing 432 terms for each of 7.6 million outputs at --shrink 16).
-    // Not a scan (scan() writes its own loop over r; a scan walks one dimension anyway) nor a
-    // kernel with an arg reduction, whose index is r: max pooling's backward takes the argmax of
-    // a 2 x 2 window (robust-kbench's rkb_maxpool), two inner dimensions that keep the one counter.
-    // (A nest that defines r where the body reads it would take them too: not written yet.)
-    static const std::regex divides_r("\\(r [/%] ");
-    const bool walks_r = std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& s) {
-      return s.kind == Stage::Kind::scan ||
-             (s.kind == Stage::Kind::reduce &&
-              (in.program->buffers[static_cast<size_t>(s.buffer)].combine == Combine::argmax ||
-               in.program->buffers[static_cast<size_t>(s.buffer)].combine == Combine::argmin));
-    });
-    if (k.inner_shape().size() > 1 && !walks_r && std::regex_search(c.out, divides_r)) {
+    // summing 432 terms for each of 7.6 million outputs at --shrink 16). An arg reduction's index
+    // is then the counters' offset (position): max pooling's backward takes the argmax of a 2 x 2
+    // window (robust-kbench's rkb_maxpool). Not a scan: scan() writes its own loop over r, and a
+    // scan walks one dimension anyway.
+    const bool scans = std::any_of(k.stages.begin(), k.stages.end(),
+                                   [](const Stage& s) { return s.kind == Stage::Kind::scan; });
+    if (k.inner_shape().size() > 1 && !scans && divides_r(k)) {
       const Kernel moved = at_inner_index(*in.program, k, nest_counters(k));
       CpuKernel nested{*in.program, moved, "", k.inner_shape()};
       nested.emit(name);
       e.functions += nested.out;
     } else {
+      CpuKernel c{*in.program, k, ""};
+      c.emit(name);
       e.functions += c.out;
     }
     e.calls += "  " + name + "(" + kernel_arguments(k) + ");\n";

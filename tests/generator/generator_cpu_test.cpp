@@ -256,9 +256,10 @@ std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices =
 
 // A CPU kernel whose one counter r over several inner dimensions would be divided by their sizes
 // (a convolution's channels and window; a reduction over a transposed view) walks them in a nest
-// of loops, a counter a dimension; a reduction over contiguous dimensions keeps its one counter,
-// as does an arg reduction over a view (torch flattens it: one inner dimension). The kernels are
-// correct against PyTorch.
+// of loops, a counter a dimension, an arg reduction's index the counters' offset (a pool's
+// indices); a reduction over contiguous dimensions keeps its one counter, as does an arg
+// reduction over a view (torch flattens it: one inner dimension). The kernels are correct
+// against PyTorch.
 TEST(GeneratedCpuSource, AWalkThatWouldDivideItsCounterIsANest) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const OpCase conv{"nest_conv",
@@ -281,6 +282,15 @@ TEST(GeneratedCpuSource, AWalkThatWouldDivideItsCounterIsANest) {
   EXPECT_EQ(occurrences(walks, "r < 30; ++r"), 1u) << walks;   // the contiguous sum's one counter
   EXPECT_EQ(occurrences(walks, "r < 120; ++r"), 1u) << walks;  // argmax's, dividing r
   EXPECT_EQ(check_generated(write_op_task(views, root), evaluation::Backend::cpu), "");
+  // a pool's arg reduction over its 3 x 3 windows: a nest whose index is the counters' offset
+  const OpCase pool{"nest_arg_pool",
+                    "x",
+                    "F.max_pool2d(x, 3, 2, 1, return_indices=True)",
+                    {"[torch.randn(2, 3, 9, 8)]"}};
+  const std::string arg = backend_source(pool, "cpu");
+  EXPECT_EQ(occurrences(arg, "(r / ") + occurrences(arg, "(r % "), 0u) << arg;
+  EXPECT_GE(occurrences(arg, " = ((kf_i0 * 3) + kf_i1);"), 1u) << arg;
+  EXPECT_EQ(check_generated(write_op_task(pool, root), evaluation::Backend::cpu), "");
 }
 
 // A transposed convolution of stride 2 and a 3 x 3 kernel over 3 channels: each output sums the
