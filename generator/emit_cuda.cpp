@@ -2387,13 +2387,14 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
                                ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
     if (c.column_launch > 0) {
       // launches of column_launch blocks an SM, one after another (one launch where the SM count
-      // cannot be read)
+      // cannot be read, the error that said so cleared: the caller's next check would report it)
       const std::string g = n(grid);
       e.calls +=
           "  {\n    int kf_device = 0, kf_sms = 0;\n"
           "    if (cudaGetDevice(&kf_device) != cudaSuccess ||\n"
           "        cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, "
-          "kf_device) != cudaSuccess)\n      kf_sms = 0;\n"
+          "kf_device) != cudaSuccess) {\n      kf_sms = 0;\n      (void)cudaGetLastError();\n"
+          "    }\n"
           "    const int64_t kf_slice = kf_sms > 0 ? int64_t{kf_sms} * " +
           n(c.column_launch) + " : " + g + ";\n    for (int64_t kf_b = 0; kf_b < " + g +
           "; kf_b += kf_slice)\n      " + name + "<<<static_cast<unsigned>(kf_slice < " + g +

@@ -201,7 +201,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     if (!graph) return Out::failure(where + ": " + graph.error);
     const TransposedSum transposed = r.transposed_sum.value_or(
         r.backend == "cpu" ? TransposedSum::output_phases : TransposedSum::phase_batches);
-    auto program = Lowerer(r.library_calls, transposed).run(*graph);
+    auto program = Lowerer(r.library_calls, transposed, r.partials).run(*graph);
     if (!program) return Out::failure(where + ": " + program.error);
     if (written == 0) outputs = program->outputs.size();
     if (program->outputs.size() != outputs)
@@ -240,9 +240,11 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
                       "tf32\"\n#endif\n"
                     : "") +
       "\n#include <cmath>\n#include <cstdint>\n#include <vector>\n\n" +
+      (cuda && r.cuda.fast_math ? std::string(kFastMathDefines) + "\n" : "") +
       (cuda ? "#define KF_FN static __device__ __forceinline__\n"
             : "#define KF_FN static inline\n") +
-      kPrelude + (cuda ? cuda_reductions_prelude() : "") + (clusters ? cuda_cluster_prelude() : "") +
+      kPrelude + (cuda ? cuda_reductions_prelude() : "") +
+      (clusters ? cuda_cluster_prelude() : "") +
       (cuda ? cuda_contraction_prelude(contractions > tensor_cores, tensor_cores > 0) : "") + "\n" +
       body + ret + " " + r.direction + "(" + params + ") {\n" + dispatch +
       "  TORCH_CHECK(false, \"kforge generated this kernel for the task's configs; these arguments "

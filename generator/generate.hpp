@@ -28,6 +28,10 @@ struct GenerateRequest {
   /// How a transposed convolution of stride above 1 sums; unset: by backend, output_phases on the
   /// CPU, phase_batches on CUDA (each the faster there where measured).
   std::optional<TransposedSum> transposed_sum = std::nullopt;
+  /// About how many partial results (outputs x chunks) a reduction of few outputs over many
+  /// elements is split into (a loss's sum, a norm's statistics over few rows); 0 by rule
+  /// (Lowerer::kRowPartials, kColumnPartials).
+  int64_t partials = 0;
 };
 
 struct Generated {

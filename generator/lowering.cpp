@@ -424,9 +424,9 @@ namespace {
 /// elements or more under 131072, since a block a long row leaves most of a GPU idle for long
 /// below a few hundred rows (a batch norm over 128 channels of a million elements each ran as 128
 /// blocks: 0.54x of eager; shorter rows keep their one pass, softmax's online one too). The reduced
-/// elements are cut into chunks of at least 64 until there are about 65536 (outputs x chunks),
-/// a few less where that makes the chunks equal.
-int64_t split_count(const Buffer& b) {
+/// elements are cut into chunks of at least 64 until there are about `partials` (outputs x
+/// chunks; 0: Lowerer's rule for rows or columns), a few less where that makes the chunks equal.
+int64_t split_count(const Buffer& b, int64_t partials) {
   if (b.combine == Combine::argmax || b.combine == Combine::argmin || b.space.empty()) return 1;
   int64_t outer = 1, reduced = 1;
   for (size_t d = 0; d < b.space.size(); ++d) (b.reduced[d] ? reduced : outer) *= b.space[d];
@@ -434,8 +434,9 @@ int64_t split_count(const Buffer& b) {
   const int64_t lanes = rows ? outer * std::min<int64_t>(reduced, 256) : outer;
   const bool long_rows = rows && reduced >= 65536;
   if (lanes >= (long_rows ? 131072 : 32768) || reduced < 1024) return 1;
+  if (partials <= 0) partials = rows ? Lowerer::kRowPartials : Lowerer::kColumnPartials;
   int64_t split = 1;
-  while (split * 2 <= reduced / 64 && split * 2 * outer <= 65536) split *= 2;
+  while (split * 2 <= reduced / 64 && split * 2 * outer <= partials) split *= 2;
   // A divisor of the reduced elements not far below: chunks of equal size need no bound check.
   for (int64_t d = split; d > split / 2; --d)
     if (reduced % d == 0) return d;
@@ -458,16 +459,16 @@ double identity_of(Combine c) {
 
 }  // namespace
 
-bool Lowerer::splits(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims) {
+bool Lowerer::splits(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims) const {
   Buffer b;
   b.space = shape;
   b.reduced.assign(shape.size(), dims.empty());
   for (int64_t d : normalise_dims(dims, shape.size())) b.reduced[static_cast<size_t>(d)] = true;
-  return split_count(b) > 1;
+  return split_count(b, partials_) > 1;
 }
 
 void Lowerer::split_reduction(Buffer& b) {
-  const int64_t split = split_count(b);
+  const int64_t split = split_count(b, partials_);
   if (split == 1) return;
   // The partial results: the reduced elements, flattened, cut into `split` chunks, each combined
   // over its elements; then `b` combines the chunks. Rows stay rows: [kept..., split, chunk],

@@ -50,9 +50,10 @@ ProposalSpace template_space(const KernelTemplate& t, const ParamValues& traits)
           [&t, traits](const ParamValues& v) { return t.render(v, traits); }};
 }
 
-/// Whether float32 products may run in TF32 for the task: both tolerances at least 1e-3 (TF32
-/// keeps 10 mantissa bits, a relative error of 2^-11 per factor); the verdict still decides.
-bool tolerance_admits_tf32(const json::Value& direction_doc) {
+/// Whether float32 products may run in TF32, and exp and log on the GPU's approximations, for the
+/// task: both tolerances at least 1e-3 (TF32 keeps 10 mantissa bits, a relative error of 2^-11 per
+/// factor; __expf and __logf are off by a few float steps); the verdict still decides.
+bool tolerance_admits_approximations(const json::Value& direction_doc) {
   const auto& t = direction_doc["tolerance"];
   return t["atol"].as_number(0) >= 1e-3 && t["rtol"].as_number(0) >= 1e-3;
 }
@@ -62,7 +63,8 @@ bool tolerance_admits_tf32(const json::Value& direction_doc) {
 /// where the task has matrix products or convolutions and the policy lets kernels call
 /// libraries, whether those are library calls (`library` 1) or the generator's own kernels; and
 /// where its own kernels have tiled contractions and the task's tolerance admits it, whether
-/// those run on the tensor cores in TF32 (`tf32` 1); whether reductions index in 32 bits
+/// those run on the tensor cores in TF32 (`tf32` 1), and where the tolerance admits it whether exp
+/// and log run on the GPU's approximations (`fast_math` 1); whether reductions index in 32 bits
 /// (`index32` 1); whether a row that several passes read is held in registers (`row_cache` 1), by
 /// a cluster of blocks where one block's share is too long (`cluster` 1); how many elements of a
 /// row a reduction's thread loads at once (`unroll`, 0 by rule); how many neighbouring outputs
@@ -76,7 +78,8 @@ bool tolerance_admits_tf32(const json::Value& direction_doc) {
 /// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1), and a
 /// pointwise kernel its elements (`pointwise_vectors` 1); whether a scan loads its next step
 /// before it scans this one (`scan_prefetch` 0); in how many launches of how many blocks an SM
-/// a column walk's grid runs (`column_launch`, -1 by rule, 0: one launch).
+/// a column walk's grid runs (`column_launch`, -1 by rule, 0: one launch); about how many partial
+/// results a reduction of few outputs over many elements is split into (`partials`, 0 by rule).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
@@ -100,11 +103,14 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"row_vectors", {0, 1}, 1},
                  {"pointwise_vectors", {0, 1}, 1},
                  {"scan_prefetch", {0, 1}, 0},
-                 {"column_launch", {-1, 0, 2, 4}, 0}};
+                 {"column_launch", {-1, 0, 2, 4}, 0},
+                 {"partials", {0, 4096, 16384, 65536}, 0}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
-  if (r.backend == "cuda" && contractions && tolerance_admits_tf32(r.direction_doc))
+  if (r.backend == "cuda" && contractions && tolerance_admits_approximations(r.direction_doc))
     s.params_.push_back({"tf32", {0, 1}, 0});
+  if (r.backend == "cuda" && tolerance_admits_approximations(r.direction_doc))
+    s.params_.push_back({"fast_math", {0, 1}, 0});
   s.valid = [](const ParamValues& v) {
     // Library calls take the products the tensor cores would: the same kernel.
     auto library = v.find("library"), tf32 = v.find("tf32");
@@ -128,6 +134,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("micro"); it != v.end()) g.cuda.micro = int(it->second);
     if (auto it = v.find("elements"); it != v.end()) g.cuda.elements = int(it->second);
     if (auto it = v.find("tf32"); it != v.end()) g.cuda.tf32 = it->second == 1;
+    if (auto it = v.find("fast_math"); it != v.end()) g.cuda.fast_math = it->second == 1;
     if (auto it = v.find("index32"); it != v.end()) g.cuda.index32 = it->second == 1;
     if (auto it = v.find("row_cache"); it != v.end()) g.cuda.row_cache = it->second == 1;
     if (auto it = v.find("cluster"); it != v.end()) g.cuda.cluster = it->second == 1;
@@ -144,6 +151,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
       g.cuda.pointwise_vectors = it->second == 1;
     if (auto it = v.find("scan_prefetch"); it != v.end()) g.cuda.scan_prefetch = it->second == 1;
     if (auto it = v.find("column_launch"); it != v.end()) g.cuda.column_launch = int(it->second);
+    if (auto it = v.find("partials"); it != v.end()) g.partials = it->second;
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };

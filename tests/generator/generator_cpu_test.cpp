@@ -238,12 +238,13 @@ size_t occurrences(const std::string& text, const std::string& what) {
 /// The source the generator writes for an op case's forward direction on `backend`.
 std::string backend_source(const OpCase& c, const std::string& backend,
                            const generator::CudaChoices& choices = {}, bool library = false,
-                           std::optional<generator::TransposedSum> transposed = std::nullopt) {
+                           std::optional<generator::TransposedSum> transposed = std::nullopt,
+                           int64_t partials = 0) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   const auto& task = exported(write_op_task(c, root));
   EXPECT_TRUE(task.ok) << task.error;
   auto g = generator::generate_kernel({task.dir, task.doc["directions"]["forward"], "forward",
-                                       backend, choices, library, transposed});
+                                       backend, choices, library, transposed, partials});
   EXPECT_TRUE(g) << g.error;
   return g ? g->source : std::string();
 }
@@ -443,6 +444,46 @@ TEST(GeneratedCudaSource, FewLongRowsAreSplitColumnsStayColumnsAndARowsSumIsARec
   const auto softmax = cuda_source(
       {"softmax_reciprocal", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(128, 2000)]"}});
   EXPECT_NE(softmax.find("* kf_reciprocal(acc"), std::string::npos) << softmax;
+}
+
+// The choice fast_math: the CUDA source defines exp and log as the GPU's approximations after its
+// includes and before the prelude, whose sigmoid and softmax exponentials then take them too;
+// nothing is defined without it, nor on the CPU backend. Whether the kernels stay within 1e-3: the
+// fast_math cases under the `gpu` label (tests/gpu/generator_gpu_test.cpp).
+TEST(GeneratedCudaSource, FastMathDefinesExpAndLogAsTheGpusApproximations) {
+  const OpCase c{"fast_math_source",
+                 "x",
+                 "torch.log_softmax(x, dim=-1) + torch.sigmoid(x)",
+                 {"[torch.randn(8, 100)]"}};
+  generator::CudaChoices fast;
+  fast.fast_math = true;
+  const auto on = cuda_source(c, fast);
+  const auto defines = on.find("#define expf __expf\n#define logf __logf\n");
+  ASSERT_NE(defines, std::string::npos) << on;
+  EXPECT_LT(on.find("#include"), defines) << on;
+  EXPECT_LT(defines, on.find("KF_FN float kf_sigmoid")) << on;
+  EXPECT_EQ(cuda_source(c).find("__expf"), std::string::npos);
+  EXPECT_EQ(backend_source(c, "cpu", fast).find("__expf"), std::string::npos);
+}
+
+// How many partial results a split reduction makes (the choice `partials`): by rule 16384 where
+// it reduces rows (a group of threads each), 65536 where it reduces columns (a thread each), else
+// what the choice says.
+TEST(GeneratedCudaSource, ASplitReductionMakesThePartialResultsItsChoiceSays) {
+  const OpCase total{"split_total", "x", "x.sum()", {"[torch.randn(1024, 1024)]"}};
+  const auto rule = backend_source(total, "cuda");
+  EXPECT_NE(rule.find("torch::empty({16384}, a0.options().dtype(torch::kFloat64))"),
+            std::string::npos)
+      << rule;
+  const auto chosen = backend_source(total, "cuda", {}, false, std::nullopt, 1024);
+  EXPECT_NE(chosen.find("torch::empty({1024}, a0.options().dtype(torch::kFloat64))"),
+            std::string::npos)
+      << chosen;
+  const OpCase columns{"split_few_columns", "x", "x.sum(dim=0)", {"[torch.randn(1048576, 4)]"}};
+  const auto column_rule = backend_source(columns, "cuda");
+  EXPECT_NE(column_rule.find("torch::empty({16384, 4}, a0.options().dtype(torch::kFloat64))"),
+            std::string::npos)
+      << column_rule;
 }
 
 // The tiled loops of the contraction kernels are in the source once, and each contraction kernel

@@ -456,6 +456,29 @@ std::vector<OpCase> tensor_core_cases() {
   };
 }
 
+std::vector<OpCase> fast_math_cases() {
+  return {
+      // Activations over inputs as large as 12 (__expf's error grows with |x|), logs of (0.01, 1]
+      {"fast_math_pointwise",
+       "x, y",
+       "(torch.sigmoid(x), F.silu(x), F.softplus(x), torch.exp(x / 2), torch.log(y), "
+       "torch.log2(y), torch.log10(y), F.mish(x), F.gelu(x), torch.xlogy(y, y))",
+       {"[torch.randn(37, 129) * 4, torch.rand(37, 129) * 0.99 + 0.01]",
+        "[torch.randn(5, 1000), torch.rand(5, 1000) + 0.5]"},
+       1e-3},
+      // Rows of exponentials and logs, and a sum over every element (KernelBench's 98_KLDivLoss)
+      {"fast_math_rows",
+       "x, p, q, t",
+       "(torch.softmax(x, dim=-1), torch.log_softmax(x, dim=-1), torch.logsumexp(x, dim=1), "
+       "F.cross_entropy(x, t), F.kl_div(torch.log(p), q, reduction='batchmean'))",
+       {"[torch.randn(64, 1000) * 3, torch.rand(64, 1000).softmax(-1), "
+        "torch.rand(64, 1000).softmax(-1), torch.randint(0, 1000, (64,))]",
+        "[torch.randn(7, 33), torch.rand(7, 33).softmax(-1), torch.rand(7, 33).softmax(-1), "
+        "torch.randint(0, 33, (7,))]"},
+       1e-3},
+  };
+}
+
 namespace {
 
 /// The task's export, the generated source written beside the task, and its evaluation: "" when
@@ -548,6 +571,13 @@ std::string check_generated_interior(const std::string& task_dir) {
   generator::CudaChoices cuda;
   cuda.interior = true;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "} else if (live) {");
+}
+
+std::string check_generated_fast_math(const std::string& task_dir) {
+  generator::CudaChoices cuda;
+  cuda.fast_math = true;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
+                            "#define expf __expf");
 }
 
 std::string check_generated_tf32(const std::string& task_dir) {

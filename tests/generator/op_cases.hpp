@@ -54,6 +54,14 @@ std::string transposed_case_name(const std::tuple<OpCase, generator::TransposedS
 /// more), partial tiles included, with KernelBench's tolerance (1e-2): what the TF32 choice runs.
 std::vector<OpCase> tensor_core_cases();
 
+/// Cases of exp and log (activations, softmax and cross entropy, a KL divergence's sum) with a
+/// tolerance of 1e-3, the least at which the built-in proposer offers fast_math.
+std::vector<OpCase> fast_math_cases();
+
+/// As check_generated, on the CUDA backend with exp and log on the GPU's approximations
+/// (CudaChoices::fast_math), which the source must then define.
+std::string check_generated_fast_math(const std::string& task_dir);
+
 /// As check_generated, on the CUDA backend with the contractions tiled (tiles of 32, 2 x 2 outputs
 /// a thread), which the source must then have: by size, products this small are not tiled.
 std::string check_generated_tiled(const std::string& task_dir,

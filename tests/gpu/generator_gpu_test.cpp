@@ -228,6 +228,18 @@ TEST_P(GeneratedCudaTf32, IsCorrectWithinKernelBenchsToleranceOnTheTensorCores) 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaTf32, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
 
+// exp and log on the GPU's approximations (the choice fast_math) within a tolerance of 1e-3, the
+// least at which the built-in proposer offers them.
+class GeneratedCudaFastMath : public testing::TestWithParam<OpCase> {};
+
+TEST_P(GeneratedCudaFastMath, IsCorrectWithinAToleranceOfOneInAThousand) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(check_generated_fast_math(cuda_case(GetParam())), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaFastMath, testing::ValuesIn(fast_math_cases()),
+                         [](const auto& info) { return info.param.name; });
+
 // Backward kernels from the gradients' graph, on the GPU (the same cases run on the CPU in
 // tests/generator/generator_cpu_test.cpp).
 class GeneratedCudaBackward : public testing::TestWithParam<std::string> {};

@@ -107,6 +107,10 @@ int run_generate(const std::vector<std::string>& args) {
                  "grid in one launch; -1 by rule (4 where the walk is one pass of a sum, mean, "
                  "maximum or minimum over 1024 elements or more, else 0; default)")
       ->check(CLI::IsMember({-1, 0, 1, 2, 4, 8}));
+  app.add_flag("--fast-math", cuda.fast_math,
+               "CUDA: exp and log (and sigmoid, SiLU, softplus, softmax's exponentials) on the "
+               "GPU's approximations (__expf, __logf, __log2f, __log10f): for tasks whose "
+               "tolerance admits them, the verdict decides");
   bool no_cluster = false;
   app.add_flag("--no-cluster", no_cluster,
                "CUDA: a row too long for one block's row cache is read once a pass by one block, "
@@ -127,6 +131,13 @@ int run_generate(const std::vector<std::string>& args) {
          "output), phase-batches (outputs grouped by phase, one implicit GEMM over them); default "
          "output-phases on the CPU, phase-batches on CUDA")
       ->check(CLI::IsMember(transposed_sums));
+  int64_t partials = 0;
+  app.add_option("--partials", partials,
+                 "about how many partial results (outputs x chunks) a reduction of few outputs "
+                 "over many elements (a loss's sum, a norm's statistics over few rows) is split "
+                 "into before they are combined; 0 by rule (16384 where rows are reduced, 65536 "
+                 "where columns are; default)")
+      ->check(CLI::IsMember({0, 1024, 4096, 16384, 65536}));
   app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;
@@ -155,6 +166,7 @@ int run_generate(const std::vector<std::string>& args) {
   }
   generator::GenerateRequest r{exported.dir, doc, direction, backend, cuda, library};
   if (!transposed_sum.empty()) r.transposed_sum = transposed_sums.at(transposed_sum);
+  r.partials = partials;
   auto generated = generator::generate_kernel(r);
   if (!generated) {
     std::cerr << "kforge generate: " << task << " " << direction << ": " << generated.error << "\n";
