@@ -39,6 +39,9 @@ struct Generated {
   std::string summary;  ///< "2 configs, 3 kernels (1 reducing)"
   size_t library_steps = 0;  ///< library calls in the source (0 without library_calls)
   size_t contractions = 0;   ///< tiled contraction kernels (CUDA), on the tensor cores or not
+  /// Whether the kernels call exp or log, themselves or through the prelude's functions built on
+  /// them: what CudaChoices::fast_math changes.
+  bool exp_or_log = false;
 };
 
 /// The source, or a sentence naming the op (and the config) the generator cannot lower yet.

@@ -63,8 +63,9 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// where the task has matrix products or convolutions and the policy lets kernels call
 /// libraries, whether those are library calls (`library` 1) or the generator's own kernels; and
 /// where its own kernels have tiled contractions and the task's tolerance admits it, whether
-/// those run on the tensor cores in TF32 (`tf32` 1), and where the tolerance admits it whether exp
-/// and log run on the GPU's approximations (`fast_math` 1); whether reductions index in 32 bits
+/// those run on the tensor cores in TF32 (`tf32` 1), and where the kernel calls exp or log and the
+/// tolerance admits it whether they run on the GPU's approximations (`fast_math` 1); whether
+/// reductions index in 32 bits
 /// (`index32` 1); whether a row that several passes read is held in registers (`row_cache` 1), by
 /// a cluster of blocks where one block's share is too long (`cluster` 1); how many elements of a
 /// row a reduction's thread loads at once (`unroll`, 0 by rule); how many neighbouring outputs
@@ -80,7 +81,8 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// before it scans this one (`scan_prefetch` 0); in how many launches of how many blocks an SM
 /// a column walk's grid runs (`column_launch`, -1 by rule, 0: one launch); about how many partial
 /// results a reduction of few outputs over many elements is split into (`partials`, 0 by rule).
-ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions) {
+ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions,
+                              bool exp_or_log) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
   if (r.backend == "cuda")
@@ -109,7 +111,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
   if (r.backend == "cuda" && contractions && tolerance_admits_approximations(r.direction_doc))
     s.params_.push_back({"tf32", {0, 1}, 0});
-  if (r.backend == "cuda" && tolerance_admits_approximations(r.direction_doc))
+  if (r.backend == "cuda" && exp_or_log && tolerance_admits_approximations(r.direction_doc))
     s.params_.push_back({"fast_math", {0, 1}, 0});
   s.valid = [](const ParamValues& v) {
     // Library calls take the products the tensor cores would: the same kernel.
@@ -166,6 +168,7 @@ struct GeneratorTrial {
   /// contractions the generator's own kernel can tile (all of them tiled, on the tensor cores:
   /// what TF32 would change; by size, few outputs are not tiled)
   size_t contractions = 0;
+  bool exp_or_log = false;  ///< the kernel calls exp or log (what fast_math changes)
 };
 
 /// The generator's trial for the request, computed once per export folder, direction, backend and
@@ -192,9 +195,9 @@ GeneratorTrial generator_trial(const BuiltinRequest& r) {
                                {},           r.library_calls};
   g.cuda.tf32 = r.backend == "cuda" && !r.library_calls;
   auto generated = generator::generate_kernel(g);
-  GeneratorTrial trial{bool(generated), generated ? "" : generated.error,
-                       generated ? generated->library_steps : 0,
-                       generated && g.cuda.tf32 ? generated->contractions : 0};
+  GeneratorTrial trial{
+      bool(generated), generated ? "" : generated.error, generated ? generated->library_steps : 0,
+      generated && g.cuda.tf32 ? generated->contractions : 0, generated && generated->exp_or_log};
   if (generated && r.backend == "cuda" && r.library_calls) {
     g.library_calls = false;
     g.cuda.tf32 = true;
@@ -286,7 +289,8 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     // With library calls where the policy allows them: whether the task has any to make.
     const auto trial = generator_trial(r);
     if (trial.ok)
-      spaces.push_back(generator_space(r, trial.library_steps > 0, trial.contractions > 0));
+      spaces.push_back(
+          generator_space(r, trial.library_steps > 0, trial.contractions > 0, trial.exp_or_log));
     else
       generator_error = trial.error;
   }

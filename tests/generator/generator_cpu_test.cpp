@@ -190,6 +190,39 @@ TEST(GeneratedCpuLibrary, TheProposerOffersTf32WhereTheToleranceAdmitsIt) {
   EXPECT_EQ(p.params.find("tf32"), std::string::npos) << p.params;
 }
 
+// fast_math is a choice only on CUDA where the kernel calls exp or log (itself or through the
+// prelude's sigmoid, softplus, a softmax's exponentials) and the task's tolerance admits it.
+TEST(GeneratedCpuLibrary, TheProposerOffersFastMathWhereExpOrLogRunAndTheToleranceAdmitsIt) {
+  auto request = [&](OpCase c, double tolerance, const std::string& backend = "cuda") {
+    c.name += tolerance > 0 ? "_loose" : "_strict";
+    c.tolerance = tolerance;
+    return proposer_request(c, backend);
+  };
+  const OpCase softmax{
+      "fast_math_choice", "x", "torch.softmax(x, dim=-1)", {"[torch.randn(8, 40)]"}};
+  auto loose = request(softmax, 1e-2);
+  bool fast = false;
+  for (int i = 0; i < 200 && !fast; ++i) {
+    auto p = builtin::propose_builtin(loose);
+    if (!p.ok) break;
+    loose.tried.insert(search::proposal_key(p.strategy, p.params));
+    fast = p.params.find(R"("fast_math":1)") != std::string::npos;
+    EXPECT_EQ(p.source.find("#define expf __expf") != std::string::npos, fast) << p.params;
+  }
+  EXPECT_TRUE(fast) << "no proposal with fast_math";
+  auto first = builtin::propose_builtin(request(softmax, 1e-2));
+  EXPECT_NE(first.params.find(R"("fast_math":0)"), std::string::npos) << first.params;
+  for (const auto& none :
+       {request(softmax, 0),  // robust-kbench's default tolerance (1e-5)
+        request({"fast_math_choice_relu", "x", "torch.relu(x) * 2", {"[torch.randn(8, 40)]"}},
+                1e-2),  // no exp or log
+        request(softmax, 1e-2, "cpu")}) {
+    auto p = builtin::propose_builtin(none);
+    ASSERT_TRUE(p.ok) << p.error;
+    EXPECT_EQ(p.params.find("fast_math"), std::string::npos) << p.params;
+  }
+}
+
 // A tensor the function makes from data (KernelBench's level2/93: torch.min(x, torch.tensor(0.0,
 // device=x.device))) keeps its value in the graph when the inputs are too large to trace on zeros
 // (over 2^24 elements): the exporter makes it on the CPU while tracing on meta tensors.
