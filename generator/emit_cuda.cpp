@@ -67,9 +67,20 @@ struct KfMin { template <class T> __device__ T operator()(T a, T b) const { retu
 
 // The group's combined value in every thread of the group (G consecutive threads; G = blockDim.x
 // for the whole block, a power of two up to 32 otherwise); every thread of the block calls it.
-template <int G, class T, class Op>
+// D over 1: the group's G threads are D apart (a column walk's lanes split across the block,
+// blockDim.x = G * D, lane = threadIdx.x / D), combined in the lanes' order through `shared`, one
+// value a thread of the block.
+template <int G, int D = 1, class T, class Op>
 __device__ __forceinline__ T kf_group_reduce(T v, Op op, T* shared) {
   if constexpr (G == 1) {
+    return v;
+  } else if constexpr (D > 1) {
+    __syncthreads();  // shared may still be read by the previous reduction
+    shared[threadIdx.x] = v;
+    __syncthreads();
+    const int t = threadIdx.x % D;
+    v = shared[t];
+    for (int h = 1; h < G; ++h) v = op(v, shared[h * D + t]);
     return v;
   } else {
     constexpr int W = G < 32 ? G : 32;
@@ -112,9 +123,18 @@ __device__ __forceinline__ void kf_online_merge(float& m, double& s, float m2, d
 // A pair (a, b) combined across the group as kf_group_reduce combines one value: merge(a, b, a2,
 // b2) takes the other pair into the first. Online softmax (maximum, sum) and arg reductions
 // (value, index) are its pairs.
-template <int G, class A, class B, class Merge>
+template <int G, int D = 1, class A, class B, class Merge>
 __device__ __forceinline__ void kf_group_pair(A& a, B& b, A* shared_a, B* shared_b, Merge merge) {
-  if constexpr (G > 1) {
+  if constexpr (G > 1 && D > 1) {
+    __syncthreads();
+    shared_a[threadIdx.x] = a;
+    shared_b[threadIdx.x] = b;
+    __syncthreads();
+    const int t = threadIdx.x % D;
+    a = shared_a[t];
+    b = shared_b[t];
+    for (int h = 1; h < G; ++h) merge(a, b, shared_a[h * D + t], shared_b[h * D + t]);
+  } else if constexpr (G > 1) {
     constexpr int W = G < 32 ? G : 32;
     for (int o = W / 2; o > 0; o /= 2) {
       const A oa = __shfl_xor_sync(0xffffffffu, a, o);
@@ -134,10 +154,10 @@ __device__ __forceinline__ void kf_group_pair(A& a, B& b, A* shared_a, B* shared
     }
   }
 }
-template <int G>
+template <int G, int D = 1>
 __device__ __forceinline__ void kf_group_online(float& m, double& s, float* shared_m,
                                                 double* shared_s) {
-  kf_group_pair<G>(m, s, shared_m, shared_s,
+  kf_group_pair<G, D>(m, s, shared_m, shared_s,
                    [](float& m, double& s, float m2, double s2) { kf_online_merge(m, s, m2, s2); });
 }
 
@@ -161,9 +181,9 @@ __device__ __forceinline__ bool kf_later_better(T a, int64_t ia, T b) {
   return (ia < 0) | ((a == a) & !(Max ? b <= a : b >= a));  // no branches
 }
 
-template <int G, bool Max, class T>
+template <int G, bool Max, int D = 1, class T>
 __device__ __forceinline__ void kf_group_arg(T& v, int64_t& i, T* shared, int64_t* shared_i) {
-  kf_group_pair<G>(v, i, shared, shared_i, [](T& v, int64_t& i, const T& v2, const int64_t& i2) {
+  kf_group_pair<G, D>(v, i, shared, shared_i, [](T& v, int64_t& i, const T& v2, const int64_t& i2) {
     if (kf_better<Max>(v, i, v2, i2)) {
       v = v2;
       i = i2;
@@ -226,6 +246,10 @@ std::string n(int64_t v) {
 
 /// The reduced elements of a short window: a thread walks it fully unrolled, sums in float.
 constexpr int64_t kShortWindow = 32;
+
+/// The shortest column the rule of CudaChoices::column_split splits
+/// (CudaKernel::column_split_rule).
+constexpr int64_t kSplitColumn = 32;
 
 /// The elements of the trailing inner dimensions that a thread's walk of a longer window unrolls
 /// inside a loop over the leading ones (their product, at most kShortWindow: an 11 x 11 window's
@@ -467,6 +491,13 @@ struct CudaKernel {
 
   /// The threads that walk one row together: the group, in each block of the cluster.
   int64_t span() const { return int64_t{group} * cluster; }
+  /// A column walk's group split across the block (CudaChoices::column_split): its `group` lanes
+  /// `apart` threads apart (lane = threadIdx.x / apart, the block's apart consecutive threads
+  /// consecutive outputs), so that a warp still reads 32 neighbouring outputs' elements; 1: a
+  /// group of consecutive threads.
+  int apart = 1;
+  /// The group reductions' template arguments: the group, and how far apart its lanes are.
+  std::string group_arguments() const { return apart > 1 ? n(group) + ", " + n(apart) : n(group); }
 
   /// memory_text of a node of the kernel's expressions, computed once per node (the node kept
   /// alive with it, so that no other node is ever made at its address).
@@ -885,6 +916,21 @@ struct CudaKernel {
       return std::all_of(x->args.begin(), x->args.end(), fits);
     };
     return (e->kind == Expr::Kind::load || e->kind == Expr::Kind::call) && fits(e) && own;
+  }
+
+  /// The lanes of a column walk's split group (CudaChoices::column_split): the choice, halved
+  /// while more than the column's elements or than leave a warp's width of consecutive outputs;
+  /// by rule (0) 4 where the column has kSplitColumn elements or more, else 1. On an H200
+  /// (BENCHMARKS.md, issue 36's thirty-seventh step) 4 lanes against 1: KernelBench's 36_RMSNorm_
+  /// (columns of 64, two passes over the row cache) 3.92 -> 3.79 ms, 47_Sum (columns of 4096)
+  /// 2.16 -> 2.12, 51_Argmax 2.31 -> 2.11; 2 lanes were within 0.4 % of 4 on 36 and 47, 3 %
+  /// slower on 51.
+  int column_split_rule(const CudaChoices& choices) const {
+    const int64_t column = numel(k.inner_shape());
+    int v = choices.column_split;
+    if (v == 0) v = column >= kSplitColumn ? 4 : 1;
+    while (v > 1 && (v > column || threads / v < 32)) v /= 2;
+    return v;
   }
 
   /// CudaChoices::column_launch by rule for a column walk: 4 blocks an SM where the walk is one
@@ -1371,7 +1417,8 @@ struct CudaKernel {
           return in + "kf_online_add(" + m + ", " + s + ", " + v + ");\n";
         },
         vector_text([&] { return text(a.value); }));
-    out += "  kf_group_online<" + n(group) + ">(" + m + ", " + s + ", kf_shared_f, kf_shared_d);\n";
+    out += "  kf_group_online<" + group_arguments() + ">(" + m + ", " + s +
+           ", kf_shared_f, kf_shared_d);\n";
     if (cluster > 1) {
       const std::string slots_m = cluster_slots("float");  // declared in this order
       const std::string slots = slots_m + ", " + cluster_slots("double");
@@ -1432,8 +1479,8 @@ struct CudaKernel {
                  "  best" + id + " = x;\n" + i + "  s" + id + " = r;\n" + i + "}\n";
         },
         vector_text([&] { return text(s.value); }));
-    out += "  kf_group_arg<" + n(group) + ", " + flag + ">(best" + id + ", s" + id + ", " + shared +
-           ", kf_shared_j);\n";
+    out += "  kf_group_arg<" + n(group) + ", " + flag + (apart > 1 ? ", " + n(apart) : "") +
+           ">(best" + id + ", s" + id + ", " + shared + ", kf_shared_j);\n";
     out += "  const int64_t acc" + id + " = s" + id + ";\n";
     store_accumulator(s);
   }
@@ -1493,8 +1540,8 @@ struct CudaKernel {
       const std::string shared = t == "double"  ? "kf_shared_d"
                                  : t == "float" ? "kf_shared_f"
                                                 : "kf_shared_i";
-      out += "  s" + id + " = kf_group_reduce<" + n(group) + ">(s" + id + ", " + ops[j] + "(), " +
-             shared + ");\n";
+      out += "  s" + id + " = kf_group_reduce<" + group_arguments() + ">(s" + id + ", " + ops[j] +
+             "(), " + shared + ");\n";
       if (cluster > 1) {
         const std::string slots = cluster_slots(t);
         out += "  s" + id + " = kf_cluster_reduce<" + n(cluster) + ", " + next_cluster_step() +
@@ -1990,10 +2037,10 @@ struct CudaKernel {
     const int64_t grid = cluster > 1 ? outer * cluster : (outer + per_block - 1) / per_block;
     cluster_steps = cluster_arrays = 0;
     if (cluster > 1) out += "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\n";
-    out +=
-        "  __shared__ float kf_shared_f[32];\n  __shared__ double kf_shared_d[32];\n"
-        "  __shared__ int64_t kf_shared_i[32];\n"
-        "  __shared__ int64_t kf_shared_j[32];\n";
+    // a value a warp; lanes apart, a value a thread
+    const std::string slots = "[" + n(apart > 1 ? threads : 32) + "];\n";
+    out += "  __shared__ float kf_shared_f" + slots + "  __shared__ double kf_shared_d" + slots +
+           "  __shared__ int64_t kf_shared_i" + slots + "  __shared__ int64_t kf_shared_j" + slots;
     if (window > 1) {
       const int64_t last = k.outer_shape().back(), lines = outer / last;
       const int64_t chunks = (last + window - 1) / window;
@@ -2087,9 +2134,14 @@ struct CudaKernel {
              n(group) + " + static_cast<int>(threadIdx.x);\n";
     } else {
       const std::string block = column_launch > 0 ? "kf_block0 + blockIdx.x" : "blockIdx.x";
-      out += "  const " + ix + " o = static_cast<" + ix + ">(" + block + ") * " + n(per_block) +
-             " + threadIdx.x / " + n(group) + ";\n  const int lane = threadIdx.x % " + n(group) +
-             ";\n";
+      if (apart > 1)
+        out += "  const " + ix + " o = static_cast<" + ix + ">(" + block + ") * " + n(per_block) +
+               " + threadIdx.x % " + n(apart) + ";\n  const int lane = threadIdx.x / " + n(apart) +
+               ";\n";
+      else
+        out += "  const " + ix + " o = static_cast<" + ix + ">(" + block + ") * " + n(per_block) +
+               " + threadIdx.x / " + n(group) + ";\n  const int lane = threadIdx.x % " + n(group) +
+               ";\n";
     }
     out += "  const bool live = o < " + n(outer) + ";\n";
     if (steps > 0) load_row_cache();
@@ -2346,12 +2398,18 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;
       if (ch.index32 && c.narrow_indices()) c.ix = "int";
-      if (k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1) c.plan(ch);
-      // a column walk: a thread an output of a reduction across rows
-      const bool column = k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1 &&
-                          nest == 0 && c.group == 1 && c.cluster == 1 && !k.inner.empty() &&
-                          !k.inner.back();
+      const bool walk = k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1;
+      // a column walk: a thread (or a group split across the block) an output of a reduction
+      // across rows
+      const bool column = walk && nest == 0 && c.group == 1 && !k.inner.empty() && !k.inner.back();
+      if (walk) c.plan(ch);
       if (column) {
+        const int split = c.column_split_rule(ch);
+        if (split > 1) {
+          c.group = split;
+          c.apart = c.threads / split;
+          c.plan(ch);
+        }
         c.column_launch = ch.column_launch >= 0 ? ch.column_launch : c.column_launch_rule();
         // fewer columns at once: more of each column's loads in flight
         if (c.column_launch > 0 && ch.unroll == 0) c.unroll = 8;

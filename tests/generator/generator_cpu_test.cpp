@@ -625,20 +625,21 @@ TEST(GeneratedCudaSource, AThreadsArgWalkComparesInTheRowsOrder) {
 }
 
 // The choice column_launch: a column walk's grid (a sum over the middle dimension, 4800 outputs:
-// 19 blocks of 256) launched in slices of two blocks an SM, the kernel counting its outputs from
-// the slice's first block; a row's reduction (a warp a row) stays one launch. By rule, slices of
-// four blocks an SM, eight loads in flight, where the walk is one pass of a sum or a maximum over
-// 1024 elements or more; an argmax's walk and shorter ones are one launch.
+// 75 blocks of 64, its columns split across 4 lanes by rule) launched in slices of two blocks an
+// SM, the kernel counting its outputs from the slice's first block; a row's reduction (a warp a
+// row) stays one launch. By rule, slices of four blocks an SM, eight loads in flight, where the
+// walk is one pass of a sum or a maximum over 1024 elements or more; an argmax's walk and shorter
+// ones are one launch.
 TEST(GeneratedCudaSource, AColumnWalkLaunchesInSlicesOfTheGrid) {
   const auto by_rule = [](const std::string& name, const std::string& expression,
                           const std::string& shape) {
     return cuda_source({name, "x", expression, {"[torch.randn(" + shape + ")]"}});
   };
   const std::string sum = by_rule("rule_sum", "x.sum(dim=1)", "4, 1024, 8200");
-  EXPECT_EQ(occurrences(sum, "int64_t{kf_sms} * 4 : 129;"), 1u) << sum;
-  EXPECT_EQ(occurrences(sum, "kf_r + 7 < 1024; kf_r += 8"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "int64_t{kf_sms} * 4 : 513;"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "kf_r + 28 < 1024; kf_r += 32"), 1u) << sum;  // 8 loads, 4 lanes
   const std::string max = by_rule("rule_max", "x.amax(dim=1)", "4, 1024, 8200");
-  EXPECT_EQ(occurrences(max, "int64_t{kf_sms} * 4 : 129;"), 1u) << max;
+  EXPECT_EQ(occurrences(max, "int64_t{kf_sms} * 4 : 513;"), 1u) << max;
   EXPECT_EQ(occurrences(by_rule("rule_argmax", "x.argmax(dim=1)", "4, 1024, 8200"), "kf_block0"),
             0u);
   EXPECT_EQ(occurrences(by_rule("rule_short", "x.sum(dim=1)", "4, 1000, 8200"), "kf_block0"), 0u);
@@ -650,10 +651,10 @@ TEST(GeneratedCudaSource, AColumnWalkLaunchesInSlicesOfTheGrid) {
   const std::string columns =
       cuda_source({"sum_columns", "x", "x.sum(dim=1)", {"[torch.randn(16, 512, 300)]"}}, sliced);
   EXPECT_EQ(occurrences(columns, ", int64_t kf_block0)"), 1u) << columns;
-  EXPECT_EQ(occurrences(columns, "(kf_block0 + blockIdx.x) * 256 + threadIdx.x / 1"), 1u)
+  EXPECT_EQ(occurrences(columns, "(kf_block0 + blockIdx.x) * 64 + threadIdx.x % 64"), 1u)
       << columns;
-  EXPECT_EQ(occurrences(columns, "int64_t{kf_sms} * 2 : 19;"), 1u) << columns;
-  EXPECT_EQ(occurrences(columns, "for (int64_t kf_b = 0; kf_b < 19; kf_b += kf_slice)"), 1u)
+  EXPECT_EQ(occurrences(columns, "int64_t{kf_sms} * 2 : 75;"), 1u) << columns;
+  EXPECT_EQ(occurrences(columns, "for (int64_t kf_b = 0; kf_b < 75; kf_b += kf_slice)"), 1u)
       << columns;
   generator::CudaChoices one;
   one.column_launch = 0;
@@ -663,6 +664,50 @@ TEST(GeneratedCudaSource, AColumnWalkLaunchesInSlicesOfTheGrid) {
   const std::string rows =
       cuda_source({"sum_rows", "x", "x.sum(dim=-1)", {"[torch.randn(16, 300, 512)]"}}, sliced);
   EXPECT_EQ(occurrences(rows, "kf_block0"), 0u) << rows;
+}
+
+// The choice column_split: a column walk's column shared by lanes a block's threads / lanes apart
+// (each a share of the column in its row cache, their results combined through shared memory, a
+// value a thread); by rule 4 lanes where the column has 32 elements or more (an RMS norm over 64
+// channels, a sum over a middle dimension of 1024), none for a shorter one.
+TEST(GeneratedCudaSource, AColumnWalkSplitsItsColumnAcrossLanesABlockApart) {
+  const auto rms = [](const std::string& name, const std::string& shape,
+                      const generator::CudaChoices& c = {}) {
+    return cuda_source({name,
+                        "x",
+                        "x / torch.sqrt((x ** 2).mean(1, keepdim=True) + 1e-5)",
+                        {"[torch.randn(" + shape + ")]"}},
+                       c);
+  };
+  const std::string split = rms("rms_64", "2, 64, 40, 52");
+  EXPECT_EQ(occurrences(split, "blockIdx.x) * 64 + threadIdx.x % 64;"), 1u) << split;
+  EXPECT_EQ(occurrences(split, "const int lane = threadIdx.x / 64;"), 1u) << split;
+  EXPECT_EQ(occurrences(split, "kf_group_reduce<4, 64>(s"), 1u) << split;
+  EXPECT_EQ(occurrences(split, "__shared__ double kf_shared_d[256];"), 1u) << split;
+  EXPECT_EQ(occurrences(split, "float kf_c0[16];"), 1u) << split;
+  EXPECT_EQ(occurrences(split, "<<<65, 256, 0, stream>>>"), 1u) << split;
+  const std::string short_column = rms("rms_16", "2, 16, 40, 52");
+  EXPECT_EQ(occurrences(short_column, "const int lane = threadIdx.x / "), 0u) << short_column;
+  EXPECT_EQ(occurrences(short_column, "float kf_c0[16];"), 1u) << short_column;
+  const std::string sum =
+      cuda_source({"rule_sum", "x", "x.sum(dim=1)", {"[torch.randn(4, 1024, 8200)]"}});
+  EXPECT_EQ(occurrences(sum, "const int lane = threadIdx.x / 64;"), 1u) << sum;
+  generator::CudaChoices four;
+  four.column_split = 4;
+  const std::string arg =
+      cuda_source({"argmin_split", "x", "x.argmin(dim=1)", {"[torch.randn(64, 100, 300)]"}}, four);
+  EXPECT_EQ(occurrences(arg, "kf_group_arg<4, false, 64>(best"), 1u) << arg;
+  EXPECT_EQ(occurrences(arg, "for (; live && kf_r < 100; kf_r += 4) {"), 1u) << arg;
+  generator::CudaChoices narrow;
+  narrow.column_split = 8;
+  narrow.block_threads = 128;
+  const std::string halved = rms("rms_narrow", "2, 64, 40, 52", narrow);
+  EXPECT_EQ(occurrences(halved, "const int lane = threadIdx.x / 32;"), 1u) << halved;
+  EXPECT_EQ(occurrences(halved, "kf_group_reduce<4, 32>(s"), 1u) << halved;
+  generator::CudaChoices one;
+  one.column_split = 1;
+  EXPECT_EQ(occurrences(rms("rms_one", "2, 64, 40, 52", one), "const int lane = threadIdx.x / "),
+            0u);
 }
 
 // Batch norm's statistics over few channels are split into partial sums; the mean and the
@@ -789,6 +834,7 @@ TEST(GeneratedCudaSource, UnrollSetsTheLoadsAThreadHasInFlight) {
   EXPECT_EQ(occurrences(cuda_source(row), "kf_u0[8];"), 1u) << cuda_source(row);
   generator::CudaChoices sixteen;
   sixteen.unroll = 16;
+  sixteen.column_split = 1;  // a thread a column: its walk r = 0, 1, ...
   const std::string wide = cuda_source(column, sixteen);
   EXPECT_EQ(occurrences(wide, "kf_u0[16];"), 1u) << wide;
   EXPECT_EQ(occurrences(wide, "kf_r + 15 < 100; kf_r += 16"), 1u) << wide;
@@ -1176,7 +1222,7 @@ TEST(GeneratedCudaSource, PassesOverAShortRowReadItOnceIntoRegisters) {
   const auto loads_of_x = [](const std::string& source) { return occurrences(source, "= b0["); };
   const auto reads_of_x = [](const std::string& source) { return occurrences(source, "b0["); };
   const std::string cached = cuda_source(rms);
-  EXPECT_EQ(occurrences(cached, "float kf_c0[64];"), 1u) << cached;
+  EXPECT_EQ(occurrences(cached, "float kf_c0[16];"), 1u) << cached;  // 4 lanes a column
   EXPECT_EQ(reads_of_x(cached), 1u) << cached;
   EXPECT_EQ(loads_of_x(cached), 1u) << cached;
   EXPECT_GE(reads_of_x(cuda_source(rms, off)), 2u);
@@ -1270,11 +1316,14 @@ TEST(GeneratedCudaSource, TheRowCacheHoldsWhatThePassesPrintWhileTheirCodeIsShor
     for (int i = 0; i < links; ++i) v = "torch.tanh(" + v + ") + x";
     return v;
   };
+  generator::CudaChoices whole;
+  whole.column_split = 1;  // a thread a column of 64 (split across lanes, a share of 16 fits)
   const auto logsumexp = [&](int links) {
     return cuda_source({"lse_chain_" + std::to_string(links),
                         "x",
                         "torch.logsumexp(" + chain(links) + ", dim=1)",
-                        {"[torch.randn(16, 64, 32, 32)]"}});
+                        {"[torch.randn(16, 64, 32, 32)]"}},
+                       whole);
   };
   const std::string light = logsumexp(3), heavy = logsumexp(13);
   EXPECT_EQ(occurrences(light, "float kf_c0[64];"), 1u) << light;

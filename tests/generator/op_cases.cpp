@@ -116,6 +116,15 @@ const std::vector<OpCase>& op_cases() {
        "(x.sum(dim=1), x.amax(dim=1), x.argmin(dim=1), x.var(dim=1), x / x.norm(dim=1, "
        "keepdim=True))",
        {"[torch.randn(17, 41, 4099)]", "[torch.randn(3, 7, 5000)]"}},
+      // A norm, a softmax and a maximum over channels (a column walk whose row cache holds the
+      // column): on the GPU a column of 64 or 37 split across two lanes a block apart by rule, the
+      // last block's outputs partly past the end (4160 and 12303 outputs), 37 channels not a
+      // multiple of the lanes.
+      {"column_norms",
+       "x",
+       "(x / torch.sqrt((x ** 2).mean(1, keepdim=True) + 1e-5), torch.softmax(x, dim=1), "
+       "torch.logsumexp(x, dim=1), x - x.amax(1, keepdim=True))",
+       {"[torch.randn(2, 64, 40, 52)]", "[torch.randn(3, 37, 4101)]"}},
       {"softmax",
        "x",
        "(torch.softmax(x, dim=-1), torch.softmax(x, dim=1), torch.log_softmax(x, dim=-1))",
@@ -565,6 +574,13 @@ std::string check_generated_column_launch(const std::string& task_dir, int block
   generator::CudaChoices cuda;
   cuda.column_launch = blocks;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "kf_b += kf_slice");
+}
+
+std::string check_generated_column_split(const std::string& task_dir, int lanes) {
+  generator::CudaChoices cuda;
+  cuda.column_split = lanes;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
+                            "const int lane = threadIdx.x / " + std::to_string(256 / lanes) + ";");
 }
 
 std::string check_generated_interior(const std::string& task_dir) {

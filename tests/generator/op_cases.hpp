@@ -93,6 +93,9 @@ std::string check_generated_scan_prefetch(const std::string& task_dir);
 /// As check_generated on the CUDA backend with column walks launched in slices of `blocks`
 /// blocks an SM (the choice column_launch), which the source must then have.
 std::string check_generated_column_launch(const std::string& task_dir, int blocks);
+/// As check_generated on the CUDA backend with column walks' columns split across `lanes` lanes a
+/// block apart (the choice column_split), which the source must then have.
+std::string check_generated_column_split(const std::string& task_dir, int lanes);
 /// As check_generated on the CUDA backend with the choice interior (an output's window inside its
 /// input walked unchecked), which the source must then have.
 std::string check_generated_interior(const std::string& task_dir);

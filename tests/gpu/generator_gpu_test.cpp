@@ -170,6 +170,23 @@ TEST_P(GeneratedCudaColumnLaunch, IsCorrectInSlicesOfTheGrid) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnLaunch, testing::Values(1, 2));
 
+// Column walks' columns split across 2 and 4 lanes a block apart (the choice column_split): sums,
+// maxima, an argmin (pairs of value and index), a variance and norms over columns of 41, 7, 64 and
+// 37, the lanes' shares unequal where the column is not a multiple of them.
+class GeneratedCudaColumnSplit : public testing::TestWithParam<int> {};
+
+TEST_P(GeneratedCudaColumnSplit, IsCorrectAcrossLanesABlockApart) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const auto& c : op_cases()) {
+    if (c.name != "column_walks" && c.name != "column_norms") continue;
+    OpCase named = c;
+    named.name += "_column_split" + std::to_string(GetParam());
+    EXPECT_EQ(check_generated_column_split(cuda_case(named), GetParam()), "") << c.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnSplit, testing::Values(2, 4));
+
 // The choice interior: the outputs whose windows lie inside the input walk them unchecked.
 class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};
 

@@ -107,6 +107,12 @@ int run_generate(const std::vector<std::string>& args) {
                  "grid in one launch; -1 by rule (4 where the walk is one pass of a sum, mean, "
                  "maximum or minimum over 1024 elements or more, else 0; default)")
       ->check(CLI::IsMember({-1, 0, 1, 2, 4, 8}));
+  app.add_option("--column-split", cuda.column_split,
+                 "CUDA: a reduction whose thread walks a column (across rows) splits each column "
+                 "across this many lanes a block's threads / N apart, their results combined in "
+                 "shared memory; 1: a thread a column; 0 by rule (4 where the column has 32 "
+                 "elements or more, else 1; default)")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   app.add_flag("--fast-math", cuda.fast_math,
                "CUDA: exp and log (and sigmoid, SiLU, softplus, softmax's exponentials) on the "
                "GPU's approximations (__expf, __logf, __log2f, __log10f): for tasks whose "
