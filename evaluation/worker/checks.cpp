@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -58,10 +60,96 @@ std::string output_name(size_t k, const std::vector<std::string>& names) {
   return which;
 }
 
+/// What a floating output's comparison with the reference counts, each element in double: NaN in
+/// one of them only, NaN in the output only (an element never written), elements outside the
+/// tolerance (|g - e| > |e| * rtol + atol; NaN in either, or the same infinity, counts as no
+/// difference), and the largest absolute and relative differences (relative to |e| floored at
+/// atol, so that values near zero do not dominate; an element whose relative difference is no
+/// number, an infinite one over an infinite reference, adds none).
+struct ElementErrors {
+  int64_t nan_wrong = 0, got_only_nan = 0, outside = 0;
+  double max_abs = 0, max_rel = 0;
+
+  void add(const ElementErrors& o) {
+    nan_wrong += o.nan_wrong;
+    got_only_nan += o.got_only_nan;
+    outside += o.outside;
+    max_abs = std::max(max_abs, o.max_abs);
+    max_rel = std::max(max_rel, o.max_rel);  // std::max keeps the first where o's is NaN
+  }
+};
+
+/// ElementErrors with ATen's operations, in double precision, in slices: the whole tensor at once
+/// took about 40 bytes of temporaries an element, 64 GB for a 1.6G-element output of KernelBench
+/// level 1, and the check ran out of GPU memory where the kernel had not.
+ElementErrors errors_in_slices(const at::Tensor& g, const at::Tensor& e, const Tolerance& tol) {
+  const auto gf = g.reshape(-1);
+  const auto ef = e.reshape(-1);
+  const int64_t n = gf.numel();
+  constexpr int64_t kSlice = int64_t{1} << 24;
+  ElementErrors all;
+  for (int64_t first = 0; first < n; first += kSlice) {
+    const int64_t len = std::min(kSlice, n - first);
+    auto gd = gf.narrow(0, first, len).to(at::kDouble);
+    auto ed = ef.narrow(0, first, len).to(at::kDouble);
+    auto g_nan = gd.isnan();
+    auto e_nan = ed.isnan();
+    ElementErrors slice;
+    slice.nan_wrong = g_nan.logical_xor(e_nan).sum().item<int64_t>();
+    slice.got_only_nan = g_nan.logical_and(e_nan.logical_not()).sum().item<int64_t>();
+    auto diff = (gd - ed).abs().masked_fill(g_nan.logical_or(e_nan), 0.0);
+    diff = diff.masked_fill(gd.isinf().logical_and(gd.eq(ed)), 0.0);
+    slice.max_abs = diff.max().item<double>();
+    // NaN quotients (an infinite difference over an infinite reference, a NaN reference's 0 / NaN)
+    // taken as 0, as the one-pass comparison leaves them out
+    auto rel = (diff / ed.abs().clamp_min(tol.atol)).nan_to_num(0.0, INFINITY, -INFINITY);
+    slice.max_rel = rel.max().item<double>();
+    slice.outside = diff.gt(ed.abs() * tol.rtol + tol.atol).sum().item<int64_t>();
+    all.add(slice);
+  }
+  return all;
+}
+
+/// ElementErrors of a CPU output of float32 or float64 in one pass over both tensors, chunks of
+/// them in parallel (ATen's threads), each element converted to double once: the sliced ATen
+/// comparison above made about fifteen passes, each writing a temporary, and on a 2-core machine
+/// took tens of seconds for one 8192 x 8192 output (bench/compare_bench.cpp).
+template <class T>
+ElementErrors errors_in_one_pass(const at::Tensor& got, const at::Tensor& expected,
+                                 const Tolerance& tol) {
+  const auto g = got.contiguous();
+  const auto e = expected.contiguous();
+  const T* gp = g.data_ptr<T>();
+  const T* ep = e.data_ptr<T>();
+  const int64_t n = g.numel();
+  constexpr int64_t kChunk = int64_t{1} << 16;
+  std::vector<ElementErrors> chunks(static_cast<size_t>((n + kChunk - 1) / kChunk));
+  at::parallel_for(0, static_cast<int64_t>(chunks.size()), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      ElementErrors r;
+      for (int64_t i = k * kChunk, last = std::min(n, (k + 1) * kChunk); i < last; ++i) {
+        const double x = gp[i], y = ep[i];
+        const bool x_nan = std::isnan(x), y_nan = std::isnan(y);
+        r.nan_wrong += x_nan != y_nan;
+        r.got_only_nan += x_nan && !y_nan;
+        const double diff = x_nan || y_nan || (std::isinf(x) && x == y) ? 0.0 : std::fabs(x - y);
+        r.max_abs = std::max(r.max_abs, diff);
+        const double rel = diff / std::max(std::fabs(y), tol.atol);
+        if (rel > r.max_rel) r.max_rel = rel;  // a NaN quotient is never greater
+        r.outside += diff > std::fabs(y) * tol.rtol + tol.atol;
+      }
+      chunks[static_cast<size_t>(k)] = r;
+    }
+  });
+  ElementErrors all;
+  for (const auto& r : chunks) all.add(r);
+  return all;
+}
+
 /// One output against the reference's: sets `c.failure` where it fails, adds to its errors and
 /// notes.
 void compare_output(const std::string& which, at::Tensor g, const at::Tensor& e,
-                    const std::optional<Tolerance>& tolerance, Comparison& c) {
+                    const std::optional<Tolerance>& tolerance, ErrorPass pass, Comparison& c) {
   if (!e.defined()) return;  // an output the task does not check
   if (!g.defined()) {
     c.failure = Failure{"output_undefined", which + " is an undefined tensor"};
@@ -102,30 +190,17 @@ void compare_output(const std::string& which, at::Tensor g, const at::Tensor& e,
     return;
   }
   const auto tol = tolerance ? *tolerance : default_tolerance(e.scalar_type());
-  // In double precision, in slices: the whole tensor at once took about 40 bytes of temporaries
-  // an element, 64 GB for a 1.6G-element output of KernelBench level 1, and the check ran out of
-  // GPU memory where the kernel had not.
-  const auto gf = g.reshape(-1);
-  const auto ef = e.reshape(-1);
-  const int64_t n = gf.numel();
-  constexpr int64_t kSlice = int64_t{1} << 24;
-  int64_t nan_wrong = 0, got_only_nan = 0, n_bad = 0;
-  for (int64_t first = 0; first < n; first += kSlice) {
-    const int64_t len = std::min(kSlice, n - first);
-    auto gd = gf.narrow(0, first, len).to(at::kDouble);
-    auto ed = ef.narrow(0, first, len).to(at::kDouble);
-    auto g_nan = gd.isnan();
-    auto e_nan = ed.isnan();
-    nan_wrong += g_nan.logical_xor(e_nan).sum().item<int64_t>();
-    got_only_nan += g_nan.logical_and(e_nan.logical_not()).sum().item<int64_t>();
-    auto diff = (gd - ed).abs().masked_fill(g_nan.logical_or(e_nan), 0.0);
-    diff = diff.masked_fill(gd.isinf().logical_and(gd.eq(ed)), 0.0);
-    c.max_abs_error = std::max(c.max_abs_error, diff.max().item<double>());
-    // Relative to |reference|, floored at atol so that values near zero do not dominate.
-    c.max_rel_error =
-        std::max(c.max_rel_error, (diff / ed.abs().clamp_min(tol.atol)).max().item<double>());
-    n_bad += diff.gt(ed.abs() * tol.rtol + tol.atol).sum().item<int64_t>();
-  }
+  const bool fused = pass == ErrorPass::fused && g.is_cpu() && e.is_cpu() &&
+                     (e.scalar_type() == at::kFloat || e.scalar_type() == at::kDouble);
+  const ElementErrors errors = !fused ? errors_in_slices(g, e, tol)
+                               : e.scalar_type() == at::kFloat
+                                   ? errors_in_one_pass<float>(g, e, tol)
+                                   : errors_in_one_pass<double>(g, e, tol);
+  const int64_t n = g.numel();
+  const int64_t nan_wrong = errors.nan_wrong, got_only_nan = errors.got_only_nan,
+                n_bad = errors.outside;
+  c.max_abs_error = std::max(c.max_abs_error, errors.max_abs);
+  c.max_rel_error = std::max(c.max_rel_error, errors.max_rel);
   if (nan_wrong) {
     std::string msg = which + ": " + std::to_string(nan_wrong) + " of " + std::to_string(n) +
                       " values are NaN in one of kernel and reference only";
@@ -158,11 +233,11 @@ std::optional<Failure> output_count(const std::vector<at::Tensor>& got,
 Comparison compare_outputs(const std::vector<at::Tensor>& got,
                            const std::vector<at::Tensor>& expected,
                            const std::optional<Tolerance>& tolerance,
-                           const std::vector<std::string>& names) {
+                           const std::vector<std::string>& names, ErrorPass pass) {
   Comparison c;
   if ((c.failure = output_count(got, expected))) return c;
   for (size_t k = 0; k < got.size() && !c.failure; ++k)
-    compare_output(output_name(k, names), got[k], expected[k], tolerance, c);
+    compare_output(output_name(k, names), got[k], expected[k], tolerance, pass, c);
   return c;
 }
 
@@ -242,7 +317,7 @@ Comparison compare_outputs(const std::vector<at::Tensor>& got,
   for (size_t k = 0; k < got.size() && !c.failure; ++k) {
     const std::string which = output_name(k, names);
     Comparison one;
-    compare_output(which, got[k], expected[k], tolerance, one);
+    compare_output(which, got[k], expected[k], tolerance, ErrorPass::fused, one);
     c.max_abs_error = std::max(c.max_abs_error, one.max_abs_error);
     c.max_rel_error = std::max(c.max_rel_error, one.max_rel_error);
     c.notes.insert(c.notes.end(), one.notes.begin(), one.notes.end());

@@ -35,6 +35,12 @@ struct Comparison {
   std::vector<std::string> notes;
 };
 
+/// How a floating output's errors are computed: `fused`, in one pass over the elements where both
+/// tensors are float32 or float64 in CPU memory, else (a GPU's tensors, other dtypes) as `aten`:
+/// ATen's operations over slices of the tensors. The verdict's counts are the same either way
+/// (bench/compare_bench.cpp times both; tests/worker_checks_test.cpp compares them).
+enum class ErrorPass { fused, aten };
+
 /// Compares outputs with the expected ones. `std::nullopt` tolerance means per-dtype defaults.
 /// An undefined expected tensor is an output the task does not check (its count still must
 /// match). `names` (optional) says what each output is, for messages. An output holding the same
@@ -44,7 +50,8 @@ struct Comparison {
 Comparison compare_outputs(const std::vector<at::Tensor>& got,
                            const std::vector<at::Tensor>& expected,
                            const std::optional<Tolerance>& tolerance,
-                           const std::vector<std::string>& names = {});
+                           const std::vector<std::string>& names = {},
+                           ErrorPass pass = ErrorPass::fused);
 
 /// The reference computed in float64 on the same inputs, asked for only where an output misses
 /// the reference; it may throw where the task cannot run in double.
