@@ -900,6 +900,11 @@ std::string ptx_text(const std::string& source) {
             "-o",
             (dir / "kernels.ptx").string(),
             (dir / "kernels.cu").string()};
+  // nvcc names its intermediate files in TMPDIR after its process id, the same in every PID
+  // namespace (run's default), so each compile has a TMPDIR of its own, as the evaluator's
+  // compiler gives it (evaluation/compiler.cpp). Without it CI once counted 21 loads in a kernel
+  // of 8 (4fb17bf, two tests at a time); 12 runs four at a time did not repeat it here.
+  o.set_env = {{"TMPDIR", dir.string()}};
   const auto r = evaluation::run(o, std::chrono::minutes(2));
   EXPECT_TRUE(r.ok()) << r.describe() << "\n" << r.output;
   std::string ptx;
