@@ -510,7 +510,7 @@ Result<std::vector<size_t>> WorkerClient::configs_of(const json::Value& request)
   return {selected_configs((*parsed.value)["directions"][r.direction]["configs"], r), {}};
 }
 
-std::string WorkerClient::sync_after_result(EvalOutcome& outcome) {
+std::string WorkerClient::sync_after_result(EvalOutcome& outcome, const std::string& last_stage) {
   std::random_device random;
   const std::string nonce =
       std::to_string((static_cast<uint64_t>(random()) << 32) ^ static_cast<uint64_t>(random()));
@@ -532,11 +532,16 @@ std::string WorkerClient::sync_after_result(EvalOutcome& outcome) {
   const std::string kind = event["event"].as_string();
   if (kind == "synced" && event["nonce"].as_string() == nonce) return {};
   // The device's sticky error, found after the result: the worker ends, and the kernel that left
-  // the device broken is not correct.
+  // the device broken is not correct. After a correct result the fault came from the calls that
+  // record its trace or counters (every check before ended with a clean device): marked so that
+  // evaluate_candidate judges it in a fresh worker once more.
   if (kind == "fatal" && event["kind"].as_string() == "illegal_memory_access") {
     if (outcome.result["verdict"].as_string() == "correct")
       outcome.result.set("verdict", "incorrect")
-          .set("failure", failure("illegal_memory_access", event["message"].as_string()));
+          .set("failure", failure("illegal_memory_access", event["message"].as_string() +
+                                                               " (after every check passed, at `" +
+                                                               last_stage + "`)")
+                              .set("after_checks", true));
     return {};
   }
   return "a `" + kind.substr(0, 40) +
@@ -639,7 +644,7 @@ EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_
       json::Value seconds;
       for (const auto& [name, t] : stage_seconds) seconds.set(name, t);
       outcome.result.set("stage_seconds", seconds);
-      if (std::string why = sync_after_result(outcome); !why.empty()) return violated(why);
+      if (std::string why = sync_after_result(outcome, stage); !why.empty()) return violated(why);
       break;
     }
     if (on_event) on_event(event);
@@ -723,6 +728,32 @@ EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& reques
     if (on_retry) on_retry(result["failure"]["message"].as_string());
     worker.stop();
     outcome = worker.evaluate(doc, on_event);
+  }
+  // A device fault after every check passed (the trace's or the counters' calls, whose replay
+  // under another process's load once failed a correct kernel) is judged again in a fresh
+  // worker: a kernel that faults twice is not correct; one whose second evaluation is clean is,
+  // with a flag that says what the first worker saw.
+  if (result["verdict"].as_string() == "incorrect" &&
+      result["failure"]["after_checks"].as_bool(false)) {
+    const std::string first = result["failure"]["message"].as_string();
+    if (on_retry) on_retry("the device failed after every check passed: " + first);
+    worker.stop();
+    const std::string output = outcome.candidate_output;
+    outcome = worker.evaluate(doc, on_event);
+    outcome.candidate_output = output + outcome.candidate_output;
+    auto& again = outcome.result;
+    if (again["verdict"].as_string() == "correct") {
+      json::Value flags = again["flags"];
+      flags.array();
+      flags.push(std::string(kDeviceFaultOnceFlag) + ": " + first +
+                 "; a fresh worker's evaluation was clean");
+      again.set("flags", std::move(flags));
+    } else if (again["failure"]["after_checks"].as_bool(false)) {
+      json::Value f = again["failure"];
+      f.set("message",
+            f["message"].as_string() + "; the same in a fresh worker before (" + first + ")");
+      again.set("failure", std::move(f));
+    }
   }
   const auto& o = worker.options();
   std::string crowded = crowded_out_of_memory(outcome.result, o.crowded_bytes);

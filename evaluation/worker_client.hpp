@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -87,7 +88,7 @@ class WorkerClient {
   Read read_line(std::chrono::steady_clock::time_point deadline, std::string& line);
   /// After a result, proves it was the worker's last line: a sync request with a fresh nonce
   /// must be answered next. Returns why not, or "".
-  std::string sync_after_result(EvalOutcome& outcome);
+  std::string sync_after_result(EvalOutcome& outcome, const std::string& last_stage);
   /// The configs `request` covers in its exported task, as the worker will run them.
   Result<std::vector<size_t>> configs_of(const json::Value& request);
   json::Value died(const std::string& step, double step_timeout_s, bool timed_out, bool over_memory,
@@ -121,11 +122,18 @@ class WorkerClient {
 /// with cudaMalloc itself.)
 std::string crowded_out_of_memory(const json::Value& result, int64_t crowded_bytes);
 
+/// How the flag of a correct kernel begins whose first evaluation left the device broken after
+/// every check passed (recording its trace or counters) and whose second, in a fresh worker, was
+/// clean; the first worker's message follows after ": ".
+inline constexpr std::string_view kDeviceFaultOnceFlag = "device fault once after the checks";
+
 /// One candidate's evaluation as kforge makes it everywhere (the evaluator actor, `kforge eval`):
 /// the request to the worker, and once more with a fresh worker when the first could not start or
 /// lost its pipe (an infrastructure failure says nothing about the candidate); again, after a
 /// wait, while the GPU ran out of memory crowded by others (WorkerOptions::crowded_retries);
-/// `on_retry` hears why a try did not count.
+/// once more with a fresh worker when the device failed after every check passed (a kernel that
+/// faults twice is not correct; see kDeviceFaultOnceFlag); `on_retry` hears why a try did not
+/// count.
 EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& request,
                                const WorkerClient::EventCallback& on_event = {},
                                const std::function<void(const std::string& why)>& on_retry = {});

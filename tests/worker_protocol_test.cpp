@@ -3,8 +3,9 @@
 // total, and an infrastructure error once candidate code ran counts against the candidate. Then, on
 // a real worker, a speedup above the request's flag is measured again in a fresh worker, and a
 // wrong value in any slice of a large output is found; a GPU out of memory others filled is no
-// verdict.
+// verdict; a device that breaks after every check passed is judged again in a fresh worker.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -222,6 +223,52 @@ TEST(WorkerRetry, AnInfrastructureFailureIsTriedOnceMoreWithAFreshWorker) {
   EXPECT_NE(retries[0].find("/nonexistent/kforge-worker"), std::string::npos) << retries[0];
   EXPECT_EQ(outcome.result["verdict"].as_string(), "error") << outcome.result.dump();
   EXPECT_EQ(outcome.result["failure"]["kind"].as_string(), "infrastructure");
+}
+
+// A device fault found after a correct result came from the calls that record the kernel's trace
+// or counters (a counters pass under another process's load failed a correct kernel on the GPU
+// host): judged again in a fresh worker, one clean evaluation makes it correct with a flag, and
+// the same fault twice makes it incorrect, saying so. The worker here is a stand-in whose device
+// breaks on the supervisor's sync after the result, in as many processes as `faults_left` says.
+TEST(WorkerRetry, ADeviceFaultAfterEveryCheckPassedIsJudgedInAFreshWorker) {
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       ("kforge_faulting_worker_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(scratch);
+  evaluation::WorkerOptions o;
+  o.worker_path = KFORGE_FAULTING_WORKER;
+  o.scratch_dir = scratch.string();
+  o.allow_unconfined = true;
+  o.verify = false;
+  auto request = test_request("forward", "single", 1);
+  request.export_dir = exported(source_dir() + "/tasks/softmax").dir;
+  auto judge = [&](int faults, std::vector<std::string>& retries) {
+    std::ofstream(scratch / "faults_left") << faults;
+    evaluation::WorkerClient worker(o);
+    return evaluation::evaluate_candidate(worker, request, {},
+                                          [&](const std::string& why) { retries.push_back(why); })
+        .result;
+  };
+  std::vector<std::string> none, once, twice;
+  EXPECT_EQ(judge(0, none)["verdict"].as_string(), "correct");
+  EXPECT_TRUE(none.empty());
+
+  auto clean_second = judge(1, once);
+  EXPECT_EQ(clean_second["verdict"].as_string(), "correct") << clean_second.dump();
+  ASSERT_EQ(once.size(), 1u);
+  EXPECT_NE(once[0].find("after every check passed"), std::string::npos) << once[0];
+  ASSERT_EQ(clean_second["flags"].as_array().size(), 1u) << clean_second.dump();
+  const std::string flag = clean_second["flags"][0].as_string();
+  EXPECT_EQ(flag.rfind(evaluation::kDeviceFaultOnceFlag, 0), 0u) << flag;
+  EXPECT_NE(flag.find("cudaErrorLaunchFailure"), std::string::npos) << flag;
+
+  auto both = judge(2, twice);
+  EXPECT_EQ(twice.size(), 1u) << "one more evaluation, not more";
+  EXPECT_EQ(both["verdict"].as_string(), "incorrect") << both.dump();
+  EXPECT_EQ(both["failure"]["kind"].as_string(), "illegal_memory_access");
+  EXPECT_NE(both["failure"]["message"].as_string().find("the same in a fresh worker"),
+            std::string::npos)
+      << both.dump();
+  std::filesystem::remove_all(scratch);
 }
 
 // Out of GPU memory is the kernel's verdict only when the memory was the worker's: with more than
