@@ -28,6 +28,7 @@ proposer_actor::behavior_type builtin_proposer_impl(
         b.parent_strategy = r.parent.strategy;
         b.parent_params = r.parent.params;
         b.tried.insert(r.tried.begin(), r.tried.end());
+        b.tried_sources.insert(r.tried_sources.begin(), r.tried_sources.end());
         b.strategy = r.strategy;
         auto p = builtin::propose_builtin(b);
         if (p.unsupported) return answer.fail(search::ProposalFailure::unsupported, p.error);

@@ -58,6 +58,7 @@ propose_request make_propose_request(const experiment_view& v, int64_t n, size_t
   req.export_dir = v.targets.at(t).export_dir;
   req.mode = d.mode;
   req.tried = v.planner.population().tried(t);
+  if (v.spec.novelty != "off") req.tried_sources = v.planner.population().digests(t);
   req.strategy = d.strategy;
   req.attempt = attempt;
   req.replay_key = d.reply_key;

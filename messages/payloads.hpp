@@ -203,6 +203,9 @@ struct propose_request {
   bool has_parent = false;
   Candidate parent;
   std::vector<std::string> tried;  ///< strategy+params keys already proposed for the target
+  /// Their sources' digests (search::source_digest), where the novelty filter rejects repeats: the
+  /// built-in proposer passes over a point that would write one of them.
+  std::vector<std::string> tried_sources;
   // What an LLM proposer's prompt shows:
   double parent_speedup = 0;
   std::string parent_profile;           ///< the parent's profile, in brief
@@ -222,7 +225,7 @@ struct propose_request {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, propose_request& x) {
   return f(caf::meta::type_name("propose_request"), x.experiment_id, x.sequence, x.seed, x.tgt,
-           x.export_dir, x.mode, x.has_parent, x.parent, x.tried, x.parent_speedup,
+           x.export_dir, x.mode, x.has_parent, x.parent, x.tried, x.tried_sources, x.parent_speedup,
            x.parent_profile, x.context, x.strategy, x.failed, x.failed_stage, x.failure_log,
            x.attempt, x.replay_key, x.kernel_pattern, x.library_calls);
 }

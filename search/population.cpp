@@ -58,6 +58,13 @@ std::vector<std::string> Population::tried(size_t target) const {
   return out;
 }
 
+std::vector<std::string> Population::digests(size_t target) const {
+  std::vector<std::string> out;
+  for (const auto& [s, m] : members_)
+    if (m.target == target && !m.digest.empty()) out.push_back(m.digest);
+  return out;
+}
+
 int64_t Population::proposed(size_t target) const {
   int64_t n = 0;
   for (const auto& [s, m] : members_) n += m.target == target;

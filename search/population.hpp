@@ -54,6 +54,8 @@ class Population {
   std::vector<Member> visible_all(int64_t n) const;
   /// Keys of every member of `target` (proposals are made one at a time, in order).
   std::vector<std::string> tried(size_t target) const;
+  /// The source digests (search::source_digest) of the target's members that have one.
+  std::vector<std::string> digests(size_t target) const;
   int64_t proposed(size_t target) const;
   /// The next sequence number: one past the highest present.
   int64_t next_sequence() const;

@@ -12,6 +12,7 @@
 #include "proposers/builtin/builtin_strategies.hpp"
 #include "proposers/builtin/kernel_template.hpp"
 #include "proposers/builtin/task_family.hpp"
+#include "search/novelty.hpp"
 #include "search/population.hpp"
 #include "search/random_stream.hpp"
 
@@ -213,9 +214,10 @@ GeneratorTrial generator_trial(const BuiltinRequest& r) {
   return trial;
 }
 
-BuiltinProposal make(const ProposalSpace& t, const ParamValues& v, std::string rationale) {
+BuiltinProposal make(const ProposalSpace& t, const ParamValues& v, std::string source,
+                     std::string rationale) {
   BuiltinProposal p;
-  p.source = t.render(v);
+  p.source = std::move(source);
   p.ok = !p.source.empty();
   if (!p.ok) p.error = t.name() + " cannot write " + params_text(v);
   p.strategy = t.name();
@@ -223,6 +225,9 @@ BuiltinProposal make(const ProposalSpace& t, const ParamValues& v, std::string r
   p.rationale = std::move(rationale);
   return p;
 }
+
+/// The most points one proposal renders to find one whose kernel was not proposed before.
+constexpr int kSourceRenders = 96;
 
 std::string describe(const ParamValues& v) {
   std::string out;
@@ -241,10 +246,10 @@ std::optional<int64_t> step(const TemplateParam& p, int64_t value, bool up) {
 /// The proposal a strategy's move makes of the parent: the named parameter one step further
 /// (and, when that was tried or breaks a rule, one more parameter moved a step). Not ok when the
 /// parent's template is not known or has no such step, or everything near it was tried.
-template <class Untried>
+template <class Untried, class SourceOf>
 BuiltinProposal follow_move(const StrategyMove& move, const ProposalSpace* parent,
                             const ParamValues& base, const Untried& untried,
-                            search::RandomStream& stream) {
+                            const SourceOf& source_of, search::RandomStream& stream) {
   if (!parent) return {};
   const auto& params = parent->params();
   auto named = std::find_if(params.begin(), params.end(),
@@ -269,7 +274,7 @@ BuiltinProposal follow_move(const StrategyMove& move, const ProposalSpace* paren
       v[other.name] = *value;
     }
     if (!untried(*parent, v)) continue;
-    auto p = make(*parent, v, why + also);
+    auto p = make(*parent, v, source_of(*parent, v), why + also);
     p.from_parent = true;
     return p;
   }
@@ -307,13 +312,36 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   }
   std::vector<const ProposalSpace*> usable;
   for (const auto& s : spaces) usable.push_back(&s);
-  // Tried under any of the template's names: an experiment resumed across a rename goes on.
+  // Each point's source, rendered once a proposal (make() takes it from here).
+  std::map<std::string, std::string> rendered;
+  int renders = 0;
+  auto source_of = [&](const ProposalSpace& t, const ParamValues& v) -> const std::string& {
+    const std::string key = search::proposal_key(t.name(), params_text(v));
+    auto it = rendered.find(key);
+    if (it == rendered.end()) {
+      ++renders;
+      it = rendered.emplace(key, t.render(v)).first;
+    }
+    return it->second;
+  };
+  // Tried under any of the template's names: an experiment resumed across a rename goes on. A
+  // point whose kernel is one proposed before is tried too: most of the generator's choices do not
+  // apply to a given kernel (a window's to a softmax, a tile's to a norm), so a move of one of them
+  // writes the parent's source again, which the novelty filter would reject unevaluated (a
+  // candidate of the target's budget spent on nothing). At most kSourceRenders points a proposal
+  // are rendered to find out.
   auto untried = [&](const ProposalSpace& t, const ParamValues& v) {
     if (!t.valid(v)) return false;
     const std::string params = params_text(v);
-    return std::none_of(t.names().begin(), t.names().end(), [&](const std::string& name) {
-      return r.tried.count(search::proposal_key(name, params)) > 0;
-    });
+    if (std::any_of(t.names().begin(), t.names().end(), [&](const std::string& name) {
+          return r.tried.count(search::proposal_key(name, params)) > 0;
+        }))
+      return false;
+    if (r.tried_sources.empty()) return true;
+    if (!rendered.count(search::proposal_key(t.name(), params)) && renders >= kSourceRenders)
+      return false;
+    const std::string& source = source_of(t, v);
+    return source.empty() || !r.tried_sources.count(search::source_digest(source));
   };
   search::RandomStream stream(r.seed);
 
@@ -326,7 +354,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     auto parsed = json::parse(r.parent_params);
     const bool known = parent && parsed.value && KernelTemplate::from_json(*parsed.value, base);
     if (auto move = parse_strategy_move(r.strategy)) {
-      auto p = follow_move(*move, known ? parent : nullptr, base, untried, stream);
+      auto p = follow_move(*move, known ? parent : nullptr, base, untried, source_of, stream);
       if (p.ok) return p;
     }
     if (known && !parent->params().empty()) {
@@ -352,7 +380,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
           v[p.name] = p.values[next];
         }
         if (!moved.empty() && untried(*parent, v)) {
-          auto p = make(*parent, v, "mutation of the parent: " + moved);
+          auto p = make(*parent, v, source_of(*parent, v), "mutation of the parent: " + moved);
           p.from_parent = true;
           return p;
         }
@@ -362,23 +390,23 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   // Translate (and the fallback): each template's defaults, in order.
   for (const auto* t : usable) {
     auto v = t->defaults();
-    if (untried(*t, v)) return make(*t, v, "the template's defaults");
+    if (untried(*t, v)) return make(*t, v, source_of(*t, v), "the template's defaults");
   }
   // Explore: an untried point of a template drawn at random.
   for (int attempt = 0; attempt < 256; ++attempt) {
     const auto* t = usable[stream.below(usable.size())];
     ParamValues v;
     for (const auto& p : t->params()) v[p.name] = p.values[stream.below(p.values.size())];
-    if (untried(*t, v)) return make(*t, v, "an untried point: " + describe(v));
+    if (untried(*t, v)) return make(*t, v, source_of(*t, v), "an untried point: " + describe(v));
   }
   // Small or nearly exhausted spaces: the first untried point in order.
   for (const auto* t : usable) {
     const auto& params = t->params();
     std::vector<size_t> index(params.size(), 0);
-    for (size_t n = 0; n < t->space_size(); ++n) {
+    for (size_t n = 0; n < t->space_size() && renders < kSourceRenders; ++n) {
       ParamValues v;
       for (size_t i = 0; i < params.size(); ++i) v[params[i].name] = params[i].values[index[i]];
-      if (untried(*t, v)) return make(*t, v, "an untried point: " + describe(v));
+      if (untried(*t, v)) return make(*t, v, source_of(*t, v), "an untried point: " + describe(v));
       for (size_t i = 0; i < params.size() && ++index[i] == params[i].values.size(); ++i)
         index[i] = 0;
     }
@@ -387,7 +415,10 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
   out.error =
       "every combination of the " +
       (family.family.empty() ? std::string("generator's choices") : family.family + " templates") +
-      " on " + r.backend + " was tried";
+      " on " + r.backend + " was tried" +
+      (renders >= kSourceRenders ? " or, of the " + std::to_string(renders) +
+                                       " rendered last, wrote a kernel proposed before"
+                                 : std::string());
   return out;
 }
 

@@ -34,6 +34,9 @@ struct BuiltinRequest {
   std::string parent_strategy;  ///< the parent's template name
   std::string parent_params;    ///< JSON object
   std::set<std::string> tried;  ///< search::proposal_key() of every earlier proposal for the target
+  /// search::source_digest() of every earlier proposal's source for the target: a point whose
+  /// kernel is one of them is passed over (none: every point is rendered only when proposed).
+  std::set<std::string> tried_sources;
   /// The optimisation strategy to follow (builtin_strategies.hpp); any other text, or none, is
   /// the random mutation.
   std::string strategy;

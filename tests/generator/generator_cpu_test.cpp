@@ -19,6 +19,7 @@
 #include "generator/graph.hpp"
 #include "generator/lowering.hpp"
 #include "proposers/builtin/builtin_proposer.hpp"
+#include "search/novelty.hpp"
 #include "search/population.hpp"
 #include "tests/generator/op_cases.hpp"
 
@@ -221,6 +222,57 @@ TEST(GeneratedCpuLibrary, TheProposerOffersFastMathWhereExpOrLogRunAndTheToleran
     ASSERT_TRUE(p.ok) << p.error;
     EXPECT_EQ(p.params.find("fast_math"), std::string::npos) << p.params;
   }
+}
+
+// The built-in proposer's search on a KernelBench problem as a user brings it (36_RMSNorm_, its
+// file unchanged, imported at small size): most of the generator's choices do not apply to a norm
+// over channels (windows, tiles, a pointwise kernel's elements), so a random move of the parent's
+// choices wrote its source again, a candidate the novelty filter rejects unevaluated. With the
+// digests of the target's earlier sources, every proposal is a kernel not proposed before.
+TEST(GeneratedCpuLibrary, TheProposerNeverOffersAKernelProposedBefore) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_proposer";
+  std::filesystem::create_directories(root);
+  const std::string file = source_dir() + "/tests/kernelbench/upstream/level1/36_RMSNorm_.py";
+  auto imported =
+      evaluation::run(evaluation::task_script("", build::kernelbench_importer,
+                                              {"--out", root.string(), "--shrink", "16", file}),
+                      std::chrono::minutes(5));
+  ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  const auto& task = exported((root / "36_RMSNorm_").string());
+  ASSERT_TRUE(task.ok) << task.error;
+  // A search of 12 proposals: the first the defaults, each later one a move of the first's
+  // choices; returns how many distinct kernels they were.
+  auto search = [&](bool with_sources) {
+    builtin::BuiltinRequest r;
+    r.backend = "cuda";
+    r.export_dir = task.dir;
+    r.direction = "forward";
+    r.direction_doc = task.doc["directions"]["forward"];
+    std::set<std::string> kernels;
+    for (uint64_t i = 0; i < 12; ++i) {
+      r.seed = i;
+      auto p = builtin::propose_builtin(r);
+      EXPECT_TRUE(p.ok) << p.error;
+      if (!p.ok) break;
+      if (i == 0) {
+        r.mode = search::ProposalMode::optimise;
+        r.has_parent = true;
+        r.parent_strategy = p.strategy;
+        r.parent_params = p.params;
+      }
+      r.tried.insert(search::proposal_key(p.strategy, p.params));
+      const std::string digest = search::source_digest(p.source);
+      if (with_sources) {
+        EXPECT_EQ(r.tried_sources.count(digest), 0u) << "proposal " << i << ": " << p.params;
+        r.tried_sources.insert(digest);
+      }
+      kernels.insert(digest);
+    }
+    return kernels.size();
+  };
+  EXPECT_LT(search(false), 12u)
+      << "without the sources, the moves repeat kernels (2 of 12 differed)";
+  EXPECT_EQ(search(true), 12u);
 }
 
 // A tensor the function makes from data (KernelBench's level2/93: torch.min(x, torch.tensor(0.0,
