@@ -57,8 +57,8 @@ double speed_of_light_of(Archive& a, int64_t candidate_id) {
   for (const auto& r : got(a.results(candidate_id))) {
     auto d = json::parse(r.detail_json);
     if (!d.value) continue;
-    times.push_back({(*d.value)["bytes_moved"].as_number(0),
-                     (*d.value)["speed_of_light_ms"].as_number(0), r.kernel_ms.value_or(0)});
+    times.push_back(
+        {(*d.value)["bytes_moved"].as_number(0), copy_bound_ms(*d.value), r.kernel_ms.value_or(0)});
   }
   return speed_of_light_fraction(times);
 }
@@ -403,8 +403,8 @@ json::Value suite_row(Archive& a, const Progress& p) {
     auto detail = json::parse(res.detail_json);
     if (detail.value) {
       const auto& d = *detail.value;
-      bounded.push_back({d["bytes_moved"].as_number(0), d["speed_of_light_ms"].as_number(0),
-                         res.kernel_ms.value_or(0)});
+      bounded.push_back(
+          {d["bytes_moved"].as_number(0), copy_bound_ms(d), res.kernel_ms.value_or(0)});
       if (d["speedup_compiled"].is_number() && d["speedup_compiled"].as_number() > 0)
         compiled_speedups.push_back(d["speedup_compiled"].as_number());
       else if (compiled_note.empty() && d["compiled_unavailable"].is_string())

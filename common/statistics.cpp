@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "common/json.hpp"
+
 namespace kforge {
 
 std::optional<double> geometric_mean(const std::vector<double>& values) {
@@ -20,6 +22,11 @@ double speed_of_light_fraction(const std::vector<BoundedTime>& configs) {
     if (c.kernel_ms > 0 && c.bound_ms > 0 && (!largest || c.bytes_moved > largest->bytes_moved))
       largest = &c;
   return largest ? largest->bound_ms / largest->kernel_ms : 0;
+}
+
+double copy_bound_ms(const json::Value& record) {
+  if (record["copy_bound_ms"].is_number()) return record["copy_bound_ms"].as_number();
+  return 2 * record["speed_of_light_ms"].as_number(0);
 }
 
 }  // namespace kforge

@@ -21,8 +21,9 @@ std::string config_times_text(const std::vector<ConfigReport>& configs) {
     std::snprintf(line, sizeof line, ": %.4g ms (eager %.4g ms, %.3gx", c.kernel.median_ms,
                   c.eager.median_ms, c.speedup);
     out += "- " + c.name + line;
-    if (c.speed_of_light_ms > 0) {
-      std::snprintf(line, sizeof line, "; bound %.4g ms", c.speed_of_light_ms);
+    if (c.copy_bound_ms > 0) {
+      std::snprintf(line, sizeof line, "; its bytes at the copy bandwidth %.4g ms",
+                    c.copy_bound_ms);
       out += line;
     }
     out += ")\n";
@@ -46,7 +47,7 @@ ConfigReport read_config_report(const json::Value& c) {
   }
   r.compiled_unavailable = c["compiled_unavailable"].as_string();
   r.bytes_moved = c["bytes_moved"].as_number(0);
-  r.speed_of_light_ms = c["speed_of_light_ms"].as_number(0);
+  r.copy_bound_ms = copy_bound_ms(c);
   r.check_seconds = c["check_seconds"].as_number(0);
   r.timing_seconds = c["timing_seconds"].as_number(0);
   r.failure_kind = c["failure"]["kind"].as_string();
@@ -97,7 +98,7 @@ json::Value WorkerReport::to_json() const {
 double speed_of_light_fraction(const std::vector<ConfigReport>& configs) {
   std::vector<BoundedTime> times;
   for (const auto& c : configs)
-    times.push_back({c.bytes_moved, c.speed_of_light_ms, c.kernel.median_ms});
+    times.push_back({c.bytes_moved, c.copy_bound_ms, c.kernel.median_ms});
   return kforge::speed_of_light_fraction(times);
 }
 

@@ -38,7 +38,9 @@ struct ConfigReport {
   double speedup_compiled = 0;       ///< over torch.compile, when measured
   std::string compiled_unavailable;  ///< why there is no torch.compile time, when asked for
   double bytes_moved = 0;            ///< what the config must read and write at least
-  double speed_of_light_ms = 0;      ///< the time those bytes take at the device's peak bandwidth
+  /// The time those bytes take at the copy bandwidth measured on the device
+  /// (kforge::copy_bound_ms): a memory-bound kernel streaming at that rate is at 1 of its bound.
+  double copy_bound_ms = 0;
   double check_seconds = 0;          ///< spent on the correctness checks
   double timing_seconds = 0;         ///< spent timing
   std::string failure_kind;          ///< empty when correct

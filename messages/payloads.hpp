@@ -49,7 +49,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ConfigReport& x) {
   return f(caf::meta::type_name("ConfigReport"), x.index, x.name, x.correct, x.max_abs_error,
            x.max_rel_error, x.kernel, x.eager, x.speedup, x.compiled_ms, x.speedup_compiled,
-           x.compiled_unavailable, x.bytes_moved, x.speed_of_light_ms, x.check_seconds,
+           x.compiled_unavailable, x.bytes_moved, x.copy_bound_ms, x.check_seconds,
            x.timing_seconds, x.failure_kind, x.failure_message, x.record_json);
 }
 

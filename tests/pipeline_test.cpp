@@ -93,7 +93,7 @@ evaluator_actor::behavior_type stand_in_evaluator(evaluator_actor::pointer) {
           c.speedup = speedup;
           // The second config moves the most bytes: its bound is 0.4 of the kernel's time.
           c.bytes_moved = speedup * 1e6;
-          c.speed_of_light_ms = speedup == 8.0 ? 0.4 : 0.9;
+          c.copy_bound_ms = speedup == 8.0 ? 0.4 : 0.9;
           c.record_json = "{}";
           e.report.configs.push_back(c);
         }

@@ -140,9 +140,17 @@ ptxas info    : Used 18 registers
   auto p = make_profile("cuda", k, {config});
   EXPECT_EQ(p.doc["kernels"].as_array().size(), 2u);
   EXPECT_NEAR(p.doc["configs"][0]["achieved_gb_per_s"].as_number(), 2000, 1e-6);
-  EXPECT_NEAR(p.doc["configs"][0]["fraction_of_speed_of_light"].as_number(), 0.5, 1e-9);
+  // A record from before `copy_bound_ms`: its bytes at the copy bandwidth take twice its
+  // impossible-speed threshold, 0.5 ms, the kernel's time.
+  EXPECT_NEAR(p.doc["configs"][0]["fraction_of_speed_of_light"].as_number(), 1.0, 1e-9);
   EXPECT_NE(p.brief.find("20 B spilled"), std::string::npos) << p.brief;
-  EXPECT_NE(p.brief.find("50% of the speed-of-light bound"), std::string::npos) << p.brief;
+  EXPECT_NE(p.brief.find("100% of the speed-of-light bound"), std::string::npos) << p.brief;
+  // One with it: the bound is its bytes at the copy bandwidth, whatever the threshold.
+  json::Value with_copy = *parsed;
+  with_copy.set("copy_bound_ms", 0.4);
+  auto q = make_profile("cuda", k, {read_config_report(with_copy)});
+  EXPECT_NEAR(q.doc["configs"][0]["fraction_of_speed_of_light"].as_number(), 0.8, 1e-9);
+  EXPECT_NEAR(q.doc["configs"][0]["copy_bound_ms"].as_number(), 0.4, 1e-9);
 }
 
 }  // namespace
