@@ -751,7 +751,7 @@ EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& reques
     } else if (again["failure"]["after_checks"].as_bool(false)) {
       json::Value f = again["failure"];
       f.set("message",
-            f["message"].as_string() + "; the same in a fresh worker before (" + first + ")");
+            f["message"].as_string() + "; the first worker failed the same way (" + first + ")");
       again.set("failure", std::move(f));
     }
   }
