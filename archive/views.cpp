@@ -100,10 +100,29 @@ bool own_kernel(Archive& a, int64_t candidate_id, const std::string& name) {
   return false;
 }
 
+/// The unit that sets a kernel's pace by its counters' shares of peak (a counters summary's kernel,
+/// evaluation/counter_summary.hpp): "sm" where the SM's pipes are busier than DRAM and L2 (its
+/// instructions, not memory, limit it), "l2" where L2 is at least kL2OverDramPct points busier
+/// than DRAM (it serves again what the kernel's threads share: a streaming kernel's L2 share runs
+/// a few points above its DRAM share), else "dram"; nothing where the summary lacks the shares
+/// (profiles archived before they were kept).
+constexpr double kL2OverDramPct = 10;
+
+std::optional<std::string> limiter_of(const json::Value& kernel) {
+  if (!kernel.contains("sm_pct") || !kernel.contains("l2_pct")) return std::nullopt;
+  const double sm = kernel["sm_pct"].as_number(), dram = kernel["dram_pct"].as_number(),
+               l2 = kernel["l2_pct"].as_number();
+  if (sm > dram && sm > l2) return "sm";
+  if (l2 >= dram + kL2OverDramPct) return "l2";
+  return "dram";
+}
+
 /// What the hardware counters say of the candidate's longest kernel (its profile's counters, read
 /// on one config; evaluation/counter_summary.hpp): {"config", "kernel", "own", "dram_pct",
-/// "bound"}, `own` false where that kernel is a library's the candidate calls (a cuDNN
-/// convolution), or nothing where it has no counters (the CPU backend, or a GPU without them).
+/// "bound", "limiter", "limiter_pct"} (limiter_of and that unit's share of its peak; absent where
+/// the counters lack them), `own` false where that kernel is a library's the candidate calls (a
+/// cuDNN convolution), or nothing where it has no counters (the CPU backend, or a GPU without
+/// them).
 std::optional<json::Value> counters_of(Archive& a, int64_t candidate_id) {
   auto text = a.profile_counters(candidate_id);
   if (!text || !*text) return std::nullopt;
@@ -118,6 +137,10 @@ std::optional<json::Value> counters_of(Archive& a, int64_t candidate_id) {
   out.set("own", own_kernel(a, candidate_id, top[0]["name"].as_string()));
   out.set("dram_pct", top[0]["dram_pct"].as_number());
   out.set("bound", top[0]["roofline"]["bound"].as_string());
+  if (const auto limiter = limiter_of(top[0])) {
+    out.set("limiter", *limiter);
+    out.set("limiter_pct", top[0][*limiter + "_pct"].as_number());
+  }
   return out;
 }
 
@@ -438,6 +461,8 @@ json::Value suite_row(Archive& a, const Progress& p) {
   r.set("bound", counted ? (*counted)["bound"] : json::Value());
   r.set("longest_kernel", counted ? (*counted)["kernel"] : json::Value());
   r.set("longest_kernel_own", counted ? (*counted)["own"] : json::Value());
+  r.set("limiter", counted ? (*counted)["limiter"] : json::Value());
+  r.set("limiter_pct", counted ? (*counted)["limiter_pct"] : json::Value());
   r.set("flags", flags).set("reason", reason);
   return r;
 }
@@ -474,7 +499,9 @@ static std::optional<json::Value> suite_document(Archive& a, int64_t experiment_
         .set("dram_pct", json::Value())
         .set("bound", json::Value())
         .set("longest_kernel", json::Value())
-        .set("longest_kernel_own", json::Value());
+        .set("longest_kernel_own", json::Value())
+        .set("limiter", json::Value())
+        .set("limiter_pct", json::Value());
     r.set("flags", json::Value{json::Array{}}).set("reason", why);
     rows.push(r);
   }

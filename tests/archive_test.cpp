@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "archive/archive.hpp"
 #include "archive/verdict_reason.hpp"
@@ -443,6 +444,48 @@ TEST_F(ArchiveTest, TheBestKernelsCountersComeWithTheTarget) {
   view = test::must(experiment_view(*a, e));
   ASSERT_EQ((*view)["targets"][0]["best_candidate"].as_int(), cpu);
   EXPECT_FALSE((*view)["targets"][0].contains("best_counters"));
+}
+
+// The counters' shares of peak name the unit that sets the longest kernel's pace (the limiter):
+// the SM where its pipes are busier than DRAM and L2 (a max pool's comparisons), L2 where it is
+// 10 points or more busier than DRAM (windows that threads share, read again from L2), else DRAM
+// (a streaming kernel's L2 share runs a few points above its DRAM share); with that unit's share,
+// on the target and on the kernel's suite row. Counters archived without the shares name none.
+TEST_F(ArchiveTest, TheCountersNameTheUnitThatSetsTheLongestKernelsPace) {
+  auto a = open();
+  int64_t e = experiment(*a);
+  double speedup = 1;
+  for (const auto& [shares, limiter, pct] :
+       {std::tuple{R"("sm_pct":97,"dram_pct":62,"l2_pct":86)", "sm", 97.0},
+        std::tuple{R"("sm_pct":48,"dram_pct":68,"l2_pct":95)", "l2", 95.0},
+        std::tuple{R"("sm_pct":16,"dram_pct":80,"l2_pct":86)", "dram", 80.0},
+        std::tuple{R"("sm_pct":60,"dram_pct":88,"l2_pct":97)", "dram", 88.0},
+        std::tuple{R"("dram_pct":70)", "", 0.0}}) {
+    const int64_t id = candidate(*a, e);
+    EXPECT_TRUE(a->add_verdict({id, "verify", "accepted", "", ""}));
+    speedup += 0.1;  // each the target's best in turn
+    ConfigResult r{id, "multi", 0, "c0", true, 0, 0, 1.0, speedup, speedup, "{}"};
+    EXPECT_TRUE(a->record_evaluation({r}, {id, "evaluate", "correct", "", ""}));
+    EXPECT_TRUE(a->add_profile(
+        id, std::string(R"({"summary":{},"counters":{"config":"n=1","candidate":{"kernels":1,)") +
+                R"("ms":1.0,"passes":14,"top":[{"name":"cfg0::k0","ms":1.0,)" + shares +
+                R"(,"roofline":{"bound":"memory","pct_of_roof":60}}]}}})"));
+    auto view = test::must(experiment_view(*a, e));
+    ASSERT_TRUE(view);
+    const auto& c = (*view)["targets"][0]["best_counters"];
+    EXPECT_EQ(c["limiter"].as_string(), limiter) << shares;
+    EXPECT_EQ(c.contains("limiter_pct"), *limiter != 0) << shares;
+    if (*limiter) {
+      EXPECT_DOUBLE_EQ(c["limiter_pct"].as_number(), pct) << shares;
+    }
+    auto suite = test::must(suite_view(*a, e));
+    ASSERT_TRUE(suite);
+    for (const auto& row : (*suite)["rows"].as_array()) {
+      if (row["candidate"].as_int() == id) {
+        EXPECT_EQ(row["limiter"].as_string(), limiter) << shares;
+      }
+    }
+  }
 }
 
 // Once the search is over its best few are timed again: the target's best is the best of those

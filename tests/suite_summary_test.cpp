@@ -110,6 +110,35 @@ TEST(SuiteSummary, CountsTheMemoryBoundBestKernelsThatReachTheirShareOfDramPeak)
   EXPECT_EQ(suite_summary_text(none).find("memory-bound"), std::string::npos);
 }
 
+// The memory-bound best kernels under the DRAM mark are counted by the unit their counters say is
+// busiest (the rows' limiter): the SM, L2 or DRAM itself; one whose counters name none (archived
+// before they did) is in no such count.
+TEST(SuiteSummary, CountsTheKernelsUnderTheDramMarkByTheirBusiestUnit) {
+  auto counted = [](const char* task, double dram, const char* limiter) {
+    json::Value r = row(task, "correct", 1, 1, 1.5, json::Value());
+    r.set("dram_pct", dram).set("bound", "memory");
+    if (*limiter) r.set("limiter", limiter).set("limiter_pct", 90.0);
+    return r;
+  };
+  const auto summary = suite_summary(suite_of({
+      counted("max_pool", 55, "sm"),
+      counted("avg_pool", 74, "l2"),
+      counted("depthwise", 68, "l2"),
+      counted("cumsum", 80, "dram"),
+      counted("relu", 88, "dram"),
+      counted("old_profile", 70, ""),
+  }));
+  const auto& by = summary["all"]["below_dram_target_by_limiter"];
+  EXPECT_EQ(by["sm"].as_int(), 1);
+  EXPECT_EQ(by["l2"].as_int(), 2);
+  EXPECT_EQ(by["dram"].as_int(), 1);  // relu reaches the mark
+  EXPECT_NE(suite_summary_text(summary).find(
+                "memory-bound by the hardware counters: 6, of which 1 reach 85% of DRAM peak (of "
+                "those below, the SM is busiest in 1, L2 in 2, DRAM in 1)\n"),
+            std::string::npos)
+      << suite_summary_text(summary);
+}
+
 TEST(SuiteSummary, TargetsWithKernelsNotYetEvaluatedAreCountedAsPending) {
   const auto summary = suite_summary(suite_of({
       row("a", "correct", 1, 1, 2.0, 1.5),

@@ -24,6 +24,26 @@ TEST(ExperimentTable, SaysWhetherAMemoryBoundBestKernelReachesItsShareOfDramPeak
                        "memory-bound, 66% of DRAM peak: below the 85%"),
             std::string::npos)
       << below;
+  // below the mark, the unit its counters say is busiest says why
+  for (const auto& [limiter, why] :
+       {std::pair{R"("limiter":"sm","limiter_pct":97)",
+                  "below the 85% a memory-bound kernel should reach; its SM is busier (97% of "
+                  "peak): its instructions set its pace\n"},
+        std::pair{
+            R"("limiter":"l2","limiter_pct":96)",
+            "below the 85% a memory-bound kernel should reach; L2 is busier (96% of peak): it "
+            "reads again from L2 what its threads share\n"},
+        std::pair{R"("limiter":"dram","limiter_pct":80)",
+                  "below the 85% a memory-bound kernel should reach; no unit is busier than DRAM: "
+                  "it waits on loads without keeping DRAM busy (too few in flight)\n"}}) {
+    const std::string table = cli::experiment_table(experiment_with(
+        std::string(R"({"config":"n=1","kernel":"cfg0::k0","dram_pct":62,"bound":"memory",)") +
+        limiter + "}"));
+    EXPECT_NE(table.find(why), std::string::npos) << table;
+  }
+  // counters archived without the units' shares: the mark alone
+  EXPECT_NE(below.find("below the 85% a memory-bound kernel should reach\n"), std::string::npos)
+      << below;
   const std::string at = cli::experiment_table(
       experiment_with(R"({"config":"n=1","kernel":"cfg0::k0","dram_pct":87,"bound":"memory"})"));
   EXPECT_NE(at.find("87% of DRAM peak: at or above the 85%"), std::string::npos) << at;

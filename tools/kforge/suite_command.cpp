@@ -78,7 +78,7 @@ std::string suite_csv(const json::Value& suite) {
   std::string out =
       "task,direction,backend,kernel,candidate,status,configs_correct,configs_total,"
       "speedup_eager,speedup_compile,kernel_ms_largest_config,speed_of_light,flags,reason,"
-      "compile_baseline,dram_pct,bound,longest_kernel,longest_kernel_own\n";
+      "compile_baseline,dram_pct,bound,longest_kernel,longest_kernel_own,limiter,limiter_pct\n";
   for (const auto& r : suite["rows"].as_array()) {
     out +=
         csv_field(r["task"].as_string()) + "," + r["direction"].as_string() + "," +
@@ -93,7 +93,7 @@ std::string suite_csv(const json::Value& suite) {
         "," + number_text(r["dram_pct"], "%.3g") + "," + r["bound"].as_string() + "," +
         csv_field(r["longest_kernel"].as_string()) + "," +
         (r["longest_kernel_own"].is_bool() ? (r["longest_kernel_own"].as_bool() ? "1" : "0") : "") +
-        "\n";
+        "," + r["limiter"].as_string() + "," + number_text(r["limiter_pct"], "%.3g") + "\n";
   }
   return out;
 }

@@ -29,6 +29,8 @@ struct Part {
   /// where the longest kernel is the candidate's own; a library's (a cuDNN convolution the kernel
   /// calls) is counted apart, since its DRAM share says nothing of the generated code
   int64_t memory_bound = 0, at_dram_target = 0, library_longest = 0;
+  /// those below kDramTargetPct by the unit their counters say is busiest (the row's limiter)
+  std::map<std::string, int64_t> below_by_limiter;
   double log_eager = 0, log_compile = 0;
 
   void add(const json::Value* best, bool unfinished) {
@@ -43,7 +45,10 @@ struct Part {
       ++library_longest;
     } else if ((*best)["bound"].as_string() == "memory") {
       ++memory_bound;
-      if ((*best)["dram_pct"].as_number() >= kDramTargetPct) ++at_dram_target;
+      if ((*best)["dram_pct"].as_number() >= kDramTargetPct)
+        ++at_dram_target;
+      else if (const auto& limiter = (*best)["limiter"].as_string(); !limiter.empty())
+        ++below_by_limiter[limiter];
     }
     if ((*best)["speedup_compile"].is_number()) {
       const double compiled = (*best)["speedup_compile"].as_number();
@@ -51,6 +56,13 @@ struct Part {
       log_compile += std::log(compiled);
       if (compiled > 1) ++fast_compile;
     }
+  }
+
+  json::Value below_by_limiter_doc() const {
+    json::Value out;
+    out.object();
+    for (const auto& [limiter, n] : below_by_limiter) out.set(limiter, n);
+    return out;
   }
 
   json::Value doc() const {
@@ -67,6 +79,7 @@ struct Part {
         .set("memory_bound", memory_bound)
         .set("memory_bound_at_dram_target", at_dram_target)
         .set("library_longest", library_longest)
+        .set("below_dram_target_by_limiter", below_by_limiter_doc())
         .set("geomean_eager", mean(log_eager, correct))
         .set("geomean_compile", mean(log_compile, compile_timed));
     return out;
@@ -77,6 +90,20 @@ std::string percent(int64_t n, int64_t of) {
   return std::to_string(n) + " (" +
          format("%.0f%%", of > 0 ? 100.0 * static_cast<double>(n) / static_cast<double>(of) : 0) +
          ")";
+}
+
+/// " (of those below, the SM is busiest in 3, L2 in 8, DRAM in 9)", or nothing where no counters
+/// named a limiter.
+std::string below_target_text(const json::Value& by_limiter) {
+  std::string out;
+  for (const auto& [limiter, name] :
+       {std::pair{"sm", "the SM"}, std::pair{"l2", "L2"}, std::pair{"dram", "DRAM"}}) {
+    if (!by_limiter.contains(limiter)) continue;
+    out += std::string(out.empty() ? " (of those below, " : ", ") + name +
+           (out.empty() ? " is busiest in " : " in ") +
+           std::to_string(by_limiter[limiter].as_int());
+  }
+  return out.empty() ? out : out + ")";
 }
 
 std::string part_line(const std::string& title, const json::Value& p) {
@@ -101,7 +128,8 @@ std::string part_line(const std::string& title, const json::Value& p) {
     line +=
         "; memory-bound by the hardware counters: " + std::to_string(p["memory_bound"].as_int()) +
         ", of which " + std::to_string(p["memory_bound_at_dram_target"].as_int()) + " reach " +
-        format("%.0f%%", kDramTargetPct) + " of DRAM peak";
+        format("%.0f%%", kDramTargetPct) + " of DRAM peak" +
+        below_target_text(p["below_dram_target_by_limiter"]);
   if (p["library_longest"].as_int() > 0)
     line += "; " + std::to_string(p["library_longest"].as_int()) +
             " whose longest kernel is a library's (counted in neither)";
