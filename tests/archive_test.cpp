@@ -419,14 +419,25 @@ TEST_F(ArchiveTest, TheBestKernelsCountersComeWithTheTarget) {
       "kernels":1,"ms":1.0,"passes":14,"top":[
         {"name":"a_kernel_whose_name_is_long...","ms":0.9,"dram_pct":80,
          "roofline":{"bound":"memory","pct_of_roof":80}}]}}})";
-  for (const auto& [profile, expected] :
-       {std::pair{library, false}, std::pair{own, true}, std::pair{cut, true}}) {
+  // a kernel that is one ATen call (a generated library kernel of a depthwise convolution): its
+  // compile defined no kernel, so ATen's is not its own; without a list (a compile archived
+  // before the lists were kept) nothing says otherwise
+  const std::string aten = R"({"summary":{},"counters":{"config":"n=1","candidate":{
+      "kernels":1,"ms":1.0,"passes":14,"top":[
+        {"name":"at::native::conv_depthwise2d_forward_kernel<3, float, int>","ms":0.9,
+         "dram_pct":18,"roofline":{"bound":"memory","pct_of_roof":18}}]}}})";
+  const std::string kernels =
+      R"([{"name":"k0","registers":30},{"name":"k1","registers":40},)"
+      R"({"name":"a_kernel_whose_name_is_long_and_cut<4>","registers":32}])";
+  for (const auto& [profile, resources, expected] :
+       {std::tuple{library, kernels, false}, std::tuple{own, kernels, true},
+        std::tuple{cut, kernels, true}, std::tuple{aten, std::string("[]"), false},
+        std::tuple{aten, std::string(), true}}) {
     const int64_t id = evaluated(1.6, profile);
     CompileLog log;
     log.candidate_id = id;
     log.ok = true;
-    log.resources_json = R"([{"name":"k0","registers":30},{"name":"k1","registers":40},)"
-                         R"({"name":"a_kernel_whose_name_is_long_and_cut<4>","registers":32}])";
+    log.resources_json = resources;
     EXPECT_TRUE(a->add_compile(log));
     auto suite_rows = test::must(suite_view(*a, e));
     ASSERT_TRUE(suite_rows);
