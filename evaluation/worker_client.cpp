@@ -541,7 +541,8 @@ std::string WorkerClient::sync_after_result(EvalOutcome& outcome, const std::str
           .set("failure", failure("illegal_memory_access", event["message"].as_string() +
                                                                " (after every check passed, at `" +
                                                                last_stage + "`)")
-                              .set("after_checks", true));
+                              .set("after_checks", true)
+                              .set("stage", last_stage));
     return {};
   }
   return "a `" + kind.substr(0, 40) +
@@ -732,21 +733,34 @@ EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& reques
   // A device fault after every check passed (the trace's or the counters' calls, whose replay
   // under another process's load once failed a correct kernel) is judged again in a fresh
   // worker: a kernel that faults twice is not correct; one whose second evaluation is clean is,
-  // with a flag that says what the first worker saw.
+  // with a flag that says what the first worker saw. Where the fault came at the trace or the
+  // counters, the second evaluation records neither (from the trace on) or no counters: they
+  // explain a verdict and are no part of it, so the profiler cannot fail a correct kernel twice.
   if (result["verdict"].as_string() == "incorrect" &&
       result["failure"]["after_checks"].as_bool(false)) {
     const std::string first = result["failure"]["message"].as_string();
+    const std::string stage = result["failure"]["stage"].as_string();
+    json::Value again_doc = doc;
+    std::string without;
+    if (stage == stage_name(Stage::trace) &&
+        (doc["trace"].as_bool(false) || doc["counters"].as_bool(false))) {
+      again_doc.set("trace", false).set("counters", false);
+      without = " without the kernel trace and the hardware counters";
+    } else if (stage == stage_name(Stage::counters) && doc["counters"].as_bool(false)) {
+      again_doc.set("counters", false);
+      without = " without the hardware counters";
+    }
     if (on_retry) on_retry("the device failed after every check passed: " + first);
     worker.stop();
     const std::string output = outcome.candidate_output;
-    outcome = worker.evaluate(doc, on_event);
+    outcome = worker.evaluate(again_doc, on_event);
     outcome.candidate_output = output + outcome.candidate_output;
     auto& again = outcome.result;
     if (again["verdict"].as_string() == "correct") {
       json::Value flags = again["flags"];
       flags.array();
       flags.push(std::string(kDeviceFaultOnceFlag) + ": " + first +
-                 "; a fresh worker's evaluation was clean");
+                 "; a fresh worker's evaluation" + without + " was clean");
       again.set("flags", std::move(flags));
     } else if (again["failure"]["after_checks"].as_bool(false)) {
       json::Value f = again["failure"];
