@@ -269,23 +269,29 @@ TEST(WorkerRetry, ADeviceFaultAfterEveryCheckPassedIsJudgedInAFreshWorker) {
             std::string::npos)
       << both.dump();
 
-  // A fault at the counters, which would come again with them: the fresh worker's evaluation
-  // records no counters, and its clean verdict stands.
-  std::ofstream(scratch / "faults_need_counters") << "";
-  request.counters = true;
-  std::vector<std::string> profiled;
-  auto counted = judge(2, profiled);
-  EXPECT_EQ(counted["verdict"].as_string(), "correct") << counted.dump();
-  EXPECT_EQ(profiled.size(), 1u);
-  ASSERT_EQ(counted["flags"].as_array().size(), 1u) << counted.dump();
-  EXPECT_NE(counted["flags"][0].as_string().find(
-                "at `counters`); a fresh worker's evaluation without the hardware counters was "
-                "clean"),
-            std::string::npos)
-      << counted.dump();
-  int left = 0;
-  std::ifstream(scratch / "faults_left") >> left;
-  EXPECT_EQ(left, 1) << "the second worker was asked for no counters";
+  // A fault at the counters (or at the trace), which would come again with them: the fresh
+  // worker's evaluation records no counters (neither trace nor counters), and its clean verdict
+  // stands.
+  std::ofstream(scratch / "faults_need_profiler") << "";
+  for (const auto& [trace, words] :
+       {std::pair{false,
+                  "at `counters`); a fresh worker's evaluation without the hardware "
+                  "counters was clean"},
+        std::pair{true,
+                  "at `trace`); a fresh worker's evaluation without the kernel trace and "
+                  "the hardware counters was clean"}}) {
+    request.trace = trace;
+    request.counters = !trace;
+    std::vector<std::string> profiled;
+    auto counted = judge(2, profiled);
+    EXPECT_EQ(counted["verdict"].as_string(), "correct") << counted.dump();
+    EXPECT_EQ(profiled.size(), 1u);
+    ASSERT_EQ(counted["flags"].as_array().size(), 1u) << counted.dump();
+    EXPECT_NE(counted["flags"][0].as_string().find(words), std::string::npos) << counted.dump();
+    int left = 0;
+    std::ifstream(scratch / "faults_left") >> left;
+    EXPECT_EQ(left, 1) << "the second worker was asked for no profile";
+  }
   std::filesystem::remove_all(scratch);
 }
 

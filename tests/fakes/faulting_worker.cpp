@@ -3,10 +3,10 @@
 // kernel's counters leave a sticky error: it answers every request with a correct result, and the
 // supervisor's sync after it with the worker's `fatal` line (kind `illegal_memory_access`) for as
 // many of its processes as the number in `faults_left` (in WorkerOptions::scratch_dir, the folder
-// two levels above its --scratch) says, each taking one. A request that asks for the hardware
-// counters gets a `counters` step before its result; where the file `faults_need_counters` is
-// there too, only such a request's process faults (the profiler's calls break the device, the
-// kernel's do not).
+// two levels above its --scratch) says, each taking one. A request that asks for the kernel trace
+// or the hardware counters gets a `trace` or `counters` step before its result; where the file
+// `faults_need_profiler` is there too, only such a request's process faults (the profiler's calls
+// break the device, the kernel's do not).
 #include <unistd.h>
 
 #include <cstdio>
@@ -45,8 +45,8 @@ int main(int argc, char** argv) {
   }
   if (request_fd < 0 || event_fd < 0 || scratch.empty()) return 2;
   const auto faults = scratch.parent_path().parent_path() / "faults_left";
-  const bool need_counters =
-      std::filesystem::exists(scratch.parent_path().parent_path() / "faults_need_counters");
+  const bool need_profiler =
+      std::filesystem::exists(scratch.parent_path().parent_path() / "faults_need_profiler");
   FILE* requests = ::fdopen(request_fd, "r");
   kforge::json::Value ready;
   ready.set("event", "ready");
@@ -60,16 +60,18 @@ int main(int argc, char** argv) {
     const std::string op = (*request.value)["op"].as_string();
     kforge::json::Value event;
     if (op == "evaluate") {
-      const bool counters = (*request.value)["counters"].as_bool(false);
-      if (counters) {
+      bool profiled = false;
+      for (const char* stage : {"trace", "counters"}) {
+        if (!(*request.value)[stage].as_bool(false)) continue;
         kforge::json::Value step;
-        step.set("event", "step").set("stage", "counters").set("config", int64_t{0});
+        step.set("event", "step").set("stage", stage).set("config", int64_t{0});
         send(event_fd, step);
+        profiled = true;
       }
       kforge::json::Value none;
       none.array();
       event.set("event", "result").set("verdict", "correct").set("configs", none);
-      faulty = (counters || !need_counters) && take_fault(faults);
+      faulty = (profiled || !need_profiler) && take_fault(faults);
     } else if (op == "sync" && faulty) {
       event.set("event", "fatal")
           .set("kind", "illegal_memory_access")

@@ -14,16 +14,16 @@
 namespace kforge::cli {
 
 /// `suite`: the archive's suite document (rows with task, direction, backend, status,
-/// configs_correct/total, speedup_eager, speedup_compile, flags). Returns
-/// {"all": PART, "without_library": PART}, a PART being {targets, correct, fast_1_eager,
+/// configs_correct/total, speedup_eager, speedup_compile, flags, dram_pct, bound, limiter).
+/// Returns {"all": PART, "without_library": PART}, a PART being {targets, correct, fast_1_eager,
 /// fast_1_compile, compile_timed, pending, memory_bound, memory_bound_at_dram_target,
-/// below_dram_target_by_limiter, library_longest, geomean_eager, geomean_compile}; memory_bound counts the best kernels whose rows' hardware
-/// counters (dram_pct, bound) say memory-bound, and of those the ones at kDramTargetPct of DRAM
-/// peak or more (below_dram_target_by_limiter: those under it by the rows' limiter, {"sm": N,
-/// "l2": N, "dram": N}); compile_timed counts
-/// the correct targets whose best kernel has a torch.compile time (geomean_compile is over those);
-/// pending the targets with a kernel not evaluated yet (a suite stopped or still running); a
-/// geometric mean of nothing is null.
+/// below_dram_target_by_limiter, library_longest, geomean_eager, geomean_compile}; memory_bound
+/// counts the best kernels whose rows' hardware counters (dram_pct, bound) say memory-bound, and
+/// of those the ones at kDramTargetPct of DRAM peak or more; below_dram_target_by_limiter those
+/// under it by the rows' limiter ({"sm": N, "l2": N, "dram": N}); compile_timed counts the correct
+/// targets whose best kernel has a torch.compile time (geomean_compile is over those); pending the
+/// targets with a kernel not evaluated yet (a suite stopped or still running); a geometric mean of
+/// nothing is null.
 json::Value suite_summary(const json::Value& suite);
 
 /// The summary as lines for the terminal.
