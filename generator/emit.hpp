@@ -93,6 +93,15 @@ struct CudaChoices {
   /// an H200 1.1-1.5 % faster on KernelBench's 89-92, 2.8 % slower on 93_masked_cumsum
   /// (BENCHMARKS.md, issue 36's twenty-sixth step).
   bool scan_prefetch = false;
+  /// Warps of a block that share a scan's row along its last dimension (1, 2, 4, 8, 16, 32; the
+  /// block is then 32 * scan_warps threads whatever `block_threads` says): each step of 512 a warp
+  /// is scan_warps consecutive runs of 512 elements, one a warp, scanned as with a warp a row,
+  /// the warps' totals added through shared memory before the step's outputs are stored, the
+  /// row's last elements (past the steps) warp 0's. 1: a warp a row; 0 by rule: 16; halved while
+  /// the step is longer than the row or leaves 512 elements or more past the last step
+  /// (generator/emit_cuda.cpp, scan_warps_of: on an H200
+  /// KernelBench's 89_cumsum by hand 81 % of DRAM peak with a warp a row, 85 % with 16).
+  int scan_warps = 0;
   /// A pointwise kernel's full blocks take each thread's elements four consecutive ones at a time
   /// (rows of a multiple of four elements): a float buffer read along the row is one 16-byte load
   /// for the four, one that does not read along it (a channel's statistic) one load for the four,

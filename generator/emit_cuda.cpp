@@ -552,6 +552,12 @@ struct CudaKernel {
   bool row_vectors = false;
   bool pointwise_vectors = false;  ///< CudaChoices::pointwise_vectors (emit_pointwise_vectors)
   bool scan_prefetch = false;      ///< CudaChoices::scan_prefetch (scan_vectors)
+  /// Warps of the block that share a scan's row (CudaChoices::scan_warps): o = blockIdx.x, warp
+  /// kf_wp of them walks the elements kf_wp * 512 to kf_wp * 512 + 511 of each step of
+  /// 512 * scan_warps (scan_vectors), the row's last elements left to warp 0; 1: a warp a row.
+  int scan_warps = 1;
+  /// Whether scan_vectors walked the row in steps of four elements a lane (what scan_warps needs).
+  bool scan_in_steps = false;
   struct RowVector {
     int buffer = 0;
     std::string base;  ///< the offset's part other than r, a multiple of four elements
@@ -1617,7 +1623,9 @@ struct CudaKernel {
     const std::string each = "#pragma unroll\n    for (int kf_j = 0; kf_j < 4; ++kf_j) {\n";
     out += "  " + t + " kf_c = " + init + ";\n  " + ix + " kf_r = 0;\n";
     scan_vectors(s, t, op);
-    out += "  for (; live && kf_r < " + r + "; kf_r += 128) {\n";
+    // the row's last elements, past the steps of scan_vectors: warp 0's where warps share it
+    out += "  for (; live" + std::string(scan_warps > 1 ? " && kf_wp == 0" : "") + " && kf_r < " +
+           r + "; kf_r += 128) {\n";
     out += "    " + t + " kf_u[4];\n" + each;
     out += "      " + element("kf_r + kf_j * 32 + lane");
     out += "      kf_u[kf_j] = " + readable + " ? " + value + " : " + init + ";\n    }\n" + each;
@@ -1644,17 +1652,24 @@ struct CudaKernel {
   /// suffix scan walks its lane's four elements from the last (kf_r4 is the first of them in
   /// memory, R - 4 - q: rows of a multiple of four keep it aligned). `t`, `op`: as scan's.
   void scan_vectors(const Stage& s, const std::string& t, const std::string& op) {
-    constexpr int64_t kQuads = 4, kStep = kQuads * 128;
+    constexpr int64_t kQuads = 4;
+    // a warp's 512 elements, scan_warps of them a step
+    const int64_t kStep = kQuads * 128 * scan_warps;
     const int64_t r = numel(k.inner_shape());
     const Buffer& b = p.buffers[static_cast<size_t>(s.buffer)];
     const int64_t read = b.exclusive ? r - 1 : r;  // the elements walked whose values it reads
-    if (read < kStep || (b.reverse && r % 4 != 0)) return;
+    // warps that share the row leave no more of it to warp 0 than a warp a row leaves itself
+    if (read < kStep || (b.reverse && r % 4 != 0) ||
+        (scan_warps > 1 && read % kStep >= kQuads * 128))
+      return;
     const std::string vector = vector_text([&] { return text(s.value); });
     const std::string store = vector_store(s);
     if (vector.empty() && store.empty()) return;
+    scan_in_steps = true;
+    const std::string warp = scan_warps > 1 ? " + kf_wp * " + n(kQuads * 128) : "";
     // the loop over the step's four groups, kf_r4 the first of a lane's four elements in memory
     const auto quad = [&](const std::string& step) {
-      const std::string q4 = step + " + kf_k * 128 + lane * 4";
+      const std::string q4 = step + warp + " + kf_k * 128 + lane * 4";
       return "#pragma unroll\n    for (int kf_k = 0; kf_k < " + n(kQuads) +
              "; ++kf_k) {\n      const " + ix +
              " kf_r4 = " + (b.reverse ? n(r - 4) + " - (" + q4 + ")" : q4) + ";\n";
@@ -1686,8 +1701,42 @@ struct CudaKernel {
     scan += "      " + st + " v = kf_q[3];\n";
     scan += warp_scan(st, op);
     scan += "      const " + st + " kf_before = __shfl_up_sync(0xffffffffu, v, 1);\n";
+    const std::string total = "__shfl_sync(0xffffffffu, v, 31)";  // the group's, in `st`
     std::string value;  // the element's output; an exclusive scan's from the elements before it
-    if (step_in_float) {
+    if (scan_warps > 1) {
+      // Warps that share the row: each scans its 512 elements as a warp a row does, each group
+      // from its own start (kf_l, and the group's total kf_g), until the warps' totals, exchanged
+      // through shared memory in `t`, give each warp the carry of those before it in the step
+      // (kf_pw); then each group's outputs are its carry (kf_b, in `t`) and its values, stored as
+      // with a warp a row. Two slots of totals, a step's parity apart, so that one barrier a step
+      // keeps a warp from writing a slot another still reads.
+      const std::string one = std::string(op == " + " ? "0" : "1"), init = t + "(" + one + ")";
+      scan +=
+          "      const " + st + " kf_p = lane == 0 ? " + st + "(" + one + ") : kf_before;\n" +
+          "#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) kf_l[kf_k * 4 + kf_e] = " +
+          (b.exclusive ? "kf_e == 0 ? kf_p : kf_p" + op + "kf_q[kf_e - 1]"
+                       : "kf_p" + op + "kf_q[kf_e]") +
+          ";\n      kf_g[kf_k] = " + total + ";\n    }\n";
+      scan += "    if (lane == 0) {\n      " + t + " kf_w = " + init + ";\n#pragma unroll\n" +
+              "      for (int kf_k = 0; kf_k < " + n(kQuads) + "; ++kf_k) kf_w = kf_w" + op +
+              "static_cast<" + t + ">(kf_g[kf_k]);\n      kf_scan_total[kf_par][kf_wp] = kf_w;\n" +
+              "    }\n    __syncthreads();\n";
+      scan += "    " + t + " kf_pw = " + init + ", kf_all = " + init +
+              ";\n#pragma unroll\n    for (int kf_i = 0; kf_i < " + n(scan_warps) +
+              "; ++kf_i) {\n      const " + t + " kf_t = kf_scan_total[kf_par][kf_i];\n" +
+              "      if (kf_i < kf_wp) kf_pw = kf_pw" + op + "kf_t;\n      kf_all = kf_all" + op +
+              "kf_t;\n    }\n    kf_par ^= 1;\n    " + t + " kf_b = kf_c" + op + "kf_pw;\n";
+      const std::string local = "kf_l[kf_k * 4 + " + walked + "]";
+      scan += quad("kf_r");
+      if (step_in_float) {
+        scan += "      const float kf_ch = static_cast<float>(kf_b);\n";
+        scan +=
+            "      const float kf_cl = static_cast<float>(kf_b - static_cast<double>(kf_ch));\n";
+        value = "kf_ch + (" + local + " + kf_cl)";
+      } else {
+        value = "kf_b" + op + local;
+      }
+    } else if (step_in_float) {
       scan += "      const float kf_p = lane == 0 ? 0.0f : kf_before;\n";
       scan += "      const float kf_ch = static_cast<float>(kf_c);\n";
       scan += "      const float kf_cl = static_cast<float>(kf_c - static_cast<double>(kf_ch));\n";
@@ -1708,10 +1757,17 @@ struct CudaKernel {
       scan += each + "        b" + std::to_string(b.id) + "[" + s.offset->text +
               "] = static_cast<" + c_type(b.dtype) + ">(" + value + ");\n      }\n";
     }
-    const std::string total = "__shfl_sync(0xffffffffu, v, 31)";  // the group's, in `st`
-    scan += "      kf_c = kf_c" + op +
-            (step_in_float ? "static_cast<double>(" + total + ")" : total) + ";\n    }\n";
     const std::string regs = "[" + n(4 * kQuads) + "];\n";
+    if (scan_warps > 1) {
+      // the next group's carry; the step's added to the row's
+      scan += "      kf_b = kf_b" + op + "static_cast<" + t + ">(kf_g[kf_k]);\n    }\n" +
+              "    kf_c = kf_c" + op + "kf_all;\n";
+      out += "  __shared__ " + t + " kf_scan_total[2][" + n(scan_warps) + "];\n  int kf_par = 0;\n";
+      scan = "    " + st + " kf_l" + regs + "    " + st + " kf_g[" + n(kQuads) + "];\n" + scan;
+    } else {
+      scan += "      kf_c = kf_c" + op +
+              (step_in_float ? "static_cast<double>(" + total + ")" : total) + ";\n    }\n";
+    }
     if (!scan_prefetch) {
       out += "  for (; live && kf_r + " + n(kStep) + " <= " + n(read) + "; kf_r += " + n(kStep) +
              ") {\n    " + u + "kf_u" + regs + load("kf_u", "kf_r") + scan + "  }\n";
@@ -2033,7 +2089,7 @@ struct CudaKernel {
       return grid_of_pointwise();
     }
     const int64_t outer = numel(k.outer_shape());
-    const int per_block = threads / group;
+    const int per_block = scan_warps > 1 ? 1 : threads / group;
     const int64_t grid = cluster > 1 ? outer * cluster : (outer + per_block - 1) / per_block;
     cluster_steps = cluster_arrays = 0;
     if (cluster > 1) out += "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\n";
@@ -2134,7 +2190,10 @@ struct CudaKernel {
              n(group) + " + static_cast<int>(threadIdx.x);\n";
     } else {
       const std::string block = column_launch > 0 ? "kf_block0 + blockIdx.x" : "blockIdx.x";
-      if (apart > 1)
+      if (scan_warps > 1)
+        out += "  const " + ix + " o = static_cast<" + ix + ">(" + block +
+               ");\n  const int lane = threadIdx.x % 32;\n  const int kf_wp = threadIdx.x / 32;\n";
+      else if (apart > 1)
         out += "  const " + ix + " o = static_cast<" + ix + ">(" + block + ") * " + n(per_block) +
                " + threadIdx.x % " + n(apart) + ";\n  const int lane = threadIdx.x / " + n(apart) +
                ";\n";
@@ -2349,6 +2408,26 @@ int spread_outputs(const Kernel& k, const CudaChoices& c) {
   return v;
 }
 
+/// Warps of a block that share a scan's row (CudaChoices::scan_warps) for `c`, a warp a row: the
+/// choice, halved while its step of 512 elements a warp is longer than the elements the row reads,
+/// leaves 512 or more of them past its last step (warp 0's alone) or the scan would not walk the
+/// row in steps of four elements a lane (a probe, emitted and dropped);
+/// by rule (0) kScanWarps. On an H200 (BENCHMARKS.md, issue 36's fortieth step) KernelBench's
+/// 89_cumsum (rows of 32768) by hand: 4 warps a row as fast as a warp a row (81 % of DRAM peak),
+/// 8 warps 83 %, 16 warps 85 %: fewer rows walked at once, each in longer runs.
+int scan_warps_of(const CudaKernel& c, const CudaChoices& ch) {
+  constexpr int kScanWarps = 16;
+  for (int v = ch.scan_warps == 0 ? kScanWarps : ch.scan_warps; v > 1; v /= 2) {
+    CudaKernel probe = c;
+    probe.out.clear();
+    probe.scan_warps = v;
+    probe.threads = 32 * v;
+    probe.emit("kf_probe");
+    if (probe.scan_in_steps) return v;
+  }
+  return 1;
+}
+
 }  // namespace
 
 const char* cuda_reductions_prelude() {
@@ -2397,6 +2476,8 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;
+      if (scan && c.group == 32) c.scan_warps = scan_warps_of(c, ch);
+      if (c.scan_warps > 1) c.threads = 32 * c.scan_warps;
       if (ch.index32 && c.narrow_indices()) c.ix = "int";
       const bool walk = k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1;
       // a column walk: a thread (or a group split across the block) an output of a reduction

@@ -79,7 +79,8 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule);
 /// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1), and a
 /// pointwise kernel its elements (`pointwise_vectors` 1); whether a scan loads its next step
-/// before it scans this one (`scan_prefetch` 0); in how many launches of how many blocks an SM
+/// before it scans this one (`scan_prefetch` 0) and how many warps share its row (`scan_warps`, 0
+/// by rule); in how many launches of how many blocks an SM
 /// a column walk's grid runs (`column_launch`, -1 by rule, 0: one launch) and across how many
 /// lanes a block apart its column is split (`column_split`, 0 by rule); about how many partial
 /// results a reduction of few outputs over many elements is split into (`partials`, 0 by rule).
@@ -107,6 +108,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"row_vectors", {0, 1}, 1},
                  {"pointwise_vectors", {0, 1}, 1},
                  {"scan_prefetch", {0, 1}, 0},
+                 {"scan_warps", {0, 1, 8}, 0},
                  {"column_launch", {-1, 0, 2, 4}, 0},
                  {"column_split", {0, 1, 2, 4}, 0},
                  {"partials", {0, 4096, 16384, 65536}, 0}};
@@ -155,6 +157,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("pointwise_vectors"); it != v.end())
       g.cuda.pointwise_vectors = it->second == 1;
     if (auto it = v.find("scan_prefetch"); it != v.end()) g.cuda.scan_prefetch = it->second == 1;
+    if (auto it = v.find("scan_warps"); it != v.end()) g.cuda.scan_warps = int(it->second);
     if (auto it = v.find("column_launch"); it != v.end()) g.cuda.column_launch = int(it->second);
     if (auto it = v.find("column_split"); it != v.end()) g.cuda.column_split = int(it->second);
     if (auto it = v.find("partials"); it != v.end()) g.partials = it->second;

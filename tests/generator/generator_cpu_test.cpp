@@ -1480,7 +1480,8 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
 // whose start is not a multiple of four elements is stored one element a store.
 TEST(GeneratedCudaSource, AScanReadsAndStoresFourElementsALane) {
   const auto source = [](const std::string& name, const std::string& expression,
-                         const std::string& shape, const generator::CudaChoices& c = {}) {
+                         const std::string& shape, generator::CudaChoices c = {}) {
+    c.scan_warps = 1;  // rows of 1028 are shared by 2 warps by rule (ScanWarpsShareALongRow)
     return cuda_source({name, "x", expression, {"[torch.randn(" + shape + ")]"}}, c);
   };
   const std::string masked = source("scan_masked", "torch.cumsum(x * (x > 0), dim=1)", "64, 1028");
@@ -1521,7 +1522,9 @@ TEST(GeneratedCudaSource, AScanReadsAndStoresFourElementsALane) {
 // each (no copy of a flipped or concatenated scan), reading and storing four elements a lane.
 TEST(GeneratedCudaSource, AReversedOrExclusiveScanIsOnePass) {
   const auto source = [](const std::string& name, const std::string& expression) {
-    return cuda_source({name, "x", expression, {"[torch.randn(64, 1028)]"}});
+    generator::CudaChoices warp_a_row;  // rows of 1028 are shared by 2 warps by rule
+    warp_a_row.scan_warps = 1;          // (ScanWarpsShareALongRow)
+    return cuda_source({name, "x", expression, {"[torch.randn(64, 1028)]"}}, warp_a_row);
   };
   const std::string reversed = source("scan_reversed", "torch.cumsum(x.flip(1), dim=1).flip(1)");
   const std::string exclusive =
@@ -1547,6 +1550,44 @@ TEST(GeneratedCudaSource, AReversedOrExclusiveScanIsOnePass) {
   EXPECT_EQ(occurrences(exclusive, "kf_ch + ((kf_e == 0 ? kf_p : kf_p + kf_q[kf_e - 1]) + kf_cl)"),
             1u)
       << exclusive;
+}
+
+// Warps of a block sharing a scan's row (the choice scan_warps; KernelBench's 89-93, rows of
+// 32768): by rule 16 where the row takes steps of 8192 leaving fewer than 512 elements to warp 0,
+// halved until it does; each warp's groups scanned as with a warp a row, the warps' totals added
+// through shared memory in double (a float sum's), one barrier a step.
+TEST(GeneratedCudaSource, ScanWarpsShareALongRow) {
+  const auto source = [](const std::string& name, const std::string& expression,
+                         const std::string& shape, int warps = 0) {
+    generator::CudaChoices c;
+    c.scan_warps = warps;
+    return cuda_source({name, "x", expression, {"[torch.randn(" + shape + ")]"}}, c);
+  };
+  const std::string sum = source("scan_long", "torch.cumsum(x, dim=1)", "4, 16384");
+  EXPECT_EQ(occurrences(sum, "__launch_bounds__(512)"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "__shared__ double kf_scan_total[2][16];"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "kf_r + 8192 <= 16384; kf_r += 8192"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "kf_r + kf_wp * 512 + kf_k * 128 + lane * 4"), 3u) << sum;
+  EXPECT_EQ(occurrences(sum, "    __syncthreads();\n    double kf_pw"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "kf_ch + (kf_l[kf_k * 4 + kf_e] + kf_cl)"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "live && kf_wp == 0 && kf_r < 16384"), 1u) << sum;
+  EXPECT_EQ(occurrences(sum, "<<<4, 512, 0, stream>>>"), 1u) << sum;
+  // an exclusive scan of rows of 16384 reads 16383: 8191 left past a step of 8192, 4095 past
+  // steps of 4096, ..., 511 past 512: a warp a row
+  const std::string exclusive = source(
+      "scan_exclusive_long",
+      "torch.cat((torch.zeros_like(x[:, :1]), torch.cumsum(x[:, :-1], dim=1)), 1)", "4, 16384");
+  EXPECT_EQ(occurrences(exclusive, "kf_scan_total"), 0u) << exclusive;
+  EXPECT_EQ(occurrences(exclusive, "kf_r + 512 <= 16383"), 1u) << exclusive;
+  // a product's totals in float; the choice 4 over rows of 1028 halved to 2 (steps of 1024)
+  const std::string product = source("scan_product", "torch.cumprod(x, dim=-1)", "4, 1028", 4);
+  EXPECT_EQ(occurrences(product, "__shared__ float kf_scan_total[2][2];"), 1u) << product;
+  EXPECT_EQ(occurrences(product, "kf_r + 1024 <= 1028"), 1u) << product;
+  EXPECT_EQ(occurrences(product, "float kf_b = kf_c * kf_pw;"), 1u) << product;
+  // 1: a warp a row, 8 rows a block of 256 threads
+  const std::string one = source("scan_long", "torch.cumsum(x, dim=1)", "4, 16384", 1);
+  EXPECT_EQ(occurrences(one, "kf_scan_total"), 0u) << one;
+  EXPECT_EQ(occurrences(one, "<<<1, 256, 0, stream>>>"), 1u) << one;
 }
 
 TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {

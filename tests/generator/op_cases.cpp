@@ -570,6 +570,16 @@ std::string check_generated_scan_prefetch(const std::string& task_dir) {
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "kf_n[16]");
 }
 
+std::string check_generated_scan_warps(const std::string& task_dir, int warps, int sharing) {
+  generator::CudaChoices cuda;
+  cuda.scan_warps = warps;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
+                            sharing == 1
+                                ? "const int64_t o = static_cast<int64_t>(blockIdx.x) * 8 + "
+                                  "threadIdx.x / 32;"
+                                : "kf_scan_total[2][" + std::to_string(sharing) + "]");
+}
+
 std::string check_generated_column_launch(const std::string& task_dir, int blocks) {
   generator::CudaChoices cuda;
   cuda.column_launch = blocks;

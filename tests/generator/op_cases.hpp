@@ -90,6 +90,9 @@ std::string check_generated_spread(const std::string& task_dir, int spread);
 /// As check_generated on the CUDA backend with the next scan step's values loaded before this
 /// step's are scanned (the choice scan_prefetch), which the source must then have.
 std::string check_generated_scan_prefetch(const std::string& task_dir);
+/// Generates with the choice scan_warps at `warps` (1: a warp a row) and checks the kernel, whose
+/// source must have a scan of `sharing` warps a row (the choice halved where the rows are short).
+std::string check_generated_scan_warps(const std::string& task_dir, int warps, int sharing);
 /// As check_generated on the CUDA backend with column walks launched in slices of `blocks`
 /// blocks an SM (the choice column_launch), which the source must then have.
 std::string check_generated_column_launch(const std::string& task_dir, int blocks);

@@ -153,6 +153,25 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaScanPrefetch, testing::ValuesIn([] {
                          }()),
                          [](const auto& info) { return info.param.name; });
 
+// Scans along the last dimension with a warp a row (the choice scan_warps 1, the rule before it)
+// and with 4 warps sharing a row (rows of 8192: steps of 2048; rows of 1028 halve it to 2 warps,
+// steps of 1024 and the last 4 elements warp 0's), plain, reversed, exclusive and far from zero.
+class GeneratedCudaScanWarps : public testing::TestWithParam<int> {};
+TEST_P(GeneratedCudaScanWarps, IsCorrectWithTheRowsWarpsSharingIt) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const auto& c : op_cases()) {
+    if (c.name != "scans_long_rows" && c.name != "scans_far_from_zero" &&
+        c.name != "scans_reversed_and_shorter" && c.name != "scans_suffix_and_exclusive")
+      continue;
+    OpCase named = c;
+    named.name += "_scan_warps" + std::to_string(GetParam());
+    // 4 warps share the rows of 8192; those of 1028 (or 1027) the 2 that fit them
+    const int sharing = GetParam() == 4 && c.name != "scans_far_from_zero" ? 2 : GetParam();
+    EXPECT_EQ(check_generated_scan_warps(cuda_case(named), GetParam(), sharing), "") << c.name;
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaScanWarps, testing::Values(1, 4));
+
 // Column walks launched in slices of 1 and 2 blocks an SM (the choice column_launch): the column
 // walks case's grids of 273 and 59 blocks end in a partial slice, or fit one.
 class GeneratedCudaColumnLaunch : public testing::TestWithParam<int> {};

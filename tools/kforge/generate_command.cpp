@@ -90,6 +90,11 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_flag("--scan-prefetch", cuda.scan_prefetch,
                "CUDA: a scan's steps of 512 elements (row vectors) load the next step's values "
                "before they scan this one's, rather than loading their values, then scanning them");
+  app.add_option("--scan-warps", cuda.scan_warps,
+                 "CUDA: warps of a block that share a scan's row, each step 512 elements a warp, "
+                 "their totals added through shared memory; 1: a warp a row; 0 by rule (16, "
+                 "halved while the step is longer than the row; default)")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8, 16, 32}));
   app.add_flag("--window-stores", cuda.window_stores,
                "CUDA: window outputs (--window 2, 4, 8) are stored by their warp together, 32 "
                "consecutive a store, through shared memory");
