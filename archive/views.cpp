@@ -9,6 +9,7 @@
 
 #include "archive/verdict_reason.hpp"
 #include "archive/view_reads.hpp"
+#include "common/pace.hpp"
 #include "common/statistics.hpp"
 #include "messages/event_details.hpp"
 
@@ -101,29 +102,12 @@ bool own_kernel(Archive& a, int64_t candidate_id, const std::string& name) {
   return false;
 }
 
-/// The unit that sets a kernel's pace by its counters' shares of peak (a counters summary's kernel,
-/// evaluation/counter_summary.hpp): "sm" where the SM's pipes are busier than DRAM and L2 (its
-/// instructions, not memory, limit it), "l2" where L2 is at least kL2OverDramPct points busier
-/// than DRAM (it serves again what the kernel's threads share: a streaming kernel's L2 share runs
-/// a few points above its DRAM share), else "dram"; nothing where the summary lacks the shares
-/// (profiles archived before they were kept).
-constexpr double kL2OverDramPct = 10;
-
-std::optional<std::string> limiter_of(const json::Value& kernel) {
-  if (!kernel.contains("sm_pct") || !kernel.contains("l2_pct")) return std::nullopt;
-  const double sm = kernel["sm_pct"].as_number(), dram = kernel["dram_pct"].as_number(),
-               l2 = kernel["l2_pct"].as_number();
-  if (sm > dram && sm > l2) return "sm";
-  if (l2 >= dram + kL2OverDramPct) return "l2";
-  return "dram";
-}
-
 /// What the hardware counters say of the candidate's longest kernel (its profile's counters, read
 /// on one config; evaluation/counter_summary.hpp): {"config", "kernel", "own", "dram_pct",
-/// "bound", "limiter", "limiter_pct"} (limiter_of and that unit's share of its peak; absent where
-/// the counters lack them), `own` false where that kernel is a library's the candidate calls (a
-/// cuDNN convolution), or nothing where it has no counters (the CPU backend, or a GPU without
-/// them).
+/// "bound", "limiter", "limiter_pct"} (common/pace.hpp's limiter_of and that unit's share of its
+/// peak; absent where the counters lack them), `own` false where that kernel is a library's the
+/// candidate calls (a cuDNN convolution), or nothing where it has no counters (the CPU backend, or
+/// a GPU without them).
 std::optional<json::Value> counters_of(Archive& a, int64_t candidate_id) {
   auto text = a.profile_counters(candidate_id);
   if (!text || !*text) return std::nullopt;

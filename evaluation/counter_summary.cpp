@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/numbers.hpp"
+#include "common/pace.hpp"
 #include "evaluation/kernel_names.hpp"
 
 namespace kforge::evaluation {
@@ -139,6 +140,19 @@ std::string describe_kernel(const json::Value& k) {
   return line;
 }
 
+/// For the candidate's longest kernel, memory-bound under kDramTargetPct of DRAM peak: that it is,
+/// and which unit is busier than DRAM (common/pace.hpp), so that a proposer knows what to spare.
+std::string below_dram_target(const json::Value& k) {
+  const double dram = k["dram_pct"].as_number();
+  if (k["roofline"]["bound"].as_string() != "memory" || !k.contains("dram_pct") ||
+      dram >= kDramTargetPct)
+    return "";
+  const auto limiter = limiter_of(k);
+  return " (below the " + fmt("%.0f%%", kDramTargetPct) +
+         " of DRAM peak a memory-bound kernel should reach" +
+         (limiter ? below_dram_target_why(*limiter, k[*limiter + "_pct"].as_number()) : "") + ")";
+}
+
 }  // namespace
 
 CountersSummary summarise_counters(const json::Value& counters, const std::string& config_name) {
@@ -156,6 +170,7 @@ CountersSummary summarise_counters(const json::Value& counters, const std::strin
     c.brief += candidate ? " the kernel's " : "; eager's ";
     c.brief +=
         s["top"].as_array().empty() ? std::string("no kernels") : describe_kernel(s["top"][0]);
+    if (candidate && !s["top"].as_array().empty()) c.brief += below_dram_target(s["top"][0]);
     if (s.contains("skipped"))
       c.brief += " (" + std::string(s["kernels"].as_int() == 0 ? "its " : "") +
                  std::to_string(s["skipped"].as_int()) +

@@ -76,6 +76,33 @@ TEST(CounterSummary, PlacesKernelsOnTheRooflineAndNamesTheirStalls) {
   EXPECT_NE(s.brief.find("memory-bound at 82% of the roofline"), std::string::npos) << s.brief;
   EXPECT_NE(s.brief.find("stalls long_scoreboard 82"), std::string::npos) << s.brief;
   EXPECT_NE(s.brief.find("; eager's saxpy"), std::string::npos) << s.brief;
+  // The candidate's memory-bound kernel under the 85 % mark, and the unit busier than DRAM: none
+  // (SM 27 %, L2 75 %); eager's gets no such words.
+  EXPECT_NE(s.brief.find(" cycles/instruction (below the 85% of DRAM peak a memory-bound kernel "
+                         "should reach; no unit is busier than DRAM: it waits on loads without "
+                         "keeping DRAM busy (too few in flight)); eager's"),
+            std::string::npos)
+      << s.brief;
+  EXPECT_EQ(s.brief.find("below the", s.brief.find("; eager's")), std::string::npos) << s.brief;
+}
+
+// A memory-bound kernel whose L2 is 10 points or more busier than DRAM (KernelBench's depthwise
+// convolutions: L2 95-97 %, DRAM 54-83 %) is told so; one at the mark gets no such words.
+TEST(CounterSummary, TheBriefNamesTheUnitBusierThanDram) {
+  std::string shared = kSaxpy;
+  shared.replace(shared.find("\"l2_throughput_pct\":75.33"), 25, "\"l2_throughput_pct\":96.00");
+  auto s = summarise_counters(counters_of(shared, kSaxpy), "big");
+  EXPECT_NE(s.brief.find("(below the 85% of DRAM peak a memory-bound kernel should reach; L2 is "
+                         "busier (96% of peak): more traffic goes through L2 than through DRAM "
+                         "(windows its threads share read again, stores that fill part of a "
+                         "sector))"),
+            std::string::npos)
+      << s.brief;
+  std::string streaming = kSaxpy;
+  streaming.replace(streaming.find("\"dram_throughput_pct\":82.04"), 27,
+                    "\"dram_throughput_pct\":88.00");
+  EXPECT_EQ(summarise_counters(counters_of(streaming, kSaxpy), "big").brief.find("below the"),
+            std::string::npos);
 }
 
 TEST(CounterSummary, TensorCoreKernelsAreNotPlacedOnTheFp32Roofline) {

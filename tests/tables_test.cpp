@@ -31,8 +31,9 @@ TEST(ExperimentTable, SaysWhetherAMemoryBoundBestKernelReachesItsShareOfDramPeak
                   "peak): its instructions set its pace\n"},
         std::pair{
             R"("limiter":"l2","limiter_pct":96)",
-            "below the 85% a memory-bound kernel should reach; L2 is busier (96% of peak): it "
-            "reads again from L2 what its threads share\n"},
+            "below the 85% a memory-bound kernel should reach; L2 is busier (96% of peak): more "
+            "traffic goes through L2 than through DRAM (windows its threads share read again, "
+            "stores that fill part of a sector)\n"},
         std::pair{R"("limiter":"dram","limiter_pct":80)",
                   "below the 85% a memory-bound kernel should reach; no unit is busier than DRAM: "
                   "it waits on loads without keeping DRAM busy (too few in flight)\n"}}) {

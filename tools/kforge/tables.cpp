@@ -92,24 +92,6 @@ std::string experiment_table(const json::Value& e) {
   return out;
 }
 
-namespace {
-
-/// Why a memory-bound kernel stays under the DRAM mark, by the unit its counters say is busiest
-/// (archive/views.cpp's limiter), or nothing where they do not say.
-std::string below_dram_target_why(const json::Value& c) {
-  const std::string limiter = c["limiter"].as_string();
-  const std::string busy = " (" + format("%.0f%%", c["limiter_pct"].as_number()) + " of peak)";
-  if (limiter == "sm") return "; its SM is busier" + busy + ": its instructions set its pace";
-  if (limiter == "l2")
-    return "; L2 is busier" + busy + ": it reads again from L2 what its threads share";
-  if (limiter == "dram")
-    return "; no unit is busier than DRAM: it waits on loads without keeping DRAM busy (too few "
-           "in flight)";
-  return "";
-}
-
-}  // namespace
-
 std::string dram_line(const json::Value& c) {
   const double dram = c["dram_pct"].as_number();
   std::string line = "hardware counters on " + c["config"].as_string() + ": its longest kernel (" +
@@ -122,7 +104,8 @@ std::string dram_line(const json::Value& c) {
     return line + ": at or above the " + format("%.0f%%", kDramTargetPct) +
            " a memory-bound kernel should reach";
   return line + ": below the " + format("%.0f%%", kDramTargetPct) +
-         " a memory-bound kernel should reach" + below_dram_target_why(c);
+         " a memory-bound kernel should reach" +
+         below_dram_target_why(c["limiter"].as_string(), c["limiter_pct"].as_number());
 }
 
 std::string no_kernel_beat_eager(const json::Value& target) {

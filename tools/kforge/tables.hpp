@@ -5,19 +5,16 @@
 #include <string>
 
 #include "common/json.hpp"
+#include "common/pace.hpp"
 
 namespace kforge::cli {
 
 /// The targets of an experiment (archive/views.hpp's experiment document) with their best kernels.
 std::string experiment_table(const json::Value& experiment);
 
-/// The share of DRAM peak a memory-bound kernel should reach (issue 36's mark; eager's own
-/// memory-bound kernels reach 85-90 % on an H100/H200).
-inline constexpr double kDramTargetPct = 85;
-
 /// What the hardware counters say of a target's best kernel (experiment_view's "best_counters"):
 /// its longest kernel's bound and share of DRAM peak, and for a memory-bound one whether it
-/// reaches kDramTargetPct.
+/// reaches kDramTargetPct (common/pace.hpp), and if not, which unit is busier.
 std::string dram_line(const json::Value& counters);
 
 /// What a table says of a target (of experiment_view) whose best kernel is slower than eager.
