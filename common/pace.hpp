@@ -22,8 +22,8 @@ inline constexpr double kL2OverDramPct = 10;
 /// The unit that sets a kernel's pace (a counters summary's kernel with "sm_pct", "dram_pct" and
 /// "l2_pct", evaluation/counter_summary.hpp): "sm" where the SM's pipes are busier than DRAM and
 /// L2 (its instructions, not memory, limit it), "l2" where L2 is at least kL2OverDramPct points
-/// busier than DRAM (more of its traffic goes through L2 than through DRAM), else "dram"; nothing where
-/// the kernel lacks the shares (profiles archived before they were kept).
+/// busier than DRAM (more of its traffic goes through L2 than through DRAM), else "dram"; nothing
+/// where the kernel lacks the shares (profiles archived before they were kept).
 std::optional<std::string> limiter_of(const json::Value& kernel);
 
 /// Why a memory-bound kernel stays under kDramTargetPct, by its limiter and that unit's share of

@@ -143,9 +143,8 @@ std::string describe_kernel(const json::Value& k) {
 /// For the candidate's longest kernel, memory-bound under kDramTargetPct of DRAM peak: that it is,
 /// and which unit is busier than DRAM (common/pace.hpp), so that a proposer knows what to spare.
 std::string below_dram_target(const json::Value& k) {
-  const double dram = k["dram_pct"].as_number();
-  if (k["roofline"]["bound"].as_string() != "memory" || !k.contains("dram_pct") ||
-      dram >= kDramTargetPct)
+  if (!k.contains("dram_pct") || k["roofline"]["bound"].as_string() != "memory" ||
+      k["dram_pct"].as_number() >= kDramTargetPct)
     return "";
   const auto limiter = limiter_of(k);
   return " (below the " + fmt("%.0f%%", kDramTargetPct) +

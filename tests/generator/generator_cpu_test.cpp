@@ -340,6 +340,14 @@ std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices =
   return backend_source(c, "cuda", choices, library);
 }
 
+/// The CUDA source of `expression` over x of `shape` with `warps` warps a scan row (the choice
+/// scan_warps; 1: a warp a row, 0 by rule: rows of 1028 are shared by 2 warps).
+std::string scan_source(const std::string& name, const std::string& expression,
+                        const std::string& shape, int warps, generator::CudaChoices c = {}) {
+  c.scan_warps = warps;
+  return cuda_source({name, "x", expression, {"[torch.randn(" + shape + ")]"}}, c);
+}
+
 // A CPU kernel whose one counter r over several inner dimensions would be divided by their sizes
 // (a convolution's channels and window; a reduction over a transposed view) walks them in a nest
 // of loops, a counter a dimension, an arg reduction's index the counters' offset (a pool's
@@ -1480,9 +1488,8 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
 // whose start is not a multiple of four elements is stored one element a store.
 TEST(GeneratedCudaSource, AScanReadsAndStoresFourElementsALane) {
   const auto source = [](const std::string& name, const std::string& expression,
-                         const std::string& shape, generator::CudaChoices c = {}) {
-    c.scan_warps = 1;  // rows of 1028 are shared by 2 warps by rule (ScanWarpsShareALongRow)
-    return cuda_source({name, "x", expression, {"[torch.randn(" + shape + ")]"}}, c);
+                         const std::string& shape, const generator::CudaChoices& c = {}) {
+    return scan_source(name, expression, shape, 1, c);
   };
   const std::string masked = source("scan_masked", "torch.cumsum(x * (x > 0), dim=1)", "64, 1028");
   EXPECT_EQ(occurrences(masked, "kf_row_load4(kf_rv"), 1u) << masked;
@@ -1522,9 +1529,7 @@ TEST(GeneratedCudaSource, AScanReadsAndStoresFourElementsALane) {
 // each (no copy of a flipped or concatenated scan), reading and storing four elements a lane.
 TEST(GeneratedCudaSource, AReversedOrExclusiveScanIsOnePass) {
   const auto source = [](const std::string& name, const std::string& expression) {
-    generator::CudaChoices warp_a_row;  // rows of 1028 are shared by 2 warps by rule
-    warp_a_row.scan_warps = 1;          // (ScanWarpsShareALongRow)
-    return cuda_source({name, "x", expression, {"[torch.randn(64, 1028)]"}}, warp_a_row);
+    return scan_source(name, expression, "64, 1028", 1);
   };
   const std::string reversed = source("scan_reversed", "torch.cumsum(x.flip(1), dim=1).flip(1)");
   const std::string exclusive =
@@ -1558,11 +1563,8 @@ TEST(GeneratedCudaSource, AReversedOrExclusiveScanIsOnePass) {
 // through shared memory in double (a float sum's), one barrier a step.
 TEST(GeneratedCudaSource, ScanWarpsShareALongRow) {
   const auto source = [](const std::string& name, const std::string& expression,
-                         const std::string& shape, int warps = 0) {
-    generator::CudaChoices c;
-    c.scan_warps = warps;
-    return cuda_source({name, "x", expression, {"[torch.randn(" + shape + ")]"}}, c);
-  };
+                         const std::string& shape,
+                         int warps = 0) { return scan_source(name, expression, shape, warps); };
   const std::string sum = source("scan_long", "torch.cumsum(x, dim=1)", "4, 16384");
   EXPECT_EQ(occurrences(sum, "__launch_bounds__(512)"), 1u) << sum;
   EXPECT_EQ(occurrences(sum, "__shared__ double kf_scan_total[2][16];"), 1u) << sum;
