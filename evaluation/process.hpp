@@ -102,6 +102,7 @@ struct RunResult {
   double seconds = 0;
   bool network_isolated = false;
   bool confined = false;
+  bool served = false;  ///< run in a fork of the script server (run_script), not a fresh process
   bool ok() const { return started && !timed_out && exit_code == 0; }
   std::string describe() const;  ///< "exit 1", "killed by signal 9 (Killed)", "timed out after 5 s"
 };

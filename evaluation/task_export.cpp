@@ -6,6 +6,7 @@
 #include "common/task_document.hpp"
 #include "evaluation/build_config.hpp"
 #include "evaluation/process.hpp"
+#include "evaluation/python_scripts.hpp"
 
 namespace kforge::evaluation {
 
@@ -49,7 +50,7 @@ ExportedTaskInfo export_task(const std::string& task_dir, const ExportOptions& o
                                    {"--task", fs::absolute(task_dir).string(), "--cache-root",
                                     (fs::path(o.cache_dir) / "exports").string()});
   if (o.force) spawn.argv.push_back("--force");
-  auto result = run(spawn, o.timeout);
+  auto result = run_script(spawn, o.timeout);
   if (!result.ok()) {
     std::string output = result.output;
     while (!output.empty() && (output.back() == '\n' || output.back() == ' ')) output.pop_back();

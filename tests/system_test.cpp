@@ -15,6 +15,7 @@
 #include "archive/archive.hpp"
 #include "common/json.hpp"
 #include "evaluation/process.hpp"
+#include "evaluation/python_scripts.hpp"
 #include "net/http_client.hpp"
 #include "tests/system_fixture.hpp"
 #include "tests/test_support.hpp"
@@ -358,6 +359,9 @@ TEST_F(SystemTest, SigtermEndsARunWithinTenSecondsAndItResumesWithNothingLost) {
 TEST_F(SystemTest, KillNineLeavesNoCompilerWorkerOrExporterBehind) {
   if (!pid_namespaces_work())
     GTEST_SKIP() << "no PID namespaces here: a compiler's cc1plus is not tied to kforge";
+  // The exporter as the daemon's own child (a fresh interpreter), not a fork of the tests' script
+  // server: script_server_test checks that a served script dies with its client.
+  ::unsetenv(evaluation::kScriptServerVariable);
   const auto state = dir_ / "state", cache = dir_ / "cache";  // a cold cache: nothing is reused
   // A copy of the softmax task whose module takes ten minutes to import.
   fs::copy(source_dir() + "/tasks/softmax", dir_ / "slow_softmax", fs::copy_options::recursive);

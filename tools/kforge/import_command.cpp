@@ -4,6 +4,7 @@
 
 #include "evaluation/build_config.hpp"
 #include "evaluation/process.hpp"
+#include "evaluation/python_scripts.hpp"
 #include "evaluation/task_export.hpp"
 #include "tools/kforge/command_line.hpp"
 
@@ -47,7 +48,7 @@ int run_import(const std::vector<std::string>& args) {
     spawn.argv.push_back(s);
   }
   for (const auto& p : problems) spawn.argv.push_back(p);
-  auto result = evaluation::run(spawn, std::chrono::minutes(30));
+  auto result = evaluation::run_script(spawn, std::chrono::minutes(30));
   std::cout << result.output;
   if (!result.started) {
     std::cerr << "kforge import: cannot start " << spawn.argv[0] << ": " << result.start_error
