@@ -69,7 +69,11 @@ def run_script(request, write_fd):
         os.chdir(request.get("cwd") or "/")
         script = request["script"]
         sys.argv = [script] + [str(a) for a in request.get("args", [])]
-        sys.path[0] = os.path.dirname(script)
+        # As an interpreter started with the request's environment would: the script's folder,
+        # then the caller's PYTHONPATH, then the rest (torch's thread settings, read at import,
+        # stay the server's).
+        extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        sys.path[0:1] = [os.path.dirname(script)] + [os.path.abspath(p) for p in extra]
         import runpy
 
         runpy.run_path(script, run_name="__main__")

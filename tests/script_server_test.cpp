@@ -102,13 +102,17 @@ TEST_F(ScriptServer, AnswersAsAFreshInterpreterWould) {
     EXPECT_NE(served.exit_code, 0);
     EXPECT_EQ(served.output, fresh.output);
   }
-  // A whole export, with the environment the caller adds (the task reads it at import) and its
-  // working folder (the task's path is relative to it).
+  // A whole export, with the environment the caller adds (the task reads it at import, and
+  // imports a module from the caller's PYTHONPATH) and its working folder (the task's path is
+  // relative to it).
   fs::copy(source_dir() + "/tasks/softmax", dir_ / "softmax", fs::copy_options::recursive);
+  fs::create_directories(dir_ / "pylib");
+  std::ofstream(dir_ / "pylib" / "kforge_served_helper.py") << "VALUE = 'helped'\n";
   std::ofstream(dir_ / "softmax" / "func_forward.py", std::ios::app)
-      << "\nimport os\nassert os.environ['KFORGE_TEST_SERVED'] == 'yes', 'environment'\n";
+      << "\nimport os\nassert os.environ['KFORGE_TEST_SERVED'] == 'yes', 'environment'\n"
+      << "import kforge_served_helper\nassert kforge_served_helper.VALUE == 'helped'\n";
   auto spawn = exporter({"--task", "softmax", "--cache-root", cache});
-  spawn.set_env = {{"KFORGE_TEST_SERVED", "yes"}};
+  spawn.set_env = {{"KFORGE_TEST_SERVED", "yes"}, {"PYTHONPATH", (dir_ / "pylib").string()}};
   spawn.working_dir = dir_.string();
   auto exported = evaluation::run_script(spawn, 5min);
   EXPECT_TRUE(exported.served);
@@ -119,6 +123,7 @@ TEST_F(ScriptServer, AnswersAsAFreshInterpreterWould) {
   EXPECT_TRUE(fs::exists(fs::path(folder) / "task.json")) << exported.output;
   // export_task through the server gives the same document as a fresh export into another cache.
   ::setenv("KFORGE_TEST_SERVED", "yes", 1);
+  ::setenv("PYTHONPATH", (dir_ / "pylib").c_str(), 1);
   evaluation::ExportOptions o;
   o.cache_dir = (dir_ / "cache2").string();
   auto again = evaluation::export_task((dir_ / "softmax").string(), o);
