@@ -25,7 +25,8 @@ connection is read in a fork of its own). {"stop": true}, or SIGTERM, ends the s
 
 Usage: script_server.py --socket PATH --python PATH [--idle-seconds N] [--detach]
        script_server.py --socket PATH --stop
-  --python: the interpreter path clients name (the server answers only requests naming it)
+  --python: the interpreter path clients name (the server answers only requests naming it, and
+            runs as it: started by another, it executes itself again with this one)
   --detach: return once the socket listens, the server running on in its own session
   --stop: stop the server on PATH (nothing to do where none listens)
 Exit status: 0 when it stopped (idle, stopped, or detached and listening), 1 when it could not
@@ -241,6 +242,13 @@ def main():
         return stop(path)
     if not opts.python:
         parser.error("--python is required to serve")
+    if os.path.realpath(sys.executable) != os.path.realpath(opts.python):
+        # Started by another interpreter (a `python3` on PATH without torch): serve as --python.
+        try:
+            os.execv(opts.python, [opts.python, os.path.abspath(__file__)] + sys.argv[1:])
+        except OSError as e:
+            print(f"script server: cannot run {opts.python}: {e}", file=sys.stderr)
+            return 1
     if len(path.encode()) > 107:
         print(f"script server: {path} is too long for a Unix socket (107 bytes at most)", file=sys.stderr)
         return 1
