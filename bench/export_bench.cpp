@@ -16,7 +16,6 @@
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "evaluation/build_config.hpp"
@@ -71,18 +70,11 @@ int main(int argc, char** argv) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string socket = (dir / "s.sock").string();
-  auto spawn = evaluation::task_script(
-      "", (fs::path(build::exporter).parent_path() / "script_server.py").c_str(),
-      {"--socket", socket, "--python", evaluation::task_python(), "--idle-seconds", "600"});
-  spawn.capture_output = false;
-  auto server = evaluation::spawn(spawn);
-  if (!server.child) {
-    std::cerr << "cannot start the script server: " << server.error << "\n";
+  auto server = evaluation::start_script_server(socket, 600);
+  if (!server) {
+    std::cerr << server.error << "\n";
     return 2;
   }
-  for (int i = 0; i < 600 && !fs::exists(socket); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // bound, then listening
   std::vector<double> fresh, served;
   std::printf("%-6s %-12s %-12s\n", "copy", "fresh s", "served s");
   for (int i = 0; i < exports; ++i) {
@@ -104,7 +96,7 @@ int main(int argc, char** argv) {
   }
   std::printf("median %-12.3f %-12.3f (%.1fx)\n", median(fresh), median(served),
               median(fresh) / std::max(median(served), 1e-9));
-  server.child->kill_group();
+  server->kill_group();
   fs::remove_all(dir);
   return 0;
 }

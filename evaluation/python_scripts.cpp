@@ -11,8 +11,12 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "common/json.hpp"
+#include "common/log.hpp"
+#include "evaluation/build_config.hpp"
+#include "evaluation/task_export.hpp"
 
 extern char** environ;
 
@@ -135,12 +139,47 @@ RunResult run_script(const SpawnOptions& spawn, std::chrono::milliseconds timeou
   const char* path = std::getenv(kScriptServerVariable);
   if (path && *path && servable(spawn)) {
     if (auto served = ask(path, spawn, start, timeout, output_limit)) return *served;
+    static bool said = false;  // once a process: the daemon's log, not a foreground command's
+    if (!said) {
+      said = true;
+      log::info(std::string(kScriptServerVariable) + " names " + path +
+                ", which did not answer for " + spawn.argv[0] +
+                ": kforge's scripts run in fresh interpreters");
+    }
   }
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
       start + timeout - std::chrono::steady_clock::now());
   RunResult fresh = run(spawn, std::max(left, std::chrono::milliseconds(1)), output_limit);
   fresh.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return fresh;
+}
+
+bool script_server_listens(const std::string& path) {
+  auto fd = connect_to(path);
+  if (!fd) return false;
+  ::close(*fd);
+  return true;
+}
+
+Result<Child> start_script_server(const std::string& socket_path, int idle_seconds) {
+  const std::string script =
+      (std::filesystem::path(build::exporter).parent_path() / "script_server.py").string();
+  SpawnOptions o = task_script("", script.c_str(),
+                               {"--socket", socket_path, "--python", task_python(),
+                                "--idle-seconds", std::to_string(idle_seconds)});
+  o.capture_output = false;
+  auto spawned = spawn(o);
+  if (!spawned.child)
+    return Result<Child>::failure("cannot start the script server: " + spawned.error);
+  for (int i = 0; i < 600; ++i) {
+    if (script_server_listens(socket_path)) return {std::move(spawned.child), ""};
+    if (auto status = spawned.child->try_wait())
+      return Result<Child>::failure("the script server on " + socket_path + " ended (status " +
+                                    std::to_string(*status) + ") before it listened");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Result<Child>::failure("the script server did not listen on " + socket_path +
+                                " within a minute");
 }
 
 }  // namespace kforge::evaluation

@@ -288,6 +288,7 @@ def main():
             os.unlink(path)
         listener.bind(path)
         os.chmod(path, 0o600)
+        ours = os.stat(path).st_ino
         listener.listen(64)
     except OSError as e:
         report(f"script server: cannot listen on {path}: {e}")
@@ -298,7 +299,8 @@ def main():
     finally:
         listener.close()
         try:
-            os.unlink(path)
+            if os.stat(path).st_ino == ours:  # not a newer server's socket on the same path
+                os.unlink(path)
         except OSError:
             pass
     return 0

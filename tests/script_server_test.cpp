@@ -35,15 +35,9 @@ class ScriptServer : public ::testing::Test {
   void SetUp() override {
     dir_ = fresh_test_dir("script_server");
     socket_ = (dir_ / "s.sock").string();
-    evaluation::SpawnOptions o = evaluation::task_script(
-        "", (fs::path(build::exporter).parent_path() / "script_server.py").c_str(),
-        {"--socket", socket_, "--python", evaluation::task_python(), "--idle-seconds", "120"});
-    o.capture_output = false;
-    auto spawned = evaluation::spawn(o);
-    ASSERT_TRUE(spawned.child) << spawned.error;
-    server_ = std::move(spawned.child);
-    for (int i = 0; i < 600 && !connectable(); ++i) std::this_thread::sleep_for(100ms);
-    ASSERT_TRUE(connectable()) << "the script server did not listen on " << socket_;
+    auto started = evaluation::start_script_server(socket_, 120);
+    ASSERT_TRUE(started) << started.error;
+    server_ = std::move(started.value);
     ::setenv(evaluation::kScriptServerVariable, socket_.c_str(), 1);
   }
   void TearDown() override {
@@ -51,21 +45,23 @@ class ScriptServer : public ::testing::Test {
     server_.reset();
   }
 
-  bool connectable() const { return !raw_request("").empty(); }
-
-  /// Sends `line` as is and returns the server's whole answer ("" where it cannot connect).
-  std::string raw_request(const std::string& line) const {
-    if (!fs::exists(socket_)) return "";
+  /// A connection to the server (-1 where it cannot connect).
+  int connect_raw() const {
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     std::strncpy(a.sun_path, socket_.c_str(), sizeof a.sun_path - 1);
     const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-      ::close(fd);
-      return "";
-    }
-    std::string reply = line.empty() ? "connected" : "";
-    if (!line.empty() && ::send(fd, line.data(), line.size(), MSG_NOSIGNAL) > 0) {
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) return fd;
+    ::close(fd);
+    return -1;
+  }
+
+  /// Sends `line` as is and returns the server's whole answer ("" where it cannot connect).
+  std::string raw_request(const std::string& line) const {
+    const int fd = connect_raw();
+    if (fd < 0) return "";
+    std::string reply;
+    if (::send(fd, line.data(), line.size(), MSG_NOSIGNAL) > 0) {
       char buf[4096];
       for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;) reply.append(buf, n);
     }
@@ -85,11 +81,8 @@ class ScriptServer : public ::testing::Test {
 TEST_F(ScriptServer, AnswersAsAFreshInterpreterWould) {
   const auto cache = (dir_ / "cache").string();
   // A client that connects and sends nothing, open throughout: it holds up no other.
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::strncpy(a.sun_path, socket_.c_str(), sizeof a.sun_path - 1);
-  const int idle = ::socket(AF_UNIX, SOCK_STREAM, 0);
-  ASSERT_EQ(::connect(idle, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << std::strerror(errno);
+  const int idle = connect_raw();
+  ASSERT_GE(idle, 0) << std::strerror(errno);
   // A usage error (argparse: exit 2, usage on stderr) and the exporter's own verdict (exit 1),
   // served and fresh alike.
   for (const auto& args : std::vector<std::vector<std::string>>{
