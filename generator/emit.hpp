@@ -155,6 +155,14 @@ struct CudaChoices {
   /// or more, else 1 (on an H200 KernelBench's 36_RMSNorm_ 1.03x faster, 47_Sum 1.02x, 51_Argmax
   /// 1.10x, at 83-86 % of DRAM peak; generator/emit_cuda.cpp, column_split_rule).
   int column_split = 0;
+  /// A column walk whose row cache holds its column (a norm or a softmax over channels) takes
+  /// four neighbouring outputs a thread, where the outputs' trailing dimensions hold a multiple of
+  /// four and what the cache reads at the output is float elements of which four neighbouring
+  /// outputs' are 16 contiguous, aligned bytes: the cache filled 16 bytes a load, each output's
+  /// passes in turn, a float row output stored 16 bytes a store (generator/emit_cuda.cpp,
+  /// CudaKernel::column_quads, plan_column_quads); false: a thread an output, a warp's load 32
+  /// floats.
+  bool column_vectors = true;
   /// exp and log, and the prelude's functions built on them (sigmoid, SiLU, softplus, xlogy, a
   /// softmax's exponentials), on the GPU's approximations: the source defines expf, logf, log2f
   /// and log10f as __expf, __logf, __log2f and __log10f after its includes (kFastMathDefines).

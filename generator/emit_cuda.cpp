@@ -496,6 +496,19 @@ struct CudaKernel {
   /// consecutive outputs), so that a warp still reads 32 neighbouring outputs' elements; 1: a
   /// group of consecutive threads.
   int apart = 1;
+  /// A column walk's four neighbouring outputs a thread (CudaChoices::column_vectors, where
+  /// plan_column_quads says): the thread's first output kf_o4 (a multiple of four; the four all
+  /// live or none), its row cache filled from 16-byte loads (kf_c<i>[kf_j * 4 + kf_v]: output
+  /// kf_v's element of step kf_j), then each output's stages in turn at o = kf_o4 + kf_v; the row
+  /// stores of `quad_stores` kept in kf_sv<buffer> and stored 16 bytes a store after the four. A
+  /// warp's load then covers 512 contiguous bytes where it covered 128.
+  bool column_quads = false;
+  std::set<int> quad_stores{};
+  /// The loads of the cached values that read the output (buffer, offset text), each four
+  /// outputs' elements one 16-byte load kf_q<i> (in this order) at the first output's offset.
+  std::vector<std::pair<int, std::string>> quad_loads{};
+  /// text() prints quad_loads as kf_q<i>[kf_v] while the cache is filled.
+  bool quad_fill = false;
   /// The group reductions' template arguments: the group, and how far apart its lanes are.
   std::string group_arguments() const { return apart > 1 ? n(group) + ", " + n(apart) : n(group); }
 
@@ -536,9 +549,16 @@ struct CudaKernel {
     if (vector_pass && cached_values.empty()) return row_vector_text(f);
     if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
-      if (l.buffer < 0) return "kf_c" + std::to_string(-1 - l.buffer) + "[kf_j]";
+      if (l.buffer < 0)
+        return "kf_c" + std::to_string(-1 - l.buffer) +
+               (column_quads ? "[kf_j * 4 + kf_v]" : "[kf_j]");
       if (std::count(k.local.begin(), k.local.end(), l.buffer))
         return "acc" + std::to_string(l.buffer);
+      if (quad_fill && added.empty()) {
+        const auto q =
+            std::find(quad_loads.begin(), quad_loads.end(), std::pair(l.buffer, l.index->text));
+        if (q != quad_loads.end()) return "kf_q" + n(q - quad_loads.begin()) + "[kf_v]";
+      }
       return "b" + std::to_string(l.buffer) + "[" + l.index->text + added + "]";
     });
   }
@@ -1062,6 +1082,10 @@ struct CudaKernel {
       load_row_cache_vectors();
       return;
     }
+    if (column_quads) {
+      load_row_cache_quads();
+      return;
+    }
     std::string loads;
     for (size_t i = 0; i < cached_values.size(); ++i) {
       out += "  " + std::string(c_type(cached_values[i]->dtype)) + " kf_c" + std::to_string(i) +
@@ -1071,6 +1095,61 @@ struct CudaKernel {
     }
     visible = SIZE_MAX;
     cached_loop([&](const std::string&) { return loads; });
+  }
+
+  /// column_quads' row cache at step kf_j: the loads that read the output (quad_loads) for the
+  /// thread's four outputs, one 16-byte load each at the first output's offset, then each
+  /// output's cached values computed from them.
+  void load_row_cache_quads() {
+    std::string body = "{\n  const " + ix + " o = kf_o4;\n";
+    for (size_t q = 0; q < quad_loads.size(); ++q) {
+      const auto& [buffer, offset] = quad_loads[q];
+      out += "  float kf_q" + n(int64_t(q)) + "[4];\n";
+      body += "  kf_row_load4(kf_q" + n(int64_t(q)) + ", b" + std::to_string(buffer) + " + (" +
+              offset + "));\n";
+      row_vector_buffers.insert(buffer);
+    }
+    body += "}\n#pragma unroll\nfor (int kf_v = 0; kf_v < 4; ++kf_v) {\n  const " + ix +
+            " o = kf_o4 + kf_v;\n";
+    quad_fill = true;
+    for (size_t i = 0; i < cached_values.size(); ++i) {
+      out += "  " + std::string(c_type(cached_values[i]->dtype)) + " kf_c" + std::to_string(i) +
+             "[" + n(4 * steps) + "];\n";
+      visible = i;
+      body +=
+          "  kf_c" + std::to_string(i) + "[kf_j * 4 + kf_v] = " + text(cached_values[i]) + ";\n";
+    }
+    quad_fill = false;
+    visible = SIZE_MAX;
+    body += "}\n";
+    cached_loop([&](const std::string& in) {
+      std::string indented;
+      for (size_t at = 0, end; at < body.size(); at = end + 1) {
+        end = body.find('\n', at);
+        const std::string line = body.substr(at, end - at);
+        indented += (line.rfind("#pragma", 0) == 0 ? "" : in) + line + "\n";
+      }
+      return indented;
+    });
+  }
+
+  /// column_quads' stages: each of the four outputs' in turn, then the row stores kept for them
+  /// (quad_stores), 16 bytes a store at the first output's offset.
+  void emit_quad_stages() {
+    for (int b : quad_stores)
+      out += "  float kf_sv" + std::to_string(b) + "[" + n(4 * steps) + "];\n";
+    out += "#pragma unroll\n  for (int kf_v = 0; kf_v < 4; ++kf_v) {\n  const " + ix +
+           " o = kf_o4 + kf_v;\n";
+    emit_stages();
+    out += "  }\n";
+    std::string stores;
+    for (const auto& s : k.stages)
+      if (s.kind == Stage::Kind::row_store && quad_stores.count(s.buffer))
+        stores += "      kf_row_store4(b" + std::to_string(s.buffer) + " + (" + s.offset->text +
+                  "), kf_sv" + std::to_string(s.buffer) + " + kf_j * 4);\n";
+    if (!stores.empty())
+      cached_loop(
+          [&](const std::string& in) { return in + "const " + ix + " o = kf_o4;\n" + stores; });
   }
 
   /// The row cache of a cluster's kernel in groups of four (cache_row), where row_vectors is on
@@ -2090,7 +2169,9 @@ struct CudaKernel {
     }
     const int64_t outer = numel(k.outer_shape());
     const int per_block = scan_warps > 1 ? 1 : threads / group;
-    const int64_t grid = cluster > 1 ? outer * cluster : (outer + per_block - 1) / per_block;
+    const int64_t threads_outer = column_quads ? outer / 4 : outer;  // a thread's first outputs
+    const int64_t grid =
+        cluster > 1 ? outer * cluster : (threads_outer + per_block - 1) / per_block;
     cluster_steps = cluster_arrays = 0;
     if (cluster > 1) out += "#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\n";
     // a value a warp; lanes apart, a value a thread
@@ -2193,6 +2274,11 @@ struct CudaKernel {
       if (scan_warps > 1)
         out += "  const " + ix + " o = static_cast<" + ix + ">(" + block +
                ");\n  const int lane = threadIdx.x % 32;\n  const int kf_wp = threadIdx.x / 32;\n";
+      else if (column_quads)
+        out += "  const " + ix + " kf_o4 = (static_cast<" + ix + ">(" + block + ") * " +
+               n(per_block) + " + threadIdx.x " + (apart > 1 ? "% " : "/ ") +
+               n(apart > 1 ? apart : group) + ") * 4;\n  const int lane = threadIdx.x " +
+               (apart > 1 ? "/ " : "% ") + n(apart > 1 ? apart : group) + ";\n";
       else if (apart > 1)
         out += "  const " + ix + " o = static_cast<" + ix + ">(" + block + ") * " + n(per_block) +
                " + threadIdx.x % " + n(apart) + ";\n  const int lane = threadIdx.x / " + n(apart) +
@@ -2202,9 +2288,13 @@ struct CudaKernel {
                " + threadIdx.x / " + n(group) + ";\n  const int lane = threadIdx.x % " + n(group) +
                ";\n";
     }
-    out += "  const bool live = o < " + n(outer) + ";\n";
+    out += std::string("  const bool live = ") + (column_quads ? "kf_o4" : "o") + " < " + n(outer) +
+           ";\n";
     if (steps > 0) load_row_cache();
-    emit_stages();
+    if (column_quads)
+      emit_quad_stages();
+    else
+      emit_stages();
     if (cluster > 1) out += "#endif\n";
     out += "}\n\n";
     return grid;
@@ -2232,6 +2322,11 @@ struct CudaKernel {
       } else if (s.kind == Stage::Kind::outer_store) {
         out += "  " + store_guard() + "b" + std::to_string(s.buffer) + "[" + s.offset->text +
                "] = " + text(s.value) + ";\n";
+      } else if (column_quads && quad_stores.count(s.buffer)) {
+        cached_loop([&](const std::string& i) {
+          return i + "kf_sv" + std::to_string(s.buffer) + "[kf_j * 4 + kf_v] = " + text(s.value) +
+                 ";\n";
+        });
       } else if (std::count(k.loads.begin(), k.loads.end(), s.buffer)) {
         // a stage that reads what it stores: one element at a time
         inner_loop([&](const std::string& i) {
@@ -2428,6 +2523,95 @@ int scan_warps_of(const CudaKernel& c, const CudaChoices& ch) {
   return 1;
 }
 
+/// Whether `i`, an offset of a kernel whose trailing outer dimensions are kf_j's digits, gives
+/// four neighbouring outputs (kf_j of a multiple of four and the three after it) four consecutive
+/// elements from a multiple of four: kf_j one term of stride 1, every other term a multiple of
+/// four.
+bool quad_offset(const Index& i) {
+  const auto split = ix::along(i, "kf_j");
+  if (!split || split->stride != 1) return false;
+  return std::all_of(split->rest.begin(), split->rest.end(),
+                     [](const IndexPtr& t) { return ix::factor_of(*t) % 4 == 0; });
+}
+
+/// Sets c.column_quads (and c.quad_stores, c.quad_loads) for kernel `k`, a column walk planned as
+/// c (a row cache of its own block, one launch), where the choice column_vectors is on and:
+/// - the outputs' trailing dimensions hold a multiple of four outputs (kf_j walks the fewest that
+///   do, the leading ones the digits of kf_q), so that a thread's four are all live or none;
+/// - every load of a cached value that reads kf_j is a float load at a quad_offset in the kernel
+///   at that index (the others, a channel's bias or statistic, may be anything);
+/// - the four outputs' cache fits kRowCacheValues registers.
+/// The row stores kept for 16-byte stores are those of float outputs at a quad_offset that the
+/// kernel does not read, in order while the cache and the kept values fit twice kRowCacheValues
+/// (the others stored one element a store).
+void plan_column_quads(const Program& p, const Kernel& k, CudaKernel& c, const CudaChoices& ch) {
+  c.column_quads = false;
+  c.quad_stores.clear();
+  const auto outer = k.outer_shape();
+  // the shortest trailing outer dimensions whose outputs are a multiple of four: kf_j walks them
+  size_t t = outer.size();
+  int64_t trailing = 1;
+  while (t > 0 && trailing % 4 != 0) trailing *= outer[--t];
+  if (!ch.column_vectors || c.steps == 0 || !c.cache_row.empty() || c.cluster > 1 ||
+      c.column_launch > 0 || trailing % 4 != 0 ||
+      4 * c.steps * int64_t(c.cached_values.size()) > kRowCacheValues)
+    return;
+  const std::vector<int64_t> lead(outer.begin(), outer.begin() + static_cast<std::ptrdiff_t>(t));
+  const std::vector<int64_t> trail(outer.begin() + static_cast<std::ptrdiff_t>(t), outer.end());
+  auto index = ix::delinear(ix::named("kf_q", numel(lead)), lead);
+  for (const auto& d : ix::delinear(ix::named("kf_j", trailing), trail)) index.push_back(d);
+  // each cached value's node in the kernel at that index: the same place in the same stage's
+  // tree (at_outer_index changes indices alone)
+  const Kernel moved = at_outer_index(p, k, index);
+  std::vector<const Expr*> at(c.cached_values.size(), nullptr);
+  std::function<void(const ExprPtr&, const ExprPtr&)> visit = [&](const ExprPtr& a,
+                                                                  const ExprPtr& m) {
+    const size_t i = c.cached_index(a);
+    if (i < at.size() && !at[i]) at[i] = m.get();
+    for (size_t j = 0; j < a->args.size() && j < m->args.size(); ++j) visit(a->args[j], m->args[j]);
+  };
+  for (size_t i = 0; i < k.stages.size() && i < moved.stages.size(); ++i)
+    if (k.stages[i].value && moved.stages[i].value) visit(k.stages[i].value, moved.stages[i].value);
+  auto float_buffer = [&](int b) {
+    return b >= 0 && p.buffers[static_cast<size_t>(b)].dtype == DType::f32;
+  };
+  // every load of a cached value that reads the output a float one at a quad_offset, its four
+  // outputs' elements one 16-byte load; the others (a channel's bias) as they are
+  c.quad_loads.clear();
+  std::function<bool(const Expr&, const Expr&)> fits = [&](const Expr& a, const Expr& m) {
+    if (a.kind == Expr::Kind::load) {
+      if (!a.args.empty() || !a.index || !m.index || a.buffer != m.buffer) return false;
+      // the same element for the four outputs (a channel's statistic), or none of theirs
+      if (!ix::reads(*m.index, "kf_j")) return true;
+      if (!float_buffer(a.buffer) || a.dtype != DType::f32 || !quad_offset(*m.index)) return false;
+      const std::pair load(a.buffer, a.index->text);
+      if (std::find(c.quad_loads.begin(), c.quad_loads.end(), load) == c.quad_loads.end())
+        c.quad_loads.push_back(load);
+      return true;
+    }
+    if (a.args.size() != m.args.size()) return false;
+    for (size_t j = 0; j < a.args.size(); ++j)
+      if (!fits(*a.args[j], *m.args[j])) return false;
+    return true;
+  };
+  for (size_t i = 0; i < at.size(); ++i)
+    if (!at[i] || !fits(*c.cached_values[i], *at[i])) return;
+  if (c.quad_loads.empty()) return;
+  c.column_quads = true;
+  int64_t registers = 4 * c.steps * int64_t(c.cached_values.size());
+  for (size_t i = 0; i < moved.stages.size(); ++i) {
+    const Stage& s = moved.stages[i];
+    if (s.kind == Stage::Kind::row_store && s.offset && float_buffer(s.buffer) &&
+        s.value->dtype == DType::f32 &&
+        p.buffers[static_cast<size_t>(s.buffer)].kind != Buffer::Kind::input &&
+        !std::count(k.loads.begin(), k.loads.end(), s.buffer) && quad_offset(*s.offset) &&
+        registers + 4 * c.steps <= 2 * kRowCacheValues) {
+      c.quad_stores.insert(s.buffer);
+      registers += 4 * c.steps;
+    }
+  }
+}
+
 }  // namespace
 
 const char* cuda_reductions_prelude() {
@@ -2494,6 +2678,20 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
         c.column_launch = ch.column_launch >= 0 ? ch.column_launch : c.column_launch_rule();
         // fewer columns at once: more of each column's loads in flight
         if (c.column_launch > 0 && ch.unroll == 0) c.unroll = 8;
+        plan_column_quads(*in.program, k, c, ch);
+        // by rule, more lanes where the four outputs' cache would not fit the rule's lanes
+        for (int more = 2 * split; !c.column_quads && ch.column_split == 0 && more <= 8;
+             more *= 2) {
+          CudaChoices wider = ch;
+          wider.column_split = more;
+          if (c.column_split_rule(wider) != more) break;
+          CudaKernel w = c;
+          w.group = more;
+          w.apart = w.threads / more;
+          w.plan(ch);
+          plan_column_quads(*in.program, k, w, ch);
+          if (w.column_quads) return w;
+        }
       }
       return c;
     };

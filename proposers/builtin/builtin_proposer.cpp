@@ -82,8 +82,10 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// before it scans this one (`scan_prefetch` 0) and how many warps share its row (`scan_warps`, 0
 /// by rule); in how many launches of how many blocks an SM
 /// a column walk's grid runs (`column_launch`, -1 by rule, 0: one launch) and across how many
-/// lanes a block apart its column is split (`column_split`, 0 by rule); about how many partial
-/// results a reduction of few outputs over many elements is split into (`partials`, 0 by rule).
+/// lanes a block apart its column is split (`column_split`, 0 by rule), and whether a thread of
+/// one whose row cache holds the column takes four neighbouring outputs (`column_vectors` 1); about
+/// how many partial results a reduction of few outputs over many elements is split into
+/// (`partials`, 0 by rule).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions,
                               bool exp_or_log) {
   ProposalSpace s;
@@ -111,6 +113,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"scan_warps", {0, 1, 8}, 0},
                  {"column_launch", {-1, 0, 2, 4}, 0},
                  {"column_split", {0, 1, 2, 4}, 0},
+                 {"column_vectors", {0, 1}, 1},
                  {"partials", {0, 4096, 16384, 65536}, 0}};
   if (heavy_ops && r.library_calls)
     s.params_.push_back({"library", {0, 1}, r.library_first ? size_t{1} : size_t{0}});
@@ -160,6 +163,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("scan_warps"); it != v.end()) g.cuda.scan_warps = int(it->second);
     if (auto it = v.find("column_launch"); it != v.end()) g.cuda.column_launch = int(it->second);
     if (auto it = v.find("column_split"); it != v.end()) g.cuda.column_split = int(it->second);
+    if (auto it = v.find("column_vectors"); it != v.end()) g.cuda.column_vectors = it->second == 1;
     if (auto it = v.find("partials"); it != v.end()) g.partials = it->second;
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();

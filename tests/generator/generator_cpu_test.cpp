@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -732,7 +733,8 @@ TEST(GeneratedCudaSource, AColumnWalkLaunchesInSlicesOfTheGrid) {
 // channels, a sum over a middle dimension of 1024), none for a shorter one.
 TEST(GeneratedCudaSource, AColumnWalkSplitsItsColumnAcrossLanesABlockApart) {
   const auto rms = [](const std::string& name, const std::string& shape,
-                      const generator::CudaChoices& c = {}) {
+                      generator::CudaChoices c = {}) {
+    c.column_vectors = false;  // a thread an output (four: the next test)
     return cuda_source({name,
                         "x",
                         "x / torch.sqrt((x ** 2).mean(1, keepdim=True) + 1e-5)",
@@ -768,6 +770,67 @@ TEST(GeneratedCudaSource, AColumnWalkSplitsItsColumnAcrossLanesABlockApart) {
   one.column_split = 1;
   EXPECT_EQ(occurrences(rms("rms_one", "2, 64, 40, 52", one), "const int lane = threadIdx.x / "),
             0u);
+}
+
+std::string ptx_text(const std::string& source);
+
+// The choice column_vectors: a column walk whose row cache holds its column (an RMS norm over 64
+// channels, 4 lanes of 16) takes four neighbouring outputs a thread, where the outputs' last
+// dimension (40 x 52 merged) is a multiple of four: its cache of 4 x 16 registers filled 16 bytes
+// a load, each output's passes in turn, the output stored 16 bytes a store (nvcc's PTX has no
+// other global access), 4160 outputs in 17 blocks of 64 quads. By rule more lanes where the
+// rule's would not fit the four outputs' cache in 64 registers. Not where the outputs of a plane
+// are not a multiple of four, not in contiguous elements (a transposed input), not where no
+// lanes fit the cache, nor with the choice off.
+TEST(GeneratedCudaSource, AColumnWalkWhoseCacheHoldsItsColumnTakesFourOutputsAThread) {
+  const auto rms = [](const std::string& name, const std::string& shape, const std::string& y = "x",
+                      const generator::CudaChoices& c = {}) {
+    return cuda_source(
+        {name,
+         "x",
+         "(lambda y: y / torch.sqrt((y ** 2).mean(1, keepdim=True) + 1e-5))(" + y + ")",
+         {"[torch.randn(" + shape + ")]"}},
+        c);
+  };
+  const std::string quads = rms("rms_64", "2, 64, 40, 52");
+  EXPECT_EQ(occurrences(quads,
+                        "const int64_t kf_o4 = (static_cast<int64_t>(blockIdx.x) * 64 + "
+                        "threadIdx.x % 64) * 4;"),
+            1u)
+      << quads;
+  EXPECT_EQ(occurrences(quads, "const bool live = kf_o4 < 4160;"), 1u) << quads;
+  EXPECT_EQ(occurrences(quads, "float kf_c0[64];"), 1u) << quads;
+  EXPECT_EQ(occurrences(quads, "kf_row_load4(kf_q0, b0 + ("), 1u) << quads;
+  EXPECT_EQ(occurrences(quads, "kf_c0[kf_j * 4 + kf_v] = kf_q0[kf_v];"), 1u) << quads;
+  EXPECT_EQ(occurrences(quads, "for (int kf_v = 0; kf_v < 4; ++kf_v) {"), 2u) << quads;
+  EXPECT_EQ(occurrences(quads, "kf_c0[kf_j * 4 + kf_v]"), 3u) << quads;
+  EXPECT_EQ(occurrences(quads, "kf_row_store4(b2 + ("), 1u) << quads;
+  EXPECT_EQ(occurrences(quads, "<<<17, 256, 0, stream>>>"), 1u) << quads;
+  const std::string ptx = ptx_text(quads);
+  EXPECT_EQ(occurrences(ptx, "ld.global.nc.v4.f32"), 16u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "st.global.wb.v4.f32"), 16u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "ld.global"), 16u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "st.global"), 16u) << ptx;
+  for (const auto& [name, shape, y] : std::vector<std::array<std::string, 3>>{
+           {"rms_odd_plane", "4, 64, 45, 29", "x"},
+           {"rms_transposed", "2, 64, 52, 40", "x.transpose(2, 3)"},
+           {"rms_256", "2, 256, 40, 52", "x"}}) {
+    const std::string single = rms(name, shape, y);
+    EXPECT_EQ(occurrences(single, "kf_o4"), 0u) << single;
+    EXPECT_EQ(occurrences(single, "const int lane = threadIdx.x / 64;"), 1u) << single;
+    EXPECT_EQ(occurrences(single, "kf_c0[kf_j] = b0["), 1u) << single;
+  }
+  // 128 channels: 8 lanes of 16 where the rule's 4 lanes of 32 would not fit; a column of 256
+  // (above) fits in neither
+  const std::string wider = rms("rms_128", "2, 128, 40, 52");
+  EXPECT_EQ(occurrences(wider, "threadIdx.x % 32) * 4;"), 1u) << wider;
+  EXPECT_EQ(occurrences(wider, "float kf_c0[64];"), 1u) << wider;
+  generator::CudaChoices off;
+  off.column_vectors = false;
+  EXPECT_EQ(occurrences(rms("rms_off", "2, 64, 40, 52", "x", off), "kf_o4"), 0u);
+  generator::CudaChoices four;
+  four.column_split = 4;  // chosen, not by rule: not widened
+  EXPECT_EQ(occurrences(rms("rms_128_four", "2, 128, 40, 52", "x", four), "kf_o4"), 0u);
 }
 
 // Batch norm's statistics over few channels are split into partial sums; the mean and the
@@ -1284,12 +1347,12 @@ TEST(GeneratedCudaSource, PassesOverAShortRowReadItOnceIntoRegisters) {
       "softmax_long", "x", "torch.softmax(x, dim=1)", {"[torch.randn(8, 40000)]"}};
   generator::CudaChoices off;
   off.row_cache = false;
-  const auto loads_of_x = [](const std::string& source) { return occurrences(source, "= b0["); };
   const auto reads_of_x = [](const std::string& source) { return occurrences(source, "b0["); };
   const std::string cached = cuda_source(rms);
-  EXPECT_EQ(occurrences(cached, "float kf_c0[16];"), 1u) << cached;  // 4 lanes a column
-  EXPECT_EQ(reads_of_x(cached), 1u) << cached;
-  EXPECT_EQ(loads_of_x(cached), 1u) << cached;
+  // 4 lanes a column, four outputs a thread (column_vectors), read 16 bytes a load
+  EXPECT_EQ(occurrences(cached, "float kf_c0[64];"), 1u) << cached;
+  EXPECT_EQ(occurrences(cached, "kf_row_load4(kf_q0, b0 + ("), 1u) << cached;
+  EXPECT_EQ(reads_of_x(cached), 0u) << cached;
   EXPECT_GE(reads_of_x(cuda_source(rms, off)), 2u);
   const std::string rows = cuda_source(softmax);
   EXPECT_EQ(occurrences(rows, "float kf_c0[10];"), 1u) << rows;  // 300 elements, 32 threads

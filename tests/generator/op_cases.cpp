@@ -125,6 +125,18 @@ const std::vector<OpCase>& op_cases() {
        "(x / torch.sqrt((x ** 2).mean(1, keepdim=True) + 1e-5), torch.softmax(x, dim=1), "
        "torch.logsumexp(x, dim=1), x - x.amax(1, keepdim=True))",
        {"[torch.randn(2, 64, 40, 52)]", "[torch.randn(3, 37, 4101)]"}},
+      // Column walks of four neighbouring outputs a thread on CUDA (column_vectors: outputs
+      // 37 x 40 and 48 x 44 a plane, a multiple of four): an RMS norm scaled by channel (a load
+      // at r) and shifted along the last dimension (a load at the output, not cached), its mean
+      // of squares returned too (an output stored per position), and a softmax over channels;
+      // 48 channels split across 4 lanes, 16 not; the last block's outputs partly past the end
+      // (1110 and 1056 quads, 64 and 256 a block).
+      {"column_quads",
+       "x, w, b",
+       "(x / torch.sqrt((x ** 2).mean(1, keepdim=True) + 1e-5) * w.view(1, -1, 1, 1) + "
+       "b.view(1, 1, 1, -1), (x ** 2).mean(1), torch.softmax(x, dim=1))",
+       {"[torch.randn(3, 48, 37, 40), torch.randn(48), torch.randn(40)]",
+        "[torch.randn(2, 16, 48, 44) * 3, torch.randn(16), torch.randn(44)]"}},
       {"softmax",
        "x",
        "(torch.softmax(x, dim=-1), torch.softmax(x, dim=1), torch.log_softmax(x, dim=-1))",
@@ -591,6 +603,13 @@ std::string check_generated_column_split(const std::string& task_dir, int lanes)
   cuda.column_split = lanes;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             "const int lane = threadIdx.x / " + std::to_string(256 / lanes) + ";");
+}
+
+std::string check_generated_column_vectors(const std::string& task_dir, bool on) {
+  generator::CudaChoices cuda;
+  cuda.column_vectors = on;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
+                            on ? "kf_row_load4(kf_q0, b" : "const int64_t o = ");
 }
 
 std::string check_generated_interior(const std::string& task_dir) {

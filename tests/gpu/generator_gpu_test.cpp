@@ -206,6 +206,24 @@ TEST_P(GeneratedCudaColumnSplit, IsCorrectAcrossLanesABlockApart) {
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnSplit, testing::Values(2, 4));
 
+// Column walks whose row cache holds the column, four neighbouring outputs a thread (the choice
+// column_vectors, on by default) and one: norms, a softmax and a maximum over channels split
+// across lanes or not, with loads at the output and at the channel beside the cached column.
+class GeneratedCudaColumnVectors : public testing::TestWithParam<bool> {};
+
+TEST_P(GeneratedCudaColumnVectors, IsCorrectWithFourOutputsAThreadOrOne) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const auto& c : op_cases()) {
+    if (c.name != "column_quads" && c.name != "column_norms") continue;
+    OpCase named = c;
+    named.name += GetParam() ? "_quads" : "_single";
+    // column_norms' second shape (4101 outputs a plane) has no quads: its first's must
+    EXPECT_EQ(check_generated_column_vectors(cuda_case(named), GetParam()), "") << c.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnVectors, testing::Bool());
+
 // The choice interior: the outputs whose windows lie inside the input walk them unchecked.
 class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};
 

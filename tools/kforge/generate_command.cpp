@@ -118,6 +118,11 @@ int run_generate(const std::vector<std::string>& args) {
                  "shared memory; 1: a thread a column; 0 by rule (4 where the column has 32 "
                  "elements or more, else 1; default)")
       ->check(CLI::IsMember({0, 1, 2, 4, 8}));
+  bool no_column_vectors = false;
+  app.add_flag("--no-column-vectors", no_column_vectors,
+               "CUDA: a column walk whose row cache holds its column takes one output a thread, "
+               "rather than four neighbouring ones whose elements it loads and stores 16 bytes "
+               "at a time");
   app.add_flag("--fast-math", cuda.fast_math,
                "CUDA: exp and log (and sigmoid, SiLU, softplus, softmax's exponentials) on the "
                "GPU's approximations (__expf, __logf, __log2f, __log10f): for tasks whose "
@@ -157,6 +162,7 @@ int run_generate(const std::vector<std::string>& args) {
   cuda.window_vectors = !no_window_vectors;
   cuda.row_vectors = !no_row_vectors;
   cuda.pointwise_vectors = !no_pointwise_vectors;
+  cuda.column_vectors = !no_column_vectors;
   if (cuda.tile > 0 && !generator::valid_tiling(cuda.tile, cuda.micro)) {
     std::cerr << "kforge generate: a tile of " << cuda.tile << " with " << cuda.micro
               << " per thread needs (tile / micro)^2 threads, 64 to 1024\n";
