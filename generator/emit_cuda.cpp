@@ -363,6 +363,15 @@ constexpr int64_t kRowCacheValues = 64;
 /// 1.71x faster (BENCHMARKS.md).
 constexpr int64_t kRowCacheCode = 4096;
 
+/// The most registers the four outputs' row cache of a column walk takes where the rule picks its
+/// lanes (CudaKernel::column_quads; kRowCacheValues where the lanes are chosen): more lanes, each
+/// a shorter share, until it fits. On an H200 (BENCHMARKS.md, issue 36's forty-third step)
+/// KernelBench's level-2 49_ConvTranspose3d_Softmax_Sigmoid (a softmax and a sigmoid over 64
+/// channels after cuDNN's convolution) took 4.975 ms with 4 lanes (64 registers of cache, 114 a
+/// thread), 4.796 with 8 (32), 4.786 with one output a thread; level 1's 36_RMSNorm_ 3.682,
+/// 3.704 and 3.811.
+constexpr int64_t kQuadCacheRule = 32;
+
 /// The most elements of the row a thread of a cluster's block caches (CudaChoices::cluster): 32
 /// (38_L1Norm_'s clusters of 8 blocks of 256 threads, 48 registers, five blocks an SM) measured
 /// on an H200; more not tried.
@@ -2679,9 +2688,12 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
         // fewer columns at once: more of each column's loads in flight
         if (c.column_launch > 0 && ch.unroll == 0) c.unroll = 8;
         plan_column_quads(*in.program, k, c, ch);
-        // by rule, more lanes where the four outputs' cache would not fit the rule's lanes
-        for (int more = 2 * split; !c.column_quads && ch.column_split == 0 && more <= 8;
-             more *= 2) {
+        // by rule, more lanes while the four outputs' cache passes kQuadCacheRule registers
+        const auto light = [](const CudaKernel& x) {
+          return x.column_quads && 4 * x.steps * int64_t(x.cached_values.size()) <= kQuadCacheRule;
+        };
+        std::optional<CudaKernel> heavy;
+        for (int more = 2 * split; ch.column_split == 0 && !light(c) && more <= 8; more *= 2) {
           CudaChoices wider = ch;
           wider.column_split = more;
           if (c.column_split_rule(wider) != more) break;
@@ -2690,8 +2702,10 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
           w.apart = w.threads / more;
           w.plan(ch);
           plan_column_quads(*in.program, k, w, ch);
-          if (w.column_quads) return w;
+          if (light(w)) return w;
+          if (w.column_quads && !c.column_quads && !heavy) heavy.emplace(w);
         }
+        if (heavy) return *heavy;
       }
       return c;
     };

@@ -775,11 +775,11 @@ TEST(GeneratedCudaSource, AColumnWalkSplitsItsColumnAcrossLanesABlockApart) {
 std::string ptx_text(const std::string& source);
 
 // The choice column_vectors: a column walk whose row cache holds its column (an RMS norm over 64
-// channels, 4 lanes of 16) takes four neighbouring outputs a thread, where the outputs' last
-// dimension (40 x 52 merged) is a multiple of four: its cache of 4 x 16 registers filled 16 bytes
-// a load, each output's passes in turn, the output stored 16 bytes a store (nvcc's PTX has no
-// other global access), 4160 outputs in 17 blocks of 64 quads. By rule more lanes where the
-// rule's would not fit the four outputs' cache in 64 registers. Not where the outputs of a plane
+// channels, 4 lanes of 16 where column_split says 4) takes four neighbouring outputs a thread,
+// where the outputs' trailing dimensions (40 x 52) hold a multiple of four: its cache of 4 x 16
+// registers filled 16 bytes a load, each output's passes in turn, the output stored 16 bytes a
+// store (nvcc's PTX has no other global access), 4160 outputs in 17 blocks of 64 quads. By rule
+// more lanes while the four outputs' cache passes 32 registers. Not where the outputs of a plane
 // are not a multiple of four, not in contiguous elements (a transposed input), not where no
 // lanes fit the cache, nor with the choice off.
 TEST(GeneratedCudaSource, AColumnWalkWhoseCacheHoldsItsColumnTakesFourOutputsAThread) {
@@ -792,7 +792,9 @@ TEST(GeneratedCudaSource, AColumnWalkWhoseCacheHoldsItsColumnTakesFourOutputsATh
          {"[torch.randn(" + shape + ")]"}},
         c);
   };
-  const std::string quads = rms("rms_64", "2, 64, 40, 52");
+  generator::CudaChoices four;
+  four.column_split = 4;  // chosen, not by rule: not widened
+  const std::string quads = rms("rms_64_four", "2, 64, 40, 52", "x", four);
   EXPECT_EQ(occurrences(quads,
                         "const int64_t kf_o4 = (static_cast<int64_t>(blockIdx.x) * 64 + "
                         "threadIdx.x % 64) * 4;"),
@@ -820,17 +822,19 @@ TEST(GeneratedCudaSource, AColumnWalkWhoseCacheHoldsItsColumnTakesFourOutputsATh
     EXPECT_EQ(occurrences(single, "const int lane = threadIdx.x / 64;"), 1u) << single;
     EXPECT_EQ(occurrences(single, "kf_c0[kf_j] = b0["), 1u) << single;
   }
-  // 128 channels: 8 lanes of 16 where the rule's 4 lanes of 32 would not fit; a column of 256
-  // (above) fits in neither
+  // By rule 8 lanes of 8 (a cache of 32 registers) where 4 would take 64; 128 channels 8 lanes
+  // of 16, where 4 lanes' cache would not fit; a column of 256 (above) fits in neither.
+  const std::string rule = rms("rms_64", "2, 64, 40, 52");
+  EXPECT_EQ(occurrences(rule, "threadIdx.x % 32) * 4;"), 1u) << rule;
+  EXPECT_EQ(occurrences(rule, "float kf_c0[32];"), 1u) << rule;
+  EXPECT_EQ(occurrences(rule, "<<<33, 256, 0, stream>>>"), 1u) << rule;
   const std::string wider = rms("rms_128", "2, 128, 40, 52");
   EXPECT_EQ(occurrences(wider, "threadIdx.x % 32) * 4;"), 1u) << wider;
   EXPECT_EQ(occurrences(wider, "float kf_c0[64];"), 1u) << wider;
+  EXPECT_EQ(occurrences(rms("rms_128_four", "2, 128, 40, 52", "x", four), "kf_o4"), 0u);
   generator::CudaChoices off;
   off.column_vectors = false;
   EXPECT_EQ(occurrences(rms("rms_off", "2, 64, 40, 52", "x", off), "kf_o4"), 0u);
-  generator::CudaChoices four;
-  four.column_split = 4;  // chosen, not by rule: not widened
-  EXPECT_EQ(occurrences(rms("rms_128_four", "2, 128, 40, 52", "x", four), "kf_o4"), 0u);
 }
 
 // Batch norm's statistics over few channels are split into partial sums; the mean and the
@@ -1349,8 +1353,8 @@ TEST(GeneratedCudaSource, PassesOverAShortRowReadItOnceIntoRegisters) {
   off.row_cache = false;
   const auto reads_of_x = [](const std::string& source) { return occurrences(source, "b0["); };
   const std::string cached = cuda_source(rms);
-  // 4 lanes a column, four outputs a thread (column_vectors), read 16 bytes a load
-  EXPECT_EQ(occurrences(cached, "float kf_c0[64];"), 1u) << cached;
+  // 8 lanes a column, four outputs a thread (column_vectors), read 16 bytes a load
+  EXPECT_EQ(occurrences(cached, "float kf_c0[32];"), 1u) << cached;
   EXPECT_EQ(occurrences(cached, "kf_row_load4(kf_q0, b0 + ("), 1u) << cached;
   EXPECT_EQ(reads_of_x(cached), 0u) << cached;
   EXPECT_GE(reads_of_x(cuda_source(rms, off)), 2u);

@@ -129,8 +129,8 @@ const std::vector<OpCase>& op_cases() {
       // 37 x 40 and 48 x 44 a plane, a multiple of four): an RMS norm scaled by channel (a load
       // at r) and shifted along the last dimension (a load at the output, not cached), its mean
       // of squares returned too (an output stored per position), and a softmax over channels;
-      // 48 channels split across 4 lanes, 16 not; the last block's outputs partly past the end
-      // (1110 and 1056 quads, 64 and 256 a block).
+      // 48 channels in 8 lanes, 16 in 2 (by rule, the lanes that fit four outputs' cache); the
+      // last block's outputs partly past the end (1110 and 1056 quads, 32 and 128 a block).
       {"column_quads",
        "x, w, b",
        "(x / torch.sqrt((x ** 2).mean(1, keepdim=True) + 1e-5) * w.view(1, -1, 1, 1) + "
@@ -605,9 +605,10 @@ std::string check_generated_column_split(const std::string& task_dir, int lanes)
                             "const int lane = threadIdx.x / " + std::to_string(256 / lanes) + ";");
 }
 
-std::string check_generated_column_vectors(const std::string& task_dir, bool on) {
+std::string check_generated_column_vectors(const std::string& task_dir, bool on, int lanes) {
   generator::CudaChoices cuda;
   cuda.column_vectors = on;
+  cuda.column_split = lanes;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             on ? "kf_row_load4(kf_q0, b" : "const int64_t o = ");
 }

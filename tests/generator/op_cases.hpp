@@ -99,9 +99,10 @@ std::string check_generated_column_launch(const std::string& task_dir, int block
 /// As check_generated on the CUDA backend with column walks' columns split across `lanes` lanes a
 /// block apart (the choice column_split), which the source must then have.
 std::string check_generated_column_split(const std::string& task_dir, int lanes);
-/// As check_generated on the CUDA backend with the choice column_vectors `on` or off: on, a
-/// column walk's row cache loaded four outputs' elements a load, which the source must then have.
-std::string check_generated_column_vectors(const std::string& task_dir, bool on);
+/// As check_generated on the CUDA backend with the choice column_vectors `on` or off and
+/// column_split `lanes` (0 by rule): on, a column walk's row cache loaded four outputs' elements a
+/// load, which the source must then have.
+std::string check_generated_column_vectors(const std::string& task_dir, bool on, int lanes);
 /// As check_generated on the CUDA backend with the choice interior (an output's window inside its
 /// input walked unchecked), which the source must then have.
 std::string check_generated_interior(const std::string& task_dir);

@@ -207,22 +207,29 @@ TEST_P(GeneratedCudaColumnSplit, IsCorrectAcrossLanesABlockApart) {
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnSplit, testing::Values(2, 4));
 
 // Column walks whose row cache holds the column, four neighbouring outputs a thread (the choice
-// column_vectors, on by default) and one: norms, a softmax and a maximum over channels split
-// across lanes or not, with loads at the output and at the channel beside the cached column.
-class GeneratedCudaColumnVectors : public testing::TestWithParam<bool> {};
+// column_vectors, on by default) with the rule's lanes and with one (column_quads' 16 channels: a
+// thread four outputs' whole columns), and one output a thread: norms, a softmax and a maximum
+// over channels, with loads at the output and at the channel beside the cached column.
+class GeneratedCudaColumnVectors : public testing::TestWithParam<std::tuple<bool, int>> {};
 
 TEST_P(GeneratedCudaColumnVectors, IsCorrectWithFourOutputsAThreadOrOne) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto& [on, lanes] = GetParam();
   for (const auto& c : op_cases()) {
-    if (c.name != "column_quads" && c.name != "column_norms") continue;
+    if (c.name != "column_quads" && (c.name != "column_norms" || lanes == 1)) continue;
     OpCase named = c;
-    named.name += GetParam() ? "_quads" : "_single";
-    // column_norms' second shape (4101 outputs a plane) has no quads: its first's must
-    EXPECT_EQ(check_generated_column_vectors(cuda_case(named), GetParam()), "") << c.name;
+    named.name += (on ? "_quads" : "_single") + std::to_string(lanes);
+    EXPECT_EQ(check_generated_column_vectors(cuda_case(named), on, lanes), "") << c.name;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnVectors, testing::Bool());
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnVectors,
+                         testing::Values(std::tuple(true, 0), std::tuple(true, 1),
+                                         std::tuple(false, 0)),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param) ? "four" : "one") + "_lanes" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 
 // The choice interior: the outputs whose windows lie inside the input walk them unchecked.
 class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};
