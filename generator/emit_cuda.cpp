@@ -1110,35 +1110,29 @@ struct CudaKernel {
   /// thread's four outputs, one 16-byte load each at the first output's offset, then each
   /// output's cached values computed from them.
   void load_row_cache_quads() {
-    std::string body = "{\n  const " + ix + " o = kf_o4;\n";
-    for (size_t q = 0; q < quad_loads.size(); ++q) {
-      const auto& [buffer, offset] = quad_loads[q];
-      out += "  float kf_q" + n(int64_t(q)) + "[4];\n";
-      body += "  kf_row_load4(kf_q" + n(int64_t(q)) + ", b" + std::to_string(buffer) + " + (" +
-              offset + "));\n";
-      row_vector_buffers.insert(buffer);
-    }
-    body += "}\n#pragma unroll\nfor (int kf_v = 0; kf_v < 4; ++kf_v) {\n  const " + ix +
-            " o = kf_o4 + kf_v;\n";
-    quad_fill = true;
-    for (size_t i = 0; i < cached_values.size(); ++i) {
+    for (size_t q = 0; q < quad_loads.size(); ++q) out += "  float kf_q" + n(int64_t(q)) + "[4];\n";
+    for (size_t i = 0; i < cached_values.size(); ++i)
       out += "  " + std::string(c_type(cached_values[i]->dtype)) + " kf_c" + std::to_string(i) +
              "[" + n(4 * steps) + "];\n";
-      visible = i;
-      body +=
-          "  kf_c" + std::to_string(i) + "[kf_j * 4 + kf_v] = " + text(cached_values[i]) + ";\n";
-    }
-    quad_fill = false;
-    visible = SIZE_MAX;
-    body += "}\n";
     cached_loop([&](const std::string& in) {
-      std::string indented;
-      for (size_t at = 0, end; at < body.size(); at = end + 1) {
-        end = body.find('\n', at);
-        const std::string line = body.substr(at, end - at);
-        indented += (line.rfind("#pragma", 0) == 0 ? "" : in) + line + "\n";
+      std::string body = in + "{\n" + in + "  const " + ix + " o = kf_o4;\n";
+      for (size_t q = 0; q < quad_loads.size(); ++q) {
+        const auto& [buffer, offset] = quad_loads[q];
+        body += in + "  kf_row_load4(kf_q" + n(int64_t(q)) + ", b" + std::to_string(buffer) +
+                " + (" + offset + "));\n";
+        row_vector_buffers.insert(buffer);
       }
-      return indented;
+      body += in + "}\n#pragma unroll\n" + in + "for (int kf_v = 0; kf_v < 4; ++kf_v) {\n" + in +
+              "  const " + ix + " o = kf_o4 + kf_v;\n";
+      quad_fill = true;
+      for (size_t i = 0; i < cached_values.size(); ++i) {
+        visible = i;
+        body += in + "  kf_c" + std::to_string(i) +
+                "[kf_j * 4 + kf_v] = " + text(cached_values[i]) + ";\n";
+      }
+      quad_fill = false;
+      visible = SIZE_MAX;
+      return body + in + "}\n";
     });
   }
 

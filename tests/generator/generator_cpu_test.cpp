@@ -341,6 +341,18 @@ std::string cuda_source(const OpCase& c, const generator::CudaChoices& choices =
   return backend_source(c, "cuda", choices, library);
 }
 
+/// The CUDA source of an RMS norm over the channels (dimension 1) of `y`, an expression of x of
+/// `shape` (x itself by default).
+std::string rms_source(const std::string& name, const std::string& shape,
+                       const generator::CudaChoices& c = {}, const std::string& y = "x") {
+  return cuda_source(
+      {name,
+       "x",
+       "(lambda y: y / torch.sqrt((y ** 2).mean(1, keepdim=True) + 1e-5))(" + y + ")",
+       {"[torch.randn(" + shape + ")]"}},
+      c);
+}
+
 /// The CUDA source of `expression` over x of `shape` with `warps` warps a scan row (the choice
 /// scan_warps; 1: a warp a row, 0 by rule: rows of 1028 are shared by 2 warps).
 std::string scan_source(const std::string& name, const std::string& expression,
@@ -735,11 +747,7 @@ TEST(GeneratedCudaSource, AColumnWalkSplitsItsColumnAcrossLanesABlockApart) {
   const auto rms = [](const std::string& name, const std::string& shape,
                       generator::CudaChoices c = {}) {
     c.column_vectors = false;  // a thread an output (four: the next test)
-    return cuda_source({name,
-                        "x",
-                        "x / torch.sqrt((x ** 2).mean(1, keepdim=True) + 1e-5)",
-                        {"[torch.randn(" + shape + ")]"}},
-                       c);
+    return rms_source(name, shape, c);
   };
   const std::string split = rms("rms_64", "2, 64, 40, 52");
   EXPECT_EQ(occurrences(split, "blockIdx.x) * 64 + threadIdx.x % 64;"), 1u) << split;
@@ -783,18 +791,9 @@ std::string ptx_text(const std::string& source);
 // are not a multiple of four, not in contiguous elements (a transposed input), not where no
 // lanes fit the cache, nor with the choice off.
 TEST(GeneratedCudaSource, AColumnWalkWhoseCacheHoldsItsColumnTakesFourOutputsAThread) {
-  const auto rms = [](const std::string& name, const std::string& shape, const std::string& y = "x",
-                      const generator::CudaChoices& c = {}) {
-    return cuda_source(
-        {name,
-         "x",
-         "(lambda y: y / torch.sqrt((y ** 2).mean(1, keepdim=True) + 1e-5))(" + y + ")",
-         {"[torch.randn(" + shape + ")]"}},
-        c);
-  };
   generator::CudaChoices four;
   four.column_split = 4;  // chosen, not by rule: not widened
-  const std::string quads = rms("rms_64_four", "2, 64, 40, 52", "x", four);
+  const std::string quads = rms_source("rms_64_four", "2, 64, 40, 52", four);
   EXPECT_EQ(occurrences(quads,
                         "const int64_t kf_o4 = (static_cast<int64_t>(blockIdx.x) * 64 + "
                         "threadIdx.x % 64) * 4;"),
@@ -817,24 +816,24 @@ TEST(GeneratedCudaSource, AColumnWalkWhoseCacheHoldsItsColumnTakesFourOutputsATh
            {"rms_odd_plane", "4, 64, 45, 29", "x"},
            {"rms_transposed", "2, 64, 52, 40", "x.transpose(2, 3)"},
            {"rms_256", "2, 256, 40, 52", "x"}}) {
-    const std::string single = rms(name, shape, y);
+    const std::string single = rms_source(name, shape, {}, y);
     EXPECT_EQ(occurrences(single, "kf_o4"), 0u) << single;
     EXPECT_EQ(occurrences(single, "const int lane = threadIdx.x / 64;"), 1u) << single;
     EXPECT_EQ(occurrences(single, "kf_c0[kf_j] = b0["), 1u) << single;
   }
   // By rule 8 lanes of 8 (a cache of 32 registers) where 4 would take 64; 128 channels 8 lanes
   // of 16, where 4 lanes' cache would not fit; a column of 256 (above) fits in neither.
-  const std::string rule = rms("rms_64", "2, 64, 40, 52");
+  const std::string rule = rms_source("rms_64", "2, 64, 40, 52");
   EXPECT_EQ(occurrences(rule, "threadIdx.x % 32) * 4;"), 1u) << rule;
   EXPECT_EQ(occurrences(rule, "float kf_c0[32];"), 1u) << rule;
   EXPECT_EQ(occurrences(rule, "<<<33, 256, 0, stream>>>"), 1u) << rule;
-  const std::string wider = rms("rms_128", "2, 128, 40, 52");
+  const std::string wider = rms_source("rms_128", "2, 128, 40, 52");
   EXPECT_EQ(occurrences(wider, "threadIdx.x % 32) * 4;"), 1u) << wider;
   EXPECT_EQ(occurrences(wider, "float kf_c0[64];"), 1u) << wider;
-  EXPECT_EQ(occurrences(rms("rms_128_four", "2, 128, 40, 52", "x", four), "kf_o4"), 0u);
+  EXPECT_EQ(occurrences(rms_source("rms_128_four", "2, 128, 40, 52", four), "kf_o4"), 0u);
   generator::CudaChoices off;
   off.column_vectors = false;
-  EXPECT_EQ(occurrences(rms("rms_off", "2, 64, 40, 52", "x", off), "kf_o4"), 0u);
+  EXPECT_EQ(occurrences(rms_source("rms_off", "2, 64, 40, 52", off), "kf_o4"), 0u);
 }
 
 // Batch norm's statistics over few channels are split into partial sums; the mean and the
