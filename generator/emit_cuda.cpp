@@ -377,6 +377,24 @@ constexpr int64_t kQuadCacheRule = 32;
 /// on an H200; more not tried.
 constexpr int64_t kClusterShare = 32;
 
+/// The most bytes of shared memory a block of a cluster whose row cache is in shared memory
+/// (CudaKernel::shared_cache) takes: two blocks an SM. On an H200, a softmax over KernelBench's
+/// rows of 393216 (23_Softmax) written by hand this way (clusters of 16 blocks, 96 KB each) took
+/// 3.76 ms at 512 threads a block and 3.89 at 256, where a block a row reading the row twice took
+/// 4.65; clusters of 8 blocks of 192 KB (a block an SM) took 4.77 (BENCHMARKS.md, issue 36's
+/// forty-fourth step).
+constexpr int64_t kClusterSharedBytes = 96 * 1024;
+
+/// The fewest threads an SM must hold for a cluster's row cache in shared memory: its loads, its
+/// passes over shared memory and its stores follow one another in each block, and fewer threads
+/// leave the memory idle between them. Measured on an H200 (BENCHMARKS.md, issue 36's
+/// forty-fourth step), KernelBench's 23_Softmax in clusters of 16 blocks of 96 KB: 4.12 ms at 512
+/// threads a block (1024 an SM), 4.74 at 256, 6.71 at 128; reading the row twice took 4.78.
+constexpr int64_t kClusterSharedThreads = 1024;
+/// The most threads a block of such a cluster: at 1024 (two blocks an SM, 32 registers a thread)
+/// 23_Softmax took 11.0 ms, and 34_InstanceNorm 4.73 against 4.28 at 512.
+constexpr int kClusterSharedBlock = 512;
+
 struct CudaKernel {
   const Program& p;
   const Kernel& k;
@@ -489,6 +507,14 @@ struct CudaKernel {
   /// tail (kf_xr, lanes below kf_x).
   std::string cache_row{};
   int64_t cache_quads = 0;
+  /// A cluster's row cache in groups of four held in shared memory rather than registers (plan):
+  /// value i's group kf_k of this thread at kf_s<i>[kf_k * threads + threadIdx.x], its element of
+  /// the row's head or tail in the register kf_t<i>; the kernel's dynamic shared memory is
+  /// shared_bytes().
+  bool shared_cache = false;
+  int64_t shared_bytes() const {
+    return shared_cache ? int64_t(cached_values.size()) * cache_quads * threads * 16 : 0;
+  }
   /// A maximum and its sum of exponentials walk the row in two passes (online_pair says no):
   /// planned where the row cache then holds the row (CudaChoices::online).
   bool two_passes = false;
@@ -1045,14 +1071,18 @@ struct CudaKernel {
     steps = 0;
     const int64_t r = numel(k.inner_shape());
     const int64_t share = (r + span() - 1) / span();
-    if (share > kRowCacheValues) return false;
+    // the elements a thread's cache holds, of all its values: in shared memory (walked by loops
+    // not unrolled whole, so no bound on their code), or in registers
+    const int64_t held =
+        shared_cache ? kClusterSharedBytes / (4 * int64_t{threads}) : kRowCacheValues;
+    if (share > held) return false;
     std::vector<std::vector<ExprPtr>> values;  // each walk's, as it prints them
     size_t nodes = 0;
     for (const auto& walk : walks_of_stages()) {
       values.push_back(printed_parts(walk));
       for (const auto& v : values.back()) nodes += v->size;
     }
-    if (share * int64_t(nodes) > kRowCacheCode) return false;
+    if (!shared_cache && share * int64_t(nodes) > kRowCacheCode) return false;
     std::map<std::string, int> walks;  // a cacheable value's text: the walks that compute it
     for (const auto& walk : values) {
       std::set<std::string> here;
@@ -1066,7 +1096,7 @@ struct CudaKernel {
     std::function<void(const ExprPtr&)> pick = [&](const ExprPtr& e) {
       if (cacheable(e) && walks[node_text(e)] >= 2) {
         if (cached_index(e) < cached_values.size() ||
-            int64_t(cached_values.size() + 1) * share > kRowCacheValues)
+            int64_t(cached_values.size() + 1) * share > held)
           return;
         cached_values.push_back(e);
         return;
@@ -1213,22 +1243,36 @@ struct CudaKernel {
            " - kf_h) / 4);\n  const int kf_x = " + n(r) + " - 4 * kf_n4;\n  const " + ix +
            " kf_xr = lane < kf_h ? lane : kf_h + 4 * kf_n4 + (lane - kf_h);\n";
     std::string quads, extra;
+    if (shared_cache) out += "  extern __shared__ float4 kf_smem[];\n";
     for (size_t i = 0; i < cached_values.size(); ++i) {
-      const std::string c = "kf_c" + std::to_string(i);
+      const std::string id = std::to_string(i), c = "kf_c" + id;
       const int buffer = cached_values[i]->buffer;
-      out += "  float " + c + "[" + n(steps) + "];\n";
-      quads += "      kf_row_load4(" + c + " + 4 * kf_k, b" + std::to_string(buffer) + " + (" +
-               cache_row + ") + " + cache_group("kf_k") + ");\n";
+      const std::string from =
+          "b" + std::to_string(buffer) + " + (" + cache_row + ") + " + cache_group("kf_k");
       visible = i;
-      extra += "    " + c + "[" + n(4 * cache_quads) + "] = " + text(cached_values[i]) + ";\n";
+      if (shared_cache) {
+        out += "  float4* const kf_s" + id + " = kf_smem + " +
+               n(int64_t(i) * cache_quads * threads) + ";\n  float kf_t" + id + " = 0.0f;\n";
+        quads += "      kf_s" + id + "[" + shared_group() +
+                 "] = __ldg(reinterpret_cast<const float4*>(" + from + "));\n";
+        extra += "    kf_t" + id + " = " + text(cached_values[i]) + ";\n";
+      } else {
+        out += "  float " + c + "[" + n(steps) + "];\n";
+        quads += "      kf_row_load4(" + c + " + 4 * kf_k, " + from + ");\n";
+        extra += "    " + c + "[" + n(4 * cache_quads) + "] = " + text(cached_values[i]) + ";\n";
+      }
       row_vector_buffers.insert(buffer);
     }
     visible = SIZE_MAX;
-    out += "#pragma unroll\n  for (int kf_k = 0; kf_k < " + n(cache_quads) + "; ++kf_k) {\n" +
+    out += std::string(shared_cache ? "#pragma unroll 8\n" : "#pragma unroll\n") +
+           "  for (int kf_k = 0; kf_k < " + n(cache_quads) + "; ++kf_k) {\n" +
            "    if (live && lane + kf_k * " + n(span()) + " < kf_n4) {\n" + quads + "    }\n  }\n";
     out +=
         "  {\n  const " + ix + " r = kf_xr;\n  if (live && lane < kf_x) {\n" + extra + "  }\n  }\n";
   }
+
+  /// The index of this thread's group kf_k in a shared_cache's array of float4 (kf_s<i>).
+  std::string shared_group() const { return "kf_k * " + n(threads) + " + threadIdx.x"; }
 
   /// The offset from the row's first element of this lane's group `k` of the cache in groups of
   /// four.
@@ -1394,20 +1438,32 @@ struct CudaKernel {
       stores +=
           "      kf_row_store4(" + walks[w].store + " + " + cache_group("kf_k") + ", " + u + ");\n";
     }
-    std::string declared;
+    std::string declared, tail;
     for (size_t w = 0; w < walks.size(); ++w)
       if (!walks[w].store.empty())
         declared += "      " + walks[w].type + " kf_w" + n(static_cast<int64_t>(w)) + "[4];\n";
+    // A shared_cache's group read into registers kf_c<i>[4] (kf_j its element), and its element
+    // of head or tail into kf_c<i>[1] (kf_j 0).
+    for (size_t i = 0; shared_cache && i < cached_values.size(); ++i) {
+      const std::string id = std::to_string(i);
+      declared += "      const float4 kf_g" + id + " = kf_s" + id + "[" + shared_group() +
+                  "];\n      const float kf_c" + id + "[4] = {kf_g" + id + ".x, kf_g" + id +
+                  ".y, kf_g" + id + ".z, kf_g" + id + ".w};\n";
+      tail += "  const float kf_c" + id + "[1] = {kf_t" + id + "};\n";
+    }
     out +=
-        "#pragma unroll\n  for (int kf_k = 0; kf_k < " + n(cache_quads) + "; ++kf_k) {\n" +
+        std::string(shared_cache ? "#pragma unroll 4\n" : "#pragma unroll\n") +
+        "  for (int kf_k = 0; kf_k < " + n(cache_quads) + "; ++kf_k) {\n" +
         "    if (live && lane + kf_k * " + n(span()) + " < kf_n4) {\n" + declared +
         "#pragma unroll\n      for (int kf_e = 0; kf_e < 4; ++kf_e) {\n        const int kf_j = " +
-        "kf_k * 4 + kf_e;\n        const " + ix + " r = " + cache_group("kf_k") + " + kf_e;\n" +
-        group + "      }\n" + stores + "    }\n  }\n";
+        (shared_cache ? "kf_e" : "kf_k * 4 + kf_e") + ";\n        const " + ix +
+        " r = " + cache_group("kf_k") + " + kf_e;\n" + group + "      }\n" + stores +
+        "    }\n  }\n";
     std::string direct;
     for (const auto& w : walks) direct += w.consume("    ", "(" + w.value + ")");
-    out += "  {\n  const int kf_j = " + n(4 * cache_quads) + ";\n  const " + ix +
-           " r = kf_xr;\n  if (live && lane < kf_x) {\n" + direct + "  }\n  }\n";
+    out += "  {\n  const int kf_j = " + (shared_cache ? std::string("0") : n(4 * cache_quads)) +
+           ";\n" + tail + "  const " + ix + " r = kf_xr;\n  if (live && lane < kf_x) {\n" + direct +
+           "  }\n  }\n";
   }
 
   /// The unrolled loop of inner_loop_unrolled with the row's vector loads (row_vectors): each
@@ -2089,9 +2145,13 @@ struct CudaKernel {
   /// where the block a row was 1.26x). Not with more threads a block than the choice: softmax's
   /// rows of 393216 in clusters of 16 blocks of 1024 threads, 24 elements a thread, ran at 20 % of
   /// DRAM peak (0.46x of eager, the block a row 1.19x): a block an SM, its loads, its sums and its
-  /// stores one after another. Not for arg reductions (a pair whose cluster step is not written,
-  /// and whose walk compares in the row's order, which the cache's groups of four break) nor
-  /// scans.
+  /// stores one after another. Where no cluster's registers hold the row, and the cache can hold
+  /// it in groups of four (plan_cache_vectors), the cluster whose blocks' shares fit
+  /// kClusterSharedBytes and whose SMs then hold the most threads, at least
+  /// kClusterSharedThreads, holds it in shared memory (blocks of at most kClusterSharedBlock)
+  /// (shared_cache): 23_Softmax's rows of 393216 at 512 threads a block, read once rather than
+  /// twice. Not for arg reductions (a pair whose cluster step is not written, and whose walk
+  /// compares in the row's order, which the cache's groups of four break) nor scans.
   ///
   /// Where the row cache holds the row in a block, a maximum and its sum of exponentials walk the
   /// registers twice rather than once online (CudaChoices::online): the online pass rescales its
@@ -2099,14 +2159,15 @@ struct CudaKernel {
   /// happens at most elements of some lane of a warp (KernelBench's 95_CrossEntropyLoss, 16
   /// elements a thread: busy with that arithmetic at 29 % of DRAM peak).
   void plan(const CudaChoices& choices) {
+    shared_cache = false;
     if (!choices.row_cache || nest > 0) return;
     two_passes = choices.online != 1;
     if (two_passes && plan_row_cache() && maxima_from_cache()) return;
     two_passes = false;
     if (plan_row_cache() || !choices.cluster || group != threads) return;
     for (const auto& s : k.stages)
-      if (s.kind == Stage::Kind::scan ||
-          (s.kind == Stage::Kind::reduce && is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine)))
+      if (s.kind == Stage::Kind::scan || (s.kind == Stage::Kind::reduce &&
+                                          is_arg(p.buffers[static_cast<size_t>(s.buffer)].combine)))
         return;
     const int64_t outer = numel(k.outer_shape());
     for (cluster = 2; cluster <= 16; cluster *= 2)
@@ -2114,8 +2175,42 @@ struct CudaKernel {
         plan_cache_vectors(choices);
         return;
       }
+    // A row too long for a cluster's registers, cached in groups of four: in the blocks' shared
+    // memory, of the clusters whose blocks' shares fit kClusterSharedBytes the one whose SMs hold
+    // the most threads.
+    // Its maxima and sums of exponentials in two passes, as a block's own cache's (the online
+    // pass's branch and rescaling, at the quarter of an SM's threads that the shared memory
+    // allows, are not hidden behind memory).
+    shared_cache = threads <= kClusterSharedBlock;
+    for (const bool two : {choices.online != 1, false}) {
+      if (!shared_cache) break;
+      int best = 0;  // the cluster whose SMs hold the most threads, the smaller of equals
+      int64_t most = 0;
+      for (cluster = 2; cluster <= 16; cluster *= 2) {
+        two_passes = two;
+        if (outer * cluster > INT32_MAX || !plan_row_cache() ||
+            (two_passes && !maxima_from_cache()))
+          continue;
+        plan_cache_vectors(choices);
+        if (cache_row.empty() || shared_bytes() > kClusterSharedBytes) continue;
+        if (const int64_t held = shared_blocks_per_sm() * threads; held > most) {
+          most = held;
+          best = cluster;
+        }
+      }
+      if (most < kClusterSharedThreads) continue;
+      cluster = best;
+      two_passes = two;
+      plan_row_cache();
+      plan_cache_vectors(choices);
+      return;
+    }
+    shared_cache = false;
+    two_passes = false;
     cluster = 1;
     plan_row_cache();  // clears what the last try planned
+    cache_row.clear();
+    cache_quads = 0;
   }
 
   /// Whether the row cache holds all that the maxima of would-be online pairs read: else their
@@ -2152,8 +2247,15 @@ struct CudaKernel {
   /// that nvcc keeps to them; empty for other kernels. 39_L2Norm_'s clusters (32 elements a
   /// thread) took 60 registers and four blocks an SM without it, 48 and five with it: 4.53 ms
   /// against 5.18 in one run (BENCHMARKS.md).
+  /// The blocks an SM of a shared_cache's kernel: as many as the SM's 227 KB of shared memory
+  /// hold, with 2 KB a block of its own.
+  int64_t shared_blocks_per_sm() const {
+    return std::clamp<int64_t>(227 * 1024 / (shared_bytes() + 2048), 1, 2048 / threads);
+  }
+
   std::string cluster_blocks_per_sm() const {
     if (cluster == 1) return "";
+    if (shared_cache) return ", " + n(shared_blocks_per_sm());
     int64_t registers = 16;
     for (const auto& v : cached_values) registers += steps * (v->dtype == DType::f32 ? 1 : 2);
     const int64_t blocks = std::clamp<int64_t>(65536 / (threads * registers), 1, 2048 / threads);
@@ -2162,7 +2264,9 @@ struct CudaKernel {
 
   /// The kernel function; returns the launch's grid size.
   int64_t emit(const std::string& name) {
-    if (cluster > 1) out += std::string(kClusterMark) + " " + n(cluster) + " blocks\n";
+    if (cluster > 1)
+      out += std::string(kClusterMark) + " " + n(cluster) + " blocks" +
+             (shared_cache ? ", cached in their shared memory" : "") + "\n";
     out += "__global__ void __launch_bounds__(" + n(threads) + cluster_blocks_per_sm() + ") " +
            name + "(" + kernel_parameters(p, k) + (column_launch > 0 ? ", int64_t kf_block0" : "") +
            ") {\n";
@@ -2767,6 +2871,12 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     if (c.cluster > 8)
       e.calls += "    (void)cudaFuncSetAttribute(" + name +
                  ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
+    if (c.shared_cache) {
+      const std::string bytes = std::to_string(c.shared_bytes());
+      e.calls += "    kf_config.dynamicSmemBytes = " + bytes +
+                 ";\n    (void)cudaFuncSetAttribute(" + name +
+                 ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + bytes + ");\n";
+    }
     e.calls += "    if (cudaLaunchKernelEx(&kf_config, " + name + ", " + kernel_arguments(k) +
                ") != cudaSuccess) {\n      (void)cudaGetLastError();\n      " + name + "_plain<<<" +
                std::to_string(twin_grid) + ", " + std::to_string(twin->threads) +

@@ -1258,8 +1258,8 @@ TEST(GeneratedCudaSource, SpreadOutputsHaveTheirLoadsInFlightTogether) {
   const std::string ptx = ptx_text(spread);
   EXPECT_EQ(occurrences(ptx, "ld.global.nc"), 32u) << ptx;
   EXPECT_EQ(occurrences(ptx, "st.global"), 4u) << ptx;
-  EXPECT_EQ(occurrences(spread, "kf_in("), 1u) << spread;            // the prelude's, not called
-  EXPECT_EQ(occurrences(spread, "? b0["), 1u) << spread;             // the load behind its check
+  EXPECT_EQ(occurrences(spread, "kf_in("), 1u) << spread;  // the prelude's, not called
+  EXPECT_EQ(occurrences(spread, "? b0["), 1u) << spread;   // the load behind its check
   const std::string windows = cuda_source(pool, both);
   EXPECT_EQ(occurrences(windows, "kf_b + kf_v"), 0u) << windows;
   EXPECT_EQ(occurrences(windows, "kf_v < 2"), 1u) << windows;
@@ -1369,8 +1369,8 @@ TEST(GeneratedCudaSource, PassesOverAShortRowReadItOnceIntoRegisters) {
 // them here, as few as stay unsplit) read twice by a block a row, once by a cluster of 8 blocks
 // of 256 threads, 32 elements a thread, whose partial sums meet across the cluster; launched
 // with the kernel without clusters beside it. A softmax over rows of 40000 takes clusters of 8
-// too, its online pair combined across them (rows of 393216, 23_Softmax, take 16 blocks of 1024
-// threads: too large an export for this test). Without the choice, no cluster.
+// too, its online pair combined across them (rows of 393216, 23_Softmax, are too long for a
+// cluster's registers: the next test). Without the choice, no cluster.
 TEST(GeneratedCudaSource, ARowTooLongForABlockIsCachedByAClusterOfBlocks) {
   const OpCase l2{"l2_norm_long_rows",
                   "x",
@@ -1426,6 +1426,55 @@ TEST(GeneratedCudaSource, ARowTooLongForABlockIsCachedByAClusterOfBlocks) {
   const std::string plain = without(&generator::CudaChoices::cluster);
   EXPECT_EQ(occurrences(plain, "cluster"), 0u) << plain;
   EXPECT_EQ(occurrences(plain, "cooperative_groups"), 0u) << plain;
+}
+
+// A row too long for a cluster's registers (rows of 20001 at blocks of 32 threads: 40 elements a
+// thread of 16 blocks) held in groups of four in shared memory by the cluster whose SMs then hold
+// the most threads (16 blocks, 10 groups of four a thread: 5120 bytes a block, 32 blocks an SM),
+// read from memory once; the launch asks for that dynamic shared memory, the launch bounds for
+// those blocks an SM. nvcc's PTX of the cluster's kernel: x's groups go to shared memory, 16
+// bytes a load and a store, and the outputs are stored 16 bytes a store. At 256 threads a
+// cluster's registers hold the row; without clusters, no shared memory. 23_Softmax's rows of
+// 393216 take clusters of 16 blocks of 96 KB this way at 512 threads a block, not at 256 (512
+// threads an SM: kClusterSharedThreads).
+TEST(GeneratedCudaSource, ARowTooLongForAClustersRegistersIsCachedInItsSharedMemory) {
+  const auto& cases = op_cases();
+  const auto grouped = std::find_if(cases.begin(), cases.end(), [](const OpCase& c) {
+    return c.name == "rows_across_a_cluster_in_groups_of_four";
+  });
+  ASSERT_NE(grouped, cases.end());
+  generator::CudaChoices narrow;
+  narrow.block_threads = 32;
+  const std::string source = cuda_source(*grouped, narrow);
+  const std::string mark =
+      "// a row shared by a cluster of 16 blocks, cached in their shared memory";
+  EXPECT_EQ(occurrences(source, mark), 1u) << source;  // one kernel for the four outputs
+  EXPECT_EQ(occurrences(source, "kf_config.dynamicSmemBytes = 5120;"), 1u) << source;
+  EXPECT_EQ(occurrences(source, "cudaFuncAttributeMaxDynamicSharedMemorySize, 5120);"), 1u)
+      << source;
+  EXPECT_EQ(occurrences(source, "__launch_bounds__(32, 32)"), 1u) << source;
+  const auto k0 = source.substr(source.find(mark));
+  const auto cluster_kernel = k0.substr(0, k0.find("k0_plain("));
+  EXPECT_EQ(occurrences(cluster_kernel, "extern __shared__ float4 kf_smem[];"), 1u) << source;
+  EXPECT_EQ(occurrences(cluster_kernel, "for (int kf_k = 0; kf_k < 10; ++kf_k) {"), 7u)
+      << source;  // the load, two passes of two sums, the four outputs' stores
+  EXPECT_EQ(occurrences(cluster_kernel,
+                        "kf_s0[kf_k * 32 + threadIdx.x] = __ldg(reinterpret_cast<const "
+                        "float4*>(b0 + ((o * 20001)) + kf_h"),
+            1u)
+      << source;
+  EXPECT_EQ(occurrences(cluster_kernel, "b0["), 1u) << source;  // the head or tail element
+  const std::string ptx = ptx_text(source);
+  const auto entry = ptx.find(".entry _Z2k0P");
+  ASSERT_NE(entry, std::string::npos) << ptx;
+  const std::string k0_ptx = ptx.substr(entry, ptx.find(".entry", entry + 1) - entry);
+  EXPECT_GE(occurrences(k0_ptx, "ld.global.nc.v4.f32"), 1u) << k0_ptx;
+  EXPECT_GE(occurrences(k0_ptx, "st.shared.v4.f32"), 1u) << k0_ptx;
+  EXPECT_GE(occurrences(k0_ptx, "ld.shared.v4.f32"), 1u) << k0_ptx;
+  EXPECT_GE(occurrences(k0_ptx, "st.global.wb.v4.f32"), 1u) << k0_ptx;
+  EXPECT_EQ(occurrences(cuda_source(*grouped), "kf_smem"), 0u);
+  narrow.cluster = false;
+  EXPECT_EQ(occurrences(cuda_source(*grouped, narrow), "kf_smem"), 0u);
 }
 
 // What the row cache holds: a double sum of a product widens the factors (double_term_text), so
@@ -1678,7 +1727,9 @@ TEST(GeneratedCudaSource, FewOutputsAreNotTiledByDefault) {
             1u);
   // A @ B reads B down its columns: tiled from fewer outputs (256 x 256 here), untiled below
   const auto matmul = [&](int m) {
-    return cuda_source({"matmul_" + std::to_string(m), "a, b", "a @ b",
+    return cuda_source({"matmul_" + std::to_string(m),
+                        "a, b",
+                        "a @ b",
                         {"[torch.randn(" + std::to_string(m) + ", 512), torch.randn(512, 256)]"}});
   };
   EXPECT_EQ(marks(matmul(256)), 1u);

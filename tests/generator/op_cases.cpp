@@ -619,6 +619,14 @@ std::string check_generated_interior(const std::string& task_dir) {
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda, "} else if (live) {");
 }
 
+std::string check_generated_shared_cache(const std::string& task_dir, int threads, int online) {
+  generator::CudaChoices cuda;
+  cuda.block_threads = threads;
+  cuda.online = online;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
+                            ", cached in their shared memory");
+}
+
 std::string check_generated_fast_math(const std::string& task_dir) {
   generator::CudaChoices cuda;
   cuda.fast_math = true;

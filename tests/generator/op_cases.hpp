@@ -106,6 +106,9 @@ std::string check_generated_column_vectors(const std::string& task_dir, bool on,
 /// As check_generated on the CUDA backend with the choice interior (an output's window inside its
 /// input walked unchecked), which the source must then have.
 std::string check_generated_interior(const std::string& task_dir);
+/// As check_generated on the CUDA backend with blocks of `threads` threads and the choice online
+/// `online`, where a cluster's row cache is then in shared memory, which the source must then have.
+std::string check_generated_shared_cache(const std::string& task_dir, int threads, int online);
 
 /// Backward test tasks in robust-kbench's shape (tests/tasks) the generator writes kernels for.
 std::vector<std::string> backward_cases();

@@ -231,6 +231,24 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaColumnVectors,
                                   std::to_string(std::get<1>(info.param));
                          });
 
+// Rows too long for a cluster's registers at blocks of 32 threads (20001: 40 elements a thread of
+// 16 blocks), cached in a cluster's shared memory: its groups of four, heads and tails, four
+// outputs, and its maxima and sums of exponentials in two passes or (online 1) one.
+class GeneratedCudaSharedCache : public testing::TestWithParam<int> {};
+
+TEST_P(GeneratedCudaSharedCache, IsCorrectWithTheRowInSharedMemory) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  for (const auto& c : op_cases()) {
+    if (c.name != "rows_across_a_cluster_in_groups_of_four") continue;
+    OpCase named = c;
+    named.name += "_shared_online" + std::to_string(GetParam());
+    EXPECT_EQ(check_generated_shared_cache(cuda_case(named), 32, GetParam()), "") << c.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaSharedCache, testing::Values(0, 1),
+                         [](const auto& info) { return "online" + std::to_string(info.param); });
+
 // The choice interior: the outputs whose windows lie inside the input walk them unchecked.
 class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};
 
@@ -322,9 +340,9 @@ class GeneratedCudaBackwardTiled : public testing::TestWithParam<std::string> {}
 
 TEST_P(GeneratedCudaBackwardTiled, IsCorrectOnEveryConfigInTiles) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  EXPECT_EQ(check_generated_tiled(backward_task_copy(GetParam(), evaluation::Backend::cuda),
-                                  "backward"),
-            "");
+  EXPECT_EQ(
+      check_generated_tiled(backward_task_copy(GetParam(), evaluation::Backend::cuda), "backward"),
+      "");
 }
 
 INSTANTIATE_TEST_SUITE_P(RobustKbenchShaped, GeneratedCudaBackwardTiled,
