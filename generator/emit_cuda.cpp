@@ -2182,8 +2182,9 @@ struct CudaKernel {
     // few threads an SM that the shared memory allows, are not hidden behind memory (23_Softmax
     // 7.04 ms online, 4.74 in two passes).
     shared_cache = threads <= kClusterSharedBlock;
-    for (const bool two : {choices.online != 1, false}) {
+    for (const bool two : {true, false}) {
       if (!shared_cache) break;
+      if (two && choices.online == 1) continue;  // one pass asked for
       int best = 0;  // the cluster whose SMs hold the most threads, the smaller of equals
       int64_t most = 0;
       for (cluster = 2; cluster <= 16; cluster *= 2) {

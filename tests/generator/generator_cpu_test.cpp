@@ -1405,12 +1405,8 @@ TEST(GeneratedCudaSource, ARowTooLongForABlockIsCachedByAClusterOfBlocks) {
   EXPECT_EQ(occurrences(rows, "kf_cluster_online<8, true>("), 1u) << rows;
   // the op table's case of rows of 20001 in groups of four takes that path: its CUDA run covers
   // heads and tails of up to 5 elements, an online pair and four outputs
-  const auto& cases = op_cases();
-  const auto grouped = std::find_if(cases.begin(), cases.end(), [](const OpCase& c) {
-    return c.name == "rows_across_a_cluster_in_groups_of_four";
-  });
-  ASSERT_NE(grouped, cases.end());
-  const std::string quads = cuda_source(*grouped);
+  const std::string quads =
+      cuda_source(op_cases_named({"rows_across_a_cluster_in_groups_of_four"}).front());
   EXPECT_EQ(occurrences(quads, "kf_row_load4(kf_c0 + 4 * kf_k, b0 + ((o * 20001)) + kf_h"), 1u)
       << quads;
   EXPECT_EQ(occurrences(quads, "kf_row_store4(b"), 4u) << quads;
@@ -1438,14 +1434,10 @@ TEST(GeneratedCudaSource, ARowTooLongForABlockIsCachedByAClusterOfBlocks) {
 // 393216 take clusters of 16 blocks of 96 KB this way at 512 threads a block, not at 256 (512
 // threads an SM: kClusterSharedThreads).
 TEST(GeneratedCudaSource, ARowTooLongForAClustersRegistersIsCachedInItsSharedMemory) {
-  const auto& cases = op_cases();
-  const auto grouped = std::find_if(cases.begin(), cases.end(), [](const OpCase& c) {
-    return c.name == "rows_across_a_cluster_in_groups_of_four";
-  });
-  ASSERT_NE(grouped, cases.end());
+  const OpCase grouped = op_cases_named({"rows_across_a_cluster_in_groups_of_four"}).front();
   generator::CudaChoices narrow;
   narrow.block_threads = 32;
-  const std::string source = cuda_source(*grouped, narrow);
+  const std::string source = cuda_source(grouped, narrow);
   const std::string mark =
       "// a row shared by a cluster of 16 blocks, cached in their shared memory";
   EXPECT_EQ(occurrences(source, mark), 1u) << source;  // one kernel for the four outputs
@@ -1472,9 +1464,9 @@ TEST(GeneratedCudaSource, ARowTooLongForAClustersRegistersIsCachedInItsSharedMem
   EXPECT_GE(occurrences(k0_ptx, "st.shared.v4.f32"), 1u) << k0_ptx;
   EXPECT_GE(occurrences(k0_ptx, "ld.shared.v4.f32"), 1u) << k0_ptx;
   EXPECT_GE(occurrences(k0_ptx, "st.global.wb.v4.f32"), 1u) << k0_ptx;
-  EXPECT_EQ(occurrences(cuda_source(*grouped), "kf_smem"), 0u);
+  EXPECT_EQ(occurrences(cuda_source(grouped), "kf_smem"), 0u);
   narrow.cluster = false;
-  EXPECT_EQ(occurrences(cuda_source(*grouped, narrow), "kf_smem"), 0u);
+  EXPECT_EQ(occurrences(cuda_source(grouped, narrow), "kf_smem"), 0u);
 }
 
 // What the row cache holds: a double sum of a product widens the factors (double_term_text), so

@@ -1,7 +1,9 @@
 #include "tests/generator/op_cases.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 
 #include "evaluation/task_export.hpp"
 #include "evaluation/worker_client.hpp"
@@ -345,6 +347,18 @@ std::string write_op_task(const OpCase& c, const std::filesystem::path& root) {
                           : std::string())
       << "}\n";
   return dir.string();
+}
+
+std::vector<OpCase> op_cases_named(std::initializer_list<std::string_view> names) {
+  std::vector<OpCase> out;
+  for (const auto name : names) {
+    const auto& cases = op_cases();
+    const auto c =
+        std::find_if(cases.begin(), cases.end(), [&](const OpCase& o) { return o.name == name; });
+    if (c == cases.end()) throw std::invalid_argument("no op case is named " + std::string(name));
+    out.push_back(*c);
+  }
+  return out;
 }
 
 std::vector<OpCase> library_cases() {

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -25,6 +27,10 @@ struct OpCase {
 };
 
 const std::vector<OpCase>& op_cases();
+
+/// The cases of these names, in this order; throws std::invalid_argument naming one no case has,
+/// so that a renamed case fails the tests that pick it rather than leaving them nothing to check.
+std::vector<OpCase> op_cases_named(std::initializer_list<std::string_view> names);
 
 /// Writes the case as a task folder under `root` and returns its path.
 std::string write_op_task(const OpCase& c, const std::filesystem::path& root);

@@ -142,15 +142,10 @@ TEST_P(GeneratedCudaScanPrefetch, IsCorrectWithTheNextStepLoadedAhead) {
   named.name += "_scan_prefetch";
   EXPECT_EQ(check_generated_scan_prefetch(cuda_case(named)), "");
 }
-INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaScanPrefetch, testing::ValuesIn([] {
-                           std::vector<OpCase> scans;
-                           for (const auto& c : op_cases())
-                             if (c.name == "scans_long_rows" || c.name == "scans_far_from_zero" ||
-                                 c.name == "scans_reversed_and_shorter" ||
-                                 c.name == "scans_suffix_and_exclusive")
-                               scans.push_back(c);
-                           return scans;
-                         }()),
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaScanPrefetch,
+                         testing::ValuesIn(op_cases_named({"scans_long_rows", "scans_far_from_zero",
+                                                           "scans_reversed_and_shorter",
+                                                           "scans_suffix_and_exclusive"})),
                          [](const auto& info) { return info.param.name; });
 
 // Scans along the last dimension with a warp a row (the choice scan_warps 1, the rule before it)
@@ -159,10 +154,9 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaScanPrefetch, testing::ValuesIn([] {
 class GeneratedCudaScanWarps : public testing::TestWithParam<int> {};
 TEST_P(GeneratedCudaScanWarps, IsCorrectWithTheRowsWarpsSharingIt) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  for (const auto& c : op_cases()) {
-    if (c.name != "scans_long_rows" && c.name != "scans_far_from_zero" &&
-        c.name != "scans_reversed_and_shorter" && c.name != "scans_suffix_and_exclusive")
-      continue;
+  for (const auto& c :
+       op_cases_named({"scans_long_rows", "scans_far_from_zero", "scans_reversed_and_shorter",
+                       "scans_suffix_and_exclusive"})) {
     OpCase named = c;
     named.name += "_scan_warps" + std::to_string(GetParam());
     // 4 warps share the rows of 8192; those of 1028 (or 1027) the 2 that fit them
@@ -178,11 +172,7 @@ class GeneratedCudaColumnLaunch : public testing::TestWithParam<int> {};
 
 TEST_P(GeneratedCudaColumnLaunch, IsCorrectInSlicesOfTheGrid) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  const auto cases = op_cases();
-  auto c = std::find_if(cases.begin(), cases.end(),
-                        [](const OpCase& o) { return o.name == "column_walks"; });
-  ASSERT_NE(c, cases.end());
-  OpCase named = *c;
+  OpCase named = op_cases_named({"column_walks"}).front();
   named.name += "_column_launch" + std::to_string(GetParam());
   EXPECT_EQ(check_generated_column_launch(cuda_case(named), GetParam()), "");
 }
@@ -196,8 +186,7 @@ class GeneratedCudaColumnSplit : public testing::TestWithParam<int> {};
 
 TEST_P(GeneratedCudaColumnSplit, IsCorrectAcrossLanesABlockApart) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  for (const auto& c : op_cases()) {
-    if (c.name != "column_walks" && c.name != "column_norms") continue;
+  for (const auto& c : op_cases_named({"column_walks", "column_norms"})) {
     OpCase named = c;
     named.name += "_column_split" + std::to_string(GetParam());
     EXPECT_EQ(check_generated_column_split(cuda_case(named), GetParam()), "") << c.name;
@@ -215,8 +204,8 @@ class GeneratedCudaColumnVectors : public testing::TestWithParam<std::tuple<bool
 TEST_P(GeneratedCudaColumnVectors, IsCorrectWithFourOutputsAThreadOrOne) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
   const auto& [on, lanes] = GetParam();
-  for (const auto& c : op_cases()) {
-    if (c.name != "column_quads" && (c.name != "column_norms" || lanes == 1)) continue;
+  for (const auto& c : lanes == 1 ? op_cases_named({"column_quads"})
+                                  : op_cases_named({"column_quads", "column_norms"})) {
     OpCase named = c;
     named.name += (on ? "_quads" : "_single") + std::to_string(lanes);
     EXPECT_EQ(check_generated_column_vectors(cuda_case(named), on, lanes), "") << c.name;
@@ -238,12 +227,9 @@ class GeneratedCudaSharedCache : public testing::TestWithParam<int> {};
 
 TEST_P(GeneratedCudaSharedCache, IsCorrectWithTheRowInSharedMemory) {
   if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
-  for (const auto& c : op_cases()) {
-    if (c.name != "rows_across_a_cluster_in_groups_of_four") continue;
-    OpCase named = c;
-    named.name += "_shared_online" + std::to_string(GetParam());
-    EXPECT_EQ(check_generated_shared_cache(cuda_case(named), 32, GetParam()), "") << c.name;
-  }
+  OpCase named = op_cases_named({"rows_across_a_cluster_in_groups_of_four"}).front();
+  named.name += "_shared_online" + std::to_string(GetParam());
+  EXPECT_EQ(check_generated_shared_cache(cuda_case(named), 32, GetParam()), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaSharedCache, testing::Values(0, 1),
