@@ -48,8 +48,9 @@ struct CudaChoices {
   /// combined through distributed shared memory: the row comes from memory once where a block
   /// alone reads it once a pass (KernelBench's 39_L2Norm_, rows of 65535: read twice, 0.57x of
   /// eager). A row too long for a cluster's registers too, held in groups of four, is cached in
-  /// the cluster's blocks' shared memory (KernelBench's 23_Softmax, rows of 393216). Launched
-  /// with the kernel without clusters beside it, which runs where the GPU has none.
+  /// the cluster's blocks' shared memory (KernelBench's 23_Softmax, rows of 393216). Where only a
+  /// cluster of 512-thread blocks caches the row, the kernel takes them whatever block_threads
+  /// says. Launched with the kernel without clusters beside it, which runs where the GPU has none.
   bool cluster = true;
   /// A short window (pooling, a depthwise convolution; a thread an output) whose border checks
   /// all hold for an output, its window inside its input, is walked without them: one check an

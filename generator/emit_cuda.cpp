@@ -2808,11 +2808,26 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       }
       return c;
     };
-    CudaKernel c = kernel(choices);
+    // A row that no cluster of these blocks caches (too long for their registers, and for their
+    // shared memory at kClusterSharedThreads an SM): blocks of kClusterSharedBlock threads, where
+    // a cluster of them caches it, in registers or in shared memory (on an H200, 34_InstanceNorm's
+    // rows of 262144 in clusters of 16 blocks of 512 threads' registers 4.28 ms, a block of 256
+    // a row reading it three times 7.26; 23_Softmax's rows of 393216 cached in the shared memory
+    // of 16 such blocks 4.12 ms, read twice 4.78).
+    const CudaChoices chosen = [&] {
+      const CudaKernel c = kernel(choices);
+      CudaChoices wide = choices;
+      wide.block_threads = kClusterSharedBlock;
+      const bool narrow = k.reduces() && choices.cluster && choices.row_cache &&
+                          choices.block_threads < kClusterSharedBlock && c.cluster == 1 &&
+                          c.group == choices.block_threads;
+      return narrow && kernel(wide).cluster > 1 ? wide : choices;
+    }();
+    CudaKernel c = kernel(chosen);
     const int64_t grid = c.emit(name);
     e.functions += c.out;
     // The kernel without clusters, launched where the cluster's launch fails (before sm_90).
-    CudaChoices plain = choices;
+    CudaChoices plain = chosen;
     plain.cluster = false;
     std::optional<CudaKernel> twin;
     int64_t twin_grid = 0;

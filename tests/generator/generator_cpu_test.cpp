@@ -1430,9 +1430,7 @@ TEST(GeneratedCudaSource, ARowTooLongForABlockIsCachedByAClusterOfBlocks) {
 // read from memory once; the launch asks for that dynamic shared memory, the launch bounds for
 // those blocks an SM. nvcc's PTX of the cluster's kernel: x's groups go to shared memory, 16
 // bytes a load and a store, and the outputs are stored 16 bytes a store. At 256 threads a
-// cluster's registers hold the row; without clusters, no shared memory. 23_Softmax's rows of
-// 393216 take clusters of 16 blocks of 96 KB this way at 512 threads a block, not at 256 (512
-// threads an SM: kClusterSharedThreads).
+// cluster's registers hold the row; without clusters, no shared memory.
 TEST(GeneratedCudaSource, ARowTooLongForAClustersRegistersIsCachedInItsSharedMemory) {
   const OpCase grouped = op_cases_named({"rows_across_a_cluster_in_groups_of_four"}).front();
   generator::CudaChoices narrow;
@@ -1467,6 +1465,47 @@ TEST(GeneratedCudaSource, ARowTooLongForAClustersRegistersIsCachedInItsSharedMem
   EXPECT_EQ(occurrences(cuda_source(grouped), "kf_smem"), 0u);
   narrow.cluster = false;
   EXPECT_EQ(occurrences(cuda_source(grouped, narrow), "kf_smem"), 0u);
+}
+
+// Rows of 300001 at the default 256 threads a block: no cluster's registers hold them (16 blocks
+// of 256 threads hold 131072 elements at kClusterShare), and a cluster of 16 such blocks caching
+// them in shared memory (19 groups of four a thread, 76 KB a block) leaves two blocks, 512
+// threads, an SM (kClusterSharedThreads: 1024). So the kernel takes blocks of 512 threads (10
+// groups, 80 KB, two blocks an SM), as with --block-threads 512, whatever narrower block the
+// choices say; not without clusters or without the row cache. 23_Softmax's rows of 393216 take
+// clusters of 16 blocks of 96 KB this way. A row a cluster of blocks of 512 holds in registers
+// takes them likewise.
+TEST(GeneratedCudaSource, ARowOnlyAWiderClusterCachesTakesBlocksOfItsWidth) {
+  const OpCase wide = wide_shared_cache_case();
+  // its three rows unsplit (partials 1), as KernelBench's hundreds are
+  const auto cuda_source = [&](const OpCase& c, const generator::CudaChoices& choices = {}) {
+    return backend_source(c, "cuda", choices, false, std::nullopt, 1);
+  };
+  const std::string source = cuda_source(wide);
+  EXPECT_EQ(occurrences(source, ", cached in their shared memory\n"), 1u) << source;
+  generator::CudaChoices at512;
+  at512.block_threads = 512;
+  EXPECT_EQ(source, cuda_source(wide, at512));
+  generator::CudaChoices at128;
+  at128.block_threads = 128;
+  EXPECT_EQ(source, cuda_source(wide, at128));
+  EXPECT_EQ(occurrences(source, "kf_config.blockDim = dim3(512);"), 1u) << source;
+  for (const auto off : {&generator::CudaChoices::cluster, &generator::CudaChoices::row_cache}) {
+    generator::CudaChoices without;
+    without.*off = false;
+    const std::string narrow = cuda_source(wide, without);
+    EXPECT_EQ(occurrences(narrow, "kf_smem"), 0u) << narrow;
+    EXPECT_EQ(occurrences(narrow, "(512)"), 0u) << narrow;
+  }
+  // rows of 240000: 15 groups of four a thread of 16 blocks of 256 (60 KB, three blocks an SM),
+  // 30 elements a thread's registers at 512 (34_InstanceNorm's rows of 262144: 32)
+  const std::string registers = cuda_source({"rows_a_wider_clusters_registers_hold",
+                                             "x",
+                                             "F.layer_norm(x, x.shape[-1:])",
+                                             {"[torch.randn(3, 240000)]"}});
+  EXPECT_EQ(occurrences(registers, "// a row shared by a cluster of 16 blocks\n"), 1u) << registers;
+  EXPECT_EQ(occurrences(registers, "kf_config.blockDim = dim3(512);"), 1u) << registers;
+  EXPECT_EQ(occurrences(registers, "kf_smem"), 0u) << registers;
 }
 
 // What the row cache holds: a double sum of a product widens the factors (double_term_text), so

@@ -491,6 +491,13 @@ std::vector<OpCase> tensor_core_cases() {
   };
 }
 
+OpCase wide_shared_cache_case() {
+  return {"rows_beyond_a_clusters_registers",
+          "x",
+          "(torch.softmax(x, dim=1), torch.log_softmax(x, dim=1), F.layer_norm(x, x.shape[-1:]))",
+          {"[torch.randn(3, 300001) * 3]"}};
+}
+
 std::vector<OpCase> fast_math_cases() {
   return {
       // Activations over inputs as large as 12 (__expf's error grows with |x|), logs of (0.01, 1]
@@ -522,15 +529,16 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
                                bool library, const generator::CudaChoices& cuda,
                                const std::string& must_contain,
                                const std::string& direction = "forward",
-                               std::optional<generator::TransposedSum> transposed = std::nullopt) {
+                               std::optional<generator::TransposedSum> transposed = std::nullopt,
+                               int64_t partials = 0) {
   evaluation::ExportOptions export_options;
   export_options.cache_dir = cache_dir();
   const auto task = evaluation::export_task(task_dir, export_options);
   if (!task.ok) return "export failed: " + task.error;
-  generator::GenerateRequest r{task.dir,  task.doc["directions"][direction],
-                               direction, backend == evaluation::Backend::cuda ? "cuda" : "cpu",
-                               cuda,      library,
-                               transposed};
+  generator::GenerateRequest r{task.dir,   task.doc["directions"][direction],
+                               direction,  backend == evaluation::Backend::cuda ? "cuda" : "cpu",
+                               cuda,       library,
+                               transposed, partials};
   auto g = generator::generate_kernel(r);
   if (!g) return "the generator cannot write it: " + g.error;
   if (library && g->library_steps == 0) return "no library call in the source: " + g->summary;
@@ -639,6 +647,11 @@ std::string check_generated_shared_cache(const std::string& task_dir, int thread
   cuda.online = online;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             ", cached in their shared memory");
+}
+
+std::string check_generated_wide_shared_cache(const std::string& task_dir) {
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, {},
+                            ", cached in their shared memory", "forward", std::nullopt, 1);
 }
 
 std::string check_generated_fast_math(const std::string& task_dir) {

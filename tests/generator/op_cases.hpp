@@ -64,6 +64,12 @@ std::vector<OpCase> tensor_core_cases();
 /// tolerance of 1e-3, the least at which the built-in proposer offers fast_math.
 std::vector<OpCase> fast_math_cases();
 
+/// Rows of 300001 (three: a softmax, a log-softmax and a layer norm of each), longer than a
+/// cluster's registers hold at the default 256 threads a block: unsplit (partials 1; so few rows
+/// are otherwise split into chunks), the generator takes blocks of 512 for them, whose cluster
+/// caches the row in shared memory.
+OpCase wide_shared_cache_case();
+
 /// As check_generated, on the CUDA backend with exp and log on the GPU's approximations
 /// (CudaChoices::fast_math), which the source must then define.
 std::string check_generated_fast_math(const std::string& task_dir);
@@ -115,6 +121,10 @@ std::string check_generated_interior(const std::string& task_dir);
 /// As check_generated on the CUDA backend with blocks of `threads` threads and the choice online
 /// `online`, where a cluster's row cache is then in shared memory, which the source must then have.
 std::string check_generated_shared_cache(const std::string& task_dir, int threads, int online);
+/// As check_generated on the CUDA backend with the default choices and the reductions unsplit
+/// (partials 1, as KernelBench's hundreds of rows are), where the rows of wide_shared_cache_case
+/// take wider blocks whose cluster caches them in shared memory, which the source must then have.
+std::string check_generated_wide_shared_cache(const std::string& task_dir);
 
 /// Backward test tasks in robust-kbench's shape (tests/tasks) the generator writes kernels for.
 std::vector<std::string> backward_cases();

@@ -235,6 +235,13 @@ TEST_P(GeneratedCudaSharedCache, IsCorrectWithTheRowInSharedMemory) {
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaSharedCache, testing::Values(0, 1),
                          [](const auto& info) { return "online" + std::to_string(info.param); });
 
+// Rows of 300001 at the default choices: blocks of 512 threads, whose clusters cache the rows in
+// shared memory (a softmax, a log-softmax and a layer norm of rows starting anywhere in 16 bytes).
+TEST(GeneratedCudaSharedCache, IsCorrectInTheWiderBlocksTheRowTakes) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  EXPECT_EQ(check_generated_wide_shared_cache(cuda_case(wide_shared_cache_case())), "");
+}
+
 // The choice interior: the outputs whose windows lie inside the input walk them unchecked.
 class GeneratedCudaInterior : public testing::TestWithParam<OpCase> {};
 
