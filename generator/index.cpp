@@ -209,6 +209,26 @@ IndexPtr mul(const IndexPtr& a, int64_t factor) {
   }
 }
 
+namespace {
+
+/// A non-negative sum no term of which `divisor` divides, divided by it through a factor p of it
+/// that some terms are multiples of, where the other terms stay below p: (p * B + S) / (k * p) =
+/// B / k for 0 <= S < p (a group of channels of a row's offset over several channels' rows: a
+/// group norm's statistics read by its output). Else the division as it stands.
+IndexPtr div_by_a_factor(const IndexPtr& a, int64_t divisor) {
+  for (const auto& t : a->terms) {
+    const int64_t p = std::gcd(multiple_of(t), divisor);
+    if (p <= 1 || p == divisor) continue;
+    std::vector<IndexPtr> high, low;
+    for (const auto& u : a->terms) (divides(p, multiple_of(u)) ? high : low).push_back(u);
+    if (sum_of(low)->bound > p) continue;
+    return ix::div(ix::div(sum_of(high), p), divisor / p);
+  }
+  return unary(Index::Kind::div, a, divisor, (a->bound - 1) / divisor + 1, "/");
+}
+
+}  // namespace
+
 IndexPtr div(const IndexPtr& a, int64_t divisor) {
   if (divisor == 1) return a;
   if (a->may_be_negative)
@@ -226,7 +246,7 @@ IndexPtr div(const IndexPtr& a, int64_t divisor) {
       // (k * A + R) / k = A + R / k for non-negative terms
       std::vector<IndexPtr> whole, rest;
       for (auto& t : a->terms) (divides(divisor, multiple_of(t)) ? whole : rest).push_back(t);
-      if (whole.empty()) break;
+      if (whole.empty()) return div_by_a_factor(a, divisor);
       std::vector<IndexPtr> out;
       for (auto& t : whole) out.push_back(div(t, divisor));
       if (!rest.empty()) out.push_back(div(sum_of(rest), divisor));

@@ -57,6 +57,21 @@ TEST(GeneratorIndex, BoundsDropWhatCannotContribute) {
   EXPECT_EQ(ix::div(ix::add(ix::mul(v, 32), ix::var(1, 32)), 32)->text, "v0");
 }
 
+TEST(GeneratorIndex, AQuotientByAMultipleOfATermsFactorDropsWhatStaysBelowIt) {
+  // A group norm's group of 8 channels of 4096 elements, from an output's channel row o and
+  // element r: (o * 4096 + r) / 32768 = o / 8, since r stays below 4096.
+  auto o = ix::var(0, 64), r = ix::var(1, 4096);
+  EXPECT_EQ(ix::div(ix::add(ix::mul(o, 4096), r), 32768)->text, "(v0 / 8)");
+  // the rest at the factor's bound still fits: r < 4096 + 1 does not
+  auto wide = ix::var(1, 4097);
+  EXPECT_EQ(ix::div(ix::add(ix::mul(o, 4096), wide), 32768)->text,
+            "(((v0 * 4096) + v1) / 32768)");
+  // the largest factor that works: 4096 * o + 64 * c + e, e < 64, c < 64, by 8192
+  auto c = ix::var(2, 64), e = ix::var(3, 64);
+  auto three = ix::add(ix::add(ix::mul(o, 4096), ix::mul(c, 64)), e);
+  EXPECT_EQ(ix::div(three, 8192)->text, "(v0 / 2)");
+}
+
 TEST(GeneratorIndex, APaddedWindowIsNotSimplifiedAsIfItWereNonNegative) {
   // o * 2 - 1 + k: negative at the border; (x / 4) must stay a division there.
   auto p = ix::add(ix::add(ix::mul(ix::var(0, 8), 2), ix::var(1, 3)), ix::constant(-1));
