@@ -64,9 +64,9 @@ TEST(GeneratorIndex, AQuotientByAMultipleOfATermsFactorDropsWhatStaysBelowIt) {
   EXPECT_EQ(ix::div(ix::add(ix::mul(o, 4096), r), 32768)->text, "(v0 / 8)");
   // the rest at the factor's bound still fits: r < 4096 + 1 does not
   auto wide = ix::var(1, 4097);
-  EXPECT_EQ(ix::div(ix::add(ix::mul(o, 4096), wide), 32768)->text,
-            "(((v0 * 4096) + v1) / 32768)");
-  // the largest factor that works: 4096 * o + 64 * c + e, e < 64, c < 64, by 8192
+  EXPECT_EQ(ix::div(ix::add(ix::mul(o, 4096), wide), 32768)->text, "(((v0 * 4096) + v1) / 32768)");
+  // several factors: 4096 * o + 64 * c + e, e < 64, c < 64, by 8192 is o / 2 (through 4096 at once,
+  // or through 64 and then 4096)
   auto c = ix::var(2, 64), e = ix::var(3, 64);
   auto three = ix::add(ix::add(ix::mul(o, 4096), ix::mul(c, 64)), e);
   EXPECT_EQ(ix::div(three, 8192)->text, "(v0 / 2)");
