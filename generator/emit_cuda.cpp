@@ -2814,16 +2814,21 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     // rows of 262144 in clusters of 16 blocks of 512 threads' registers 4.28 ms, a block of 256
     // a row reading it three times 7.26; 23_Softmax's rows of 393216 cached in the shared memory
     // of 16 such blocks 4.12 ms, read twice 4.78).
-    const CudaChoices chosen = [&] {
-      const CudaKernel c = kernel(choices);
+    // (A row the block's own registers cache, steps > 0, is not tried wider.)
+    CudaChoices chosen = choices;
+    std::optional<CudaKernel> planned(kernel(choices));
+    if (k.reduces() && choices.cluster && choices.row_cache &&
+        choices.block_threads < kClusterSharedBlock && planned->cluster == 1 &&
+        planned->steps == 0 && planned->group == choices.block_threads) {
       CudaChoices wide = choices;
       wide.block_threads = kClusterSharedBlock;
-      const bool narrow = k.reduces() && choices.cluster && choices.row_cache &&
-                          choices.block_threads < kClusterSharedBlock && c.cluster == 1 &&
-                          c.group == choices.block_threads;
-      return narrow && kernel(wide).cluster > 1 ? wide : choices;
-    }();
-    CudaKernel c = kernel(chosen);
+      if (CudaKernel w = kernel(wide); w.cluster > 1) {
+        planned.reset();
+        planned.emplace(std::move(w));
+        chosen = wide;
+      }
+    }
+    CudaKernel& c = *planned;
     const int64_t grid = c.emit(name);
     e.functions += c.out;
     // The kernel without clusters, launched where the cluster's launch fails (before sm_90).

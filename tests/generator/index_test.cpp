@@ -62,7 +62,7 @@ TEST(GeneratorIndex, AQuotientByAMultipleOfATermsFactorDropsWhatStaysBelowIt) {
   // element r: (o * 4096 + r) / 32768 = o / 8, since r stays below 4096.
   auto o = ix::var(0, 64), r = ix::var(1, 4096);
   EXPECT_EQ(ix::div(ix::add(ix::mul(o, 4096), r), 32768)->text, "(v0 / 8)");
-  // the rest at the factor's bound still fits: r < 4096 + 1 does not
+  // a rest that can reach the factor (r < 4097) keeps the division
   auto wide = ix::var(1, 4097);
   EXPECT_EQ(ix::div(ix::add(ix::mul(o, 4096), wide), 32768)->text, "(((v0 * 4096) + v1) / 32768)");
   // several factors: 4096 * o + 64 * c + e, e < 64, c < 64, by 8192 is o / 2 (through 4096 at once,

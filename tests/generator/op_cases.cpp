@@ -350,9 +350,9 @@ std::string write_op_task(const OpCase& c, const std::filesystem::path& root) {
 }
 
 std::vector<OpCase> op_cases_named(std::initializer_list<std::string_view> names) {
+  const auto& cases = op_cases();
   std::vector<OpCase> out;
   for (const auto name : names) {
-    const auto& cases = op_cases();
     const auto c =
         std::find_if(cases.begin(), cases.end(), [&](const OpCase& o) { return o.name == name; });
     if (c == cases.end()) throw std::invalid_argument("no op case is named " + std::string(name));
