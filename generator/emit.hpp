@@ -24,8 +24,11 @@ struct CudaChoices {
   /// of 2; untiled where the outputs are few: `few_outputs`).
   int tile = -1;
   int micro = 4;
-  /// Elements each thread of a pointwise kernel computes (1, 2, 4, 8), a block's width apart.
-  int elements = 4;
+  /// Elements each thread of a pointwise kernel computes (1, 2, 4, 8), a block's width apart; 0
+  /// by rule: 8 where an element evaluates two special functions or more (exp, log, tanh, erf:
+  /// a softplus, a mish) and holds at most four loaded values, else 4
+  /// (generator/emit_cuda.cpp, pointwise_elements).
+  int elements = 0;
   /// A tiled contraction's products on the tensor cores in TF32 (its factors rounded to 10
   /// mantissa bits, sums in float32; sm_80 and newer): for a task whose tolerance admits it,
   /// and the verdict decides. Tiles of 64 or 128 (128 where `tile` says so or, by size, where M

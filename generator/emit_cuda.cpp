@@ -2505,6 +2505,30 @@ bool short_window_reduction(const Kernel& k, const CudaChoices& c) {
   });
 }
 
+/// Elements a thread of kernel `k` computes where it is pointwise (CudaChoices::elements, 0 by
+/// rule): by rule 8 where an element evaluates kSpecialFunctionsForEight special functions or
+/// more (expr_text.hpp's special_functions over its stages) and holds at most kMostLoadsForEight
+/// loaded values, else 4. On an H200 (BENCHMARKS.md, issue 36's thirty-second and forty-seventh
+/// steps) 8 against 4: 29_Softplus (expf and log1pf, one load) 1.07x and 82 -> 86 % of DRAM peak
+/// in both runs; level 2's epilogues of two to six special functions and one to four loads 1.02-
+/// 1.08x by the kernel trace (16, 29, 4, 47, 48, 51, 81, 95; 7 0.99x), but 52's, whose element
+/// holds seven loads (a batch norm's statistics), 0.90x; 26_GELU_ (erff alone) 1.01-1.02x, the
+/// other level-1 activations of one special function or none 1-4 % slower (22_Tanh 0.96-0.97x).
+constexpr int kSpecialFunctionsForEight = 2;
+constexpr size_t kMostLoadsForEight = 4;
+int pointwise_elements(const Kernel& k, const CudaChoices& c) {
+  if (c.elements > 0) return c.elements;
+  if (k.reduces()) return 4;
+  int special = 0;
+  std::set<std::string> held;
+  for (const Stage& s : k.stages) {
+    special += special_functions(s.value);
+    const auto loads = unconditional_loads(s.value);
+    held.insert(loads.begin(), loads.end());
+  }
+  return special >= kSpecialFunctionsForEight && held.size() <= kMostLoadsForEight ? 8 : 4;
+}
+
 /// Outputs a thread of kernel `k` computes (CudaChoices::window, at most the last outer
 /// dimension): 1 unless k is a short-window reduction of a thread an output (pooling, a depthwise
 /// convolution) whose stages are reductions and what follows them per output. By rule 1: on an
@@ -2534,7 +2558,7 @@ int window_outputs(const Kernel& k, const CudaChoices& c) {
 /// kernel at `moved` (k at window_index), emitted and dropped.
 bool vectors_whole(const Program& p, const Kernel& k, const Kernel& moved, const CudaChoices& c,
                    int window, int rows) {
-  CudaKernel probe{p, moved, c.block_threads, 1, c.elements, c.unroll, ""};
+  CudaKernel probe{p, moved, c.block_threads, 1, pointwise_elements(k, c), c.unroll, ""};
   probe.window = window;
   probe.rows = rows;
   probe.window_vectors = true;
@@ -2752,7 +2776,8 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     if (window > 1) moved = at_outer_index(*in.program, k, window_index(k, rows));
     if (nest > 0) moved = at_inner_index(*in.program, k, nested_index(k, nest));
     auto kernel = [&](const CudaChoices& ch) {
-      CudaKernel c{*in.program, moved ? *moved : k, ch.block_threads, 1, ch.elements, ch.unroll,
+      CudaKernel c{*in.program, moved ? *moved : k,        ch.block_threads,
+                   1,           pointwise_elements(k, ch), ch.unroll,
                    ""};
       c.window = window;
       c.rows = rows;

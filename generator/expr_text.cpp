@@ -142,6 +142,31 @@ bool calls(const ExprPtr& e, const std::string& fn) {
   return false;
 }
 
+int special_functions(const ExprPtr& e) {
+  // What each call evaluates (the prelude's kf_ functions by their bodies): softplus is log1pf of
+  // expf, mish tanhf of softplus; kf_pow of an exponent other than its six is powf, a log and an
+  // exp.
+  static const std::map<std::string, int> counts = {
+      {"exp", 1},      {"exp2", 1},    {"expm1", 1}, {"log", 1},  {"log2", 1},      {"log10", 1},
+      {"log1p", 1},    {"sin", 1},     {"cos", 1},   {"tan", 1},  {"asin", 1},      {"acos", 1},
+      {"atan", 1},     {"sinh", 1},    {"cosh", 1},  {"tanh", 1}, {"erf", 1},       {"erfc", 1},
+      {"atan2", 1},    {"sigmoid", 1}, {"silu", 1},  {"gelu", 1}, {"gelu_tanh", 1}, {"xlogy", 1},
+      {"softplus", 2}, {"mish", 3}};
+  int n = 0;
+  if (e->kind == Expr::Kind::call) {
+    if (auto it = counts.find(e->fn); it != counts.end()) n += it->second;
+    if (e->fn == "pow" && e->args.size() == 2) {
+      const Expr& b = *e->args[1];
+      const bool cheap =
+          b.kind == Expr::Kind::constant && (b.value == 2 || b.value == 3 || b.value == 0.5 ||
+                                             b.value == -0.5 || b.value == -1 || b.value == -2);
+      if (!cheap) n += 2;
+    }
+  }
+  for (const auto& a : e->args) n += special_functions(a);
+  return n;
+}
+
 std::string expr_text(const ExprPtr& e, const LoadText& load, const IndexText& index) {
   switch (e->kind) {
     case Expr::Kind::constant:

@@ -32,6 +32,11 @@ std::string double_term_text(const ExprPtr& e,
 bool is_float_product(const ExprPtr& e);
 /// Whether the expression calls `fn` somewhere.
 bool calls(const ExprPtr& e, const std::string& fn);
+/// The special functions (exp, log, tanh, erf and the like; sqrt not among them) the expression
+/// evaluates, counted where its text repeats them and through the kf_ functions that call them
+/// (softplus 2, mish 3, a power of a general exponent 2): what an element costs the SM beyond
+/// its loads and stores.
+int special_functions(const ExprPtr& e);
 /// The buffers the expression loads from.
 std::set<int> loaded_buffers(const ExprPtr& e);
 /// Whether C evaluates argument `i` of `e` only where the data picks it: a where's two branches,

@@ -95,7 +95,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"group", {-1, 1, 4, 8, 32, 0}, 0},
                  {"tile", {-1, 0, 32, 64, 128}, 0},
                  {"micro", {2, 4, 8}, 1},
-                 {"elements", {1, 2, 4, 8}, 2},
+                 {"elements", {0, 1, 2, 4, 8}, 0},
                  {"index32", {0, 1}, 0},
                  {"row_cache", {0, 1}, 1},
                  {"cluster", {0, 1}, 1},

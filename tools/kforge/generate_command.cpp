@@ -39,8 +39,10 @@ int run_generate(const std::vector<std::string>& args) {
                  "CUDA: outputs per thread along each side of a tile (default 4)")
       ->check(CLI::IsMember({2, 4, 8}));
   app.add_option("--elements", cuda.elements,
-                 "CUDA: elements per thread of a pointwise kernel (default 4)")
-      ->check(CLI::IsMember({1, 2, 4, 8}));
+                 "CUDA: elements per thread of a pointwise kernel: 1, 2, 4, 8, or 0 by rule (8 "
+                 "where an element evaluates two special functions or more, such as a softplus's "
+                 "exp and log1p, and holds at most four loaded values, else 4; default)")
+      ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   app.add_flag("--tf32", cuda.tf32,
                "CUDA: the tiled contractions' products on the tensor cores in TF32 (10 mantissa "
                "bits; sm_80 and newer): for tasks whose tolerance admits it, the verdict decides");
