@@ -227,6 +227,23 @@ IndexPtr div_by_a_factor(const IndexPtr& a, int64_t divisor) {
   return unary(Index::Kind::div, a, divisor, (a->bound - 1) / divisor + 1, "/");
 }
 
+/// A non-negative sum no term of which `divisor` divides, its remainder by it through a factor p
+/// of it that some terms are multiples of, where the other terms stay below p: (p * B + S) % (k *
+/// p) = p * (B % k) + S for 0 <= S < p (a channel's parameter at a group norm's element: (o * 32 +
+/// r) % 512 = (o % 16) * 32 + r, the remainder of the outer counter alone). Else the remainder as
+/// it stands.
+IndexPtr mod_by_a_factor(const IndexPtr& a, int64_t divisor) {
+  for (const auto& t : a->terms) {
+    const int64_t p = std::gcd(multiple_of(t), divisor);
+    if (p <= 1 || p == divisor) continue;
+    std::vector<IndexPtr> high, low;
+    for (const auto& u : a->terms) (divides(p, multiple_of(u)) ? high : low).push_back(u);
+    if (sum_of(low)->bound > p) continue;
+    return ix::add(ix::mul(ix::mod(ix::div(sum_of(high), p), divisor / p), p), sum_of(low));
+  }
+  return unary(Index::Kind::mod, a, divisor, std::min(divisor, a->bound), "%");
+}
+
 }  // namespace
 
 IndexPtr div(const IndexPtr& a, int64_t divisor) {
@@ -272,7 +289,7 @@ IndexPtr mod(const IndexPtr& a, int64_t divisor) {
       std::vector<IndexPtr> rest;
       for (auto& t : a->terms)
         if (!divides(divisor, multiple_of(t))) rest.push_back(t);
-      if (rest.size() == a->terms.size()) break;
+      if (rest.size() == a->terms.size()) return mod_by_a_factor(a, divisor);
       return mod(sum_of(rest), divisor);
     }
     default:

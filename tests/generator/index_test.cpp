@@ -72,6 +72,26 @@ TEST(GeneratorIndex, AQuotientByAMultipleOfATermsFactorDropsWhatStaysBelowIt) {
   EXPECT_EQ(ix::div(three, 8192)->text, "(v0 / 2)");
 }
 
+TEST(GeneratorIndex, ARemainderByAMultipleOfATermsFactorKeepsWhatStaysBelowIt) {
+  // A group norm's channel parameter at element r of a group of 32 of row o, 512 channels a row:
+  // (o * 32 + r) % 512 = (o % 16) * 32 + r, since r stays below 32.
+  auto o = ix::var(0, 1024), r = ix::var(1, 32);
+  EXPECT_EQ(ix::mod(ix::add(ix::mul(o, 32), r), 512)->text, "(((v0 % 16) * 32) + v1)");
+  // a rest that can reach the factor (r < 33) keeps the remainder
+  auto wide = ix::var(1, 33);
+  EXPECT_EQ(ix::mod(ix::add(ix::mul(o, 32), wide), 512)->text, "(((v0 * 32) + v1) % 512)");
+  // a divisor that is not a power of two: (o * 48 + c) % 144 for c < 48 is (o % 3) * 48 + c,
+  // whose bound stays the divisor's
+  auto c = ix::var(2, 48);
+  const auto by_rule = ix::mod(ix::add(ix::mul(o, 48), c), 144);
+  EXPECT_EQ(by_rule->text, "(((v0 % 3) * 48) + v2)");
+  EXPECT_LE(by_rule->bound, 144);
+  // several factors: (4096 * o + 64 * c + e) % 8192, e < 64, c < 64: (o % 2) * 4096 + 64 * c + e
+  auto e = ix::var(3, 64), c64 = ix::var(2, 64);
+  auto three = ix::add(ix::add(ix::mul(o, 4096), ix::mul(c64, 64)), e);
+  EXPECT_EQ(ix::mod(three, 8192)->text, "(((v0 % 2) * 4096) + (v2 * 64) + v3)");
+}
+
 TEST(GeneratorIndex, APaddedWindowIsNotSimplifiedAsIfItWereNonNegative) {
   // o * 2 - 1 + k: negative at the border; (x / 4) must stay a division there.
   auto p = ix::add(ix::add(ix::mul(ix::var(0, 8), 2), ix::var(1, 3)), ix::constant(-1));
