@@ -211,36 +211,40 @@ IndexPtr mul(const IndexPtr& a, int64_t factor) {
 
 namespace {
 
-/// A non-negative sum no term of which `divisor` divides, divided by it through a factor p of it
-/// that some terms are multiples of, where the other terms stay below p: (p * B + S) / (k * p) =
-/// B / k for 0 <= S < p (a group of channels of a row's offset over several channels' rows: a
-/// group norm's statistics read by its output). Else the division as it stands.
-IndexPtr div_by_a_factor(const IndexPtr& a, int64_t divisor) {
+/// A non-negative sum no term of which `divisor` divides, as p * B + S through a factor p of the
+/// divisor (1 < p < divisor) that some terms are multiples of, where the other terms S stay below
+/// p: the first such p a term gives, with B (those terms over p) and S; none where no term does.
+struct ThroughAFactor {
+  int64_t p = 1;
+  IndexPtr high, low;  ///< B and S
+};
+std::optional<ThroughAFactor> through_a_factor(const IndexPtr& a, int64_t divisor) {
   for (const auto& t : a->terms) {
     const int64_t p = std::gcd(multiple_of(t), divisor);
     if (p <= 1 || p == divisor) continue;
     std::vector<IndexPtr> high, low;
     for (const auto& u : a->terms) (divides(p, multiple_of(u)) ? high : low).push_back(u);
-    if (sum_of(low)->bound > p) continue;
-    return ix::div(ix::div(sum_of(high), p), divisor / p);
+    IndexPtr rest = sum_of(low);
+    if (rest->bound > p) continue;
+    return ThroughAFactor{p, ix::div(sum_of(high), p), rest};
   }
+  return std::nullopt;
+}
+
+/// (p * B + S) / (k * p) = B / k for 0 <= S < p (a group of channels of a row's offset over
+/// several channels' rows: a group norm's statistics read by its output). Else the division as it
+/// stands.
+IndexPtr div_by_a_factor(const IndexPtr& a, int64_t divisor) {
+  if (auto f = through_a_factor(a, divisor)) return ix::div(f->high, divisor / f->p);
   return unary(Index::Kind::div, a, divisor, (a->bound - 1) / divisor + 1, "/");
 }
 
-/// A non-negative sum no term of which `divisor` divides, its remainder by it through a factor p
-/// of it that some terms are multiples of, where the other terms stay below p: (p * B + S) % (k *
-/// p) = p * (B % k) + S for 0 <= S < p (a channel's parameter at a group norm's element: (o * 32 +
-/// r) % 512 = (o % 16) * 32 + r, the remainder of the outer counter alone). Else the remainder as
-/// it stands.
+/// (p * B + S) % (k * p) = p * (B % k) + S for 0 <= S < p (a channel's parameter at a group norm's
+/// element: (o * 32 + r) % 512 = (o % 16) * 32 + r, the remainder of the outer counter alone).
+/// Else the remainder as it stands.
 IndexPtr mod_by_a_factor(const IndexPtr& a, int64_t divisor) {
-  for (const auto& t : a->terms) {
-    const int64_t p = std::gcd(multiple_of(t), divisor);
-    if (p <= 1 || p == divisor) continue;
-    std::vector<IndexPtr> high, low;
-    for (const auto& u : a->terms) (divides(p, multiple_of(u)) ? high : low).push_back(u);
-    if (sum_of(low)->bound > p) continue;
-    return ix::add(ix::mul(ix::mod(ix::div(sum_of(high), p), divisor / p), p), sum_of(low));
-  }
+  if (auto f = through_a_factor(a, divisor))
+    return ix::add(ix::mul(ix::mod(f->high, divisor / f->p), f->p), f->low);
   return unary(Index::Kind::mod, a, divisor, std::min(divisor, a->bound), "%");
 }
 
