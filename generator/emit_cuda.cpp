@@ -60,6 +60,31 @@ __device__ __forceinline__ void kf_row_store4(float* p, const float* w) {
   __stwb(reinterpret_cast<float4*>(p), make_float4(w[0], w[1], w[2], w[3]));
 }
 
+// A window ring's copy (CudaKernel::ring_rows): the 16 bytes at src (global, 16-byte aligned)
+// into dst (shared, 16-byte aligned), in flight until the thread waits for its group; before
+// sm_80 (no cp.async) a load and a store, done when the call returns.
+__device__ __forceinline__ void kf_async_copy16(float* dst, const float* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src) : "memory");
+#else
+  *reinterpret_cast<float4*>(dst) = __ldg(reinterpret_cast<const float4*>(src));
+#endif
+}
+// The copies a thread issued since its last commit: one group.
+__device__ __forceinline__ void kf_async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+// Until at most N of the thread's newest groups are in flight (the older ones in shared memory).
+template <int N>
+__device__ __forceinline__ void kf_async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
 struct KfSum { template <class T> __device__ T operator()(T a, T b) const { return a + b; } };
 struct KfProd { template <class T> __device__ T operator()(T a, T b) const { return a * b; } };
 struct KfMax { template <class T> __device__ T operator()(T a, T b) const { return kf_max2(a, b); } };
@@ -395,6 +420,17 @@ constexpr int64_t kClusterSharedThreads = 1024;
 /// 23_Softmax took 11.0 ms, and 34_InstanceNorm 4.73 against 4.28 at 512.
 constexpr int kClusterSharedBlock = 512;
 
+/// A window ring's row, in floats, is the input's and kRingPad more: so measured on an H200 (the
+/// hand kernel bench/depthwise_row_ring.cu, BENCHMARKS.md, issue 36's forty-ninth step).
+constexpr int64_t kRingPad = 8;
+/// Rows a window ring holds: the row its threads last read, those its windows read, and the rest
+/// in flight. On an H200 (the same step) 82_conv_depthwise_2D_square_input_square_kernel's
+/// 3 x 3 windows at 8 output rows a block took 2-3 % less with 6 rows ahead (8 slots) than 4.
+constexpr int64_t kRingSlots = 8;
+/// The most shared memory a block's rings take: a block may declare 48 KiB, of which the
+/// reductions' scratch takes under 1 KiB.
+constexpr int64_t kRingBytes = 40 * 1024;
+
 struct CudaKernel {
   const Program& p;
   const Kernel& k;
@@ -580,7 +616,7 @@ struct CudaKernel {
 
   std::string text(const ExprPtr& e) const {
     const ExprPtr f = reciprocal_of_row_constants(k, strip_borders ? without_borders(e) : e);
-    if (window > 1) return eager_text(f);
+    if (window > 1 || ring_rows > 0) return eager_text(f);
     if (vector_pass && cached_values.empty()) return row_vector_text(f);
     if (cached_values.empty()) return kernel_expr_text(k, f);
     return expr_text(from_cache(f), [this](const Expr& l, const std::string& added) {
@@ -788,6 +824,7 @@ struct CudaKernel {
         [this, index](const Expr& l, const std::string& added) {
           if (std::count(k.local.begin(), k.local.end(), l.buffer))
             return "acc" + std::to_string(l.buffer);
+          if (auto v = ring_load(l, added)) return *v;
           if (auto v = vector_load(l, added)) return *v;
           std::string at = window_offset(*l.index) + added;
           if (ix::reads(*l.index, "kf_j") || may_leave_buffer(l))
@@ -803,7 +840,7 @@ struct CudaKernel {
   /// unrolled, as the window's r is), so that the offsets that neighbouring windows share are
   /// the same thread's part plus the same constant, which the compiler computes and loads once.
   std::string window_offset(const Index& i) const {
-    const auto split = split_window(i);
+    const auto split = ring_rows > 0 ? std::nullopt : split_window(i);
     if (!split) return i.text;
     std::string own = split->stride == 1 ? "kf_v" : "kf_v * " + n(split->stride);
     for (const auto& t : split->own)
@@ -859,6 +896,143 @@ struct CudaKernel {
     for (const auto& t : own) at += " + " + t->text;
     const std::string g = n(group - vector_loads.begin());
     return "kf_w" + g + "[kf_slot" + g + "(" + at + ")]";
+  }
+
+  /// Output rows a block walks with its windows' input rows in rings in shared memory
+  /// (CudaChoices::window_ring); 0: none. The kernel is then at window_index with rows (kf_z the
+  /// plane, kf_h the output row, kf_j the column): a block is a band of ring_rows output rows of
+  /// a plane, its thread x computes the columns x + threads * kf_v (kf_v < window) of each and
+  /// copies the 16 bytes at 4x of each input row its windows read into the ring by cp.async, a
+  /// few rows ahead of those it reads (emit_ring). A load of the windows then reads the ring's
+  /// row kf_h + dy at column kf_j + dx, dy and dx its offset's own part (r's terms and the
+  /// constants, once the loops are unrolled) over and modulo the input's row.
+  int ring_rows = 0;
+  /// A load's offset as a ring reads it: plane + kf_h * row + kf_j + own, the plane's terms
+  /// reading kf_z alone (a multiple of `aligned`).
+  struct RingRead {
+    std::string plane;
+    int64_t row = 0;
+    int64_t aligned = 0;
+    std::vector<IndexPtr> own{};
+  };
+  /// A ring: the rows of a buffer's plane that the windows read, the most rows below kf_h and
+  /// columns past kf_j their loads reach.
+  struct Ring {
+    int buffer = 0;
+    std::string plane;
+    int64_t row = 0;
+    int64_t below = 0, past = 0;
+  };
+  mutable std::vector<Ring> rings{};
+  /// ring_load's pass: false while it collects the rings, true once emit_ring prints their reads.
+  bool rings_planned = false;
+  /// Loads along kf_j that no ring holds (ring_load found none for them).
+  mutable int unringed_loads = 0;
+  /// Slots of each ring: rows in flight past the windows' (kRingSlots - 2 - below) and the row
+  /// just read; fewer where the rings would pass kRingBytes of shared memory.
+  int64_t ring_slots = 0;
+
+  std::optional<RingRead> ring_read(const Index& i) const {
+    const auto split = ix::along(i, "kf_j");
+    if (!split || split->stride != 1) return std::nullopt;
+    RingRead read;
+    for (const auto& t : split->rest) {
+      if (ix::reads(*t, "kf_h")) {
+        const auto row = ix::along(*t, "kf_h");
+        if (!row || !row->rest.empty() || row->stride <= 0 || read.row != 0) return std::nullopt;
+        read.row = row->stride;
+      } else if (ix::reads(*t, "kf_z")) {
+        if (ix::reads(*t, "r")) return std::nullopt;
+        read.plane += (read.plane.empty() ? "" : " + ") + t->text;
+        read.aligned = std::gcd(read.aligned, ix::factor_of(*t));
+      } else if (ix::reads(*t, "r") || t->kind == Index::Kind::constant) {
+        read.own.push_back(t);
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (read.row == 0) return std::nullopt;
+    if (read.plane.empty()) read.plane = "0";
+    return read;
+  }
+
+  /// A window's load as a read of its ring (ring_rows): while the rings are planned, none, its
+  /// rows and columns recorded with its ring; after, the ring's row kf_rr<g>[dy] at kf_j + dx.
+  /// None (an unringed load) where the load reads kf_j otherwise than as ring_read's sum of a
+  /// float buffer the kernel does not store, rows a multiple of 4 elements, or an own part whose
+  /// value is negative (a padded window) or reaches past kf_j's column a row's end.
+  std::optional<std::string> ring_load(const Expr& l, const std::string& added) const {
+    if (ring_rows == 0 || l.buffer < 0 || !l.index || !ix::reads(*l.index, "kf_j"))
+      return std::nullopt;
+    const Buffer& b = p.buffers[static_cast<size_t>(l.buffer)];
+    const auto read = ring_read(*l.index);
+    const auto unringed = [this] {
+      ++unringed_loads;
+      return std::nullopt;
+    };
+    if (!added.empty() || b.dtype != DType::f32 || l.dtype != DType::f32 ||
+        std::count(k.stores.begin(), k.stores.end(), l.buffer) || !read || read->row % 4 != 0 ||
+        read->aligned % 4 != 0)
+      return unringed();
+    int64_t below = 0, past = 0;
+    const int64_t r_end = numel(k.inner_shape());
+    for (int64_t r = 0; r < r_end; ++r) {
+      int64_t at = 0;
+      for (const auto& t : read->own) {
+        const auto value = ix::value_at(*t, {{"r", r}});
+        if (!value) return unringed();
+        at += *value;
+      }
+      if (at < 0) return unringed();
+      below = std::max(below, at / read->row);
+      past = std::max(past, at % read->row);
+    }
+    // the last output's window inside the row
+    if (k.outer_shape().back() - 1 + past >= read->row) return unringed();
+    auto ring = std::find_if(rings.begin(), rings.end(), [&](const Ring& g) {
+      return g.buffer == l.buffer && g.plane == read->plane && g.row == read->row;
+    });
+    if (!rings_planned) {
+      if (ring == rings.end())
+        ring = rings.insert(rings.end(), Ring{l.buffer, read->plane, read->row});
+      ring->below = std::max(ring->below, below);
+      ring->past = std::max(ring->past, past);
+      return std::nullopt;
+    }
+    if (ring == rings.end()) return unringed();
+    std::string own;
+    for (const auto& t : read->own) own += (own.empty() ? "" : " + ") + t->text;
+    if (own.empty()) own = "0";
+    const std::string row = n(read->row);
+    return "kf_rr" + n(ring - rings.begin()) + "[(" + own + ") / " + row + "][kf_j + (" + own +
+           ") % " + row + "]";
+  }
+
+  /// The rings of the kernel's windows (ring_load's first pass over its stages, the text
+  /// dropped), their slots and the block's threads: a warp's multiple that copies every ring's
+  /// row 16 bytes a thread. Whether every load along kf_j reads a ring that fits.
+  bool plan_rings() {
+    const std::string kept = out;
+    rings.clear();
+    unringed_loads = 0;
+    rings_planned = false;
+    emit_stages();
+    out = kept;
+    rings_planned = true;
+    if (rings.empty() || unringed_loads > 0) return false;
+    int64_t below = 0, copiers = 0, row_bytes = 0;
+    for (const Ring& g : rings) {
+      below = std::max(below, g.below);
+      copiers = std::max(copiers, g.row / 4);
+      row_bytes += (g.row + kRingPad) * 4;
+    }
+    ring_slots = kRingSlots;
+    while (ring_slots > below + 2 && ring_slots * row_bytes > kRingBytes) --ring_slots;
+    if (ring_slots * row_bytes > kRingBytes || ring_slots < below + 2 || copiers > 1024)
+      return false;
+    threads = static_cast<int>((copiers + 31) / 32 * 32);
+    window = static_cast<int>((k.outer_shape().back() + threads - 1) / threads);
+    return true;
   }
 
   /// The groups of four each vector load group holds (kVectorQuads at most in all; a group over
@@ -951,6 +1125,7 @@ struct CudaKernel {
     std::set<int> out = row_vector_buffers;
     for (const auto& g : vector_loads)
       if (!g.quads.empty()) out.insert(g.buffer);
+    for (const auto& g : rings) out.insert(g.buffer);
     return out;
   }
 
@@ -1369,7 +1544,7 @@ struct CudaKernel {
       // output kept the compiler from merging the loads that neighbouring windows share, and
       // from issuing the next output's loads before this one's sum). Spread outputs: o is
       // clamped to an output, so no guard either; each load keeps its border check.
-      if (window > 1 || spread > 1) {
+      if (window > 1 || spread > 1 || ring_rows > 0) {
         out += "  {\n" + loop + consume_all("      ", direct) + "    }\n  }\n";
         return;
       }
@@ -2286,6 +2461,7 @@ struct CudaKernel {
     const std::string slots = "[" + n(apart > 1 ? threads : 32) + "];\n";
     out += "  __shared__ float kf_shared_f" + slots + "  __shared__ double kf_shared_d" + slots +
            "  __shared__ int64_t kf_shared_i" + slots + "  __shared__ int64_t kf_shared_j" + slots;
+    if (ring_rows > 0) return emit_ring();
     if (window > 1) {
       const int64_t last = k.outer_shape().back(), lines = outer / last;
       const int64_t chunks = (last + window - 1) / window;
@@ -2406,6 +2582,58 @@ struct CudaKernel {
     if (cluster > 1) out += "#endif\n";
     out += "}\n\n";
     return grid;
+  }
+
+  /// The body of a kernel whose windows read rings (ring_rows, planned by plan_rings): its grid.
+  /// Block b is the band b % bands of plane b / bands. Input row y of a ring lives in slot
+  /// y % slots; each of the thread's cp.async groups holds its copies of one row (none past the
+  /// band's last input row, or the buffer's end), the first the band's first row. At output row
+  /// kf_h the thread waits until the rows up to kf_h + below are in (all but its newest
+  /// ahead - below groups), the barrier says every thread's are and that all have read row
+  /// kf_h - 1, and the row ahead of the newest goes into that row's slot.
+  int64_t emit_ring() {
+    const auto outer = k.outer_shape();
+    const int64_t height = outer[*row_dimension(outer)], last = outer.back();
+    const int64_t planes = numel(outer) / (height * last);
+    const int64_t bands = (height + ring_rows - 1) / ring_rows;
+    const int64_t ahead = ring_slots - 2;
+    int64_t below = 0;
+    for (const Ring& g : rings) below = std::max(below, g.below);
+    const std::string slots = n(ring_slots);
+    for (size_t g = 0; g < rings.size(); ++g)
+      out += "  __shared__ __align__(16) float kf_ring" + n(int64_t(g)) + "[" + slots + "][" +
+             n(rings[g].row + kRingPad) + "];\n";
+    out += "  const int64_t kf_z = blockIdx.x / " + n(bands) +
+           ";\n  const int64_t kf_h0 = static_cast<int64_t>(blockIdx.x % " + n(bands) + ") * " +
+           n(ring_rows) + ";\n  const int64_t kf_h1 = kf_min_i64(kf_h0 + " + n(ring_rows) + ", " +
+           n(height) + ");\n  const int lane = 0;\n  const auto kf_issue = [&](int64_t kf_y) {\n";
+    for (size_t g = 0; g < rings.size(); ++g) {
+      const Ring& r = rings[g];
+      const std::string at = "(" + r.plane + ") + kf_y * " + n(r.row) + " + threadIdx.x * 4";
+      out += "    if (threadIdx.x < " + n(r.row / 4) + " && kf_y < kf_h1 + " + n(r.below) + " && " +
+             at + " + 4 <= " + n(numel(p.buffers[size_t(r.buffer)].shape)) +
+             ")\n      kf_async_copy16(&kf_ring" + n(int64_t(g)) + "[kf_y % " + slots +
+             "][threadIdx.x * 4], b" + std::to_string(r.buffer) + " + " + at + ");\n";
+    }
+    out +=
+        "    kf_async_commit();\n  };\n#pragma unroll\n  for (int kf_d = 0; kf_d <= " + n(ahead) +
+        "; ++kf_d) kf_issue(kf_h0 + kf_d);\n  for (int64_t kf_h = kf_h0; kf_h < kf_h1; ++kf_h) "
+        "{\n  kf_async_wait<" +
+        n(ahead - below) + ">();\n  __syncthreads();\n  kf_issue(kf_h + " + n(ahead + 1) + ");\n";
+    for (size_t g = 0; g < rings.size(); ++g) {
+      out += "  const float* const kf_rr" + n(int64_t(g)) + "[] = {";
+      for (int64_t d = 0; d <= rings[g].below; ++d)
+        out += std::string(d ? ", " : "") + "kf_ring" + n(int64_t(g)) + "[(kf_h + " + n(d) +
+               ") % " + slots + "]";
+      out += "};\n";
+    }
+    out += "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) +
+           "; ++kf_v) {\n  const int64_t kf_x = threadIdx.x + " + n(threads) +
+           " * kf_v;\n  const bool live = kf_x < " + n(last) +
+           ";\n  const int64_t kf_j = kf_min_i64(kf_x, " + n(last - 1) + ");\n";
+    emit_stages();
+    out += "  }\n  }\n}\n\n";
+    return planes * bands;
   }
 
   /// The reduction kernel's stages, each walk of the row in turn.
@@ -2612,6 +2840,31 @@ int window_rows(const Program& p, const Kernel& k, const CudaChoices& c, int win
   return v;
 }
 
+/// Output rows a block of kernel `k` walks with its windows' input rows in rings in shared
+/// memory (CudaChoices::window_ring, CudaKernel::ring_rows): 0 unless k is a short-window
+/// reduction (a thread an output) whose every load along its outputs' rows reads a ring that
+/// fits (CudaKernel::plan_rings: unpadded windows at stride 1 of float rows a multiple of 4
+/// elements long, up to 4096); then the choice, or by rule 8 where every ring's windows span 2
+/// or 3 columns and 2 rows or more. On an H200 (BENCHMARKS.md, issue 36's fiftieth step)
+/// 82_conv_depthwise_2D_square_input_square_kernel (3 x 3, rows of 512) 0.640 -> 0.547 ms (DRAM
+/// 68 -> 82 % of peak), 84 (3 x 3) 2.47 -> 2.156; 16 rows a block 4-5 % slower than 8; 83 (3 x 1)
+/// 2 % slower, 85 (3 x 7) 15 % slower (SM-bound).
+int window_ring_rows(const Program& p, const Kernel& k, const CudaChoices& c) {
+  constexpr int kRule = 8;
+  if (c.window_ring == 0 || !short_window_reduction(k, c) || !row_dimension(k.outer_shape()))
+    return 0;
+  const Kernel moved = at_outer_index(p, k, window_index(k, 2));
+  CudaKernel probe{p, moved, c.block_threads, 1, 4, c.unroll, ""};
+  probe.ring_rows = kRule;
+  if (!probe.plan_rings()) return 0;
+  if (c.window_ring > 0) return c.window_ring;
+  return std::all_of(
+             probe.rings.begin(), probe.rings.end(),
+             [](const CudaKernel::Ring& g) { return g.below >= 1 && g.past >= 1 && g.past <= 2; })
+             ? kRule
+             : 0;
+}
+
 /// Blocks a kernel keeps where the rule of `spread` gives its threads several outputs: 132 SMs of
 /// an H100 or H200 (8 blocks of 256 threads each at once) filled once.
 constexpr int64_t kSpreadBlocks = 1024;
@@ -2768,12 +3021,14 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       e.calls += tiled->call;
       continue;
     }
-    const int window = window_rule(*in.program, k, choices);
-    const int rows = window_rows(*in.program, k, choices, window);
-    const int spread = window > 1 ? 1 : spread_outputs(k, choices);
-    const int64_t nest = window == 1 ? long_window_nest(k, choices) : 0;
+    const int ring = window_ring_rows(*in.program, k, choices);
+    const int window = ring > 0 ? 1 : window_rule(*in.program, k, choices);
+    const int rows = ring > 0 ? 1 : window_rows(*in.program, k, choices, window);
+    const int spread = window > 1 || ring > 0 ? 1 : spread_outputs(k, choices);
+    const int64_t nest = window == 1 && ring == 0 ? long_window_nest(k, choices) : 0;
     std::optional<Kernel> moved;
     if (window > 1) moved = at_outer_index(*in.program, k, window_index(k, rows));
+    if (ring > 0) moved = at_outer_index(*in.program, k, window_index(k, 2));
     if (nest > 0) moved = at_inner_index(*in.program, k, nested_index(k, nest));
     auto kernel = [&](const CudaChoices& ch) {
       CudaKernel c{*in.program, moved ? *moved : k,        ch.block_threads,
@@ -2790,13 +3045,19 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       c.pointwise_vectors = ch.pointwise_vectors;
       c.window_stores = ch.window_stores && rows == 1;
       if (c.window_stores && !c.window_stores_fit()) c.window_stores = false;
+      if (ring > 0) {
+        c.ring_rows = ring;
+        c.window_vectors = c.window_stores = c.interior = c.row_vectors = false;
+        c.plan_rings();  // window_ring_rows planned the same rings
+      }
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
       if (scan) c.group = k.inner.back() ? 32 : 1;
       if (scan && c.group == 32) c.scan_warps = scan_warps_of(c, ch);
       if (c.scan_warps > 1) c.threads = 32 * c.scan_warps;
       if (ch.index32 && c.narrow_indices()) c.ix = "int";
-      const bool walk = k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1;
+      const bool walk =
+          k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1 && ring == 0;
       // a column walk: a thread (or a group split across the block) an output of a reduction
       // across rows
       const bool column = walk && nest == 0 && c.group == 1 && !k.inner.empty() && !k.inner.back();

@@ -77,6 +77,8 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// rule); whether window outputs load their windows four elements at a time (`window_vectors` 1)
 /// and whether their warp stores them 32 consecutive a store through shared memory
 /// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule);
+/// how many output rows a block walks with its windows' input rows in rings in shared memory
+/// (`window_ring`, -1 by rule, 0: none);
 /// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1), and a
 /// pointwise kernel its elements (`pointwise_vectors` 1); whether a scan loads its next step
 /// before it scans this one (`scan_prefetch` 0) and how many warps share its row (`scan_warps`, 0
@@ -107,6 +109,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"window_vectors", {0, 1}, 1},
                  {"window_stores", {0, 1}, 0},
                  {"window_rows", {0, 1, 2, 4}, 0},
+                 {"window_ring", {-1, 0, 8, 16}, 0},
                  {"row_vectors", {0, 1}, 1},
                  {"pointwise_vectors", {0, 1}, 1},
                  {"scan_prefetch", {0, 1}, 0},
@@ -156,6 +159,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("window_vectors"); it != v.end()) g.cuda.window_vectors = it->second == 1;
     if (auto it = v.find("window_stores"); it != v.end()) g.cuda.window_stores = it->second == 1;
     if (auto it = v.find("window_rows"); it != v.end()) g.cuda.window_rows = int(it->second);
+    if (auto it = v.find("window_ring"); it != v.end()) g.cuda.window_ring = int(it->second);
     if (auto it = v.find("row_vectors"); it != v.end()) g.cuda.row_vectors = it->second == 1;
     if (auto it = v.find("pointwise_vectors"); it != v.end())
       g.cuda.pointwise_vectors = it->second == 1;

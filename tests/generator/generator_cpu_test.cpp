@@ -1227,9 +1227,74 @@ TEST(GeneratedCudaSource, RowsOfWindowOutputsLoadTheInputRowsTheyShareOnce) {
   EXPECT_EQ(occurrences(single, "kf_rw"), 0u) << single;
   const OpCase unpadded{
       "rows_pool_unpadded", "x", "F.max_pool2d(x, 3, stride=1)", {"[torch.randn(2, 4, 64, 64)]"}};
-  const std::string unpadded_source = cuda_source(unpadded);
+  generator::CudaChoices no_ring;
+  no_ring.window_ring = 0;
+  const std::string unpadded_source = cuda_source(unpadded, no_ring);
   EXPECT_EQ(occurrences(unpadded_source, "kf_rw"), 0u) << unpadded_source;
   EXPECT_EQ(occurrences(unpadded_source, "kf_v < 4"), 1u) << unpadded_source;
+}
+
+// The choice window_ring: a 3 x 3 depthwise convolution, unpadded (KernelBench's
+// 82_conv_depthwise_2D_square_input_square_kernel at a smaller size: 4 channels of 20 x 64). By
+// rule a block walks 8 output rows of a plane; its 32 threads (a warp's multiple of the 16 that
+// copy a row of 64 floats, 16 bytes each) compute 2 columns of each, and the input rows go
+// through a ring of 8 rows of 72 floats in shared memory, 6 in flight ahead of the first a window
+// reads: nvcc's PTX has 8 copies by cp.async (7 before the walk, 1 a row), 18 reads of shared
+// memory for the 2 outputs' windows, their 2 stores, the 9 weights its only global loads, and no
+// local memory (the ring's rows a register each once the loops are unrolled; the `gpu` label
+// checks the values). Not for rows that are not a multiple of 4 floats, padded windows, strided
+// ones, or by rule windows of one column (3 x 1: on an H200 1-4 % slower through a ring).
+TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
+  if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
+  const OpCase conv{"ring_conv",
+                    "x, w",
+                    "F.conv2d(x, w, groups=4)",
+                    {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}};
+  const std::string ring = cuda_source(conv);
+  EXPECT_EQ(occurrences(ring, "__shared__ __align__(16) float kf_ring0[8][72];"), 1u) << ring;
+  EXPECT_EQ(occurrences(ring, "__launch_bounds__(32)"), 1u) << ring;
+  EXPECT_EQ(occurrences(ring, "kf_async_wait<4>();"), 1u) << ring;
+  EXPECT_EQ(occurrences(ring, "kf_v < 2;"), 1u) << ring;
+  EXPECT_EQ(occurrences(ring,
+                        "kf_rr0[] = {kf_ring0[(kf_h + 0) % 8], kf_ring0[(kf_h + 1) % 8], "
+                        "kf_ring0[(kf_h + 2) % 8]};"),
+            1u)
+      << ring;
+  // 18 output rows in bands of 8 (the last of 2), 8 planes: 24 blocks
+  EXPECT_EQ(occurrences(ring, "<<<24, 32, 0, stream>>>"), 1u) << ring;
+  EXPECT_EQ(occurrences(ring, "reinterpret_cast<uintptr_t>(b0) % 16 != 0"), 1u) << ring;
+  const std::string ptx = ptx_text(ring);
+  EXPECT_EQ(occurrences(ptx, "cp.async.cg.shared.global"), 8u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "ld.shared.f32"), 18u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "ld.global"), 9u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "st.global"), 2u) << ptx;
+  EXPECT_EQ(occurrences(ptx, ".local"), 0u) << ptx;
+  // none where asked for none, on rows of 30 floats, padded or strided windows
+  generator::CudaChoices none, sixteen;
+  none.window_ring = 0;
+  sixteen.window_ring = 16;
+  EXPECT_EQ(occurrences(cuda_source(conv, none), "kf_ring0"), 0u);
+  EXPECT_EQ(occurrences(cuda_source(conv, sixteen), "kf_min_i64(kf_h0 + 16, 18)"), 1u);
+  for (const std::string& call : {std::string("F.conv2d(x, w, groups=4, padding=1)"),
+                                  std::string("F.conv2d(x, w, groups=4, stride=2)")}) {
+    const std::string other = cuda_source(
+        {"ring_none", "x, w", call, {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}},
+        sixteen);
+    EXPECT_EQ(occurrences(other, "kf_ring0"), 0u) << other;
+  }
+  const std::string odd = cuda_source({"ring_odd",
+                                       "x, w",
+                                       "F.conv2d(x, w, groups=4)",
+                                       {"[torch.randn(2, 4, 20, 30), torch.randn(4, 1, 3, 3)]"}},
+                                      sixteen);
+  EXPECT_EQ(occurrences(odd, "kf_ring0"), 0u) << odd;
+  // 3 x 1 windows: by rule none, where asked a ring that holds the 3 rows
+  const OpCase column{"ring_column",
+                      "x, w",
+                      "F.conv2d(x, w, groups=4)",
+                      {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 1)]"}};
+  EXPECT_EQ(occurrences(cuda_source(column), "kf_ring0"), 0u);
+  EXPECT_EQ(occurrences(cuda_source(column, sixteen), "kf_async_wait<4>();"), 1u);
 }
 
 // The choice spread: four outputs a thread, a block's width apart (o = kf_b + kf_v * 256, the

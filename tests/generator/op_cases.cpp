@@ -441,6 +441,28 @@ std::vector<OpCase> window_cases() {
   };
 }
 
+std::vector<OpCase> ring_cases() {
+  return {
+      // unpadded windows at stride 1: 3 x 3 (a depthwise convolution, with a bias and an
+      // epilogue, and with two output channels an input channel), 2 x 2, 3 x 1, 1 x 3 and 2 x 5;
+      // rows of 16 (32 threads, 14 columns), of 300 (96 threads, 4 columns a thread, the last
+      // partly past the row), of 13 (no ring: not a multiple of 4); 17 output rows (bands of 8,
+      // the last of 1), 5 (one band shorter than 8)
+      {"windows_unpadded_2d",
+       "x, w, b, w2",
+       "(F.conv2d(x, w, groups=3), torch.relu(F.conv2d(x, w, b, groups=3)) * 2, "
+       "F.conv2d(x, w2, groups=3), F.max_pool2d(x, 2, stride=1), "
+       "F.avg_pool2d(x, (3, 1), stride=1), F.avg_pool2d(x, (1, 3), stride=1), "
+       "F.max_pool2d(x, (2, 5), stride=1))",
+       {"[torch.randn(2, 3, 19, 16), torch.randn(3, 1, 3, 3), torch.randn(3), "
+        "torch.randn(6, 1, 3, 3)]",
+        "[torch.randn(1, 3, 7, 300), torch.randn(3, 1, 3, 3), torch.randn(3), "
+        "torch.randn(6, 1, 3, 3)]",
+        "[torch.randn(1, 3, 12, 13), torch.randn(3, 1, 3, 3), torch.randn(3), "
+        "torch.randn(6, 1, 3, 3)]"}},
+  };
+}
+
 std::vector<OpCase> long_window_cases() {
   return {
       {"windows_long",
@@ -587,13 +609,22 @@ std::string check_generated_windows(const std::string& task_dir, int window, boo
   cuda.interior = interior;
   cuda.window_stores = stores;
   cuda.window_rows = rows;
+  cuda.window_ring = 0;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             rows > 1 ? "kf_rw < " : "kf_v < " + std::to_string(window));
+}
+
+std::string check_generated_ring(const std::string& task_dir, int rows) {
+  generator::CudaChoices cuda;
+  cuda.window_ring = rows;
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
+                            "kf_h < kf_h1; ++kf_h");
 }
 
 std::string check_generated_spread(const std::string& task_dir, int spread) {
   generator::CudaChoices cuda;
   cuda.spread = spread;
+  cuda.window_ring = 0;
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
                             "kf_v < " + std::to_string(spread));
 }

@@ -86,6 +86,9 @@ std::string check_generated_tf32(const std::string& task_dir);
 /// Windows that overlap (pooling at stride 1 with padding and dilation, a depthwise convolution),
 /// odd widths: what the choice `window` (neighbouring outputs a thread) changes.
 std::vector<OpCase> window_cases();
+/// Unpadded windows at stride 1 (depthwise convolutions, pools) of rows a multiple of 4 elements
+/// and not: what the choice `window_ring` (input rows through rings in shared memory) changes.
+std::vector<OpCase> ring_cases();
 /// Pooling windows of 33 to 1023 elements (a thread an output, two loops: no window outputs, no
 /// interior walk).
 std::vector<OpCase> long_window_cases();
@@ -95,6 +98,10 @@ std::vector<OpCase> long_window_cases();
 /// rows of them a thread, which the source must have instead).
 std::string check_generated_windows(const std::string& task_dir, int window, bool interior = false,
                                     bool stores = false, int rows = 1);
+
+/// As check_generated, on the CUDA backend with `rows` output rows a block walks with its windows'
+/// input rows through rings (the choice window_ring), which the source must then have.
+std::string check_generated_ring(const std::string& task_dir, int rows);
 
 /// As check_generated, on the CUDA backend with `spread` outputs a thread a block's width apart,
 /// which the source must then have.

@@ -115,6 +115,27 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowRows,
                                   std::to_string(std::get<1>(info.param));
                          });
 
+// Output rows a block walks with its windows' input rows through rings in shared memory (the
+// choice `window_ring`), 1 and 8 of them: bands of a plane, the last shorter; threads past a
+// row's end compute its last column and store nothing; rows that are not a multiple of 4 elements
+// (no ring) as without the choice.
+class GeneratedCudaWindowRing : public testing::TestWithParam<std::tuple<OpCase, int>> {};
+
+TEST_P(GeneratedCudaWindowRing, IsCorrectWithInputRowsThroughRings) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto& [c, rows] = GetParam();
+  OpCase named = c;
+  named.name += "_window_ring" + std::to_string(rows);
+  EXPECT_EQ(check_generated_ring(cuda_case(named), rows), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowRing,
+                         testing::Combine(testing::ValuesIn(ring_cases()), testing::Values(1, 8)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
 // Outputs a block's width apart a thread (the choice `spread`), 2 and 8 of them: the last
 // block's threads past the outputs compute the last one and store nothing.
 class GeneratedCudaSpread : public testing::TestWithParam<std::tuple<OpCase, int>> {};
@@ -258,6 +279,10 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaInterior, testing::ValuesIn(window_ca
 INSTANTIATE_TEST_SUITE_P(Windows, GeneratedCuda, testing::ValuesIn(window_cases()),
                          [](const auto& info) { return info.param.name; });
 INSTANTIATE_TEST_SUITE_P(LongWindows, GeneratedCuda, testing::ValuesIn(long_window_cases()),
+                         [](const auto& info) { return info.param.name; });
+// Unpadded windows at the default choices: by rule those of 2 or 3 columns and rows through
+// rings.
+INSTANTIATE_TEST_SUITE_P(Rings, GeneratedCuda, testing::ValuesIn(ring_cases()),
                          [](const auto& info) { return info.param.name; });
 
 class GeneratedCudaLibrary : public testing::TestWithParam<OpCase> {};
