@@ -525,8 +525,9 @@ struct CudaKernel {
   /// Blocks of a thread-block cluster that share each row (CudaChoices::cluster), 1 for none: the
   /// row's `span` threads are the cluster's, lane = the block's rank * group + its thread.
   int cluster = 1;
-  /// The C type of a reduction's or scan's indices (o, r): int where the choice `index32` asks
-  /// for it and every offset fits (narrow_indices), else int64_t. Pointwise kernels decide alone.
+  /// The C type of a reduction's or scan's indices (o, r; a ring's kf_z, kf_h, kf_j): int where the
+  /// choice `index32` asks for it and every offset fits (narrow_indices), else int64_t. Pointwise
+  /// kernels decide alone.
   std::string ix = "int64_t";
   /// The row cache (CudaChoices::row_cache): the values held in registers kf_c<i>[kf_j], and the
   /// thread's share of the row (`steps` elements, r = lane + kf_j * span); none when `steps` is 0.
@@ -2603,10 +2604,10 @@ struct CudaKernel {
     for (size_t g = 0; g < rings.size(); ++g)
       out += "  __shared__ __align__(16) float kf_ring" + n(int64_t(g)) + "[" + slots + "][" +
              n(rings[g].row + kRingPad) + "];\n";
-    out += "  const int64_t kf_z = blockIdx.x / " + n(bands) +
-           ";\n  const int64_t kf_h0 = static_cast<int64_t>(blockIdx.x % " + n(bands) + ") * " +
-           n(ring_rows) + ";\n  const int64_t kf_h1 = kf_min_i64(kf_h0 + " + n(ring_rows) + ", " +
-           n(height) + ");\n  const int lane = 0;\n  const auto kf_issue = [&](int64_t kf_y) {\n";
+    out += "  const " + ix + " kf_z = blockIdx.x / " + n(bands) + ";\n  const " + ix +
+           " kf_h0 = static_cast<" + ix + ">(blockIdx.x % " + n(bands) + ") * " + n(ring_rows) +
+           ";\n  const " + ix + " kf_h1 = kf_min_i64(kf_h0 + " + n(ring_rows) + ", " + n(height) +
+           ");\n  const int lane = 0;\n  const auto kf_issue = [&](" + ix + " kf_y) {\n";
     for (size_t g = 0; g < rings.size(); ++g) {
       const Ring& r = rings[g];
       const std::string at = "(" + r.plane + ") + kf_y * " + n(r.row) + " + threadIdx.x * 4";
@@ -2617,7 +2618,8 @@ struct CudaKernel {
     }
     out +=
         "    kf_async_commit();\n  };\n#pragma unroll\n  for (int kf_d = 0; kf_d <= " + n(ahead) +
-        "; ++kf_d) kf_issue(kf_h0 + kf_d);\n  for (int64_t kf_h = kf_h0; kf_h < kf_h1; ++kf_h) "
+        "; ++kf_d) kf_issue(kf_h0 + kf_d);\n  for (" + ix +
+        " kf_h = kf_h0; kf_h < kf_h1; ++kf_h) "
         "{\n  kf_async_wait<" +
         n(ahead - below) + ">();\n  __syncthreads();\n  kf_issue(kf_h + " + n(ahead + 1) + ");\n";
     for (size_t g = 0; g < rings.size(); ++g) {
@@ -2627,10 +2629,9 @@ struct CudaKernel {
                ") % " + slots + "]";
       out += "};\n";
     }
-    out += "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) +
-           "; ++kf_v) {\n  const int64_t kf_x = threadIdx.x + " + n(threads) +
-           " * kf_v;\n  const bool live = kf_x < " + n(last) +
-           ";\n  const int64_t kf_j = kf_min_i64(kf_x, " + n(last - 1) + ");\n";
+    out += "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) + "; ++kf_v) {\n  const " +
+           ix + " kf_x = threadIdx.x + " + n(threads) + " * kf_v;\n  const bool live = kf_x < " +
+           n(last) + ";\n  const " + ix + " kf_j = kf_min_i64(kf_x, " + n(last - 1) + ");\n";
     emit_stages();
     out += "  }\n  }\n}\n\n";
     return planes * bands;

@@ -1269,6 +1269,14 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
   EXPECT_EQ(occurrences(ptx, "ld.global"), 9u) << ptx;
   EXPECT_EQ(occurrences(ptx, "st.global"), 2u) << ptx;
   EXPECT_EQ(occurrences(ptx, ".local"), 0u) << ptx;
+  // the choice index32: the ring's counters in 32 bits too
+  generator::CudaChoices narrow;
+  narrow.index32 = true;
+  const std::string narrow_ring = cuda_source(conv, narrow);
+  EXPECT_EQ(occurrences(narrow_ring, "for (int kf_h = kf_h0; kf_h < kf_h1; ++kf_h)"), 1u)
+      << narrow_ring;
+  EXPECT_EQ(occurrences(narrow_ring, "const int kf_j = kf_min_i64(kf_x, 61);"), 1u) << narrow_ring;
+  EXPECT_EQ(occurrences(ring, "for (int64_t kf_h = kf_h0; kf_h < kf_h1; ++kf_h)"), 1u) << ring;
   // none where asked for none, on rows of 30 floats, padded or strided windows
   generator::CudaChoices none, sixteen;
   none.window_ring = 0;
