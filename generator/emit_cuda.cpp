@@ -960,7 +960,8 @@ struct CudaKernel {
   /// A window's load as a read of its ring (ring_rows): while the rings are planned, none, its
   /// rows and columns recorded with its ring; after, the ring's row kf_rr<g>[dy] at kf_j + dx.
   /// None (an unringed load) where the load reads kf_j otherwise than as ring_read's sum of a
-  /// float buffer the kernel does not store, rows a multiple of 4 elements, or an own part whose
+  /// float buffer the kernel does not store, of a multiple of 4 elements (a copy that would
+  /// pass its end is not made), rows a multiple of 4 elements, or an own part whose
   /// value is negative (a padded window) or reaches past kf_j's column a row's end.
   std::optional<std::string> ring_load(const Expr& l, const std::string& added) const {
     if (ring_rows == 0 || l.buffer < 0 || !l.index || !ix::reads(*l.index, "kf_j"))
@@ -971,9 +972,10 @@ struct CudaKernel {
       ++unringed_loads;
       return std::nullopt;
     };
+    // a buffer of a multiple of 4 elements: its last 16 bytes are copied whole, as every other
     if (!added.empty() || b.dtype != DType::f32 || l.dtype != DType::f32 ||
-        std::count(k.stores.begin(), k.stores.end(), l.buffer) || !read || read->row % 4 != 0 ||
-        read->aligned % 4 != 0)
+        numel(b.shape) % 4 != 0 || std::count(k.stores.begin(), k.stores.end(), l.buffer) ||
+        !read || read->row % 4 != 0 || read->aligned % 4 != 0)
       return unringed();
     int64_t below = 0, past = 0;
     const int64_t r_end = numel(k.inner_shape());
