@@ -15,7 +15,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <map>
 #include <random>
 #include <thread>
@@ -120,6 +119,7 @@ struct WorkerClient::Running {
   std::string events;  // bytes read but not yet split into lines
   // The memory watchdog's line: the worker's own anonymous memory once ready, plus the limit.
   uint64_t memory_ceiling = UINT64_MAX;
+  bool awaiting_ready = false;  ///< launched; its "ready" line not read yet
   std::thread output_reader;
   std::mutex output_mutex;
   std::string output;
@@ -172,6 +172,11 @@ std::string WorkerClient::ensure_outputs_root() {
 }
 
 std::string WorkerClient::ensure_started() {
+  if (std::string error = launch(); !error.empty()) return error;
+  return await_ready();
+}
+
+std::string WorkerClient::launch() {
   if (running_) {
     if (!running_->child.try_wait()) return {};
     running_.reset();
@@ -271,6 +276,14 @@ std::string WorkerClient::ensure_started() {
     }
   });
   evaluations_ = 0;
+  running_->awaiting_ready = true;
+  return {};
+}
+
+std::string WorkerClient::await_ready() {
+  if (!running_) return "the worker was not started";
+  if (!running_->awaiting_ready) return {};
+  running_->awaiting_ready = false;
   std::string line;
   const Read read = read_line(std::chrono::steady_clock::now() + options_.start_timeout, line);
   std::optional<json::Value> event;
@@ -410,11 +423,13 @@ EvalOutcome WorkerClient::evaluate(json::Value request, const EventCallback& on_
   if (std::string error = ensure_outputs_root(); !error.empty()) return infrastructure_error(error);
   const auto starting = std::chrono::steady_clock::now();
   // The checker (a CUDA process takes seconds to start) starts beside the worker, never while
-  // the worker times.
-  auto checker_started =
-      std::async(std::launch::async, [&c = checker()] { return c.ensure_started(); });
+  // the worker times: both are launched from this thread, then awaited. (Launched from a thread
+  // of its own, the checker died with that thread, its parent-death signal's thread, and was
+  // started again after the worker's result.) The checker's own error, if any, comes back where
+  // it is first asked to confirm a result.
+  (void)checker().launch();
   if (std::string error = ensure_started(); !error.empty()) return infrastructure_error(error);
-  checker_started.wait();
+  (void)checker().await_ready();
   const double start_s = seconds_since(starting);
   // The worker saves the candidate's outputs in a folder of this evaluation's own.
   const auto outputs =

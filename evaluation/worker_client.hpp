@@ -98,6 +98,10 @@ class WorkerClient {
   void confirm(const json::Value& request, EvalOutcome& outcome);
   /// The folder where workers save outputs for the checker (runner only), made once.
   std::string ensure_outputs_root();
+  /// Spawns the worker if none runs (from the calling thread, whose end ends it: its parent-death
+  /// signal); await_ready() then reads its "ready" line. ensure_started() is both.
+  std::string launch();
+  std::string await_ready();
   /// The checker's client, made on first use (its process starts on its first request).
   WorkerClient& checker();
   std::string stage_library(const std::string& library);

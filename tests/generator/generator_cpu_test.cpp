@@ -14,6 +14,7 @@
 
 #include "evaluation/build_config.hpp"
 #include "evaluation/process.hpp"
+#include "evaluation/python_scripts.hpp"
 #include "evaluation/task_export.hpp"
 #include "generator/emit.hpp"
 #include "generator/generate.hpp"
@@ -234,10 +235,10 @@ TEST(GeneratedCpuLibrary, TheProposerNeverOffersAKernelProposedBefore) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_proposer";
   std::filesystem::create_directories(root);
   const std::string file = source_dir() + "/tests/kernelbench/upstream/level1/36_RMSNorm_.py";
-  auto imported =
-      evaluation::run(evaluation::task_script("", build::kernelbench_importer,
-                                              {"--out", root.string(), "--shrink", "16", file}),
-                      std::chrono::minutes(5));
+  auto imported = evaluation::run_script(
+      evaluation::task_script("", build::kernelbench_importer,
+                              {"--out", root.string(), "--shrink", "16", file}),
+      std::chrono::minutes(5));
   ASSERT_EQ(imported.exit_code, 0) << imported.output;
   const auto& task = exported((root / "36_RMSNorm_").string());
   ASSERT_TRUE(task.ok) << task.error;
