@@ -131,6 +131,10 @@ std::optional<LiveProcess> read_process(const std::filesystem::path& dir) {
   LiveProcess p;
   rest >> state >> p.parent;
   if (state == 'Z') return std::nullopt;
+  std::string field;
+  for (int i = 5; i <= 22 && rest >> field; ++i) {  // fields 5 to 22, starttime, in clock ticks
+  }
+  if (rest) p.started_s = std::stod(field) / static_cast<double>(::sysconf(_SC_CLK_TCK));
   p.pid = std::stoi(dir.filename().string());
   p.name = stat.substr(open + 1, close - open - 1);
   // A process that exits while it is read makes the read fail with ESRCH, which libstdc++'s

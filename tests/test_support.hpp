@@ -95,8 +95,9 @@ inline std::string headers_suffix(evaluation::Headers h) {
 struct LiveProcess {
   pid_t pid = 0;
   pid_t parent = 0;
-  std::string name;     ///< as in /proc/PID/stat
-  std::string command;  ///< /proc/PID/cmdline, arguments separated by NUL
+  std::string name;      ///< as in /proc/PID/stat
+  std::string command;   ///< /proc/PID/cmdline, arguments separated by NUL
+  double started_s = 0;  ///< when it started, in seconds since boot (/proc/PID/stat's starttime)
 };
 std::vector<LiveProcess> live_processes();
 bool is_alive(pid_t pid);

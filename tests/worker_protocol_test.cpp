@@ -10,7 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 #include "evaluation/hashing.hpp"
 #include "evaluation/worker_client.hpp"
@@ -174,23 +173,10 @@ TEST(WorkerRetiming, ASpeedupAboveTheFlagIsMeasuredAgainInAFreshWorker) {
   EXPECT_GT(e.outcome.result["configs"][0]["speedup"].as_number(), 0);
 }
 
-/// When `pid` started, in seconds since boot (/proc/PID/stat's starttime); -1 if it is gone.
-double started_at(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return -1;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && fields >> field; ++i) {  // field 3 (state) to 22 (starttime)
-  }
-  return std::stod(field) / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
 // The checker starts beside the worker and confirms the first result: it is not started again
 // after the worker's evaluation. (Started from a thread of its own, it died with that thread, its
-// parent-death signal's, and a second one started once the result was in, a CUDA context's
-// seconds after every fresh worker.)
+// parent-death signal's, and a second one started once the result was in: each checker process
+// started twice, the second start, a CUDA context's seconds on a GPU, after the result.)
 TEST(WorkerChecker, StartsBesideTheWorkerAndConfirmsItsFirstResult) {
   evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto request = test_request("forward", "multi", 2, 1.5);  // timed for 1.5 s
@@ -204,15 +190,18 @@ TEST(WorkerChecker, StartsBesideTheWorkerAndConfirmsItsFirstResult) {
   for (const auto& [stage, seconds] : e.outcome.result["stage_seconds"].as_object())
     if (stage != "worker_start" && stage != "checker") evaluating += seconds.as_number();
   ASSERT_GT(evaluating, 1.0) << e.outcome.result["stage_seconds"].dump();
-  std::vector<pid_t> checkers;
-  for (const auto& p : live_processes())
+  const auto worker_pid = static_cast<pid_t>(worker.ready()["pid"].as_int());
+  double worker_start = 0;
+  std::vector<double> checker_starts;
+  for (const auto& p : live_processes()) {
+    if (p.pid == worker_pid) worker_start = p.started_s;
     if (p.parent == ::getpid() && p.command.find("--checker") != std::string::npos)
-      checkers.push_back(p.pid);
-  ASSERT_EQ(checkers.size(), 1u);
-  const double worker_start = started_at(static_cast<pid_t>(worker.ready()["pid"].as_int()));
-  const double checker_start = started_at(checkers[0]);
-  ASSERT_GE(worker_start, 0);
-  ASSERT_GE(checker_start, 0);
+      checker_starts.push_back(p.started_s);
+  }
+  ASSERT_EQ(checker_starts.size(), 1u);
+  ASSERT_GT(worker_start, 0);
+  const double checker_start = checker_starts[0];
+  ASSERT_GT(checker_start, 0);
   EXPECT_LT(checker_start - worker_start, evaluating / 2)
       << "the checker that confirmed the result started " << checker_start - worker_start
       << " s after the worker, whose evaluation took " << evaluating << " s";
