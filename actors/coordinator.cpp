@@ -534,17 +534,28 @@ caf::result<void> control(self_ptr self, experiment_phase to) {
   };
   if (to == experiment_phase::paused || to == experiment_phase::running) {
     const bool pause = to == experiment_phase::paused;
-    if (pause && st.ledger.status() != experiment_phase::running &&
-        st.ledger.status() != experiment_phase::starting)
+    auto announce = [&] {
+      if (pause)
+        self->state.ledger.emit(events::ExperimentPaused{});
+      else
+        self->state.ledger.emit(events::ExperimentResumed{});
+    };
+    if (st.ledger.status() == experiment_phase::starting) {
+      // Still being set up (a daemon's restart resumes it): it starts paused or running as the
+      // last command said, which is answered and announced now, as it would be for a running
+      // experiment; a command that changes nothing is refused the same way.
+      if (st.cfg.start_paused == pause)
+        return make_error(error_code::invalid_request,
+                          "experiment " + std::to_string(st.cfg.experiment.id) +
+                              " is starting, and " + (pause ? "paused" : "not paused"));
+      st.cfg.start_paused = pause;
+      announce();
+      return caf::unit;
+    }
+    if (st.ledger.status() != (pause ? experiment_phase::running : experiment_phase::paused))
       return refuse();
-    st.cfg.start_paused = pause;
-    if (st.ledger.status() == experiment_phase::starting) return caf::unit;
-    if (!pause && st.ledger.status() != experiment_phase::paused) return refuse();
     tell_pipeline(pause);
-    if (pause)
-      self->state.ledger.emit(events::ExperimentPaused{});
-    else
-      self->state.ledger.emit(events::ExperimentResumed{});
+    announce();
     self->state.ledger.set_status(to, [] {});
   } else if (st.ledger.status() != experiment_phase::finished &&
              st.ledger.status() != experiment_phase::stopped &&

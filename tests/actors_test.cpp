@@ -502,6 +502,32 @@ TEST_F(ActorTest, PauseHoldsNewWorkResumeFinishesIt) {
   EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), 8u);
 }
 
+// A pause that reaches the experiment while it is being set up (a daemon's restart resumes it, a
+// console pauses it at once) holds it from its start, and is announced when it is answered, as a
+// running experiment's is; the resume that follows lets it finish.
+TEST_F(ActorTest, APauseWhileTheExperimentStartsHoldsItFromItsStart) {
+  start_system();
+  auto c = start(spec(8, 2), stages(true));
+  caf::anon_send(c, pause_atom::value);  // handled before the setup's answer: still starting
+  sched_->run();
+  caf::anon_send(evaluator_, tick_atom::value, false);
+  sched_->run();
+  EXPECT_TRUE(test::must(db_->candidates(experiment_)).empty());  // nothing proposed
+  EXPECT_EQ(test::must(db_->experiment(experiment_))->status, "paused");
+  const auto paused = test::must(db_->history(experiment_, {"experiment_paused"}));
+  EXPECT_EQ(paused.size(), 1u);
+  caf::anon_send(c, resume_atom::value);
+  for (int step = 0; step < 100 && !collect(); ++step) {
+    sched_->run();
+    caf::anon_send(evaluator_, tick_atom::value, false);
+    sched_->run();
+  }
+  ASSERT_TRUE(done_);
+  EXPECT_EQ(done_->status, "finished");
+  EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), 8u);
+  EXPECT_EQ(test::must(db_->history(experiment_, {"experiment_resumed"})).size(), 1u);
+}
+
 TEST_F(ActorTest, StopLetsThePipelineFinishAndProposesNothingMore) {
   start_system();
   auto c = start(spec(50, 3), stages(true));
