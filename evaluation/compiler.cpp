@@ -65,16 +65,17 @@ std::string first_error(const std::string& log) {
 
 std::mutex pch_mutex;
 
-// Flags of a cpu compile without the precompiled header, with placeholders for the files.
+// Flags of a cpu compile with o's headers, without the precompiled header, with placeholders for
+// the files.
 std::vector<std::string> base_cpu_command(const CompileOptions& o) {
   CompileOptions plain = o;
   plain.precompiled_header = false;
-  plain.headers = Headers::full;
   return compile_command(plain, "SRC", "OUT");
 }
 
-// Builds <cache>/pch/<hash>/torch/extension.h.gch once; returns false (and compiles go on without
-// it) when g++ cannot. The .gch is published by rename, so concurrent builders do not collide.
+// Builds <cache>/pch/<hash>/torch/extension.h.gch once for o's headers (the light ones or
+// LibTorch's); returns false (and compiles go on without it) when g++ cannot. The .gch is
+// published by rename, so concurrent builders do not collide.
 bool ensure_precompiled_header(const CompileOptions& o, std::string& log) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(pch_dir(o)) / "torch";
@@ -84,7 +85,8 @@ bool ensure_precompiled_header(const CompileOptions& o, std::string& log) {
   if (fs::exists(gch)) return true;
   if (fs::exists(dir / "failed")) return false;
   fs::create_directories(dir, ec);
-  fs::copy_file(fs::path(build::shim_dir) / "torch/extension.h", dir / "extension.h",
+  const char* shim = uses_light_headers(o) ? build::shim_light_dir : build::shim_dir;
+  fs::copy_file(fs::path(shim) / "torch/extension.h", dir / "extension.h",
                 fs::copy_options::overwrite_existing, ec);
   if (ec) return false;
   std::vector<std::string> cmd;
@@ -138,8 +140,7 @@ FilesystemView compiler_view(const CompileOptions& o, const std::string& compile
   for (const auto& dir : split(build::torch_include_dirs, ';')) view.read_only.push_back(dir);
   for (const char* tool : {build::cxx_compiler, build::nvcc})
     if (*tool) view.read_only.push_back(fs::path(tool).parent_path().parent_path().string());
-  if (o.backend == Backend::cpu && o.precompiled_header && !uses_light_headers(o))
-    view.read_only.push_back(pch_dir(o));
+  if (o.backend == Backend::cpu && o.precompiled_header) view.read_only.push_back(pch_dir(o));
   view.read_write = {compile_dir};
   view.devices = {"/dev/null", "/dev/zero", "/dev/urandom"};
   return view;
@@ -151,7 +152,7 @@ std::string pch_dir(const CompileOptions& o) {
   std::string flags;
   for (const auto& a : base_cpu_command(o)) flags += a + '\n';
   return (std::filesystem::path(o.cache_dir) / "pch" /
-          sha256_hex(flags + shim_fingerprint(false)).substr(0, 24))
+          sha256_hex(flags + shim_fingerprint(uses_light_headers(o))).substr(0, 24))
       .string();
 }
 
@@ -172,7 +173,7 @@ std::vector<std::string> compile_command(const CompileOptions& o, const std::str
   std::vector<std::string> includes = {std::string("-I") + build::shim_dir};
   if (light) includes.insert(includes.begin(), std::string("-I") + build::shim_light_dir);
   // The precompiled header's folder comes first: g++ takes torch/extension.h.gch from there.
-  if (!light && o.backend == Backend::cpu && o.precompiled_header && !o.cache_dir.empty())
+  if (o.backend == Backend::cpu && o.precompiled_header && !o.cache_dir.empty())
     includes.insert(includes.begin(), "-I" + pch_dir(o));
   if (!light)
     for (const auto& dir : split(build::torch_include_dirs, ';')) includes.push_back("-I" + dir);
@@ -259,8 +260,7 @@ CompileResult compile_with(std::string_view source, const CompileOptions& o) {
   }
   std::string pch_log;
   CompileOptions effective = o;
-  if (!light && o.backend == Backend::cpu && o.precompiled_header &&
-      !ensure_precompiled_header(o, pch_log))
+  if (o.backend == Backend::cpu && o.precompiled_header && !ensure_precompiled_header(o, pch_log))
     effective.precompiled_header = false;
   if (auto err = write_file_atomic(src, source); !err.empty()) {
     result.error = err;

@@ -4,8 +4,8 @@
 // parsed in about a second) are tried first, and LibTorch's own headers (evaluation/shim) build
 // what the light ones cannot; the result says which built it. Results (and failures, with the
 // compiler log) are cached by a content hash of source, headers, flags and compiler; compiles run
-// in parallel. On the cpu backend LibTorch's headers are precompiled once per flag set (12.0 s
-// to 3.7 s per compile on the development machine, see BENCHMARKS.md).
+// in parallel. On the cpu backend either set of headers is precompiled once per flag set
+// (LibTorch's: 12.0 s to 3.7 s per compile on the development machine, see BENCHMARKS.md).
 #pragma once
 
 #include <chrono>
@@ -35,7 +35,8 @@ struct CompileOptions {
   std::vector<std::string> extra_flags;
   /// Shown in the compiler log instead of the cached copy's path (the user's file name).
   std::string source_name;
-  /// cpu backend: LibTorch's headers precompiled once per flag set and reused (g++ only).
+  /// cpu backend: the headers (light or LibTorch's) precompiled once per flag set and reused
+  /// (g++ only).
   bool precompiled_header = true;
   /// On a kernel without Landlock: compile unconfined (true) or refuse (false).
   bool allow_unconfined = false;

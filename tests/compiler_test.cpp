@@ -5,10 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "common/json.hpp"
 #include "evaluation/compiler.hpp"
+#include "evaluation/hashing.hpp"
 #include "evaluation/source_check.hpp"
 #include "evaluation/worker_request.hpp"
 #include "tests/test_support.hpp"
@@ -46,6 +48,37 @@ TEST(Compiler, ErrorsComeBackWithTheLogAndAreCached) {
   auto second = evaluation::compile_candidate(bad, o);
   EXPECT_TRUE(second.cache_hit);
   EXPECT_EQ(second.error, first.error);
+}
+
+// On the cpu backend the light headers are precompiled once per flag set, as LibTorch's are, and a
+// compile reads the precompiled header (g++'s -H lists it with '!') instead of parsing them (about
+// half of a light compile's time); without it the same source is built from the headers.
+TEST(Compiler, TheLightHeadersAreReadPrecompiledOnTheCpu) {
+  const std::string source =
+      evaluation::read_file(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp").text;
+  evaluation::CompileOptions o;
+  o.cache_dir = cache_dir();
+  o.headers = evaluation::Headers::light;
+  o.extra_flags = {"-H"};  // the headers g++ reads, on the log
+  auto precompiled = evaluation::compile_candidate(source, o);
+  ASSERT_TRUE(precompiled.ok) << precompiled.log;
+  EXPECT_EQ(precompiled.headers, "light");
+  auto read = [](const std::string& log, const std::string& line_start,
+                 const std::string& line_end) {
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);)
+      if (line.rfind(line_start, 0) == 0 && line.size() >= line_end.size() &&
+          line.compare(line.size() - line_end.size(), line_end.size(), line_end) == 0)
+        return true;
+    return false;
+  };
+  EXPECT_TRUE(read(precompiled.log, "! ", "/torch/extension.h.gch")) << precompiled.log;
+  EXPECT_FALSE(read(precompiled.log, ".", "/kforge/light_all.h")) << precompiled.log;
+  o.precompiled_header = false;
+  auto parsed = evaluation::compile_candidate(source, o);
+  ASSERT_TRUE(parsed.ok) << parsed.log;
+  EXPECT_EQ(parsed.log.find(".gch"), std::string::npos) << parsed.log;
+  EXPECT_TRUE(read(parsed.log, ".", "/kforge/light_all.h")) << parsed.log;
 }
 
 TEST(Compiler, CommandUsesTheShimFirstAndNoShell) {
