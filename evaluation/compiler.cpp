@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -63,7 +65,16 @@ std::string first_error(const std::string& log) {
   return {};
 }
 
-std::mutex pch_mutex;
+// One lock per precompiled header: a compile waits for the header it reads to be built, not for
+// another set's (LibTorch's takes 12 s to build; the light headers' compiles go on meanwhile).
+std::mutex& pch_mutex(const std::filesystem::path& dir) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<std::mutex>> locks;
+  std::lock_guard lock(guard);
+  auto& m = locks[dir.string()];
+  if (!m) m = std::make_unique<std::mutex>();
+  return *m;
+}
 
 // Flags of a cpu compile with o's headers, without the precompiled header, with placeholders for
 // the files.
@@ -80,7 +91,8 @@ bool ensure_precompiled_header(const CompileOptions& o, std::string& log) {
   namespace fs = std::filesystem;
   fs::path dir = fs::path(pch_dir(o)) / "torch";
   fs::path gch = dir / "extension.h.gch";
-  std::lock_guard lock(pch_mutex);
+  if (fs::exists(gch)) return true;
+  std::lock_guard lock(pch_mutex(dir));
   std::error_code ec;
   if (fs::exists(gch)) return true;
   if (fs::exists(dir / "failed")) return false;

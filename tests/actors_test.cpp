@@ -270,6 +270,16 @@ class ActorTest : public testing::Test {
     return keep(sys_->spawn(coordinator_impl, c, st));
   }
 
+  /// Steps the actors, finishing one deferred evaluation a step, until the experiment ends (at most
+  /// 100 steps).
+  void finish_deferred() {
+    for (int step = 0; step < 100 && !collect(); ++step) {
+      sched_->run();
+      caf::anon_send(evaluator_, tick_atom::value, false);
+      sched_->run();
+    }
+  }
+
   /// Drains the listener's mailbox; true once the experiment ended.
   bool collect() {
     bool more = true;
@@ -492,11 +502,7 @@ TEST_F(ActorTest, PauseHoldsNewWorkResumeFinishesIt) {
   EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), before);  // nothing new while paused
   EXPECT_EQ(test::must(db_->experiment(experiment_))->status, "paused");
   caf::anon_send(c, resume_atom::value);
-  for (int step = 0; step < 100 && !collect(); ++step) {
-    sched_->run();
-    caf::anon_send(evaluator_, tick_atom::value, false);
-    sched_->run();
-  }
+  finish_deferred();
   ASSERT_TRUE(done_);
   EXPECT_EQ(done_->status, "finished");
   EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), 8u);
@@ -517,11 +523,7 @@ TEST_F(ActorTest, APauseWhileTheExperimentStartsHoldsItFromItsStart) {
   const auto paused = test::must(db_->history(experiment_, {"experiment_paused"}));
   EXPECT_EQ(paused.size(), 1u);
   caf::anon_send(c, resume_atom::value);
-  for (int step = 0; step < 100 && !collect(); ++step) {
-    sched_->run();
-    caf::anon_send(evaluator_, tick_atom::value, false);
-    sched_->run();
-  }
+  finish_deferred();
   ASSERT_TRUE(done_);
   EXPECT_EQ(done_->status, "finished");
   EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), 8u);
@@ -533,11 +535,7 @@ TEST_F(ActorTest, StopLetsThePipelineFinishAndProposesNothingMore) {
   auto c = start(spec(50, 3), stages(true));
   sched_->run();
   caf::anon_send(c, stop_atom::value);
-  for (int step = 0; step < 100 && !collect(); ++step) {
-    sched_->run();
-    caf::anon_send(evaluator_, tick_atom::value, false);
-    sched_->run();
-  }
+  finish_deferred();
   ASSERT_TRUE(done_);
   EXPECT_EQ(done_->status, "stopped");
   EXPECT_EQ(test::must(db_->candidates(experiment_)).size(), 3u);
