@@ -1,6 +1,7 @@
 #include "generator/lowering.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 
@@ -335,7 +336,7 @@ const GraphNode* Lowerer::node_of(const json::Value& argument) const {
 }
 
 Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, const char* name,
-                                             std::vector<int>& operands) {
+                                             std::vector<int>& operands, double* factor) {
   auto value = tensor(node, i, name);
   if (!value) return Result<std::string>::failure(value.error);
   if (value->dtype != DType::f32)
@@ -345,8 +346,11 @@ Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, co
     return "t" + std::to_string(id);
   };
   if (value->buffer >= 0) return {buffer_text(value->buffer), ""};
-  // Views of a buffer (a linear layer's weight.t()): the same views of its tensor, no copy.
+  // Views of a buffer (a linear layer's weight.t()): the same views of its tensor, no copy. Where
+  // the caller takes a factor, multiplications by a number on the way (attention's
+  // `key.transpose(-2, -1) * scale`) go into it instead of a pass that writes the scaled copy.
   std::string views;
+  double scale = 1;
   for (const GraphNode* at = node_of(arg(node, i, name)); at;) {
     const std::string op = base_name(at->op);
     const std::string shape = int_list_text(meta_shape(*at));
@@ -354,7 +358,18 @@ Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, co
     if (!source) break;
     const auto rank = static_cast<int64_t>(source->shape.size());
     auto dim_of = [&](int64_t d) { return d < 0 ? d + rank : d; };
-    if (op == "slice" && arg(*at, 4, "step").as_int(1) == 1 && rank > 0) {
+    const json::Value& number = arg(*at, 1, "other");
+    const double scaled = !number.is_number()  ? 0
+                          : op == "mul"        ? scale * number.as_number()
+                          : number.as_number() ? scale / number.as_number()
+                                               : 0;
+    if (factor && (op == "mul" || op == "div") && std::abs(scaled) >= 1e-6 &&
+        std::abs(scaled) <= 1e6) {
+      // (within a range where the product, scaled afterwards, rounds and overflows as eager's)
+      scale = scaled;
+    } else if (op == "clone" || op == "contiguous" || op == "alias") {
+      // the same values (a copy the library does not need)
+    } else if (op == "slice" && arg(*at, 4, "step").as_int(1) == 1 && rank > 0) {
       // a slice of step 1 is a narrow: its start (clamped as Python's) and the recorded length
       const int64_t d = dim_of(arg(*at, 1, "dim").as_int(0));
       if (d < 0 || d >= rank) break;
@@ -381,14 +396,21 @@ Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, co
     } else {
       break;
     }
-    if (source->buffer >= 0 && source->dtype == DType::f32)
+    if (source->buffer >= 0 && source->dtype == DType::f32) {
+      if (factor) *factor *= scale;
       return {buffer_text(source->buffer) + views, ""};
+    }
     at = node_of(arg(*at, 0, "self"));
   }
   return {buffer_text(realise(*value).buffer), ""};
 }
 
 Lazy Lowerer::library(std::string call, std::vector<int> operands, std::vector<int64_t> shape) {
+  // The same call on the same buffers is the same tensor (`(x / 3) @ w` beside `(x * 1.5) @ w`,
+  // their factors taken out): computed once.
+  for (const auto& b : program_.buffers)
+    if (b.kind == Buffer::Kind::library && !b.view && b.call == call && b.shape == shape)
+      return whole(b);
   Buffer b;
   b.kind = Buffer::Kind::library;
   b.id = static_cast<int>(program_.buffers.size());

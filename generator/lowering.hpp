@@ -106,10 +106,14 @@ class Lowerer {
   TransposedSum transposed_sum() const { return transposed_sum_; }
   /// The tensor a library call passes as argument `i` of `node` (its text, the buffers it reads
   /// added to `operands`): a buffer's tensor t<id>, the same views of one where the graph views a
-  /// buffer (`t1.t()`), else a buffer made of the value.
+  /// buffer (`t1.t()`), else a buffer made of the value. With `factor`, multiplications and
+  /// divisions by a number between the buffer and the argument are left out of the tensor and
+  /// multiplied into `*factor` (the caller scales the call's result), and copies (`clone`) are
+  /// read through.
   Result<std::string> library_operand(const GraphNode& node, size_t i, const char* name,
-                                      std::vector<int>& operands);
-  /// The float32 tensor of `shape` that the C++ expression `call` computes from `operands`.
+                                      std::vector<int>& operands, double* factor = nullptr);
+  /// The float32 tensor of `shape` that the C++ expression `call` computes from `operands` (the
+  /// buffer of an earlier library call of the same text, if any).
   Lazy library(std::string call, std::vector<int> operands, std::vector<int64_t> shape);
   /// The shape the graph records for the node's output `k`.
   static std::vector<int64_t> meta_shape(const GraphNode& node, size_t k = 0);

@@ -100,8 +100,11 @@ Out library_matmul(Lowerer& L, const GraphNode& n) {
   std::vector<std::pair<size_t, const char*>> args;
   for (size_t i = 0; i < names.size(); ++i) args.emplace_back(i, names[i]);
   if (!float_operands(L, n, args)) return Out::failure("a library call takes float32 operands");
+  // A factor of the matrices (attention's query and key each times the root of its scale) scales
+  // the product instead: alpha where the call has one, else whatever reads the result.
+  double factor = 1;
   for (size_t i = 0; i < names.size(); ++i) {
-    auto t = L.library_operand(n, i, names[i], operands);
+    auto t = L.library_operand(n, i, names[i], operands, adds && i == 0 ? nullptr : &factor);
     if (!t) return Out::failure(t.error);
     texts.push_back(*t);
   }
@@ -110,9 +113,16 @@ Out library_matmul(Lowerer& L, const GraphNode& n) {
     const auto& beta = L.arg(n, 3, "beta");
     const auto& alpha = L.arg(n, 4, "alpha");
     call += ", " + texts[2] + ", " + exact_number(beta.is_number() ? beta.as_number() : 1) + ", " +
-            exact_number(alpha.is_number() ? alpha.as_number() : 1);
+            exact_number((alpha.is_number() ? alpha.as_number() : 1) * factor);
+    factor = 1;
   }
-  return Out{std::vector<Lazy>{L.library(call + ")", operands, Lowerer::meta_shape(n))}, ""};
+  Lazy product = L.library(call + ")", operands, Lowerer::meta_shape(n));
+  if (factor == 1) return Out{std::vector<Lazy>{product}, ""};
+  return Out{std::vector<Lazy>{L.map1(product,
+                                      [factor](ExprPtr e) {
+                                        return f("mul", {e, ex::constant(factor)});
+                                      })},
+             ""};
 }
 
 /// mm, bmm, addmm, baddbmm, mv, dot: sums of products over the shared dimension.

@@ -936,6 +936,33 @@ TEST(GeneratedCudaSource, AnOutputThatIsALibraryResultReshapedIsAViewOfIt) {
       1u);
 }
 
+// Attention as torch 2.x's math path records it (KernelBench's 97_ScaledDotProductAttention):
+// query and key each times the root of the scale, the key transposed. With library calls the
+// products read the inputs themselves (the key as a transposed view, which cuBLAS reads in place)
+// and the softmax takes the scale as it loads: one kernel, where two passes wrote a scaled query
+// and a transposed scaled key first (0.88x of eager on an H200). A product of two results computed
+// the same way once is computed once.
+TEST(GeneratedCudaSource, AttentionsScaledOperandsAreReadInPlaceByTheLibrary) {
+  const std::string qkv =
+      "[torch.randn(2, 3, 5, 8), torch.randn(2, 3, 6, 8), torch.randn(2, 3, 6, 4)]";
+  const std::string attention = cuda_source(
+      {"attention_math",
+       "q, k, v",
+       "torch.matmul(torch.softmax(torch.matmul(q * 0.42, k.transpose(-2, -1) * 0.42), -1), v)",
+       {qkv}},
+      {}, true);
+  EXPECT_EQ(occurrences(attention, "__global__"), 1u) << attention;
+  EXPECT_EQ(occurrences(attention, "at::bmm(t0.expand("), 1u) << attention;
+  EXPECT_EQ(occurrences(attention, "t1.transpose(-2, -1)"), 1u) << attention;
+  EXPECT_EQ(occurrences(attention, "0.1764"), 1u) << attention;  // 0.42 squared, in the softmax
+  const std::string twice = cuda_source({"scaled_twice",
+                                         "x, w",
+                                         "((x / 3) @ w, (x * 1.5) @ w)",
+                                         {"[torch.randn(4, 9), torch.randn(9, 3)]"}},
+                                        {}, true);
+  EXPECT_EQ(occurrences(twice, "at::mm("), 1u) << twice;
+}
+
 // The choice index32: a reduction's and a scan's indices in 32 bits, where every offset fits.
 TEST(GeneratedCudaSource, Index32IndexesReductionsAndScansInInt) {
   const OpCase c{

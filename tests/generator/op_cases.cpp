@@ -188,6 +188,19 @@ const std::vector<OpCase>& op_cases() {
        "torch.einsum('bij,jk->bik', x, y[1]), torch.einsum('bij,jk->bki', x, y[1]))",
        {"[torch.randn(2, 3, 4), torch.randn(2, 4, 5)]",
         "[torch.randn(3, 5, 7), torch.randn(3, 7, 2)]"}},
+      // Attention as torch's math path writes it (query and key each times the root of the
+      // scale; KernelBench's 97_ScaledDotProductAttention on torch 2.x), a product of a divided
+      // matrix, a scaled batch into baddbmm's alpha, a scaled operand read elsewhere too, and one
+      // multiplied by a tensor (no factor to take out).
+      {"matmul_scaled_operands",
+       "q, k, v, x, w",
+       "(torch.matmul(torch.softmax(torch.matmul(q * 0.42, k.transpose(-2, -1) * 0.42), -1), v), "
+       "(x / 3) @ w, torch.baddbmm(q[0][:, :, :1], q[0] * 2, k[0].transpose(1, 2) * -0.5, "
+       "beta=0.5, alpha=3), (x * 1.5) @ w + x.sum() * 1.5, (x * x) @ w)",
+       {"[torch.randn(2, 3, 5, 7), torch.randn(2, 3, 6, 7), torch.randn(2, 3, 6, 5), "
+        "torch.randn(4, 9), torch.randn(9, 3)]",
+        "[torch.randn(1, 2, 17, 33), torch.randn(1, 2, 17, 33), torch.randn(1, 2, 17, 17), "
+        "torch.randn(16, 33), torch.randn(33, 8)]"}},
       {"conv",
        "x, w, b",
        "(F.conv2d(x, w, b), F.conv2d(x, w, None, stride=2, padding=1), F.conv2d(x, w, b, "
