@@ -207,8 +207,10 @@ TEST(WorkerChecker, StartsBesideTheWorkerAndConfirmsItsFirstResult) {
       << " s after the worker, whose evaluation took " << evaluating << " s";
 }
 
-// Outputs are compared in slices (a whole-tensor comparison ran out of GPU memory on KernelBench's
-// largest outputs): a wrong value or a NaN past the first slice is still counted, once.
+// A GPU's outputs are compared in slices of 2^24 elements (a whole-tensor comparison ran out of GPU
+// memory on KernelBench's largest outputs), a CPU's in one pass over chunks in parallel
+// (checks.cpp): on this CPU worker, a wrong value or a NaN far past the first 2^24 elements of
+// 67M is still counted, once, through the whole protocol; WorkerChecks compares both passes.
 TEST(WorkerComparison, AWrongValueInAnySliceOfALargeOutputIsFound) {
   const std::string fixture =
       evaluation::read_file(source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp").text;
