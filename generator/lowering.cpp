@@ -359,10 +359,11 @@ Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, co
     const auto rank = static_cast<int64_t>(source->shape.size());
     auto dim_of = [&](int64_t d) { return d < 0 ? d + rank : d; };
     const json::Value& number = arg(*at, 1, "other");
-    const double scaled = !number.is_number()  ? 0
-                          : op == "mul"        ? scale * number.as_number()
-                          : number.as_number() ? scale / number.as_number()
-                                               : 0;
+    const bool rounds = op == "div" && !arg(*at, 2, "rounding_mode").as_string().empty();
+    const double scaled = !number.is_number() || rounds ? 0  // a floor division is not a factor
+                          : op == "mul"                 ? scale * number.as_number()
+                          : number.as_number()          ? scale / number.as_number()
+                                                        : 0;
     if (factor && (op == "mul" || op == "div") && std::abs(scaled) >= 1e-6 &&
         std::abs(scaled) <= 1e6) {
       // (within a range where the product, scaled afterwards, rounds and overflows as eager's)

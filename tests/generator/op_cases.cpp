@@ -191,12 +191,13 @@ const std::vector<OpCase>& op_cases() {
       // Attention as torch's math path writes it (query and key each times the root of the
       // scale; KernelBench's 97_ScaledDotProductAttention on torch 2.x), a product of a divided
       // matrix, a scaled batch into baddbmm's alpha, a scaled operand read elsewhere too, and one
-      // multiplied by a tensor (no factor to take out).
+      // multiplied by a tensor or floor-divided by a number (no factor to take out).
       {"matmul_scaled_operands",
        "q, k, v, x, w",
        "(torch.matmul(torch.softmax(torch.matmul(q * 0.42, k.transpose(-2, -1) * 0.42), -1), v), "
        "(x / 3) @ w, torch.baddbmm(q[0][:, :, :1], q[0] * 2, k[0].transpose(1, 2) * -0.5, "
-       "beta=0.5, alpha=3), (x * 1.5) @ w + x.sum() * 1.5, (x * x) @ w)",
+       "beta=0.5, alpha=3), (x * 1.5) @ w + x.sum() * 1.5, (x * x) @ w, "
+       "torch.div(x, 0.5, rounding_mode='floor') @ w)",
        {"[torch.randn(2, 3, 5, 7), torch.randn(2, 3, 6, 7), torch.randn(2, 3, 6, 5), "
         "torch.randn(4, 9), torch.randn(9, 3)]",
         "[torch.randn(1, 2, 17, 33), torch.randn(1, 2, 17, 33), torch.randn(1, 2, 17, 17), "
