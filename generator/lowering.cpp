@@ -335,6 +335,17 @@ const GraphNode* Lowerer::node_of(const json::Value& argument) const {
   return it == nodes_.end() ? nullptr : it->second;
 }
 
+std::optional<double> Lowerer::number_factor(const GraphNode& node) const {
+  const std::string op = base_name(node.op);
+  const json::Value& number = arg(node, 1, "other");
+  if (!number.is_number()) return std::nullopt;
+  if (op == "mul") return number.as_number();
+  // a division that rounds (floor, trunc) is not a factor
+  if (op == "div" && arg(node, 2, "rounding_mode").as_string().empty() && number.as_number() != 0)
+    return 1 / number.as_number();
+  return std::nullopt;
+}
+
 Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, const char* name,
                                              std::vector<int>& operands, double* factor) {
   auto value = tensor(node, i, name);
@@ -358,16 +369,10 @@ Result<std::string> Lowerer::library_operand(const GraphNode& node, size_t i, co
     if (!source) break;
     const auto rank = static_cast<int64_t>(source->shape.size());
     auto dim_of = [&](int64_t d) { return d < 0 ? d + rank : d; };
-    const json::Value& number = arg(*at, 1, "other");
-    const bool rounds = op == "div" && !arg(*at, 2, "rounding_mode").as_string().empty();
-    const double scaled = !number.is_number() || rounds ? 0  // a floor division is not a factor
-                          : op == "mul"                 ? scale * number.as_number()
-                          : number.as_number()          ? scale / number.as_number()
-                                                        : 0;
-    if (factor && (op == "mul" || op == "div") && std::abs(scaled) >= 1e-6 &&
-        std::abs(scaled) <= 1e6) {
+    const std::optional<double> by = factor ? number_factor(*at) : std::nullopt;
+    if (by && std::abs(scale * *by) >= 1e-6 && std::abs(scale * *by) <= 1e6) {
       // (within a range where the product, scaled afterwards, rounds and overflows as eager's)
-      scale = scaled;
+      scale *= *by;
     } else if (op == "clone" || op == "contiguous" || op == "alias") {
       // the same values (a copy the library does not need)
     } else if (op == "slice" && arg(*at, 4, "step").as_int(1) == 1 && rank > 0) {

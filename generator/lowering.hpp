@@ -134,6 +134,9 @@ class Lowerer {
   /// its elements (a buffer of its own, added now), then `b` combining them (the GPU would idle
   /// on a block or a thread per output otherwise; batch norm's statistics, a loss's sum).
   void split_reduction(Buffer& b);
+  /// What `node` multiplies its tensor by where it is a multiplication or a plain division by a
+  /// number; none for anything else.
+  std::optional<double> number_factor(const GraphNode& node) const;
   /// The node an argument refers to ({"node": id}); null for anything else.
   const GraphNode* node_of(const json::Value& argument) const;
 
