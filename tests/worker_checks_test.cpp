@@ -82,6 +82,110 @@ TEST(WorkerChecks, OnePassAndAtenAgreeOnEveryKindOfValue) {
   }
 }
 
+// An infinite reference is met only by the same infinity (its tolerance, |e| * rtol + atol, is
+// infinite too): a finite value or the other infinity there is a mismatch. Both passes counted
+// them as within the tolerance before.
+TEST(WorkerChecks, AnInfiniteReferenceIsMetOnlyByTheSameInfinity) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto dtype : {at::kFloat, at::kDouble}) {
+    auto [got, expected] = near(1000, dtype);
+    expected[10] = -inf;
+    got[10] = -inf;
+    const Tolerance tolerance{1e-5, 1e-5};
+    expect_same(got, expected, "the same infinity", tolerance);
+    EXPECT_FALSE(compare_outputs({got}, {expected}, tolerance).failure);
+    for (double wrong : {1e30, inf}) {
+      auto off = got.clone();
+      off[10] = wrong;
+      expect_same(off, expected, "another value at an infinite reference", tolerance);
+      for (auto pass : {ErrorPass::fused, ErrorPass::aten}) {
+        const auto c = compare_outputs({off}, {expected}, tolerance, {"x"}, pass);
+        ASSERT_TRUE(c.failure) << wrong;
+        EXPECT_EQ(c.failure->kind, "mismatch");
+        EXPECT_NE(c.failure->message.find("1 of 1000 values"), std::string::npos)
+            << c.failure->message;
+      }
+    }
+  }
+}
+
+/// compare_outputs with a float64 reference, both passes: the same verdict and words.
+Comparison judged(const at::Tensor& got, const at::Tensor& expected, const at::Tensor& exact,
+                  const std::string& what) {
+  const ExactReference reference = [&] { return std::vector<at::Tensor>{exact}; };
+  const auto fused = compare_outputs({got}, {expected}, std::nullopt, {"x"}, reference,
+                                     ErrorPass::fused);
+  const auto aten =
+      compare_outputs({got}, {expected}, std::nullopt, {"x"}, reference, ErrorPass::aten);
+  EXPECT_EQ(fused.failure.has_value(), aten.failure.has_value()) << what;
+  if (fused.failure && aten.failure) {
+    EXPECT_EQ(fused.failure->message, aten.failure->message) << what;
+  }
+  EXPECT_EQ(fused.notes, aten.notes) << what;
+  return fused;
+}
+
+// Against the float64 reference (asked for where an output misses eager's): a kernel as far from
+// it as eager is accepted with a note, one more than twice as far is not, in one pass on the CPU
+// and in ATen's slices alike. NaN on both sides is no miss (it once made a slice's worst miss NaN,
+// and eager's real misses beside it were not seen); where eager overflows (infinite, the float64
+// value finite) a kernel may be infinite too, but nothing else there excuses the rest of it: a
+// kernel of zeros was accepted, eager's infinite miss being more than twice any.
+TEST(WorkerChecks, AKernelIsJudgedAgainstFloat64AsFarAsEagerMissesIt) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  at::manual_seed(11);
+  const int64_t n = 200003;  // several chunks of the one pass
+  auto exact = at::randn({n}, at::kDouble);
+  auto eager = exact.to(at::kFloat);
+  eager[70000] = eager[70000].item<double>() + 1e-3;  // eager misses float64 here, by 1e-3
+  exact[5] = nan;
+  eager[5] = nan;  // NaN on both sides: no miss
+  auto kernel = exact.to(at::kFloat);
+  kernel[123] = kernel[123].item<double>() + 1.5e-3;  // the kernel misses eager and float64
+  kernel[5] = nan;
+  auto near_as_eager = judged(kernel, eager, exact, "a kernel about as far as eager");
+  EXPECT_FALSE(near_as_eager.failure) << near_as_eager.failure->message;
+  ASSERT_EQ(near_as_eager.notes.size(), 1u);
+  EXPECT_NE(near_as_eager.notes[0].find("misses atol 1e-05 + rtol 1e-05 of the float64 reference "
+                                        "at 1 of 200003 values"),
+            std::string::npos)
+      << near_as_eager.notes[0];
+
+  auto far = kernel.clone();
+  far[124] = far[124].item<double>() + 3e-3;
+  auto too_far = judged(far, eager, exact, "a kernel three times as far as eager");
+  ASSERT_TRUE(too_far.failure);
+  EXPECT_NE(too_far.failure->message.find("more than twice as far"), std::string::npos)
+      << too_far.failure->message;
+
+  // Eager overflows at one element (infinite where float64 is finite).
+  auto overflowing = exact.to(at::kFloat);
+  overflowing[9] = inf;
+  auto also_infinite = exact.to(at::kFloat);
+  also_infinite[9] = inf;
+  also_infinite[10] = also_infinite[10].item<double>() + 1e-2;
+  auto zeros = at::zeros_like(overflowing);
+  zeros[5] = nan;
+  auto infinite_elsewhere = exact.to(at::kFloat);
+  infinite_elsewhere[11] = -inf;
+  // Exact where eager overflows: within float64, so accepted.
+  auto exact_there = judged(exact.to(at::kFloat), overflowing, exact, "a kernel exact there");
+  EXPECT_FALSE(exact_there.failure) << exact_there.failure->message;
+  for (const auto& [wrong, what] :
+       std::vector<std::pair<at::Tensor, std::string>>{{also_infinite, "off elsewhere"},
+                                                       {zeros, "zeros"},
+                                                       {infinite_elsewhere, "infinite elsewhere"}}) {
+    auto c = judged(wrong, overflowing, exact, what);
+    EXPECT_TRUE(c.failure) << what << " " << (c.notes.empty() ? "" : c.notes[0]);
+  }
+  auto elsewhere = judged(infinite_elsewhere, overflowing, exact, "infinite elsewhere");
+  ASSERT_TRUE(elsewhere.failure);
+  EXPECT_NE(elsewhere.failure->message.find("NaN or infinite at 1 values where eager's is not"),
+            std::string::npos)
+      << elsewhere.failure->message;
+}
+
 TEST(WorkerChecks, OnePassReadsANonContiguousOutputInTheReferencesOrder) {
   at::manual_seed(3);
   auto expected = at::randn({300, 500});

@@ -60,13 +60,16 @@ using ExactReference = std::function<std::vector<at::Tensor>()>;
 /// compare_outputs, and where a floating output misses the reference beyond the tolerance, the
 /// reference's own rounding is looked at: if the reference itself misses the float64 values
 /// beyond the tolerance, the output is judged against them and accepted (with a note saying so)
-/// where its worst miss beyond the tolerance is at most twice the reference's. A long float32
+/// where its worst miss beyond the tolerance is at most twice the reference's and it is NaN or
+/// infinite (where the float64 values are not) only where the reference is too. A long float32
 /// sum (a convolution's weight gradient over 43,264 products) is rounded by more than 1e-5, and a
-/// kernel that sums more exactly than eager differs from eager by eager's own error.
+/// kernel that sums more exactly than eager differs from eager by eager's own error. `pass` as
+/// for the comparison, for both judgements.
 Comparison compare_outputs(const std::vector<at::Tensor>& got,
                            const std::vector<at::Tensor>& expected,
                            const std::optional<Tolerance>& tolerance,
-                           const std::vector<std::string>& names, const ExactReference& exact);
+                           const std::vector<std::string>& names, const ExactReference& exact,
+                           ErrorPass pass = ErrorPass::fused);
 
 /// Bitwise comparison of a case's tensors with their pristine copies.
 std::optional<Failure> check_inputs_unchanged(const std::vector<at::Tensor>& now,
