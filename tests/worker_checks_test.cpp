@@ -172,10 +172,11 @@ TEST(WorkerChecks, AKernelIsJudgedAgainstFloat64AsFarAsEagerMissesIt) {
   // Exact where eager overflows: within float64, so accepted.
   auto exact_there = judged(exact.to(at::kFloat), overflowing, exact, "a kernel exact there");
   EXPECT_FALSE(exact_there.failure) << exact_there.failure->message;
-  for (const auto& [wrong, what] :
-       std::vector<std::pair<at::Tensor, std::string>>{{also_infinite, "off elsewhere"},
-                                                       {zeros, "zeros"},
-                                                       {infinite_elsewhere, "infinite elsewhere"}}) {
+  const std::vector<std::pair<at::Tensor, std::string>> wrong_kernels = {
+      {also_infinite, "off elsewhere"},
+      {zeros, "zeros"},
+      {infinite_elsewhere, "infinite elsewhere"}};
+  for (const auto& [wrong, what] : wrong_kernels) {
     auto c = judged(wrong, overflowing, exact, what);
     EXPECT_TRUE(c.failure) << what << " " << (c.notes.empty() ? "" : c.notes[0]);
   }

@@ -141,7 +141,8 @@ ElementErrors errors_in_one_pass(const at::Tensor& got, const at::Tensor& expect
         const double rel = diff / std::max(std::fabs(y), tol.atol);
         if (rel > r.max_rel) r.max_rel = rel;  // a NaN quotient is never greater
         // An infinite reference's tolerance is infinite too: only the same infinity meets it.
-        r.outside += diff > std::fabs(y) * tol.rtol + tol.atol || (std::isinf(y) && !x_nan && x != y);
+        r.outside +=
+            diff > std::fabs(y) * tol.rtol + tol.atol || (std::isinf(y) && !x_nan && x != y);
       }
       chunks[static_cast<size_t>(k)] = r;
     }
@@ -250,10 +251,11 @@ namespace {
 
 /// How far `x` misses the exact values `t` beyond the tolerance. An element misses infinitely
 /// where it is NaN and `t` is not (or the other way round), or where either is infinite and the
-/// other is not the same infinity; else where |x - t| exceeds |t| * rtol + atol, by the difference. NaN on both
-/// sides, or the same infinity, is no miss. An infinite miss of `x` is excused (left out of
-/// `infinite`, still counted in `outside`) where `excuse`, if given, misses `t` infinitely at the
-/// same element: a kernel may be NaN or infinite only where eager's float32 result is.
+/// other is not the same infinity; else where |x - t| exceeds |t| * rtol + atol, by the
+/// difference. NaN on both sides, or the same infinity, is no miss. An infinite miss of `x` is
+/// excused (left out of `infinite`, still counted in `outside`) where `excuse`, if given, misses
+/// `t` infinitely at the same element: a kernel may be NaN or infinite only where eager's float32
+/// result is.
 struct Miss {
   double worst = -std::numeric_limits<double>::infinity();  ///< of the finite misses
   int64_t outside = 0;                                      ///< elements that miss
