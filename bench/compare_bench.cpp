@@ -3,7 +3,10 @@
 // in one run, at sizes from a small config's to KernelBench's 8192 x 8192 softmax (67M values),
 // each the median of `--reps` comparisons of an output within the tolerance of its reference (the
 // common case: every element is looked at). ATen's intra-op threads as the worker has them
-// (`--threads` sets them; 0 leaves ATen's default).
+// (`--threads` sets them; 0 leaves ATen's default). Then the same for an output that misses its
+// float32 reference at one element and is judged against the float64 one (eager's float32 result
+// and the kernel each against it: what a mismatch costs beyond the comparison, the float64 run
+// left out).
 //
 //   build/bench/kforge-compare-bench --reps 5 --threads 0
 #include <ATen/ATen.h>
@@ -22,14 +25,21 @@ using namespace kforge::worker;
 
 namespace {
 
-double median_seconds(int reps, const at::Tensor& got, const at::Tensor& expected, ErrorPass pass) {
+/// The median time of `reps` comparisons; with `exact`, judged against it, and the verdict must be
+/// a failure (the bench's output misses by 1 where float64 agrees with eager).
+double median_seconds(int reps, const at::Tensor& got, const at::Tensor& expected, ErrorPass pass,
+                      const at::Tensor& exact = {}) {
   std::vector<double> t;
+  const ExactReference reference = [&] { return std::vector<at::Tensor>{exact}; };
   for (int r = 0; r < reps; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    const auto c = compare_outputs({got}, {expected}, std::nullopt, {"out"}, pass);
+    const auto c = exact.defined()
+                       ? compare_outputs({got}, {expected}, std::nullopt, {"out"}, reference, pass)
+                       : compare_outputs({got}, {expected}, std::nullopt, {"out"}, pass);
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (c.failure) {
-      std::fprintf(stderr, "unexpected failure: %s\n", c.failure->message.c_str());
+    if (c.failure.has_value() != exact.defined()) {
+      std::fprintf(stderr, "unexpected verdict: %s\n",
+                   c.failure ? c.failure->message.c_str() : "within the tolerance");
       std::exit(1);
     }
   }
@@ -61,6 +71,19 @@ int main(int argc, char** argv) {
     const auto got = expected + at::randn({n}) * 1e-7;
     const double fused = median_seconds(reps, got, expected, ErrorPass::fused);
     const double aten = median_seconds(reps, got, expected, ErrorPass::aten);
+    std::printf("%12lld %12.4f %12.4f %9.1fx\n", static_cast<long long>(n), fused, aten,
+                aten / fused);
+  }
+  std::printf("judged against float64 (one element off by 1):\n");
+  std::printf("%12s %12s %12s %10s\n", "values", "one pass s", "ATen s", "ratio");
+  for (int64_t n : {int64_t{1} << 16, int64_t{1} << 20, int64_t{1} << 24, int64_t{8192} * 8192}) {
+    at::manual_seed(1);
+    const auto exact = at::randn({n}, at::kDouble);
+    const auto expected = exact.to(at::kFloat);
+    auto got = expected.clone();
+    got[n - 1] += 1.0f;
+    const double fused = median_seconds(reps, got, expected, ErrorPass::fused, exact);
+    const double aten = median_seconds(reps, got, expected, ErrorPass::aten, exact);
     std::printf("%12lld %12.4f %12.4f %9.1fx\n", static_cast<long long>(n), fused, aten,
                 aten / fused);
   }
