@@ -114,6 +114,26 @@ ElementErrors errors_in_slices(const at::Tensor& g, const at::Tensor& e, const T
   return all;
 }
 
+/// The sum (R::add) over elements 0 .. n-1 of `per_element(i, r)`, which adds element i to r: in
+/// chunks of 2^16 elements on ATen's threads, each chunk into an R of its own, the chunks added
+/// in order. The one passes below are written as this.
+template <class R, class F>
+R over_chunks(int64_t n, const F& per_element) {
+  constexpr int64_t kChunk = int64_t{1} << 16;
+  std::vector<R> chunks(static_cast<size_t>((n + kChunk - 1) / kChunk));
+  at::parallel_for(0, static_cast<int64_t>(chunks.size()), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      R r;
+      for (int64_t i = k * kChunk, last = std::min(n, (k + 1) * kChunk); i < last; ++i)
+        per_element(i, r);
+      chunks[static_cast<size_t>(k)] = r;
+    }
+  });
+  R all;
+  for (const auto& r : chunks) all.add(r);
+  return all;
+}
+
 /// ElementErrors of a CPU output of float32 or float64 in one pass over both tensors, chunks of
 /// them in parallel (ATen's threads), each element converted to double once: the sliced ATen
 /// comparison above made about fifteen passes, each writing a temporary, and on a 2-core machine
@@ -125,31 +145,18 @@ ElementErrors errors_in_one_pass(const at::Tensor& got, const at::Tensor& expect
   const auto e = expected.contiguous();
   const T* gp = g.data_ptr<T>();
   const T* ep = e.data_ptr<T>();
-  const int64_t n = g.numel();
-  constexpr int64_t kChunk = int64_t{1} << 16;
-  std::vector<ElementErrors> chunks(static_cast<size_t>((n + kChunk - 1) / kChunk));
-  at::parallel_for(0, static_cast<int64_t>(chunks.size()), 1, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      ElementErrors r;
-      for (int64_t i = k * kChunk, last = std::min(n, (k + 1) * kChunk); i < last; ++i) {
-        const double x = gp[i], y = ep[i];
-        const bool x_nan = std::isnan(x), y_nan = std::isnan(y);
-        r.nan_wrong += x_nan != y_nan;
-        r.got_only_nan += x_nan && !y_nan;
-        const double diff = x_nan || y_nan || (std::isinf(x) && x == y) ? 0.0 : std::fabs(x - y);
-        r.max_abs = std::max(r.max_abs, diff);
-        const double rel = diff / std::max(std::fabs(y), tol.atol);
-        if (rel > r.max_rel) r.max_rel = rel;  // a NaN quotient is never greater
-        // An infinite reference's tolerance is infinite too: only the same infinity meets it.
-        r.outside +=
-            diff > std::fabs(y) * tol.rtol + tol.atol || (std::isinf(y) && !x_nan && x != y);
-      }
-      chunks[static_cast<size_t>(k)] = r;
-    }
+  return over_chunks<ElementErrors>(g.numel(), [&](int64_t i, ElementErrors& r) {
+    const double x = gp[i], y = ep[i];
+    const bool x_nan = std::isnan(x), y_nan = std::isnan(y);
+    r.nan_wrong += x_nan != y_nan;
+    r.got_only_nan += x_nan && !y_nan;
+    const double diff = x_nan || y_nan || (std::isinf(x) && x == y) ? 0.0 : std::fabs(x - y);
+    r.max_abs = std::max(r.max_abs, diff);
+    const double rel = diff / std::max(std::fabs(y), tol.atol);
+    if (rel > r.max_rel) r.max_rel = rel;  // a NaN quotient is never greater
+    // An infinite reference's tolerance is infinite too: only the same infinity meets it.
+    r.outside += diff > std::fabs(y) * tol.rtol + tol.atol || (std::isinf(y) && !x_nan && x != y);
   });
-  ElementErrors all;
-  for (const auto& r : chunks) all.add(r);
-  return all;
 }
 
 /// One output against the reference's: sets `c.failure` where it fails, adds to its errors and
@@ -286,6 +293,7 @@ Miss miss_in_slices(const at::Tensor& x, const at::Tensor& t, const at::Tensor& 
                     const Tolerance& tol) {
   const auto xf = x.reshape(-1);
   const auto tf = t.reshape(-1);
+  const auto ef = excuse.defined() ? excuse.reshape(-1) : excuse;
   const int64_t n = xf.numel();
   constexpr int64_t kSlice = int64_t{1} << 24;
   Miss all;
@@ -302,8 +310,8 @@ Miss miss_in_slices(const at::Tensor& x, const at::Tensor& t, const at::Tensor& 
     slice.any_infinite = infinite.any().item<bool>();
     slice.outside = infinite.sum().item<int64_t>() + beyond.gt(0).sum().item<int64_t>();
     slice.worst = beyond.max().item<double>();
-    if (excuse.defined() && slice.any_infinite) {
-      auto excused = infinite_misses(excuse.reshape(-1).narrow(0, first, len).to(at::kDouble), td);
+    if (ef.defined() && slice.any_infinite) {
+      auto excused = infinite_misses(ef.narrow(0, first, len).to(at::kDouble), td);
       slice.infinite = infinite.logical_and(excused.logical_not()).sum().item<int64_t>();
     } else {
       slice.infinite = infinite.sum().item<int64_t>();
@@ -331,31 +339,19 @@ Miss miss_in_one_pass(const at::Tensor& x, const at::Tensor& t, const at::Tensor
   const T* xp = xc.data_ptr<T>();
   const double* tp = tc.data_ptr<double>();
   const T* ep = ec.defined() ? ec.data_ptr<T>() : nullptr;
-  const int64_t n = xc.numel();
-  constexpr int64_t kChunk = int64_t{1} << 16;
-  std::vector<Miss> chunks(static_cast<size_t>((n + kChunk - 1) / kChunk));
-  at::parallel_for(0, static_cast<int64_t>(chunks.size()), 1, [&](int64_t begin, int64_t end) {
-    for (int64_t k = begin; k < end; ++k) {
-      Miss m;
-      for (int64_t i = k * kChunk, last = std::min(n, (k + 1) * kChunk); i < last; ++i) {
-        const double a = xp[i], b = tp[i];
-        if (misses_infinitely(a, b)) {
-          m.any_infinite = true;
-          ++m.outside;
-          m.infinite += !ep || !misses_infinitely(ep[i], b);
-          continue;
-        }
-        if (!std::isfinite(a) || !std::isfinite(b)) continue;
-        const double beyond = std::fabs(a - b) - (std::fabs(b) * tol.rtol + tol.atol);
-        m.worst = std::max(m.worst, beyond);
-        m.outside += beyond > 0;
-      }
-      chunks[static_cast<size_t>(k)] = m;
+  return over_chunks<Miss>(xc.numel(), [&](int64_t i, Miss& m) {
+    const double a = xp[i], b = tp[i];
+    if (misses_infinitely(a, b)) {
+      m.any_infinite = true;
+      ++m.outside;
+      m.infinite += !ep || !misses_infinitely(ep[i], b);
+      return;
     }
+    if (!std::isfinite(a) || !std::isfinite(b)) return;
+    const double beyond = std::fabs(a - b) - (std::fabs(b) * tol.rtol + tol.atol);
+    m.worst = std::max(m.worst, beyond);
+    m.outside += beyond > 0;
   });
-  Miss all;
-  for (const auto& m : chunks) all.add(m);
-  return all;
 }
 
 Miss miss_of(const at::Tensor& x, const at::Tensor& t, const Tolerance& tol, ErrorPass pass,
