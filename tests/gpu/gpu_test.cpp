@@ -1,9 +1,9 @@
 // The GPU suite (label `gpu`): every CUDA fixture kernel (bundled tasks, and the test tasks in
 // robust-kbench's shape: backward with backward_fn None, a saved tuple, a tensor computed in
-// forward) is correct on every config of its task, every CUDA exploit and every backward exploit is
-// rejected with its reason while the worker keeps serving; each is built both ways (kforge's light
-// headers first, and LibTorch's only) with the same verdict, and every fixture builds with the
-// light headers. Skips itself where there is no CUDA build or no GPU.
+// forward) is correct on every config of its task; every CUDA exploit, every backward exploit and
+// every overflow exploit is rejected with its reason while the worker keeps serving; each is built
+// both ways (kforge's light headers first, and LibTorch's only) with the same verdict, and every
+// fixture builds with the light headers. Skips itself where there is no CUDA build or no GPU.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -111,19 +111,22 @@ TEST_P(Gpu, RobustKbenchStyleKernelsAreCorrect) {
   }
 }
 
-// The backward exploits of the CPU suite (ATen-based, so they build for either backend) against
-// the robust-kbench-shaped LayerNorm backward on the GPU.
-TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
-  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+/// The exploits of a CPU suite's folder (ATen-based, so they build for either backend) against
+/// `task`'s `direction` on the GPU on `configs`: each rejected with its reason, and the task's
+/// honest CUDA kernel correct after it.
+void expect_cpu_exploits_rejected_on_gpu(const std::string& folder, const std::string& task,
+                                         const std::string& direction,
+                                         const std::vector<int64_t>& configs,
+                                         evaluation::Headers headers) {
   evaluation::WorkerClient worker(cuda_options());
   ASSERT_EQ(worker.ensure_started(), "");
   const std::string arch = device_arch(worker);
-  const std::string task = source_dir() + "/tests/tasks/rkb_layernorm";
-  auto kernels = files(source_dir() + "/tests/exploits/cpu_backward", ".cpp");
+  const std::string honest_kernel = task + "/kernels/" + direction + "_cuda.cu";
+  auto kernels = files(source_dir() + "/tests/exploits/" + folder, ".cpp");
   ASSERT_FALSE(kernels.empty());
   auto all = kernels;
-  all.push_back(task + "/kernels/backward_cuda.cu");
-  precompile(all, arch, GetParam());
+  all.push_back(honest_kernel);
+  precompile(all, arch, headers);
   for (const auto& kernel : kernels) {
     auto expected = kernel_header(kernel).words;
     const auto stem = std::filesystem::path(kernel).stem();
@@ -132,21 +135,39 @@ TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
     // is allocated after its ATen temporaries were freed, so its unwritten row holds a freed
     // temporary's values and fails as a mismatch instead.
     if (stem == "unwritten_output") expected.push_back("mismatch");
-    auto request = test_request("backward", "multi", 2);
-    request.configs = {0, 5};  // normalised over 8 x 24, and over 3 x 129 with random weights
+    auto request = test_request(direction, "multi", 2);
+    request.configs = configs;
     request.call_timeout_s = 10;
     request.library_calls = library_call ? LibraryPolicy::forbid : LibraryPolicy::flag;
-    auto e = evaluate(worker, evaluation::Backend::cuda, task, kernel, request, arch, GetParam());
+    auto e = evaluate(worker, evaluation::Backend::cuda, task, kernel, request, arch, headers);
     ASSERT_TRUE(e.compile.ok) << kernel << "\n" << e.describe();
     EXPECT_EQ(e.verdict(), "incorrect") << kernel << "\n" << e.describe();
     EXPECT_NE(std::find(expected.begin(), expected.end(), e.failure_kind()), expected.end())
         << kernel << " rejected as " << e.failure_kind() << "\n"
         << e.describe();
     request.library_calls = LibraryPolicy::flag;
-    auto honest = evaluate(worker, evaluation::Backend::cuda, task,
-                           task + "/kernels/backward_cuda.cu", request, arch, GetParam());
+    auto honest =
+        evaluate(worker, evaluation::Backend::cuda, task, honest_kernel, request, arch, headers);
     EXPECT_EQ(honest.verdict(), "correct") << "after " << kernel << "\n" << honest.describe();
   }
+}
+
+// The backward exploits of the CPU suite against the robust-kbench-shaped LayerNorm backward on
+// the GPU.
+TEST_P(Gpu, BackwardExploitsAreRejectedWithTheirReasons) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+  // Normalised over 8 x 24, and over 3 x 129 with random weights.
+  expect_cpu_exploits_rejected_on_gpu("cpu_backward", source_dir() + "/tests/tasks/rkb_layernorm",
+                                      "backward", {0, 5}, GetParam());
+}
+
+// The overflow exploits of the CPU suite on the GPU, where eager's result and its float64 misses
+// are computed on the device (evaluation/worker/checks.cpp's slices).
+TEST_P(Gpu, OverflowExploitsAreRejectedWithTheirReasons) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA build or no GPU";
+  // exp(x * 40) over 64 x 128 (some 100 infinite elements) and 3 x 17.
+  expect_cpu_exploits_rejected_on_gpu("cpu_overflow", source_dir() + "/tests/tasks/overflow",
+                                      "forward", {0, 1}, GetParam());
 }
 
 TEST_P(Gpu, ExploitsAreRejectedWithTheirReasons) {
