@@ -136,12 +136,14 @@ struct CudaChoices {
   /// many output rows of a plane, each thread copying 16 bytes of each input row by cp.async
   /// (rows in flight 6 ahead of those read) and computing the columns a block's width apart of
   /// each row, each window's load a read of the ring. Where every load along the rows reads a
-  /// ring: unpadded windows at stride 1 of float rows a multiple of 4 elements, up to 4096
-  /// (generator/emit_cuda.cpp, CudaKernel::plan_rings); else ignored, and where it applies it
-  /// sets aside window, window_rows, window_stores, interior and spread. 0: none; -1 by rule: 8
-  /// where the windows span 2 or 3 columns and 2 rows or more (on an H200 KernelBench's 3 x 3
-  /// depthwise convolutions 82 and 84 1.14-1.17x faster at 82-84 % of DRAM peak; 83's 3 x 1 and
-  /// 85's 3 x 7 windows slower; generator/emit_cuda.cpp, window_ring_rows).
+  /// ring: windows at stride 1 (padded ones too: the ring holds the floats before and past each
+  /// row and the rows above the first output's) of float rows a multiple of 4 elements, up to
+  /// 4096 (generator/emit_cuda.cpp, CudaKernel::plan_rings); else ignored, and where it applies
+  /// it sets aside window, window_rows, window_stores, interior and spread. 0: none; -1 by rule:
+  /// 8 where the windows are unpadded and span 2 or 3 columns and 2 rows or more (on an H200
+  /// KernelBench's 3 x 3 depthwise convolutions 82 and 84 1.14-1.17x faster at 82-84 % of DRAM
+  /// peak; 83's 3 x 1 and 85's 3 x 7 windows slower, and the padded windows of 42 and 86;
+  /// generator/emit_cuda.cpp, window_ring_rows).
   int window_ring = -1;
   /// Outputs one thread of a short-window reduction (pooling, a depthwise convolution) computes a
   /// block's width apart (1, 2, 4, 8), each load behind its border check as with one output a

@@ -765,7 +765,7 @@ struct CudaKernel {
     int64_t thread_most = 0;
     bool reads_r = false;
     for (const auto& t : terms) {
-      if (window > 1 && ix::reads(*t, "kf_j") && !ix::reads(*t, "r")) {
+      if (window > 1 && ring_rows == 0 && ix::reads(*t, "kf_j") && !ix::reads(*t, "r")) {
         const auto split = ix::along(*t, "kf_j");
         if (!split || split->stride < 0 || !split->rest.empty()) return {};
         thread += " + kf_c * " + n(split->stride * window);
@@ -916,13 +916,20 @@ struct CudaKernel {
     int64_t aligned = 0;
     std::vector<IndexPtr> own{};
   };
-  /// A ring: the rows of a buffer's plane that the windows read, the most rows below kf_h and
-  /// columns past kf_j their loads reach.
+  /// A ring: the rows of a buffer's plane that the windows read, the most rows above and below
+  /// kf_h and columns before (left) and past kf_j their loads reach (above and left: a padded
+  /// window's). Its row y holds the buffer's elements from `lead` before the plane's row y to
+  /// `tail` past its end, as memory holds them (the previous and next rows' where a padded
+  /// window's check would select its padding there), so that a read of the ring is the load it
+  /// replaces wherever that load is in the buffer.
   struct Ring {
     int buffer = 0;
     std::string plane;
     int64_t row = 0;
-    int64_t below = 0, past = 0;
+    int64_t above = 0, below = 0, left = 0, past = 0;
+    int64_t lead = 0, tail = 0;  ///< floats before and past the row (multiples of 4)
+    int64_t width() const { return lead + row + tail; }
+    int64_t span() const { return above + below; }
   };
   mutable std::vector<Ring> rings{};
   /// ring_load's pass: false while it collects the rings, true once emit_ring prints their reads.
@@ -958,11 +965,12 @@ struct CudaKernel {
   }
 
   /// A window's load as a read of its ring (ring_rows): while the rings are planned, none, its
-  /// rows and columns recorded with its ring; after, the ring's row kf_rr<g>[dy] at kf_j + dx.
-  /// None (an unringed load) where the load reads kf_j otherwise than as ring_read's sum of a
-  /// float buffer the kernel does not store, of a multiple of 4 elements (a copy that would
-  /// pass its end is not made), rows a multiple of 4 elements, or an own part whose
-  /// value is negative (a padded window) or reaches past kf_j's column a row's end.
+  /// rows and columns recorded with its ring; after, the ring's row kf_rr<g>[above + dy] at
+  /// kf_j + lead + dx, where the own part's value is dy rows and dx columns (|dx| under half a
+  /// row; dy and dx negative for a padded window's first rows and columns). None (an unringed
+  /// load) where the load reads kf_j otherwise than as ring_read's sum of a float buffer the
+  /// kernel does not store, of a multiple of 4 elements (a copy that would pass its end is not
+  /// made), or rows a multiple of 4 elements.
   std::optional<std::string> ring_load(const Expr& l, const std::string& added) const {
     if (ring_rows == 0 || l.buffer < 0 || !l.index || !ix::reads(*l.index, "kf_j"))
       return std::nullopt;
@@ -977,8 +985,8 @@ struct CudaKernel {
         numel(b.shape) % 4 != 0 || std::count(k.stores.begin(), k.stores.end(), l.buffer) ||
         !read || read->row % 4 != 0 || read->aligned % 4 != 0)
       return unringed();
-    int64_t below = 0, past = 0;
-    const int64_t r_end = numel(k.inner_shape());
+    Ring reach{l.buffer, read->plane, read->row};
+    const int64_t half = read->row / 2, r_end = numel(k.inner_shape());
     for (int64_t r = 0; r < r_end; ++r) {
       int64_t at = 0;
       for (const auto& t : read->own) {
@@ -986,29 +994,37 @@ struct CudaKernel {
         if (!value) return unringed();
         at += *value;
       }
-      if (at < 0) return unringed();
-      below = std::max(below, at / read->row);
-      past = std::max(past, at % read->row);
+      // at = dy * row + dx, -half <= dx < half
+      const int64_t shifted = at + half;
+      const int64_t dy = shifted >= 0 ? shifted / read->row : -((read->row - 1 - shifted) / read->row);
+      const int64_t dx = at - dy * read->row;
+      reach.above = std::max(reach.above, -dy);
+      reach.below = std::max(reach.below, dy);
+      reach.left = std::max(reach.left, -dx);
+      reach.past = std::max(reach.past, dx);
     }
-    // the last output's window inside the row
-    if (k.outer_shape().back() - 1 + past >= read->row) return unringed();
     auto ring = std::find_if(rings.begin(), rings.end(), [&](const Ring& g) {
       return g.buffer == l.buffer && g.plane == read->plane && g.row == read->row;
     });
     if (!rings_planned) {
-      if (ring == rings.end())
-        ring = rings.insert(rings.end(), Ring{l.buffer, read->plane, read->row});
-      ring->below = std::max(ring->below, below);
-      ring->past = std::max(ring->past, past);
+      if (ring == rings.end()) ring = rings.insert(rings.end(), reach);
+      ring->above = std::max(ring->above, reach.above);
+      ring->below = std::max(ring->below, reach.below);
+      ring->left = std::max(ring->left, reach.left);
+      ring->past = std::max(ring->past, reach.past);
+      ring->lead = (ring->left + 3) / 4 * 4;
+      ring->tail = (std::max<int64_t>(0, k.outer_shape().back() + ring->past - ring->row) + 3) / 4 * 4;
       return std::nullopt;
     }
     if (ring == rings.end()) return unringed();
     std::string own;
     for (const auto& t : read->own) own += (own.empty() ? "" : " + ") + t->text;
     if (own.empty()) own = "0";
+    // (own + half + above * row) = (above + dy) * row + (dx + half), both parts non-negative
+    const std::string shifted = "(" + own + " + " + n(half + ring->above * read->row) + ")";
     const std::string row = n(read->row);
-    return "kf_rr" + n(ring - rings.begin()) + "[(" + own + ") / " + row + "][kf_j + (" + own +
-           ") % " + row + "]";
+    return "kf_rr" + n(ring - rings.begin()) + "[" + shifted + " / " + row + "][kf_j + " +
+           shifted + " % " + row + " + (" + n(ring->lead - half) + ")]";
   }
 
   /// The rings of the kernel's windows (ring_load's first pass over its stages, the text
@@ -1023,17 +1039,21 @@ struct CudaKernel {
     out = kept;
     rings_planned = true;
     if (rings.empty() || unringed_loads > 0) return false;
-    int64_t below = 0, copiers = 0, row_bytes = 0;
+    int64_t span = 0, copiers = 0, row_bytes = 0;
     for (const Ring& g : rings) {
-      below = std::max(below, g.below);
-      copiers = std::max(copiers, g.row / 4);
-      row_bytes += (g.row + kRingPad) * 4;
+      span = std::max(span, g.span());
+      copiers = std::max(copiers, g.width() / 4);
+      row_bytes += (g.width() + kRingPad) * 4;
     }
     ring_slots = kRingSlots;
-    while (ring_slots > below + 2 && ring_slots * row_bytes > kRingBytes) --ring_slots;
-    if (ring_slots * row_bytes > kRingBytes || ring_slots < below + 2 || copiers > 1024)
+    while (ring_slots > span + 2 && ring_slots * row_bytes > kRingBytes) --ring_slots;
+    if (ring_slots * row_bytes > kRingBytes || ring_slots < span + 2 || copiers > 1024)
       return false;
-    threads = static_cast<int>((copiers + 31) / 32 * 32);
+    // a warp's multiple that copies an input row 16 bytes a thread: those past it (a padded
+    // window's floats before and past the row) in a second turn of a few threads
+    int64_t row_copiers = 0;
+    for (const Ring& g : rings) row_copiers = std::max(row_copiers, (g.row + 3) / 4);
+    threads = static_cast<int>((row_copiers + 31) / 32 * 32);
     window = static_cast<int>((k.outer_shape().back() + threads - 1) / threads);
     return true;
   }
@@ -2588,45 +2608,55 @@ struct CudaKernel {
   }
 
   /// The body of a kernel whose windows read rings (ring_rows, planned by plan_rings): its grid.
-  /// Block b is the band b % bands of plane b / bands. Input row y of a ring lives in slot
-  /// y % slots; each of the thread's cp.async groups holds its copies of one row (none past the
-  /// band's last input row, or the buffer's end), the first the band's first row. At output row
-  /// kf_h the thread waits until the rows up to kf_h + below are in (all but its newest
-  /// ahead - below groups), the barrier says every thread's are and that all have read row
-  /// kf_h - 1, and the row ahead of the newest goes into that row's slot.
+  /// Block b is the band b % bands of plane b / bands. A ring's input row y is its row
+  /// u = y + above, which lives in slot u % slots; each of the thread's cp.async groups holds its
+  /// copies of one u (none past the band's last input row, before the buffer's start or past its
+  /// end), the first the band's first, kf_h0. At output row kf_h the thread waits until the rows
+  /// up to u = kf_h + span are in (all but its newest ahead - span groups), the barrier says
+  /// every thread's are and that all have read u = kf_h - 1, and the u ahead of the newest goes
+  /// into that one's slot.
   int64_t emit_ring() {
     const auto outer = k.outer_shape();
     const int64_t height = outer[*row_dimension(outer)], last = outer.back();
     const int64_t planes = numel(outer) / (height * last);
     const int64_t bands = (height + ring_rows - 1) / ring_rows;
     const int64_t ahead = ring_slots - 2;
-    int64_t below = 0;
-    for (const Ring& g : rings) below = std::max(below, g.below);
+    int64_t span = 0;
+    for (const Ring& g : rings) span = std::max(span, g.span());
     const std::string slots = n(ring_slots);
     for (size_t g = 0; g < rings.size(); ++g)
       out += "  __shared__ __align__(16) float kf_ring" + n(int64_t(g)) + "[" + slots + "][" +
-             n(rings[g].row + kRingPad) + "];\n";
+             n(rings[g].width() + kRingPad) + "];\n";
     out += "  const " + ix + " kf_z = blockIdx.x / " + n(bands) + ";\n  const " + ix +
            " kf_h0 = static_cast<" + ix + ">(blockIdx.x % " + n(bands) + ") * " + n(ring_rows) +
            ";\n  const " + ix + " kf_h1 = kf_min_i64(kf_h0 + " + n(ring_rows) + ", " + n(height) +
-           ");\n  const int lane = 0;\n  const auto kf_issue = [&](" + ix + " kf_y) {\n";
+           ");\n  const int lane = 0;\n  const auto kf_issue = [&](" + ix + " kf_u) {\n";
     for (size_t g = 0; g < rings.size(); ++g) {
       const Ring& r = rings[g];
-      const std::string at = "(" + r.plane + ") + kf_y * " + n(r.row) + " + threadIdx.x * 4";
-      out += "    if (threadIdx.x < " + n(r.row / 4) + " && kf_y < kf_h1 + " + n(r.below) + " && " +
+      std::string at = "(" + r.plane + ") + kf_u * " + n(r.row) + " + threadIdx.x * 4";
+      if (r.above * r.row + r.lead > 0) at += " - " + n(r.above * r.row + r.lead);
+      const bool turns = r.width() / 4 > threads;
+      if (turns) at.replace(at.find("threadIdx.x"), 11, "kf_k");
+      out += std::string(turns ? "    for (int kf_k = threadIdx.x; kf_k < " + n(r.width() / 4) +
+                                     "; kf_k += " + n(threads) + ")\n"
+                               : "") +
+             "    if (" + (turns ? "" : "threadIdx.x < " + n(r.width() / 4) + " && ") +
+             "kf_u < kf_h1 + " + n(r.span()) +
+             (r.above * r.row + r.lead > 0 ? " && " + at + " >= 0" : std::string{}) + " && " +
              at + " + 4 <= " + n(numel(p.buffers[size_t(r.buffer)].shape)) +
-             ")\n      kf_async_copy16(&kf_ring" + n(int64_t(g)) + "[kf_y % " + slots +
-             "][threadIdx.x * 4], b" + std::to_string(r.buffer) + " + " + at + ");\n";
+             ")\n      kf_async_copy16(&kf_ring" + n(int64_t(g)) + "[kf_u % " + slots + "][" +
+             (turns ? "kf_k" : "threadIdx.x") + " * 4], b" + std::to_string(r.buffer) + " + " +
+             at + ");\n";
     }
     out +=
         "    kf_async_commit();\n  };\n#pragma unroll\n  for (int kf_d = 0; kf_d <= " + n(ahead) +
         "; ++kf_d) kf_issue(kf_h0 + kf_d);\n  for (" + ix +
         " kf_h = kf_h0; kf_h < kf_h1; ++kf_h) "
         "{\n  kf_async_wait<" +
-        n(ahead - below) + ">();\n  __syncthreads();\n  kf_issue(kf_h + " + n(ahead + 1) + ");\n";
+        n(ahead - span) + ">();\n  __syncthreads();\n  kf_issue(kf_h + " + n(ahead + 1) + ");\n";
     for (size_t g = 0; g < rings.size(); ++g) {
       out += "  const float* const kf_rr" + n(int64_t(g)) + "[] = {";
-      for (int64_t d = 0; d <= rings[g].below; ++d)
+      for (int64_t d = 0; d <= rings[g].span(); ++d)
         out += std::string(d ? ", " : "") + "kf_ring" + n(int64_t(g)) + "[(kf_h + " + n(d) +
                ") % " + slots + "]";
       out += "};\n";
@@ -2634,7 +2664,21 @@ struct CudaKernel {
     out += "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) + "; ++kf_v) {\n  const " +
            ix + " kf_x = threadIdx.x + " + n(threads) + " * kf_v;\n  const bool live = kf_x < " +
            n(last) + ";\n  const " + ix + " kf_j = kf_min_i64(kf_x, " + n(last - 1) + ");\n";
+    // an output whose padded window lies inside the input (all but the border's) reads the ring
+    // without a check an element (interior_condition)
+    const std::string kept = out;
+    out.clear();
     emit_stages();
+    const std::string checked = out;
+    out.clear();
+    interior_checks.clear();
+    strip_borders = true;
+    emit_stages();
+    strip_borders = false;
+    const std::string inside = out, condition = interior_condition();
+    out = kept + (condition.empty() || inside == checked
+                      ? checked
+                      : "  if " + condition + " {\n" + inside + "  } else {\n" + checked + "  }\n");
     out += "  }\n  }\n}\n\n";
     return planes * bands;
   }
@@ -2846,12 +2890,14 @@ int window_rows(const Program& p, const Kernel& k, const CudaChoices& c, int win
 /// Output rows a block of kernel `k` walks with its windows' input rows in rings in shared
 /// memory (CudaChoices::window_ring, CudaKernel::ring_rows): 0 unless k is a short-window
 /// reduction (a thread an output) whose every load along its outputs' rows reads a ring that
-/// fits (CudaKernel::plan_rings: unpadded windows at stride 1 of float rows a multiple of 4
-/// elements long, up to 4096); then the choice, or by rule 8 where every ring's windows span 2
-/// or 3 columns and 2 rows or more. On an H200 (BENCHMARKS.md, issue 36's fiftieth step)
-/// 82_conv_depthwise_2D_square_input_square_kernel (3 x 3, rows of 512) 0.640 -> 0.547 ms (DRAM
-/// 68 -> 82 % of peak), 84 (3 x 3) 2.47 -> 2.156; 16 rows a block 4-5 % slower than 8; 83 (3 x 1)
-/// 2 % slower, 85 (3 x 7) 15 % slower (SM-bound).
+/// fits (CudaKernel::plan_rings: windows at stride 1, padded or not, of float rows a multiple of
+/// 4 elements long, up to 4096); then the choice, or by rule 8 where every ring's windows are
+/// unpadded and span 2 or 3 columns and 2 rows or more. On an H200 (BENCHMARKS.md, issue 36's
+/// fiftieth step) 82_conv_depthwise_2D_square_input_square_kernel (3 x 3, rows of 512) 0.640 ->
+/// 0.547 ms (DRAM 68 -> 82 % of peak), 84 (3 x 3) 2.47 -> 2.156; 16 rows a block 4-5 % slower
+/// than 8; 83 (3 x 1) 2 % slower, 85 (3 x 7) 15 % slower (SM-bound). Padded windows (fifty-fourth
+/// step) were slower through a ring: 86_conv_depthwise_separable_2D's 3 x 3 padded by 1 0.648 ->
+/// 0.746 ms (SM 89 %), 42_Max_Pooling_2D's 4 x 4 1.44 -> 1.94 ms, so the rule leaves them out.
 int window_ring_rows(const Program& p, const Kernel& k, const CudaChoices& c) {
   constexpr int kRule = 8;
   if (c.window_ring == 0 || !short_window_reduction(k, c) || !row_dimension(k.outer_shape()))
@@ -2861,9 +2907,11 @@ int window_ring_rows(const Program& p, const Kernel& k, const CudaChoices& c) {
   probe.ring_rows = kRule;
   if (!probe.plan_rings()) return 0;
   if (c.window_ring > 0) return c.window_ring;
-  return std::all_of(
-             probe.rings.begin(), probe.rings.end(),
-             [](const CudaKernel::Ring& g) { return g.below >= 1 && g.past >= 1 && g.past <= 2; })
+  return std::all_of(probe.rings.begin(), probe.rings.end(),
+                     [](const CudaKernel::Ring& g) {
+                       return g.above == 0 && g.left == 0 && g.below >= 1 && g.past >= 1 &&
+                              g.past <= 2;
+                     })
              ? kRule
              : 0;
 }

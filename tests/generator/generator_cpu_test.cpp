@@ -1311,13 +1311,41 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
   sixteen.window_ring = 16;
   EXPECT_EQ(occurrences(cuda_source(conv, none), "kf_ring0"), 0u);
   EXPECT_EQ(occurrences(cuda_source(conv, sixteen), "kf_min_i64(kf_h0 + 16, 18)"), 1u);
-  for (const std::string& call : {std::string("F.conv2d(x, w, groups=4, padding=1)"),
-                                  std::string("F.conv2d(x, w, groups=4, stride=2)")}) {
-    const std::string other = cuda_source(
-        {"ring_none", "x, w", call, {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}},
-        sixteen);
-    EXPECT_EQ(occurrences(other, "kf_ring0"), 0u) << other;
-  }
+  const std::string strided = cuda_source({"ring_none",
+                                           "x, w",
+                                           "F.conv2d(x, w, groups=4, stride=2)",
+                                           {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}},
+                                          sixteen);
+  EXPECT_EQ(occurrences(strided, "kf_ring0"), 0u) << strided;
+  // padded windows (KernelBench's 86_conv_depthwise_separable_2D's 3 x 3, padding 1), where
+  // asked (by rule none: slower on an H200): the ring's row u is input row u - 1, from the 4
+  // floats before the row to the 4 past it (the last output's window reads one column past the
+  // row): 72 + 8 of padding, 18 threads copy it (a warp's 32 take one turn, rows of 512 floats
+  // two: 130 copies for 128 threads); each u is copied where it lies in the buffer (not the
+  // first plane's row -1), 3 rows a window; an output whose window lies inside the input reads
+  // the ring without the border checks, the others with them
+  const OpCase padded_conv{"ring_padded",
+                           "x, w",
+                           "F.conv2d(x, w, groups=4, padding=1)",
+                           {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}};
+  generator::CudaChoices eight;
+  eight.window_ring = 8;
+  EXPECT_EQ(occurrences(cuda_source(padded_conv), "kf_ring0"), 0u);
+  const std::string padded = cuda_source(padded_conv, eight);
+  EXPECT_EQ(occurrences(padded, "__shared__ __align__(16) float kf_ring0[8][80];"), 1u) << padded;
+  EXPECT_EQ(occurrences(padded, "if (threadIdx.x < 18 && kf_u < kf_h1 + 2 && "), 1u) << padded;
+  EXPECT_EQ(occurrences(padded, " - 68 >= 0 && "), 1u) << padded;
+  EXPECT_EQ(occurrences(padded, "kf_async_wait<4>();"), 1u) << padded;
+  EXPECT_EQ(occurrences(padded, "<<<24, 32, 0, stream>>>"), 1u) << padded;  // 20 rows, 8 planes
+  EXPECT_EQ(occurrences(padded, "  if ((static_cast<int64_t>(((-1) + kf_h)) + 2 < int64_t(20))"),
+            1u)
+      << padded;
+  EXPECT_EQ(occurrences(ptx_text(padded), ".local"), 0u);
+  const std::string wide = cuda_source(
+      {"ring_padded_wide", "x, w", "F.conv2d(x, w, groups=4, padding=1)",
+       {"[torch.randn(1, 4, 3, 512), torch.randn(4, 1, 3, 3)]"}}, eight);
+  EXPECT_EQ(occurrences(wide, "for (int kf_k = threadIdx.x; kf_k < 130; kf_k += 128)"), 1u)
+      << wide;
   const std::string odd = cuda_source({"ring_odd",
                                        "x, w",
                                        "F.conv2d(x, w, groups=4)",

@@ -474,6 +474,22 @@ std::vector<OpCase> ring_cases() {
         "torch.randn(6, 1, 3, 3)]",
         "[torch.randn(1, 3, 12, 13), torch.randn(3, 1, 3, 3), torch.randn(3), "
         "torch.randn(6, 1, 3, 3)]"}},
+      // padded windows at stride 1 (their rings hold the floats before and past each row, and
+      // the rows above the first output's): 3 x 3 padded by 1 (86_conv_depthwise_separable_2D's)
+      // and (2, 1) with a bias and an epilogue, (1, 5) (the rows' first output reads 5 columns
+      // before the row, its last 4 past it), dilated by 2 and padded by 2; pools 4 x 4 padded by
+      // 1 (42_Max_Pooling_2D's), 3 x 3 without the padding counted, 2 x 5 padded by (1, 2);
+      // the same rows as above
+      {"windows_padded_2d",
+       "x, w, b",
+       "(F.conv2d(x, w, groups=3, padding=1), torch.relu(F.conv2d(x, w, b, groups=3, "
+       "padding=(2, 1))) * 2, F.conv2d(x, w, groups=3, padding=(1, 5)), "
+       "F.conv2d(x, w, groups=3, padding=2, dilation=2), F.max_pool2d(x, 4, stride=1, padding=1), "
+       "F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False), "
+       "F.max_pool2d(x, (2, 5), stride=1, padding=(1, 2)))",
+       {"[torch.randn(2, 3, 19, 16), torch.randn(3, 1, 3, 3), torch.randn(3)]",
+        "[torch.randn(1, 3, 7, 300), torch.randn(3, 1, 3, 3), torch.randn(3)]",
+        "[torch.randn(1, 3, 12, 13), torch.randn(3, 1, 3, 3), torch.randn(3)]"}},
   };
 }
 

@@ -109,10 +109,10 @@ int run_generate(const std::vector<std::string>& args) {
       ->check(CLI::IsMember({0, 1, 2, 4}));
   app.add_option("--window-ring", cuda.window_ring,
                  "CUDA: output rows a block of a short-window reduction walks with its windows' "
-                 "input rows streamed by cp.async through rings in shared memory (unpadded "
-                 "windows at stride 1 of float rows a multiple of 4 elements; ignored elsewhere); "
-                 "0: none; -1 by rule (8 where the windows span 2 or 3 columns and 2 rows or "
-                 "more; default)")
+                 "input rows streamed by cp.async through rings in shared memory (windows at "
+                 "stride 1, padded or not, of float rows a multiple of 4 elements; ignored "
+                 "elsewhere); 0: none; -1 by rule (8 where the windows are unpadded and span 2 "
+                 "or 3 columns and 2 rows or more; default)")
       ->check(CLI::Range(-1, 1024));
   app.add_option("--column-launch", cuda.column_launch,
                  "CUDA: a reduction whose thread walks a column (across rows) launched in slices "
