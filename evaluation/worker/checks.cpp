@@ -218,10 +218,10 @@ void compare_output(const std::string& which, at::Tensor g, const at::Tensor& e,
     std::string msg = which + ": " + std::to_string(nan_wrong) + " of " + std::to_string(n) +
                       " values are NaN in one of kernel and reference only";
     if (got_only_nan)
-      msg +=
-          "; kforge fills fresh allocations with NaN, so NaN where the reference is finite means "
-          "part of "
-          "the output was never written";
+      msg += "; " + std::to_string(got_only_nan) +
+             " of them NaN in the kernel's output only: kforge fills fresh allocations with NaN, "
+             "so those are elements the kernel never wrote or wrote as NaN where the reference "
+             "has a number (finite or infinite)";
     c.failure = Failure{got_only_nan ? "unwritten_output" : "mismatch", msg};
     return;
   }
