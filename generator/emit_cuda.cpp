@@ -2665,17 +2665,24 @@ struct CudaKernel {
            ix + " kf_x = threadIdx.x + " + n(threads) + " * kf_v;\n  const bool live = kf_x < " +
            n(last) + ";\n  const " + ix + " kf_j = kf_min_i64(kf_x, " + n(last - 1) + ");\n";
     // an output whose padded window lies inside the input (all but the border's) reads the ring
-    // without a check an element (interior_condition)
+    // without a check an element (interior_condition); unpadded windows check nothing
+    const bool padded = std::any_of(rings.begin(), rings.end(), [](const Ring& g) {
+      return g.above > 0 || g.left > 0 || g.tail > 0;
+    });
     const std::string kept = out;
     out.clear();
     emit_stages();
     const std::string checked = out;
-    out.clear();
-    interior_checks.clear();
-    strip_borders = true;
-    emit_stages();
-    strip_borders = false;
-    const std::string inside = out, condition = interior_condition();
+    std::string inside, condition;
+    if (padded) {
+      out.clear();
+      interior_checks.clear();
+      strip_borders = true;
+      emit_stages();
+      strip_borders = false;
+      inside = out;
+      condition = interior_condition();
+    }
     out = kept + (condition.empty() || inside == checked
                       ? checked
                       : "  if " + condition + " {\n" + inside + "  } else {\n" + checked + "  }\n");
