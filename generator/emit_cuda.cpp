@@ -616,7 +616,8 @@ struct CudaKernel {
   }
 
   std::string text(const ExprPtr& e) const {
-    const ExprPtr f = reciprocal_of_row_constants(k, strip_borders ? without_borders(e) : e);
+    const ExprPtr f = reciprocal_of_row_constants(
+        k, strip_borders ? without_borders(without_filled_borders(e)) : without_filled_borders(e));
     if (window > 1 || ring_rows > 0) return eager_text(f);
     if (vector_pass && cached_values.empty()) return row_vector_text(f);
     if (cached_values.empty()) return kernel_expr_text(k, f);
@@ -930,6 +931,13 @@ struct CudaKernel {
     int64_t lead = 0, tail = 0;  ///< floats before and past the row (multiples of 4)
     int64_t width() const { return lead + row + tail; }
     int64_t span() const { return above + below; }
+    /// Where every read of the ring is a padded window's `where(inside, load, fill)` whose
+    /// condition is exactly the read's in-bounds test (plan_fills): the padding's value, held by
+    /// the ring where the input is not (its lead and tail, where `fill_columns`; the rows outside
+    /// the plane's `rows`, where `fill_rows`), so that its reads need no check.
+    std::optional<double> fill{};
+    bool fill_rows = false, fill_columns = false;
+    int64_t rows = 0;  ///< the plane's input rows (fill_rows)
   };
   mutable std::vector<Ring> rings{};
   /// ring_load's pass: false while it collects the rings, true once emit_ring prints their reads.
@@ -964,6 +972,14 @@ struct CudaKernel {
     return read;
   }
 
+  /// An offset `at` from a window's output as dy rows and dx columns of rows of `row` elements:
+  /// at = dy * row + dx, -row / 2 <= dx < row / 2.
+  static std::pair<int64_t, int64_t> rows_and_columns(int64_t at, int64_t row) {
+    const int64_t shifted = at + row / 2;
+    const int64_t dy = shifted >= 0 ? shifted / row : -((row - 1 - shifted) / row);
+    return {dy, at - dy * row};
+  }
+
   /// A window's load as a read of its ring (ring_rows): while the rings are planned, none, its
   /// rows and columns recorded with its ring; after, the ring's row kf_rr<g>[above + dy] at
   /// kf_j + lead + dx, where the own part's value is dy rows and dx columns (|dx| under half a
@@ -994,10 +1010,7 @@ struct CudaKernel {
         if (!value) return unringed();
         at += *value;
       }
-      // at = dy * row + dx, -half <= dx < half
-      const int64_t shifted = at + half;
-      const int64_t dy = shifted >= 0 ? shifted / read->row : -((read->row - 1 - shifted) / read->row);
-      const int64_t dx = at - dy * read->row;
+      const auto [dy, dx] = rows_and_columns(at, read->row);
       reach.above = std::max(reach.above, -dy);
       reach.below = std::max(reach.below, dy);
       reach.left = std::max(reach.left, -dx);
@@ -1025,6 +1038,137 @@ struct CudaKernel {
     const std::string row = n(read->row);
     return "kf_rr" + n(ring - rings.begin()) + "[" + shifted + " / " + row + "][kf_j + " +
            shifted + " % " + row + " + (" + n(ring->lead - half) + ")]";
+  }
+
+  /// The ring a load of the windows reads (ring_load's rings, planned), or none.
+  const Ring* ring_of(const Expr& l) const {
+    if (l.kind != Expr::Kind::load || l.buffer < 0 || !l.index || !ix::reads(*l.index, "kf_j"))
+      return nullptr;
+    const auto read = ring_read(*l.index);
+    if (!read) return nullptr;
+    for (const Ring& g : rings)
+      if (g.buffer == l.buffer && g.plane == read->plane && g.row == read->row) return &g;
+    return nullptr;
+  }
+
+  /// Which rings hold their windows' padding (Ring::fill): every read of the ring is a
+  /// `where(checks, load, c)` of one c, whose checks (joined by `and`) are each `p >= 0` or
+  /// `p < size` with p, at every r of the window, the read's input row kf_h + dy (size: the
+  /// plane's rows, one for the ring) or its column kf_j + dx (size: the row's length); a read
+  /// checks both bounds of its row or neither, and of its column or neither, as every other
+  /// read of the ring does. Then the where is the read of a ring that holds c outside the input,
+  /// the copy of memory inside it.
+  void plan_fills() {
+    struct Reads {
+      bool bad = false;
+      std::optional<double> fill;
+      int with_rows = 0, without_rows = 0, with_columns = 0, without_columns = 0;
+      int64_t rows = 0;
+    };
+    std::vector<Reads> seen(rings.size());
+    const int64_t r_end = numel(k.inner_shape());
+    const auto at_r = [](const Index& i, int64_t r, int64_t h, int64_t j) {
+      return ix::value_at(i, {{"r", r}, {"kf_h", h}, {"kf_j", j}});
+    };
+    const auto guarded = [&](const Expr& where, const Expr& l, Reads& reads) {
+      const auto read = ring_read(*l.index);
+      if (where.args[2]->kind != Expr::Kind::constant ||
+          (reads.fill && *reads.fill != where.args[2]->value))
+        return false;
+      reads.fill = where.args[2]->value;
+      std::vector<const Expr*> checks;
+      std::function<void(const Expr&)> flatten = [&](const Expr& c) {
+        if (c.kind == Expr::Kind::call && c.fn == "and")
+          for (const auto& a : c.args) flatten(*a);
+        else
+          checks.push_back(&c);
+      };
+      flatten(*where.args[0]);
+      for (int64_t r = 0; r < r_end; ++r) {
+        int64_t at = 0;
+        for (const auto& t : read->own) {
+          const auto v = ix::value_at(*t, {{"r", r}});
+          if (!v) return false;
+          at += *v;
+        }
+        const auto [dy, dx] = rows_and_columns(at, read->row);
+        int row_bounds = 0, column_bounds = 0;
+        for (const Expr* c : checks) {
+          if (c->kind != Expr::Kind::call || (c->fn != "ge" && c->fn != "lt") ||
+              c->args.size() != 2 || c->args[0]->kind != Expr::Kind::index ||
+              c->args[1]->kind != Expr::Kind::constant)
+            return false;
+          const Index& p = *c->args[0]->index;
+          // p affine in kf_h and kf_j: each term that reads one is that variable times a number
+          const std::vector<IndexPtr> terms =
+              p.kind == Index::Kind::sum ? p.terms : std::vector<IndexPtr>{c->args[0]->index};
+          for (const auto& t : terms)
+            for (const char* v : {"kf_h", "kf_j"})
+              if (ix::reads(*t, v)) {
+                const auto split = ix::along(*t, v);
+                if (!split || !split->rest.empty()) return false;
+              }
+          const auto p0 = at_r(p, r, 0, 0), ph = at_r(p, r, 1, 0), pj = at_r(p, r, 0, 1);
+          if (!p0 || !ph || !pj) return false;
+          const double bound = c->args[1]->value;
+          const bool lower = c->fn == "ge";
+          if (lower && bound != 0) return false;
+          if (*ph - *p0 == 1 && *pj == *p0 && *p0 == dy) {
+            if (!lower) {
+              if (reads.rows != 0 && bound != static_cast<double>(reads.rows)) return false;
+              reads.rows = static_cast<int64_t>(bound);
+            }
+            row_bounds |= lower ? 1 : 2;
+          } else if (*pj - *p0 == 1 && *ph == *p0 && *p0 == dx) {
+            if (!lower && bound != static_cast<double>(read->row)) return false;
+            column_bounds |= lower ? 1 : 2;
+          } else {
+            return false;
+          }
+        }
+        if (row_bounds == 1 || row_bounds == 2 || column_bounds == 1 || column_bounds == 2)
+          return false;
+        ++(row_bounds ? reads.with_rows : reads.without_rows);
+        ++(column_bounds ? reads.with_columns : reads.without_columns);
+      }
+      return true;
+    };
+    std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
+      if (e->kind == Expr::Kind::call && e->fn == "where" && e->args.size() == 3) {
+        if (const Ring* g = ring_of(*e->args[1])) {
+          Reads& reads = seen[static_cast<size_t>(g - rings.data())];
+          if (!guarded(*e, *e->args[1], reads)) reads.bad = true;
+          walk(e->args[0]);
+          return;
+        }
+      }
+      if (const Ring* g = ring_of(*e)) seen[static_cast<size_t>(g - rings.data())].bad = true;
+      for (const auto& a : e->args) walk(a);
+    };
+    for (const Stage& st : k.stages)
+      if (st.value) walk(st.value);
+    for (size_t g = 0; g < rings.size(); ++g) {
+      const Reads& reads = seen[g];
+      Ring& ring = rings[g];
+      ring.fill.reset();
+      ring.fill_rows = ring.fill_columns = false;
+      if (reads.bad || !reads.fill || (reads.with_rows > 0 && reads.without_rows > 0) ||
+          (reads.with_columns > 0 && reads.without_columns > 0) ||
+          (reads.with_rows == 0 && reads.with_columns == 0))
+        continue;
+      ring.fill = reads.fill;
+      ring.fill_rows = reads.with_rows > 0;
+      ring.fill_columns = reads.with_columns > 0;
+      ring.rows = reads.rows;
+    }
+  }
+
+  /// `e` with each where that reads a ring holding its padding (plan_fills) replaced by the read.
+  ExprPtr without_filled_borders(const ExprPtr& e) const {
+    if (ring_rows == 0 || e->kind != Expr::Kind::call) return e;
+    if (e->fn == "where" && e->args.size() == 3)
+      if (const Ring* g = ring_of(*e->args[1]); g && g->fill) return e->args[1];
+    return with_args(e, [this](const ExprPtr& a) { return without_filled_borders(a); });
   }
 
   /// The rings of the kernel's windows (ring_load's first pass over its stages, the text
@@ -1055,6 +1199,7 @@ struct CudaKernel {
     for (const Ring& g : rings) row_copiers = std::max(row_copiers, (g.row + 3) / 4);
     threads = static_cast<int>((row_copiers + 31) / 32 * 32);
     window = static_cast<int>((k.outer_shape().back() + threads - 1) / threads);
+    plan_fills();
     return true;
   }
 
@@ -2627,26 +2772,57 @@ struct CudaKernel {
     for (size_t g = 0; g < rings.size(); ++g)
       out += "  __shared__ __align__(16) float kf_ring" + n(int64_t(g)) + "[" + slots + "][" +
              n(rings[g].width() + kRingPad) + "];\n";
+    for (size_t g = 0; g < rings.size(); ++g) {
+      const Ring& r = rings[g];
+      if (!r.fill) continue;
+      const std::string fill = "kf_fill" + n(int64_t(g));
+      out += "  const float " + fill + " = " + constant_text(*r.fill, DType::f32) + ";\n";
+      if (!r.fill_columns) continue;
+      // the padding before and past the row, in every slot, before the first barrier
+      const int64_t edges = (r.lead + r.tail) / 4;
+      out += "  for (int kf_k = threadIdx.x; kf_k < " + n(ring_slots * edges) + "; kf_k += " +
+             n(threads) + ") {\n    const int kf_e = kf_k % " + n(edges) + ";\n" +
+             "    *reinterpret_cast<float4*>(&kf_ring" + n(int64_t(g)) + "[kf_k / " + n(edges) +
+             "][kf_e < " + n(r.lead / 4) + " ? kf_e * 4 : " + n(r.row) +
+             " + kf_e * 4]) = make_float4(" + fill + ", " + fill + ", " + fill + ", " + fill +
+             ");\n  }\n";
+    }
     out += "  const " + ix + " kf_z = blockIdx.x / " + n(bands) + ";\n  const " + ix +
            " kf_h0 = static_cast<" + ix + ">(blockIdx.x % " + n(bands) + ") * " + n(ring_rows) +
            ";\n  const " + ix + " kf_h1 = kf_min_i64(kf_h0 + " + n(ring_rows) + ", " + n(height) +
            ");\n  const int lane = 0;\n  const auto kf_issue = [&](" + ix + " kf_u) {\n";
     for (size_t g = 0; g < rings.size(); ++g) {
       const Ring& r = rings[g];
+      const std::string ring = "kf_ring" + n(int64_t(g));
       std::string at = "(" + r.plane + ") + kf_u * " + n(r.row) + " + threadIdx.x * 4";
       if (r.above * r.row + r.lead > 0) at += " - " + n(r.above * r.row + r.lead);
-      const bool turns = r.width() / 4 > threads;
+      // a ring that holds its padding in its lead and tail copies the row alone
+      const int64_t first = r.fill_columns ? r.lead / 4 : 0,
+                    end = r.fill_columns ? (r.lead + r.row) / 4 : r.width() / 4;
+      const bool turns = end > threads || first > 0;
       if (turns) at.replace(at.find("threadIdx.x"), 11, "kf_k");
-      out += std::string(turns ? "    for (int kf_k = threadIdx.x; kf_k < " + n(r.width() / 4) +
-                                     "; kf_k += " + n(threads) + ")\n"
+      const std::string k4 = turns ? "kf_k" : "threadIdx.x";
+      const std::string copy =
+          std::string(r.above * r.row + r.lead > 0 ? at + " >= 0 && " : "") + at + " + 4 <= " +
+          n(numel(p.buffers[size_t(r.buffer)].shape)) + ")\n      kf_async_copy16(&" + ring +
+          "[kf_u % " + slots + "][" + k4 + " * 4], b" + std::to_string(r.buffer) + " + " + at +
+          ");\n";
+      out += std::string(turns ? "    for (int kf_k = threadIdx.x + " + n(first) + "; kf_k < " +
+                                     n(end) + "; kf_k += " + n(threads) + ")\n"
                                : "") +
-             "    if (" + (turns ? "" : "threadIdx.x < " + n(r.width() / 4) + " && ") +
-             "kf_u < kf_h1 + " + n(r.span()) +
-             (r.above * r.row + r.lead > 0 ? " && " + at + " >= 0" : std::string{}) + " && " +
-             at + " + 4 <= " + n(numel(p.buffers[size_t(r.buffer)].shape)) +
-             ")\n      kf_async_copy16(&kf_ring" + n(int64_t(g)) + "[kf_u % " + slots + "][" +
-             (turns ? "kf_k" : "threadIdx.x") + " * 4], b" + std::to_string(r.buffer) + " + " +
-             at + ");\n";
+             "    if (" + (turns ? "" : "threadIdx.x < " + n(end) + " && ") + "kf_u < kf_h1 + " +
+             n(r.span()) + ") {\n";
+      if (r.fill_rows) {
+        // rows outside the plane hold the padding
+        out += "      if (kf_u < " + n(r.above) + " || kf_u >= " + n(r.above + r.rows) + ")\n" +
+               "        *reinterpret_cast<float4*>(&" + ring + "[kf_u % " + slots + "][" + k4 +
+               " * 4]) = make_float4(kf_fill" + n(int64_t(g)) + ", kf_fill" + n(int64_t(g)) +
+               ", kf_fill" + n(int64_t(g)) + ", kf_fill" + n(int64_t(g)) + ");\n      else if (" +
+               copy;
+      } else {
+        out += "      if (" + copy;
+      }
+      out += "    }\n";
     }
     out +=
         "    kf_async_commit();\n  };\n#pragma unroll\n  for (int kf_d = 0; kf_d <= " + n(ahead) +

@@ -1322,12 +1322,13 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
     EXPECT_EQ(occurrences(other, "kf_ring0"), 0u) << other;
   }
   // padded windows (KernelBench's 86_conv_depthwise_separable_2D's 3 x 3, padding 1), where
-  // asked (by rule none: slower on an H200): the ring's row u is input row u - 1, from the 4
-  // floats before the row to the 4 past it (the last output's window reads one column past the
-  // row): 72 + 8 of padding, 18 threads copy it (a warp's 32 take one turn, rows of 512 floats
-  // two: 130 copies for 128 threads); each u is copied where it lies in the buffer (not the
-  // first plane's row -1), 3 rows a window; an output whose window lies inside the input reads
-  // the ring without the border checks, the others with them
+  // asked (by rule none): the ring's row u is input row u - 1, from the 4 floats before the row
+  // to the 4 past it (the last output's window reads one column past the row): 72 + 8 of
+  // padding, 3 rows a window. Each read is the convolution's where(inside, x, 0), its checks
+  // the read's own row and column against the input's 20 x 64: the ring holds the 0 there (its
+  // lead and tail in every slot once, the rows outside the plane, u < 1 or u >= 21, stored as
+  // zeros), copies the 16 floats of the row alone (threads 1 to 16 of the warp), and no output
+  // checks anything
   const OpCase padded_conv{"ring_padded",
                            "x, w",
                            "F.conv2d(x, w, groups=4, padding=1)",
@@ -1337,18 +1338,35 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
   EXPECT_EQ(occurrences(cuda_source(padded_conv), "kf_ring0"), 0u);
   const std::string padded = cuda_source(padded_conv, eight);
   EXPECT_EQ(occurrences(padded, "__shared__ __align__(16) float kf_ring0[8][80];"), 1u) << padded;
-  EXPECT_EQ(occurrences(padded, "if (threadIdx.x < 18 && kf_u < kf_h1 + 2 && "), 1u) << padded;
+  EXPECT_EQ(occurrences(padded, "const float kf_fill0 = 0.0f;"), 1u) << padded;
+  EXPECT_EQ(occurrences(padded, "for (int kf_k = threadIdx.x; kf_k < 16; kf_k += 32) {"), 1u)
+      << padded;
+  EXPECT_EQ(occurrences(padded, "for (int kf_k = threadIdx.x + 1; kf_k < 17; kf_k += 32)"), 1u)
+      << padded;
+  EXPECT_EQ(occurrences(padded, "if (kf_u < 1 || kf_u >= 21)"), 1u) << padded;
   EXPECT_EQ(occurrences(padded, " - 68 >= 0 && "), 1u) << padded;
   EXPECT_EQ(occurrences(padded, "kf_async_wait<4>();"), 1u) << padded;
   EXPECT_EQ(occurrences(padded, "<<<24, 32, 0, stream>>>"), 1u) << padded;  // 20 rows, 8 planes
-  EXPECT_EQ(occurrences(padded, "  if ((static_cast<int64_t>(((-1) + kf_h)) + 2 < int64_t(20))"),
-            1u)
-      << padded;
+  EXPECT_EQ(occurrences(padded, "kf_select("), occurrences(ring, "kf_select(")) << padded;
   EXPECT_EQ(occurrences(ptx_text(padded), ".local"), 0u);
+  // a max pool's padding is -inf; an average that does not count the padding keeps its count's
+  // checks (the outputs whose window lies inside the input skip them)
+  const std::string pool = cuda_source(
+      {"ring_padded_pool", "x", "F.max_pool2d(x, 3, stride=1, padding=1)",
+       {"[torch.randn(2, 4, 20, 64)]"}}, eight);
+  EXPECT_EQ(occurrences(pool, "const float kf_fill0 = (-INFINITY);"), 1u) << pool;
+  EXPECT_EQ(occurrences(pool, "kf_select("), occurrences(ring, "kf_select(")) << pool;
+  const std::string average = cuda_source(
+      {"ring_padded_average", "x", "F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False)",
+       {"[torch.randn(2, 4, 20, 64)]"}}, eight);
+  EXPECT_EQ(occurrences(average, "const float kf_fill0 = 0.0f;"), 1u) << average;
+  EXPECT_EQ(occurrences(average, "  if ((static_cast<int64_t>(((-1) + kf_h)) + 2 < int64_t(20))"),
+            1u)
+      << average;
   const std::string wide = cuda_source(
       {"ring_padded_wide", "x, w", "F.conv2d(x, w, groups=4, padding=1)",
        {"[torch.randn(1, 4, 3, 512), torch.randn(4, 1, 3, 3)]"}}, eight);
-  EXPECT_EQ(occurrences(wide, "for (int kf_k = threadIdx.x; kf_k < 130; kf_k += 128)"), 1u)
+  EXPECT_EQ(occurrences(wide, "for (int kf_k = threadIdx.x + 1; kf_k < 129; kf_k += 128)"), 1u)
       << wide;
   // 3 x 1 windows: by rule none, where asked a ring that holds the 3 rows
   const OpCase column{"ring_column",
