@@ -130,6 +130,10 @@ struct CudaChoices {
   /// where the windows check their rows' borders (a padded 2-D pool) and their loads are all
   /// vector loads, else 1 (generator/emit_cuda.cpp, window_rows: on an H200 1.52x on
   /// 42_Max_Pooling_2D; on unpadded depthwise convolutions 2 rows were within 5 %, 4 slower).
+  /// Where the windows read rings (`window_ring`): the output rows a thread computes at each step
+  /// of its band, the ring rows their windows share read once; 0 by rule 2 where a ring is padded
+  /// and every ring holds its padding, else 1 (generator/emit_cuda.cpp, ring_step: on an H200
+  /// 1.14x on 42 and 1.11x on 86's depthwise kernel over a row a step; 82 within 1 %).
   int window_rows = 0;
   /// Output rows a block of a short-window reduction (a depthwise convolution, a pool) walks with
   /// its windows' input rows streamed through rings in shared memory: the block a band of that
@@ -140,10 +144,11 @@ struct CudaChoices {
   /// row and the rows above the first output's) of float rows a multiple of 4 elements, up to
   /// 4096 (generator/emit_cuda.cpp, CudaKernel::plan_rings); else ignored, and where it applies
   /// it sets aside window, window_rows, window_stores, interior and spread. 0: none; -1 by rule:
-  /// 8 where the windows are unpadded and span 2 or 3 columns and 2 rows or more (on an H200
-  /// KernelBench's 3 x 3 depthwise convolutions 82 and 84 1.14-1.17x faster at 82-84 % of DRAM
-  /// peak; 83's 3 x 1 and 85's 3 x 7 windows slower, and the padded windows of 42 and 86;
-  /// generator/emit_cuda.cpp, window_ring_rows).
+  /// 8 where the windows are unpadded and span 2 or 3 columns and 2 rows or more, or are padded,
+  /// span 3 or 4 columns and 2 rows or more and the ring holds their padding, 2 rows a step
+  /// (`window_rows`) (on an H200 KernelBench's 3 x 3 depthwise convolutions 82 and 84 1.14-1.17x
+  /// faster at 82-84 % of DRAM peak, the padded 86's depthwise kernel 1.08x and 42_Max_Pooling_2D
+  /// 1.10x; 83's 3 x 1 and 85's 3 x 7 windows slower; generator/emit_cuda.cpp, window_ring_rows).
   int window_ring = -1;
   /// Outputs one thread of a short-window reduction (pooling, a depthwise convolution) computes a
   /// block's width apart (1, 2, 4, 8), each load behind its border check as with one output a

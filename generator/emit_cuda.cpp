@@ -909,6 +909,10 @@ struct CudaKernel {
   /// row kf_h + dy at column kf_j + dx, dy and dx its offset's own part (r's terms and the
   /// constants, once the loops are unrolled) over and modulo the input's row.
   int ring_rows = 0;
+  /// Output rows a thread of a ring's kernel computes at each step of its band (ring_rows), after
+  /// one wait and one barrier, the ring rows their windows share read once from shared memory
+  /// where the compiler finds the same read in each (CudaChoices::window_rows); 1: a row a step.
+  int ring_step = 1;
   /// A load's offset as a ring reads it: plane + kf_h * row + kf_j + own, the plane's terms
   /// reading kf_z alone (a multiple of `aligned`).
   struct RingRead {
@@ -931,6 +935,15 @@ struct CudaKernel {
     int64_t lead = 0, tail = 0;  ///< floats before and past the row (multiples of 4)
     int64_t width() const { return lead + row + tail; }
     int64_t span() const { return above + below; }
+    /// Whether its windows read rows above the output's or columns before or past the row.
+    bool padded() const { return above > 0 || left > 0 || tail > 0; }
+    /// The rule's rings (window_ring_rows): unpadded windows of 2 or 3 columns and 2 rows or more,
+    /// or padded ones of 3 or 4 columns and 2 rows or more whose ring holds the padding.
+    bool by_rule() const {
+      if (span() < 1) return false;
+      if (!padded()) return below >= 1 && past >= 1 && past <= 2;
+      return fill.has_value() && left + past >= 2 && left + past <= 3;
+    }
     /// Where every read of the ring is a padded window's `where(inside, load, fill)` whose
     /// condition is exactly the read's in-bounds test (plan_fills): the padding's value, held by
     /// the ring where the input is not (its lead and tail, where `fill_columns`; the rows outside
@@ -944,8 +957,9 @@ struct CudaKernel {
   bool rings_planned = false;
   /// Loads along kf_j that no ring holds (ring_load found none for them).
   mutable int unringed_loads = 0;
-  /// Slots of each ring: rows in flight past the windows' (kRingSlots - 2 - below) and the row
-  /// just read; fewer where the rings would pass kRingBytes of shared memory.
+  /// Slots of each ring: the rows a step's windows read (ring_step + span), rows in flight past
+  /// them, and the ring_step rows the step before read (kRingSlots; more where ring_step needs
+  /// them, fewer where the rings would pass kRingBytes of shared memory).
   int64_t ring_slots = 0;
 
   std::optional<RingRead> ring_read(const Index& i) const {
@@ -1189,10 +1203,13 @@ struct CudaKernel {
       copiers = std::max(copiers, g.width() / 4);
       row_bytes += (g.width() + kRingPad) * 4;
     }
-    ring_slots = kRingSlots;
-    while (ring_slots > span + 2 && ring_slots * row_bytes > kRingBytes) --ring_slots;
-    if (ring_slots * row_bytes > kRingBytes || ring_slots < span + 2 || copiers > 1024)
-      return false;
+    // the rows a step reads (ring_step + span), those it has in flight past them, and the
+    // ring_step rows the step before read, into which the next rows go
+    const int64_t least = span + 2 * ring_step;
+    // (more than kRingSlots only for several rows a step)
+    ring_slots = ring_step > 1 ? std::max(kRingSlots, least) : kRingSlots;
+    while (ring_slots > least && ring_slots * row_bytes > kRingBytes) --ring_slots;
+    if (ring_slots * row_bytes > kRingBytes || ring_slots < least || copiers > 1024) return false;
     // a warp's multiple that copies an input row 16 bytes a thread: those past it (a padded
     // window's floats before and past the row) in a second turn of a few threads
     int64_t row_copiers = 0;
@@ -2759,13 +2776,16 @@ struct CudaKernel {
   /// end), the first the band's first, kf_h0. At output row kf_h the thread waits until the rows
   /// up to u = kf_h + span are in (all but its newest ahead - span groups), the barrier says
   /// every thread's are and that all have read u = kf_h - 1, and the u ahead of the newest goes
-  /// into that one's slot.
+  /// into that one's slot. With ring_step rows a step (kf_hs, then kf_h = kf_hs + kf_i), it
+  /// waits for the rows up to kf_hs + ring_step - 1 + span and the next ring_step rows go into
+  /// the slots of the step before's first rows; a row past the band (its last step's) is computed
+  /// from whatever its slots hold and stored by none.
   int64_t emit_ring() {
     const auto outer = k.outer_shape();
     const int64_t height = outer[*row_dimension(outer)], last = outer.back();
     const int64_t planes = numel(outer) / (height * last);
     const int64_t bands = (height + ring_rows - 1) / ring_rows;
-    const int64_t ahead = ring_slots - 2;
+    const int64_t ahead = ring_slots - 1 - ring_step;
     int64_t span = 0;
     for (const Ring& g : rings) span = std::max(span, g.span());
     const std::string slots = n(ring_slots);
@@ -2824,27 +2844,41 @@ struct CudaKernel {
       }
       out += "    }\n";
     }
-    out +=
-        "    kf_async_commit();\n  };\n#pragma unroll\n  for (int kf_d = 0; kf_d <= " + n(ahead) +
-        "; ++kf_d) kf_issue(kf_h0 + kf_d);\n  for (" + ix +
-        " kf_h = kf_h0; kf_h < kf_h1; ++kf_h) "
-        "{\n  kf_async_wait<" +
-        n(ahead - span) + ">();\n  __syncthreads();\n  kf_issue(kf_h + " + n(ahead + 1) + ");\n";
+    const bool steps = ring_step > 1;
+    const std::string h = steps ? "kf_hs" : "kf_h";
+    out += "    kf_async_commit();\n  };\n#pragma unroll\n  for (int kf_d = 0; kf_d <= " +
+           n(ahead) + "; ++kf_d) kf_issue(kf_h0 + kf_d);\n  for (" + ix + " " + h + " = kf_h0; " +
+           h + " < kf_h1; " + (steps ? h + " += " + n(ring_step) : "++" + h) +
+           ") {\n  kf_async_wait<" + n(ahead - span - (ring_step - 1)) +
+           ">();\n  __syncthreads();\n";
+    out += steps ? "#pragma unroll\n  for (int kf_i = 1; kf_i <= " + n(ring_step) +
+                       "; ++kf_i) kf_issue(" + h + " + " + n(ahead) + " + kf_i);\n"
+                 : "  kf_issue(kf_h + " + n(ahead + 1) + ");\n";
     for (size_t g = 0; g < rings.size(); ++g) {
-      out += "  const float* const kf_rr" + n(int64_t(g)) + "[] = {";
-      for (int64_t d = 0; d <= rings[g].span(); ++d)
-        out += std::string(d ? ", " : "") + "kf_ring" + n(int64_t(g)) + "[(kf_h + " + n(d) +
+      out += "  const float* const kf_rr" + std::string(steps ? "s" : "") + n(int64_t(g)) + "[] = {";
+      for (int64_t d = 0; d <= rings[g].span() + ring_step - 1; ++d)
+        out += std::string(d ? ", " : "") + "kf_ring" + n(int64_t(g)) + "[(" + h + " + " + n(d) +
                ") % " + slots + "]";
       out += "};\n";
     }
     out += "#pragma unroll\n  for (int kf_v = 0; kf_v < " + n(window) + "; ++kf_v) {\n  const " +
-           ix + " kf_x = threadIdx.x + " + n(threads) + " * kf_v;\n  const bool live = kf_x < " +
-           n(last) + ";\n  const " + ix + " kf_j = kf_min_i64(kf_x, " + n(last - 1) + ");\n";
+           ix + " kf_x = threadIdx.x + " + n(threads) + " * kf_v;\n";
+    if (steps) {
+      out += "  const " + ix + " kf_j = kf_min_i64(kf_x, " + n(last - 1) +
+             ");\n#pragma unroll\n  for (int kf_i = 0; kf_i < " + n(ring_step) +
+             "; ++kf_i) {\n  const " + ix + " kf_h = kf_hs + kf_i;\n";
+      for (size_t g = 0; g < rings.size(); ++g)
+        out += "  const float* const* const kf_rr" + n(int64_t(g)) + " = kf_rrs" + n(int64_t(g)) +
+               " + kf_i;\n";
+      out += "  const bool live = kf_x < " + n(last) + " && kf_h < kf_h1;\n";
+    } else {
+      out += "  const bool live = kf_x < " + n(last) + ";\n  const " + ix +
+             " kf_j = kf_min_i64(kf_x, " + n(last - 1) + ");\n";
+    }
     // an output whose padded window lies inside the input (all but the border's) reads the ring
     // without a check an element (interior_condition); unpadded windows check nothing
-    const bool padded = std::any_of(rings.begin(), rings.end(), [](const Ring& g) {
-      return g.above > 0 || g.left > 0 || g.tail > 0;
-    });
+    const bool padded =
+        std::any_of(rings.begin(), rings.end(), [](const Ring& g) { return g.padded(); });
     const std::string kept = out;
     out.clear();
     emit_stages();
@@ -2862,7 +2896,7 @@ struct CudaKernel {
     out = kept + (condition.empty() || inside == checked
                       ? checked
                       : "  if " + condition + " {\n" + inside + "  } else {\n" + checked + "  }\n");
-    out += "  }\n  }\n}\n\n";
+    out += std::string(steps ? "  }\n" : "") + "  }\n  }\n}\n\n";
     return planes * bands;
   }
 
@@ -3074,13 +3108,16 @@ int window_rows(const Program& p, const Kernel& k, const CudaChoices& c, int win
 /// memory (CudaChoices::window_ring, CudaKernel::ring_rows): 0 unless k is a short-window
 /// reduction (a thread an output) whose every load along its outputs' rows reads a ring that
 /// fits (CudaKernel::plan_rings: windows at stride 1, padded or not, of float rows a multiple of
-/// 4 elements long, up to 4096); then the choice, or by rule 8 where every ring's windows are
-/// unpadded and span 2 or 3 columns and 2 rows or more. On an H200 (BENCHMARKS.md, issue 36's
-/// fiftieth step) 82_conv_depthwise_2D_square_input_square_kernel (3 x 3, rows of 512) 0.640 ->
-/// 0.547 ms (DRAM 68 -> 82 % of peak), 84 (3 x 3) 2.47 -> 2.156; 16 rows a block 4-5 % slower
-/// than 8; 83 (3 x 1) 2 % slower, 85 (3 x 7) 15 % slower (SM-bound). Padded windows (fifty-fourth
-/// step) were slower through a ring: 86_conv_depthwise_separable_2D's 3 x 3 padded by 1 0.648 ->
-/// 0.746 ms (SM 89 %), 42_Max_Pooling_2D's 4 x 4 1.44 -> 1.94 ms, so the rule leaves them out.
+/// 4 elements long, up to 4096); then the choice, or by rule 8 where every ring is the rule's
+/// (Ring::by_rule: unpadded windows of 2 or 3 columns and 2 rows or more; padded ones of 3 or 4
+/// columns and 2 rows or more whose ring holds the padding, 2 rows a step by ring_step's rule).
+/// On an H200 (BENCHMARKS.md, issue 36's fiftieth step) 82_conv_depthwise_2D_square_input_square_
+/// kernel (3 x 3, rows of 512) 0.640 -> 0.547 ms (DRAM 68 -> 82 % of peak), 84 (3 x 3) 2.47 ->
+/// 2.156; 16 rows a block 4-5 % slower than 8; 83 (3 x 1) 2 % slower, 85 (3 x 7) 15 % slower
+/// (SM-bound). Padded windows (fifty-fourth to fifty-sixth steps): with their checks slower
+/// through a ring (86_conv_depthwise_separable_2D's 3 x 3 padded by 1 0.648 -> 0.746 ms,
+/// 42_Max_Pooling_2D's 4 x 4 1.44 -> 1.94 ms), with the padding in the ring 0.655 and 1.52, with
+/// it and 2 rows a step faster: 0.599 and 1.307 ms.
 int window_ring_rows(const Program& p, const Kernel& k, const CudaChoices& c) {
   constexpr int kRule = 8;
   if (c.window_ring == 0 || !short_window_reduction(k, c) || !row_dimension(k.outer_shape()))
@@ -3091,12 +3128,28 @@ int window_ring_rows(const Program& p, const Kernel& k, const CudaChoices& c) {
   if (!probe.plan_rings()) return 0;
   if (c.window_ring > 0) return c.window_ring;
   return std::all_of(probe.rings.begin(), probe.rings.end(),
-                     [](const CudaKernel::Ring& g) {
-                       return g.above == 0 && g.left == 0 && g.below >= 1 && g.past >= 1 &&
-                              g.past <= 2;
-                     })
+                     [](const CudaKernel::Ring& g) { return g.by_rule(); })
              ? kRule
              : 0;
+}
+
+/// Output rows a thread of a kernel whose windows read `rings` of `ring` rows a band computes at
+/// each step (CudaKernel::ring_step): the choice window_rows (1, 2 or 4, at most the band's rows);
+/// by rule (0) 2 where a ring is padded and every ring holds its padding, else 1. On an H200
+/// (BENCHMARKS.md, issue 36's fifty-sixth step) 2 rows a step took 86_conv_depthwise_separable_2D's
+/// depthwise kernel from 0.663 to 0.599 ms and 42_Max_Pooling_2D from 1.492 to 1.307 (4: 0.602
+/// and 1.370); on the unpadded 82 1, 2 and 4 were within 1 % (0.545, 0.550, 0.548: its ring's
+/// kernel already at 82 % of DRAM peak).
+int ring_step(const CudaChoices& c, int ring, const std::vector<CudaKernel::Ring>& rings) {
+  int step = c.window_rows;
+  if (step == 0) {
+    const bool padded =
+        std::any_of(rings.begin(), rings.end(), [](const auto& g) { return g.padded(); });
+    const bool filled =
+        std::all_of(rings.begin(), rings.end(), [](const auto& g) { return g.fill.has_value(); });
+    step = padded && filled ? 2 : 1;
+  }
+  return std::min(step, ring);
 }
 
 /// Blocks a kernel keeps where the rule of `spread` gives its threads several outputs: 132 SMs of
@@ -3282,7 +3335,14 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       if (ring > 0) {
         c.ring_rows = ring;
         c.window_vectors = c.window_stores = c.interior = c.row_vectors = false;
-        c.plan_rings();  // window_ring_rows planned the same rings
+        c.plan_rings();  // window_ring_rows planned the same rings, a row a step
+        if (const int step = ring_step(ch, ring, c.rings); step > 1) {
+          c.ring_step = step;
+          if (!c.plan_rings()) {  // its slots do not fit: a row a step
+            c.ring_step = 1;
+            c.plan_rings();
+          }
+        }
       }
       if (k.reduces()) c.group = pick_group(k, ch);
       const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;

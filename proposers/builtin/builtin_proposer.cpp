@@ -76,7 +76,8 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// outputs a block's width apart a thread of a short-window reduction computes (`spread`, 0 by
 /// rule); whether window outputs load their windows four elements at a time (`window_vectors` 1)
 /// and whether their warp stores them 32 consecutive a store through shared memory
-/// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule);
+/// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule;
+/// with a ring, the rows a step of its band);
 /// how many output rows a block walks with its windows' input rows in rings in shared memory
 /// (`window_ring`, -1 by rule, 0: none);
 /// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1), and a

@@ -1211,7 +1211,10 @@ TEST(GeneratedCudaSource, RowsOfWindowOutputsLoadTheInputRowsTheyShareOnce) {
   if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
   const OpCase pool{
       "rows_pool", "x", "F.max_pool2d(x, 4, stride=1, padding=1)", {"[torch.randn(2, 4, 64, 64)]"}};
-  generator::CudaChoices one, four, stores;
+  // (without a ring of input rows, which the rule takes for this pool: RingSteps... below)
+  generator::CudaChoices one, four, stores, no_ring;
+  no_ring.window_ring = 0;
+  one.window_ring = four.window_ring = 0;
   one.window = 4;
   one.window_rows = 1;
   four.window = 4;
@@ -1249,14 +1252,12 @@ TEST(GeneratedCudaSource, RowsOfWindowOutputsLoadTheInputRowsTheyShareOnce) {
   rows_alone.window_rows = 4;
   EXPECT_EQ(cuda_source(odd, rows_alone), cuda_source(odd));
   // the rule: 2 rows of the padded pool (5 input rows of 3 groups), 1 where asked or unpadded
-  const std::string by_rule = cuda_source(pool);
+  const std::string by_rule = cuda_source(pool, no_ring);
   EXPECT_EQ(occurrences(by_rule, "kf_rw < 2"), 1u) << by_rule;
   EXPECT_EQ(occurrences(by_rule, "kf_load4(kf_w0 + "), 15u) << by_rule;
   EXPECT_EQ(occurrences(single, "kf_rw"), 0u) << single;
   const OpCase unpadded{
       "rows_pool_unpadded", "x", "F.max_pool2d(x, 3, stride=1)", {"[torch.randn(2, 4, 64, 64)]"}};
-  generator::CudaChoices no_ring;
-  no_ring.window_ring = 0;
   const std::string unpadded_source = cuda_source(unpadded, no_ring);
   EXPECT_EQ(occurrences(unpadded_source, "kf_rw"), 0u) << unpadded_source;
   EXPECT_EQ(occurrences(unpadded_source, "kf_v < 4"), 1u) << unpadded_source;
@@ -1321,8 +1322,8 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
         sixteen);
     EXPECT_EQ(occurrences(other, "kf_ring0"), 0u) << other;
   }
-  // padded windows (KernelBench's 86_conv_depthwise_separable_2D's 3 x 3, padding 1), where
-  // asked (by rule none): the ring's row u is input row u - 1, from the 4 floats before the row
+  // padded windows (KernelBench's 86_conv_depthwise_separable_2D's 3 x 3, padding 1), at a row a
+  // step (by rule 2: RingStepsReadTheRowsTheirWindowsShareOnce): the ring's row u is input row u - 1, from the 4 floats before the row
   // to the 4 past it (the last output's window reads one column past the row): 72 + 8 of
   // padding, 3 rows a window. Each read is the convolution's where(inside, x, 0), its checks
   // the read's own row and column against the input's 20 x 64: the ring holds the 0 there (its
@@ -1335,7 +1336,7 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
                            {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}};
   generator::CudaChoices eight;
   eight.window_ring = 8;
-  EXPECT_EQ(occurrences(cuda_source(padded_conv), "kf_ring0"), 0u);
+  eight.window_rows = 1;
   const std::string padded = cuda_source(padded_conv, eight);
   EXPECT_EQ(occurrences(padded, "__shared__ __align__(16) float kf_ring0[8][80];"), 1u) << padded;
   EXPECT_EQ(occurrences(padded, "const float kf_fill0 = 0.0f;"), 1u) << padded;
@@ -1375,6 +1376,68 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
                       {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 1)]"}};
   EXPECT_EQ(occurrences(cuda_source(column), "kf_ring0"), 0u);
   EXPECT_EQ(occurrences(cuda_source(column, sixteen), "kf_async_wait<4>();"), 1u);
+}
+
+// Several output rows a step of a ring's band (the choice window_rows with window_ring): one wait
+// and one barrier a step, the rows the step's windows read in one array, and each output row's
+// windows reading it from their own row on, so that nvcc reads a ring row its windows share once.
+TEST(GeneratedCudaSource, RingStepsReadTheRowsTheirWindowsShareOnce) {
+  if (std::string(build::nvcc).empty()) GTEST_SKIP() << "no nvcc";
+  const OpCase conv{"ring_conv",
+                    "x, w",
+                    "F.conv2d(x, w, groups=4)",
+                    {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}};
+  generator::CudaChoices two, four, one_row_band;
+  two.window_rows = 2;
+  four.window_rows = 4;
+  one_row_band.window_rows = 2;
+  one_row_band.window_ring = 1;
+  // 3 x 3 windows (2 rows past the first), 8 slots: 5 rows in flight ahead of the step's first,
+  // of which the step waits for 2 + 1 more than its windows read
+  const std::string stepped = cuda_source(conv, two);
+  EXPECT_EQ(occurrences(stepped, "for (int64_t kf_hs = kf_h0; kf_hs < kf_h1; kf_hs += 2)"), 1u)
+      << stepped;
+  EXPECT_EQ(occurrences(stepped, "kf_async_wait<2>();"), 1u) << stepped;
+  EXPECT_EQ(occurrences(stepped, "for (int kf_i = 1; kf_i <= 2; ++kf_i) kf_issue(kf_hs + 5 + kf_i);"),
+            1u)
+      << stepped;
+  EXPECT_EQ(occurrences(stepped, "kf_rrs0[] = {kf_ring0[(kf_hs + 0) % 8], kf_ring0[(kf_hs + 1) % 8], "
+                                 "kf_ring0[(kf_hs + 2) % 8], kf_ring0[(kf_hs + 3) % 8]};"),
+            1u)
+      << stepped;
+  EXPECT_EQ(occurrences(stepped, "const bool live = kf_x < 62 && kf_h < kf_h1;"), 1u) << stepped;
+  // 2 outputs a row a thread, their windows' 9 reads each: 18 a row a step, 12 for two rows (each
+  // ring row's three columns once)
+  const std::string ptx = ptx_text(stepped);
+  EXPECT_EQ(occurrences(ptx, "ld.shared.f32"), 24u) << ptx;
+  EXPECT_EQ(occurrences(ptx, "st.global"), 4u) << ptx;
+  EXPECT_EQ(occurrences(ptx, ".local"), 0u) << ptx;
+  // 4 rows a step need 2 + 2 x 4 = 10 slots: 5 rows in flight, none the step may leave unread
+  const std::string stepped4 = cuda_source(conv, four);
+  EXPECT_EQ(occurrences(stepped4, "__shared__ __align__(16) float kf_ring0[10][72];"), 1u)
+      << stepped4;
+  EXPECT_EQ(occurrences(stepped4, "kf_async_wait<0>();"), 1u) << stepped4;
+  EXPECT_EQ(occurrences(ptx_text(stepped4), "ld.shared.f32"), 36u);
+  // a band of one row takes a row a step, as without the choice
+  const std::string single = cuda_source(conv, one_row_band);
+  EXPECT_EQ(occurrences(single, "for (int64_t kf_h = kf_h0; kf_h < kf_h1; ++kf_h)"), 1u) << single;
+  EXPECT_EQ(occurrences(single, "kf_hs"), 0u) << single;
+  // the rule: a row a step for unpadded windows; rings of 8 rows, 2 a step, for padded windows of
+  // 3 or 4 columns whose rings hold their padding (a convolution's 0, a max pool's -inf, the 0 of
+  // an average that does not count the padding, whose count keeps its checks)
+  EXPECT_EQ(occurrences(cuda_source(conv), "kf_hs"), 0u);
+  const auto rule_of = [](const std::string& name, const std::string& call) {
+    return cuda_source({name, "x, w", call, {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}});
+  };
+  for (const auto& [name, call] : std::vector<std::pair<std::string, std::string>>{
+           {"rule_conv", "F.conv2d(x, w, groups=4, padding=1)"},
+           {"rule_max", "F.max_pool2d(x, 4, stride=1, padding=1) + w.sum()"},
+           {"rule_average",
+            "F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False) + w.sum()"}}) {
+    const std::string source = rule_of(name, call);
+    EXPECT_EQ(occurrences(source, "kf_min_i64(kf_h0 + 8, "), 1u) << source;
+    EXPECT_EQ(occurrences(source, "kf_hs += 2)"), 1u) << source;
+  }
 }
 
 // The choice spread: four outputs a thread, a block's width apart (o = kf_b + kf_v * 256, the

@@ -644,11 +644,13 @@ std::string check_generated_windows(const std::string& task_dir, int window, boo
                             rows > 1 ? "kf_rw < " : "kf_v < " + std::to_string(window));
 }
 
-std::string check_generated_ring(const std::string& task_dir, int rows) {
+std::string check_generated_ring(const std::string& task_dir, int rows, int step) {
   generator::CudaChoices cuda;
   cuda.window_ring = rows;
-  return generate_and_check(task_dir, evaluation::Backend::cuda, false, cuda,
-                            "kf_h < kf_h1; ++kf_h");
+  cuda.window_rows = step;
+  return generate_and_check(
+      task_dir, evaluation::Backend::cuda, false, cuda,
+      step > 1 ? "kf_hs += " + std::to_string(step) + ")" : std::string("kf_h < kf_h1; ++kf_h"));
 }
 
 std::string check_generated_spread(const std::string& task_dir, int spread) {

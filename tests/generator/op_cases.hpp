@@ -100,8 +100,9 @@ std::string check_generated_windows(const std::string& task_dir, int window, boo
                                     bool stores = false, int rows = 1);
 
 /// As check_generated, on the CUDA backend with `rows` output rows a block walks with its windows'
-/// input rows through rings (the choice window_ring), which the source must then have.
-std::string check_generated_ring(const std::string& task_dir, int rows);
+/// input rows through rings (the choice window_ring), `step` of them a step of the band (the
+/// choice window_rows), which the source must then have.
+std::string check_generated_ring(const std::string& task_dir, int rows, int step = 1);
 
 /// As check_generated, on the CUDA backend with `spread` outputs a thread a block's width apart,
 /// which the source must then have.

@@ -136,6 +136,26 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowRing,
                                   std::to_string(std::get<1>(info.param));
                          });
 
+// Output rows a thread computes at each step of a ring's band (the choice `window_rows` with
+// `window_ring`), 2 and 4 of them in bands of 7 rows: the band's last step computes rows past it
+// (from whatever their ring slots hold) and stores none of them.
+class GeneratedCudaRingSteps : public testing::TestWithParam<std::tuple<OpCase, int>> {};
+
+TEST_P(GeneratedCudaRingSteps, IsCorrectWithSeveralRowsAStep) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto& [c, step] = GetParam();
+  OpCase named = c;
+  named.name += "_ring_step" + std::to_string(step);
+  EXPECT_EQ(check_generated_ring(cuda_case(named), 7, step), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaRingSteps,
+                         testing::Combine(testing::ValuesIn(ring_cases()), testing::Values(2, 4)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
 // Outputs a block's width apart a thread (the choice `spread`), 2 and 8 of them: the last
 // block's threads past the outputs compute the last one and store nothing.
 class GeneratedCudaSpread : public testing::TestWithParam<std::tuple<OpCase, int>> {};

@@ -105,14 +105,17 @@ int run_generate(const std::vector<std::string>& args) {
                  "rows before the last dimension's in one plane (a 2-D pool's), so that the input "
                  "rows their windows share are loaded once; not with --window-stores or "
                  "--interior; 0 by rule (2 at 4 outputs a row where the windows are padded along "
-                 "the rows and every load is a 16-byte load, else 1; default)")
+                 "the rows and every load is a 16-byte load, else 1; default); with "
+                 "--window-ring, the output rows a thread computes at each step of its band (0 by "
+                 "rule: 2 where the rings hold a padded window's padding, else 1)")
       ->check(CLI::IsMember({0, 1, 2, 4}));
   app.add_option("--window-ring", cuda.window_ring,
                  "CUDA: output rows a block of a short-window reduction walks with its windows' "
                  "input rows streamed by cp.async through rings in shared memory (windows at "
                  "stride 1, padded or not, of float rows a multiple of 4 elements; ignored "
                  "elsewhere); 0: none; -1 by rule (8 where the windows are unpadded and span 2 "
-                 "or 3 columns and 2 rows or more; default)")
+                 "or 3 columns and 2 rows or more, or padded, spanning 3 or 4 columns and 2 rows "
+                 "or more, with the ring holding their padding; default)")
       ->check(CLI::Range(-1, 1024));
   app.add_option("--column-launch", cuda.column_launch,
                  "CUDA: a reduction whose thread walks a column (across rows) launched in slices "
