@@ -941,7 +941,7 @@ struct CudaKernel {
     /// or padded ones of 3 or 4 columns and 2 rows or more whose ring holds the padding.
     bool by_rule() const {
       if (span() < 1) return false;
-      if (!padded()) return below >= 1 && past >= 1 && past <= 2;
+      if (!padded()) return past >= 1 && past <= 2;  // (its span is the rows below)
       return fill.has_value() && left + past >= 2 && left + past <= 3;
     }
     /// Where every read of the ring is a padded window's `where(inside, load, fill)` whose
@@ -2800,8 +2800,8 @@ struct CudaKernel {
       if (!r.fill_columns) continue;
       // the padding before and past the row, in every slot, before the first barrier
       const int64_t edges = (r.lead + r.tail) / 4;
-      out += "  for (int kf_k = threadIdx.x; kf_k < " + n(ring_slots * edges) + "; kf_k += " +
-             n(threads) + ") {\n    const int kf_e = kf_k % " + n(edges) + ";\n" +
+      out += "  for (int kf_k = threadIdx.x; kf_k < " + n(ring_slots * edges) +
+             "; kf_k += " + n(threads) + ") {\n    const int kf_e = kf_k % " + n(edges) + ";\n" +
              "    *reinterpret_cast<float4*>(&kf_ring" + n(int64_t(g)) + "[kf_k / " + n(edges) +
              "][kf_e < " + n(r.lead / 4) + " ? kf_e * 4 : " + n(r.row) +
              " + kf_e * 4]) = make_float4(" + fill + ", " + fill + ", " + fill + ", " + fill +
@@ -2822,11 +2822,10 @@ struct CudaKernel {
       const bool turns = end > threads || first > 0;
       if (turns) at.replace(at.find("threadIdx.x"), 11, "kf_k");
       const std::string k4 = turns ? "kf_k" : "threadIdx.x";
-      const std::string copy =
-          std::string(r.above * r.row + r.lead > 0 ? at + " >= 0 && " : "") + at + " + 4 <= " +
-          n(numel(p.buffers[size_t(r.buffer)].shape)) + ")\n      kf_async_copy16(&" + ring +
-          "[kf_u % " + slots + "][" + k4 + " * 4], b" + std::to_string(r.buffer) + " + " + at +
-          ");\n";
+      const std::string copy = std::string(r.above * r.row + r.lead > 0 ? at + " >= 0 && " : "") +
+                               at + " + 4 <= " + n(numel(p.buffers[size_t(r.buffer)].shape)) +
+                               ")\n      kf_async_copy16(&" + ring + "[kf_u % " + slots + "][" +
+                               k4 + " * 4], b" + std::to_string(r.buffer) + " + " + at + ");\n";
       out += std::string(turns ? "    for (int kf_k = threadIdx.x + " + n(first) + "; kf_k < " +
                                      n(end) + "; kf_k += " + n(threads) + ")\n"
                                : "") +
@@ -2846,16 +2845,17 @@ struct CudaKernel {
     }
     const bool steps = ring_step > 1;
     const std::string h = steps ? "kf_hs" : "kf_h";
-    out += "    kf_async_commit();\n  };\n#pragma unroll\n  for (int kf_d = 0; kf_d <= " +
-           n(ahead) + "; ++kf_d) kf_issue(kf_h0 + kf_d);\n  for (" + ix + " " + h + " = kf_h0; " +
-           h + " < kf_h1; " + (steps ? h + " += " + n(ring_step) : "++" + h) +
-           ") {\n  kf_async_wait<" + n(ahead - span - (ring_step - 1)) +
-           ">();\n  __syncthreads();\n";
+    out +=
+        "    kf_async_commit();\n  };\n#pragma unroll\n  for (int kf_d = 0; kf_d <= " + n(ahead) +
+        "; ++kf_d) kf_issue(kf_h0 + kf_d);\n  for (" + ix + " " + h + " = kf_h0; " + h +
+        " < kf_h1; " + (steps ? h + " += " + n(ring_step) : "++" + h) + ") {\n  kf_async_wait<" +
+        n(ahead - span - (ring_step - 1)) + ">();\n  __syncthreads();\n";
     out += steps ? "#pragma unroll\n  for (int kf_i = 1; kf_i <= " + n(ring_step) +
                        "; ++kf_i) kf_issue(" + h + " + " + n(ahead) + " + kf_i);\n"
                  : "  kf_issue(kf_h + " + n(ahead + 1) + ");\n";
     for (size_t g = 0; g < rings.size(); ++g) {
-      out += "  const float* const kf_rr" + std::string(steps ? "s" : "") + n(int64_t(g)) + "[] = {";
+      out +=
+          "  const float* const kf_rr" + std::string(steps ? "s" : "") + n(int64_t(g)) + "[] = {";
       for (int64_t d = 0; d <= rings[g].span() + ring_step - 1; ++d)
         out += std::string(d ? ", " : "") + "kf_ring" + n(int64_t(g)) + "[(" + h + " + " + n(d) +
                ") % " + slots + "]";

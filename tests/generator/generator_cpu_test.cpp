@@ -1312,21 +1312,22 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
   sixteen.window_ring = 16;
   EXPECT_EQ(occurrences(cuda_source(conv, none), "kf_ring0"), 0u);
   EXPECT_EQ(occurrences(cuda_source(conv, sixteen), "kf_min_i64(kf_h0 + 16, 18)"), 1u);
-  for (const auto& [call, shape] : {std::pair<std::string, std::string>{"stride=2", "64"},
-                                    {"stride=1", "30"}}) {
-    const std::string other = cuda_source(
-        {"ring_none_" + shape,
-         "x, w",
-         "F.conv2d(x, w, groups=4, " + call + ")",
-         {"[torch.randn(2, 4, 20, " + shape + "), torch.randn(4, 1, 3, 3)]"}},
-        sixteen);
+  for (const auto& [call, shape] :
+       {std::pair<std::string, std::string>{"stride=2", "64"}, {"stride=1", "30"}}) {
+    const std::string other =
+        cuda_source({"ring_none_" + shape,
+                     "x, w",
+                     "F.conv2d(x, w, groups=4, " + call + ")",
+                     {"[torch.randn(2, 4, 20, " + shape + "), torch.randn(4, 1, 3, 3)]"}},
+                    sixteen);
     EXPECT_EQ(occurrences(other, "kf_ring0"), 0u) << other;
   }
   // padded windows (KernelBench's 86_conv_depthwise_separable_2D's 3 x 3, padding 1), at a row a
-  // step (by rule 2: RingStepsReadTheRowsTheirWindowsShareOnce): the ring's row u is input row u - 1, from the 4 floats before the row
-  // to the 4 past it (the last output's window reads one column past the row): 72 + 8 of
-  // padding, 3 rows a window. Each read is the convolution's where(inside, x, 0), its checks
-  // the read's own row and column against the input's 20 x 64: the ring holds the 0 there (its
+  // step (by rule 2: RingStepsReadTheRowsTheirWindowsShareOnce): the ring's row u is input row
+  // u - 1, from the 4 floats before the row to the 4 past it (the last output's window reads one
+  // column past the row): 72 + 8 of padding, 3 rows a window. Each read is the convolution's
+  // where(inside, x, 0), its checks the read's own row and column against the input's 20 x 64:
+  // the ring holds the 0 there (its
   // lead and tail in every slot once, the rows outside the plane, u < 1 or u >= 21, stored as
   // zeros), copies the 16 floats of the row alone (threads 1 to 16 of the warp), and no output
   // checks anything
@@ -1352,14 +1353,19 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
   EXPECT_EQ(occurrences(ptx_text(padded), ".local"), 0u);
   // a max pool's padding is -inf; an average that does not count the padding keeps its count's
   // checks (the outputs whose window lies inside the input skip them)
-  const std::string pool = cuda_source(
-      {"ring_padded_pool", "x", "F.max_pool2d(x, 3, stride=1, padding=1)",
-       {"[torch.randn(2, 4, 20, 64)]"}}, eight);
+  const std::string pool = cuda_source({"ring_padded_pool",
+                                        "x",
+                                        "F.max_pool2d(x, 3, stride=1, padding=1)",
+                                        {"[torch.randn(2, 4, 20, 64)]"}},
+                                       eight);
   EXPECT_EQ(occurrences(pool, "const float kf_fill0 = (-INFINITY);"), 1u) << pool;
   EXPECT_EQ(occurrences(pool, "kf_select("), occurrences(ring, "kf_select(")) << pool;
-  const std::string average = cuda_source(
-      {"ring_padded_average", "x", "F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False)",
-       {"[torch.randn(2, 4, 20, 64)]"}}, eight);
+  const std::string average =
+      cuda_source({"ring_padded_average",
+                   "x",
+                   "F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False)",
+                   {"[torch.randn(2, 4, 20, 64)]"}},
+                  eight);
   EXPECT_EQ(occurrences(average, "const float kf_fill0 = 0.0f;"), 1u) << average;
   EXPECT_EQ(occurrences(average, "  if ((static_cast<int64_t>(((-1) + kf_h)) + 2 < int64_t(20))"),
             1u)
@@ -1398,11 +1404,12 @@ TEST(GeneratedCudaSource, RingStepsReadTheRowsTheirWindowsShareOnce) {
   EXPECT_EQ(occurrences(stepped, "for (int64_t kf_hs = kf_h0; kf_hs < kf_h1; kf_hs += 2)"), 1u)
       << stepped;
   EXPECT_EQ(occurrences(stepped, "kf_async_wait<2>();"), 1u) << stepped;
-  EXPECT_EQ(occurrences(stepped, "for (int kf_i = 1; kf_i <= 2; ++kf_i) kf_issue(kf_hs + 5 + kf_i);"),
-            1u)
+  EXPECT_EQ(
+      occurrences(stepped, "for (int kf_i = 1; kf_i <= 2; ++kf_i) kf_issue(kf_hs + 5 + kf_i);"), 1u)
       << stepped;
-  EXPECT_EQ(occurrences(stepped, "kf_rrs0[] = {kf_ring0[(kf_hs + 0) % 8], kf_ring0[(kf_hs + 1) % 8], "
-                                 "kf_ring0[(kf_hs + 2) % 8], kf_ring0[(kf_hs + 3) % 8]};"),
+  EXPECT_EQ(occurrences(stepped,
+                        "kf_rrs0[] = {kf_ring0[(kf_hs + 0) % 8], kf_ring0[(kf_hs + 1) % 8], "
+                        "kf_ring0[(kf_hs + 2) % 8], kf_ring0[(kf_hs + 3) % 8]};"),
             1u)
       << stepped;
   EXPECT_EQ(occurrences(stepped, "const bool live = kf_x < 62 && kf_h < kf_h1;"), 1u) << stepped;
@@ -1427,7 +1434,8 @@ TEST(GeneratedCudaSource, RingStepsReadTheRowsTheirWindowsShareOnce) {
   // an average that does not count the padding, whose count keeps its checks)
   EXPECT_EQ(occurrences(cuda_source(conv), "kf_hs"), 0u);
   const auto rule_of = [](const std::string& name, const std::string& call) {
-    return cuda_source({name, "x, w", call, {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}});
+    return cuda_source(
+        {name, "x, w", call, {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}});
   };
   for (const auto& [name, call] : std::vector<std::pair<std::string, std::string>>{
            {"rule_conv", "F.conv2d(x, w, groups=4, padding=1)"},
