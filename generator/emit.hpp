@@ -150,6 +150,16 @@ struct CudaChoices {
   /// faster at 82-84 % of DRAM peak, the padded 86's depthwise kernel 1.08x and 42_Max_Pooling_2D
   /// 1.10x; 83's 3 x 1 and 85's 3 x 7 windows slower; generator/emit_cuda.cpp, window_ring_rows).
   int window_ring = -1;
+  /// Whether window outputs' vector loads (`window_vectors`) hold their windows' padding: where
+  /// each window checks only its position along the row (a 1-D pool's padding) and each group of
+  /// four lies inside the row or outside it whole, a thread puts the padding's value (a max pool's
+  /// -inf, a sum's 0) in place of the groups outside the row once, after its loads, and its
+  /// windows read their registers without a check a tap (generator/emit_cuda.cpp,
+  /// plan_vector_fills). 1: where it applies; 0: never; -1 by rule: where a window's taps are
+  /// dilated (spread over more elements than they number; on an H200 KernelBench's
+  /// 41_Max_Pooling_1D, 8 taps 3 apart, 1.39x faster, at 76 % of DRAM peak from 55 %, while
+  /// 44_Average_Pooling_1D's 8 neighbouring taps took 1.84x as long, its L2 busier: BENCHMARKS.md).
+  int window_fills = -1;
   /// Outputs one thread of a short-window reduction (pooling, a depthwise convolution) computes a
   /// block's width apart (1, 2, 4, 8), each load behind its border check as with one output a
   /// thread, so that a thread has `spread` windows' loads in flight while a warp's loads stay as

@@ -10,6 +10,7 @@
 // float row is read four consecutive elements a thread, 16 bytes a load (row vectors). A scan: a
 // warp or a thread a row, its running accumulator stored at each element.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -431,6 +432,15 @@ constexpr int64_t kRingSlots = 8;
 /// reductions' scratch takes under 1 KiB.
 constexpr int64_t kRingBytes = 40 * 1024;
 
+/// The conditions an `and` joins (nested ones flattened), or the condition itself.
+std::vector<const Expr*> conjuncts(const Expr& c) {
+  if (c.kind != Expr::Kind::call || c.fn != "and") return {&c};
+  std::vector<const Expr*> out;
+  for (const auto& a : c.args)
+    for (const Expr* d : conjuncts(*a)) out.push_back(d);
+  return out;
+}
+
 struct CudaKernel {
   const Program& p;
   const Kernel& k;
@@ -497,6 +507,11 @@ struct CudaKernel {
     std::string thread;            ///< the thread's part of the offset, a multiple of 4
     std::set<int64_t> offsets{};   ///< the constant parts the windows' loads read
     std::vector<int64_t> quads{};  ///< the groups of four loaded: their first offsets, in order
+    /// Where the group holds its windows' padding (plan_vector_fills): the padding's value, put
+    /// in place of each group of four whose position in the row, kf_c * `step` + its first
+    /// offset + `shift`, lies outside the row's `row` elements.
+    std::optional<double> fill{};
+    int64_t step = 0, shift = 0, row = 0;
   };
   mutable std::vector<VectorLoads> vector_loads{};
   /// vector_load's pass: false while it collects the offsets, true once plan_vectors chose the
@@ -1090,14 +1105,7 @@ struct CudaKernel {
           (reads.fill && *reads.fill != where.args[2]->value))
         return false;
       reads.fill = where.args[2]->value;
-      std::vector<const Expr*> checks;
-      std::function<void(const Expr&)> flatten = [&](const Expr& c) {
-        if (c.kind == Expr::Kind::call && c.fn == "and")
-          for (const auto& a : c.args) flatten(*a);
-        else
-          checks.push_back(&c);
-      };
-      flatten(*where.args[0]);
+      const std::vector<const Expr*> checks = conjuncts(*where.args[0]);
       for (int64_t r = 0; r < r_end; ++r) {
         int64_t at = 0;
         for (const auto& t : read->own) {
@@ -1177,11 +1185,14 @@ struct CudaKernel {
     }
   }
 
-  /// `e` with each where that reads a ring holding its padding (plan_fills) replaced by the read.
+  /// `e` with each where that reads a ring (plan_fills) or a thread's vector loads
+  /// (plan_vector_fills) holding its padding replaced by the read.
   ExprPtr without_filled_borders(const ExprPtr& e) const {
-    if (ring_rows == 0 || e->kind != Expr::Kind::call) return e;
-    if (e->fn == "where" && e->args.size() == 3)
+    if ((ring_rows == 0 && !vector_fills) || e->kind != Expr::Kind::call) return e;
+    if (e->fn == "where" && e->args.size() == 3) {
       if (const Ring* g = ring_of(*e->args[1]); g && g->fill) return e->args[1];
+      if (const VectorLoads* g = vector_group_of(*e->args[1]); g && g->fill) return e->args[1];
+    }
     return with_args(e, [this](const ExprPtr& a) { return without_filled_borders(a); });
   }
 
@@ -1234,8 +1245,128 @@ struct CudaKernel {
     vectors_planned = true;
   }
 
+  /// The vector load group a load of the windows reads (vector_register's groups, planned), or
+  /// none.
+  const VectorLoads* vector_group_of(const Expr& l) const {
+    if (window <= 1 || !window_vectors || !vectors_planned || l.kind != Expr::Kind::load ||
+        l.buffer < 0 || !l.index)
+      return nullptr;
+    const auto split = split_window(*l.index);
+    if (!split) return nullptr;
+    for (const VectorLoads& g : vector_loads)
+      if (g.buffer == l.buffer && g.thread == split->thread && !g.quads.empty()) return &g;
+    return nullptr;
+  }
+
+  /// Whether a vector load group holds its padding (plan_vector_fills).
+  bool vector_fills = false;
+  /// CudaChoices::window_fills: 1 where a group may hold its padding, 0 never, -1 where its
+  /// windows' taps are dilated.
+  int fills = -1;
+
+  /// Which of the thread's vector load groups hold their windows' padding (VectorLoads::fill), as
+  /// a ring does (plan_fills), for windows along the row alone (41_Max_Pooling_1D's, padded by 4,
+  /// dilated by 3): every read of the group is a `where(checks, load, c)` of one c whose checks
+  /// are `p >= 0` and `p < L`, p the read's kf_j times the load's stride plus terms of r and
+  /// constants alone, L one length, and p minus the load's offset from the thread's part one
+  /// `shift` at every r. A group of four at first offset f then holds the elements at positions
+  /// kf_c * step + f + shift to 3 past it (step the thread's outputs times the stride); where
+  /// step, shift and L are multiples of 4, they all lie inside [0, L) or none does, so that the
+  /// group's load replaced by c where it lies outside (emit_vector_loads: a check a group, behind
+  /// one check of the thread's groups together) leaves each where the read alone. Only where the
+  /// choice `window_fills` says: by rule where a read's taps are dilated (its window's offsets
+  /// spread over more elements than it has taps).
+  void plan_vector_fills() {
+    struct Reads {
+      bool bad = false;
+      std::optional<double> fill;
+      std::optional<int64_t> shift, row;
+      int64_t stride = 0;    ///< kf_j's in the loads' offsets
+      bool dilated = false;  ///< a read's taps spread over more elements than they number
+    };
+    std::vector<Reads> seen(vector_loads.size());
+    const int64_t r_end = numel(k.inner_shape());
+    const auto guarded = [&](const Expr& where, const Expr& l, Reads& reads) {
+      const auto split = split_window(*l.index);
+      if (rows > 1 || !split || where.args[2]->kind != Expr::Kind::constant ||
+          (reads.fill && *reads.fill != where.args[2]->value))
+        return false;
+      reads.fill = where.args[2]->value;
+      if (reads.stride != 0 && reads.stride != split->stride) return false;
+      reads.stride = split->stride;
+      const std::vector<const Expr*> checks = conjuncts(*where.args[0]);
+      int bounds = 0;
+      for (const Expr* c : checks) {
+        if (c->kind != Expr::Kind::call || (c->fn != "ge" && c->fn != "lt") ||
+            c->args.size() != 2 || c->args[0]->kind != Expr::Kind::index ||
+            c->args[1]->kind != Expr::Kind::constant)
+          return false;
+        const bool lower = c->fn == "ge";
+        const double bound = c->args[1]->value;
+        if (lower && bound != 0) return false;
+        if (!lower) {
+          if (bound != std::floor(bound) || (reads.row && *reads.row != bound)) return false;
+          reads.row = static_cast<int64_t>(bound);
+        }
+        const auto p = ix::along(*c->args[0]->index, "kf_j");
+        if (!p || p->stride != split->stride) return false;
+        std::set<int64_t> taps;
+        for (int64_t r = 0; r < r_end; ++r) {
+          int64_t at = 0, position = 0;
+          for (const auto& t : split->own) {
+            const auto v = ix::value_at(*t, {{"r", r}});
+            if (!v) return false;
+            at += *v;
+          }
+          for (const auto& t : p->rest) {
+            const auto v = ix::value_at(*t, {{"r", r}});
+            if (!v) return false;
+            position += *v;
+          }
+          if (reads.shift && *reads.shift != position - at) return false;
+          reads.shift = position - at;
+          taps.insert(at);
+        }
+        if (!taps.empty() && *taps.rbegin() - *taps.begin() + 1 > r_end) reads.dilated = true;
+        bounds |= lower ? 1 : 2;
+      }
+      return bounds == 3;
+    };
+    std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
+      if (e->kind == Expr::Kind::call && e->fn == "where" && e->args.size() == 3) {
+        if (const VectorLoads* g = vector_group_of(*e->args[1])) {
+          Reads& reads = seen[static_cast<size_t>(g - vector_loads.data())];
+          if (!guarded(*e, *e->args[1], reads)) reads.bad = true;
+          walk(e->args[0]);
+          return;
+        }
+      }
+      if (const VectorLoads* g = vector_group_of(*e))
+        seen[static_cast<size_t>(g - vector_loads.data())].bad = true;
+      for (const auto& a : e->args) walk(a);
+    };
+    for (const Stage& st : k.stages)
+      if (st.value) walk(st.value);
+    vector_fills = false;
+    for (size_t i = 0; i < vector_loads.size(); ++i) {
+      const Reads& reads = seen[i];
+      VectorLoads& g = vector_loads[i];
+      g.fill.reset();
+      if (reads.bad || !reads.fill || !reads.shift || !reads.row || g.quads.empty() || fills == 0 ||
+          (fills < 0 && !reads.dilated))
+        continue;
+      g.step = reads.stride * window;
+      if (g.step % 4 != 0 || *reads.shift % 4 != 0 || *reads.row % 4 != 0) continue;
+      g.fill = reads.fill;
+      g.shift = *reads.shift;
+      g.row = *reads.row;
+      vector_fills = true;
+    }
+  }
+
   /// The thread's vector loads (plan_vectors) and each group's slot function: a constant offset's
-  /// register once the loops are unrolled.
+  /// register once the loops are unrolled; the groups of four that lie outside the row replaced
+  /// by the padding where the group holds it (plan_vector_fills).
   void emit_vector_loads() {
     for (size_t i = 0; i < vector_loads.size(); ++i) {
       const VectorLoads& g = vector_loads[i];
@@ -1255,6 +1386,23 @@ struct CudaKernel {
         slot = q == 0 ? here : "x >= " + n(first) + " ? " + here + " : " + slot;
       }
       out += "  const auto kf_slot" + id + " = [](int64_t x) { return " + slot + "; };\n";
+      if (!g.fill) continue;
+      // the groups' positions in the row: kf_c * step + first + shift
+      const auto position = [&](int64_t first) {
+        return "kf_c * " + n(g.step) + plus(first + g.shift);
+      };
+      const std::string fill = constant_text(*g.fill, DType::f32), row = n(g.row);
+      out += "  if (!(" + position(g.quads.front()) + " >= 0 && " + position(g.quads.back()) +
+             " < " + row + ")) {\n";
+      for (size_t q = 0; q < g.quads.size(); ++q) {
+        const std::string at = position(g.quads[q]);
+        std::string registers;
+        for (int64_t e = 0; e < 4; ++e)
+          registers += "kf_w" + id + "[" + n(static_cast<int64_t>(4 * q) + e) + "] = ";
+        out +=
+            "    if (!(" + at + " >= 0 && " + at + " < " + row + ")) " + registers + fill + ";\n";
+      }
+      out += "  }\n";
     }
   }
 
@@ -2659,6 +2807,7 @@ struct CudaKernel {
         emit_stages();
         out = kept;
         plan_vectors();
+        plan_vector_fills();
       }
       const bool stores = window_stores && !outer_stores().empty();
       if (stores) {
@@ -3327,6 +3476,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       c.nest = nest;
       c.interior = ch.interior && rows == 1;
       c.window_vectors = ch.window_vectors;
+      c.fills = ch.window_fills;
       c.row_vectors = ch.row_vectors;
       c.scan_prefetch = ch.scan_prefetch;
       c.pointwise_vectors = ch.pointwise_vectors;

@@ -79,7 +79,8 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// (`window_stores` 1), and how many rows of them a thread computes (`window_rows`, 0 by rule;
 /// with a ring, the rows a step of its band);
 /// how many output rows a block walks with its windows' input rows in rings in shared memory
-/// (`window_ring`, -1 by rule, 0: none);
+/// (`window_ring`, -1 by rule, 0: none) and whether window outputs' vector loads hold their
+/// windows' padding (`window_fills`, -1 by rule, 0: never, 1: where it applies);
 /// whether a reduction reads a contiguous row four elements a load (`row_vectors` 1), and a
 /// pointwise kernel its elements (`pointwise_vectors` 1); whether a scan loads its next step
 /// before it scans this one (`scan_prefetch` 0) and how many warps share its row (`scan_warps`, 0
@@ -111,6 +112,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
                  {"window_stores", {0, 1}, 0},
                  {"window_rows", {0, 1, 2, 4}, 0},
                  {"window_ring", {-1, 0, 8, 16}, 0},
+                 {"window_fills", {-1, 0, 1}, 0},
                  {"row_vectors", {0, 1}, 1},
                  {"pointwise_vectors", {0, 1}, 1},
                  {"scan_prefetch", {0, 1}, 0},
@@ -161,6 +163,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("window_stores"); it != v.end()) g.cuda.window_stores = it->second == 1;
     if (auto it = v.find("window_rows"); it != v.end()) g.cuda.window_rows = int(it->second);
     if (auto it = v.find("window_ring"); it != v.end()) g.cuda.window_ring = int(it->second);
+    if (auto it = v.find("window_fills"); it != v.end()) g.cuda.window_fills = int(it->second);
     if (auto it = v.find("row_vectors"); it != v.end()) g.cuda.row_vectors = it->second == 1;
     if (auto it = v.find("pointwise_vectors"); it != v.end())
       g.cuda.pointwise_vectors = it->second == 1;

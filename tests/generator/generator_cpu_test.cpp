@@ -1448,6 +1448,66 @@ TEST(GeneratedCudaSource, RingStepsReadTheRowsTheirWindowsShareOnce) {
   }
 }
 
+// The choice window_fills: a 1-D max pool of 8 taps 3 apart padded by 4 (KernelBench's
+// 41_Max_Pooling_1D's), 4 outputs a thread, rows of 64: the thread's 7 groups of four at kf_c * 4
+// - 4 to kf_c * 4 + 20 each lie inside the row or outside it whole, so that it puts the pool's
+// -inf in place of those outside, behind one check of the seven, and its 32 taps read their
+// registers unchecked (by rule: the taps span 22 elements). An average of 8 neighbouring taps
+// (44_Average_Pooling_1D's) keeps its checks by rule and holds its 0 where asked. A padding of 3
+// fills too (the groups lie at multiples of 4 from the row's start whatever the padding); rows of
+// 37 floats (no vector loads) and rows of 66 (a slice from 2 of rows of 68: groups across the
+// row's border) keep their checks always.
+TEST(GeneratedCudaSource, WindowVectorLoadsHoldTheirPadding) {
+  const auto pool = [](const std::string& name, const std::string& call, const std::string& shape,
+                       const generator::CudaChoices& c = {}) {
+    return cuda_source({name, "x", call, {"[torch.randn(" + shape + ")]"}}, c);
+  };
+  // the kernels, after the common header's definitions
+  const auto kernels = [](const std::string& s) { return s.substr(s.find("namespace cfg0 {")); };
+  const std::string dilated = "F.max_pool1d(x, 8, stride=1, padding=4, dilation=3)";
+  const std::string max = pool("fills_max", dilated, "2, 3, 64");
+  EXPECT_EQ(occurrences(max, "  if (!(kf_c * 4 - 4 >= 0 && kf_c * 4 + 20 < 64)) {"), 1u) << max;
+  EXPECT_EQ(occurrences(max,
+                        "    if (!(kf_c * 4 + 8 >= 0 && kf_c * 4 + 8 < 64)) kf_w0[12] = kf_w0[13] "
+                        "= kf_w0[14] = kf_w0[15] = (-INFINITY);"),
+            1u)
+      << max;
+  EXPECT_EQ(occurrences(max, "] = (-INFINITY);"), 7u) << max;
+  EXPECT_EQ(occurrences(kernels(max), "kf_select"), 0u) << max;
+  if (!std::string(build::nvcc).empty()) {
+    const std::string ptx = ptx_text(max);
+    EXPECT_EQ(occurrences(ptx, "ld.global.nc.v4.f32"), 7u) << ptx;
+    EXPECT_EQ(occurrences(ptx, "max.NaN.f32"), 32u) << ptx;
+  }
+  generator::CudaChoices never, always;
+  never.window_fills = 0;
+  always.window_fills = 1;
+  const std::string checked = pool("fills_max", dilated, "2, 3, 64", never);
+  EXPECT_EQ(occurrences(checked, "] = (-INFINITY);"), 0u) << checked;
+  EXPECT_GT(occurrences(kernels(checked), "kf_select"), 0u) << checked;
+  const std::string average = "F.avg_pool1d(x, 8, stride=1, padding=4)";
+  const std::string sum = pool("fills_avg", average, "2, 3, 64");
+  EXPECT_EQ(occurrences(sum, "] = 0.0f;"), 0u) << sum;
+  EXPECT_GT(occurrences(kernels(sum), "kf_select"), 0u) << sum;
+  const std::string filled = pool("fills_avg", average, "2, 3, 64", always);
+  EXPECT_EQ(occurrences(filled, "kf_w0[11] = 0.0f;"), 1u) << filled;
+  EXPECT_EQ(occurrences(kernels(filled), "kf_select"), 0u) << filled;
+  // the groups lie at multiples of 4 from the row's start whatever the padding
+  const std::string three =
+      pool("fills_three", "F.max_pool1d(x, 7, stride=1, padding=3, dilation=3)", "2, 3, 64");
+  EXPECT_GT(occurrences(three, "] = (-INFINITY);"), 0u) << three;
+  EXPECT_EQ(occurrences(kernels(three), "kf_select"), 0u) << three;
+  for (const auto& [name, call, shape] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"fills_37", dilated, "2, 3, 37"},
+           {"fills_slice", "F.max_pool1d(x[..., 2:], 8, stride=1, padding=4, dilation=3)",
+            "2, 3, 68"}}) {
+    const std::string other = pool(name, call, shape, always);
+    EXPECT_EQ(occurrences(other, "] = (-INFINITY);"), 0u) << other;
+    EXPECT_GT(occurrences(kernels(other), ">= int64_t(0)"), 0u) << other;
+  }
+}
+
 // The choice spread: four outputs a thread, a block's width apart (o = kf_b + kf_v * 256, the
 // last block's threads past the outputs clamped to the last one, whose value they store as its
 // own thread does), each load behind its border check (not clamped into the buffer as window

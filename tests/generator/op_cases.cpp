@@ -432,7 +432,9 @@ std::vector<OpCase> window_cases() {
        "padding=4), F.max_pool1d(x, 3, stride=2, padding=1), F.max_pool1d(x, 2), "
        "F.avg_pool1d(x, 4, 3, 2, ceil_mode=True, count_include_pad=False), "
        "F.avg_pool1d(x, 4, 3, 2, ceil_mode=True))",
-       {"[torch.randn(2, 3, 37)]", "[torch.randn(1, 2, 64)]"}},
+       // rows of 37 (scalar loads), of 64 and of 128 (vector loads, whose groups of four outside
+       // the row hold the padding where the choice window_fills says: 41_Max_Pooling_1D's)
+       {"[torch.randn(2, 3, 37)]", "[torch.randn(1, 2, 64)]", "[torch.randn(3, 2, 128)]"}},
       {"windows_2d",
        "x, w",
        "(F.max_pool2d(x, 4, stride=1, padding=1), F.avg_pool2d(x, 3, stride=1, padding=1), "
@@ -633,9 +635,10 @@ std::string check_generated_tiled(const std::string& task_dir, const std::string
 }
 
 std::string check_generated_windows(const std::string& task_dir, int window, bool interior,
-                                    bool stores, int rows) {
+                                    bool stores, int rows, int fills) {
   generator::CudaChoices cuda;
   cuda.window = window;
+  cuda.window_fills = fills;
   cuda.interior = interior;
   cuda.window_stores = stores;
   cuda.window_rows = rows;

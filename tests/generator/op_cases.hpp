@@ -95,9 +95,10 @@ std::vector<OpCase> long_window_cases();
 
 /// As check_generated, on the CUDA backend with `window` outputs a thread, which the source must
 /// then have (and the choices `interior` and `window_stores` where asked; with `rows` over 1,
-/// rows of them a thread, which the source must have instead).
+/// rows of them a thread, which the source must have instead; `fills` the choice
+/// `window_fills`).
 std::string check_generated_windows(const std::string& task_dir, int window, bool interior = false,
-                                    bool stores = false, int rows = 1);
+                                    bool stores = false, int rows = 1, int fills = -1);
 
 /// As check_generated, on the CUDA backend with `rows` output rows a block walks with its windows'
 /// input rows through rings (the choice window_ring), `step` of them a step of the band (the

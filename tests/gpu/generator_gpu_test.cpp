@@ -75,6 +75,26 @@ TEST_P(GeneratedCudaWindowsInterior, IsCorrectWithNeighbouringOutputsInsideTheIn
 INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowsInterior, testing::ValuesIn(window_cases()),
                          [](const auto& info) { return info.param.name; });
 
+// Neighbouring outputs a thread whose vector loads hold their windows' padding wherever they may
+// (the choice `window_fills` 1: 1-D pools, dilated or not), 4 and 8 of them: the groups of four
+// outside the row replaced by the padding's value, the taps unchecked.
+class GeneratedCudaWindowFills : public testing::TestWithParam<std::tuple<OpCase, int>> {};
+
+TEST_P(GeneratedCudaWindowFills, IsCorrectWithThePaddingInTheLoadedGroups) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  const auto& [c, window] = GetParam();
+  OpCase named = c;
+  named.name += "_window_fills" + std::to_string(window);
+  EXPECT_EQ(check_generated_windows(cuda_case(named), window, false, false, 1, 1), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCudaWindowFills,
+                         testing::Combine(testing::ValuesIn(window_cases()), testing::Values(4, 8)),
+                         [](const auto& info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
+
 // Neighbouring outputs a thread stored by their warp together through shared memory (the choice
 // `window_stores`), 4 and 8 of them: the threads past the last output compute the last thread's
 // again and store nothing.

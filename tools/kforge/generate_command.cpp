@@ -117,6 +117,12 @@ int run_generate(const std::vector<std::string>& args) {
                  "or 3 columns and 2 rows or more, or padded, spanning 3 or 4 columns and 2 rows "
                  "or more, with the ring holding their padding; default)")
       ->check(CLI::Range(-1, 1024));
+  app.add_option("--window-fills", cuda.window_fills,
+                 "CUDA: window outputs' vector loads hold their windows' padding (a 1-D pool's), "
+                 "put in place of the groups of four outside the row once, so that the windows "
+                 "read them without a check a tap: 1 where it applies, 0 never, -1 by rule "
+                 "(where a window's taps are dilated; default)")
+      ->check(CLI::Range(-1, 1));
   app.add_option("--column-launch", cuda.column_launch,
                  "CUDA: a reduction whose thread walks a column (across rows) launched in slices "
                  "of this many blocks an SM, one after another, so that fewer columns are walked "
