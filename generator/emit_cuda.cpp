@@ -809,13 +809,9 @@ struct CudaKernel {
     if (e->kind != Expr::Kind::call) return e;
     if (e->fn == "where" && e->args.size() == 3) {
       std::vector<std::string> checks;
-      std::function<bool(const ExprPtr&)> collect = [&](const ExprPtr& c) {
-        if (c->kind == Expr::Kind::call && c->fn == "and")
-          return std::all_of(c->args.begin(), c->args.end(), collect);
-        checks.push_back(window_check(*c));
-        return !checks.back().empty();
-      };
-      if (collect(e->args[0])) {
+      for (const Expr* c : conjuncts(*e->args[0])) checks.push_back(window_check(*c));
+      if (std::none_of(checks.begin(), checks.end(),
+                       [](const std::string& c) { return c.empty(); })) {
         interior_checks.insert(checks.begin(), checks.end());
         return without_borders(e->args[1]);
       }
@@ -1080,6 +1076,28 @@ struct CudaKernel {
     return nullptr;
   }
 
+  /// The reads of the kernel's stages of groups of loads (the rings, a thread's vector loads)
+  /// for their padding fills: `group_of(load)` names a load's group (an index into `seen`), or
+  /// none; each `where(checks, load, c)` whose load is a group's goes to `guarded(where, load,
+  /// seen[group])`, which says whether it is a read the group may fill; any other read of a
+  /// group's load marks it bad (`seen[group].bad`), as does a read that `guarded` refuses.
+  template <class Reads, class GroupOf, class Guarded>
+  void walk_guarded_reads(std::vector<Reads>& seen, GroupOf group_of, Guarded guarded) const {
+    std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
+      if (e->kind == Expr::Kind::call && e->fn == "where" && e->args.size() == 3) {
+        if (const auto g = group_of(*e->args[1])) {
+          if (!guarded(*e, *e->args[1], seen[*g])) seen[*g].bad = true;
+          walk(e->args[0]);
+          return;
+        }
+      }
+      if (const auto g = group_of(*e)) seen[*g].bad = true;
+      for (const auto& a : e->args) walk(a);
+    };
+    for (const Stage& st : k.stages)
+      if (st.value) walk(st.value);
+  }
+
   /// Which rings hold their windows' padding (Ring::fill): every read of the ring is a
   /// `where(checks, load, c)` of one c, whose checks (joined by `and`) are each `p >= 0` or
   /// `p < size` with p, at every r of the window, the read's input row kf_h + dy (size: the
@@ -1155,20 +1173,13 @@ struct CudaKernel {
       }
       return true;
     };
-    std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
-      if (e->kind == Expr::Kind::call && e->fn == "where" && e->args.size() == 3) {
-        if (const Ring* g = ring_of(*e->args[1])) {
-          Reads& reads = seen[static_cast<size_t>(g - rings.data())];
-          if (!guarded(*e, *e->args[1], reads)) reads.bad = true;
-          walk(e->args[0]);
-          return;
-        }
-      }
-      if (const Ring* g = ring_of(*e)) seen[static_cast<size_t>(g - rings.data())].bad = true;
-      for (const auto& a : e->args) walk(a);
-    };
-    for (const Stage& st : k.stages)
-      if (st.value) walk(st.value);
+    walk_guarded_reads(
+        seen,
+        [this](const Expr& l) -> std::optional<size_t> {
+          const Ring* g = ring_of(l);
+          return g ? std::optional(static_cast<size_t>(g - rings.data())) : std::nullopt;
+        },
+        guarded);
     for (size_t g = 0; g < rings.size(); ++g) {
       const Reads& reads = seen[g];
       Ring& ring = rings[g];
@@ -1332,21 +1343,13 @@ struct CudaKernel {
       }
       return bounds == 3;
     };
-    std::function<void(const ExprPtr&)> walk = [&](const ExprPtr& e) {
-      if (e->kind == Expr::Kind::call && e->fn == "where" && e->args.size() == 3) {
-        if (const VectorLoads* g = vector_group_of(*e->args[1])) {
-          Reads& reads = seen[static_cast<size_t>(g - vector_loads.data())];
-          if (!guarded(*e, *e->args[1], reads)) reads.bad = true;
-          walk(e->args[0]);
-          return;
-        }
-      }
-      if (const VectorLoads* g = vector_group_of(*e))
-        seen[static_cast<size_t>(g - vector_loads.data())].bad = true;
-      for (const auto& a : e->args) walk(a);
-    };
-    for (const Stage& st : k.stages)
-      if (st.value) walk(st.value);
+    walk_guarded_reads(
+        seen,
+        [this](const Expr& l) -> std::optional<size_t> {
+          const VectorLoads* g = vector_group_of(l);
+          return g ? std::optional(static_cast<size_t>(g - vector_loads.data())) : std::nullopt;
+        },
+        guarded);
     vector_fills = false;
     for (size_t i = 0; i < vector_loads.size(); ++i) {
       const Reads& reads = seen[i];
