@@ -70,15 +70,20 @@ def python_name(name, taken):
     return candidate
 
 
-def forward_parameter_names(problem):
-    """The names of Model.forward's inputs, in order; None when it takes *args."""
+def forward_parameter_names(problem, count_inputs):
+    """The names of Model.forward's inputs, in order; None when it takes *args. KernelBench calls
+    `model(*get_inputs())`, so a parameter with a default (`forward(self, x, h0=None)`) is an input
+    only where get_inputs() gives it: then `count_inputs()` says how many it gives."""
     try:
         params = list(inspect.signature(problem.Model.forward).parameters.values())[1:]
     except (TypeError, ValueError):
         return None
     if any(p.kind == p.VAR_POSITIONAL for p in params):
         return None
-    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.default is not p.empty for p in positional):
+        positional = positional[:max(count_inputs(), sum(p.default is p.empty for p in positional))]
+    return [p.name for p in positional]
 
 
 TASK_FILE = '''"""KernelBench problem {problem_file} as a robust-kbench task (written by `kforge import`).
@@ -181,12 +186,15 @@ def import_problem(path, out_root, extra_sizes, shrink=1):
     if any(isinstance(v, torch.Tensor) for v in init_inputs):
         raise ImportFailure("get_init_inputs() returns tensors; only numbers and other constants can become "
                             "constants of the task")
-    names_in = forward_parameter_names(problem)
-    if names_in is None:  # forward(*args): how many inputs get_inputs() makes says it
+    def count_inputs():  # at the first config's sizes (the shrunk ones where asked)
         try:
-            names_in = [f"input{i}" for i in range(len(problem.get_inputs()))]
+            return len(load_problem(os.path.abspath(path), sizes).get_inputs())
         except Exception as e:
             raise ImportFailure(f"get_inputs() failed: {type(e).__name__}: {e}") from e
+
+    names_in = forward_parameter_names(problem, count_inputs)
+    if names_in is None:  # forward(*args): how many inputs get_inputs() makes says it
+        names_in = [f"input{i}" for i in range(count_inputs())]
     taken = set()
     names_in = [python_name(n, taken) for n in names_in]
     parameters = [n for n, _ in module.named_parameters()]

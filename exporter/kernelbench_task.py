@@ -13,8 +13,14 @@ _loaded = {}
 def call_with_tensors(module, tensors, args):
     """Runs `module(*args)` with its parameters and buffers replaced by `tensors` (by their
     named_parameters/named_buffers names), put back afterwards. torch.func.functional_call does the
-    same but refuses to be traced, and the exporter traces this call."""
+    same but refuses to be traced, and the exporter traces this call. The recurrent modules' lists
+    of their weights (nn.RNN, nn.LSTM, nn.GRU keep `_flat_weights` beside their parameters) are
+    rebuilt from the given tensors. Tensors the module keeps as plain attributes and its forward
+    replaces (an RNN's hidden state, `self.hidden = ...`) are put back too: each call starts from
+    the module as it was built, as KernelBench's first call does, so that the task is a function
+    of its arguments."""
     saved = []
+    state = [(m, dict(m.__dict__)) for m in module.modules()]
     try:
         for name, tensor in tensors.items():
             owner_name, _, leaf = name.rpartition(".")
@@ -22,10 +28,16 @@ def call_with_tensors(module, tensors, args):
             table = owner._parameters if leaf in owner._parameters else owner._buffers
             saved.append((table, leaf, table[leaf]))
             table[leaf] = tensor
+        for m, _ in state:
+            if hasattr(m, "_flat_weights_names") and hasattr(m, "_flat_weights"):
+                m._flat_weights = [getattr(m, n) if hasattr(m, n) else None for n in m._flat_weights_names]
         return module(*args)
     finally:
         for table, leaf, original in reversed(saved):
             table[leaf] = original
+        for m, attributes in state:
+            m.__dict__.clear()
+            m.__dict__.update(attributes)
 
 
 def assigned_names(statement):

@@ -3,6 +3,7 @@
 // runs them in order. generator/generate.hpp joins the configs into one candidate source.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -239,11 +240,29 @@ struct EmitInput {
 };
 
 /// The kernels as functions `<prefix>k<i>(buffers...)`, and a statement list that calls them in
-/// order with the buffers' pointers named b<id> (`kernel_calls`).
+/// order with the buffers' pointers named b<id> (`kernel_calls`). A kernel whose functions are an
+/// earlier kernel's but for the names of its buffers is not written again: its calls call the
+/// earlier one (add_kernel).
 struct EmittedKernels {
   std::string functions;
   std::string calls;
+  /// Each function written, as kernel_shape gives it: the kernel's name.
+  std::map<std::string, std::string> written{};
 };
+
+/// Kernel `k`'s functions, named `name` (and `name_...`, a twin such as a cluster kernel's launch
+/// without clusters), with its buffers renamed by their place among its parameters (k.loads,
+/// then k.stores) and its other buffer-numbered names (a reduction's s<id>, acc<id>) by their
+/// first appearance: two kernels with the same shape compute the same from their arguments.
+/// Only names the generator numbers by buffer are renamed (b, s, acc, best, kf_st, kf_sv; in
+/// comments too), never inside a string (inline PTX), so that a name outside the function (a
+/// helper such as kf_load4, a constant tensor kf_c0) keeps its number.
+std::string kernel_shape(const Kernel& k, const std::string& name, const std::string& functions);
+/// Adds kernel `k`'s functions and calls to `e`; where a kernel of the same shape (kernel_shape)
+/// was written before, only the calls, to that kernel's name (an RNN's steps, a ResNet's repeated
+/// blocks: the source holds each kernel once).
+void add_kernel(EmittedKernels& e, const Kernel& k, const std::string& name,
+                const std::string& functions, const std::string& calls);
 
 EmittedKernels emit_cpu(const EmitInput& in);
 EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices);

@@ -227,17 +227,18 @@ EmittedKernels emit_cpu(const EmitInput& in) {
     // scan walks one dimension anyway.
     const bool scans = std::any_of(k.stages.begin(), k.stages.end(),
                                    [](const Stage& s) { return s.kind == Stage::Kind::scan; });
+    std::string function;
     if (k.inner_shape().size() > 1 && !scans && divides_r(k)) {
       const Kernel moved = at_inner_index(*in.program, k, nest_counters(k));
       CpuKernel nested{*in.program, moved, "", k.inner_shape()};
       nested.emit(name);
-      e.functions += nested.out;
+      function = nested.out;
     } else {
       CpuKernel c{*in.program, k, ""};
       c.emit(name);
-      e.functions += c.out;
+      function = c.out;
     }
-    e.calls += "  " + name + "(" + kernel_arguments(k) + ");\n";
+    add_kernel(e, k, name, function, "  " + name + "(" + kernel_arguments(k) + ");\n");
   }
   return e;
 }

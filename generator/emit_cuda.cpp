@@ -2142,7 +2142,9 @@ struct CudaKernel {
 
   /// Sums, products, maxima or minima over the same elements, in one loop.
   void reduce_together(const std::vector<const Stage*>& stages) {
-    interior_checks.clear();
+    // A walk's own interior path (inner_loop_unrolled) reads its own checks; a window's or
+    // ring's stripped pass (strip_borders) gathers those of all its walks for one condition.
+    if (!strip_borders) interior_checks.clear();
     std::vector<Walk> walks;
     std::vector<std::string> ops;
     for (const Stage* s : stages) {
@@ -3446,6 +3448,194 @@ const char* cuda_cluster_prelude() {
   return kCudaCluster;
 }
 
+namespace {
+
+/// Kernel `k`'s functions and their launches, named `name`.
+void emit_cuda_kernel(const EmitInput& in, const CudaChoices& choices, const Kernel& k,
+                      const std::string& name, EmittedKernels& e) {
+  if (auto tiled = emit_cuda_contraction(*in.program, k, name, choices)) {
+    e.functions += tiled->function;
+    e.calls += tiled->call;
+    return;
+  }
+  const int ring = window_ring_rows(*in.program, k, choices);
+  const int window = ring > 0 ? 1 : window_rule(*in.program, k, choices);
+  const int rows = ring > 0 ? 1 : window_rows(*in.program, k, choices, window);
+  const int spread = window > 1 || ring > 0 ? 1 : spread_outputs(k, choices);
+  const int64_t nest = window == 1 && ring == 0 ? long_window_nest(k, choices) : 0;
+  std::optional<Kernel> moved;
+  if (window > 1) moved = at_outer_index(*in.program, k, window_index(k, rows));
+  if (ring > 0) moved = at_outer_index(*in.program, k, window_index(k, 2));
+  if (nest > 0) moved = at_inner_index(*in.program, k, nested_index(k, nest));
+  auto kernel = [&](const CudaChoices& ch) {
+    CudaKernel c{*in.program, moved ? *moved : k,        ch.block_threads,
+                 1,           pointwise_elements(k, ch), ch.unroll,
+                 ""};
+    c.window = window;
+    c.rows = rows;
+    c.spread = spread;
+    c.nest = nest;
+    c.interior = ch.interior && rows == 1;
+    c.window_vectors = ch.window_vectors;
+    c.fills = ch.window_fills;
+    c.row_vectors = ch.row_vectors;
+    c.scan_prefetch = ch.scan_prefetch;
+    c.pointwise_vectors = ch.pointwise_vectors;
+    c.window_stores = ch.window_stores && rows == 1;
+    if (c.window_stores && !c.window_stores_fit()) c.window_stores = false;
+    if (ring > 0) {
+      c.ring_rows = ring;
+      c.window_vectors = c.window_stores = c.interior = c.row_vectors = false;
+      c.plan_rings();  // window_ring_rows planned the same rings, a row a step
+      if (const int step = ring_step(ch, ring, c.rings); step > 1) {
+        c.ring_step = step;
+        if (!c.plan_rings()) {  // its slots do not fit: a row a step
+          c.ring_step = 1;
+          c.plan_rings();
+        }
+      }
+    }
+    if (k.reduces()) c.group = pick_group(k, ch);
+    const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
+    if (scan) c.group = k.inner.back() ? 32 : 1;
+    if (scan && c.group == 32) c.scan_warps = scan_warps_of(c, ch);
+    if (c.scan_warps > 1) c.threads = 32 * c.scan_warps;
+    if (ch.index32 && c.narrow_indices()) c.ix = "int";
+    const bool walk =
+        k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1 && ring == 0;
+    // a column walk: a thread (or a group split across the block) an output of a reduction
+    // across rows
+    const bool column = walk && nest == 0 && c.group == 1 && !k.inner.empty() && !k.inner.back();
+    if (walk) c.plan(ch);
+    if (column) {
+      const int split = c.column_split_rule(ch);
+      if (split > 1) {
+        c.group = split;
+        c.apart = c.threads / split;
+        c.plan(ch);
+      }
+      c.column_launch = ch.column_launch >= 0 ? ch.column_launch : c.column_launch_rule();
+      // fewer columns at once: more of each column's loads in flight
+      if (c.column_launch > 0 && ch.unroll == 0) c.unroll = 8;
+      plan_column_quads(*in.program, k, c, ch);
+      // by rule, more lanes while the four outputs' cache passes kQuadCacheRule registers
+      const auto light = [](const CudaKernel& x) {
+        return x.column_quads && 4 * x.steps * int64_t(x.cached_values.size()) <= kQuadCacheRule;
+      };
+      std::optional<CudaKernel> heavy;
+      for (int more = 2 * split; ch.column_split == 0 && !light(c) && more <= 8; more *= 2) {
+        CudaChoices wider = ch;
+        wider.column_split = more;
+        if (c.column_split_rule(wider) != more) break;
+        CudaKernel w = c;
+        w.group = more;
+        w.apart = w.threads / more;
+        w.plan(ch);
+        plan_column_quads(*in.program, k, w, ch);
+        if (light(w)) return w;
+        if (w.column_quads && !c.column_quads && !heavy) heavy.emplace(w);
+      }
+      if (heavy) return *heavy;
+    }
+    return c;
+  };
+  // A row that no cluster of these blocks caches (too long for their registers, and for their
+  // shared memory at kClusterSharedThreads an SM): blocks of kClusterSharedBlock threads, where
+  // a cluster of them caches it, in registers or in shared memory (on an H200, 34_InstanceNorm's
+  // rows of 262144 in clusters of 16 blocks of 512 threads' registers 4.28 ms, a block of 256
+  // a row reading it three times 7.26; 23_Softmax's rows of 393216 cached in the shared memory
+  // of 16 such blocks 4.12 ms, read twice 4.78).
+  // (A row the block's own registers cache, steps > 0, is not tried wider.)
+  CudaChoices chosen = choices;
+  std::optional<CudaKernel> planned(kernel(choices));
+  if (k.reduces() && choices.cluster && choices.row_cache &&
+      choices.block_threads < kClusterSharedBlock && planned->cluster == 1 && planned->steps == 0 &&
+      planned->group == choices.block_threads) {
+    CudaChoices wide = choices;
+    wide.block_threads = kClusterSharedBlock;
+    if (CudaKernel w = kernel(wide); w.cluster > 1) {
+      planned.reset();
+      planned.emplace(std::move(w));
+      chosen = wide;
+    }
+  }
+  CudaKernel& c = *planned;
+  const int64_t grid = c.emit(name);
+  e.functions += c.out;
+  // The kernel without clusters, launched where the cluster's launch fails (before sm_90).
+  CudaChoices plain = chosen;
+  plain.cluster = false;
+  std::optional<CudaKernel> twin;
+  int64_t twin_grid = 0;
+  if (c.cluster > 1) {
+    twin.emplace(kernel(plain));
+    twin_grid = twin->emit(name + "_plain");
+    e.functions += twin->out;
+  }
+  // A buffer read 16 bytes at a time whose tensor is not 16-byte aligned (an input sliced at
+  // an odd element): read from an aligned copy.
+  std::set<int> aligned = c.vector_buffers();
+  if (twin) {
+    const auto more = twin->vector_buffers();
+    aligned.insert(more.begin(), more.end());
+  }
+  for (int b : aligned) {
+    const std::string id = std::to_string(b);
+    e.calls += "  if (reinterpret_cast<uintptr_t>(b" + id + ") % 16 != 0) {\n    t" + id + " = t" +
+               id + ".clone();\n    b" + id + " = t" + id + ".data_ptr<float>();\n  }\n";
+  }
+  const std::string launch = "<<<" + std::to_string(grid) + ", " + std::to_string(c.threads) +
+                             ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
+  if (c.column_launch > 0) {
+    // launches of column_launch blocks an SM, one after another (one launch where the SM count
+    // cannot be read, the error that said so cleared: the caller's next check would report it)
+    const std::string g = n(grid);
+    e.calls +=
+        "  {\n    int kf_device = 0, kf_sms = 0;\n"
+        "    if (cudaGetDevice(&kf_device) != cudaSuccess ||\n"
+        "        cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, "
+        "kf_device) != cudaSuccess) {\n      kf_sms = 0;\n      (void)cudaGetLastError();\n"
+        "    }\n"
+        "    const int64_t kf_slice = kf_sms > 0 ? int64_t{kf_sms} * " +
+        n(c.column_launch) + " : " + g + ";\n    for (int64_t kf_b = 0; kf_b < " + g +
+        "; kf_b += kf_slice)\n      " + name + "<<<static_cast<unsigned>(kf_slice < " + g +
+        " - kf_b ? kf_slice : " + g + " - kf_b), " + n(c.threads) + ", 0, stream>>>(" +
+        kernel_arguments(k) + ", kf_b);\n  }\n";
+    return;
+  }
+  if (c.cluster == 1) {
+    e.calls += "  " + name + launch;
+    return;
+  }
+  // The cluster's launch, and where it fails (a GPU without clusters, before sm_90) the kernel
+  // without them.
+  const std::string cl = std::to_string(c.cluster);
+  e.calls += "  {\n    cudaLaunchConfig_t kf_config = {};\n    kf_config.gridDim = dim3(" +
+             std::to_string(grid) + ");\n    kf_config.blockDim = dim3(" +
+             std::to_string(c.threads) +
+             ");\n    kf_config.stream = stream;\n    cudaLaunchAttribute kf_cluster[1];\n"
+             "    kf_cluster[0].id = cudaLaunchAttributeClusterDimension;\n"
+             "    kf_cluster[0].val.clusterDim.x = " +
+             cl +
+             ";\n    kf_cluster[0].val.clusterDim.y = 1;\n"
+             "    kf_cluster[0].val.clusterDim.z = 1;\n    kf_config.attrs = kf_cluster;\n"
+             "    kf_config.numAttrs = 1;\n";
+  if (c.cluster > 8)
+    e.calls += "    (void)cudaFuncSetAttribute(" + name +
+               ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
+  if (c.shared_cache) {
+    const std::string bytes = std::to_string(c.shared_bytes());
+    e.calls += "    kf_config.dynamicSmemBytes = " + bytes + ";\n    (void)cudaFuncSetAttribute(" +
+               name + ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + bytes + ");\n";
+  }
+  e.calls += "    if (cudaLaunchKernelEx(&kf_config, " + name + ", " + kernel_arguments(k) +
+             ") != cudaSuccess) {\n      (void)cudaGetLastError();\n      " + name + "_plain<<<" +
+             std::to_string(twin_grid) + ", " + std::to_string(twin->threads) + ", 0, stream>>>(" +
+             kernel_arguments(k) + ");\n    }\n  }\n";
+}
+
+}  // namespace
+
 EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
   EmittedKernels e;
   for (size_t i = 0; i < in.kernels->size(); ++i) {
@@ -3455,186 +3645,9 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       continue;
     }
     const std::string name = in.prefix + "k" + std::to_string(i);
-    if (auto tiled = emit_cuda_contraction(*in.program, k, name, choices)) {
-      e.functions += tiled->function;
-      e.calls += tiled->call;
-      continue;
-    }
-    const int ring = window_ring_rows(*in.program, k, choices);
-    const int window = ring > 0 ? 1 : window_rule(*in.program, k, choices);
-    const int rows = ring > 0 ? 1 : window_rows(*in.program, k, choices, window);
-    const int spread = window > 1 || ring > 0 ? 1 : spread_outputs(k, choices);
-    const int64_t nest = window == 1 && ring == 0 ? long_window_nest(k, choices) : 0;
-    std::optional<Kernel> moved;
-    if (window > 1) moved = at_outer_index(*in.program, k, window_index(k, rows));
-    if (ring > 0) moved = at_outer_index(*in.program, k, window_index(k, 2));
-    if (nest > 0) moved = at_inner_index(*in.program, k, nested_index(k, nest));
-    auto kernel = [&](const CudaChoices& ch) {
-      CudaKernel c{*in.program, moved ? *moved : k,        ch.block_threads,
-                   1,           pointwise_elements(k, ch), ch.unroll,
-                   ""};
-      c.window = window;
-      c.rows = rows;
-      c.spread = spread;
-      c.nest = nest;
-      c.interior = ch.interior && rows == 1;
-      c.window_vectors = ch.window_vectors;
-      c.fills = ch.window_fills;
-      c.row_vectors = ch.row_vectors;
-      c.scan_prefetch = ch.scan_prefetch;
-      c.pointwise_vectors = ch.pointwise_vectors;
-      c.window_stores = ch.window_stores && rows == 1;
-      if (c.window_stores && !c.window_stores_fit()) c.window_stores = false;
-      if (ring > 0) {
-        c.ring_rows = ring;
-        c.window_vectors = c.window_stores = c.interior = c.row_vectors = false;
-        c.plan_rings();  // window_ring_rows planned the same rings, a row a step
-        if (const int step = ring_step(ch, ring, c.rings); step > 1) {
-          c.ring_step = step;
-          if (!c.plan_rings()) {  // its slots do not fit: a row a step
-            c.ring_step = 1;
-            c.plan_rings();
-          }
-        }
-      }
-      if (k.reduces()) c.group = pick_group(k, ch);
-      const bool scan = !k.stages.empty() && k.stages.front().kind == Stage::Kind::scan;
-      if (scan) c.group = k.inner.back() ? 32 : 1;
-      if (scan && c.group == 32) c.scan_warps = scan_warps_of(c, ch);
-      if (c.scan_warps > 1) c.threads = 32 * c.scan_warps;
-      if (ch.index32 && c.narrow_indices()) c.ix = "int";
-      const bool walk =
-          k.reduces() && !k.stages.empty() && !scan && window == 1 && spread == 1 && ring == 0;
-      // a column walk: a thread (or a group split across the block) an output of a reduction
-      // across rows
-      const bool column = walk && nest == 0 && c.group == 1 && !k.inner.empty() && !k.inner.back();
-      if (walk) c.plan(ch);
-      if (column) {
-        const int split = c.column_split_rule(ch);
-        if (split > 1) {
-          c.group = split;
-          c.apart = c.threads / split;
-          c.plan(ch);
-        }
-        c.column_launch = ch.column_launch >= 0 ? ch.column_launch : c.column_launch_rule();
-        // fewer columns at once: more of each column's loads in flight
-        if (c.column_launch > 0 && ch.unroll == 0) c.unroll = 8;
-        plan_column_quads(*in.program, k, c, ch);
-        // by rule, more lanes while the four outputs' cache passes kQuadCacheRule registers
-        const auto light = [](const CudaKernel& x) {
-          return x.column_quads && 4 * x.steps * int64_t(x.cached_values.size()) <= kQuadCacheRule;
-        };
-        std::optional<CudaKernel> heavy;
-        for (int more = 2 * split; ch.column_split == 0 && !light(c) && more <= 8; more *= 2) {
-          CudaChoices wider = ch;
-          wider.column_split = more;
-          if (c.column_split_rule(wider) != more) break;
-          CudaKernel w = c;
-          w.group = more;
-          w.apart = w.threads / more;
-          w.plan(ch);
-          plan_column_quads(*in.program, k, w, ch);
-          if (light(w)) return w;
-          if (w.column_quads && !c.column_quads && !heavy) heavy.emplace(w);
-        }
-        if (heavy) return *heavy;
-      }
-      return c;
-    };
-    // A row that no cluster of these blocks caches (too long for their registers, and for their
-    // shared memory at kClusterSharedThreads an SM): blocks of kClusterSharedBlock threads, where
-    // a cluster of them caches it, in registers or in shared memory (on an H200, 34_InstanceNorm's
-    // rows of 262144 in clusters of 16 blocks of 512 threads' registers 4.28 ms, a block of 256
-    // a row reading it three times 7.26; 23_Softmax's rows of 393216 cached in the shared memory
-    // of 16 such blocks 4.12 ms, read twice 4.78).
-    // (A row the block's own registers cache, steps > 0, is not tried wider.)
-    CudaChoices chosen = choices;
-    std::optional<CudaKernel> planned(kernel(choices));
-    if (k.reduces() && choices.cluster && choices.row_cache &&
-        choices.block_threads < kClusterSharedBlock && planned->cluster == 1 &&
-        planned->steps == 0 && planned->group == choices.block_threads) {
-      CudaChoices wide = choices;
-      wide.block_threads = kClusterSharedBlock;
-      if (CudaKernel w = kernel(wide); w.cluster > 1) {
-        planned.reset();
-        planned.emplace(std::move(w));
-        chosen = wide;
-      }
-    }
-    CudaKernel& c = *planned;
-    const int64_t grid = c.emit(name);
-    e.functions += c.out;
-    // The kernel without clusters, launched where the cluster's launch fails (before sm_90).
-    CudaChoices plain = chosen;
-    plain.cluster = false;
-    std::optional<CudaKernel> twin;
-    int64_t twin_grid = 0;
-    if (c.cluster > 1) {
-      twin.emplace(kernel(plain));
-      twin_grid = twin->emit(name + "_plain");
-      e.functions += twin->out;
-    }
-    // A buffer read 16 bytes at a time whose tensor is not 16-byte aligned (an input sliced at
-    // an odd element): read from an aligned copy.
-    std::set<int> aligned = c.vector_buffers();
-    if (twin) {
-      const auto more = twin->vector_buffers();
-      aligned.insert(more.begin(), more.end());
-    }
-    for (int b : aligned) {
-      const std::string id = std::to_string(b);
-      e.calls += "  if (reinterpret_cast<uintptr_t>(b" + id + ") % 16 != 0) {\n    t" + id +
-                 " = t" + id + ".clone();\n    b" + id + " = t" + id + ".data_ptr<float>();\n  }\n";
-    }
-    const std::string launch = "<<<" + std::to_string(grid) + ", " + std::to_string(c.threads) +
-                               ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
-    if (c.column_launch > 0) {
-      // launches of column_launch blocks an SM, one after another (one launch where the SM count
-      // cannot be read, the error that said so cleared: the caller's next check would report it)
-      const std::string g = n(grid);
-      e.calls +=
-          "  {\n    int kf_device = 0, kf_sms = 0;\n"
-          "    if (cudaGetDevice(&kf_device) != cudaSuccess ||\n"
-          "        cudaDeviceGetAttribute(&kf_sms, cudaDevAttrMultiProcessorCount, "
-          "kf_device) != cudaSuccess) {\n      kf_sms = 0;\n      (void)cudaGetLastError();\n"
-          "    }\n"
-          "    const int64_t kf_slice = kf_sms > 0 ? int64_t{kf_sms} * " +
-          n(c.column_launch) + " : " + g + ";\n    for (int64_t kf_b = 0; kf_b < " + g +
-          "; kf_b += kf_slice)\n      " + name + "<<<static_cast<unsigned>(kf_slice < " + g +
-          " - kf_b ? kf_slice : " + g + " - kf_b), " + n(c.threads) + ", 0, stream>>>(" +
-          kernel_arguments(k) + ", kf_b);\n  }\n";
-      continue;
-    }
-    if (c.cluster == 1) {
-      e.calls += "  " + name + launch;
-      continue;
-    }
-    // The cluster's launch, and where it fails (a GPU without clusters, before sm_90) the kernel
-    // without them.
-    const std::string cl = std::to_string(c.cluster);
-    e.calls += "  {\n    cudaLaunchConfig_t kf_config = {};\n    kf_config.gridDim = dim3(" +
-               std::to_string(grid) + ");\n    kf_config.blockDim = dim3(" +
-               std::to_string(c.threads) +
-               ");\n    kf_config.stream = stream;\n    cudaLaunchAttribute kf_cluster[1];\n"
-               "    kf_cluster[0].id = cudaLaunchAttributeClusterDimension;\n"
-               "    kf_cluster[0].val.clusterDim.x = " +
-               cl +
-               ";\n    kf_cluster[0].val.clusterDim.y = 1;\n"
-               "    kf_cluster[0].val.clusterDim.z = 1;\n    kf_config.attrs = kf_cluster;\n"
-               "    kf_config.numAttrs = 1;\n";
-    if (c.cluster > 8)
-      e.calls += "    (void)cudaFuncSetAttribute(" + name +
-                 ", cudaFuncAttributeNonPortableClusterSizeAllowed, 1);\n";
-    if (c.shared_cache) {
-      const std::string bytes = std::to_string(c.shared_bytes());
-      e.calls += "    kf_config.dynamicSmemBytes = " + bytes +
-                 ";\n    (void)cudaFuncSetAttribute(" + name +
-                 ", cudaFuncAttributeMaxDynamicSharedMemorySize, " + bytes + ");\n";
-    }
-    e.calls += "    if (cudaLaunchKernelEx(&kf_config, " + name + ", " + kernel_arguments(k) +
-               ") != cudaSuccess) {\n      (void)cudaGetLastError();\n      " + name + "_plain<<<" +
-               std::to_string(twin_grid) + ", " + std::to_string(twin->threads) +
-               ", 0, stream>>>(" + kernel_arguments(k) + ");\n    }\n  }\n";
+    EmittedKernels one;
+    emit_cuda_kernel(in, choices, k, name, one);
+    add_kernel(e, k, name, one.functions, one.calls);
   }
   return e;
 }

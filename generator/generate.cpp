@@ -88,6 +88,7 @@ struct ConfigCode {
   std::string functions;
   std::string run;  ///< the body of `run`
   size_t kernels = 0, reducing = 0, library = 0;
+  size_t distinct = 0;  ///< kernel functions written: kernels of one shape share one (add_kernel)
 };
 
 Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
@@ -107,6 +108,7 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
   auto emitted = r.backend == "cuda" ? emit_cuda(in, r.cuda) : emit_cpu(in);
   ConfigCode c;
   c.functions = emitted.functions;
+  c.distinct = emitted.written.size();
   for (const auto& k : kernels) {
     const bool view = k.library >= 0 && p.buffers[static_cast<size_t>(k.library)].view;
     c.kernels += view ? 0 : 1;
@@ -182,7 +184,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
 
   std::string body, dispatch;
   std::set<std::string> seen;
-  size_t outputs = 0, kernels = 0, reducing = 0, library = 0, written = 0;
+  size_t outputs = 0, kernels = 0, reducing = 0, library = 0, written = 0, distinct = 0;
   for (size_t c = 0; c < configs.size(); ++c) {
     const auto& config = configs[c];
     const std::string where =
@@ -210,6 +212,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     auto code = config_code(r, *program, "", options, optional);
     if (!code) return Out::failure(where + ": " + code.error);
     kernels += code->kernels;
+    distinct += code->distinct;
     reducing += code->reducing;
     library += code->library;
     ++written;
@@ -261,10 +264,14 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     g.exp_or_log = g.exp_or_log || body.find(fn) != std::string::npos;
   g.summary =
       std::to_string(written) + " config(s), " + std::to_string(kernels - library) +
-      " kernel(s) (" + std::to_string(reducing) + " reducing)" +
-      (library ? ", " + std::to_string(library) + " library call(s)" : "") +
+      " kernel(s) (" + std::to_string(reducing) + " reducing" +
+      (distinct < kernels - library ? ", " + std::to_string(distinct) +
+                                          " written: the others run one of them on other buffers"
+                                    : "") +
+      ")" + (library ? ", " + std::to_string(library) + " library call(s)" : "") +
       (tensor_cores ? ", " + std::to_string(tensor_cores) + " on the tensor cores (TF32)" : "") +
-      (clusters ? ", " + std::to_string(clusters) + " sharing rows across a cluster of blocks" : "");
+      (clusters ? ", " + std::to_string(clusters) + " sharing rows across a cluster of blocks"
+                : "");
   return {std::move(g), ""};
 }
 

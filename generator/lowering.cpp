@@ -169,6 +169,19 @@ Result<Lazy> Lowerer::tensor(const GraphNode& node, size_t i, const char* name) 
   return {it->second[0], ""};
 }
 
+Result<std::vector<Lazy>> Lowerer::tensors(const GraphNode& node, size_t i,
+                                           const char* name) const {
+  std::vector<Lazy> out;
+  for (const auto& item : arg(node, i, name).as_array()) {
+    GraphNode one;
+    one.args = json::Array{item};
+    auto t = tensor(one, 0, name);
+    if (!t) return Result<std::vector<Lazy>>::failure(t.error);
+    out.push_back(*t);
+  }
+  return {std::move(out), ""};
+}
+
 namespace {
 
 DType promote(const std::vector<Lazy>& operands) {

@@ -72,6 +72,8 @@ class Lowerer {
   // What the op table (generator/lowering_ops.cpp) builds with.
   /// The tensor argument `i` (or keyword `name`) of `node`; a number becomes a 0-d constant.
   Result<Lazy> tensor(const GraphNode& node, size_t i, const char* name) const;
+  /// Argument i, a list of tensors (cat's, stack's), each as tensor() gives it.
+  Result<std::vector<Lazy>> tensors(const GraphNode& node, size_t i, const char* name) const;
   /// Argument `i` (or keyword `name`) as JSON; null when absent.
   const json::Value& arg(const GraphNode& node, size_t i, const char* name) const;
   /// Element by element: `fn` of the operands broadcast together (numpy's rules), computed in

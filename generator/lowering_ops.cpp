@@ -457,6 +457,95 @@ Out lower_slice(Lowerer& L, const GraphNode& n) {
   return many({y});
 }
 
+/// split, split_with_sizes, chunk and unbind: one output a piece, each a slice of the input
+/// along dim (unbind's a select, the dimension gone); the pieces' sizes are those the trace
+/// recorded, so that a last piece shorter than the others is as torch cut it.
+Out lower_split(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const bool unbind = base_name(n.op) == "unbind";
+  const size_t rank = x->shape.size();
+  int64_t dim = L.arg(n, unbind ? 1 : 2, "dim").as_int(0);
+  if (dim < 0) dim += static_cast<int64_t>(rank);
+  if (dim < 0 || static_cast<size_t>(dim) >= rank || !n.meta.is_array())
+    return Out::failure("a split whose pieces the export did not record");
+  const auto d = static_cast<size_t>(dim);
+  std::vector<Lazy> pieces;
+  int64_t start = 0;
+  for (size_t k = 0; k < n.meta.as_array().size(); ++k) {
+    Lazy y = *x;
+    y.buffer = -1;
+    y.shape = Lowerer::meta_shape(n, k);
+    auto inner = x->load;
+    y.load = [inner, d, start, unbind](const std::vector<IndexPtr>& index) {
+      std::vector<IndexPtr> at = index;
+      if (unbind)
+        at.insert(at.begin() + static_cast<std::ptrdiff_t>(d), ix::constant(start));
+      else
+        at[d] = ix::add(ix::constant(start), index[d]);
+      return inner(at);
+    };
+    start += unbind ? 1 : y.shape[d];
+    pieces.push_back(y);
+  }
+  if (start != x->shape[d]) return Out::failure("a split whose pieces do not cover its input");
+  return many(pieces);
+}
+
+/// unfold(self, dimension, size, step): the windows of `size` elements `step` apart along a
+/// dimension (a ViT's patches), the window's position a new last dimension: output index i along
+/// the dimension and k along the last read the input at i * step + k.
+Out lower_unfold(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const size_t rank = x->shape.size();
+  int64_t dim = L.arg(n, 1, "dimension").as_int(0);
+  if (dim < 0) dim += static_cast<int64_t>(rank);
+  const int64_t step = L.arg(n, 3, "step").as_int(1);
+  if (rank == 0 || dim < 0 || static_cast<size_t>(dim) >= rank || step < 1)
+    return Out::failure("an unfold of a scalar or along no dimension");
+  Lazy y = *x;
+  y.buffer = -1;
+  y.shape = Lowerer::meta_shape(n);
+  auto inner = x->load;
+  const auto d = static_cast<size_t>(dim);
+  y.load = [inner, d, step](const std::vector<IndexPtr>& index) {
+    std::vector<IndexPtr> at(index.begin(), index.end() - 1);
+    at[d] = ix::add(ix::mul(index[d], step), index.back());
+    return inner(at);
+  };
+  return many({y});
+}
+
+/// stack(tensors, dim): a new dimension at dim whose index k reads the k-th tensor.
+Out lower_stack(Lowerer& L, const GraphNode& n) {
+  auto list = L.tensors(n, 0, "tensors");
+  if (!list) return Out::failure(list.error);
+  const std::vector<Lazy> parts = *list;
+  if (parts.empty()) return Out::failure("a stack of nothing");
+  const auto out_shape = Lowerer::meta_shape(n);
+  int64_t dim = L.arg(n, 1, "dim").as_int(0);
+  if (dim < 0) dim += static_cast<int64_t>(out_shape.size());
+  Lazy y = parts[0];
+  y.buffer = -1;
+  y.shape = out_shape;
+  y.cost = 0;
+  for (const auto& p : parts) y.cost += p.cost + 1;
+  const auto d = static_cast<size_t>(dim);
+  y.load = [parts, d](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> at = i;
+    at.erase(at.begin() + static_cast<std::ptrdiff_t>(d));
+    ExprPtr out = parts.back().load(at);
+    for (size_t k = parts.size() - 1; k-- > 0;) {
+      auto here =
+          f("eq", {ex::index(i[d]), ex::constant(static_cast<double>(k), DType::i64)}, DType::b8);
+      out = f("where", {here, parts[k].load(at), out}, out->dtype);
+    }
+    return out;
+  };
+  return many({y});
+}
+
 // ---- reductions ----
 
 std::vector<int64_t> dims_arg(Lowerer& L, const GraphNode& n, size_t i, const char* key) {
@@ -1018,6 +1107,11 @@ const std::map<std::string, Lowering>& table() {
       m[std::string("aten.") + name] = lower_permute;
     for (const char* name : {"expand", "repeat"}) m[std::string("aten.") + name] = lower_expand;
     for (const char* name : {"slice", "select"}) m[std::string("aten.") + name] = lower_slice;
+    for (const char* name : {"split", "split_with_sizes", "unsafe_split", "unsafe_split_with_sizes",
+                             "chunk", "unbind"})
+      m[std::string("aten.") + name] = lower_split;
+    m["aten.stack"] = lower_stack;
+    m["aten.unfold"] = lower_unfold;
     for (const char* name : {"sum", "mean", "prod"})
       m[std::string("aten.") + name] = lower_sum_mean;
     for (const char* name : {"amax", "amin", "max", "min", "argmax", "argmin"})

@@ -661,18 +661,14 @@ std::optional<Lazy> exclusive_scan(Lowerer& L, const std::vector<Lazy>& parts, i
 /// cat(tensors, dim): each element read from the tensor its index falls in; the identity before a
 /// scan is an exclusive scan (exclusive_scan).
 Out lower_cat(Lowerer& L, const GraphNode& n) {
-  const auto& list = L.arg(n, 0, "tensors").as_array();
   int64_t dim = L.arg(n, 1, "dim").as_int(0);
   const auto out_shape = Lowerer::meta_shape(n);
   if (dim < 0) dim += static_cast<int64_t>(out_shape.size());
+  auto list = L.tensors(n, 0, "tensors");
+  if (!list) return Out::failure(list.error);
   std::vector<Lazy> parts;
-  for (const auto& item : list) {
-    GraphNode one;
-    one.args = json::Array{item};
-    auto t = L.tensor(one, 0, "tensors");
-    if (!t) return Out::failure(t.error);
-    if (t->shape.size() == out_shape.size()) parts.push_back(*t);  // torch skips empty 1-d tensors
-  }
+  for (const auto& t : *list)
+    if (t.shape.size() == out_shape.size()) parts.push_back(t);  // torch skips empty 1-d tensors
   if (parts.empty()) return Out::failure("a concatenation of nothing");
   if (auto y = exclusive_scan(L, parts, dim)) return Out{std::vector<Lazy>{*y}, ""};
   Lazy y = parts[0];

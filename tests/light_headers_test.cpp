@@ -67,6 +67,26 @@ TEST_P(LightHeaders, LibTorchsErrorsReachTheVerdict) {
       << check.describe();
 }
 
+// A function of 1300 tensors (a generated kernel's forward takes a network's parameters and
+// buffers: KernelBench's level-3 ResNet101, 1257) builds with the light headers: its arguments
+// are held without std::tuple, whose constraints recurse once an element past g++'s template
+// depth of 900.
+TEST(LightHeaders, AFunctionOfManyTensorsBuilds) {
+  std::string parameters;
+  for (int i = 0; i < 1300; ++i)
+    parameters += (i ? ", torch::Tensor t" : "torch::Tensor t") + std::to_string(i);
+  const std::string source =
+      "#include <torch/extension.h>\ntorch::Tensor forward(" + parameters +
+      ") {\n  return t0 + t1299;\n}\nPYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n"
+      "  m.def(\"forward\", &forward, \"the first and last added\");\n}\n";
+  evaluation::CompileOptions options;
+  options.backend = evaluation::Backend::cpu;
+  options.cache_dir = cache_dir();
+  options.headers = evaluation::Headers::light;
+  const auto r = evaluation::compile_candidate(source, options);
+  EXPECT_TRUE(r.ok) << r.error.substr(0, 2000);
+}
+
 // Whether an error says the memory ran out is read from all of it, and what is shown keeps its
 // end: the TorchScript interpreter (a task's reference) puts the cause after a long traceback.
 TEST(RaisedErrors, OutOfMemoryAtTheEndOfALongMessageIsSeenAndShown) {

@@ -854,7 +854,7 @@ TEST(GeneratedCudaSource, SplitStatisticsAreOnePass) {
                 {"ln_rows", "x", "F.layer_norm(x, (2000,))", {"[torch.randn(128, 2000)]"}})),
             1u);
   // Only reductions of the same elements join an earlier kernel: two products of other factors
-  // stay two kernels, each tiled.
+  // stay two kernels, each tiled (of one shape: one function, launched for each).
   generator::CudaChoices tiled;
   tiled.tile = 32;
   tiled.micro = 2;
@@ -864,7 +864,11 @@ TEST(GeneratedCudaSource, SplitStatisticsAreOnePass) {
                    "(a @ b, (a * 2).sum(), a @ c)",
                    {"[torch.randn(256, 64), torch.randn(64, 256), torch.randn(64, 256)]"}},
                   tiled);
-  EXPECT_EQ(occurrences(products, generator::kContractionMark), 2u) << products;
+  EXPECT_EQ(occurrences(products, generator::kContractionMark), 1u) << products;
+  EXPECT_EQ(occurrences(products, "k0<<<dim3(8, 8, 1), 256, 0, stream>>>(b0, b1, b3);"), 1u)
+      << products;
+  EXPECT_EQ(occurrences(products, "k0<<<dim3(8, 8, 1), 256, 0, stream>>>(b0, b2, b6);"), 1u)
+      << products;
 }
 
 // Two matrix products over one iteration space (a gated FFN: silu(x @ w1) * (x @ w3)) are two
@@ -878,6 +882,25 @@ TEST(GeneratedCudaSource, TwoProductsOfOneSpaceAreTwoTiledKernels) {
                    {"[torch.randn(512, 64), torch.randn(64, 256), torch.randn(64, 256)]"}});
   EXPECT_EQ(occurrences(ffw, generator::kContractionMark), 2u) << ffw;
   EXPECT_EQ(occurrences(ffw, "__global__"), 2u) << ffw;
+}
+
+// Kernels of one shape (the op case repeated_blocks: a product and its ReLU, three times) are
+// written once and launched for each, on either backend: the second and third layers' products
+// are one function, as they would be across a network's repeated blocks or an RNN's steps
+// (KernelBench's level-3 39_GRU: 1153 kernels, 143 written). The op table checks the values.
+TEST(GeneratedCudaSource, KernelsOfOneShapeAreWrittenOnceAndCalledForEach) {
+  const auto& cases = op_cases();
+  const auto blocks = std::find_if(cases.begin(), cases.end(),
+                                   [](const OpCase& c) { return c.name == "repeated_blocks"; });
+  ASSERT_NE(blocks, cases.end());
+  // two configs (shape sets), each with 4 kernels of 3 shapes
+  const std::string cpu = backend_source(*blocks, "cpu");
+  EXPECT_EQ(occurrences(cpu, "static void k"), 6u) << cpu;
+  EXPECT_EQ(occurrences(cpu, "  k1(b2, b4, b5);\n  k1(b3, b5, b6);\n"), 2u) << cpu;
+  const std::string cuda = backend_source(*blocks, "cuda");
+  EXPECT_EQ(occurrences(cuda, "__global__"), 6u) << cuda;
+  EXPECT_EQ(occurrences(cuda, "k1<<<"), 4u) << cuda;
+  EXPECT_EQ(occurrences(cuda, ">>>(b3, b5, b6);"), 2u) << cuda;
 }
 
 // A short window one thread walks (KernelBench's 46_Average_Pooling_3D: 27 elements) is unrolled

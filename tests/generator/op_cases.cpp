@@ -254,6 +254,27 @@ const std::vector<OpCase>& op_cases() {
        "x.repeat(2, 1), "
        "torch.cat([x, x * 2], dim=0))",
        {"[torch.randn(3, 4), torch.randn(3, 2)]", "[torch.randn(2, 5), torch.randn(2, 1)]"}},
+      // Pieces, stacks and windows (KernelBench level 3's attention splits q, k, v; its RNNs
+      // unbind and stack their steps; a ViT unfolds its patches): a last piece shorter than the
+      // others, pieces of given sizes, unbind along an inner dimension, stacks at the front,
+      // inside and at the end, windows of 3 elements 2 apart, overlapping windows of windows.
+      {"split_stack_unfold",
+       "x",
+       "(*torch.split(x, 2, dim=-1), *torch.split(x * 3, [1, x.shape[0] - 1], dim=0), "
+       "*x.unbind(1), *x.chunk(2, dim=-1), torch.stack([x, x * 2, -x], dim=1), "
+       "torch.stack([x.sum(-1), x.amax(-1)], dim=-1), torch.stack(x.unbind(0), dim=-1), "
+       "x.unfold(-1, 3, 2), x.unfold(1, 2, 2).unfold(-2, 2, 1).sum(-1))",
+       {"[torch.randn(3, 4, 7)]", "[torch.randn(2, 4, 5, 7)]"}},
+      // Three layers of one shape, each a product and its ReLU, the last two's rows' softmax (a
+      // network's repeated blocks, an RNN's steps): the second and third layers' kernels differ
+      // only in their buffers, written once and called twice (the first reads an input where
+      // they read a layer's output, and its parameters come in another order).
+      {"repeated_blocks",
+       "x, w, v, u",
+       "(lambda h: (lambda g: (lambda f: (torch.softmax(g, -1), torch.softmax(f, -1), f))"
+       "(torch.relu(g @ u)))(torch.relu(h @ v)))(torch.relu(x @ w))",
+       {"[torch.randn(8, 32), torch.randn(32, 32), torch.randn(32, 32), torch.randn(32, 32)]",
+        "[torch.randn(5, 24), torch.randn(24, 24), torch.randn(24, 24), torch.randn(24, 24)]"}},
       // A target's one-hot, as nll_loss's backward writes it (scatter of one value, one index a
       // row).
       {"scatter_one_hot",

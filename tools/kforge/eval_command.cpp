@@ -72,7 +72,7 @@ struct EvalArgs {
   Headers headers = Headers::automatic;
   std::optional<double> atol, rtol;
   int device = 0, seeds = kDefaultSeeds;
-  int64_t seed = 0;
+  int64_t seed = 0, max_source_bytes = kDefaultMaxSourceBytes;
   double max_seconds = 2;
   double counters_budget = kDefaultCountersBudgetSeconds;
   bool json = false, no_timing = false, allow_unconfined = false;
@@ -116,6 +116,13 @@ void add_options(CLI::App& app, EvalArgs& a) {
   add_choice(app, "--headers", a.headers, parse_headers, {"auto", "light", "full"},
              "which headers build the kernel: kforge's light ones (about a second) with "
              "LibTorch's when they cannot, or one of them (default auto)");
+  app.add_option(
+         "--max-source-bytes", a.max_source_bytes,
+         "the largest kernel source judged (default 262144, an experiment's; the "
+         "generator's kernel for a recurrent network unrolled over its steps, KernelBench's "
+         "level-3 GRUs and LSTMs, has 0.3-2 MB)")
+      ->check(whole_number(1024, 16 << 20))
+      ->type_name("N");
   app.add_option("--cache", a.cache,
                  "compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
@@ -273,7 +280,7 @@ class EvalRun {
     if (!parameters) return infrastructure(parameters.error);
     const auto checked =
         evaluation::check_source(source_, direction_, *parameters, a_.library_calls,
-                                 static_cast<size_t>(kDefaultMaxSourceBytes));
+                                 static_cast<size_t>(a_.max_source_bytes));
     static_findings_.array();
     for (const auto& f : evaluation::library_calls(source_)) static_findings_.push(f);
     doc_.set("static_library_calls", static_findings_);
@@ -283,7 +290,9 @@ class EvalRun {
     doc_.set("verdict", "incorrect").set("failure", f);
     if (!a_.json)
       std::cout << "verdict: incorrect: rejected before compiling: " << checked.kind << ": "
-                << checked.reason << "\n";
+                << checked.reason
+                << (checked.kind == "too_large" ? " (--max-source-bytes judges larger ones)" : "")
+                << "\n";
     return finish(doc_, a_.json, 1);
   }
 

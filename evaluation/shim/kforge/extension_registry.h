@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "kforge/held_arguments.h"
+
 namespace kforge::ext {
 
 constexpr int kAbiVersion = 1;
@@ -161,13 +163,13 @@ void append_outputs(std::vector<at::Tensor>& out, const std::tuple<T...>& tuple)
 template <class R, class... A, class Fn, size_t... I>
 std::vector<at::Tensor> invoke(Fn& fn, const std::vector<c10::IValue>& args,
                                std::index_sequence<I...>) {
-  // Converted values live in this tuple until the call returns (IntArrayRef points into them).
-  std::tuple<decltype(param_of<A>::get(args[I]))...> held(param_of<A>::get(args[I])...);
+  held_values<std::index_sequence<I...>, decltype(param_of<A>::get(args[I]))...> held{
+      {param_of<A>::get(args[I])}...};
   std::vector<at::Tensor> outputs;
   if constexpr (std::is_void_v<R>) {
-    fn(std::get<I>(held)...);
+    fn(held_at<I>(held)...);
   } else {
-    append_outputs(outputs, fn(std::get<I>(held)...));
+    append_outputs(outputs, fn(held_at<I>(held)...));
   }
   return outputs;
 }

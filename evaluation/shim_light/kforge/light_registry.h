@@ -4,6 +4,7 @@
 // kforge/extension_registry.h, without c10::IValue.
 #pragma once
 
+#include "kforge/held_arguments.h"
 #include "kforge/light_tensor.h"
 
 namespace kforge::ext {
@@ -159,12 +160,12 @@ struct Entry {
 
 template <class R, class... A, class Fn, size_t... I>
 void invoke(Fn& fn, const kforge_light_value* args, void* sink, std::index_sequence<I...>) {
-  // Converted values live in this tuple until the call returns (IntArrayRef points into them).
-  std::tuple<decltype(param_of<A>::get(args[I]))...> held(param_of<A>::get(args[I])...);
+  held_values<std::index_sequence<I...>, decltype(param_of<A>::get(args[I]))...> held{
+      {param_of<A>::get(args[I])}...};
   if constexpr (std::is_void_v<R>) {
-    fn(std::get<I>(held)...);
+    fn(held_at<I>(held)...);
   } else {
-    append_outputs(sink, fn(std::get<I>(held)...));
+    append_outputs(sink, fn(held_at<I>(held)...));
   }
 }
 
