@@ -329,7 +329,31 @@ CompileResult compile_with(std::string_view source, const CompileOptions& o) {
   return result;
 }
 
+// compile_with, and for a CUDA source on which nvcc crashed, compile_with again with
+// kCompilerCrashFlags (its log saying so).
+CompileResult compile_past_crashes(std::string_view source, const CompileOptions& o) {
+  CompileResult first = compile_with(source, o);
+  if (o.backend != Backend::cuda || !compiler_crashed(first)) return first;
+  CompileOptions lower = o;
+  lower.extra_flags.insert(lower.extra_flags.end(), kCompilerCrashFlags.begin(),
+                           kCompilerCrashFlags.end());
+  CompileResult again = compile_with(source, lower);
+  again.seconds += first.seconds;
+  again.log = std::string(kCompilerCrashNote) + again.log;
+  return again;
+}
+
 }  // namespace
+
+bool compiler_crashed(const CompileResult& r) {
+  if (r.ok) return false;
+  // nvcc reports a crashed stage (cicc, ptxas) as 128 + its signal.
+  for (const char* status :
+       {"(exit 134)", "(exit 135)", "(exit 136)", "(exit 139)", "(killed by signal 6 ",
+        "(killed by signal 7 ", "(killed by signal 8 ", "(killed by signal 11 "})
+    if (r.error.rfind(std::string("compile failed ") + status, 0) == 0) return true;
+  return false;
+}
 
 CompileResult compile_candidate(std::string_view source, const CompileOptions& o) {
   // The compiler's report of what each kernel uses is read once, here.
@@ -337,15 +361,15 @@ CompileResult compile_candidate(std::string_view source, const CompileOptions& o
     if (r.ok && o.backend == Backend::cuda) r.kernels = parse_ptxas_report(r.log);
     return r;
   };
-  if (o.headers != Headers::automatic) return with_kernels(compile_with(source, o));
+  if (o.headers != Headers::automatic) return with_kernels(compile_past_crashes(source, o));
   CompileOptions light = o;
   light.headers = Headers::light;
-  CompileResult first = compile_with(source, light);
+  CompileResult first = compile_past_crashes(source, light);
   if (first.ok) return with_kernels(std::move(first));
   // What the user and an LLM see is LibTorch's verdict on the source, not the light headers'.
   CompileOptions full = o;
   full.headers = Headers::full;
-  CompileResult result = compile_with(source, full);
+  CompileResult result = compile_past_crashes(source, full);
   result.seconds += first.seconds;
   result.light_error = first.error;
   return with_kernels(std::move(result));

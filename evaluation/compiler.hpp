@@ -67,6 +67,20 @@ struct CodegenFlags {
 };
 CodegenFlags codegen_flags(Backend backend);
 
+/// nvcc's device compiler (cicc, CUDA 13.0) crashes on some sources at its default optimisation,
+/// not on every run (exit 139 five times in six on one of KernelBench's EfficientNetB0 kernels: a
+/// 5 x 5 depthwise convolution, its 25 taps unrolled for four outputs a thread). A CUDA source it
+/// crashed on is built again with these flags added (NVVM's optimiser at -O1); the log of that
+/// build begins with kCompilerCrashNote, and `kforge best` packages the kernel with them too.
+inline const std::vector<std::string> kCompilerCrashFlags = {"-Xcicc", "-O1"};
+inline constexpr const char* kCompilerCrashNote =
+    "kforge: nvcc crashed on this source with the default flags (a fault of the compiler, not "
+    "of the source); built again with -Xcicc -O1\n";
+
+/// Whether a failed compile ended with the compiler crashing (a fatal signal, or nvcc's exit
+/// status for one) rather than refusing the source.
+bool compiler_crashed(const CompileResult& result);
+
 /// The argument vector used for a source file and an output path (for logs and tests); automatic
 /// headers give the light headers' command.
 std::vector<std::string> compile_command(const CompileOptions& options,

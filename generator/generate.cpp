@@ -32,12 +32,16 @@ Result<std::string> parameter_type(const json::Value& arg) {
   return Result<std::string>::failure("argument `" + arg["name"].as_string() + "` of kind " + kind);
 }
 
-/// The C++ condition that the arguments are this config's (shapes, dtypes, values).
-std::string matches(const json::Value& args, const std::vector<bool>& optional) {
+/// The C++ conditions that the arguments are this config's (shapes, dtypes, values), one an
+/// argument.
+std::vector<std::string> matches(const json::Value& args, const std::vector<bool>& optional) {
+  std::vector<std::string> conditions;
   std::string out;
   auto both = [&](const std::string& c) { out += (out.empty() ? "" : " && ") + c; };
   const auto& list = args.as_array();
   for (size_t i = 0; i < list.size(); ++i) {
+    if (!out.empty()) conditions.push_back(std::move(out));
+    out.clear();
     const auto& a = list[i];
     std::string name = "a" + std::to_string(i);
     const std::string kind = a["kind"].as_string();
@@ -75,7 +79,16 @@ std::string matches(const json::Value& args, const std::vector<bool>& optional) 
         both(name + " == " + exact_number(a["value"].as_number()));
     }
   }
-  return out.empty() ? "true" : out;
+  if (!out.empty()) conditions.push_back(std::move(out));
+  return conditions;
+}
+
+/// `bool matches(...)`: whether the arguments are the config's, a statement an argument.
+std::string matches_function(const std::vector<std::string>& conditions,
+                             const std::string& params) {
+  std::string out = "bool matches(" + params + ") {\n";
+  for (const auto& c : conditions) out += "  if (!(" + c + ")) return false;\n";
+  return out + "  return true;\n}\n\n";
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -189,8 +202,10 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     const auto& config = configs[c];
     const std::string where =
         "config " + std::to_string(c) + " (" + config["name"].as_string() + ")";
-    const auto condition = matches(config["args"], optional);
-    if (!seen.insert(condition).second) continue;
+    const auto conditions = matches(config["args"], optional);
+    std::string key;
+    for (const auto& c : conditions) key += c + ";";
+    if (!seen.insert(key).second) continue;
     if (config["args"].as_array().size() != args.size())
       return Out::failure(where + " passes a different number of arguments");
     const auto& graph_doc = config["graph"];
@@ -217,9 +232,10 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     library += code->library;
     ++written;
     const std::string ret = outputs == 1 ? "torch::Tensor" : "std::vector<torch::Tensor>";
-    body += "namespace " + ns + " {\n\n" + code->functions + ret + " run(" + params + ") {\n" +
-            code->run + "}\n\n}  // namespace " + ns + "\n\n";
-    dispatch += "  if (" + condition + ")\n    return " + ns + "::run(" + call_args + ");\n";
+    body += "namespace " + ns + " {\n\n" + code->functions + matches_function(conditions, params) +
+            ret + " run(" + params + ") {\n" + code->run + "}\n\n}  // namespace " + ns + "\n\n";
+    dispatch += "  if (" + ns + "::matches(" + call_args + "))\n    return " + ns + "::run(" +
+                call_args + ");\n";
   }
   const std::string ret = outputs == 1 ? "torch::Tensor" : "std::vector<torch::Tensor>";
   const bool cuda = r.backend == "cuda";

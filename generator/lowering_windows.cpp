@@ -4,6 +4,7 @@
 // product summed over k, a window combined over its offsets, an element read where its index
 // falls inside the input (and a constant outside it).
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -685,15 +686,19 @@ Out lower_cat(Lowerer& L, const GraphNode& n) {
       pieces.emplace_back(start, p.load(at));
       start += p.shape[d];
     }
-    ExprPtr out = pieces.back().second;
-    for (size_t k = pieces.size() - 1; k-- > 0;) {
-      auto below =
-          f("lt",
-            {ex::index(i[d]), ex::constant(static_cast<double>(pieces[k + 1].first), DType::i64)},
-            DType::b8);
-      out = f("where", {below, pieces[k].second, out}, out->dtype);
-    }
-    return out;
+    // A balanced tree of selections, as deep as log2 of the pieces: a chain as long as the list
+    // (DenseNet201's 33 tensors into its last norm) crashed nvcc's device compiler (cicc) at -O3
+    // and at -O1.
+    std::function<ExprPtr(size_t, size_t)> pick = [&](size_t lo, size_t hi) -> ExprPtr {
+      if (hi - lo == 1) return pieces[lo].second;
+      const size_t mid = lo + (hi - lo) / 2;
+      auto below = f(
+          "lt", {ex::index(i[d]), ex::constant(static_cast<double>(pieces[mid].first), DType::i64)},
+          DType::b8);
+      auto left = pick(lo, mid);
+      return f("where", {below, left, pick(mid, hi)}, left->dtype);
+    };
+    return pick(0, pieces.size());
   };
   return Out{std::vector<Lazy>{y}, ""};
 }

@@ -5,10 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 
 #include "common/json.hpp"
+#include "evaluation/build_config.hpp"
 #include "evaluation/compiler.hpp"
 #include "evaluation/hashing.hpp"
 #include "evaluation/source_check.hpp"
@@ -48,6 +50,46 @@ TEST(Compiler, ErrorsComeBackWithTheLogAndAreCached) {
   auto second = evaluation::compile_candidate(bad, o);
   EXPECT_TRUE(second.cache_hit);
   EXPECT_EQ(second.error, first.error);
+}
+
+// nvcc 13.0's device compiler (cicc) crashes on the generator's source for KernelBench's
+// EfficientNetB0 at -O3 (exit 139, in every build through the compiler pool; not in every one run
+// by hand): the build still gives a library, built again with kCompilerCrashFlags, its log saying
+// so.
+TEST(Compiler, ASourceTheCudaCompilerCrashesOnIsBuiltAgainWithLessOptimisation) {
+  if (!std::filesystem::exists(build::nvcc)) GTEST_SKIP() << "no nvcc at " << build::nvcc;
+  const std::string source =
+      evaluation::read_file(source_dir() + "/tests/compiler/efficientnet_b0_generated.cu").text;
+  const auto dir = std::filesystem::path(cache_dir()) / "nvcc_crash";
+  std::filesystem::remove_all(dir);
+  evaluation::CompileOptions o;
+  o.backend = evaluation::Backend::cuda;
+  o.cuda_arch = "sm_90";
+  o.cache_dir = dir.string();
+  const auto r = evaluation::compile_candidate(source, o);
+  ASSERT_TRUE(r.ok) << r.error << "\n" << r.log.substr(0, 4000);
+  EXPECT_EQ(r.headers, "light");
+  std::cout << (r.log.rfind(evaluation::kCompilerCrashNote, 0) == 0
+                    ? "nvcc crashed; built again with -Xcicc -O1\n"
+                    : "nvcc did not crash this time\n");
+}
+
+TEST(Compiler, ACrashOfTheCompilerIsToldFromARefusalOfTheSource) {
+  evaluation::CompileResult r;
+  for (const char* crash : {"compile failed (exit 139)", "compile failed (exit 134): x",
+                            "compile failed (killed by signal 11 (SIGSEGV, Segmentation fault))"}) {
+    r.error = crash;
+    EXPECT_TRUE(evaluation::compiler_crashed(r)) << crash;
+  }
+  for (const char* refusal : {"compile failed (exit 1): error: expected ';'",
+                              "compile failed (exit 2)", "compiler timed out after 300 s",
+                              "compile failed (killed by signal 9 (SIGKILL, Killed))"}) {
+    r.error = refusal;
+    EXPECT_FALSE(evaluation::compiler_crashed(r)) << refusal;
+  }
+  r.error = "compile failed (exit 139)";
+  r.ok = true;
+  EXPECT_FALSE(evaluation::compiler_crashed(r));
 }
 
 // On the cpu backend the light headers are precompiled once per flag set, as LibTorch's are, and a

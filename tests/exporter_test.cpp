@@ -14,6 +14,8 @@
 
 #include "evaluation/build_config.hpp"
 #include "evaluation/process.hpp"
+#include "evaluation/python_scripts.hpp"
+#include "evaluation/task_export.hpp"
 #include "tests/test_support.hpp"
 
 namespace kforge::test {
@@ -377,6 +379,42 @@ TEST(Exporter, ClearErrorForAFolderThatIsNotATask) {
   auto r = evaluation::export_task(source_dir() + "/tests", o);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("func_forward.py"), std::string::npos) << r.error;
+}
+
+// KernelBench's 34_VanillaRNNHidden moves its state where its input is (`h0.to(x.device)`). The
+// reference is traced on the CPU, where that device is a constant: saved as is, the reference
+// moved h0 to the CPU beside x on the GPU, and every kernel's verdict on the GPU was kforge's own
+// error. The saved references take the device from their first input instead.
+TEST(Exporter, ATracedReferenceTakesItsDeviceFromItsInputs) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_exporter_devices";
+  std::filesystem::remove_all(root);
+  const auto imported = evaluation::run_script(
+      evaluation::task_script("", build::kernelbench_importer,
+                              {"--out", root.string(), "--shrink", "16",
+                               source_dir() + "/tests/kernelbench/upstream/level3/"
+                                              "34_VanillaRNNHidden.py"}),
+      std::chrono::minutes(2));
+  ASSERT_EQ(imported.exit_code, 0) << imported.output;
+  const auto& r = exported((root / "34_VanillaRNNHidden").string());
+  ASSERT_TRUE(r.ok) << r.error;
+  size_t references = 0, following = 0;
+  for (const auto& e : std::filesystem::directory_iterator(r.dir)) {
+    if (e.path().extension() != ".pt") continue;
+    ++references;
+    // The TorchScript code the file holds (deflated in its zip).
+    evaluation::SpawnOptions unzip;
+    unzip.argv = {evaluation::task_python(""), "-c",
+                  "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\n"
+                  "print(''.join(z.read(n).decode() for n in z.namelist() if n.endswith('.py')))",
+                  e.path().string()};
+    const auto code = evaluation::run(unzip, std::chrono::seconds(30));
+    ASSERT_EQ(code.exit_code, 0) << code.output;
+    ASSERT_NE(code.output.find("torch.cat("), std::string::npos) << code.output;
+    EXPECT_EQ(code.output.find("torch.device(\"cpu\")"), std::string::npos) << code.output;
+    following += code.output.find("device=ops.prim.device(x)") != std::string::npos;
+  }
+  EXPECT_GT(references, 0u);
+  EXPECT_EQ(following, references) << "h0.to(x.device) follows x in every saved reference";
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ from .arguments import bind_names, capture_fn_args, describe_args, describe_valu
 from .forward import write_graph
 from .graph import without_extra_inputs
 from .random_draws import float_dtype
-from .reference_writer import check_reference
+from .reference_writer import check_reference, devices_follow_inputs
 from .running import allclose, output_shapes, output_specs, outputs_of
 from .support import ExportError, phase
 from .task_loading import build, config_name
@@ -365,6 +365,8 @@ def write_prelude(module, run, paths, expected, out_dir, index):
     except Exception as e:
         raise ExportError(f"the tensors AutogradFunction computes for backward_fn cannot be traced: "
                           f"{type(e).__name__}: {e}") from e
+    if tensor_positions:
+        devices_follow_inputs(traced.graph, fwd_values[tensor_positions[0]].device)
     file_name = f"backward_prelude_config{index}.pt"
     torch.jit.save(traced, os.path.join(out_dir, file_name))
     with torch.no_grad():

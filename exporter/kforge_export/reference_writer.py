@@ -183,12 +183,42 @@ class ReferenceWriter:
             if meta_outputs is not None:
                 return None
             raise ExportError(f"{fn_name} can be neither scripted nor traced: {type(e).__name__}: {e}") from e
+        if meta_outputs is None:
+            devices_follow_inputs(traced.graph, torch.device("cpu"))
         file_name = f"{fn_name}_config{config_index}.pt"
         self.ops[file_name] = graph_ops(traced.inlined_graph)
         torch.jit.save(traced, os.path.join(self.out_dir, file_name))
         if meta_outputs is None and fn_name not in self.first_trace:
             self.first_trace[fn_name] = (file_name, config_index, clean, trace_signature(specs, values), traced)
         return file_name
+
+
+def devices_follow_inputs(graph, traced_on):
+    """Rewrites the device constants a trace recorded (`h0.to(x.device)`, `torch.zeros(...,
+    device=x.device)`: the device the trace ran on, `traced_on`) into the device of the graph's
+    first tensor input, so that the saved reference runs on whichever device its inputs are:
+    traced on the CPU, it would otherwise move a tensor to the CPU beside inputs on the GPU
+    (KernelBench's 34_VanillaRNNHidden). A task's tensors all live on one device, so the device
+    everything was on during the trace is the inputs' device. A graph without a tensor input is
+    left as it is."""
+    inputs = [i for i in graph.inputs() if isinstance(i.type(), torch._C.TensorType)]
+    if not inputs:
+        return
+
+    def visit(block):
+        for node in list(block.nodes()):
+            for inner in node.blocks():
+                visit(inner)
+            if (node.kind() == "prim::Constant" and isinstance(node.output().type(), torch._C.DeviceObjType)
+                    and node.output().toIValue() == traced_on):
+                device = graph.create("prim::device", [inputs[0]])
+                device.output().setType(torch._C.DeviceObjType.get())
+                device.insertBefore(node)
+                node.output().replaceAllUsesWith(device.output())
+                node.destroy()
+
+    visit(graph.block())
+    torch._C._jit_pass_lint(graph)
 
 
 def trace_signature(specs, values):

@@ -1063,7 +1063,8 @@ std::string ptx_text(const std::string& source) {
   for (const char* include : {"#include <torch/extension.h>", "#include <ATen/cuda/CUDAContext.h>"})
     kernels.erase(kernels.find(include), std::string(include).size());
   const size_t body = source.find("namespace cfg0 {") + 16;
-  kernels += source.substr(body, source.rfind('\n', source.find(" run(", body)) - body);
+  // The kernels end where the config's host functions begin: `matches`, then `run`.
+  kernels += source.substr(body, source.find("\nbool matches(", body) - body);
   const auto dir = std::filesystem::temp_directory_path() /
                    ("kforge_generator_ptx_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

@@ -252,7 +252,9 @@ const std::vector<OpCase>& op_cases() {
        "x, y",
        "(torch.cat([x, y], dim=1), F.pad(x, (1, 2)), F.pad(x, (0, 0, 2, 1), value=3.0), "
        "x.repeat(2, 1), "
-       "torch.cat([x, x * 2], dim=0))",
+       "torch.cat([x, x * 2], dim=0), "
+       // six pieces of four widths: a balanced tree of selections, not a chain
+       "torch.cat([x, y, x * 2, y - 1, x[:, 1:], -y], dim=1))",
        {"[torch.randn(3, 4), torch.randn(3, 2)]", "[torch.randn(2, 5), torch.randn(2, 1)]"}},
       // Pieces, stacks and windows (KernelBench level 3's attention splits q, k, v; its RNNs
       // unbind and stack their steps; a ViT unfolds its patches): a last piece shorter than the

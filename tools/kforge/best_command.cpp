@@ -10,6 +10,7 @@
 #include "archive/views.hpp"
 #include "common/numbers.hpp"
 #include "evaluation/build_config.hpp"
+#include "evaluation/compiler.hpp"
 #include "evaluation/task_export.hpp"
 #include "tools/kforge/actor_host.hpp"
 #include "tools/kforge/best_package.hpp"
@@ -113,6 +114,9 @@ int run_best(const std::vector<std::string>& args) {
     k.candidate_id = id;
     k.source = (*c)["source"].as_string();
     k.strategy = (*c)["strategy"].as_string();
+    if (c->contains("compile") &&
+        (*c)["compile"]["log"].as_string().rfind(evaluation::kCompilerCrashNote, 0) == 0)
+      k.extra_cuda_flags = evaluation::kCompilerCrashFlags;
     for (const auto& t : (**report)["targets"].as_array())
       if (t["target"].as_string() == task + "/" + direction + "/" + backend) {
         k.speedup = t["best_speedup"].as_number();

@@ -103,6 +103,28 @@ evaluation::CodegenFlags package_flags(const BestPackage& p) {
                                                        : evaluation::Backend::cpu);
 }
 
+const std::optional<BestKernel>& kernel_of(const BestPackage& p, const std::string& direction) {
+  return direction == "forward" ? p.forward : p.backward;
+}
+
+/// The nvcc flags of one direction's kernel: the codegen flags and those its build took beyond.
+std::vector<std::string> nvcc_flags(const evaluation::CodegenFlags& flags, const BestPackage& p,
+                                    const std::string& direction) {
+  std::vector<std::string> out = flags.compile;
+  if (const auto& k = kernel_of(p, direction))
+    out.insert(out.end(), k->extra_cuda_flags.begin(), k->extra_cuda_flags.end());
+  return out;
+}
+
+/// The entries of the package's _EXTRA_CUDA_CFLAGS: "direction": [flags], where there are any.
+std::string extra_cuda_flags(const BestPackage& p) {
+  std::string out;
+  for (const char* d : {"forward", "backward"})
+    if (const auto& k = kernel_of(p, d); k && !k->extra_cuda_flags.empty())
+      out += (out.empty() ? "\"" : ", \"") + std::string(d) + "\": " + py_list(k->extra_cuda_flags);
+  return out;
+}
+
 std::string extension(const std::string& backend) {
   return backend == "cuda" ? ".cu" : ".cpp";
 }
@@ -141,9 +163,16 @@ _NAME = )" +
        R"(
 # The flags kforge built and timed these kernels with (its compiler pool uses the same list):
 # other flags give other code, and other times.
-_CFLAGS = )" + py_list(cpu.compile) + R"(
-_CUDA_CFLAGS = )" + py_list(cuda.compile) + R"(
-_LDFLAGS = )" + py_list(flags.link) + R"(
+_CFLAGS = )" +
+       py_list(cpu.compile) + R"(
+_CUDA_CFLAGS = )" +
+       py_list(cuda.compile) + R"(
+_LDFLAGS = )" +
+       py_list(flags.link) + R"(
+# nvcc flags a direction's kernel was built and timed with beyond those: nvcc's device compiler
+# crashed on it at the default optimisation.
+_EXTRA_CUDA_CFLAGS = {)" +
+       extra_cuda_flags(p) + R"(}
 _SOURCES = {)";
   bool first = true;
   for (const char* d : {"forward", "backward"})
@@ -166,7 +195,7 @@ def module(direction):
                 name=f"{_NAME}_{direction}",
                 sources=[os.path.join(_HERE, _SOURCES[direction])],
                 extra_cflags=_CFLAGS,
-                extra_cuda_cflags=_CUDA_CFLAGS,
+                extra_cuda_cflags=_CUDA_CFLAGS + _EXTRA_CUDA_CFLAGS.get(direction, []),
                 extra_ldflags=_LDFLAGS,
             )
     return _modules[direction]
@@ -262,7 +291,7 @@ std::string setup_py(const BestPackage& p, const std::string& name) {
            py_string(name + "_" + d) + ", [" + py_string(d + extension(p.backend)) +
            "], extra_compile_args={\"cxx\": " +
            py_list(evaluation::codegen_flags(evaluation::Backend::cpu).compile) +
-           (cuda ? ", \"nvcc\": " + py_list(flags.compile) : "") +
+           (cuda ? ", \"nvcc\": " + py_list(nvcc_flags(flags, p, d)) : "") +
            "}, extra_link_args=" + py_list(flags.link) + "),\n";
   return s + "    ],\n    cmdclass={\"build_ext\": BuildExtension},\n)\n";
 }

@@ -23,6 +23,9 @@ struct BestKernel {
   json::Value results;  ///< its per-config times (archive::report_view)
   std::string strategy;
   bool confirmed = false;  ///< the times are those it was confirmed with after the search
+  /// nvcc flags its build took beyond the codegen flags: evaluation::kCompilerCrashFlags where
+  /// nvcc crashed on it at the default optimisation (its compile log says so).
+  std::vector<std::string> extra_cuda_flags;
 };
 
 struct BestPackage {
