@@ -77,6 +77,15 @@ inline constexpr const char* kCompilerCrashNote =
     "kforge: nvcc crashed on this source with the default flags (a fault of the compiler, not "
     "of the source); built again with -Xcicc -O1\n";
 
+/// What `kforge eval` and `kforge show` add to their compile line for such a build.
+inline constexpr const char* kCompilerCrashSummary =
+    "nvcc crashed on it, built again with -Xcicc -O1";
+
+/// Whether a compile log is that of a build made again with kCompilerCrashFlags.
+inline bool built_after_compiler_crash(std::string_view log) {
+  return log.substr(0, std::string_view(kCompilerCrashNote).size()) == kCompilerCrashNote;
+}
+
 /// Whether a failed compile ended with the compiler crashing (a fatal signal, or nvcc's exit
 /// status for one) rather than refusing the source.
 bool compiler_crashed(const CompileResult& result);

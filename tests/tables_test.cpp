@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/json.hpp"
+#include "evaluation/compiler.hpp"
 #include "tools/kforge/tables.hpp"
 
 namespace kforge::test {
@@ -60,6 +61,30 @@ TEST(ExperimentTable, SaysWhetherAMemoryBoundBestKernelReachesItsShareOfDramPeak
                          "calls, not its own code\n"),
             std::string::npos)
       << library;
+}
+
+// `kforge show`: a kernel nvcc crashed on, built again with kCompilerCrashFlags, says so on its
+// compile line (its compile log, as the archive keeps it, begins with kCompilerCrashNote).
+TEST(CandidateReport, SaysWhenNvccCrashedAndTheKernelWasBuiltWithLessOptimisation) {
+  auto candidate = [](const std::string& log) {
+    json::Value compile;
+    compile.set("ok", true).set("cache_hit", false).set("seconds", 40.5).set("headers", "light");
+    compile.set("log", log);
+    json::Value c;
+    c.set("id", 4).set("experiment_id", 1).set("task", "t").set("direction", "forward");
+    c.set("backend", "cuda").set("proposer", "builtin").set("strategy", "generated_cuda");
+    c.set("compile", compile);
+    c.set("verdicts", json::Value().array()).set("results", json::Value().array());
+    return c;
+  };
+  const auto crashed = cli::candidate_report(
+      candidate(std::string(evaluation::kCompilerCrashNote) + "ptxas info"), false);
+  EXPECT_NE(crashed.find("compile: 40.5 s, kforge's light headers; nvcc crashed on it, built "
+                         "again with -Xcicc -O1\n"),
+            std::string::npos)
+      << crashed;
+  const auto plain = cli::candidate_report(candidate("ptxas info"), false);
+  EXPECT_NE(plain.find("compile: 40.5 s, kforge's light headers\n"), std::string::npos) << plain;
 }
 
 }  // namespace

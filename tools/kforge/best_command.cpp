@@ -115,7 +115,7 @@ int run_best(const std::vector<std::string>& args) {
     k.source = (*c)["source"].as_string();
     k.strategy = (*c)["strategy"].as_string();
     if (c->contains("compile") &&
-        (*c)["compile"]["log"].as_string().rfind(evaluation::kCompilerCrashNote, 0) == 0)
+        evaluation::built_after_compiler_crash((*c)["compile"]["log"].as_string()))
       k.extra_cuda_flags = evaluation::kCompilerCrashFlags;
     for (const auto& t : (**report)["targets"].as_array())
       if (t["target"].as_string() == task + "/" + direction + "/" + backend) {

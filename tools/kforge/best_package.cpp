@@ -176,7 +176,7 @@ _EXTRA_CUDA_CFLAGS = {)" +
 _SOURCES = {)";
   bool first = true;
   for (const char* d : {"forward", "backward"})
-    if ((d == std::string("forward") ? p.forward : p.backward)) {
+    if (kernel_of(p, d)) {
       s += std::string(first ? "" : ", ") + "\"" + d + "\": \"" + d + extension(p.backend) + "\"";
       first = false;
     }
@@ -286,7 +286,7 @@ std::string setup_py(const BestPackage& p, const std::string& name) {
       std::string(cuda ? "CUDAExtension" : "CppExtension") +
       "\n\nsetup(\n    name=" + py_string(name) + ",\n    ext_modules=[\n";
   for (const char* d : {"forward", "backward"})
-    if ((d == std::string("forward") ? p.forward : p.backward))
+    if (kernel_of(p, d))
       s += std::string("        ") + (cuda ? "CUDAExtension" : "CppExtension") + "(" +
            py_string(name + "_" + d) + ", [" + py_string(d + extension(p.backend)) +
            "], extra_compile_args={\"cxx\": " +

@@ -363,8 +363,12 @@ class EvalRun {
     }
     if (!a_.json)
       std::cout << (compiled_.cache_hit ? " cached" : " " + fmt(compiled_.seconds, "%.1f") + " s")
-                << (compiled_.headers == "light" ? ", kforge's light headers\n"
-                                                 : ", LibTorch's headers\n");
+                << (compiled_.headers == "light" ? ", kforge's light headers"
+                                                 : ", LibTorch's headers")
+                << (evaluation::built_after_compiler_crash(compiled_.log)
+                        ? std::string("; ") + evaluation::kCompilerCrashSummary
+                        : "")
+                << "\n";
     return std::nullopt;
   }
 

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "common/numbers.hpp"
+#include "evaluation/compiler.hpp"
 #include "messages/events.hpp"
 
 namespace kforge::cli {
@@ -369,6 +370,9 @@ std::string candidate_report(const json::Value& c, bool with_source) {
                                 : "") +
            (k.contains("light_error")
                 ? " (the light headers could not: " + k["light_error"].as_string() + ")"
+                : "") +
+           (evaluation::built_after_compiler_crash(k["log"].as_string())
+                ? std::string("; ") + evaluation::kCompilerCrashSummary
                 : "") +
            "\n";
   }
