@@ -400,6 +400,50 @@ Out lower_permute(Lowerer& L, const GraphNode& n) {
   return many({y});
 }
 
+/// roll(self, shifts, dims): each element moved `shift` places along its dimension, those that
+/// pass the end coming back at its start (SwinV2's shifted windows); with no dims, along the
+/// flattened tensor.
+Out lower_roll(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const auto shifts = ints(L.arg(n, 1, "shifts"));
+  const auto dims = ints(L.arg(n, 2, "dims"));
+  const auto rank = static_cast<int64_t>(x->shape.size());
+  if (dims.empty()) {
+    if (shifts.size() != 1)
+      return Out::failure("roll of a flattened tensor by more than one shift");
+    Lazy flat = Lowerer::reshape(*x, {numel(x->shape)});
+    Lazy rolled = flat;
+    rolled.buffer = -1;
+    const int64_t size = flat.shape[0];
+    const int64_t back = size == 0 ? 0 : ((-shifts[0]) % size + size) % size;
+    rolled.load = [inner = flat.load, back, size](const std::vector<IndexPtr>& i) {
+      return inner({ix::mod(ix::add(i[0], ix::constant(back)), size)});
+    };
+    return many({Lowerer::reshape(rolled, x->shape)});
+  }
+  if (shifts.size() != dims.size()) return Out::failure("roll with as many shifts as dims");
+  // For each dimension, what is added to an output's position there to find its input's.
+  std::vector<int64_t> back(static_cast<size_t>(rank), 0);
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t d = dims[k] < 0 ? dims[k] + rank : dims[k];
+    if (d < 0 || d >= rank) return Out::failure("roll along a dimension self lacks");
+    const int64_t size = x->shape[static_cast<size_t>(d)];
+    if (size > 0)
+      back[static_cast<size_t>(d)] =
+          ((back[static_cast<size_t>(d)] - shifts[k]) % size + size) % size;
+  }
+  Lazy y = *x;
+  y.buffer = -1;
+  y.load = [inner = x->load, back, shape = x->shape](const std::vector<IndexPtr>& i) {
+    std::vector<IndexPtr> at = i;
+    for (size_t d = 0; d < at.size(); ++d)
+      if (back[d] != 0) at[d] = ix::mod(ix::add(i[d], ix::constant(back[d])), shape[d]);
+    return inner(at);
+  };
+  return many({y});
+}
+
 /// expand and repeat: an output index maps back into the input (by broadcasting or wrapping).
 Out lower_expand(Lowerer& L, const GraphNode& n) {
   auto x = L.tensor(n, 0, "self");
@@ -1071,6 +1115,104 @@ Out lower_scatter(Lowerer& L, const GraphNode& n) {
   return many({out});
 }
 
+/// index.Tensor(self, indices): advanced indexing, as `table[idx]` writes it. The index tensors
+/// (int64, broadcast together to B) stand for the dimensions d..d+m of self where they are given,
+/// adjacent; the result is self's shape with those m dimensions replaced by B, each element read
+/// from self (a buffer) at the positions the indices give there, a negative one counting from the
+/// end. An index out of range, where torch raises an error, reads the position it is modulo the
+/// dimension's size (a kernel never reads outside its buffer). Masks (bool indices) and indices
+/// apart, which torch moves to the front, are not lowered.
+Out index_by(Lowerer& L, const Lazy& x, int64_t first, const std::vector<Lazy>& indices);
+
+Out lower_index(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  if (!x) return Out::failure(x.error);
+  const auto& list = L.arg(n, 1, "indices");
+  if (!list.is_array()) return Out::failure("index without a list of indices");
+  std::vector<Lazy> indices;
+  int64_t first = -1;
+  const auto& items = list.as_array();
+  for (size_t k = 0; k < items.size(); ++k) {
+    if (items[k].is_null()) continue;
+    if (first >= 0 && static_cast<int64_t>(k) != first + static_cast<int64_t>(indices.size()))
+      return Out::failure("index with indices apart (torch moves their dimensions to the front)");
+    if (first < 0) first = static_cast<int64_t>(k);
+    GraphNode one;
+    one.args = json::Array{items[k]};
+    auto t = L.tensor(one, 0, "indices");
+    if (!t) return Out::failure(t.error);
+    if (t->dtype != DType::i64) return Out::failure("index with a mask (only int64 indices)");
+    indices.push_back(*t);
+  }
+  return index_by(L, *x, first, indices);
+}
+
+/// embedding(weight, indices, ...): the weight's rows at the indices (a lookup table), as
+/// weight[indices] reads them.
+Out lower_embedding(Lowerer& L, const GraphNode& n) {
+  auto weight = L.tensor(n, 0, "weight");
+  auto indices = L.tensor(n, 1, "indices");
+  if (!weight || !indices) return Out::failure(!weight ? weight.error : indices.error);
+  if (indices->dtype != DType::i64)
+    return Out::failure("embedding with indices that are not int64");
+  return index_by(L, *weight, 0, {*indices});
+}
+
+/// `x` read along its dimensions first.. at the positions `indices` give (int64 tensors that
+/// broadcast together), as index.Tensor says.
+Out index_by(Lowerer& L, const Lazy& x, int64_t first, const std::vector<Lazy>& indices) {
+  const auto rank = static_cast<int64_t>(x.shape.size());
+  const auto m = static_cast<int64_t>(indices.size());
+  if (m == 0 || first + m > rank)
+    return Out::failure("index with no index or more than self's rank");
+  // The indices' broadcast shape (numpy's rules).
+  std::vector<int64_t> b;
+  for (const auto& t : indices) {
+    if (t.shape.size() > b.size()) b.insert(b.begin(), t.shape.size() - b.size(), 1);
+    for (size_t k = 0; k < t.shape.size(); ++k) {
+      auto& have = b[b.size() - t.shape.size() + k];
+      const int64_t want = t.shape[k];
+      if (have != want && have != 1 && want != 1)
+        return Out::failure("index with indices that do not broadcast together");
+      if (have == 1) have = want;
+    }
+  }
+  const Lazy self = L.realise(x);
+  std::vector<int64_t> shape(x.shape.begin(), x.shape.begin() + first);
+  shape.insert(shape.end(), b.begin(), b.end());
+  shape.insert(shape.end(), x.shape.begin() + first + m, x.shape.end());
+  std::vector<int64_t> strides(x.shape.size(), 1);
+  for (int64_t d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * x.shape[d + 1];
+  Lazy out;
+  out.shape = shape;
+  out.dtype = x.dtype;
+  out.cost = 4;
+  for (const auto& t : indices) out.cost += t.cost + 6;
+  const auto nb = static_cast<int64_t>(b.size());
+  out.load = [=, xs = x.shape](const std::vector<IndexPtr>& i) {
+    // self's index, the indexed dimensions at 0; their positions come from the data.
+    std::vector<IndexPtr> at(i.begin(), i.begin() + first);
+    for (int64_t k = 0; k < m; ++k) at.push_back(ix::constant(0));
+    at.insert(at.end(), i.begin() + first + nb, i.end());
+    ExprPtr dynamic;
+    for (int64_t k = 0; k < m; ++k) {
+      const auto& t = indices[k];
+      std::vector<IndexPtr> ti;
+      for (size_t j = 0; j < t.shape.size(); ++j)
+        ti.push_back(t.shape[j] == 1 ? ix::constant(0) : i[first + nb - t.shape.size() + j]);
+      const auto size = ex::constant(static_cast<double>(xs[first + k]), DType::i64);
+      // torch's position for -size <= p < size; one in the buffer for any other
+      auto p = f("remainder", {t.load(ti), size}, DType::i64);
+      const auto stride = strides[static_cast<size_t>(first + k)];
+      if (stride != 1)
+        p = f("mul", {p, ex::constant(static_cast<double>(stride), DType::i64)}, DType::i64);
+      dynamic = dynamic ? f("add", {dynamic, p}, DType::i64) : p;
+    }
+    return ex::gather(self.buffer, ix::linear(at, xs), dynamic, 1, self.dtype);
+  };
+  return many({out});
+}
+
 const std::map<std::string, Lowering>& table() {
   static const std::map<std::string, Lowering> t = [] {
     std::map<std::string, Lowering> m;
@@ -1135,6 +1277,9 @@ const std::map<std::string, Lowering>& table() {
       m[std::string("aten.") + name] = lower_fill;
     m["aten.nll_loss_forward"] = lower_nll_loss;
     m["aten.scatter"] = lower_scatter;
+    m["aten.index"] = lower_index;
+    m["aten.embedding"] = lower_embedding;
+    m["aten.roll"] = lower_roll;
     add_window_lowerings(m);
     return m;
   }();

@@ -224,6 +224,48 @@ TEST(Exporter, AFunctionThatCannotBeTracedExportsWithoutAGraphAndSaysWhy) {
   }
 }
 
+// A number the function makes on its input's device for an operator that takes no CPU tensor
+// beside its others (KernelBench's 30_SwinTransformerV2: clamp(s, max=torch.log(torch.tensor(
+// 1. / 0.01, device=x.device)))), in a config too large to trace again on real tensors: the graph
+// still records its value, so that the generator can use it.
+TEST(Exporter, ANumberMadeOnTheInputsDeviceKeepsItsValueInTheGraphOfALargeConfig) {
+  auto r = export_written_task("device_number", [](const std::filesystem::path& dir) {
+    std::ofstream(dir / "func_forward.py")
+        << "import torch\nimport torch.nn as nn\n\n\n"
+           "def forward_fn(x, w):\n"
+           "    return torch.clamp(x * w, max=torch.log(torch.tensor(100.0, "
+           "device=x.device)))\n\n\n"
+           "class Model(nn.Module):\n"
+           "    def __init__(self, n: int = 8):\n"
+           "        super().__init__()\n"
+           "        self.w = nn.Parameter(torch.full((n,), 3.0))\n\n"
+           "    def forward(self, x, fn=forward_fn):\n"
+           "        return fn(x, self.w)\n\n\n"
+           "def get_inputs(rows: int = 2, n: int = 8):\n"
+           "    return [torch.randn(rows, n)]\n\n\n"
+           "input_names = ['x']\n";
+    // 4100 x 4096 elements: more than the exporter traces again on zeros (1 << 24)
+    std::ofstream(dir / "config_forward.json")
+        << R"({"single_input_configs": [{"rows": 4100}], "single_init_configs": [{}],
+              "single_shared_configs": [{"n": 4096}],
+              "multi_input_configs": [{"rows": 4100}], "multi_init_configs": [{}],
+              "multi_shared_configs": [{"n": 4096}]})";
+  });
+  ASSERT_TRUE(r.ok) << r.error;
+  const auto& c = r.doc["directions"]["forward"]["configs"][0];
+  ASSERT_TRUE(c["graph"].contains("file")) << c["graph"].dump();
+  auto graph = json::parse_file(r.dir + "/" + c["graph"]["file"].as_string());
+  ASSERT_TRUE(graph) << graph.error;
+  int constants = 0;
+  for (const auto& n : (*graph)["nodes"].as_array()) {
+    if (n["op"].as_string() != "constant") continue;
+    ++constants;
+    ASSERT_EQ(n["value"].as_array().size(), 1u) << n.dump();
+    EXPECT_EQ(n["value"][0].as_number(), 100.0) << n.dump();
+  }
+  EXPECT_EQ(constants, 1) << (*graph).dump();
+}
+
 // A function that differs from itself between runs within the evaluator's float32 tolerance
 // exports, its reference checked against that tolerance and its config saying so: cuDNN's
 // transposed convolutions add with atomics, and KernelBench's 61_ConvTranspose3d_ReLU_GroupNorm,

@@ -62,14 +62,17 @@ def _meta_constants(module):
 
 
 @contextlib.contextmanager
-def _data_on_cpu():
+def _data_on_cpu(moved=False):
     """torch.tensor(data, device=x.device) made on the CPU while tracing on meta tensors, so the
-    graph keeps its values (a 0-d CPU tensor mixes with meta tensors as a number does)."""
+    graph keeps its values (a 0-d CPU tensor mixes with meta tensors as a number does). `moved`:
+    made on the CPU, then copied to the meta device (the graph's constant, then a _to_copy), for
+    operators that take no CPU tensor beside meta ones (SwinV2's clamp(x, max=torch.log(...)))."""
     original = torch.tensor
 
     def tensor(data, *args, device=None, **kwargs):
         if device is not None and torch.device(device).type == "meta":
-            device = None
+            made = original(data, *args, **kwargs)
+            return made.to(device) if moved else made
         return original(data, *args, device=device, **kwargs)
 
     torch.tensor = tensor
@@ -111,7 +114,11 @@ def trace_graph(fn, names, values, autograd=False):
             with _data_on_cpu():
                 module = trace(meta)
         except Exception:  # noqa: BLE001  (a CPU tensor of more than one element meets a meta one)
-            module = trace(meta)
+            try:
+                with _data_on_cpu(moved=True):
+                    module = trace(meta)
+            except Exception:  # noqa: BLE001
+                module = trace(meta)
         if small and _meta_constants(module):  # torch.tensor(0.5, device=x.device): values lost
             module = trace([torch.zeros_like(values[i]) for i in tensor_at])
     except Exception as e:  # noqa: BLE001  (any failure: the export goes on without a graph)

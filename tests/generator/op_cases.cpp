@@ -284,6 +284,18 @@ const std::vector<OpCase>& op_cases() {
        "(x.scatter(1, t, -1.0) * 2, torch.zeros_like(x).scatter(1, t, 1.0))",
        {"[torch.randn(6, 5), torch.randint(0, 5, (6, 1))]",
         "[torch.randn(3, 4, 7), torch.randint(0, 4, (3, 1, 7))]"}},
+      // Advanced indexing (SwinV2's relative position bias, a table computed from the input read
+      // at an int64 buffer's positions): a whole index on the first dimension of a computed
+      // table, one on an inner dimension, two broadcast together, negative indices; rolls along
+      // dimensions, of the flattened tensor, by more than a dimension's size; an embedding lookup.
+      {"index_roll",
+       "x, i, j",
+       "((x * 2 + 1)[i.view(-1)].view(*i.shape, *x.shape[1:]), x[:, j], x[i, j], x[i] - 1, "
+       // SwinV2's shifted windows
+       "torch.roll(x, shifts=(-1, 2), dims=(0, 1)), torch.roll(x * 2, 3), torch.roll(x, -7, 1), "
+       "F.embedding(i.abs() % x.shape[0], x.flatten(1)))",
+       {"[torch.randn(5, 4), torch.randint(-5, 5, (3, 2)), torch.randint(-4, 4, (2,))]",
+        "[torch.randn(7, 3, 2), torch.randint(-7, 7, (2, 4)), torch.randint(-3, 3, (4,))]"}},
       {"scans_triangles",
        "x",
        "(torch.cumsum(x, dim=1), torch.cumprod(x * 0.5, dim=-1), torch.triu(x), torch.tril(x, -1), "
