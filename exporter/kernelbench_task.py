@@ -18,10 +18,25 @@ def call_with_tensors(module, tensors, args):
     rebuilt from the given tensors. Tensors the module keeps as plain attributes and its forward
     replaces (an RNN's hidden state, `self.hidden = ...`) are put back too: each call starts from
     the module as it was built, as KernelBench's first call does, so that the task is a function
-    of its arguments."""
+    of its arguments (a forward that writes into one in place changes its values, as it does in
+    KernelBench, but a call with gradients does not make it require grad)."""
     saved = []
     state = [(m, dict(m.__dict__)) for m in module.modules()]
     try:
+        # A call with gradients that writes its argument into such a tensor in place
+        # (33_VanillaRNN's self.hidden.copy_(initial_hidden)) would leave it requiring grad, and a
+        # later trace could not take it as a constant: the call writes into an alias. A call on meta
+        # tensors (the exporter's graph of a large config) gets a meta copy, which they can be
+        # written into.
+        meta = any(isinstance(a, torch.Tensor) and a.is_meta for a in args)
+        for m, attributes in state:
+            for name, value in attributes.items():
+                if not isinstance(value, torch.Tensor):
+                    continue
+                if meta and not value.is_meta:
+                    m.__dict__[name] = value.to("meta")
+                elif torch.is_grad_enabled() and not value.requires_grad:
+                    m.__dict__[name] = value.detach()
         for name, tensor in tensors.items():
             owner_name, _, leaf = name.rpartition(".")
             owner = module.get_submodule(owner_name) if owner_name else module

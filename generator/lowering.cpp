@@ -668,6 +668,22 @@ bool Lowerer::read_after(const Graph& graph, int target, int after) {
   return read;
 }
 
+bool Lowerer::overwritten_before_read(const Graph& graph, int target) {
+  bool only_copies = true;
+  for (const auto& m : graph.nodes) {
+    int references = 0;
+    each_reference(m, [&](int id) { references += id == target; });
+    if (references == 0) continue;
+    const std::string op = base_name(m.op);
+    const bool first = references == 1 && m.args[0]["node"].as_int(-1) == target;
+    // copied into whole, or moved (to the meta device the export traced on) and then that
+    only_copies = only_copies && first &&
+                  (op == "copy" || op == "copy_" ||
+                   ((op == "_to_copy" || op == "to") && overwritten_before_read(graph, m.id)));
+  }
+  return only_copies;
+}
+
 bool Lowerer::in_place_and_unread(const GraphNode& n) {
   const auto base = n.op.substr(0, n.op.rfind('.'));
   if (base.empty() || base.back() != '_' || users_[n.id] > 0) return false;
@@ -724,12 +740,15 @@ Result<Program> Lowerer::run(const Graph& graph) {
       }
     } else if (n.op == "constant") {
       auto dtype = dtype_of(n.meta["dtype"].as_string());
-      if (!dtype || !n.value.is_array())
+      if (dtype && n.value.is_array())
+        values_[n.id] = {constant_tensor(n.value, *dtype, meta_shape(n))};
+      else if (dtype && overwritten_before_read(graph, n.id))  // never read: a placeholder
+        values_[n.id] = {constant(0, *dtype, meta_shape(n))};
+      else
         return fail(
             n, "a tensor the function creates from data (" + n.name +
                    "): the export did not record its values (it records up to 16 elements, made "
                    "from data the tracer can see)");
-      values_[n.id] = {constant_tensor(n.value, *dtype, meta_shape(n))};
     } else if (in_place_and_unread(n)) {
       values_[n.id] = {};  // bookkeeping on a buffer nobody reads (num_batches_tracked += 1)
     } else {

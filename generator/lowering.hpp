@@ -129,6 +129,11 @@ class Lowerer {
   bool in_place_and_unread(const GraphNode& n);
   /// "aten.add.Tensor" for "aten.add_.Tensor"; empty for an operator that is not in place.
   static std::string out_of_place_name(const std::string& op);
+  /// Whether every node that refers to `target` only copies another tensor into all of it
+  /// (`copy_(target, src)`: 33_VanillaRNN's hidden state, a tensor the module keeps, given the
+  /// forward's argument), directly or through a copy to another device (`_to_copy`), so that its
+  /// values are never read.
+  static bool overwritten_before_read(const Graph& graph, int target);
   /// Whether a node after `after` reads node `target`.
   static bool read_after(const Graph& graph, int target, int after);
 

@@ -400,6 +400,19 @@ Out lower_permute(Lowerer& L, const GraphNode& n) {
   return many({y});
 }
 
+/// copy(self, src) and copy_: src's values in self's shape (broadcast) and type.
+Out lower_copy(Lowerer& L, const GraphNode& n) {
+  auto x = L.tensor(n, 0, "self");
+  auto src = L.tensor(n, 1, "src");
+  if (!x || !src) return Out::failure(!x ? x.error : src.error);
+  const DType t = x->dtype;
+  auto y = L.map(
+      {*x, *src}, [t](const Exprs& e) { return ex::cast(e[1], t); }, t);
+  if (!y) return Out::failure(y.error);
+  if (y->shape != x->shape) return Out::failure("copy of a tensor larger than its target");
+  return many({*y});
+}
+
 /// roll(self, shifts, dims): each element moved `shift` places along its dimension, those that
 /// pass the end coming back at its start (SwinV2's shifted windows); with no dims, along the
 /// flattened tensor.
@@ -1280,6 +1293,7 @@ const std::map<std::string, Lowering>& table() {
     m["aten.index"] = lower_index;
     m["aten.embedding"] = lower_embedding;
     m["aten.roll"] = lower_roll;
+    m["aten.copy"] = lower_copy;
     add_window_lowerings(m);
     return m;
   }();
