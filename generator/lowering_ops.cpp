@@ -420,41 +420,33 @@ Out lower_roll(Lowerer& L, const GraphNode& n) {
   auto x = L.tensor(n, 0, "self");
   if (!x) return Out::failure(x.error);
   const auto shifts = ints(L.arg(n, 1, "shifts"));
-  const auto dims = ints(L.arg(n, 2, "dims"));
-  const auto rank = static_cast<int64_t>(x->shape.size());
-  if (dims.empty()) {
-    if (shifts.size() != 1)
-      return Out::failure("roll of a flattened tensor by more than one shift");
-    Lazy flat = Lowerer::reshape(*x, {numel(x->shape)});
-    Lazy rolled = flat;
-    rolled.buffer = -1;
-    const int64_t size = flat.shape[0];
-    const int64_t back = size == 0 ? 0 : ((-shifts[0]) % size + size) % size;
-    rolled.load = [inner = flat.load, back, size](const std::vector<IndexPtr>& i) {
-      return inner({ix::mod(ix::add(i[0], ix::constant(back)), size)});
-    };
-    return many({Lowerer::reshape(rolled, x->shape)});
-  }
+  auto dims = ints(L.arg(n, 2, "dims"));
+  const bool flat = dims.empty();
+  if (flat && shifts.size() != 1)
+    return Out::failure("roll of a flattened tensor by more than one shift");
+  if (flat) dims = {0};
   if (shifts.size() != dims.size()) return Out::failure("roll with as many shifts as dims");
+  const Lazy in = flat ? Lowerer::reshape(*x, {numel(x->shape)}) : *x;
+  const auto rank = static_cast<int64_t>(in.shape.size());
   // For each dimension, what is added to an output's position there to find its input's.
   std::vector<int64_t> back(static_cast<size_t>(rank), 0);
   for (size_t k = 0; k < dims.size(); ++k) {
     const int64_t d = dims[k] < 0 ? dims[k] + rank : dims[k];
     if (d < 0 || d >= rank) return Out::failure("roll along a dimension self lacks");
-    const int64_t size = x->shape[static_cast<size_t>(d)];
+    const int64_t size = in.shape[static_cast<size_t>(d)];
     if (size > 0)
       back[static_cast<size_t>(d)] =
           ((back[static_cast<size_t>(d)] - shifts[k]) % size + size) % size;
   }
-  Lazy y = *x;
+  Lazy y = in;
   y.buffer = -1;
-  y.load = [inner = x->load, back, shape = x->shape](const std::vector<IndexPtr>& i) {
+  y.load = [inner = in.load, back, shape = in.shape](const std::vector<IndexPtr>& i) {
     std::vector<IndexPtr> at = i;
     for (size_t d = 0; d < at.size(); ++d)
       if (back[d] != 0) at[d] = ix::mod(ix::add(i[d], ix::constant(back[d])), shape[d]);
     return inner(at);
   };
-  return many({y});
+  return many({flat ? Lowerer::reshape(y, x->shape) : y});
 }
 
 /// expand and repeat: an output index maps back into the input (by broadcasting or wrapping).
@@ -1178,49 +1170,43 @@ Out index_by(Lowerer& L, const Lazy& x, int64_t first, const std::vector<Lazy>& 
   const auto m = static_cast<int64_t>(indices.size());
   if (m == 0 || first + m > rank)
     return Out::failure("index with no index or more than self's rank");
-  // The indices' broadcast shape (numpy's rules).
-  std::vector<int64_t> b;
-  for (const auto& t : indices) {
-    if (t.shape.size() > b.size()) b.insert(b.begin(), t.shape.size() - b.size(), 1);
-    for (size_t k = 0; k < t.shape.size(); ++k) {
-      auto& have = b[b.size() - t.shape.size() + k];
-      const int64_t want = t.shape[k];
-      if (have != want && have != 1 && want != 1)
-        return Out::failure("index with indices that do not broadcast together");
-      if (have == 1) have = want;
-    }
-  }
-  const Lazy self = L.realise(x);
-  std::vector<int64_t> shape(x.shape.begin(), x.shape.begin() + first);
-  shape.insert(shape.end(), b.begin(), b.end());
-  shape.insert(shape.end(), x.shape.begin() + first + m, x.shape.end());
   std::vector<int64_t> strides(x.shape.size(), 1);
   for (int64_t d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * x.shape[d + 1];
+  // The offset in x that the indices' elements give together, in their broadcast shape.
+  auto offset = L.map(
+      indices,
+      [m, first, strides, sizes = x.shape](const Exprs& p) {
+        ExprPtr sum;
+        for (int64_t k = 0; k < m; ++k) {
+          const auto d = static_cast<size_t>(first + k);
+          // torch's position for -size <= p < size; one in the buffer for any other
+          auto at = f(
+              "remainder",
+              {p[static_cast<size_t>(k)], ex::constant(static_cast<double>(sizes[d]), DType::i64)},
+              DType::i64);
+          if (strides[d] != 1)
+            at = f("mul", {at, ex::constant(static_cast<double>(strides[d]), DType::i64)},
+                   DType::i64);
+          sum = sum ? f("add", {sum, at}, DType::i64) : at;
+        }
+        return sum;
+      },
+      DType::i64);
+  if (!offset) return Out::failure("index with indices that do not broadcast together");
+  const Lazy self = L.realise(x);
+  const auto nb = static_cast<int64_t>(offset->shape.size());
   Lazy out;
-  out.shape = shape;
+  out.shape.assign(x.shape.begin(), x.shape.begin() + first);
+  out.shape.insert(out.shape.end(), offset->shape.begin(), offset->shape.end());
+  out.shape.insert(out.shape.end(), x.shape.begin() + first + m, x.shape.end());
   out.dtype = x.dtype;
-  out.cost = 4;
-  for (const auto& t : indices) out.cost += t.cost + 6;
-  const auto nb = static_cast<int64_t>(b.size());
-  out.load = [=, xs = x.shape](const std::vector<IndexPtr>& i) {
-    // self's index, the indexed dimensions at 0; their positions come from the data.
+  out.cost = offset->cost + 4;
+  out.load = [=, xs = x.shape, at_indices = offset->load](const std::vector<IndexPtr>& i) {
+    // x's index with the indexed dimensions at 0; their positions come from the data.
     std::vector<IndexPtr> at(i.begin(), i.begin() + first);
-    for (int64_t k = 0; k < m; ++k) at.push_back(ix::constant(0));
+    at.insert(at.end(), static_cast<size_t>(m), ix::constant(0));
     at.insert(at.end(), i.begin() + first + nb, i.end());
-    ExprPtr dynamic;
-    for (int64_t k = 0; k < m; ++k) {
-      const auto& t = indices[k];
-      std::vector<IndexPtr> ti;
-      for (size_t j = 0; j < t.shape.size(); ++j)
-        ti.push_back(t.shape[j] == 1 ? ix::constant(0) : i[first + nb - t.shape.size() + j]);
-      const auto size = ex::constant(static_cast<double>(xs[first + k]), DType::i64);
-      // torch's position for -size <= p < size; one in the buffer for any other
-      auto p = f("remainder", {t.load(ti), size}, DType::i64);
-      const auto stride = strides[static_cast<size_t>(first + k)];
-      if (stride != 1)
-        p = f("mul", {p, ex::constant(static_cast<double>(stride), DType::i64)}, DType::i64);
-      dynamic = dynamic ? f("add", {dynamic, p}, DType::i64) : p;
-    }
+    auto dynamic = at_indices(std::vector<IndexPtr>(i.begin() + first, i.begin() + first + nb));
     return ex::gather(self.buffer, ix::linear(at, xs), dynamic, 1, self.dtype);
   };
   return many({out});
