@@ -112,6 +112,10 @@ void CandidateRun::time_config(Config& c) {
     // Faster than the memory system allows: every input is read and every output written once.
     // The kernel's bound (what tables and prompts compare it with) is those bytes at the measured
     // copy bandwidth; the threshold of an impossible speed, at twice it, leaves room for caches.
+    // Noise only lengthens a batch, so a tenth of them below the threshold is worth judging even
+    // where the median is above it: a kernel that remembers its results misses on the first
+    // visit to each input set, and where few repetitions fit the budget (a slow kernel, a busy
+    // machine) those misses are most of them.
     size_t bytes = bytes_of(sets.cases[0].tensors) + bytes_of(sets.last_outputs);
     const double copy_ms = 1000.0 * bytes / state_.device.copy_bandwidth();
     const double bound_ms = copy_ms / 2;
@@ -119,8 +123,7 @@ void CandidateRun::time_config(Config& c) {
     c.record.set("bytes_moved", c.bytes_moved)
         .set("copy_bound_ms", copy_ms)
         .set("speed_of_light_ms", bound_ms);
-    if (!c.failure && kernel.median_ms < bound_ms)
-      c.failure = judge_speed(c, sets, kernel, bound_ms);
+    if (!c.failure && kernel.p10_ms < bound_ms) c.failure = judge_speed(c, sets, kernel, bound_ms);
     if (!c.failure && speedup > request_.speedup_flag)
       flags_.push_back(name + ": speedup " + std::to_string(speedup) + "x is above " +
                        std::to_string(request_.speedup_flag) + "x; review it");
