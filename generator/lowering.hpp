@@ -134,8 +134,8 @@ class Lowerer {
   /// forward's argument), directly or through a copy to another device (`_to_copy`), so that its
   /// values are never read.
   static bool overwritten_before_read(const Graph& graph, int target);
-  /// Whether a node after `after` reads node `target`.
-  static bool read_after(const Graph& graph, int target, int after);
+  /// Whether a node after `after` reads node `target` (the graph run() lowers).
+  bool read_after(int target, int after) const;
 
   /// A reduction with few outputs over many elements becomes two: partial results over chunks of
   /// its elements (a buffer of its own, added now), then `b` combining them (the GPU would idle
@@ -154,6 +154,7 @@ class Lowerer {
   Program program_;
   std::map<int, std::vector<Lazy>> values_;
   std::map<int, int> users_;
+  std::map<int, int> last_reader_;  ///< node -> the latest node that refers to it
   /// The reductions made so far, by what they compute (space, dims, combine, scale and the
   /// element's text): the same reduction asked for again (`matmul(x, y)` twice in one function, a
   /// mean the user takes and the one inside a std) reads the first one's buffer.

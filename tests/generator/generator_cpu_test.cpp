@@ -94,6 +94,50 @@ TEST(GeneratedCpuBackward, WhatItCannotWriteYetIsNamed) {
   }
 }
 
+// An in-place change (`a.add_(r)`) is lowered out of place where later nodes read its result,
+// as the export records them (`(x * 2).add_(r) * 0 + a * 3` reads node add_ twice); a graph whose
+// later node reads the tensor from before the change is refused, never computed out of place
+// (which would give that node the old values).
+TEST(GeneratedCpu, AnInPlaceChangeOfATensorReadAgainIsRefused) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto dir = write_op_task({"in_place_read_again",
+                                  "x, residual",
+                                  "(lambda a: a.add_(residual) * 0 + a * 3)(x * 2)",
+                                  {"[torch.randn(4, 9), torch.randn(4, 9)]"}},
+                                 root);
+  EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu), "");
+  const auto& task = exported(dir);
+  ASSERT_TRUE(task.ok) << task.error;
+  const auto& config = task.doc["directions"]["forward"]["configs"][0];
+  auto graph = generator::read_graph(task.dir + "/" + config["graph"]["file"].as_string());
+  ASSERT_TRUE(graph) << graph.error;
+  ASSERT_TRUE(generator::Lowerer(false).run(*graph));
+  // `a * 3` made to read `x * 2`, the tensor add_ changed, instead of add_'s result.
+  int changed = -1, before = -1;
+  for (const auto& n : graph->nodes)
+    if (n.op == "aten.add_.Tensor") {
+      changed = n.id;
+      before = static_cast<int>(n.args[0]["node"].as_int());
+    }
+  ASSERT_GE(before, 0);
+  int edited = 0;
+  for (auto& n : graph->nodes)
+    if (n.op == "aten.mul.Tensor" && n.args[0]["node"].as_int(-1) == changed &&
+        n.args[1].as_int(-1) == 3) {
+      auto args = json::parse("[{\"node\": " + std::to_string(before) + "}, 3]");
+      ASSERT_TRUE(args) << args.error;
+      n.args = *args;
+      ++edited;
+    }
+  ASSERT_EQ(edited, 1);
+  auto program = generator::Lowerer(false).run(*graph);
+  ASSERT_FALSE(program);
+  EXPECT_NE(
+      program.error.find("an in-place change of a tensor the function reads again afterwards"),
+      std::string::npos)
+      << program.error;
+}
+
 class GeneratedCpuLibrary : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCpuLibrary, IsCorrectWithLibraryCalls) {
