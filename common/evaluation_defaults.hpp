@@ -21,5 +21,7 @@ inline constexpr double kDefaultTargetBatchMs = 5;
 
 /// The largest kernel source the static checks accept, in bytes.
 inline constexpr int64_t kDefaultMaxSourceBytes = 256 * 1024;
+/// The largest limit an experiment, `kforge suite` or `kforge eval` may set.
+inline constexpr int64_t kLargestMaxSourceBytes = 16 << 20;
 
 }  // namespace kforge

@@ -286,7 +286,7 @@ void read_limits(Reader& r, ExperimentSpec& s, std::vector<std::string>& errors)
   if (auto v = r.get("policy")) {
     Reader pr(*v, "config.policy", errors);
     pr.choice("library_calls", s.library_calls, parse_library_policy, {"allow", "flag", "forbid"});
-    pr.integer("max_source_bytes", s.max_source_bytes, 1024, 16 << 20);
+    pr.integer("max_source_bytes", s.max_source_bytes, 1024, kLargestMaxSourceBytes);
   }
   if (auto v = r.get("evaluation")) {
     Reader er(*v, "config.evaluation", errors);

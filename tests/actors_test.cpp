@@ -22,7 +22,9 @@
 #include "actors/profiler.hpp"
 #include "actors/runtime.hpp"
 #include "actors/verifier.hpp"
+#include "common/evaluation_defaults.hpp"
 #include "evaluation/hashing.hpp"
+#include "evaluation/source_check.hpp"
 #include "messages/errors.hpp"
 #include "messages/registration.hpp"
 #include "proposers/kernel_files.hpp"
@@ -776,6 +778,41 @@ TEST(FilesProposer, KernelFilesFitTheirTargetsBackendAndDirection) {
             (list{"kernel.cu"}));
   EXPECT_TRUE(names("/no/such/{name}/*", "forward", "cpu").empty());
   fs::remove_all(dir.parent_path());
+}
+
+// A kernel file is proposed whole up to the largest source an experiment accepts, and one byte
+// past it where it is larger, so that the verifier names its size: a 4 MB cut left a generated 9.7
+// MB kernel (KernelBench's 36_LSTMHn) without its m.def, "registers nothing".
+TEST(FilesProposer, AKernelFileIsProposedWholeUpToTheLargestLimit) {
+  const fs::path dir = fs::temp_directory_path() / ("kforge_large_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto write = [&](const std::string& name, size_t padding, const std::string& registers) {
+    std::ofstream out(dir / name);
+    out << "#include <torch/extension.h>\n";
+    const std::string line(99, '/');
+    for (size_t i = 0; i < padding / 100; ++i) out << line << '\n';
+    out << "PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { " << registers << " }\n";
+    return (dir / name).string();
+  };
+  const auto backward = write("large.cpp", size_t(9) << 20, "m.def(\"backward\", &g);");
+  const std::string whole = proposers::read_kernel_file(backward);
+  EXPECT_EQ(whole.size(), fs::file_size(backward));
+  EXPECT_EQ(evaluation::registered_functions(whole), std::vector<std::string>{"backward"});
+  proposers::FileTarget t{dir.string(), "large", "forward", "cpu"};
+  EXPECT_TRUE(proposers::kernel_files((dir / "*").string(), t).empty());  // backward only
+  t.direction = "backward";
+  EXPECT_EQ(proposers::kernel_files((dir / "*").string(), t).size(), 1u);
+
+  const auto huge =
+      write("huge.cpp", size_t(kLargestMaxSourceBytes) + 100, "m.def(\"forward\", &f);");
+  const std::string cut = proposers::read_kernel_file(huge);
+  EXPECT_EQ(cut.size(), static_cast<size_t>(kLargestMaxSourceBytes) + 1);
+  evaluation::TaskParameters none;
+  const auto v = evaluation::check_source(cut, "forward", none, LibraryPolicy::allow,
+                                          static_cast<size_t>(kLargestMaxSourceBytes));
+  EXPECT_EQ(v.kind, "too_large") << v.reason;
+  fs::remove_all(dir);
 }
 
 // CUDA_VISIBLE_DEVICES narrows the GPUs kforge spawns evaluators for, as CUDA narrows the devices a

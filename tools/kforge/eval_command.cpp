@@ -121,7 +121,7 @@ void add_options(CLI::App& app, EvalArgs& a) {
          "the largest kernel source judged (default 262144, an experiment's; the "
          "generator's kernel for a recurrent network unrolled over its steps, KernelBench's "
          "level-3 GRUs and LSTMs, has 0.3-2 MB)")
-      ->check(whole_number(1024, 16 << 20))
+      ->check(whole_number(1024, kLargestMaxSourceBytes))
       ->type_name("N");
   app.add_option("--cache", a.cache,
                  "compile and export cache (default ~/.cache/kforge or $KFORGE_CACHE)")

@@ -224,7 +224,7 @@ void add_suite_options(CLI::App& app, SuiteArgs& a) {
   app.add_option("--max-source-bytes", a.max_source_bytes,
                  "the largest kernel source judged (default 262144; a generated kernel for a task "
                  "of many configs, robust-kbench's resnet_block, has 275 KB)")
-      ->check(whole_number(1024, 16 << 20))
+      ->check(whole_number(1024, kLargestMaxSourceBytes))
       ->type_name("N");
   app.add_option("--out", a.out_prefix,
                  "where the tables go (default suite-EXPERIMENT in the current folder)")
