@@ -10,6 +10,7 @@
 #include "generator/emit.hpp"
 #include "generator/expr_text.hpp"
 #include "generator/index.hpp"
+#include "generator/rebase.hpp"
 #include "generator/schedule.hpp"
 
 namespace kforge::generator {
@@ -211,6 +212,7 @@ struct CpuKernel {
 
 EmittedKernels emit_cpu(const EmitInput& in) {
   EmittedKernels e;
+  Rebaser rebaser(*in.program);
   for (size_t i = 0; i < in.kernels->size(); ++i) {
     const Kernel& k = (*in.kernels)[i];
     if (k.library >= 0) {
@@ -218,6 +220,7 @@ EmittedKernels emit_cpu(const EmitInput& in) {
       continue;
     }
     const std::string name = in.prefix + "k" + std::to_string(i);
+    const auto rebased = rebaser.rebase(k);
     // One counter r over several inner dimensions that the stages divide by their sizes: walked
     // as a nest instead, so that each term's offset is a sum of the counters' multiples, not
     // divisions and remainders of r (KernelBench's level-2 78, a transposed 3-D convolution
@@ -225,20 +228,23 @@ EmittedKernels emit_cpu(const EmitInput& in) {
     // is then the counters' offset (position): max pooling's backward takes the argmax of a 2 x 2
     // window (robust-kbench's rkb_maxpool). Not a scan: scan() writes its own loop over r, and a
     // scan walks one dimension anyway.
-    const bool scans = std::any_of(k.stages.begin(), k.stages.end(),
+    const Kernel& r = rebased.kernel;
+    const Program& p = *rebased.program;
+    const bool scans = std::any_of(r.stages.begin(), r.stages.end(),
                                    [](const Stage& s) { return s.kind == Stage::Kind::scan; });
     std::string function;
-    if (k.inner_shape().size() > 1 && !scans && divides_r(k)) {
-      const Kernel moved = at_inner_index(*in.program, k, nest_counters(k));
-      CpuKernel nested{*in.program, moved, "", k.inner_shape()};
+    if (r.inner_shape().size() > 1 && !scans && divides_r(r)) {
+      const Kernel moved = at_inner_index(p, r, nest_counters(r));
+      CpuKernel nested{p, moved, "", r.inner_shape()};
       nested.emit(name);
       function = nested.out;
     } else {
-      CpuKernel c{*in.program, k, ""};
+      CpuKernel c{p, r, ""};
       c.emit(name);
       function = c.out;
     }
-    add_kernel(e, k, name, function, "  " + name + "(" + kernel_arguments(k) + ");\n");
+    add_kernel(e, r, name, function,
+               rebased.declarations + "  " + name + "(" + kernel_arguments(r) + ");\n");
   }
   return e;
 }

@@ -22,6 +22,7 @@
 
 #include "generator/emit.hpp"
 #include "generator/expr_text.hpp"
+#include "generator/rebase.hpp"
 #include "generator/schedule.hpp"
 
 namespace kforge::generator {
@@ -3450,9 +3451,10 @@ const char* cuda_cluster_prelude() {
 
 namespace {
 
-/// Kernel `k`'s functions and their launches, named `name`.
+/// Kernel `k`'s functions and their launches, named `name`; `checked` holds the buffers whose
+/// alignment the launches before made sure of.
 void emit_cuda_kernel(const EmitInput& in, const CudaChoices& choices, const Kernel& k,
-                      const std::string& name, EmittedKernels& e) {
+                      const std::string& name, std::set<int>& checked, EmittedKernels& e) {
   if (auto tiled = emit_cuda_contraction(*in.program, k, name, choices)) {
     e.functions += tiled->function;
     e.calls += tiled->call;
@@ -3573,16 +3575,28 @@ void emit_cuda_kernel(const EmitInput& in, const CudaChoices& choices, const Ker
     e.functions += twin->out;
   }
   // A buffer read 16 bytes at a time whose tensor is not 16-byte aligned (an input sliced at
-  // an odd element): read from an aligned copy.
+  // an odd element): read from an aligned copy, made where a kernel first reads it so (`checked`:
+  // the calls run in order); what the kernels store is allocated aligned. A moved pointer
+  // (generator/rebase.hpp), a multiple of 4 elements past its base, is aligned where its base is:
+  // the base is copied, the pointer moved again.
   std::set<int> aligned = c.vector_buffers();
   if (twin) {
     const auto more = twin->vector_buffers();
     aligned.insert(more.begin(), more.end());
   }
   for (int b : aligned) {
-    const std::string id = std::to_string(b);
+    const Buffer& buffer = in.program->buffers[static_cast<size_t>(b)];
+    const int base = buffer.base < 0 ? b : buffer.base;
+    const auto kind = in.program->buffers[static_cast<size_t>(base)].kind;
+    if (kind != Buffer::Kind::input && kind != Buffer::Kind::library) continue;  // torch::empty's
+    if (!checked.insert(base).second) continue;
+    const std::string id = std::to_string(base);
     e.calls += "  if (reinterpret_cast<uintptr_t>(b" + id + ") % 16 != 0) {\n    t" + id + " = t" +
-               id + ".clone();\n    b" + id + " = t" + id + ".data_ptr<float>();\n  }\n";
+               id + ".clone();\n    b" + id + " = t" + id + ".data_ptr<float>();\n";
+    if (buffer.base >= 0)
+      e.calls += "    b" + std::to_string(b) + " = b" + id + " + " +
+                 std::to_string(buffer.base_offset) + ";\n";
+    e.calls += "  }\n";
   }
   const std::string launch = "<<<" + std::to_string(grid) + ", " + std::to_string(c.threads) +
                              ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
@@ -3638,6 +3652,8 @@ void emit_cuda_kernel(const EmitInput& in, const CudaChoices& choices, const Ker
 
 EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
   EmittedKernels e;
+  Rebaser rebaser(*in.program);
+  std::set<int> checked;  // buffers whose alignment the calls so far made sure of
   for (size_t i = 0; i < in.kernels->size(); ++i) {
     const Kernel& k = (*in.kernels)[i];
     if (k.library >= 0) {
@@ -3645,9 +3661,12 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
       continue;
     }
     const std::string name = in.prefix + "k" + std::to_string(i);
+    const auto moved = rebaser.rebase(k);
     EmittedKernels one;
-    emit_cuda_kernel(in, choices, k, name, one);
-    add_kernel(e, k, name, one.functions, one.calls);
+    one.calls = moved.declarations;
+    emit_cuda_kernel(EmitInput{moved.program, in.kernels, in.prefix}, choices, moved.kernel, name,
+                     checked, one);
+    add_kernel(e, moved.kernel, name, one.functions, one.calls);
   }
   return e;
 }

@@ -379,6 +379,14 @@ int64_t factor_of(const Index& i) {
   }
 }
 
+int64_t constant_term(const Index& i) {
+  if (i.kind == Index::Kind::constant) return i.value;
+  if (i.kind != Index::Kind::sum) return 0;
+  for (const auto& t : i.terms)
+    if (t->kind == Index::Kind::constant) return t->value;
+  return 0;
+}
+
 std::optional<Along> along(const Index& i, const std::string& name) {
   Along out;
   auto term = [&](const IndexPtr& t) {

@@ -57,6 +57,10 @@ std::optional<int64_t> value_at(const Index& i, const std::map<std::string, int6
 /// common divisor; 0 for the constant 0, 1 where nothing better is known).
 int64_t factor_of(const Index& i);
 
+/// The constant term of `i`: the constant itself, a sum's constant term, else 0. Where `i` may not
+/// be negative, every value of it is at least that.
+int64_t constant_term(const Index& i);
+
 /// `i` as `name * stride + rest`, where `name` is one term of the sum (`name` or `name * s`) and
 /// no other term reads it; none where it is read otherwise (inside a quotient or remainder).
 struct Along {

@@ -138,6 +138,38 @@ TEST(GeneratedCpu, AnInPlaceChangeOfATensorReadAgainIsRefused) {
       << program.error;
 }
 
+// An RNN's steps share their kernels: each step reads x through a pointer moved to its slice
+// (generator/rebase.hpp), so the source holds each kernel once rather than once a step (24 steps
+// here; KernelBench's 36_LSTMHn has 512 steps of 6 layers), on either backend. The op table's
+// case `rnn_steps` judges the kernels.
+TEST(GeneratedCpu, TheStepsOfAnRnnShareTheirKernels) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto& task = exported(write_op_task(op_cases_named({"rnn_steps"}).front(), root));
+  ASSERT_TRUE(task.ok) << task.error;
+  for (const std::string backend : {"cpu", "cuda"}) {
+    generator::GenerateRequest r{
+        task.dir, task.doc["directions"]["forward"], "forward", backend, {}, false};
+    const auto g = generator::generate_kernel(r);
+    ASSERT_TRUE(g) << g.error;
+    // the first config's kernels: x of 3 x 24 x 64, its steps' slices 64 elements apart
+    const auto begin = g->source.find("namespace cfg0 {");
+    const auto end = g->source.find("namespace cfg1 {");
+    ASSERT_NE(begin, std::string::npos);
+    ASSERT_NE(end, std::string::npos);
+    const std::string first = g->source.substr(begin, end - begin);
+    const std::string mark = backend == "cuda" ? "__global__ void" : "\nstatic void k";
+    size_t functions = 0, moved = 0;
+    for (auto at = first.find(mark); at != std::string::npos; at = first.find(mark, at + 1))
+      ++functions;
+    for (auto at = first.find(" = b0 + "); at != std::string::npos;
+         at = first.find(" = b0 + ", at + 1))
+      ++moved;
+    EXPECT_GE(functions, 1u) << backend;
+    EXPECT_LE(functions, 3u) << backend << ": " << g->summary;
+    EXPECT_GE(moved, 23u) << backend;  // x moved to each step's slice but the first
+  }
+}
+
 class GeneratedCpuLibrary : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCpuLibrary, IsCorrectWithLibraryCalls) {

@@ -256,6 +256,15 @@ const std::vector<OpCase>& op_cases() {
        // six pieces of four widths: a balanced tree of selections, not a chain
        "torch.cat([x, y, x * 2, y - 1, x[:, 1:], -y], dim=1))",
        {"[torch.randn(3, 4), torch.randn(3, 2)]", "[torch.randn(2, 5), torch.randn(2, 1)]"}},
+      // An RNN's steps, each reading its step's slice of the input (x[:, t] from t * 64 on; from
+      // t * 33 on in the odd set, slices that start at every remainder by 4): each kernel takes x
+      // through a pointer moved to its slice (generator/rebase.hpp).
+      {"rnn_steps",
+       "x, w, h",
+       "__import__('functools').reduce(lambda h, t: torch.tanh(x[:, t] @ w + h + x[:, t, 1:]"
+       ".sum(1, keepdim=True)), range(x.shape[1]), h)",
+       {"[torch.randn(3, 24, 64), torch.randn(64, 16) / 8, torch.randn(3, 16)]",
+        "[torch.randn(2, 9, 33), torch.randn(33, 5) / 6, torch.randn(2, 5)]"}},
       // Pieces, stacks and windows (KernelBench level 3's attention splits q, k, v; its RNNs
       // unbind and stack their steps; a ViT unfolds its patches): a last piece shorter than the
       // others, pieces of given sizes, unbind along an inner dimension, stacks at the front,
