@@ -37,9 +37,8 @@ std::string kernel_expr_text(const Kernel& k, const ExprPtr& e) {
 std::string library_call_text(const Program& p, const Kernel& k) {
   const Buffer& b = p.buffers[static_cast<size_t>(k.library)];
   const std::string id = std::to_string(b.id);
-  const std::string type = c_type(b.dtype);
-  return "  auto t" + id + " = " + b.call + ".contiguous();\n  " + type + "* b" + id + " = t" + id +
-         ".data_ptr<" + type + ">();\n  (void)b" + id + ";\n";
+  return "  t" + id + " = " + b.call + ".contiguous();\n  b" + id + " = t" + id + ".data_ptr<" +
+         c_type(b.dtype) + ">();\n";
 }
 
 namespace {
@@ -135,11 +134,12 @@ void add_kernel(EmittedKernels& e, const Kernel& k, const std::string& name,
   if (added) {
     e.functions += functions;
     e.calls += calls;
-    return;
+  } else {
+    const std::string& earlier = at->second;
+    e.calls += map_identifiers(
+        calls, [&](const std::string& token) { return renamed_kernel(token, name, earlier); });
   }
-  const std::string& earlier = at->second;
-  e.calls += map_identifiers(
-      calls, [&](const std::string& token) { return renamed_kernel(token, name, earlier); });
+  e.step_ends.push_back(e.calls.size());
 }
 
 }  // namespace kforge::generator

@@ -248,6 +248,9 @@ struct EmittedKernels {
   std::string calls;
   /// Each function written, as kernel_shape gives it: the kernel's name.
   std::map<std::string, std::string> written{};
+  /// Where each step's statements (a kernel's or a library call's) end in `calls`: the host
+  /// function may be cut into parts between two steps (generator/generate.cpp).
+  std::vector<size_t> step_ends{};
 };
 
 /// Kernel `k`'s functions, named `name` (and `name_...`, a twin such as a cluster kernel's launch
@@ -283,8 +286,8 @@ const char* cuda_cluster_prelude();
 /// cores, those on the tensor cores (they need <mma.h>), either, both or none.
 std::string cuda_contraction_prelude(bool cuda_cores, bool tensor_cores);
 
-/// The statements of a library step (Kernel::library): its call, its tensor t<id> and pointer
-/// b<id>.
+/// The statements of a library step (Kernel::library): its call, assigned to its tensor t<id> and
+/// pointer b<id>, which the host function declares before its steps.
 std::string library_call_text(const Program& p, const Kernel& k);
 
 /// The parameters of a kernel function (`const float* __restrict__ b0, float* __restrict__ b3`) and

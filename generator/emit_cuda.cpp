@@ -3658,6 +3658,7 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     const Kernel& k = (*in.kernels)[i];
     if (k.library >= 0) {
       e.calls += library_call_text(*in.program, k);
+      e.step_ends.push_back(e.calls.size());
       continue;
     }
     const std::string name = in.prefix + "k" + std::to_string(i);

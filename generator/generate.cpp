@@ -97,6 +97,65 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return out + "}";
 }
 
+/// More tensors than this that the kernels store are allocated in a loop over a table of their
+/// shapes, and more steps than this are cut into parts of this many, each a function of its own:
+/// g++ takes time superlinear in a function's statements, and each tensor a statement declares is
+/// a cleanup it tracks. KernelBench's 36_LSTMHn at `--shrink 8` (1185 tensors, 1158 launches): 51 s
+/// of nvcc's host compilation in one function, 16 s so.
+constexpr size_t kHostStatements = 64;
+
+/// The statements that allocate the tensors t<id> the kernels store, with their pointers b<id>.
+std::string allocations(const std::vector<const Buffer*>& buffers, const std::string& options) {
+  std::string out;
+  if (buffers.size() <= kHostStatements) {
+    for (const Buffer* b : buffers) {
+      const std::string id = std::to_string(b->id), type = c_type(b->dtype);
+      out += "  auto t" + id + " = torch::empty(" + shape_text(b->shape) + ", " + options +
+             ".dtype(" + torch_type(b->dtype) + "));\n";
+      out += "  " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
+    }
+    return out;
+  }
+  std::string dims, types;
+  for (const Buffer* b : buffers) {
+    dims += (dims.empty() ? "" : ", ") + std::to_string(b->shape.size());
+    for (int64_t d : b->shape) dims += ", " + std::to_string(d);
+    types += (types.empty() ? "" : ", ") + std::string(torch_type(b->dtype));
+  }
+  const std::string n = std::to_string(buffers.size());
+  out +=
+      "  // each stored tensor's rank, then its sizes\n  static constexpr int64_t kf_dims[] = {" +
+      dims + "};\n  static constexpr c10::ScalarType kf_types[] = {" + types +
+      "};\n  std::vector<torch::Tensor> kf_stored;\n  kf_stored.reserve(" + n +
+      ");\n  for (size_t kf_i = 0, kf_p = 0; kf_i < " + n +
+      "; kf_p += static_cast<size_t>(kf_dims[kf_p]) + 1, ++kf_i)\n"
+      "    kf_stored.push_back(torch::empty(c10::IntArrayRef(kf_dims + kf_p + 1, "
+      "static_cast<size_t>(kf_dims[kf_p])), " +
+      options + ".dtype(kf_types[kf_i])));\n";
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const std::string id = std::to_string(buffers[i]->id), type = c_type(buffers[i]->dtype);
+    out += "  auto& t" + id + " = kf_stored[" + std::to_string(i) + "];\n  " + type + "* b" + id +
+           " = t" + id + ".data_ptr<" + type + ">();\n";
+  }
+  return out;
+}
+
+/// The steps' statements, in parts of kHostStatements steps where there are more, each part a
+/// lambda that is not inlined (what a step declares, a moved pointer, is its own; the tensors and
+/// pointers it shares are the host function's, taken by reference).
+std::string in_parts(const EmittedKernels& e) {
+  const auto& ends = e.step_ends;
+  if (ends.size() <= kHostStatements) return e.calls;
+  std::string out;
+  for (size_t s = 0; s < ends.size(); s += kHostStatements) {
+    const size_t begin = s == 0 ? 0 : ends[s - 1];
+    const size_t end = ends[std::min(s + kHostStatements, ends.size()) - 1];
+    out +=
+        "  [&]() __attribute__((noinline)) {\n" + e.calls.substr(begin, end - begin) + "  }();\n";
+  }
+  return out + e.calls.substr(ends.back());
+}
+
 struct ConfigCode {
   std::string functions;
   std::string run;  ///< the body of `run`
@@ -133,6 +192,7 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
     loaded.insert(k.loads.begin(), k.loads.end());
     stored.insert(k.stores.begin(), k.stores.end());
   }
+  std::vector<const Buffer*> allocated;
   for (const auto& b : p.buffers) {
     const std::string id = std::to_string(b.id);
     const std::string type = c_type(b.dtype);
@@ -144,13 +204,19 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
                (b.element >= 0 ? "[" + std::to_string(b.element) + "]" : "") + ".contiguous();\n";
       c.run += "  const " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
     } else if (stored.count(b.id)) {
-      c.run += "  auto t" + id + " = torch::empty(" + shape_text(b.shape) + ", " + options +
-               ".dtype(" + torch_type(b.dtype) + "));\n";
-      c.run += "  " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
+      allocated.push_back(&b);
     }
   }
+  c.run += allocations(allocated, options);
+  for (const auto& k : kernels) {  // what library_call_text assigns
+    if (k.library < 0) continue;
+    const Buffer& b = p.buffers[static_cast<size_t>(k.library)];
+    const std::string id = std::to_string(b.id);
+    c.run += "  torch::Tensor t" + id + ";\n  " + c_type(b.dtype) + "* b" + id +
+             " = nullptr;\n  (void)b" + id + ";\n";
+  }
   if (r.backend == "cuda") c.run += "  auto stream = at::cuda::getCurrentCUDAStream();\n";
-  c.run += emitted.calls;
+  c.run += in_parts(emitted);
   if (p.outputs.size() == 1) {
     c.run += "  return t" + std::to_string(p.outputs[0]) + ";\n";
   } else {
