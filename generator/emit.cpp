@@ -111,6 +111,16 @@ std::string map_identifiers(const std::string& text, F rename, bool literals = t
 
 }  // namespace
 
+std::string renamed_buffers(const std::string& text,
+                            const std::function<std::string(int)>& rename) {
+  return map_identifiers(text, [&](const std::string& token) {
+    const auto numbered = buffer_numbered(token);
+    if (!numbered || numbered->first != "b") return token;
+    std::string to = rename(numbered->second);
+    return to.empty() ? token : to;
+  });
+}
+
 std::string kernel_shape(const Kernel& k, const std::string& name, const std::string& functions) {
   std::map<int, int> place;  // buffer id -> its place among the parameters, then the others
   for (int b : k.loads) place.emplace(b, static_cast<int>(place.size()));

@@ -3,6 +3,7 @@
 // runs them in order. generator/generate.hpp joins the configs into one candidate source.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -261,6 +262,9 @@ struct EmittedKernels {
 /// comments too), never inside a string (inline PTX), so that a name outside the function (a
 /// helper such as kf_load4, a constant tensor kf_c0) keeps its number.
 std::string kernel_shape(const Kernel& k, const std::string& name, const std::string& functions);
+/// `text` with each buffer pointer's name b<id> for which `rename` gives a text replaced by it (in
+/// code, not in strings or comments).
+std::string renamed_buffers(const std::string& text, const std::function<std::string(int)>& rename);
 /// Adds kernel `k`'s functions and calls to `e`; where a kernel of the same shape (kernel_shape)
 /// was written before, only the calls, to that kernel's name (an RNN's steps, a ResNet's repeated
 /// blocks: the source holds each kernel once).

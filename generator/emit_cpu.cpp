@@ -245,7 +245,8 @@ EmittedKernels emit_cpu(const EmitInput& in) {
       function = c.out;
     }
     add_kernel(e, r, name, function,
-               rebased.declarations + "  " + name + "(" + kernel_arguments(r) + ");\n");
+               Rebaser::with_arguments("  " + name + "(" + kernel_arguments(r) + ");\n",
+                                       rebased.arguments));
   }
   return e;
 }

@@ -3577,8 +3577,8 @@ void emit_cuda_kernel(const EmitInput& in, const CudaChoices& choices, const Ker
   // A buffer read 16 bytes at a time whose tensor is not 16-byte aligned (an input sliced at
   // an odd element): read from an aligned copy, made where a kernel first reads it so (`checked`:
   // the calls run in order); what the kernels store is allocated aligned. A moved pointer
-  // (generator/rebase.hpp), a multiple of 4 elements past its base, is aligned where its base is:
-  // the base is copied, the pointer moved again.
+  // (generator/rebase.hpp), passed as its base's pointer plus a multiple of 4 elements, is aligned
+  // where its base is: the base is checked.
   std::set<int> aligned = c.vector_buffers();
   if (twin) {
     const auto more = twin->vector_buffers();
@@ -3592,11 +3592,7 @@ void emit_cuda_kernel(const EmitInput& in, const CudaChoices& choices, const Ker
     if (!checked.insert(base).second) continue;
     const std::string id = std::to_string(base);
     e.calls += "  if (reinterpret_cast<uintptr_t>(b" + id + ") % 16 != 0) {\n    t" + id + " = t" +
-               id + ".clone();\n    b" + id + " = t" + id + ".data_ptr<float>();\n";
-    if (buffer.base >= 0)
-      e.calls += "    b" + std::to_string(b) + " = b" + id + " + " +
-                 std::to_string(buffer.base_offset) + ";\n";
-    e.calls += "  }\n";
+               id + ".clone();\n    b" + id + " = t" + id + ".data_ptr<float>();\n  }\n";
   }
   const std::string launch = "<<<" + std::to_string(grid) + ", " + std::to_string(c.threads) +
                              ", 0, stream>>>(" + kernel_arguments(k) + ");\n";
@@ -3664,10 +3660,10 @@ EmittedKernels emit_cuda(const EmitInput& in, const CudaChoices& choices) {
     const std::string name = in.prefix + "k" + std::to_string(i);
     const auto moved = rebaser.rebase(k);
     EmittedKernels one;
-    one.calls = moved.declarations;
     emit_cuda_kernel(EmitInput{moved.program, in.kernels, in.prefix}, choices, moved.kernel, name,
                      checked, one);
-    add_kernel(e, moved.kernel, name, one.functions, one.calls);
+    add_kernel(e, moved.kernel, name, one.functions,
+               Rebaser::with_arguments(one.calls, moved.arguments));
   }
   return e;
 }

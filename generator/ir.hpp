@@ -74,10 +74,9 @@ struct Buffer {
   DType dtype = DType::f32;
   int arg = -1;  ///< input: which argument of the function
   int element = -1;  ///< input: which tensor of that argument, when it is a list of tensors
-  /// input: where it is buffer `base` read from `base_offset` elements on, through a pointer moved
-  /// that far, by one kernel (generator/rebase.hpp); -1: a tensor of its own.
+  /// input: where it is buffer `base` read from an offset on, through a pointer moved that far, by
+  /// one kernel (generator/rebase.hpp); -1: a tensor of its own.
   int base = -1;
-  int64_t base_offset = 0;
   /// pointwise: the element at an index of `shape`; reduction: the element combined at an index
   /// of `space`.
   Loader compute;

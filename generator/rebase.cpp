@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "generator/emit.hpp"
 #include "generator/schedule.hpp"
 
 namespace kforge::generator {
@@ -66,7 +67,7 @@ Rebaser::Rebased Rebaser::rebase(const Kernel& k) {
     program_.buffers[static_cast<size_t>(b)].compute =
         original_.buffers[static_cast<size_t>(b)].compute;
   wrapped_.clear();
-  if (k.library >= 0) return {&original_, k, ""};
+  if (k.library >= 0) return {&original_, k, {}};
   // The least constant term of each loaded buffer's indices, and the buffers that stay.
   std::map<int, int64_t> least;
   std::set<int> stay;
@@ -96,11 +97,10 @@ Rebaser::Rebased Rebaser::rebase(const Kernel& k) {
     moved.dtype = from.dtype;
     moved.shape = {numel(from.shape) - by};
     moved.base = b;
-    moved.base_offset = by;
     moves.emplace(b, Move{moved.id, by});
     program_.buffers.push_back(std::move(moved));
   }
-  if (moves.empty()) return {&original_, k, ""};
+  if (moves.empty()) return {&original_, k, {}};
   for (const Stage& s : k.stages) {
     Buffer& b = program_.buffers[static_cast<size_t>(s.buffer)];
     b.compute = [compute = b.compute, moves](const std::vector<IndexPtr>& at) {
@@ -108,18 +108,25 @@ Rebaser::Rebased Rebaser::rebase(const Kernel& k) {
     };
     wrapped_.push_back(s.buffer);
   }
-  Rebased out{&program_,
-              at_outer_index(program_, k, ix::delinear(k.outer_offset(), k.outer_shape())), ""};
+  Rebased out{
+      &program_, at_outer_index(program_, k, ix::delinear(k.outer_offset(), k.outer_shape())), {}};
   for (int& b : out.kernel.loads) {
     const auto move = moves.find(b);
     if (move == moves.end()) continue;
-    const std::string to = std::to_string(move->second.to);
-    out.declarations += std::string("  const ") + c_type(original_.buffers[size_t(b)].dtype) +
-                        "* b" + to + " = b" + std::to_string(b) + " + " +
-                        std::to_string(move->second.by) + ";\n";
+    out.arguments.emplace(move->second.to,
+                          "(b" + std::to_string(b) + " + " + std::to_string(move->second.by) + ")");
     b = move->second.to;
   }
   return out;
+}
+
+std::string Rebaser::with_arguments(const std::string& calls,
+                                    const std::map<int, std::string>& arguments) {
+  if (arguments.empty()) return calls;
+  return renamed_buffers(calls, [&](int id) {
+    const auto at = arguments.find(id);
+    return at == arguments.end() ? std::string() : at->second;
+  });
 }
 
 }  // namespace kforge::generator

@@ -5,6 +5,7 @@
 // (512 steps of 6 layers) wrote 1040 kernel functions, 10 MB that nvcc did not build in 7 minutes.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,15 +25,18 @@ class Rebaser {
   struct Rebased {
     const Program* program = nullptr;  ///< the program to emit `kernel` from (the copy)
     Kernel kernel;                     ///< its loads of moved buffers read the moved ones
-    /// Host statements that declare each moved pointer (`const float* b<new> = b<old> + 4096;`)
-    /// before the kernel's launch; empty where nothing moved.
-    std::string declarations;
+    /// Each moved buffer's argument in the kernel's launch, its base's pointer moved
+    /// (`(b0 + 4096)` for b<new>: with_arguments); empty where nothing moved.
+    std::map<int, std::string> arguments;
   };
   /// `k` with every buffer it only loads, at offsets from a multiple of kMovedOffsetUnit on, read
   /// through a pointer moved there. Not its stores, an accumulator it reads, a gather (an offset
   /// that data adds to) or a load whose index may be negative (a padded window's). The result's
   /// program is valid until the next call.
   Rebased rebase(const Kernel& k);
+  /// `calls` with each moved buffer's name (b<new>) as its argument text.
+  static std::string with_arguments(const std::string& calls,
+                                    const std::map<int, std::string>& arguments);
 
  private:
   const Program& original_;
