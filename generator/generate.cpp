@@ -99,9 +99,9 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 /// More tensors than this that the kernels store are allocated in a loop over a table of their
 /// shapes, and more steps than this are cut into parts of this many, each a function of its own:
-/// g++ takes time superlinear in a function's statements, and each tensor a statement declares is
-/// a cleanup it tracks. KernelBench's 36_LSTMHn at `--shrink 8` (1185 tensors, 1158 launches): 51 s
-/// of nvcc's host compilation in one function, 16 s so.
+/// g++ takes long over one function of thousands of statements. KernelBench's 36_LSTMHn at
+/// `--shrink 8` (1185 tensors, 1158 launches): 51 s of g++ (`-ftime-report`) as one function, 24 s
+/// with the table alone, 16 s with the table and the parts (BENCHMARKS.md, sixty-second step).
 constexpr size_t kHostStatements = 64;
 
 /// The statements that allocate the tensors t<id> the kernels store, with their pointers b<id>.
