@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
+#include <utility>
 
 #include "generator/expr_text.hpp"
 
@@ -100,7 +102,71 @@ ExprPtr gather(int buffer, IndexPtr index, ExprPtr dynamic, int64_t stride, DTyp
   return std::make_shared<const Expr>(std::move(e));
 }
 
+namespace {
+
+/// The least and greatest value an int64 element can take: a constant's, or an index's from its
+/// bound and constant term; none for anything else.
+std::optional<std::pair<int64_t, int64_t>> int_range(const Expr& e) {
+  if (e.kind == Expr::Kind::constant && e.dtype == DType::i64) {
+    const auto v = static_cast<int64_t>(e.value);
+    return std::pair{v, v};
+  }
+  if (e.kind != Expr::Kind::index) return std::nullopt;
+  const Index& i = *e.index;
+  if (i.kind == Index::Kind::constant) return std::pair{i.value, i.value};
+  if (i.may_be_negative) return std::nullopt;
+  return std::pair{ix::constant_term(i), i.bound - 1};
+}
+
+/// A comparison of two int64 elements whose ranges decide it, else none.
+std::optional<bool> decided(const std::string& fn, const Expr& a, const Expr& b) {
+  const auto x = int_range(a), y = int_range(b);
+  if (!x || !y) return std::nullopt;
+  const auto below = [](auto p, auto q) -> std::optional<bool> {  // p < q
+    if (p.second < q.first) return true;
+    if (p.first >= q.second) return false;
+    return std::nullopt;
+  };
+  const auto equal = [&]() -> std::optional<bool> {
+    if (x->first == x->second && *x == *y) return true;
+    if (x->second < y->first || y->second < x->first) return false;
+    return std::nullopt;
+  };
+  const auto negate = [](std::optional<bool> v) { return v ? std::optional<bool>(!*v) : v; };
+  if (fn == "lt") return below(*x, *y);
+  if (fn == "gt") return below(*y, *x);
+  if (fn == "ge") return negate(below(*x, *y));
+  if (fn == "le") return negate(below(*y, *x));
+  if (fn == "eq") return equal();
+  if (fn == "ne") return negate(equal());
+  return std::nullopt;
+}
+
+bool is_constant(const ExprPtr& e) {
+  return e->kind == Expr::Kind::constant;
+}
+
+/// `fn(args)` where what it computes is known from constants and index bounds (a stack or
+/// concatenation read at a known position: the piece there, not a selection among all of them;
+/// an RNN's next layer reads each step's output so), else none.
+ExprPtr folded(const std::string& fn, const std::vector<ExprPtr>& args, DType dtype) {
+  if (args.size() == 2 && dtype == DType::b8)
+    if (auto v = decided(fn, *args[0], *args[1])) return constant(*v ? 1 : 0, DType::b8);
+  if (fn == "where" && args.size() == 3 && is_constant(args[0]))
+    return cast(args[0]->value != 0 ? args[1] : args[2], dtype);
+  if ((fn == "and" || fn == "or") && args.size() == 2 && dtype == DType::b8)
+    for (size_t k = 0; k < 2; ++k)
+      if (is_constant(args[k]) && args[1 - k]->dtype == DType::b8) {
+        const bool absorbs = (args[k]->value != 0) == (fn == "or");
+        return absorbs ? constant(fn == "or" ? 1 : 0, DType::b8) : args[1 - k];
+      }
+  return nullptr;
+}
+
+}  // namespace
+
 ExprPtr call(std::string fn, std::vector<ExprPtr> args, DType dtype) {
+  if (auto known = folded(fn, args, dtype)) return known;
   Expr e;
   e.kind = Expr::Kind::call;
   e.dtype = dtype;
@@ -684,6 +750,26 @@ bool Lowerer::overwritten_before_read(const Graph& graph, int target) {
   return only_copies;
 }
 
+bool Lowerer::read_by_the_piece(const GraphNode& n) const {
+  const std::string op = base_name(n.op);
+  if (op != "stack" && op != "cat") return false;
+  const auto rank = static_cast<int64_t>(meta_shape(n).size());
+  const auto along = [rank](int64_t d) { return d < 0 ? d + rank : d; };
+  const int64_t dim = along(arg(n, 1, "dim").as_int(0));
+  auto it = readers_.find(n.id);
+  if (it == readers_.end()) return false;
+  for (const GraphNode* m : it->second) {
+    const std::string reader = base_name(m->op);
+    int references = 0;
+    each_reference(*m, [&](int id) { references += id == n.id; });
+    if (references != 1 || m->args[0]["node"].as_int(-1) != n.id) return false;
+    if (along(arg(*m, 1, "dim").as_int(0)) != dim) return false;
+    if (reader == "unbind") continue;
+    if (reader != "select" || !arg(*m, 2, "index").is_integer()) return false;
+  }
+  return true;
+}
+
 bool Lowerer::in_place_and_unread(const GraphNode& n) {
   const auto base = n.op.substr(0, n.op.rfind('.'));
   if (base.empty() || base.back() != '_' || users_[n.id] > 0) return false;
@@ -698,9 +784,11 @@ Result<Program> Lowerer::run(const Graph& graph) {
   last_reader_.clear();
   nodes_.clear();
   for (const auto& n : graph.nodes) nodes_[n.id] = &n;
+  readers_.clear();
   for (const auto& n : graph.nodes)
     each_reference(n, [&](int id) {
       ++users_[id];
+      readers_[id].push_back(&n);
       int& last = last_reader_.try_emplace(id, n.id).first->second;
       last = std::max(last, n.id);
     });
@@ -772,10 +860,12 @@ Result<Program> Lowerer::run(const Graph& graph) {
       if (!functional.empty() && !lowering_of(n.op)) as_called.op = functional;
       auto out = lower(*this, as_called);
       if (!out) return fail(n, out.error);
-      // A costly value read more than once is computed once.
-      if (out->size() == 1 && users_[n.id] > 1 && (*out)[0].cost > 24)
+      // A costly value read more than once is computed once; a stack or concatenation read only
+      // piece by piece is never computed whole (its readers fold to the piece they read).
+      const bool whole = !read_by_the_piece(n);
+      if (whole && out->size() == 1 && users_[n.id] > 1 && (*out)[0].cost > 24)
         (*out)[0] = realise((*out)[0]);
-      if (out->size() == 1 && (*out)[0].cost > 400) (*out)[0] = realise((*out)[0]);
+      if (whole && out->size() == 1 && (*out)[0].cost > 400) (*out)[0] = realise((*out)[0]);
       values_[n.id] = std::move(*out);
     }
   }

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/result.hpp"
@@ -16,11 +18,28 @@
 
 namespace kforge::generator {
 
+/// A loader whose copies share it. A lazy tensor's loader captures the tensors it reads, so that
+/// a copy by value copied everything they read in turn, a tree where the graph shares: an RNN's
+/// stack of 512 steps copied into each of the 512 pieces its next layer unbinds took 11 GB and
+/// three and a half minutes.
+class SharedLoader {
+ public:
+  SharedLoader() = default;
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, SharedLoader>>>
+  SharedLoader(F f)  // NOLINT(google-explicit-constructor): a lambda assigned as a loader
+      : f_(std::make_shared<const Loader>(std::move(f))) {}
+  ExprPtr operator()(const std::vector<IndexPtr>& index) const { return (*f_)(index); }
+  explicit operator bool() const { return f_ && *f_; }
+
+ private:
+  std::shared_ptr<const Loader> f_;
+};
+
 /// A tensor as the lowering sees it: an element's expression at any index of its shape.
 struct Lazy {
   std::vector<int64_t> shape;
   DType dtype = DType::f32;
-  Loader load;
+  SharedLoader load;
   size_t cost = 1;  ///< the size of one element's expression
   int buffer = -1;  ///< when it is exactly a buffer, in that buffer's shape
 };
@@ -134,6 +153,13 @@ class Lowerer {
   /// forward's argument), directly or through a copy to another device (`_to_copy`), so that its
   /// values are never read.
   static bool overwritten_before_read(const Graph& graph, int target);
+  /// Whether `n` is a stack or concatenation that every reader takes apart along its dimension
+  /// (unbind, select at a number): each reads one piece at a known position, which the selection
+  /// folds to, so the whole is never computed. An RNN's layer stacks its steps' outputs and the
+  /// next layer unbinds them: computed whole, 36_LSTMHn's 512 steps were one kernel of 1539
+  /// arguments recomputing every step's output at each element, which nvcc did not compile in
+  /// five minutes.
+  bool read_by_the_piece(const GraphNode& n) const;
   /// Whether a node after `after` reads node `target` (the graph run() lowers).
   bool read_after(int target, int after) const;
 
@@ -155,6 +181,7 @@ class Lowerer {
   std::map<int, std::vector<Lazy>> values_;
   std::map<int, int> users_;
   std::map<int, int> last_reader_;  ///< node -> the latest node that refers to it
+  std::map<int, std::vector<const GraphNode*>> readers_;  ///< node -> the nodes that refer to it
   /// The reductions made so far, by what they compute (space, dims, combine, scale and the
   /// element's text): the same reduction asked for again (`matmul(x, y)` twice in one function, a
   /// mean the user takes and the one inside a std) reads the first one's buffer.

@@ -584,6 +584,10 @@ Out lower_stack(Lowerer& L, const GraphNode& n) {
   y.load = [parts, d](const std::vector<IndexPtr>& i) {
     std::vector<IndexPtr> at = i;
     at.erase(at.begin() + static_cast<std::ptrdiff_t>(d));
+    // read at a known position (an RNN's next layer unbinds its steps): that piece alone, the
+    // others never built
+    if (i[d]->kind == Index::Kind::constant)
+      return parts[static_cast<size_t>(i[d]->value)].load(at);
     ExprPtr out = parts.back().load(at);
     for (size_t k = parts.size() - 1; k-- > 0;) {
       auto here =

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "generator/index.hpp"
+#include "generator/ir.hpp"
 
 namespace kforge::generator {
 namespace {
@@ -118,6 +119,38 @@ TEST(GeneratorIndex, AlongSplitsOneTermOfANamedVariable) {
   EXPECT_TRUE(alone->rest.empty());
   EXPECT_FALSE(ix::along(*ix::add(j, ix::div(j, 7)), "kf_j"));
   EXPECT_FALSE(ix::along(*r, "kf_j"));
+}
+
+// A comparison of int64 elements that constants and index bounds decide is a constant, and a
+// selection by a constant is the side it selects (a stack read at a known position: the piece
+// there); one they do not decide stays, and so does one that may be negative.
+TEST(GeneratorIndex, ComparisonsTheBoundsDecideFold) {
+  const auto i64 = [](double v) { return ex::constant(v, DType::i64); };
+  const auto value = [](const ExprPtr& e) {
+    return e->kind == Expr::Kind::constant ? e->value : -1.0;
+  };
+  auto v = ex::index(ix::var(0, 8));  // 0..7
+  EXPECT_EQ(value(ex::call("lt", {v, i64(8)}, DType::b8)), 1);
+  EXPECT_EQ(value(ex::call("ge", {v, i64(8)}, DType::b8)), 0);
+  EXPECT_EQ(value(ex::call("eq", {v, i64(9)}, DType::b8)), 0);
+  EXPECT_EQ(value(ex::call("ne", {v, i64(-1)}, DType::b8)), 1);
+  EXPECT_EQ(value(ex::call("gt", {i64(0), v}, DType::b8)), 0);
+  EXPECT_EQ(value(ex::call("le", {i64(0), v}, DType::b8)), 1);
+  auto nine = ex::index(ix::constant(9));
+  EXPECT_EQ(value(ex::call("eq", {nine, i64(9)}, DType::b8)), 1);
+  EXPECT_EQ(value(ex::call("eq", {nine, i64(2)}, DType::b8)), 0);
+  EXPECT_EQ(ex::call("lt", {v, i64(4)}, DType::b8)->kind, Expr::Kind::call);
+  auto padded = ex::index(ix::add(ix::var(0, 8), ix::constant(-1)));  // -1..6
+  EXPECT_EQ(ex::call("ge", {padded, i64(0)}, DType::b8)->kind, Expr::Kind::call);
+  auto a = ex::load(0, ix::var(0, 8), DType::f32), b = ex::load(1, ix::var(0, 8), DType::f32);
+  auto picked = ex::call("where", {ex::call("eq", {nine, i64(9)}, DType::b8), a, b});
+  EXPECT_EQ(picked.get(), a.get());
+  auto test = ex::call("lt", {v, i64(4)}, DType::b8);
+  EXPECT_EQ(ex::call("and", {ex::constant(1, DType::b8), test}, DType::b8).get(), test.get());
+  EXPECT_EQ(value(ex::call("or", {test, ex::constant(1, DType::b8)}, DType::b8)), 1);
+  EXPECT_EQ(value(ex::call("and", {ex::constant(0, DType::b8), test}, DType::b8)), 0);
+  // floats are not folded (NaN compares unequal to itself)
+  EXPECT_EQ(ex::call("eq", {ex::constant(1), ex::constant(1)}, DType::b8)->kind, Expr::Kind::call);
 }
 
 }  // namespace

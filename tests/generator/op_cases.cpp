@@ -265,6 +265,17 @@ const std::vector<OpCase>& op_cases() {
        ".sum(1, keepdim=True)), range(x.shape[1]), h)",
        {"[torch.randn(3, 24, 64), torch.randn(64, 16) / 8, torch.randn(3, 16)]",
         "[torch.randn(2, 9, 33), torch.randn(33, 5) / 6, torch.randn(2, 5)]"}},
+      // Two layers of an RNN (KernelBench's 35-42): the first stacks its 96 steps' outputs, the
+      // second unbinds them, each step reading its piece of the stack (never computed whole).
+      {"stacked_layers",
+       "x, w, u, v, h",
+       "(lambda s: __import__('functools').reduce(lambda g, y: torch.tanh(y @ v + g @ u), "
+       "s.unbind(1), h))(torch.stack(list(__import__('itertools').accumulate(x.unbind(1), "
+       "lambda h, xt: torch.tanh(xt @ w + h @ u), initial=h))[1:], 1))",
+       {"[torch.randn(2, 96, 12), torch.randn(12, 8) / 4, torch.randn(8, 8) / 4, "
+        "torch.randn(8, 8) / 4, torch.randn(2, 8)]",
+        "[torch.randn(3, 80, 5), torch.randn(5, 8) / 3, torch.randn(8, 8) / 4, "
+        "torch.randn(8, 8) / 4, torch.randn(3, 8)]"}},
       // Pieces, stacks and windows (KernelBench level 3's attention splits q, k, v; its RNNs
       // unbind and stack their steps; a ViT unfolds its patches): a last piece shorter than the
       // others, pieces of given sizes, unbind along an inner dimension, stacks at the front,
