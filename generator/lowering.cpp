@@ -750,24 +750,93 @@ bool Lowerer::overwritten_before_read(const Graph& graph, int target) {
   return only_copies;
 }
 
-bool Lowerer::read_by_the_piece(const GraphNode& n) const {
-  const std::string op = base_name(n.op);
-  if (op != "stack" && op != "cat") return false;
-  const auto rank = static_cast<int64_t>(meta_shape(n).size());
-  const auto along = [rank](int64_t d) { return d < 0 ? d + rank : d; };
-  const int64_t dim = along(arg(n, 1, "dim").as_int(0));
+std::optional<int64_t> Lowerer::known_position(const GraphNode& n) const {
   auto it = readers_.find(n.id);
-  if (it == readers_.end()) return false;
+  if (it == readers_.end()) return std::nullopt;
+  const auto rank = static_cast<int64_t>(meta_shape(n).size());
+  std::optional<int64_t> dim;
   for (const GraphNode* m : it->second) {
-    const std::string reader = base_name(m->op);
     int references = 0;
     each_reference(*m, [&](int id) { references += id == n.id; });
-    if (references != 1 || m->args[0]["node"].as_int(-1) != n.id) return false;
-    if (along(arg(*m, 1, "dim").as_int(0)) != dim) return false;
-    if (reader == "unbind") continue;
-    if (reader != "select" || !arg(*m, 2, "index").is_integer()) return false;
+    if (references != 1) return std::nullopt;
+    const std::string op = base_name(m->op);
+    const int64_t given = arg(*m, 1, "dim").as_int(0);
+    int64_t d = 0;
+    if (op == "unbind" || op == "select") {
+      if (m->args[0]["node"].as_int(-1) != n.id) return std::nullopt;
+      if (op == "select" && !arg(*m, 2, "index").is_integer()) return std::nullopt;
+      d = given < 0 ? given + rank : given;
+    } else if (op == "cat" || op == "stack") {
+      const auto inner = known_position(*m);  // in m's dimensions
+      if (!inner) return std::nullopt;
+      const int64_t own = given < 0 ? given + rank + (op == "stack") : given;
+      if (op == "stack" && *inner == own) return std::nullopt;  // n read whole, as a piece
+      d = op == "stack" && *inner > own ? *inner - 1 : *inner;
+    } else if (op == "transpose" || op == "permute" || op == "slice") {
+      // a view whose reader takes it at a known position (a batch-first RNN's last step:
+      // out.transpose(0, 1)[:, -1]): that dimension of n, unless a slice shifts it
+      if (m->args[0]["node"].as_int(-1) != n.id) return std::nullopt;
+      const auto inner = known_position(*m);
+      if (!inner) return std::nullopt;
+      const auto norm = [rank](int64_t x) { return x < 0 ? x + rank : x; };
+      d = *inner;
+      if (op == "transpose") {
+        const int64_t a = norm(given), b = norm(arg(*m, 2, "dim1").as_int(0));
+        d = d == a ? b : d == b ? a : d;
+      } else if (op == "permute") {
+        const auto order = ints(arg(*m, 1, "dims"));
+        if (static_cast<size_t>(d) >= order.size()) return std::nullopt;
+        d = norm(order[static_cast<size_t>(d)]);
+      } else if (norm(given) == d) {
+        return std::nullopt;
+      }
+    } else {
+      return std::nullopt;
+    }
+    if (dim && *dim != d) return std::nullopt;
+    dim = d;
+  }
+  return dim;
+}
+
+bool Lowerer::folds_at(const GraphNode& n, int64_t d) const {
+  const std::string op = base_name(n.op);
+  const auto rank = static_cast<int64_t>(meta_shape(n).size());
+  const int64_t given = arg(n, 1, "dim").as_int(0);
+  const int64_t own = given < 0 ? given + rank : given;
+  if (op == "transpose" || op == "permute" || op == "slice") {  // a view of one that folds
+    auto it = nodes_.find(static_cast<int>(n.args[0]["node"].as_int(-1)));
+    if (it == nodes_.end()) return false;
+    if (op == "transpose") {
+      const int64_t other = arg(n, 2, "dim1").as_int(0), b = other < 0 ? other + rank : other;
+      return folds_at(*it->second, d == own ? b : d == b ? own : d);
+    }
+    if (op == "permute") {
+      const auto order = ints(arg(n, 1, "dims"));
+      if (static_cast<size_t>(d) >= order.size()) return false;
+      const int64_t from = order[static_cast<size_t>(d)];
+      return folds_at(*it->second, from < 0 ? from + rank : from);
+    }
+    return own != d && folds_at(*it->second, d);
+  }
+  if (op != "stack" && op != "cat") return false;
+  if (own == d) return true;
+  const auto& parts = arg(n, 0, "tensors");
+  if (!parts.is_array() || parts.as_array().empty()) return false;
+  for (const auto& p : parts.as_array()) {
+    auto it = nodes_.find(static_cast<int>(p["node"].as_int(-1)));
+    if (it == nodes_.end() || !folds_at(*it->second, op == "stack" && d > own ? d - 1 : d))
+      return false;
   }
   return true;
+}
+
+bool Lowerer::read_by_the_piece(const GraphNode& n) const {
+  const std::string op = base_name(n.op);
+  if (op != "stack" && op != "cat" && op != "transpose" && op != "permute" && op != "slice")
+    return false;
+  const auto d = known_position(n);
+  return d && folds_at(n, *d);
 }
 
 bool Lowerer::in_place_and_unread(const GraphNode& n) {

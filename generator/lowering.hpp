@@ -153,13 +153,23 @@ class Lowerer {
   /// forward's argument), directly or through a copy to another device (`_to_copy`), so that its
   /// values are never read.
   static bool overwritten_before_read(const Graph& graph, int target);
-  /// Whether `n` is a stack or concatenation that every reader takes apart along its dimension
-  /// (unbind, select at a number): each reads one piece at a known position, which the selection
-  /// folds to, so the whole is never computed. An RNN's layer stacks its steps' outputs and the
-  /// next layer unbinds them: computed whole, 36_LSTMHn's 512 steps were one kernel of 1539
-  /// arguments recomputing every step's output at each element, which nvcc did not compile in
-  /// five minutes.
+  /// Whether `n` is a stack or concatenation that its readers take apart where it folds: each
+  /// reads it at a known position along a dimension (known_position) at which it selects one
+  /// piece, directly or in each of its parts (folds_at), so the whole is never computed. An RNN's
+  /// layer stacks its steps' outputs (a bidirectional one concatenates two stacks) and the next
+  /// layer unbinds them: computed whole, 36_LSTMHn's 512 steps were one kernel of 1539 arguments
+  /// recomputing every step's output at each element, which nvcc did not compile in five minutes.
   bool read_by_the_piece(const GraphNode& n) const;
+  /// The dimension along which every reader of `n` takes it at a known position: unbind, or
+  /// select at a number, along it; or a stack or concatenation of it (along another dimension
+  /// than the stack's own), a transpose, permute or a slice along another dimension of it, that is
+  /// itself so read. None where a reader reads it otherwise.
+  std::optional<int64_t> known_position(const GraphNode& n) const;
+  /// Whether stack or concatenation `n`, read at a known position along dimension `d`, selects
+  /// one piece: `d` is its own dimension, or each of its parts is a stack or concatenation that
+  /// does; or `n` is a view (transpose, permute, a slice along another dimension) of one that
+  /// does at the dimension `d` is there.
+  bool folds_at(const GraphNode& n, int64_t d) const;
   /// Whether a node after `after` reads node `target` (the graph run() lowers).
   bool read_after(int target, int after) const;
 

@@ -172,28 +172,30 @@ TEST(GeneratedCpu, TheStepsOfAnRnnShareTheirKernels) {
 
 // A layer's stacked outputs that the next layer unbinds are read piece by piece, never computed
 // whole: computed whole, the stack was one kernel reading every step's buffers (36_LSTMHn: 1539
-// arguments, 512 steps, which nvcc did not compile in five minutes). Each kernel here reads a few
-// buffers, not one or more a step (96 steps). The op table's case `stacked_layers` judges them.
+// arguments, 512 steps, which nvcc did not compile in five minutes; 38_LSTMBidirectional's two
+// directions concatenated, 3078). Each kernel here reads a few buffers, not one or more a step
+// (96 steps). The op table's cases `stacked_layers` and `bidirectional_layers` judge them.
 TEST(GeneratedCpu, ALayersStackedStepsAreReadPieceByPiece) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
-  const auto& task = exported(write_op_task(op_cases_named({"stacked_layers"}).front(), root));
-  ASSERT_TRUE(task.ok) << task.error;
-  for (const std::string backend : {"cpu", "cuda"}) {
-    generator::GenerateRequest r{
-        task.dir, task.doc["directions"]["forward"], "forward", backend, {}, false};
-    const auto g = generator::generate_kernel(r);
-    ASSERT_TRUE(g) << g.error;
-    const std::string mark = backend == "cuda" ? "__global__ void" : "\nstatic void k";
-    size_t functions = 0, most = 0;
-    for (auto at = g->source.find(mark); at != std::string::npos;
-         at = g->source.find(mark, at + 1)) {
-      const std::string head = g->source.substr(at, g->source.find('{', at) - at);
-      ++functions;
-      most = std::max<size_t>(most, std::count(head.begin(), head.end(), '*'));
+  for (const auto& c : op_cases_named({"stacked_layers", "bidirectional_layers"}))
+    for (const std::string backend : {"cpu", "cuda"}) {
+      const auto& task = exported(write_op_task(c, root));
+      ASSERT_TRUE(task.ok) << task.error;
+      generator::GenerateRequest r{
+          task.dir, task.doc["directions"]["forward"], "forward", backend, {}, false};
+      const auto g = generator::generate_kernel(r);
+      ASSERT_TRUE(g) << g.error;
+      const std::string mark = backend == "cuda" ? "__global__ void" : "\nstatic void k";
+      size_t functions = 0, most = 0;
+      for (auto at = g->source.find(mark); at != std::string::npos;
+           at = g->source.find(mark, at + 1)) {
+        const std::string head = g->source.substr(at, g->source.find('{', at) - at);
+        ++functions;
+        most = std::max<size_t>(most, std::count(head.begin(), head.end(), '*'));
+      }
+      EXPECT_GE(functions, 2u) << c.name << ", " << backend;
+      EXPECT_LE(most, 8u) << c.name << ", " << backend << ": a kernel reads " << most << " buffers";
     }
-    EXPECT_GE(functions, 2u) << backend;
-    EXPECT_LE(most, 8u) << backend << ": a kernel reads " << most << " buffers";
-  }
 }
 
 class GeneratedCpuLibrary : public testing::TestWithParam<OpCase> {};

@@ -276,6 +276,19 @@ const std::vector<OpCase>& op_cases() {
         "torch.randn(8, 8) / 4, torch.randn(2, 8)]",
         "[torch.randn(3, 80, 5), torch.randn(5, 8) / 3, torch.randn(8, 8) / 4, "
         "torch.randn(8, 8) / 4, torch.randn(3, 8)]"}},
+      // A bidirectional layer (KernelBench's 38, 41, 42): two stacks of 96 steps, one walked
+      // backwards, concatenated along the features, which the next layer unbinds and whose last
+      // step is read through a transpose; pieces again, the concatenation never computed whole.
+      {"bidirectional_layers",
+       "x, w, u, v, h",
+       "(lambda o: (o.transpose(0, 1)[:, -1] @ v, __import__('functools').reduce(lambda g, y: "
+       "torch.tanh(y @ v + g @ u), o.unbind(0), h)))(torch.cat([torch.stack(list("
+       "__import__('itertools').accumulate(x.unbind(1), lambda h, xt: torch.tanh(xt @ w + h @ "
+       "u), initial=h))[1:], 0), torch.stack(list(__import__('itertools').accumulate("
+       "x.unbind(1)[::-1], lambda h, xt: torch.tanh(xt @ w - h @ u), initial=h))[1:][::-1], 0)"
+       "], 2))",
+       {"[torch.randn(2, 96, 12), torch.randn(12, 8) / 4, torch.randn(8, 8) / 4, "
+        "torch.randn(16, 8) / 4, torch.randn(2, 8)]"}},
       // Pieces, stacks and windows (KernelBench level 3's attention splits q, k, v; its RNNs
       // unbind and stack their steps; a ViT unfolds its patches): a last piece shorter than the
       // others, pieces of given sizes, unbind along an inner dimension, stacks at the front,
