@@ -3,6 +3,7 @@
 #include <set>
 
 #include "generator/expr_text.hpp"
+#include "generator/host_table.hpp"
 #include "generator/lowering.hpp"
 #include "generator/schedule.hpp"
 
@@ -104,8 +105,10 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 /// with the table alone, 16 s with the table and the parts (BENCHMARKS.md, sixty-second step).
 constexpr size_t kHostStatements = 64;
 
-/// The statements that allocate the tensors t<id> the kernels store, with their pointers b<id>.
-std::string allocations(const std::vector<const Buffer*>& buffers, const std::string& options) {
+/// The statements that allocate the tensors t<id> the kernels store, with their pointers b<id>
+/// (allocated from a table, those that `named` lists: the others are read through kf_ptr).
+std::string allocations(const std::vector<const Buffer*>& buffers, const std::string& options,
+                        const std::set<int>& named) {
   std::string out;
   if (buffers.size() <= kHostStatements) {
     for (const Buffer* b : buffers) {
@@ -133,6 +136,7 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
       "static_cast<size_t>(kf_dims[kf_p])), " +
       options + ".dtype(kf_types[kf_i])));\n";
   for (size_t i = 0; i < buffers.size(); ++i) {
+    if (!named.count(buffers[i]->id)) continue;  // only in launch tables, through kf_ptr
     const std::string id = std::to_string(buffers[i]->id), type = c_type(buffers[i]->dtype);
     out += "  auto& t" + id + " = kf_stored[" + std::to_string(i) + "];\n  " + type + "* b" + id +
            " = t" + id + ".data_ptr<" + type + ">();\n";
@@ -143,17 +147,17 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
 /// The steps' statements, in parts of kHostStatements steps where there are more, each part a
 /// lambda that is not inlined (what a step declares, a moved pointer, is its own; the tensors and
 /// pointers it shares are the host function's, taken by reference).
-std::string in_parts(const EmittedKernels& e) {
-  const auto& ends = e.step_ends;
-  if (ends.size() <= kHostStatements) return e.calls;
+std::string in_parts(const std::vector<std::string>& steps) {
   std::string out;
-  for (size_t s = 0; s < ends.size(); s += kHostStatements) {
-    const size_t begin = s == 0 ? 0 : ends[s - 1];
-    const size_t end = ends[std::min(s + kHostStatements, ends.size()) - 1];
-    out +=
-        "  [&]() __attribute__((noinline)) {\n" + e.calls.substr(begin, end - begin) + "  }();\n";
+  for (size_t s = 0; s < steps.size(); s += kHostStatements) {
+    const size_t end = std::min(s + kHostStatements, steps.size());
+    std::string part;
+    for (size_t i = s; i < end; ++i) part += steps[i];
+    out += steps.size() <= kHostStatements
+               ? part
+               : "  [&]() __attribute__((noinline)) {\n" + part + "  }();\n";
   }
-  return out + e.calls.substr(ends.back());
+  return out;
 }
 
 struct ConfigCode {
@@ -161,6 +165,7 @@ struct ConfigCode {
   std::string run;  ///< the body of `run`
   size_t kernels = 0, reducing = 0, library = 0;
   size_t distinct = 0;  ///< kernel functions written: kernels of one shape share one (add_kernel)
+  bool tables = false;  ///< some launches run from a table: the source needs host_table_prelude
 };
 
 Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
@@ -207,7 +212,28 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
       allocated.push_back(&b);
     }
   }
-  c.run += allocations(allocated, options);
+  // A long host function's runs of launches from tables (generator/host_table.hpp); the
+  // stored tensors allocated from a table are declared by name only where a statement names them.
+  std::map<int, size_t> in_table;
+  if (allocated.size() > kHostStatements)
+    for (size_t i = 0; i < allocated.size(); ++i) in_table.emplace(allocated[i]->id, i);
+  HostSteps steps;
+  if (emitted.step_ends.size() > kHostStatements) {
+    steps = tabled_steps(emitted.calls, emitted.step_ends, in_table);
+  } else {
+    steps.steps.push_back(emitted.calls);
+  }
+  c.tables = !steps.pointers.empty();
+  std::string ret;
+  if (p.outputs.size() == 1) {
+    ret = "  return t" + std::to_string(p.outputs[0]) + ";\n";
+  } else {
+    std::string list;
+    for (int o : p.outputs) list += (list.empty() ? "t" : ", t") + std::to_string(o);
+    ret = "  return {" + list + "};\n";
+  }
+  const std::string body = in_parts(steps.steps);
+  c.run += allocations(allocated, options, named_buffers(body + ret));
   for (const auto& k : kernels) {  // what library_call_text assigns
     if (k.library < 0) continue;
     const Buffer& b = p.buffers[static_cast<size_t>(k.library)];
@@ -216,14 +242,7 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
              " = nullptr;\n  (void)b" + id + ";\n";
   }
   if (r.backend == "cuda") c.run += "  auto stream = at::cuda::getCurrentCUDAStream();\n";
-  c.run += in_parts(emitted);
-  if (p.outputs.size() == 1) {
-    c.run += "  return t" + std::to_string(p.outputs[0]) + ";\n";
-  } else {
-    std::string list;
-    for (int o : p.outputs) list += (list.empty() ? "t" : ", t") + std::to_string(o);
-    c.run += "  return {" + list + "};\n";
-  }
+  c.run += steps.pointers + body + ret;
   return {std::move(c), ""};
 }
 
@@ -264,6 +283,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
   std::string body, dispatch;
   std::set<std::string> seen;
   size_t outputs = 0, kernels = 0, reducing = 0, library = 0, written = 0, distinct = 0;
+  bool tables = false;
   for (size_t c = 0; c < configs.size(); ++c) {
     const auto& config = configs[c];
     const std::string where =
@@ -294,6 +314,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     if (!code) return Out::failure(where + ": " + code.error);
     kernels += code->kernels;
     distinct += code->distinct;
+    tables = tables || code->tables;
     reducing += code->reducing;
     library += code->library;
     ++written;
@@ -331,7 +352,8 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
       kPrelude + (cuda ? cuda_reductions_prelude() : "") +
       (clusters ? cuda_cluster_prelude() : "") +
       (cuda ? cuda_contraction_prelude(contractions > tensor_cores, tensor_cores > 0) : "") + "\n" +
-      body + ret + " " + r.direction + "(" + params + ") {\n" + dispatch +
+      (tables ? host_table_prelude() : "") + body + ret + " " + r.direction + "(" + params +
+      ") {\n" + dispatch +
       "  TORCH_CHECK(false, \"kforge generated this kernel for the task's configs; these arguments "
       "match none of them\");\n  return " +
       (outputs == 1 ? "torch::Tensor()" : "{}") + ";\n}\n\n" +

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -174,7 +175,8 @@ TEST(GeneratedCpu, TheStepsOfAnRnnShareTheirKernels) {
 // whole: computed whole, the stack was one kernel reading every step's buffers (36_LSTMHn: 1539
 // arguments, 512 steps, which nvcc did not compile in five minutes; 38_LSTMBidirectional's two
 // directions concatenated, 3078). Each kernel here reads a few buffers, not one or more a step
-// (96 steps). The op table's cases `stacked_layers` and `bidirectional_layers` judge them.
+// (96 steps), and the steps are launched from tables. The op table's cases `stacked_layers` and
+// `bidirectional_layers` judge them.
 TEST(GeneratedCpu, ALayersStackedStepsAreReadPieceByPiece) {
   const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   for (const auto& c : op_cases_named({"stacked_layers", "bidirectional_layers"}))
@@ -195,6 +197,15 @@ TEST(GeneratedCpu, ALayersStackedStepsAreReadPieceByPiece) {
       }
       EXPECT_GE(functions, 2u) << c.name << ", " << backend;
       EXPECT_LE(most, 8u) << c.name << ", " << backend << ": a kernel reads " << most << " buffers";
+      // the layers' steps launched from tables (generator/host_table.hpp), a statement a kernel
+      // rather than a statement a launch
+      // (hundreds of launches: 702 in stacked_layers' two configs)
+      const std::regex launch(backend == "cuda" ? "<<<" : "\n +k[0-9]+\\(");
+      const auto launches = static_cast<size_t>(
+          std::distance(std::sregex_iterator(g->source.begin(), g->source.end(), launch),
+                        std::sregex_iterator()));
+      EXPECT_NE(g->source.find("kf_rows"), std::string::npos) << c.name << ", " << backend;
+      EXPECT_LE(launches, 80u) << c.name << ", " << backend << ": " << g->summary;
     }
 }
 

@@ -1,0 +1,102 @@
+// Launches from tables: tabled_steps turns each run of kTableRun launches or more that pass only
+// buffer pointers into one loop over a table, keeps every other step as it was written, and reads
+// the pointers of stored tensors from kf_stored, the others by name where the run begins. The op
+// table's cases `stacked_layers` and `bidirectional_layers` (hundreds of launches) run the tables.
+#include <gtest/gtest.h>
+
+#include "generator/host_table.hpp"
+
+namespace kforge::generator {
+namespace {
+
+struct Calls {
+  std::string text;
+  std::vector<size_t> ends;
+  void add(const std::string& step) {
+    text += step;
+    ends.push_back(text.size());
+  }
+};
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(HostTable, RunsOfLaunchesBecomeTablesAndOtherStepsStayAsWritten) {
+  Calls c;
+  const std::string library =
+      "  t40 = at::mm(t1, t2).contiguous();\n  b40 = t40.data_ptr<float>();\n";
+  for (int i = 0; i < 20; ++i)  // two kernels, each step's input 64 elements further
+    c.add("  k" + std::to_string(3 + i % 2) + "<<<40, 256, 0, stream>>>((b1 + " +
+          std::to_string(64 * i) + "), b" + std::to_string(10 + i) + ");\n");
+  c.add(library);
+  for (size_t i = 0; i < kTableRun - 1; ++i)  // one launch short of a table
+    c.add("  k3<<<40, 256, 0, stream>>>(b40, b" + std::to_string(50 + i) + ");\n");
+  const std::map<int, size_t> stored = {{10, 0}, {11, 1}};  // the others are named
+  const HostSteps out = tabled_steps(c.text, c.ends, stored);
+  ASSERT_EQ(out.steps.size(), 2 + (kTableRun - 1));
+  const std::string& table = out.steps[0];
+  EXPECT_NE(table.find("20 launches of 2 kernel(s)"), std::string::npos) << table;
+  // a row a launch: the case, grid, block, then (pointer's place, elements moved) an argument
+  EXPECT_NE(table.find("      0, 40, 256, 2, 0, 0, 0,\n      1, 40, 256, 2, 64, 1, 0,\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("1, 40, 256, 2, 1216, 20, 0,\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("kf_ptr[2] = kf_pointer(b1);"), std::string::npos) << table;
+  EXPECT_EQ(table.find("kf_pointer(b10)"), std::string::npos) << "b10 is kf_stored[0]: " << table;
+  EXPECT_NE(table.find("kf_pointer(b12)"), std::string::npos) << table;
+  EXPECT_EQ(occurrences(table, "<<<"), 2u) << "a launch statement a kernel: " << table;
+  EXPECT_NE(table.find("k4<<<static_cast<unsigned>(kf_l[1]), static_cast<unsigned>(kf_l[2]), 0, "
+                       "stream>>>(kf_arg{kf_p, kf_l + 3}, kf_arg{kf_p, kf_l + 5});\n          "
+                       "kf_l += 7;"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("kf_l != kf_rows + 140;"), std::string::npos) << "20 rows of 7: " << table;
+  EXPECT_EQ(out.steps[1], library);
+  EXPECT_EQ(out.steps[2], "  k3<<<40, 256, 0, stream>>>(b40, b50);\n");
+  EXPECT_NE(out.pointers.find("std::vector<void*> kf_ptr(21);"), std::string::npos) << out.pointers;
+  EXPECT_NE(out.pointers.find("kf_i < 2; ++kf_i) kf_ptr[kf_i] = kf_stored[kf_i].data_ptr();"),
+            std::string::npos)
+      << out.pointers;
+}
+
+TEST(HostTable, CpuCallsBecomeTablesToo) {
+  Calls c;
+  for (size_t i = 0; i < kTableRun; ++i)
+    c.add("  k7((b0 + " + std::to_string(32 * i) + "), b9);\n");
+  const HostSteps out = tabled_steps(c.text, c.ends, {});
+  ASSERT_EQ(out.steps.size(), 1u);
+  EXPECT_NE(out.steps[0].find("      0, 0, 32, 1, 0,\n"), std::string::npos) << out.steps[0];
+  EXPECT_NE(out.steps[0].find("k7(kf_arg{kf_p, kf_l + 1}, kf_arg{kf_p, kf_l + 3});"),
+            std::string::npos)
+      << out.steps[0];
+  EXPECT_EQ(out.pointers.find("kf_stored["), std::string::npos) << out.pointers;
+}
+
+TEST(HostTable, LaunchesThatPassMoreThanPointersAreLeftAsWritten) {
+  // a launch in slices (its block offset kf_b), a grid of dim3, a pointer moved backwards, a
+  // cluster's launch: none is a row of a table, and each splits the run it falls in
+  for (const std::string odd : {"  k5<<<40, 256, 0, stream>>>(b1, b2, kf_b);\n",
+                                "  k5<<<dim3(4, 2), 256, 0, stream>>>(b1);\n",
+                                "  k5<<<40, 256, 0, stream>>>((b1 - 64), b2);\n",
+                                "  {\n    cudaLaunchConfig_t kf_config = {};\n  }\n"}) {
+    Calls c;
+    for (size_t i = 0; i < kTableRun; ++i) c.add("  k3<<<40, 256, 0, stream>>>(b1, b2);\n");
+    c.add(odd);
+    for (size_t i = 0; i < kTableRun - 1; ++i) c.add("  k3<<<40, 256, 0, stream>>>(b1, b2);\n");
+    const HostSteps out = tabled_steps(c.text, c.ends, {});
+    ASSERT_EQ(out.steps.size(), 1 + 1 + (kTableRun - 1)) << odd;
+    EXPECT_NE(out.steps[0].find("kf_rows"), std::string::npos);
+    EXPECT_EQ(out.steps[1], odd);
+  }
+}
+
+TEST(HostTable, NamedBuffersAreTheTensorsAndPointersATextNames) {
+  EXPECT_EQ(named_buffers("  t40 = at::mm(t1, b2).contiguous();\n  kf_b3 = tb4 + b55x + b6;\n"),
+            (std::set<int>{40, 1, 2, 6}));
+}
+
+}  // namespace
+}  // namespace kforge::generator
