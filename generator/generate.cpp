@@ -217,13 +217,6 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
   std::map<int, size_t> in_table;
   if (allocated.size() > kHostStatements)
     for (size_t i = 0; i < allocated.size(); ++i) in_table.emplace(allocated[i]->id, i);
-  HostSteps steps;
-  if (emitted.step_ends.size() > kHostStatements) {
-    steps = tabled_steps(emitted.calls, emitted.step_ends, in_table);
-  } else {
-    steps.steps.push_back(emitted.calls);
-  }
-  c.tables = !steps.pointers.empty();
   std::string ret;
   if (p.outputs.size() == 1) {
     ret = "  return t" + std::to_string(p.outputs[0]) + ";\n";
@@ -232,10 +225,18 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
     for (int o : p.outputs) list += (list.empty() ? "t" : ", t") + std::to_string(o);
     ret = "  return {" + list + "};\n";
   }
+  HostSteps steps;
+  if (emitted.step_ends.size() > kHostStatements) {
+    steps = tabled_steps(emitted.calls, emitted.step_ends, in_table, ret);
+  } else {
+    steps.steps.push_back(emitted.calls);
+  }
+  c.tables = !steps.pointers.empty();
   const std::string body = in_parts(steps.steps);
-  c.run += allocations(allocated, options, named_buffers(body + ret));
-  for (const auto& k : kernels) {  // what library_call_text assigns
-    if (k.library < 0) continue;
+  const std::set<int> named = named_buffers(body + ret);
+  c.run += allocations(allocated, options, named);
+  for (const auto& k : kernels) {  // what library_call_text assigns, where a statement names it
+    if (k.library < 0 || !named.count(k.library)) continue;
     const Buffer& b = p.buffers[static_cast<size_t>(k.library)];
     const std::string id = std::to_string(b.id);
     c.run += "  torch::Tensor t" + id + ";\n  " + c_type(b.dtype) + "* b" + id +

@@ -1,21 +1,15 @@
 #include "generator/host_table.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 namespace kforge::generator {
 namespace {
-
-/// A step that only launches a kernel on buffers, as the emitters write it:
-/// `  k3<<<1280, 256, 0, stream>>>(b24, (b25 + 768));` (CUDA) or `  k3(b24, (b25 + 768));` (CPU).
-struct Launch {
-  std::string kernel;
-  int64_t grid = -1, threads = -1;                ///< -1: a CPU function's call
-  std::vector<std::pair<int64_t, int64_t>> args;  ///< each buffer's id, the elements it is moved
-};
 
 bool take(std::string_view& s, std::string_view prefix) {
   if (s.substr(0, prefix.size()) != prefix) return false;
@@ -36,8 +30,42 @@ bool identifier_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
-std::optional<Launch> plain_launch(std::string_view s) {
-  Launch l;
+/// A step a table can hold: a launch on buffers, as the emitters write it
+/// (`  k3<<<1280, 256, 0, stream>>>(b24, (b25 + 768));` for CUDA, `  k3(b24, (b25 + 768));` for
+/// the CPU), or a library call on tensors (`  t30 = at::addmm(t6, t29, t4.t(), 1, 1).contiguous();`
+/// then `  b30 = t30.data_ptr<float>();`, library_call_text).
+struct Step {
+  /// A launch's kernel; a library call's expression with each tensor it names as `#j#`, j its
+  /// place in `tensors`.
+  std::string kernel;
+  int64_t grid = -1, threads = -1;  ///< -1: a CPU function's call, a library call
+  std::vector<std::pair<int64_t, int64_t>>
+      args;                      ///< a launch's buffers, the elements each is moved
+  int64_t result = -1;           ///< a library call's buffer; -1 for a launch
+  std::string type;              ///< its pointer's element type
+  std::vector<int64_t> tensors;  ///< the tensors a library call reads
+  std::vector<int64_t> aligned;  ///< buffers a launch copies first where not 16-byte aligned
+  bool library() const { return result >= 0; }
+  /// The case a run gives it: launches of one kernel, calls of one expression share one.
+  std::string key() const { return (library() ? "=" : "") + kernel; }
+};
+
+/// An alignment copy before a launch (generator/emit_cuda.cpp): the buffer it checks.
+std::optional<int64_t> alignment_check(std::string_view& s) {
+  std::string_view t = s;
+  int64_t id = 0;
+  if (!take(t, "  if (reinterpret_cast<uintptr_t>(b") || !number(t, id)) return std::nullopt;
+  const std::string n = std::to_string(id);
+  if (!take(t, ") % 16 != 0) {\n    t" + n + " = t" + n + ".clone();\n    b" + n + " = t" + n +
+                   ".data_ptr<float>();\n  }\n"))
+    return std::nullopt;
+  s = t;
+  return id;
+}
+
+std::optional<Step> launch_step(std::string_view s) {
+  Step l;
+  while (const auto id = alignment_check(s)) l.aligned.push_back(*id);
   if (!take(s, "  ") || s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
     return std::nullopt;
   size_t n = 0;
@@ -60,63 +88,159 @@ std::optional<Launch> plain_launch(std::string_view s) {
   return l;
 }
 
+std::optional<Step> library_step(std::string_view s) {
+  Step l;
+  if (!take(s, "  t") || !number(s, l.result) || !take(s, " = ")) return std::nullopt;
+  const std::string id = std::to_string(l.result);
+  const std::string tail = ".contiguous();\n  b" + id + " = t" + id + ".data_ptr<";
+  const size_t at = s.rfind(tail);
+  if (at == std::string_view::npos) return std::nullopt;
+  const std::string_view expr = s.substr(0, at);
+  std::string_view rest = s.substr(at + tail.size());
+  const size_t close = rest.find(">();\n");
+  if (close == std::string_view::npos || close + 5 != rest.size()) return std::nullopt;
+  l.type = std::string(rest.substr(0, close));
+  // the expression's tensors become places; a pointer, a literal or a comment keeps it a statement
+  std::map<int64_t, size_t> place;
+  for (size_t i = 0; i < expr.size();) {
+    const char c = expr[i];
+    if (c == '"' || c == '\'' || c == '#' || expr.substr(i, 2) == "//" || expr.substr(i, 2) == "/*")
+      return std::nullopt;
+    if (!identifier_char(c)) {
+      l.kernel += c;
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < expr.size() && identifier_char(expr[j])) ++j;
+    std::string_view token = expr.substr(i, j - i);
+    const std::string_view whole = token;
+    int64_t buffer = 0;
+    const bool tensor = take(token, "t") && number(token, buffer) && token.empty();
+    token = whole;
+    if (!tensor && take(token, "b") && number(token, buffer) && token.empty()) return std::nullopt;
+    if (tensor) {
+      const auto [p, added] = place.emplace(buffer, l.tensors.size());
+      if (added) l.tensors.push_back(buffer);
+      l.kernel += "#" + std::to_string(p->second) + "#";
+    } else {
+      l.kernel += whole;
+    }
+    i = j;
+  }
+  return l;
+}
+
+/// A run's statements, a step each, where it is not made a table.
+struct Run {
+  std::vector<Step> steps;
+  std::vector<std::string> texts;
+};
+
+/// Runs of fewer steps than kTableRun, or of more cases than this (library calls whose
+/// expressions differ in more than their tensors), stay statements.
+constexpr size_t kTableCases = 64;
+
+bool tabled(const Run& run) {
+  if (run.steps.size() < kTableRun) return false;
+  std::set<std::string> cases;
+  for (const Step& s : run.steps) cases.insert(s.key());
+  return cases.size() <= kTableCases;
+}
+
 class Tables {
  public:
-  explicit Tables(const std::map<int, size_t>& stored) : stored_(stored) {}
+  Tables(const std::map<int, size_t>& stored, const std::set<int>& named)
+      : stored_(stored), named_(named) {}
 
   /// The run's table and loop.
-  std::string table(const std::vector<Launch>& run) {
-    std::map<std::string, size_t> kernels;  // name -> its case
-    std::vector<const Launch*> first;       // each case's first launch
-    std::map<size_t, int64_t> named;        // slots this run reads by name -> buffer
-    std::string rows;
-    for (const Launch& l : run) {
-      const auto [at, added] = kernels.emplace(l.kernel, kernels.size());
+  std::string table(const std::vector<Step>& run) {
+    std::map<std::string, size_t> cases;          // key -> its case
+    std::vector<const Step*> first;               // each case's first step
+    std::map<size_t, int64_t> pointers, tensors;  // slots read by name where the run begins
+    std::set<size_t> from_stored;                 // tensor slots read from kf_stored then
+    std::set<size_t> here;                        // slots this run's calls write
+    std::set<int64_t> aligned;  // buffers made outside the tables, aligned where the run begins
+    std::string rows, after;
+    for (const Step& l : run) {
+      for (int64_t id : l.aligned)  // a call in a table aligns what it makes
+        if (!written_.count(slot(id)) && !here.count(slot(id))) aligned.insert(id);
+      const auto [at, added] = cases.emplace(l.key(), cases.size());
       if (added) first.push_back(&l);
       rows += "      " + std::to_string(at->second);
       if (l.grid >= 0) rows += ", " + std::to_string(l.grid) + ", " + std::to_string(l.threads);
       for (const auto& [id, by] : l.args) {
         const size_t s = slot(id);
-        if (!stored_.count(static_cast<int>(id))) named.emplace(s, id);
+        if (!stored_.count(static_cast<int>(id)) && !written_.count(s) && !here.count(s))
+          pointers.emplace(s, id);
         rows += ", " + std::to_string(s) + ", " + std::to_string(by);
+      }
+      if (l.library()) {
+        for (int64_t id : l.tensors) {
+          const size_t s = slot(id);
+          if (written_.count(s) || here.count(s)) continue;
+          if (stored_.count(static_cast<int>(id)))
+            from_stored.insert(s);
+          else
+            tensors.emplace(s, id);
+        }
+        const size_t s = slot(l.result);
+        here.insert(s);
+        rows += ", " + std::to_string(s);
+        for (int64_t id : l.tensors) rows += ", " + std::to_string(slot(id));
+        if (named_.count(static_cast<int>(l.result))) {  // a statement after it names it
+          const std::string id = std::to_string(l.result), place = std::to_string(s);
+          after += "    t" + id + " = kf_t[" + place + "];\n    b" + id + " = static_cast<" +
+                   l.type + "*>(kf_ptr[" + place + "]);\n";
+        }
       }
       rows += ",\n";
     }
-    const bool cuda = run.front().grid >= 0;
-    std::string out =
-        "  {  // " + std::to_string(run.size()) + " launches of " + std::to_string(kernels.size()) +
-        " kernel(s), a row each: the kernel's case, " + (cuda ? "its grid and block, " : "") +
-        "then each argument's pointer (its place in kf_ptr) and the elements it is "
-        "moved by\n    static constexpr int64_t kf_rows[] = {\n" +
-        rows + "    };\n";
-    for (const auto& [s, id] : named)
+    written_.insert(here.begin(), here.end());
+    const bool cuda =
+        std::any_of(run.begin(), run.end(), [](const Step& l) { return l.grid >= 0; });
+    const bool library =
+        std::any_of(run.begin(), run.end(), [](const Step& l) { return l.library(); });
+    tensors_ = tensors_ || library;
+    std::string out = "  {  // " + std::to_string(run.size()) + " steps of " +
+                      std::to_string(cases.size()) + " case(s), a row each: its case, then " +
+                      (cuda ? "a launch's grid and block and " : "a launch's ") +
+                      "each argument's pointer (its place in kf_ptr) and the elements it is "
+                      "moved by" +
+                      (library ? "; a library call's tensor (its place in kf_t and kf_ptr) and "
+                                 "each tensor it reads"
+                               : "") +
+                      "\n    static constexpr int64_t kf_rows[] = {\n" + rows + "    };\n";
+    for (int64_t id : aligned) {
+      const std::string n = std::to_string(id);
+      out += "    if (reinterpret_cast<uintptr_t>(b" + n + ") % 16 != 0) {\n      t" + n + " = t" +
+             n + ".clone();\n      b" + n + " = t" + n + ".data_ptr<float>();\n    }\n";
+    }
+    for (const auto& [s, id] : pointers)
       out += "    kf_ptr[" + std::to_string(s) + "] = kf_pointer(b" + std::to_string(id) + ");\n";
-    const size_t head = cuda ? 3 : 1;  // a row's entries before its arguments
+    for (const auto& [s, id] : tensors)
+      out += "    kf_t[" + std::to_string(s) + "] = t" + std::to_string(id) + ";\n";
+    if (!from_stored.empty()) {
+      std::string list;
+      for (size_t s : from_stored) list += (list.empty() ? "" : ", ") + std::to_string(s);
+      out += "    for (const size_t kf_s : {" + list + "}) kf_t[kf_s] = kf_stored[kf_s];\n";
+    }
     out +=
         "    void* const* const kf_p = kf_ptr.data();\n"
         "    for (const int64_t* kf_l = kf_rows; kf_l != kf_rows + " +
         std::to_string(count(rows)) + ";) {\n      switch (kf_l[0]) {\n";
-    for (size_t c = 0; c < first.size(); ++c) {
-      const Launch& l = *first[c];
-      std::string args;
-      for (size_t a = 0; a < l.args.size(); ++a)
-        args += (a ? ", " : "") + std::string("kf_arg{kf_p, kf_l + ") +
-                std::to_string(head + 2 * a) + "}";
-      out += "        case " + std::to_string(c) + ":\n          " + l.kernel +
-             (cuda ? "<<<static_cast<unsigned>(kf_l[1]), static_cast<unsigned>(kf_l[2]), 0, "
-                     "stream>>>"
-                   : "") +
-             "(" + args + ");\n          kf_l += " + std::to_string(head + 2 * l.args.size()) +
-             ";\n          break;\n";
-    }
-    return out + "      }\n    }\n  }\n";
+    for (size_t c = 0; c < first.size(); ++c) out += case_text(c, *first[c]);
+    return out + "      }\n    }\n" + after + "  }\n";
   }
 
-  /// The declaration of kf_ptr with the stored tensors' pointers (after their allocation).
+  /// The declaration of kf_ptr (and kf_t) with the stored tensors' pointers (after their
+  /// allocation).
   std::string pointers() const {
     if (slots_.empty()) return "";
-    std::string out = "  std::vector<void*> kf_ptr(" + std::to_string(size_) +
-                      ");  // the launch tables' pointers: the stored tensors' first\n";
+    const std::string n = std::to_string(size_);
+    std::string out = "  std::vector<void*> kf_ptr(" + n +
+                      ");  // the tables' pointers: the stored tensors' first\n";
+    if (tensors_) out += "  std::vector<torch::Tensor> kf_t(" + n + ");  // the tables' tensors\n";
     if (!stored_.empty())
       out += "  for (size_t kf_i = 0; kf_i < " + std::to_string(stored_.size()) +
              "; ++kf_i) kf_ptr[kf_i] = kf_stored[kf_i].data_ptr();\n";
@@ -124,6 +248,41 @@ class Tables {
   }
 
  private:
+  static std::string case_text(size_t c, const Step& l) {
+    std::string out = "        case " + std::to_string(c) + ":\n          ";
+    if (l.library()) {  // the call on the row's tensors: place j at kf_l[2 + j]
+      std::string call;
+      for (size_t i = 0; i < l.kernel.size(); ++i) {
+        if (l.kernel[i] != '#') {
+          call += l.kernel[i];
+          continue;
+        }
+        const size_t close = l.kernel.find('#', i + 1);
+        call += "kf_t[kf_l[" +
+                std::to_string(2 + std::stoul(l.kernel.substr(i + 1, close - i - 1))) + "]]";
+        i = close;
+      }
+      // aligned to 16 bytes, as a launch after it may read it (a copy where it is not)
+      return out + "kf_t[kf_l[1]] = " + call +
+             ".contiguous();\n          if (reinterpret_cast<uintptr_t>(kf_t[kf_l[1]].data_ptr()) "
+             "% 16 "
+             "!= 0)\n            kf_t[kf_l[1]] = kf_t[kf_l[1]].clone();\n          kf_ptr[kf_l[1]] "
+             "= "
+             "kf_t[kf_l[1]].data_ptr();\n          kf_l += " +
+             std::to_string(2 + l.tensors.size()) + ";\n          break;\n";
+    }
+    const size_t head = l.grid >= 0 ? 3 : 1;  // a row's entries before its arguments
+    std::string args;
+    for (size_t a = 0; a < l.args.size(); ++a)
+      args += (a ? ", " : "") + std::string("kf_arg{kf_p, kf_l + ") + std::to_string(head + 2 * a) +
+              "}";
+    return out + l.kernel +
+           (l.grid >= 0 ? "<<<static_cast<unsigned>(kf_l[1]), static_cast<unsigned>(kf_l[2]), 0, "
+                          "stream>>>"
+                        : "") +
+           "(" + args + ");\n          kf_l += " + std::to_string(head + 2 * l.args.size()) +
+           ";\n          break;\n";
+  }
   size_t slot(int64_t id) {
     const auto at = slots_.find(id);
     if (at != slots_.end()) return at->second;
@@ -139,8 +298,11 @@ class Tables {
   }
 
   const std::map<int, size_t>& stored_;
+  const std::set<int>& named_;  ///< buffers a statement outside the tables names
   std::map<int64_t, size_t> slots_;
+  std::set<size_t> written_;  ///< slots an earlier run's library calls wrote
   size_t others_ = 0, size_ = 0;
+  bool tensors_ = false;  ///< some run calls a library: kf_t is declared
 };
 
 }  // namespace
@@ -178,36 +340,44 @@ const char* host_table_prelude() {
 }
 
 HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends,
-                       const std::map<int, size_t>& stored) {
-  HostSteps out;
-  Tables tables(stored);
-  std::vector<Launch> run;
-  std::vector<std::string> texts;  // the run's steps as written
-  auto flush = [&] {
-    if (run.size() >= kTableRun) {
-      out.steps.push_back(tables.table(run));
-    } else {
-      for (auto& t : texts) out.steps.push_back(std::move(t));
-    }
-    run.clear();
-    texts.clear();
-  };
+                       const std::map<int, size_t>& stored, const std::string& after) {
+  // the steps, in runs of steps a table can hold between the others
+  std::vector<std::variant<std::string, Run>> parts;
   size_t begin = 0;
   for (size_t end : ends) {
-    std::string step = calls.substr(begin, end - begin);
+    std::string text = calls.substr(begin, end - begin);
     begin = end;
-    auto launch = plain_launch(step);
-    // one kernel, one way: a run's kernels are called with one grid form each
-    if (launch && !run.empty() && (launch->grid < 0) != (run.front().grid < 0)) flush();
-    if (!launch) {
-      flush();
-      out.steps.push_back(std::move(step));
+    auto step = launch_step(text);
+    if (!step) step = library_step(text);
+    if (!step) {
+      parts.emplace_back(std::move(text));
       continue;
     }
-    run.push_back(std::move(*launch));
-    texts.push_back(std::move(step));
+    if (parts.empty() || !std::holds_alternative<Run>(parts.back())) parts.emplace_back(Run{});
+    auto& run = std::get<Run>(parts.back());
+    run.steps.push_back(std::move(*step));
+    run.texts.push_back(std::move(text));
   }
-  flush();
+  std::string rest = after + (begin < calls.size() ? calls.substr(begin) : "");
+  // what the statements that stay name: a library call's tensor made in a table is copied out
+  // for them
+  for (const auto& p : parts) {
+    if (const auto* text = std::get_if<std::string>(&p)) rest += *text;
+    if (const auto* run = std::get_if<Run>(&p); run && !tabled(*run))
+      for (const auto& t : run->texts) rest += t;
+  }
+  const std::set<int> named = named_buffers(rest);
+  HostSteps out;
+  Tables tables(stored, named);
+  for (auto& p : parts) {
+    if (auto* text = std::get_if<std::string>(&p)) {
+      out.steps.push_back(std::move(*text));
+    } else if (auto& run = std::get<Run>(p); tabled(run)) {
+      out.steps.push_back(tables.table(run.steps));
+    } else {
+      for (auto& t : run.texts) out.steps.push_back(std::move(t));
+    }
+  }
   if (begin < calls.size()) out.steps.push_back(calls.substr(begin));
   out.pointers = tables.pointers();
   return out;

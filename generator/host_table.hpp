@@ -1,10 +1,12 @@
 // The host function's launches from tables. An RNN's steps are thousands of launches of a few
 // kernels, each on other buffers (KernelBench's 36_LSTMHn at full size: 9212 launches of 8
-// kernels); one statement each, the host function took g++ 181 s (38_LSTMBidirectional's 762 s,
-// past the evaluator's 300 s). A run of launches that pass only buffer pointers, each maybe moved
-// by a constant number of elements, becomes one loop over a table: a row a launch (the kernel,
-// its grid and block, each argument's pointer and how far it is moved), and one call statement
-// for each kernel the run launches. The launches are the same, in the same order on the stream.
+// kernels), and with library calls as many cuBLAS calls between them; one statement each, the
+// host function took g++ 181 s (38_LSTMBidirectional's 762 s, past the evaluator's 300 s). A run
+// of launches that pass only buffer pointers, each maybe moved by a constant number of elements,
+// and of library calls that differ only in the tensors they read becomes one loop over a table: a
+// row a step (its case; a launch's grid, block, and each argument's pointer and how far it is
+// moved; a library call's result and the tensors it reads), and one statement for each kernel
+// and each call expression the run holds. The steps are the same, in the same order.
 #pragma once
 
 #include <map>
@@ -14,7 +16,7 @@
 
 namespace kforge::generator {
 
-/// A run of fewer launches than this is left as it is.
+/// A run of fewer steps than this is left as it is.
 inline constexpr size_t kTableRun = 16;
 
 /// The host's helpers the tables need (a pointer argument read from a row; a buffer's pointer as
@@ -30,11 +32,13 @@ struct HostSteps {
 };
 
 /// `calls` cut at `ends` (EmittedKernels::step_ends) into steps, each run of at least kTableRun
-/// launches a table. `stored` gives the buffers allocated in kf_stored their place in it (their
-/// pointers are read from it once); the other buffers a table uses (inputs, library calls'
-/// results) are read by name, where each run begins.
+/// steps a table can hold a table. `stored` gives the buffers allocated in kf_stored their place
+/// in it (their pointers are read from it once); the other buffers a table uses (inputs, library
+/// calls' results made outside tables) are read by name where each run begins, and a library
+/// call's result made in a table is copied to its names where a statement that stays, or
+/// `after` (the return statement), names it.
 HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends,
-                       const std::map<int, size_t>& stored);
+                       const std::map<int, size_t>& stored, const std::string& after);
 
 /// The buffers whose tensor or pointer (t<id>, b<id>) `text` names: those the host function must
 /// declare by name.

@@ -585,8 +585,10 @@ Out lower_stack(Lowerer& L, const GraphNode& n) {
     std::vector<IndexPtr> at = i;
     at.erase(at.begin() + static_cast<std::ptrdiff_t>(d));
     // read at a known position (an RNN's next layer unbinds its steps): that piece alone, the
-    // others never built
-    if (i[d]->kind == Index::Kind::constant)
+    // others never built (a position outside the stack, which a padded window's masked read may
+    // ask for, selects as any other)
+    if (i[d]->kind == Index::Kind::constant && i[d]->value >= 0 &&
+        i[d]->value < static_cast<int64_t>(parts.size()))
       return parts[static_cast<size_t>(i[d]->value)].load(at);
     ExprPtr out = parts.back().load(at);
     for (size_t k = parts.size() - 1; k-- > 0;) {

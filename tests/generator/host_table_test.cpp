@@ -26,8 +26,9 @@ size_t occurrences(const std::string& text, const std::string& what) {
 
 TEST(HostTable, RunsOfLaunchesBecomeTablesAndOtherStepsStayAsWritten) {
   Calls c;
+  // a step no table holds: a library call that reads a pointer
   const std::string library =
-      "  t40 = at::mm(t1, t2).contiguous();\n  b40 = t40.data_ptr<float>();\n";
+      "  t40 = at::mm(t1, at::from_blob(b2, {4})).contiguous();\n  b40 = t40.data_ptr<float>();\n";
   for (int i = 0; i < 20; ++i)  // two kernels, each step's input 64 elements further
     c.add("  k" + std::to_string(3 + i % 2) + "<<<40, 256, 0, stream>>>((b1 + " +
           std::to_string(64 * i) + "), b" + std::to_string(10 + i) + ");\n");
@@ -35,10 +36,10 @@ TEST(HostTable, RunsOfLaunchesBecomeTablesAndOtherStepsStayAsWritten) {
   for (size_t i = 0; i < kTableRun - 1; ++i)  // one launch short of a table
     c.add("  k3<<<40, 256, 0, stream>>>(b40, b" + std::to_string(50 + i) + ");\n");
   const std::map<int, size_t> stored = {{10, 0}, {11, 1}};  // the others are named
-  const HostSteps out = tabled_steps(c.text, c.ends, stored);
+  const HostSteps out = tabled_steps(c.text, c.ends, stored, "");
   ASSERT_EQ(out.steps.size(), 2 + (kTableRun - 1));
   const std::string& table = out.steps[0];
-  EXPECT_NE(table.find("20 launches of 2 kernel(s)"), std::string::npos) << table;
+  EXPECT_NE(table.find("20 steps of 2 case(s)"), std::string::npos) << table;
   // a row a launch: the case, grid, block, then (pointer's place, elements moved) an argument
   EXPECT_NE(table.find("      0, 40, 256, 2, 0, 0, 0,\n      1, 40, 256, 2, 64, 1, 0,\n"),
             std::string::npos)
@@ -66,7 +67,7 @@ TEST(HostTable, CpuCallsBecomeTablesToo) {
   Calls c;
   for (size_t i = 0; i < kTableRun; ++i)
     c.add("  k7((b0 + " + std::to_string(32 * i) + "), b9);\n");
-  const HostSteps out = tabled_steps(c.text, c.ends, {});
+  const HostSteps out = tabled_steps(c.text, c.ends, {}, "");
   ASSERT_EQ(out.steps.size(), 1u);
   EXPECT_NE(out.steps[0].find("      0, 0, 32, 1, 0,\n"), std::string::npos) << out.steps[0];
   EXPECT_NE(out.steps[0].find("k7(kf_arg{kf_p, kf_l + 1}, kf_arg{kf_p, kf_l + 3});"),
@@ -86,11 +87,56 @@ TEST(HostTable, LaunchesThatPassMoreThanPointersAreLeftAsWritten) {
     for (size_t i = 0; i < kTableRun; ++i) c.add("  k3<<<40, 256, 0, stream>>>(b1, b2);\n");
     c.add(odd);
     for (size_t i = 0; i < kTableRun - 1; ++i) c.add("  k3<<<40, 256, 0, stream>>>(b1, b2);\n");
-    const HostSteps out = tabled_steps(c.text, c.ends, {});
+    const HostSteps out = tabled_steps(c.text, c.ends, {}, "");
     ASSERT_EQ(out.steps.size(), 1 + 1 + (kTableRun - 1)) << odd;
     EXPECT_NE(out.steps[0].find("kf_rows"), std::string::npos);
     EXPECT_EQ(out.steps[1], odd);
   }
+}
+
+// An RNN's steps with library calls (cuBLAS between the launches): the calls are rows too, one
+// statement for each expression; what they make is aligned in the table and copied out to its
+// names where a statement after the table names it; the alignment copies of tensors made outside
+// the table are made where the run begins.
+TEST(HostTable, LibraryCallsAreRowsAndWhatTheyMakeReachesTheStatementsAfter) {
+  Calls c;
+  for (int i = 0; i < 10; ++i) {
+    const std::string h = std::to_string(100 + 2 * i), g = std::to_string(101 + 2 * i);
+    const std::string prev = i == 0 ? "9" : std::to_string(98 + 2 * i);
+    c.add("  t" + g + " = at::addmm(t6, t" + prev + ", t4.t(), 1, 1).contiguous();\n  b" + g +
+          " = t" + g + ".data_ptr<float>();\n");
+    c.add(
+        "  if (reinterpret_cast<uintptr_t>(b7) % 16 != 0) {\n    t7 = t7.clone();\n    b7 = "
+        "t7.data_ptr<float>();\n  }\n  k2<<<3, 128, 0, stream>>>(b7, b" +
+        g + ", b" + h + ");\n");
+  }
+  const std::map<int, size_t> stored = {{100, 0}, {102, 1}};
+  const HostSteps out = tabled_steps(c.text, c.ends, stored, "  return t119;\n");
+  ASSERT_EQ(out.steps.size(), 1u);
+  const std::string& table = out.steps[0];
+  // the first call makes t101 (place 5) from t6, t9 (made before: by name) and t4, then k2 reads
+  // it and stores b100 (kf_stored[0])
+  EXPECT_NE(table.find("      0, 5, 2, 3, 4,\n      1, 3, 128, 6, 0, 5, 0, 0, 0,\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("kf_t[kf_l[1]] = at::addmm(kf_t[kf_l[2]], kf_t[kf_l[3]], "
+                       "kf_t[kf_l[4]].t(), 1, 1).contiguous();"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(occurrences(table, "at::addmm"), 1u) << table;
+  EXPECT_NE(table.find("kf_t[2] = t6;"), std::string::npos) << table;
+  EXPECT_NE(table.find("kf_t[3] = t9;"), std::string::npos) << table;
+  EXPECT_NE(table.find("for (const size_t kf_s : {0, 1}) kf_t[kf_s] = kf_stored[kf_s];"),
+            std::string::npos)
+      << "the stored h that later calls read: " << table;
+  EXPECT_EQ(occurrences(table, "reinterpret_cast<uintptr_t>(b7)"), 1u) << table;
+  EXPECT_LT(table.find("reinterpret_cast<uintptr_t>(b7)"), table.find("kf_pointer(b7)")) << table;
+  EXPECT_NE(table.find("    t119 = kf_t[22];\n    b119 = static_cast<float*>(kf_ptr[22]);\n"),
+            std::string::npos)
+      << "the last call's result, returned: " << table;
+  EXPECT_EQ(table.find("t117 = kf_t"), std::string::npos) << "read only in the table: " << table;
+  EXPECT_NE(out.pointers.find("std::vector<torch::Tensor> kf_t("), std::string::npos)
+      << out.pointers;
 }
 
 TEST(HostTable, NamedBuffersAreTheTensorsAndPointersATextNames) {
