@@ -6,7 +6,6 @@
 #include <optional>
 #include <string_view>
 #include <utility>
-#include <variant>
 
 namespace kforge::generator {
 namespace {
@@ -141,12 +140,20 @@ struct Run {
 /// expressions differ in more than their tensors), stay statements.
 constexpr size_t kTableCases = 64;
 
+/// Whether `run` becomes a table.
 bool tabled(const Run& run) {
   if (run.steps.size() < kTableRun) return false;
   std::set<std::string> cases;
   for (const Step& s : run.steps) cases.insert(s.key());
   return cases.size() <= kTableCases;
 }
+
+/// A part of the host function: a step that stays a statement, or a run, decided once.
+struct Part {
+  std::string text;  ///< the statement, where `run` is empty
+  Run run;
+  bool table = false;
+};
 
 class Tables {
  public:
@@ -342,7 +349,7 @@ const char* host_table_prelude() {
 HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends,
                        const std::map<int, size_t>& stored, const std::string& after) {
   // the steps, in runs of steps a table can hold between the others
-  std::vector<std::variant<std::string, Run>> parts;
+  std::vector<Part> parts;
   size_t begin = 0;
   for (size_t end : ends) {
     std::string text = calls.substr(begin, end - begin);
@@ -350,32 +357,32 @@ HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends
     auto step = launch_step(text);
     if (!step) step = library_step(text);
     if (!step) {
-      parts.emplace_back(std::move(text));
+      parts.push_back(Part{std::move(text), {}, false});
       continue;
     }
-    if (parts.empty() || !std::holds_alternative<Run>(parts.back())) parts.emplace_back(Run{});
-    auto& run = std::get<Run>(parts.back());
-    run.steps.push_back(std::move(*step));
-    run.texts.push_back(std::move(text));
+    if (parts.empty() || parts.back().run.steps.empty()) parts.emplace_back();
+    parts.back().run.steps.push_back(std::move(*step));
+    parts.back().run.texts.push_back(std::move(text));
   }
-  std::string rest = after + (begin < calls.size() ? calls.substr(begin) : "");
+  for (Part& p : parts) p.table = tabled(p.run);
   // what the statements that stay name: a library call's tensor made in a table is copied out
   // for them
-  for (const auto& p : parts) {
-    if (const auto* text = std::get_if<std::string>(&p)) rest += *text;
-    if (const auto* run = std::get_if<Run>(&p); run && !tabled(*run))
-      for (const auto& t : run->texts) rest += t;
+  std::string rest = after + (begin < calls.size() ? calls.substr(begin) : "");
+  for (const Part& p : parts) {
+    rest += p.text;
+    if (!p.table)
+      for (const auto& t : p.run.texts) rest += t;
   }
   const std::set<int> named = named_buffers(rest);
   HostSteps out;
   Tables tables(stored, named);
-  for (auto& p : parts) {
-    if (auto* text = std::get_if<std::string>(&p)) {
-      out.steps.push_back(std::move(*text));
-    } else if (auto& run = std::get<Run>(p); tabled(run)) {
-      out.steps.push_back(tables.table(run.steps));
+  for (Part& p : parts) {
+    if (p.table) {
+      out.steps.push_back(tables.table(p.run.steps));
+    } else if (p.run.steps.empty()) {
+      out.steps.push_back(std::move(p.text));
     } else {
-      for (auto& t : run.texts) out.steps.push_back(std::move(t));
+      for (auto& t : p.run.texts) out.steps.push_back(std::move(t));
     }
   }
   if (begin < calls.size()) out.steps.push_back(calls.substr(begin));
