@@ -1,5 +1,7 @@
 #include "generator/generate.hpp"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "generator/expr_text.hpp"
@@ -106,35 +108,57 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 constexpr size_t kHostStatements = 64;
 
 /// The statements that allocate the tensors t<id> the kernels store, with their pointers b<id>
-/// (allocated from a table, those that `named` lists: the others are read through kf_ptr).
+/// (allocated from a table, those that `named` lists: the others are read through kf_ptr). A
+/// stack's piece placed in it (Buffer::within; `buffers` lists the stack first) is its index of
+/// the stack, one `select` (the light headers' operators are calls through the dispatcher).
 std::string allocations(const std::vector<const Buffer*>& buffers, const std::string& options,
                         const std::set<int>& named) {
+  std::map<int, size_t> slot;
+  for (size_t i = 0; i < buffers.size(); ++i) slot.emplace(buffers[i]->id, i);
+  auto placed = [&](const Buffer* b) { return b->within >= 0 && slot.count(b->within); };
   std::string out;
   if (buffers.size() <= kHostStatements) {
     for (const Buffer* b : buffers) {
       const std::string id = std::to_string(b->id), type = c_type(b->dtype);
-      out += "  auto t" + id + " = torch::empty(" + shape_text(b->shape) + ", " + options +
-             ".dtype(" + torch_type(b->dtype) + "));\n";
+      if (placed(b))
+        out += "  auto t" + id + " = t" + std::to_string(b->within) + ".select(" +
+               std::to_string(b->within_dim) + ", " + std::to_string(b->within_index) + ");\n";
+      else
+        out += "  auto t" + id + " = torch::empty(" + shape_text(b->shape) + ", " + options +
+               ".dtype(" + torch_type(b->dtype) + "));\n";
       out += "  " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
     }
     return out;
   }
-  std::string dims, types;
+  std::string dims, types, within;
   for (const Buffer* b : buffers) {
     dims += (dims.empty() ? "" : ", ") + std::to_string(b->shape.size());
     for (int64_t d : b->shape) dims += ", " + std::to_string(d);
     types += (types.empty() ? "" : ", ") + std::string(torch_type(b->dtype));
+    within += (within.empty() ? "" : ", ") +
+              (placed(b) ? std::to_string(slot[b->within]) + ", " + std::to_string(b->within_dim) +
+                               ", " + std::to_string(b->within_index)
+                         : std::string("-1, 0, 0"));
   }
+  const bool views = std::any_of(buffers.begin(), buffers.end(), placed);
   const std::string n = std::to_string(buffers.size());
+  const std::string shape =
+      "c10::IntArrayRef(kf_dims + kf_p + 1, static_cast<size_t>(kf_dims[kf_p]))";
+  const std::string empty = "torch::empty(" + shape + ", " + options + ".dtype(kf_types[kf_i]))";
   out +=
       "  // each stored tensor's rank, then its sizes\n  static constexpr int64_t kf_dims[] = {" +
-      dims + "};\n  static constexpr c10::ScalarType kf_types[] = {" + types +
-      "};\n  std::vector<torch::Tensor> kf_stored;\n  kf_stored.reserve(" + n +
+      dims + "};\n  static constexpr c10::ScalarType kf_types[] = {" + types + "};\n" +
+      (views ? "  // where a tensor is an index of an earlier one (`select`): its place, the "
+               "dimension, the index; else -1, 0, 0\n  static constexpr int64_t kf_within[] = {" +
+                   within + "};\n"
+             : "") +
+      "  std::vector<torch::Tensor> kf_stored;\n  kf_stored.reserve(" + n +
       ");\n  for (size_t kf_i = 0, kf_p = 0; kf_i < " + n +
-      "; kf_p += static_cast<size_t>(kf_dims[kf_p]) + 1, ++kf_i)\n"
-      "    kf_stored.push_back(torch::empty(c10::IntArrayRef(kf_dims + kf_p + 1, "
-      "static_cast<size_t>(kf_dims[kf_p])), " +
-      options + ".dtype(kf_types[kf_i])));\n";
+      "; kf_p += static_cast<size_t>(kf_dims[kf_p]) + 1, ++kf_i)\n" +
+      (views ? "    kf_stored.push_back(kf_within[3 * kf_i] < 0 ? " + empty +
+                   "\n                        : kf_stored[static_cast<size_t>(kf_within[3 * "
+                   "kf_i])].select(kf_within[3 * kf_i + 1], kf_within[3 * kf_i + 2]));\n"
+             : "    kf_stored.push_back(" + empty + ");\n");
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (!named.count(buffers[i]->id)) continue;  // only in launch tables, through kf_ptr
     const std::string id = std::to_string(buffers[i]->id), type = c_type(buffers[i]->dtype);
@@ -208,10 +232,13 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
                (arg < optional.size() && optional[arg] ? ".value()" : "") +
                (b.element >= 0 ? "[" + std::to_string(b.element) + "]" : "") + ".contiguous();\n";
       c.run += "  const " + type + "* b" + id + " = t" + id + ".data_ptr<" + type + ">();\n";
-    } else if (stored.count(b.id)) {
+    } else if (stored.count(b.id) || (!b.pieces.empty() && live.count(b.id))) {
       allocated.push_back(&b);
     }
   }
+  // a stack whose pieces are placed in it before them (they are views of it)
+  std::stable_partition(allocated.begin(), allocated.end(),
+                        [](const Buffer* b) { return !b->pieces.empty(); });
   // A long host function's runs of launches from tables (generator/host_table.hpp); the
   // stored tensors allocated from a table are declared by name only where a statement names them.
   std::map<int, size_t> in_table;

@@ -98,6 +98,17 @@ struct Buffer {
   /// library: `call` is a view of its one operand, another library result whose elements it is in
   /// order (bmm's result in the output's shape): no library call, no copy.
   bool view = false;
+  /// pointwise, reduction, scan: a piece of a stack placed in the stack's buffer, its elements
+  /// those of buffer `within` at index `within_index` along dimension `within_dim` (contiguous
+  /// there: the dimensions before it have one index): the kernel that computes it stores it there
+  /// (generator/generate.cpp allocates it as that view, `select`); -1: its own memory.
+  int within = -1;
+  int64_t within_dim = 0, within_index = 0;
+  /// pointwise: a stack whose pieces, in order, are placed in it (`within`): no kernel computes
+  /// it, it is complete once they are (`compute` still reads them). An RNN's output sequence was
+  /// one kernel reading each step's output again (KernelBench's 39_GRU: 513 arguments, a 512-way
+  /// selection an element).
+  std::vector<int> pieces;
 };
 
 /// What a graph lowers to: its buffers in an order that computes each after what it reads.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <optional>
+#include <set>
 #include <utility>
 
 #include "generator/expr_text.hpp"
@@ -405,7 +406,62 @@ Lazy Lowerer::realise(const Lazy& a) {
   b.dtype = a.dtype;
   b.compute = a.load;
   program_.buffers.push_back(b);
-  return whole(b);
+  place_pieces(b.id, a);
+  return whole(program_.buffers[static_cast<size_t>(b.id)]);
+}
+
+std::optional<std::vector<bool>> Lowerer::placeable(const Lazy& stack) const {
+  if (!stack.stacked || !stack.stacked->of.same(stack.load) ||
+      stack.stacked->shape != stack.shape || stack.stacked->dtype != stack.dtype)
+    return std::nullopt;
+  const auto& parts = stack.stacked->parts;
+  const auto n = static_cast<int64_t>(parts.size());
+  if (n == 0 || numel(stack.shape) % n != 0) return std::nullopt;
+  const int64_t size = numel(stack.shape) / n;
+  // each piece's offset a multiple of 16 bytes: the kernels' vector loads and stores take what
+  // they store as aligned (generator/emit_cuda.cpp)
+  const int64_t bytes = stack.dtype == DType::b8 ? 1 : stack.dtype == DType::f32 ? 4 : 8;
+  if (size * bytes % 16 != 0) return std::nullopt;
+  std::set<int> taken;
+  std::vector<bool> own(parts.size());
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const Lazy& part = parts[k];
+    if (part.dtype != stack.dtype || numel(part.shape) != size) return std::nullopt;
+    const Buffer* b =
+        part.buffer >= 0 ? &program_.buffers[static_cast<size_t>(part.buffer)] : nullptr;
+    own[k] = b && b->kind != Buffer::Kind::input && b->kind != Buffer::Kind::library &&
+             b->within < 0 && b->pieces.empty() && taken.insert(b->id).second &&
+             std::count(program_.outputs.begin(), program_.outputs.end(), b->id) == 0;
+  }
+  return own;
+}
+
+bool Lowerer::place_pieces(int stack, const Lazy& a) {
+  const auto own = placeable(a);
+  if (!own) return false;
+  const auto& parts = a.stacked->parts;
+  const auto copies = static_cast<size_t>(std::count(own->begin(), own->end(), false));
+  if (copies > kCopiedPieces || copies == parts.size()) return false;
+  std::vector<int> pieces;
+  std::vector<Lazy> wholes;
+  for (size_t k = 0; k < parts.size(); ++k) {
+    Lazy part = parts[k];
+    if (!(*own)[k]) {
+      part.buffer = -1;
+      part.stacked = nullptr;
+      part = realise(part);
+    }
+    Buffer& b = program_.buffers[static_cast<size_t>(part.buffer)];
+    b.within = stack;
+    b.within_dim = static_cast<int64_t>(a.stacked->dim);
+    b.within_index = static_cast<int64_t>(k);
+    pieces.push_back(b.id);
+    wholes.push_back(part);
+  }
+  Buffer& s = program_.buffers[static_cast<size_t>(stack)];
+  s.pieces = std::move(pieces);
+  s.compute = stack_loader(std::move(wholes), a.stacked->dim);  // the copies read, not their values
+  return true;
 }
 
 const GraphNode* Lowerer::node_of(const json::Value& argument) const {
@@ -893,6 +949,7 @@ Result<Program> Lowerer::run(const Graph& graph) {
         const bool own =
             l.buffer >= 0 &&
             program_.buffers[static_cast<size_t>(l.buffer)].kind != Buffer::Kind::input &&
+            program_.buffers[static_cast<size_t>(l.buffer)].within < 0 &&
             std::count(program_.outputs.begin(), program_.outputs.end(), l.buffer) == 0;
         if (!own) {  // an output of its own, never an argument's memory or another output's
           auto view = library_view(l);
@@ -935,6 +992,17 @@ Result<Program> Lowerer::run(const Graph& graph) {
       if (whole && out->size() == 1 && users_[n.id] > 1 && (*out)[0].cost > 24)
         (*out)[0] = realise((*out)[0]);
       if (whole && out->size() == 1 && (*out)[0].cost > 400) (*out)[0] = realise((*out)[0]);
+      // A stack of buffers of ours, placed in it, costs nothing: its readers read one buffer
+      // rather than each piece (a bidirectional RNN's output, the concatenation of two stacks);
+      // of many, a few copies cost less than a kernel reading every piece (its last step, read
+      // by the stack alone, is not a buffer).
+      if (whole && out->size() == 1 && (*out)[0].buffer < 0) {
+        const auto own = placeable((*out)[0]);
+        const auto copies = own ? std::count(own->begin(), own->end(), false) : 0;
+        if (own && (copies == 0 || (own->size() - static_cast<size_t>(copies) >= kManyPieces &&
+                                    static_cast<size_t>(copies) <= kCopiedPieces)))
+          (*out)[0] = realise((*out)[0]);
+      }
       values_[n.id] = std::move(*out);
     }
   }

@@ -30,6 +30,8 @@ class SharedLoader {
       : f_(std::make_shared<const Loader>(std::move(f))) {}
   ExprPtr operator()(const std::vector<IndexPtr>& index) const { return (*f_)(index); }
   explicit operator bool() const { return f_ && *f_; }
+  /// Whether both share one loader (a copy of it, not a loader that reads it).
+  bool same(const SharedLoader& other) const { return f_ == other.f_; }
 
  private:
   std::shared_ptr<const Loader> f_;
@@ -42,6 +44,18 @@ struct Lazy {
   SharedLoader load;
   size_t cost = 1;  ///< the size of one element's expression
   int buffer = -1;  ///< when it is exactly a buffer, in that buffer's shape
+  /// A stack of tensors each of whose elements lie together in it (stacked along its first
+  /// dimension, or one after dimensions of size 1), as lower_stack made it: the tensors, and the
+  /// loader, shape and type they were stacked in. Lowerer::realise places them in the stack's
+  /// buffer where it is still those (a Lazy copied from it and changed keeps the field).
+  struct Stacked {
+    SharedLoader of;
+    std::vector<int64_t> shape;
+    DType dtype = DType::f32;
+    std::vector<Lazy> parts;
+    size_t dim = 0;  ///< the stack's own dimension
+  };
+  std::shared_ptr<const Stacked> stacked;
 };
 
 /// How a transposed convolution sums along a dimension of stride s above 1, where an output o
@@ -114,7 +128,8 @@ class Lowerer {
   /// Whether a sum over `dims` of a tensor of `shape` is split into partial results first
   /// (`split_reduction`): few outputs over many elements.
   bool splits(const std::vector<int64_t>& shape, const std::vector<int64_t>& dims) const;
-  /// A buffer holding `a` (recomputing it would cost more than reading it).
+  /// A buffer holding `a` (recomputing it would cost more than reading it). A stack's pieces are
+  /// placed in it (place_pieces) where they can be.
   Lazy realise(const Lazy& a);
   /// The buffer `b` read in its own shape.
   static Lazy whole(const Buffer& b);
@@ -144,6 +159,19 @@ class Lowerer {
   /// read in the output's shape), as a view of that result; none for anything else, which a
   /// kernel copies into an output of its own.
   std::optional<Lazy> library_view(const Lazy& a);
+  /// For stack `a` (Lazy::stacked) whose pieces can be placed in its buffer, whether each part
+  /// is a buffer of ours placed as it is (not a tensor argument, a library result, an output or a
+  /// piece placed already); none where the stack cannot be so placed (a piece's offset not a
+  /// multiple of 16 bytes, or `a` not a stack).
+  std::optional<std::vector<bool>> placeable(const Lazy& a) const;
+  /// Stack `a`'s pieces placed in its buffer `stack` (Buffer::within): a part that is a buffer
+  /// of ours (placeable) computes into it, any other becomes a copy placed there, where at most
+  /// kCopiedPieces parts need one. False, nothing changed, where the stack cannot be so placed.
+  bool place_pieces(int stack, const Lazy& a);
+  static constexpr size_t kCopiedPieces = 4;
+  /// A stack that nothing else makes a buffer is placed where its pieces are buffers of ours,
+  /// or where kManyPieces of them are and at most kCopiedPieces are not.
+  static constexpr size_t kManyPieces = 16;
   /// An in-place operator (`add_`) whose result and target nothing else reads.
   bool in_place_and_unread(const GraphNode& n);
   /// "aten.add.Tensor" for "aten.add_.Tensor"; empty for an operator that is not in place.
@@ -197,6 +225,10 @@ class Lowerer {
   /// mean the user takes and the one inside a std) reads the first one's buffer.
   std::map<std::string, int> reductions_;
 };
+
+/// The loader of `parts` stacked along a new dimension `d`: the element at index i is part i[d]'s
+/// at i without it.
+SharedLoader stack_loader(std::vector<Lazy> parts, size_t d);
 
 /// How an ATen operator lowers (the op table): the node's values, one per output.
 using Lowering = Result<std::vector<Lazy>> (*)(Lowerer&, const GraphNode&);

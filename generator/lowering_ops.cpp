@@ -566,22 +566,10 @@ Out lower_unfold(Lowerer& L, const GraphNode& n) {
   return many({y});
 }
 
-/// stack(tensors, dim): a new dimension at dim whose index k reads the k-th tensor.
-Out lower_stack(Lowerer& L, const GraphNode& n) {
-  auto list = L.tensors(n, 0, "tensors");
-  if (!list) return Out::failure(list.error);
-  const std::vector<Lazy> parts = *list;
-  if (parts.empty()) return Out::failure("a stack of nothing");
-  const auto out_shape = Lowerer::meta_shape(n);
-  int64_t dim = L.arg(n, 1, "dim").as_int(0);
-  if (dim < 0) dim += static_cast<int64_t>(out_shape.size());
-  Lazy y = parts[0];
-  y.buffer = -1;
-  y.shape = out_shape;
-  y.cost = 0;
-  for (const auto& p : parts) y.cost += p.cost + 1;
-  const auto d = static_cast<size_t>(dim);
-  y.load = [parts, d](const std::vector<IndexPtr>& i) {
+}  // namespace
+
+SharedLoader stack_loader(std::vector<Lazy> parts, size_t d) {
+  return [parts = std::move(parts), d](const std::vector<IndexPtr>& i) {
     std::vector<IndexPtr> at = i;
     at.erase(at.begin() + static_cast<std::ptrdiff_t>(d));
     // read at a known position (an RNN's next layer unbinds its steps): that piece alone, the
@@ -598,6 +586,33 @@ Out lower_stack(Lowerer& L, const GraphNode& n) {
     }
     return out;
   };
+}
+
+namespace {
+
+/// stack(tensors, dim): a new dimension at dim whose index k reads the k-th tensor.
+Out lower_stack(Lowerer& L, const GraphNode& n) {
+  auto list = L.tensors(n, 0, "tensors");
+  if (!list) return Out::failure(list.error);
+  const std::vector<Lazy> parts = *list;
+  if (parts.empty()) return Out::failure("a stack of nothing");
+  const auto out_shape = Lowerer::meta_shape(n);
+  int64_t dim = L.arg(n, 1, "dim").as_int(0);
+  if (dim < 0) dim += static_cast<int64_t>(out_shape.size());
+  Lazy y = parts[0];
+  y.buffer = -1;
+  y.stacked = nullptr;
+  y.shape = out_shape;
+  y.cost = 0;
+  for (const auto& p : parts) y.cost += p.cost + 1;
+  const auto d = static_cast<size_t>(dim);
+  y.load = stack_loader(parts, d);
+  // each part's elements together in the stack: placed in its buffer where it is realised
+  int64_t before = 1;
+  for (size_t k = 0; k < d; ++k) before *= out_shape[k];
+  if (before == 1)
+    y.stacked =
+        std::make_shared<const Lazy::Stacked>(Lazy::Stacked{y.load, y.shape, y.dtype, parts, d});
   return many({y});
 }
 

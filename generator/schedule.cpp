@@ -143,11 +143,16 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
     return std::nullopt;
   }
   place(b, k, vars, k.outer_offset(), s);
-  // What it reads in k: only k's reductions, at the outer index (their accumulators).
+  // What it reads in k: only k's reductions, at the outer index (their accumulators); never a
+  // stack whose pieces k computes (complete only after k).
   std::vector<const Expr*> loads;
   collect_loads(s.value, loads);
   const std::string outer = k.outer_offset()->text;
   for (const Expr* l : loads) {
+    for (int piece : p.buffers[static_cast<size_t>(l->buffer)].pieces)
+      if (std::any_of(k.stages.begin(), k.stages.end(),
+                      [&](const Stage& t) { return t.buffer == piece; }))
+        return std::nullopt;
     auto in_k = std::find_if(k.stages.begin(), k.stages.end(),
                              [&](const Stage& t) { return t.buffer == l->buffer; });
     if (in_k == k.stages.end()) continue;
@@ -157,12 +162,16 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
   return s;
 }
 
-/// The buffers reduction b's element reads.
-std::set<int> reads_of(const Buffer& b) {
+/// The buffers reduction b's element reads, a stack whose pieces are placed in it with them (it
+/// is read after they are computed).
+std::set<int> reads_of(const Program& p, const Buffer& b) {
   std::vector<IndexPtr> probe;
   for (size_t d = 0; d < b.space.size(); ++d)
     probe.push_back(ix::named("kf_p" + std::to_string(d) + "_", b.space[d]));
-  return loaded_buffers(b.compute(probe));
+  std::set<int> out = loaded_buffers(b.compute(probe));
+  for (int id : std::set<int>(out))
+    for (int piece : p.buffers[static_cast<size_t>(id)].pieces) out.insert(piece);
+  return out;
 }
 
 /// The kernels in their order while they are built, with what a buffer that joins an earlier
@@ -226,7 +235,10 @@ class Kernels {
   explicit Kernels(const Program& p) : program_(p) {}
 
  private:
+  /// Buffer `buffer` is read by kernel `reader` (a stack whose pieces are placed in it: each
+  /// piece).
   void read_by(int buffer, int64_t reader) {
+    for (int piece : program_.buffers[static_cast<size_t>(buffer)].pieces) read_by(piece, reader);
     auto it = producer_.find(buffer);
     if (it != producer_.end() && it->second < reader) unread_.erase(it->second);
   }
@@ -246,7 +258,7 @@ class Kernels {
 /// after the other).
 bool join_earlier(const Program& p, Kernels& all, const Buffer& b) {
   auto& kernels = all.list();
-  const auto reads = reads_of(b);
+  const auto reads = reads_of(p, b);
   for (size_t i = kernels.size(); i-- > 0;) {
     Kernel& k = kernels[i];
     if (i + 1 < kernels.size() && k.library < 0) {
@@ -316,7 +328,8 @@ std::vector<Kernel> schedule(const Program& p) {
   Kernels all(p);
   const auto live = needed(p);
   for (const auto& b : p.buffers) {
-    if (b.kind == Buffer::Kind::input || !live.count(b.id)) continue;
+    // a stack whose pieces are placed in it is computed by theirs
+    if (b.kind == Buffer::Kind::input || !live.count(b.id) || !b.pieces.empty()) continue;
     if (b.kind == Buffer::Kind::library) {  // a step of its own, which nothing joins
       Kernel k;
       k.library = b.id;
@@ -343,6 +356,8 @@ std::vector<Kernel> schedule(const Program& p) {
   std::vector<Kernel> kernels = std::move(all.list());
   // What each kernel reads from memory, which reductions it reads as accumulators, what is stored.
   std::set<int> read_elsewhere(p.outputs.begin(), p.outputs.end());
+  for (const auto& b : p.buffers)  // a stack's pieces placed in it are stored there
+    if (live.count(b.id)) read_elsewhere.insert(b.pieces.begin(), b.pieces.end());
   for (auto& k : kernels) {
     if (k.library >= 0) {
       const auto& operands = p.buffers[static_cast<size_t>(k.library)].operands;

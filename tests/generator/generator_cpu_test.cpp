@@ -171,6 +171,28 @@ TEST(GeneratedCpu, TheStepsOfAnRnnShareTheirKernels) {
   }
 }
 
+/// The forward kernel the generator writes for an op case's task on `backend`.
+Result<generator::Generated> generated_for(const OpCase& c, const std::string& backend) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto& task = exported(write_op_task(c, root));
+  if (!task.ok) return Result<generator::Generated>::failure(task.error);
+  generator::GenerateRequest r{task.dir, task.doc["directions"]["forward"], "forward", backend, {},
+                               false};
+  return generator::generate_kernel(r);
+}
+
+/// How many kernel functions a generated source writes, and the most buffers one takes.
+std::pair<size_t, size_t> kernel_functions(const std::string& source, const std::string& backend) {
+  const std::string mark = backend == "cuda" ? "__global__ void" : "\nstatic void k";
+  size_t functions = 0, most = 0;
+  for (auto at = source.find(mark); at != std::string::npos; at = source.find(mark, at + 1)) {
+    const std::string head = source.substr(at, source.find('{', at) - at);
+    ++functions;
+    most = std::max<size_t>(most, std::count(head.begin(), head.end(), '*'));
+  }
+  return {functions, most};
+}
+
 // A layer's stacked outputs that the next layer unbinds are read piece by piece, never computed
 // whole: computed whole, the stack was one kernel reading every step's buffers (36_LSTMHn: 1539
 // arguments, 512 steps, which nvcc did not compile in five minutes; 38_LSTMBidirectional's two
@@ -178,23 +200,11 @@ TEST(GeneratedCpu, TheStepsOfAnRnnShareTheirKernels) {
 // (96 steps), and the steps are launched from tables. The op table's cases `stacked_layers` and
 // `bidirectional_layers` judge them.
 TEST(GeneratedCpu, ALayersStackedStepsAreReadPieceByPiece) {
-  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
   for (const auto& c : op_cases_named({"stacked_layers", "bidirectional_layers"}))
     for (const std::string backend : {"cpu", "cuda"}) {
-      const auto& task = exported(write_op_task(c, root));
-      ASSERT_TRUE(task.ok) << task.error;
-      generator::GenerateRequest r{
-          task.dir, task.doc["directions"]["forward"], "forward", backend, {}, false};
-      const auto g = generator::generate_kernel(r);
+      const auto g = generated_for(c, backend);
       ASSERT_TRUE(g) << g.error;
-      const std::string mark = backend == "cuda" ? "__global__ void" : "\nstatic void k";
-      size_t functions = 0, most = 0;
-      for (auto at = g->source.find(mark); at != std::string::npos;
-           at = g->source.find(mark, at + 1)) {
-        const std::string head = g->source.substr(at, g->source.find('{', at) - at);
-        ++functions;
-        most = std::max<size_t>(most, std::count(head.begin(), head.end(), '*'));
-      }
+      const auto [functions, most] = kernel_functions(g->source, backend);
       EXPECT_GE(functions, 2u) << c.name << ", " << backend;
       EXPECT_LE(most, 8u) << c.name << ", " << backend << ": a kernel reads " << most << " buffers";
       // the layers' steps launched from tables (generator/host_table.hpp), a statement a kernel
@@ -206,6 +216,24 @@ TEST(GeneratedCpu, ALayersStackedStepsAreReadPieceByPiece) {
                         std::sregex_iterator()));
       EXPECT_NE(g->source.find("kf_rows"), std::string::npos) << c.name << ", " << backend;
       EXPECT_LE(launches, 80u) << c.name << ", " << backend << ": " << g->summary;
+    }
+}
+
+// A sequence returned whole is its steps' memory: each step's kernel stores its output in its
+// place in the stack (allocated as views of it), so no kernel reads every step's output again
+// (KernelBench's 39_GRU: one kernel of 513 arguments; 41: the concatenation of two such stacks).
+TEST(GeneratedCpu, ASequenceIsComputedInItsPlace) {
+  for (const auto& c : op_cases_named({"sequence_stacks", "bidirectional_sequence"}))
+    for (const std::string backend : {"cpu", "cuda"}) {
+      const auto g = generated_for(c, backend);
+      ASSERT_TRUE(g) << g.error;
+      // the steps' tensors indices of the stack's (a table of them where the tensors are many)
+      EXPECT_TRUE(std::regex_search(
+          g->source, std::regex("auto t[0-9]+ = t[0-9]+\\.select\\(|kf_within\\[\\] = ")))
+          << c.name << ", " << backend;
+      if (c.name != "bidirectional_sequence") continue;
+      const size_t most = kernel_functions(g->source, backend).second;
+      EXPECT_LE(most, 8u) << backend << ": a kernel reads " << most << " buffers";
     }
 }
 

@@ -289,6 +289,36 @@ const std::vector<OpCase>& op_cases() {
        "], 2))",
        {"[torch.randn(2, 96, 12), torch.randn(12, 8) / 4, torch.randn(8, 8) / 4, "
         "torch.randn(16, 8) / 4, torch.randn(2, 8)]"}},
+      // An RNN's whole output sequence (KernelBench's 39_GRU returns it): each step's output is
+      // computed into its place in the stack, no kernel copies the sequence. Beside it a stack of
+      // two sequences' last steps (one a piece of the first stack already, one never a buffer:
+      // each copied into its place), each step's sum over the batch (reductions computed into
+      // their places; rows of 5 floats in the second set, 20 bytes: stacked by a kernel instead)
+      // and a stack of values that are not buffers (a kernel).
+      {"sequence_stacks",
+       "x, w, u, h",
+       "(lambda cell: (lambda s, t: (torch.stack(s, 0), torch.stack([s[-1], t[-1], t[-2]], 0), "
+       "torch.stack([xt.sum(0) for xt in x.unbind(0)], 0), torch.stack([s[0] * 2, s[1] + 1], 0)))"
+       "(list(__import__('itertools').accumulate(x.unbind(0), cell(1), initial=h))[1:], "
+       "list(__import__('itertools').accumulate(x.unbind(0), cell(-1), initial=h))[1:]))("
+       "lambda sign: lambda g, xt: (lambda z, r: z * g + (1 - z) * torch.tanh(xt @ w + r * (g @ "
+       "u)))(torch.sigmoid(xt @ w + sign * (g @ u)), torch.sigmoid(sign * (xt @ w) - g @ u)))",
+       {"[torch.randn(16, 2, 12), torch.randn(12, 8) / 4, torch.randn(8, 8) / 4, "
+        "torch.randn(2, 8)]",
+        "[torch.randn(9, 4, 5), torch.randn(5, 8) / 3, torch.randn(8, 8) / 4, "
+        "torch.randn(4, 8)]"}},
+      // A bidirectional RNN's output (KernelBench's 41_GRUBidirectional): the forward and the
+      // backward sequences concatenated along the features; each a stack computed in place, the
+      // concatenation a kernel that reads two buffers rather than every step's output.
+      {"bidirectional_sequence",
+       "x, w, u, h",
+       "(lambda cell: torch.cat([torch.stack(list(__import__('itertools').accumulate(x.unbind(0), "
+       "cell(1), initial=h))[1:], 0), torch.stack(list(__import__('itertools').accumulate("
+       "x.unbind(0)[::-1], cell(-1), initial=h))[1:][::-1], 0)], 2))(lambda sign: lambda g, xt: "
+       "(lambda z, r: z * g + (1 - z) * torch.tanh(xt @ w + r * (g @ u)))(torch.sigmoid(xt @ w + "
+       "sign * (g @ u)), torch.sigmoid(sign * (xt @ w) - g @ u)))",
+       {"[torch.randn(24, 2, 12), torch.randn(12, 8) / 4, torch.randn(8, 8) / 4, "
+        "torch.randn(2, 8)]"}},
       // Pieces, stacks and windows (KernelBench level 3's attention splits q, k, v; its RNNs
       // unbind and stack their steps; a ViT unfolds its patches): a last piece shorter than the
       // others, pieces of given sizes, unbind along an inner dimension, stacks at the front,

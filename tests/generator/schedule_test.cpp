@@ -1,0 +1,85 @@
+// The schedule's order where a stack's pieces are placed in it (Buffer::within, pieces): no kernel
+// computes the stack, each piece's kernel stores it, and a kernel that reads the stack comes after
+// every kernel that computes a piece of it, however kernels move to take later buffers along
+// (join_later) or reductions join earlier ones (join_earlier).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "generator/schedule.hpp"
+
+namespace kforge::generator {
+namespace {
+
+Buffer pointwise(int id, std::vector<int64_t> shape, Loader compute) {
+  Buffer b;
+  b.kind = Buffer::Kind::pointwise;
+  b.id = id;
+  b.shape = std::move(shape);
+  b.compute = std::move(compute);
+  return b;
+}
+
+ExprPtr scaled(int buffer, const IndexPtr& at, double by) {
+  return ex::call("mul", {ex::load(buffer, at, DType::f32), ex::constant(by)});
+}
+
+// x; pieces p0 = 2x, p1 = 3x stacked as s; r = s + 1 (a kernel over s's shape); q = x - 1, which
+// joins no kernel over s's shape and would take the pieces' kernel along if nothing read it.
+Program stacked_program() {
+  Program p;
+  Buffer x;
+  x.kind = Buffer::Kind::input;
+  x.id = 0;
+  x.shape = {4};
+  x.arg = 0;
+  p.buffers.push_back(x);
+  p.buffers.push_back(pointwise(1, {4}, [](const auto& i) { return scaled(0, i[0], 2); }));
+  p.buffers.push_back(pointwise(2, {4}, [](const auto& i) { return scaled(0, i[0], 3); }));
+  p.buffers.push_back(pointwise(3, {2, 4}, [](const auto& i) {
+    auto first = ex::call("eq", {ex::index(i[0]), ex::constant(0, DType::i64)}, DType::b8);
+    return ex::call("where", {first, ex::load(1, i[1], DType::f32), ex::load(2, i[1], DType::f32)});
+  }));
+  p.buffers[3].pieces = {1, 2};
+  for (int piece : {1, 2}) {
+    p.buffers[static_cast<size_t>(piece)].within = 3;
+    p.buffers[static_cast<size_t>(piece)].within_index = piece - 1;
+  }
+  p.buffers.push_back(pointwise(4, {2, 4}, [](const auto& i) {
+    return ex::call("add", {ex::load(3, ix::linear(i, {2, 4}), DType::f32), ex::constant(1)});
+  }));
+  p.buffers.push_back(pointwise(5, {4}, [](const auto& i) {
+    return ex::call("sub", {ex::load(0, i[0], DType::f32), ex::constant(1)});
+  }));
+  p.outputs = {4, 5};
+  return p;
+}
+
+TEST(Schedule, AStackIsReadAfterEveryKernelThatComputesAPieceOfIt) {
+  const Program p = stacked_program();
+  const auto kernels = schedule(p);
+  std::vector<size_t> piece_kernels, stack_readers;
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const auto& stores = kernels[k].stores;
+    const auto& loads = kernels[k].loads;
+    EXPECT_EQ(std::count(stores.begin(), stores.end(), 3), 0) << "no kernel computes the stack";
+    if (std::count(stores.begin(), stores.end(), 1) || std::count(stores.begin(), stores.end(), 2))
+      piece_kernels.push_back(k);
+    if (std::count(loads.begin(), loads.end(), 3)) stack_readers.push_back(k);
+  }
+  std::set<int> stored;
+  for (const auto& k : kernels) stored.insert(k.stores.begin(), k.stores.end());
+  EXPECT_TRUE(stored.count(1) && stored.count(2) && stored.count(4) && stored.count(5));
+  ASSERT_FALSE(piece_kernels.empty());
+  ASSERT_EQ(stack_readers.size(), 1u);
+  for (size_t k : piece_kernels)
+    EXPECT_LT(k, stack_readers[0]) << "kernel " << k << " computes a piece after the stack is read";
+}
+
+TEST(Schedule, AStackIsNeededWithItsPieces) {
+  const auto live = needed(stacked_program());
+  EXPECT_EQ(live, (std::set<int>{0, 1, 2, 3, 4, 5}));
+}
+
+}  // namespace
+}  // namespace kforge::generator
