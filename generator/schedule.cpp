@@ -85,6 +85,24 @@ bool is_product(const Buffer& b) {
   return a_only && c_only;
 }
 
+/// Whether each buffer is a matrix product (is_product), evaluated once a buffer: each buffer that
+/// may join a kernel asks it of the kernel's reductions, and a long program's expressions are
+/// deep (KernelBench's 36_LSTMHn at full size: 80 % of `kforge generate`'s time evaluating them
+/// again, BENCHMARKS.md).
+class Products {
+ public:
+  explicit Products(const Program& p) : program_(p), known_(p.buffers.size(), -1) {}
+  bool operator()(int id) {
+    signed char& known = known_[static_cast<size_t>(id)];
+    if (known < 0) known = is_product(program_.buffers[static_cast<size_t>(id)]) ? 1 : 0;
+    return known == 1;
+  }
+
+ private:
+  const Program& program_;
+  std::vector<signed char> known_;
+};
+
 /// Stage s's value and offset (its kind chosen) for buffer `b` at the kernel's index `vars`, whose
 /// outer dimensions are at row-major offset `outer`.
 void place(const Buffer& b, const Kernel& k, const std::vector<IndexPtr>& vars,
@@ -110,8 +128,8 @@ void place(const Buffer& b, const Kernel& k, const std::vector<IndexPtr>& vars,
 }
 
 /// The stage computing `b` in `k`, or none when b cannot join k.
-std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b) {
-  const auto vars = k.vars();
+std::optional<Stage> stage_in(const Program& p, Products& products, const Kernel& k,
+                              const Buffer& b) {
   Stage s;
   s.buffer = b.id;
   // A scan is a kernel of its own: a running accumulator along its dimension, nothing beside it.
@@ -121,7 +139,7 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
   if (b.kind == Buffer::Kind::scan) {
     if (!k.stages.empty() || b.space != k.space || b.reduced != k.reduced) return std::nullopt;
     s.kind = Stage::Kind::scan;
-    place(b, k, vars, k.outer_offset(), s);
+    place(b, k, k.vars(), k.outer_offset(), s);
     return s;
   }
   if (b.kind == Buffer::Kind::reduction) {
@@ -130,8 +148,7 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
     // FFN's x @ w1 and x @ w3 in one kernel were not tiled (robust-kbench's llama_ffw own kernel,
     // 0.07x of eager).
     if (std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& t) {
-          return t.kind == Stage::Kind::reduce &&
-                 (is_product(b) || is_product(p.buffers[static_cast<size_t>(t.buffer)]));
+          return t.kind == Stage::Kind::reduce && (products(b.id) || products(t.buffer));
         }))
       return std::nullopt;
     s.kind = Stage::Kind::reduce;
@@ -142,7 +159,8 @@ std::optional<Stage> stage_in(const Program& p, const Kernel& k, const Buffer& b
   } else {
     return std::nullopt;
   }
-  place(b, k, vars, k.outer_offset(), s);
+  // the kernel's index made only for a buffer that may join it (a long program tries many)
+  place(b, k, k.vars(), k.outer_offset(), s);
   // What it reads in k: only k's reductions, at the outer index (their accumulators); never a
   // stack whose pieces k computes (complete only after k).
   std::vector<const Expr*> loads;
@@ -256,13 +274,13 @@ class Kernels {
 /// computes what b reads. Sums over the same elements become one pass (a variance's sum of
 /// squares beside its mean's sum, both split into partial sums, which the lowering makes one
 /// after the other).
-bool join_earlier(const Program& p, Kernels& all, const Buffer& b) {
+bool join_earlier(const Program& p, Products& products, Kernels& all, const Buffer& b) {
   auto& kernels = all.list();
   const auto reads = reads_of(p, b);
   for (size_t i = kernels.size(); i-- > 0;) {
     Kernel& k = kernels[i];
     if (i + 1 < kernels.size() && k.library < 0) {
-      if (auto s = stage_in(p, k, b)) {
+      if (auto s = stage_in(p, products, k, b)) {
         all.add_stage(i, std::move(*s));
         return true;
       }
@@ -280,9 +298,9 @@ bool join_earlier(const Program& p, Kernels& all, const Buffer& b) {
 /// backward computed each row's maximum and sum of exponentials in a kernel of their own, then
 /// the count of its targets (another space), then the gradient, a second pass over each row of
 /// logits; now a row's statistics and its gradient are one kernel, the row read once.
-bool join_later(const Program& p, Kernels& all, const Buffer& b) {
+bool join_later(const Program& p, Products& products, Kernels& all, const Buffer& b) {
   for (size_t i : all.unread_latest_first()) {
-    auto s = stage_in(p, all.list()[i], b);
+    auto s = stage_in(p, products, all.list()[i], b);
     if (!s) continue;
     all.move_to_end(i);
     all.add_stage(all.list().size() - 1, std::move(*s));
@@ -326,6 +344,7 @@ std::set<int> needed(const Program& p) {
 
 std::vector<Kernel> schedule(const Program& p) {
   Kernels all(p);
+  Products products(p);
   const auto live = needed(p);
   for (const auto& b : p.buffers) {
     // a stack whose pieces are placed in it is computed by theirs
@@ -339,17 +358,17 @@ std::vector<Kernel> schedule(const Program& p) {
     }
     auto& list = all.list();
     if (!list.empty() && list.back().library < 0) {
-      if (auto s = stage_in(p, list.back(), b)) {
+      if (auto s = stage_in(p, products, list.back(), b)) {
         all.add_stage(list.size() - 1, std::move(*s));
         continue;
       }
     }
-    if (b.kind == Buffer::Kind::reduction && join_earlier(p, all, b)) continue;
-    if (b.kind != Buffer::Kind::scan && join_later(p, all, b)) continue;
+    if (b.kind == Buffer::Kind::reduction && join_earlier(p, products, all, b)) continue;
+    if (b.kind != Buffer::Kind::scan && join_later(p, products, all, b)) continue;
     Kernel k = b.kind == Buffer::Kind::reduction || b.kind == Buffer::Kind::scan
                    ? open_kernel(b.space, b.reduced)
                    : open_kernel(b.shape, std::vector<bool>(b.shape.size(), false));
-    auto s = stage_in(p, k, b);
+    auto s = stage_in(p, products, k, b);
     k.stages.push_back(*s);
     all.push(std::move(k));
   }
