@@ -1433,7 +1433,7 @@ struct CudaKernel {
     int64_t bytes = 0;
     for (const Stage* s : outer_stores()) {
       const DType t = p.buffers[static_cast<size_t>(s->buffer)].dtype;
-      bytes += int64_t{threads} * (window + 1) * (t == DType::b8 ? 1 : (t == DType::f32 ? 4 : 8));
+      bytes += int64_t{threads} * (window + 1) * element_bytes(t);
     }
     return bytes <= 48 * 1024;
   }

@@ -23,6 +23,7 @@ enum class DType { f32, i64, b8, f64 };
 
 const char* c_type(DType t);      ///< "float", "int64_t", "bool", "double"
 const char* torch_type(DType t);  ///< "torch::kFloat32", ...
+int64_t element_bytes(DType t);   ///< 4, 8, 1, 8
 
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;

@@ -12,6 +12,19 @@
 
 namespace kforge::generator {
 
+int64_t element_bytes(DType t) {
+  switch (t) {
+    case DType::f32:
+      return 4;
+    case DType::b8:
+      return 1;
+    case DType::i64:
+    case DType::f64:
+      return 8;
+  }
+  return 8;
+}
+
 const char* c_type(DType t) {
   switch (t) {
     case DType::f32:
@@ -420,8 +433,7 @@ std::optional<std::vector<bool>> Lowerer::placeable(const Lazy& stack) const {
   const int64_t size = numel(stack.shape) / n;
   // each piece's offset a multiple of 16 bytes: the kernels' vector loads and stores take what
   // they store as aligned (generator/emit_cuda.cpp)
-  const int64_t bytes = stack.dtype == DType::b8 ? 1 : stack.dtype == DType::f32 ? 4 : 8;
-  if (size * bytes % 16 != 0) return std::nullopt;
+  if (size * element_bytes(stack.dtype) % 16 != 0) return std::nullopt;
   std::set<int> taken;
   std::vector<bool> own(parts.size());
   for (size_t k = 0; k < parts.size(); ++k) {
