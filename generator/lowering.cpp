@@ -423,6 +423,16 @@ Lazy Lowerer::realise(const Lazy& a) {
   return whole(program_.buffers[static_cast<size_t>(b.id)]);
 }
 
+Lazy Lowerer::realise_shared(const Lazy& a) {
+  if (a.buffer >= 0) return a;
+  for (const auto& [made, buffer] : shared_)
+    if (made.load.same(a.load) && made.shape == a.shape && made.dtype == a.dtype)
+      return whole(program_.buffers[static_cast<size_t>(buffer)]);
+  Lazy out = realise(a);
+  shared_.emplace_back(a, out.buffer);
+  return out;
+}
+
 std::optional<std::vector<bool>> Lowerer::placeable(const Lazy& stack) const {
   if (!stack.stacked || !stack.stacked->of.same(stack.load) ||
       stack.stacked->shape != stack.shape || stack.stacked->dtype != stack.dtype)

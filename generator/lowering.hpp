@@ -131,6 +131,9 @@ class Lowerer {
   /// A buffer holding `a` (recomputing it would cost more than reading it). A stack's pieces are
   /// placed in it (place_pieces) where they can be.
   Lazy realise(const Lazy& a);
+  /// realise, one buffer for every caller that passes the same loader in the same shape (the
+  /// operand several matrix products read, computed once: computed_once).
+  Lazy realise_shared(const Lazy& a);
   /// The buffer `b` read in its own shape.
   static Lazy whole(const Buffer& b);
   static Lazy reshape(const Lazy& a, const std::vector<int64_t>& shape);
@@ -224,6 +227,8 @@ class Lowerer {
   /// element's text): the same reduction asked for again (`matmul(x, y)` twice in one function, a
   /// mean the user takes and the one inside a std) reads the first one's buffer.
   std::map<std::string, int> reductions_;
+  /// What realise_shared made: the loader it computes, the buffer.
+  std::vector<std::pair<Lazy, int>> shared_;
 };
 
 /// The loader of `parts` stacked along a new dimension `d`: the element at index i is part i[d]'s

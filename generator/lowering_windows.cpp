@@ -10,6 +10,7 @@
 #include <numeric>
 #include <optional>
 
+#include "generator/expr_text.hpp"
 #include "generator/lowering.hpp"
 
 namespace kforge::generator {
@@ -64,9 +65,22 @@ ExprPtr guarded_product(const ExprPtr& x_cond, const ExprPtr& x, const ExprPtr& 
   return f("mul", {guarded(x_cond, x, 0), guarded(w_cond, w, 0)});
 }
 
-Lazy product_sum(Lowerer& L, const Lazy& a, const Lazy& b, std::vector<int64_t> space,
+/// The operand of a sum of products over `space` as the sum reads it: a buffer where it calls a
+/// special function and the sum reads each of its elements for more than one output (a row of a
+/// matrix product, read by every column), which would compute it again for each (an LSTM's
+/// h_t = o * tanh(c) in the next step's h_t @ W_hh^T: 4 x hidden times; BENCHMARKS.md,
+/// sixty-sixth step). Where no element is read twice, or it loads and adds, it stays inlined.
+Lazy computed_once(Lowerer& L, const Lazy& operand, const std::vector<int64_t>& space) {
+  const int64_t elements = numel(operand.shape);
+  if (operand.buffer >= 0 || elements == 0 || numel(space) / elements < 2) return operand;
+  if (special_functions(operand.load(ix::vars(operand.shape))) == 0) return operand;
+  return L.realise_shared(operand);
+}
+
+Lazy product_sum(Lowerer& L, const Lazy& a_read, const Lazy& b_read, std::vector<int64_t> space,
                  std::function<std::vector<IndexPtr>(const std::vector<IndexPtr>&)> a_at,
                  std::function<std::vector<IndexPtr>(const std::vector<IndexPtr>&)> b_at) {
+  const Lazy a = computed_once(L, a_read, space), b = computed_once(L, b_read, space);
   Lazy prod;
   prod.shape = std::move(space);
   prod.dtype = DType::f32;

@@ -307,6 +307,16 @@ const std::vector<OpCase>& op_cases() {
         "torch.randn(2, 8)]",
         "[torch.randn(9, 4, 5), torch.randn(5, 8) / 3, torch.randn(8, 8) / 4, "
         "torch.randn(4, 8)]"}},
+      // An LSTM's steps (KernelBench's 36_LSTMHn): h = o * tanh(c) calls two special functions
+      // and the next step's product reads each of its elements for every one of the 4 x 8 gate
+      // columns; made a buffer, not computed again in each (h and c of the last step returned).
+      {"lstm_steps",
+       "x, w, u, h, c",
+       "__import__('functools').reduce(lambda s, xt: (lambda i, f, g, o: (lambda c2: "
+       "(torch.sigmoid(o) * torch.tanh(c2), c2))(torch.sigmoid(f) * s[1] + torch.sigmoid(i) * "
+       "torch.tanh(g)))(*(xt @ w + s[0] @ u).chunk(4, 1)), x.unbind(0), (h, c))",
+       {"[torch.randn(12, 3, 6), torch.randn(6, 32) / 3, torch.randn(8, 32) / 3, "
+        "torch.randn(3, 8), torch.randn(3, 8)]"}},
       // A bidirectional RNN's output (KernelBench's 41_GRUBidirectional): the forward and the
       // backward sequences concatenated along the features; each a stack computed in place, the
       // concatenation a kernel that reads two buffers rather than every step's output.
