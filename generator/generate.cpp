@@ -332,7 +332,8 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     if (!graph) return Out::failure(where + ": " + graph.error);
     const TransposedSum transposed = r.transposed_sum.value_or(
         r.backend == "cpu" ? TransposedSum::output_phases : TransposedSum::phase_batches);
-    auto program = Lowerer(r.library_calls, transposed, r.partials).run(*graph);
+    auto program =
+        Lowerer(r.library_calls, transposed, r.partials, r.backend == "cuda").run(*graph);
     if (!program) return Out::failure(where + ": " + program.error);
     if (written == 0) outputs = program->outputs.size();
     if (program->outputs.size() != outputs)

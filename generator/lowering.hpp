@@ -88,9 +88,15 @@ class Lowerer {
   /// `partials`: about how many partial results (outputs x chunks) a reduction of few outputs over
   /// many elements is split into; 0 by rule (kRowPartials where it reduces rows, a group of threads
   /// a partial result, kColumnPartials where it reduces columns, a thread a partial result).
+  /// `tiled_products`: the kernels sum a matrix product's tiles, an operand's element computed
+  /// once a tile of columns (CUDA's contraction kernel) rather than once an output (the CPU's).
   explicit Lowerer(bool library_calls = false,
-                   TransposedSum transposed_sum = TransposedSum::every_offset, int64_t partials = 0)
-      : library_calls_(library_calls), transposed_sum_(transposed_sum), partials_(partials) {}
+                   TransposedSum transposed_sum = TransposedSum::every_offset, int64_t partials = 0,
+                   bool tiled_products = false)
+      : library_calls_(library_calls),
+        transposed_sum_(transposed_sum),
+        partials_(partials),
+        tiled_products_(tiled_products) {}
 
   /// The split's rule: about this many partial results. Rows in 16384 rather than 65536 were up to
   /// 9 % faster on an H200 (KernelBench's 98_KLDivLoss 0.66 -> 0.60 ms, 40_LayerNorm 0.34 -> 0.31
@@ -143,6 +149,7 @@ class Lowerer {
                               const std::vector<int64_t>& shape);
   bool library_calls() const { return library_calls_; }
   TransposedSum transposed_sum() const { return transposed_sum_; }
+  bool tiled_products() const { return tiled_products_; }
   /// The tensor a library call passes as argument `i` of `node` (its text, the buffers it reads
   /// added to `operands`): a buffer's tensor t<id>, the same views of one where the graph views a
   /// buffer (`t1.t()`), else a buffer made of the value. With `factor`, multiplications and
@@ -217,6 +224,7 @@ class Lowerer {
   bool library_calls_ = false;
   TransposedSum transposed_sum_ = TransposedSum::every_offset;
   int64_t partials_ = 0;
+  bool tiled_products_ = false;
   std::map<int, const GraphNode*> nodes_;
   Program program_;
   std::map<int, std::vector<Lazy>> values_;

@@ -65,14 +65,25 @@ ExprPtr guarded_product(const ExprPtr& x_cond, const ExprPtr& x, const ExprPtr& 
   return f("mul", {guarded(x_cond, x, 0), guarded(w_cond, w, 0)});
 }
 
-/// The operand of a sum of products over `space` as the sum reads it: a buffer where it calls a
-/// special function and the sum reads each of its elements for more than one output (a row of a
-/// matrix product, read by every column), which would compute it again for each (an LSTM's
-/// h_t = o * tanh(c) in the next step's h_t @ W_hh^T: 4 x hidden times; BENCHMARKS.md,
-/// sixty-sixth step). Where no element is read twice, or it loads and adds, it stays inlined.
+/// The operand of a sum of products over `space` (its last dimension summed) as the sum reads
+/// it: a buffer where it calls a special function and the sum reads each of its elements for
+/// more than one output (a row of a matrix product, read by every column), which would compute
+/// it again for each (an LSTM's h_t = o * tanh(c) in the next step's h_t @ W_hh^T: 4 x hidden
+/// times; BENCHMARKS.md, sixty-sixth step). Where the kernels sum tiles (CUDA), an element is
+/// computed once a tile of 32 to 128 columns: there it stays inlined while fewer than
+/// kTiledRereads outputs read it and the product is tiled (both sides 16 or more, as
+/// emit_cuda_contraction tiles it; a softmax's probabilities read by attention's head dimension
+/// are computed again a few times rather than stored). Where it loads and adds, it stays inlined.
+constexpr int64_t kTiledRereads = 256;
+
 Lazy computed_once(Lowerer& L, const Lazy& operand, const std::vector<int64_t>& space) {
   const int64_t elements = numel(operand.shape);
-  if (operand.buffer >= 0 || elements == 0 || numel(space) / elements < 2) return operand;
+  if (operand.buffer >= 0 || elements == 0 || space.empty() || space.back() == 0) return operand;
+  const int64_t outputs = numel(space) / space.back();
+  const int64_t rereads = numel(space) / elements;  // the outputs that read an element
+  if (rereads < 2) return operand;
+  if (L.tiled_products() && rereads < kTiledRereads && rereads >= 16 && outputs / rereads >= 16)
+    return operand;
   if (special_functions(operand.load(ix::vars(operand.shape))) == 0) return operand;
   return L.realise_shared(operand);
 }
