@@ -9,24 +9,27 @@
 # of DRAM peak and eager's ("DRAM 87% (eager 88%)").
 #
 # usage: bench/kernelbench_generated.sh [-j LANES] [-t SECONDS] [-o FILE] [-b BACKEND] [-s SHRINK]
-#                                       [-c] PROBLEM.py...
+#                                       [-m BYTES] [-c] PROBLEM.py...
 #   LANES    problems evaluated at once (default 1; more shares the GPU between timings and its
 #            memory between problems: compare only within one lane's run)
 #   SECONDS  stop starting problems after this long (default: no limit)
 #   FILE     where the lines go (default: standard output)
 #   BACKEND  cuda (default) or cpu
 #   SHRINK   import at sizes divided by this (kforge import --shrink; default: full size)
+#   BYTES    the largest kernel source eval judges (kforge eval --max-source-bytes; default its
+#            262144: the generator's kernel for an unrolled GRU or LSTM is larger, too_large)
 # KFORGE (default build/tools/kforge) is the kforge to run; KFORGE_CACHE its cache.
 set -u
-usage="usage: $0 [-j LANES] [-t SECONDS] [-o FILE] [-b BACKEND] [-s SHRINK] [-c] PROBLEM.py..."
-lanes=1 budget=0 out="" backend=cuda shrink="" counters=0
-while getopts "j:t:o:b:s:c" flag; do
+usage="usage: $0 [-j LANES] [-t SECONDS] [-o FILE] [-b BACKEND] [-s SHRINK] [-m BYTES] [-c] PROBLEM.py..."
+lanes=1 budget=0 out="" backend=cuda shrink="" counters=0 max_bytes=262144
+while getopts "j:t:o:b:s:m:c" flag; do
   case $flag in
     j) lanes=$OPTARG ;;
     t) budget=$OPTARG ;;
     o) out=$OPTARG ;;
     b) backend=$OPTARG ;;
     s) shrink=$OPTARG ;;
+    m) max_bytes=$OPTARG ;;
     c) counters=1 ;;
     *) echo "$usage" >&2; exit 2 ;;
   esac
@@ -37,7 +40,7 @@ KFORGE=${KFORGE:-build/tools/kforge}
 START=$(date +%s)
 WORK=$(mktemp -d)
 export KFORGE START WORK BUDGET=$budget OUT_FILE=$out BACKEND=$backend SHRINK=$shrink
-export COUNTERS=$counters
+export COUNTERS=$counters MAX_BYTES=$max_bytes
 
 # A line of the result: to FILE, else to standard output (one write, whole, from any lane).
 say() {
@@ -63,7 +66,7 @@ one() {
     if [ $mode = library ] && [[ "$g" != *"library call"* ]]; then line="$line|$mode same"; continue; fi
     budget=0; [ "$COUNTERS" = 1 ] && budget=10
     timeout 300 "$KFORGE" eval --task "$t" --kernel "$f.$ext" --backend "$BACKEND" --seeds 2 \
-      --library-calls allow --counters-budget "$budget" > "$f.log" 2>&1
+      --library-calls allow --counters-budget "$budget" --max-source-bytes "$MAX_BYTES" > "$f.log" 2>&1
     v=$(grep -E "^verdict" "$f.log" | head -1 | cut -c1-60)
     s=$(grep -E "^ +[0-9]+ " "$f.log" | awk '{for(i=1;i<=NF;i++) if ($i ~ /^[0-9.]+x$/) {print $i; break}}' | tr '\n' ' ')
     c=$(grep -E "^compiling" "$f.log" | sed 's/.*\.\.\. //' | cut -c1-30)

@@ -8,6 +8,7 @@
 #include "generator/host_table.hpp"
 #include "generator/lowering.hpp"
 #include "generator/schedule.hpp"
+#include "generator/table_graph.hpp"
 
 namespace kforge::generator {
 namespace {
@@ -190,6 +191,7 @@ struct ConfigCode {
   size_t kernels = 0, reducing = 0, library = 0;
   size_t distinct = 0;  ///< kernel functions written: kernels of one shape share one (add_kernel)
   bool tables = false;  ///< some launches run from a table: the source needs host_table_prelude
+  bool graphs = false;  ///< some table replays as a CUDA graph: it needs host_graph_prelude
 };
 
 Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
@@ -254,11 +256,18 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
   }
   HostSteps steps;
   if (emitted.step_ends.size() > kHostStatements) {
-    steps = tabled_steps(emitted.calls, emitted.step_ends, in_table, ret);
+    // a CUDA table's kernels replay from a graph where each has a graph copy
+    const auto copies = r.backend == "cuda" ? graph_copies(emitted.functions)
+                                            : std::map<std::string, std::string>{};
+    std::set<std::string> copied;
+    for (const auto& [name, text] : copies) copied.insert(name);
+    steps = tabled_steps(emitted.calls, emitted.step_ends, in_table, ret, copied);
+    for (const auto& name : steps.graphed) c.functions += "\n" + copies.at(name);
   } else {
     steps.steps.push_back(emitted.calls);
   }
   c.tables = !steps.pointers.empty();
+  c.graphs = !steps.graphed.empty();
   const std::string body = in_parts(steps.steps);
   const std::set<int> named = named_buffers(body + ret);
   c.run += allocations(allocated, options, named);
@@ -311,7 +320,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
   std::string body, dispatch;
   std::set<std::string> seen;
   size_t outputs = 0, kernels = 0, reducing = 0, library = 0, written = 0, distinct = 0;
-  bool tables = false;
+  bool tables = false, graphs = false;
   for (size_t c = 0; c < configs.size(); ++c) {
     const auto& config = configs[c];
     const std::string where =
@@ -344,6 +353,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     kernels += code->kernels;
     distinct += code->distinct;
     tables = tables || code->tables;
+    graphs = graphs || code->graphs;
     reducing += code->reducing;
     library += code->library;
     ++written;
@@ -374,15 +384,16 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
                       "\"TF32 tensor cores need sm_80 or newer: generate the kernel without "
                       "tf32\"\n#endif\n"
                     : "") +
-      "\n#include <cmath>\n#include <cstdint>\n#include <vector>\n\n" +
+      "\n#include <cmath>\n#include <cstdint>\n" + (graphs ? "#include <mutex>\n" : "") +
+      "#include <vector>\n\n" +
       (cuda && r.cuda.fast_math ? std::string(kFastMathDefines) + "\n" : "") +
       (cuda ? "#define KF_FN static __device__ __forceinline__\n"
             : "#define KF_FN static inline\n") +
       kPrelude + (cuda ? cuda_reductions_prelude() : "") +
       (clusters ? cuda_cluster_prelude() : "") +
       (cuda ? cuda_contraction_prelude(contractions > tensor_cores, tensor_cores > 0) : "") + "\n" +
-      (tables ? host_table_prelude() : "") + body + ret + " " + r.direction + "(" + params +
-      ") {\n" + dispatch +
+      (tables ? host_table_prelude() : "") + (graphs ? host_graph_prelude() : "") + body + ret +
+      " " + r.direction + "(" + params + ") {\n" + dispatch +
       "  TORCH_CHECK(false, \"kforge generated this kernel for the task's configs; these arguments "
       "match none of them\");\n  return " +
       (outputs == 1 ? "torch::Tensor()" : "{}") + ";\n}\n\n" +

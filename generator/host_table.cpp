@@ -1,5 +1,7 @@
 #include "generator/host_table.hpp"
 
+#include "generator/table_graph.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <climits>
@@ -158,8 +160,9 @@ struct Part {
 
 class Tables {
  public:
-  Tables(const std::map<int, size_t>& stored, const std::set<int>& named)
-      : stored_(stored), named_(named) {}
+  Tables(const std::map<int, size_t>& stored, const std::set<int>& named,
+         const std::set<std::string>& graph_kernels)
+      : stored_(stored), named_(named), graph_kernels_(graph_kernels) {}
 
   /// The run's table and loop.
   std::string table(const std::vector<Step>& run) {
@@ -233,13 +236,27 @@ class Tables {
       for (size_t s : from_stored) list += (list.empty() ? "" : ", ") + std::to_string(s);
       out += "    for (const size_t kf_s : {" + list + "}) kf_t[kf_s] = kf_stored[kf_s];\n";
     }
-    out +=
-        "    void* const* const kf_p = kf_ptr.data();\n"
-        "    for (const int64_t* kf_l = kf_rows; kf_l != kf_rows + " +
-        std::to_string(count(rows)) + ";) {\n      switch (kf_l[0]) {\n";
-    for (size_t c = 0; c < first.size(); ++c) out += case_text(c, *first[c]);
-    return out + "      }\n    }\n" + after + "  }\n";
+    // A run of launches alone replays as a CUDA graph (generator/table_graph.hpp) where each of
+    // its kernels has a graph copy; a library call's tensors are made as it runs.
+    const bool graph =
+        cuda && !library && std::all_of(first.begin(), first.end(), [&](const Step* l) {
+          return graph_kernels_.count(l->kernel) > 0;
+        });
+    if (graph)
+      for (const Step* l : first) graphed_.insert(l->kernel);
+    out += "    void* const* const kf_p = kf_ptr.data();\n";
+    if (graph)
+      out +=
+          "    static kf_graph kf_replay;\n    kf_replay.run(kf_ptr, stream, [&](cudaStream_t "
+          "kf_stream, void* const* kf_tab) {\n";
+    out += "    for (const int64_t* kf_l = kf_rows; kf_l != kf_rows + " +
+           std::to_string(count(rows)) + ";) {\n      switch (kf_l[0]) {\n";
+    for (size_t c = 0; c < first.size(); ++c) out += case_text(c, *first[c], graph);
+    return out + "      }\n    }\n" + (graph ? "    });\n" : "") + after + "  }\n";
   }
+
+  /// The kernels of the runs that replay as CUDA graphs.
+  const std::set<std::string>& graphed() const { return graphed_; }
 
   /// The declaration of kf_ptr (and kf_t) with the stored tensors' pointers (after their
   /// allocation).
@@ -256,7 +273,7 @@ class Tables {
   }
 
  private:
-  static std::string case_text(size_t c, const Step& l) {
+  static std::string case_text(size_t c, const Step& l, bool graph) {
     std::string out = "        case " + std::to_string(c) + ":\n          ";
     if (l.library()) {  // the call on the row's tensors: place j at kf_l[2 + j]
       std::string call;
@@ -280,15 +297,21 @@ class Tables {
              std::to_string(2 + l.tensors.size()) + ";\n          break;\n";
     }
     const size_t head = l.grid >= 0 ? 3 : 1;  // a row's entries before its arguments
-    std::string args;
-    for (size_t a = 0; a < l.args.size(); ++a)
-      args += (a ? ", " : "") + std::string("kf_arg{kf_p, kf_l + ") + std::to_string(head + 2 * a) +
-              "}";
-    return out + l.kernel +
-           (l.grid >= 0 ? "<<<static_cast<unsigned>(kf_l[1]), static_cast<unsigned>(kf_l[2]), 0, "
-                          "stream>>>"
-                        : "") +
-           "(" + args + ");\n          kf_l += " + std::to_string(head + 2 * l.args.size()) +
+    const std::string grid =
+        "<<<static_cast<unsigned>(kf_l[1]), static_cast<unsigned>(kf_l[2]), 0, " +
+        std::string(graph ? "kf_stream" : "stream") + ">>>";
+    std::string args, at;
+    for (size_t a = 0; a < l.args.size(); ++a) {
+      const std::string row = std::to_string(head + 2 * a);
+      args += (a ? ", " : "") + std::string("kf_arg{kf_p, kf_l + ") + row + "}";
+      at += ", kf_at{kf_l[" + row + "], kf_l[" + std::to_string(head + 2 * a + 1) + "]}";
+    }
+    const std::string launch = l.kernel + (l.grid >= 0 ? grid : "") + "(" + args + ");\n";
+    return out +
+           (graph ? "if (kf_tab)\n            " + graph_kernel(l.kernel) + grid + "(kf_tab" + at +
+                        ");\n          else\n            " + launch
+                  : launch) +
+           "          kf_l += " + std::to_string(head + 2 * l.args.size()) +
            ";\n          break;\n";
   }
   size_t slot(int64_t id) {
@@ -311,6 +334,8 @@ class Tables {
   std::set<size_t> written_;  ///< slots an earlier run's library calls wrote
   size_t others_ = 0, size_ = 0;
   bool tensors_ = false;  ///< some run calls a library: kf_t is declared
+  const std::set<std::string>& graph_kernels_;  ///< kernels with a graph copy
+  std::set<std::string> graphed_;
 };
 
 }  // namespace
@@ -348,7 +373,8 @@ const char* host_table_prelude() {
 }
 
 HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends,
-                       const std::map<int, size_t>& stored, const std::string& after) {
+                       const std::map<int, size_t>& stored, const std::string& after,
+                       const std::set<std::string>& graph_kernels) {
   // the steps, in runs of steps a table can hold between the others
   std::vector<Part> parts;
   size_t begin = 0;
@@ -376,7 +402,7 @@ HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends
   }
   const std::set<int> named = named_buffers(rest);
   HostSteps out;
-  Tables tables(stored, named);
+  Tables tables(stored, named, graph_kernels);
   for (Part& p : parts) {
     if (p.table) {
       out.steps.push_back(tables.table(p.run.steps));
@@ -388,6 +414,7 @@ HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends
   }
   if (begin < calls.size()) out.steps.push_back(calls.substr(begin));
   out.pointers = tables.pointers();
+  out.graphed = tables.graphed();
   return out;
 }
 

@@ -29,6 +29,9 @@ struct HostSteps {
   /// Declares and fills kf_ptr, the pointers the rows name, before the steps; empty where no
   /// run was made a table.
   std::string pointers;
+  /// The kernels of the runs that replay as CUDA graphs (generator/table_graph.hpp): their graph
+  /// copies and host_graph_prelude go into the source.
+  std::set<std::string> graphed;
 };
 
 /// `calls` cut at `ends` (EmittedKernels::step_ends) into steps, each run of at least kTableRun
@@ -36,9 +39,11 @@ struct HostSteps {
 /// in it (their pointers are read from it once); the other buffers a table uses (inputs, library
 /// calls' results made outside tables) are read by name where each run begins, and a library
 /// call's result made in a table is copied to its names where a statement that stays, or
-/// `after` (the return statement), names it.
+/// `after` (the return statement), names it. A CUDA run of launches alone whose kernels are all
+/// in `graph_kernels` (those with a graph copy) replays as one CUDA graph.
 HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends,
-                       const std::map<int, size_t>& stored, const std::string& after);
+                       const std::map<int, size_t>& stored, const std::string& after,
+                       const std::set<std::string>& graph_kernels = {});
 
 /// The buffers whose tensor or pointer (t<id>, b<id>) `text` names: those the host function must
 /// declare by name.

@@ -1,10 +1,12 @@
 // Launches from tables: tabled_steps turns each run of kTableRun launches or more that pass only
 // buffer pointers into one loop over a table, keeps every other step as it was written, and reads
-// the pointers of stored tensors from kf_stored, the others by name where the run begins. The op
-// table's cases `stacked_layers` and `bidirectional_layers` (hundreds of launches) run the tables.
+// the pointers of stored tensors from kf_stored, the others by name where the run begins; on CUDA a
+// run of launches alone replays as a graph. The op table's cases `stacked_layers` and
+// `bidirectional_layers` (hundreds of launches) run the tables; GeneratedCudaGraphs times one.
 #include <gtest/gtest.h>
 
 #include "generator/host_table.hpp"
+#include "generator/table_graph.hpp"
 
 namespace kforge::generator {
 namespace {
@@ -54,6 +56,8 @@ TEST(HostTable, RunsOfLaunchesBecomeTablesAndOtherStepsStayAsWritten) {
                        "kf_l += 7;"),
             std::string::npos)
       << table;
+  EXPECT_EQ(table.find("kf_replay"), std::string::npos) << "no graph copies given: " << table;
+  EXPECT_TRUE(out.graphed.empty());
   EXPECT_NE(table.find("kf_l != kf_rows + 140;"), std::string::npos) << "20 rows of 7: " << table;
   EXPECT_EQ(out.steps[1], library);
   EXPECT_EQ(out.steps[2], "  k3<<<40, 256, 0, stream>>>(b40, b50);\n");
@@ -61,6 +65,54 @@ TEST(HostTable, RunsOfLaunchesBecomeTablesAndOtherStepsStayAsWritten) {
   EXPECT_NE(out.pointers.find("kf_i < 2; ++kf_i) kf_ptr[kf_i] = kf_stored[kf_i].data_ptr();"),
             std::string::npos)
       << out.pointers;
+}
+
+// A run of launches whose kernels all have graph copies replays as one CUDA graph (kf_graph): the
+// copies, launched while it is captured, take each argument's place in the device table and the
+// elements it is moved by; the kernels as written stay for where CUDA refuses the graph. A run with
+// a kernel that has no copy launches as written.
+TEST(HostTable, ARunOfLaunchesWhoseKernelsHaveCopiesReplaysAsAGraph) {
+  Calls c;
+  for (size_t i = 0; i < kTableRun; ++i)
+    c.add("  k" + std::to_string(3 + i % 2) + "<<<40, 256, 0, stream>>>((b1 + " +
+          std::to_string(64 * i) + "), b" + std::to_string(10 + i) + ");\n");
+  const HostSteps out = tabled_steps(c.text, c.ends, {}, "", {"k3", "k4"});
+  ASSERT_EQ(out.steps.size(), 1u);
+  const std::string& table = out.steps[0];
+  EXPECT_NE(table.find("static kf_graph kf_replay;\n    kf_replay.run(kf_ptr, stream, "
+                       "[&](cudaStream_t kf_stream, void* const* kf_tab) {\n    for ("),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("if (kf_tab)\n            k4_graph<<<static_cast<unsigned>(kf_l[1]), "
+                       "static_cast<unsigned>(kf_l[2]), 0, kf_stream>>>(kf_tab, kf_at{kf_l[3], "
+                       "kf_l[4]}, kf_at{kf_l[5], kf_l[6]});\n          else\n            "
+                       "k4<<<static_cast<unsigned>(kf_l[1]), static_cast<unsigned>(kf_l[2]), 0, "
+                       "kf_stream>>>(kf_arg{kf_p, kf_l + 3}, kf_arg{kf_p, kf_l + 5});\n"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(out.graphed, (std::set<std::string>{"k3", "k4"}));
+  const HostSteps without = tabled_steps(c.text, c.ends, {}, "", {"k3"});
+  EXPECT_EQ(without.steps[0].find("kf_replay"), std::string::npos) << without.steps[0];
+  EXPECT_TRUE(without.graphed.empty());
+}
+
+// A kernel's graph copy: the same body after each pointer parameter read from the device table;
+// a cluster's kernel and one that takes more than pointers get none.
+TEST(HostTable, AKernelOfPointersHasAGraphCopy) {
+  const std::string functions =
+      "__global__ void __launch_bounds__(256) k3(const float* __restrict__ b7, float* __restrict__ "
+      "b9) {\n  const int e = threadIdx.x;\n  if (e < 40) b9[e] = b7[e];\n}\n\n"
+      "__global__ void __launch_bounds__(256, 2) k5(const float* __restrict__ b1) {\n}\n\n"
+      "__global__ void __launch_bounds__(128) k6(float* __restrict__ b2, int64_t kf_block0) {\n}\n";
+  const auto copies = graph_copies(functions);
+  ASSERT_EQ(copies.size(), 1u);
+  EXPECT_EQ(copies.at("k3"),
+            "__global__ void __launch_bounds__(256) k3_graph(void* const* __restrict__ kf_tab, "
+            "kf_at kf_a0, kf_at kf_a1) {\n"
+            "  const float* __restrict__ b7 = static_cast<const float*>(kf_tab[kf_a0.slot]) + "
+            "kf_a0.by;\n"
+            "  float* __restrict__ b9 = static_cast<float*>(kf_tab[kf_a1.slot]) + kf_a1.by;\n"
+            "  const int e = threadIdx.x;\n  if (e < 40) b9[e] = b7[e];\n}\n");
 }
 
 TEST(HostTable, CpuCallsBecomeTablesToo) {
@@ -74,6 +126,8 @@ TEST(HostTable, CpuCallsBecomeTablesToo) {
             std::string::npos)
       << out.steps[0];
   EXPECT_EQ(out.pointers.find("kf_stored["), std::string::npos) << out.pointers;
+  EXPECT_EQ(out.steps[0].find("kf_replay"), std::string::npos) << "no graphs on the CPU";
+  EXPECT_TRUE(out.graphed.empty());
 }
 
 TEST(HostTable, LaunchesThatPassMoreThanPointersAreLeftAsWritten) {
@@ -111,7 +165,7 @@ TEST(HostTable, LibraryCallsAreRowsAndWhatTheyMakeReachesTheStatementsAfter) {
         g + ", b" + h + ");\n");
   }
   const std::map<int, size_t> stored = {{100, 0}, {102, 1}};
-  const HostSteps out = tabled_steps(c.text, c.ends, stored, "  return t119;\n");
+  const HostSteps out = tabled_steps(c.text, c.ends, stored, "  return t119;\n", {"k2"});
   ASSERT_EQ(out.steps.size(), 1u);
   const std::string& table = out.steps[0];
   // the first call makes t101 (place 5) from t6, t9 (made before: by name) and t4, then k2 reads
@@ -137,6 +191,9 @@ TEST(HostTable, LibraryCallsAreRowsAndWhatTheyMakeReachesTheStatementsAfter) {
   EXPECT_EQ(table.find("t117 = kf_t"), std::string::npos) << "read only in the table: " << table;
   EXPECT_NE(out.pointers.find("std::vector<torch::Tensor> kf_t("), std::string::npos)
       << out.pointers;
+  // a library call's tensors are made as it runs: no graph holds them
+  EXPECT_EQ(table.find("kf_replay"), std::string::npos) << table;
+  EXPECT_TRUE(out.graphed.empty());
 }
 
 TEST(HostTable, NamedBuffersAreTheTensorsAndPointersATextNames) {

@@ -694,7 +694,7 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
                                const std::string& must_contain,
                                const std::string& direction = "forward",
                                std::optional<generator::TransposedSum> transposed = std::nullopt,
-                               int64_t partials = 0) {
+                               int64_t partials = 0, bool timed = false) {
   evaluation::ExportOptions export_options;
   export_options.cache_dir = cache_dir();
   const auto task = evaluation::export_task(task_dir, export_options);
@@ -715,7 +715,7 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
   options.backend = backend;
   evaluation::WorkerClient worker(options);
   auto request = test_request(direction, "multi", 2);
-  request.time = false;
+  request.time = timed;
   auto e = evaluate(worker, backend, task_dir, kernel, request);
   // kforge's light headers build every generated kernel (a second, not LibTorch's half a minute).
   if (e.compile.ok && e.compile.headers != "light")
@@ -734,6 +734,11 @@ std::string check_generated(const std::string& task_dir, evaluation::Backend bac
 std::string check_generated_transposed(const std::string& task_dir, evaluation::Backend backend,
                                        generator::TransposedSum sum) {
   return generate_and_check(task_dir, backend, false, {}, "", "forward", sum);
+}
+
+std::string check_generated_timed(const std::string& task_dir, const std::string& must_contain) {
+  return generate_and_check(task_dir, evaluation::Backend::cuda, false, {}, must_contain, "forward",
+                            std::nullopt, 0, true);
 }
 
 std::string check_generated_tiled(const std::string& task_dir, const std::string& direction) {

@@ -74,6 +74,10 @@ OpCase wide_shared_cache_case();
 /// (CudaChoices::fast_math), which the source must then define.
 std::string check_generated_fast_math(const std::string& task_dir);
 
+/// check_generated on the CUDA backend, timed too (the timing's own checks: a timed call's output,
+/// the answer to inputs refilled in place); the source must contain `must_contain`.
+std::string check_generated_timed(const std::string& task_dir, const std::string& must_contain);
+
 /// As check_generated, on the CUDA backend with the contractions tiled (tiles of 32, 2 x 2 outputs
 /// a thread), which the source must then have: by size, products this small are not tiled.
 std::string check_generated_tiled(const std::string& task_dir,

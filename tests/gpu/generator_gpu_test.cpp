@@ -31,6 +31,16 @@ INSTANTIATE_TEST_SUITE_P(Ops, GeneratedCuda, testing::ValuesIn(op_cases()),
 INSTANTIATE_TEST_SUITE_P(Contractions, GeneratedCuda, testing::ValuesIn(tensor_core_cases()),
                          [](const auto& info) { return info.param.name; });
 
+// A table's launches replay as a CUDA graph (kf_graphs): the timing calls the kernel again and
+// again on its rotated input sets (a graph captured for each set's pointers, replayed after), then
+// on inputs refilled in place, where a replay must answer the new values.
+TEST(GeneratedCudaGraphs, AReplayedTableAnswersInputsRefilledInPlace) {
+  if (!cuda_available()) GTEST_SKIP() << "no CUDA device";
+  OpCase c = op_cases_named({"stacked_layers"}).at(0);
+  c.name += "_timed";
+  EXPECT_EQ(check_generated_timed(cuda_case(c), "kf_replay.run("), "");
+}
+
 class GeneratedCudaTiled : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCudaTiled, IsCorrectOnEveryShapeSetInTiles) {
