@@ -78,19 +78,26 @@ struct kf_at {
 // A launch table as one CUDA graph of its kernels' copies, which read their pointers from a device
 // table: captured on a side stream the first time, then each call copies kf_ptr to the table and
 // replays the graph on the caller's stream (after the last replay, whatever stream it was on).
-// Where CUDA refuses any of it, the table launches its kernels as written.
+// Where CUDA refuses any of it, and on a device other than the one it was captured on, the table
+// launches its kernels as written.
 struct kf_graph {
   std::mutex mu;
   cudaGraphExec_t exec = nullptr;
   void** tab = nullptr;
   size_t slots = 0;
   cudaEvent_t done = nullptr;
+  int device = -1;
   bool off = false;
   template <class Launches>
   void run(const std::vector<void*>& ptr, cudaStream_t stream, Launches&& launches) {
     std::lock_guard<std::mutex> lock(mu);
-    if (!off && !exec) off = !capture(ptr.size(), launches);
-    if (off) return launches(stream, nullptr);
+    int current = -1;
+    if (cudaGetDevice(&current) != cudaSuccess) return launches(stream, nullptr);
+    if (!off && !exec) {
+      device = current;
+      off = !capture(ptr.size(), launches);
+    }
+    if (off || current != device) return launches(stream, nullptr);
     TORCH_CHECK(cudaStreamWaitEvent(stream, done, 0) == cudaSuccess &&
                     cudaMemcpyAsync(tab, ptr.data(), slots * sizeof(void*), cudaMemcpyHostToDevice,
                                     stream) == cudaSuccess &&
