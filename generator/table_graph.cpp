@@ -78,8 +78,8 @@ struct kf_at {
 // A launch table as one CUDA graph of its kernels' copies, which read their pointers from a device
 // table: captured on a side stream the first time, then each call copies kf_ptr to the table and
 // replays the graph on the caller's stream (after the last replay, whatever stream it was on).
-// Where CUDA refuses any of it, and on a device other than the one it was captured on, the table
-// launches its kernels as written.
+// Where CUDA refuses any of it, on a device other than the one it was captured on, and into a
+// caller's own capture, the table launches its kernels as written.
 struct kf_graph {
   std::mutex mu;
   cudaGraphExec_t exec = nullptr;
@@ -91,8 +91,14 @@ struct kf_graph {
   template <class Launches>
   void run(const std::vector<void*>& ptr, cudaStream_t stream, Launches&& launches) {
     std::lock_guard<std::mutex> lock(mu);
+    // a caller capturing its own graph (torch.cuda.graphs) gets the launches as written in it:
+    // allocating the table or copying from the host would break its capture
     int current = -1;
-    if (cudaGetDevice(&current) != cudaSuccess) return launches(stream, nullptr);
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (cudaGetDevice(&current) != cudaSuccess ||
+        cudaStreamIsCapturing(stream, &capturing) != cudaSuccess ||
+        capturing != cudaStreamCaptureStatusNone)
+      return launches(stream, nullptr);
     if (!off && !exec) {
       device = current;
       off = !capture(ptr.size(), launches);
