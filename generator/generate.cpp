@@ -7,6 +7,7 @@
 #include "generator/expr_text.hpp"
 #include "generator/host_table.hpp"
 #include "generator/lowering.hpp"
+#include "generator/packed_rows.hpp"
 #include "generator/schedule.hpp"
 #include "generator/table_graph.hpp"
 
@@ -131,35 +132,46 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
     }
     return out;
   }
-  std::string dims, types, within;
+  // each tensor a row: its rank, sizes, type (its place in kf_types) and the place of the stack
+  // it is an index of, the dimension and the index (-1, 0, 0 where it is none), packed
+  std::vector<std::string> types;
+  std::vector<std::vector<int64_t>> rows;
   for (const Buffer* b : buffers) {
-    dims += (dims.empty() ? "" : ", ") + std::to_string(b->shape.size());
-    for (int64_t d : b->shape) dims += ", " + std::to_string(d);
-    types += (types.empty() ? "" : ", ") + std::string(torch_type(b->dtype));
-    within += (within.empty() ? "" : ", ") +
-              (placed(b) ? std::to_string(slot[b->within]) + ", " + std::to_string(b->within_dim) +
-                               ", " + std::to_string(b->within_index)
-                         : std::string("-1, 0, 0"));
+    const std::string type = torch_type(b->dtype);
+    const auto known = std::find(types.begin(), types.end(), type);
+    std::vector<int64_t>& row = rows.emplace_back();
+    row.push_back(static_cast<int64_t>(b->shape.size()));
+    row.insert(row.end(), b->shape.begin(), b->shape.end());
+    row.push_back(known - types.begin());
+    if (known == types.end()) types.push_back(type);
+    if (placed(b))
+      row.insert(row.end(),
+                 {static_cast<int64_t>(slot[b->within]), b->within_dim, b->within_index});
+    else
+      row.insert(row.end(), {-1, 0, 0});
   }
+  std::string type_list;
+  for (const auto& t : types) type_list += (type_list.empty() ? "" : ", ") + t;
+  const std::string empty =
+      "torch::empty(c10::IntArrayRef(kf_d + 1, static_cast<size_t>(kf_d[0])), " + options +
+      ".dtype(kf_types[kf_d[kf_d[0] + 1]]))";
   const bool views = std::any_of(buffers.begin(), buffers.end(), placed);
-  const std::string n = std::to_string(buffers.size());
-  const std::string shape =
-      "c10::IntArrayRef(kf_dims + kf_p + 1, static_cast<size_t>(kf_dims[kf_p]))";
-  const std::string empty = "torch::empty(" + shape + ", " + options + ".dtype(kf_types[kf_i]))";
   out +=
-      "  // each stored tensor's rank, then its sizes\n  static constexpr int64_t kf_dims[] = {" +
-      dims + "};\n  static constexpr c10::ScalarType kf_types[] = {" + types + "};\n" +
-      (views ? "  // where a tensor is an index of an earlier one (`select`): its place, the "
-               "dimension, the index; else -1, 0, 0\n  static constexpr int64_t kf_within[] = {" +
-                   within + "};\n"
-             : "") +
-      "  std::vector<torch::Tensor> kf_stored;\n  kf_stored.reserve(" + n +
-      ");\n  for (size_t kf_i = 0, kf_p = 0; kf_i < " + n +
-      "; kf_p += static_cast<size_t>(kf_dims[kf_p]) + 1, ++kf_i)\n" +
-      (views ? "    kf_stored.push_back(kf_within[3 * kf_i] < 0 ? " + empty +
-                   "\n                        : kf_stored[static_cast<size_t>(kf_within[3 * "
-                   "kf_i])].select(kf_within[3 * kf_i + 1], kf_within[3 * kf_i + 2]));\n"
-             : "    kf_stored.push_back(" + empty + ");\n");
+      "  // each stored tensor's rank, sizes, type (its place in kf_types), and where it is an "
+      "index\n  // of an earlier one (`select`) that one's place, the dimension and the index, "
+      "else -1, 0, 0\n  static constexpr c10::ScalarType kf_types[] = {" +
+      type_list + "};\n  static constexpr int64_t kf_packed_tensors[] = {\n" +
+      packed_rows(rows, "    ") +
+      "  };\n  static const std::vector<int64_t> kf_tensors = kf_unpack(kf_packed_tensors);\n"
+      "  std::vector<torch::Tensor> kf_stored;\n  kf_stored.reserve(" +
+      std::to_string(buffers.size()) +
+      ");\n  for (const int64_t* kf_d = kf_tensors.data(); kf_d != kf_tensors.data() + "
+      "kf_tensors.size(); kf_d += kf_d[0] + 5)\n    kf_stored.push_back(" +
+      (views ? "kf_d[kf_d[0] + 2] < 0 ? " + empty +
+                   "\n                        : kf_stored[static_cast<size_t>(kf_d[kf_d[0] + "
+                   "2])].select(kf_d[kf_d[0] + 3], kf_d[kf_d[0] + 4])"
+             : empty) +
+      ");\n";
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (!named.count(buffers[i]->id)) continue;  // only in launch tables, through kf_ptr
     const std::string id = std::to_string(buffers[i]->id), type = c_type(buffers[i]->dtype);
@@ -266,7 +278,7 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
   } else {
     steps.steps.push_back(emitted.calls);
   }
-  c.tables = !steps.pointers.empty();
+  c.tables = !steps.pointers.empty() || allocated.size() > kHostStatements;
   c.graphs = !steps.graphed.empty();
   const std::string body = in_parts(steps.steps);
   const std::set<int> named = named_buffers(body + ret);
@@ -384,7 +396,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
                       "\"TF32 tensor cores need sm_80 or newer: generate the kernel without "
                       "tf32\"\n#endif\n"
                     : "") +
-      "\n#include <cmath>\n#include <cstdint>\n" + (graphs ? "#include <mutex>\n" : "") +
+      "\n#include <cmath>\n#include <cstdint>\n" + (graphs ? "#include <cstdio>\n#include <mutex>\n" : "") +
       "#include <vector>\n\n" +
       (cuda && r.cuda.fast_math ? std::string(kFastMathDefines) + "\n" : "") +
       (cuda ? "#define KF_FN static __device__ __forceinline__\n"
@@ -392,8 +404,9 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
       kPrelude + (cuda ? cuda_reductions_prelude() : "") +
       (clusters ? cuda_cluster_prelude() : "") +
       (cuda ? cuda_contraction_prelude(contractions > tensor_cores, tensor_cores > 0) : "") + "\n" +
-      (tables ? host_table_prelude() : "") + (graphs ? host_graph_prelude() : "") + body + ret +
-      " " + r.direction + "(" + params + ") {\n" + dispatch +
+      (tables ? std::string(packed_rows_prelude()) + host_table_prelude() : "") +
+      (graphs ? host_graph_prelude() : "") + body + ret + " " + r.direction + "(" + params +
+      ") {\n" + dispatch +
       "  TORCH_CHECK(false, \"kforge generated this kernel for the task's configs; these arguments "
       "match none of them\");\n  return " +
       (outputs == 1 ? "torch::Tensor()" : "{}") + ";\n}\n\n" +

@@ -1,5 +1,6 @@
 #include "generator/host_table.hpp"
 
+#include "generator/packed_rows.hpp"
 #include "generator/table_graph.hpp"
 
 #include <algorithm>
@@ -172,19 +173,21 @@ class Tables {
     std::set<size_t> from_stored;                 // tensor slots read from kf_stored then
     std::set<size_t> here;                        // slots this run's calls write
     std::set<int64_t> aligned;  // buffers made outside the tables, aligned where the run begins
-    std::string rows, after;
+    std::vector<std::vector<int64_t>> rows;
+    std::string after;
     for (const Step& l : run) {
       for (int64_t id : l.aligned)  // a call in a table aligns what it makes
         if (!written_.count(slot(id)) && !here.count(slot(id))) aligned.insert(id);
       const auto [at, added] = cases.emplace(l.key(), cases.size());
       if (added) first.push_back(&l);
-      rows += "      " + std::to_string(at->second);
-      if (l.grid >= 0) rows += ", " + std::to_string(l.grid) + ", " + std::to_string(l.threads);
+      std::vector<int64_t>& row = rows.emplace_back();
+      row.push_back(static_cast<int64_t>(at->second));
+      if (l.grid >= 0) row.insert(row.end(), {l.grid, l.threads});
       for (const auto& [id, by] : l.args) {
         const size_t s = slot(id);
         if (!stored_.count(static_cast<int>(id)) && !written_.count(s) && !here.count(s))
           pointers.emplace(s, id);
-        rows += ", " + std::to_string(s) + ", " + std::to_string(by);
+        row.insert(row.end(), {static_cast<int64_t>(s), by});
       }
       if (l.library()) {
         for (int64_t id : l.tensors) {
@@ -197,15 +200,14 @@ class Tables {
         }
         const size_t s = slot(l.result);
         here.insert(s);
-        rows += ", " + std::to_string(s);
-        for (int64_t id : l.tensors) rows += ", " + std::to_string(slot(id));
+        row.push_back(static_cast<int64_t>(s));
+        for (int64_t id : l.tensors) row.push_back(static_cast<int64_t>(slot(id)));
         if (named_.count(static_cast<int>(l.result))) {  // a statement after it names it
           const std::string id = std::to_string(l.result), place = std::to_string(s);
           after += "    t" + id + " = kf_t[" + place + "];\n    b" + id + " = static_cast<" +
                    l.type + "*>(kf_ptr[" + place + "]);\n";
         }
       }
-      rows += ",\n";
     }
     written_.insert(here.begin(), here.end());
     const bool cuda =
@@ -213,15 +215,18 @@ class Tables {
     const bool library =
         std::any_of(run.begin(), run.end(), [](const Step& l) { return l.library(); });
     tensors_ = tensors_ || library;
-    std::string out = "  {  // " + std::to_string(run.size()) + " steps of " +
-                      std::to_string(cases.size()) + " case(s), a row each: its case, then " +
-                      (cuda ? "a launch's grid and block and " : "a launch's ") +
-                      "each argument's pointer (its place in kf_ptr) and the elements it is "
-                      "moved by" +
-                      (library ? "; a library call's tensor (its place in kf_t and kf_ptr) and "
-                                 "each tensor it reads"
-                               : "") +
-                      "\n    static constexpr int64_t kf_rows[] = {\n" + rows + "    };\n";
+    std::string out =
+        "  {  // " + std::to_string(run.size()) + " steps of " + std::to_string(cases.size()) +
+        " case(s), a row each: its case, then " +
+        (cuda ? "a launch's grid and block and " : "a launch's ") +
+        "each argument's pointer (its place in kf_ptr) and the elements it is "
+        "moved by" +
+        (library ? "; a library call's tensor (its place in kf_t and kf_ptr) and "
+                   "each tensor it reads"
+                 : "") +
+        " (packed, generator/packed_rows.hpp)\n    static constexpr int64_t kf_packed[] = {\n" +
+        packed_rows(rows, "      ") +
+        "    };\n    static const std::vector<int64_t> kf_rows = kf_unpack(kf_packed);\n";
     for (int64_t id : aligned) {
       const std::string n = std::to_string(id);
       out += "    if (reinterpret_cast<uintptr_t>(b" + n + ") % 16 != 0) {\n      t" + n + " = t" +
@@ -249,8 +254,9 @@ class Tables {
       out +=
           "    static kf_graph kf_replay;\n    kf_replay.run(kf_ptr, stream, [&](cudaStream_t "
           "kf_stream, void* const* kf_tab) {\n";
-    out += "    for (const int64_t* kf_l = kf_rows; kf_l != kf_rows + " +
-           std::to_string(count(rows)) + ";) {\n      switch (kf_l[0]) {\n";
+    out +=
+        "    for (const int64_t* kf_l = kf_rows.data(); kf_l != kf_rows.data() + kf_rows.size();) "
+        "{\n      switch (kf_l[0]) {\n";
     for (size_t c = 0; c < first.size(); ++c) out += case_text(c, *first[c], graph);
     return out + "      }\n    }\n" + (graph ? "    });\n" : "") + after + "  }\n";
   }
@@ -322,18 +328,13 @@ class Tables {
     size_ = std::max(size_, place + 1);
     return slots_.emplace(id, place).first->second;
   }
-  static size_t count(const std::string& rows) {
-    size_t n = 0;
-    for (char c : rows) n += c == ',' ? 1 : 0;
-    return n;
-  }
 
   const std::map<int, size_t>& stored_;
   const std::set<int>& named_;  ///< buffers a statement outside the tables names
   std::map<int64_t, size_t> slots_;
   std::set<size_t> written_;  ///< slots an earlier run's library calls wrote
   size_t others_ = 0, size_ = 0;
-  bool tensors_ = false;  ///< some run calls a library: kf_t is declared
+  bool tensors_ = false;                        ///< some run calls a library: kf_t is declared
   const std::set<std::string>& graph_kernels_;  ///< kernels with a graph copy
   std::set<std::string> graphed_;
 };

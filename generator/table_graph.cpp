@@ -127,7 +127,11 @@ struct kf_graph {
     }
     if (graph) cudaGraphDestroy(graph);
     if (side) cudaStreamDestroy(side);
-    if (!ok) cudaGetLastError();  // what refused it; the launches as written report their own
+    if (!ok)  // said once; the launches as written report their own errors
+      std::fprintf(stderr,
+                   "kforge: CUDA refused a launch table's graph (%s): its kernels launch one by "
+                   "one\n",
+                   cudaGetErrorString(cudaGetLastError()));
     return ok;
   }
 };

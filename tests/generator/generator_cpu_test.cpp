@@ -194,6 +194,24 @@ std::pair<size_t, size_t> kernel_functions(const std::string& source, const std:
   return {functions, most};
 }
 
+/// The steps a source's launch tables run (their "N steps of" comments), and the lines their
+/// packed rows take.
+std::pair<size_t, size_t> table_rows_written(const std::string& source) {
+  size_t steps = 0, lines = 0;
+  const std::regex table("// ([0-9]+) steps of");
+  for (auto m = std::sregex_iterator(source.begin(), source.end(), table);
+       m != std::sregex_iterator(); ++m)
+    steps += std::stoul((*m)[1].str());
+  for (auto at = source.find("kf_packed[] = {"); at != std::string::npos;
+       at = source.find("kf_packed[] = {", at + 1)) {
+    const auto end = source.find("};", at);
+    lines +=
+        static_cast<size_t>(std::count(source.begin() + static_cast<std::ptrdiff_t>(at),
+                                       source.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+  }
+  return {steps, lines};
+}
+
 // A layer's stacked outputs that the next layer unbinds are read piece by piece, never computed
 // whole: computed whole, the stack was one kernel reading every step's buffers (36_LSTMHn: 1539
 // arguments, 512 steps, which nvcc did not compile in five minutes; 38_LSTMBidirectional's two
@@ -221,6 +239,14 @@ TEST(GeneratedCpu, ALayersStackedStepsAreReadPieceByPiece) {
         EXPECT_NE(g->source.find("kf_replay.run("), std::string::npos) << c.name;
       }
       EXPECT_LE(launches, 80u) << c.name << ", " << backend << ": " << g->summary;
+      // the tables' rows packed (generator/packed_rows.hpp): a step's rows written once with how
+      // far each pointer moves a step, so the source does not grow with the steps (36_LSTMHn's
+      // full-size tables were 1.4 MB as a row a launch and tensor)
+      const auto [steps, lines] = table_rows_written(g->source);
+      EXPECT_GE(steps, 200u) << c.name << ", " << backend;
+      EXPECT_GT(lines, 0u) << c.name << ", " << backend;
+      EXPECT_LT(lines * 3, steps) << c.name << ", " << backend << ": " << lines
+                                  << " lines of packed rows";
     }
 }
 
@@ -234,7 +260,7 @@ TEST(GeneratedCpu, ASequenceIsComputedInItsPlace) {
       ASSERT_TRUE(g) << g.error;
       // the steps' tensors indices of the stack's (a table of them where the tensors are many)
       EXPECT_TRUE(std::regex_search(
-          g->source, std::regex("auto t[0-9]+ = t[0-9]+\\.select\\(|kf_within\\[\\] = ")))
+          g->source, std::regex("auto t[0-9]+ = t[0-9]+\\.select\\(|\\]\\.select\\(kf_d\\[")))
           << c.name << ", " << backend;
       if (c.name == "sequence_stacks") {
         // the second shape set's (a statement a tensor): the 9 steps of the sequence, and the 3
@@ -1600,9 +1626,11 @@ TEST(GeneratedCudaSource, WindowRingsStreamTheInputRowsThroughSharedMemory) {
   EXPECT_EQ(occurrences(average, "  if ((static_cast<int64_t>(((-1) + kf_h)) + 2 < int64_t(20))"),
             1u)
       << average;
-  const std::string wide = cuda_source(
-      {"ring_padded_wide", "x, w", "F.conv2d(x, w, groups=4, padding=1)",
-       {"[torch.randn(1, 4, 3, 512), torch.randn(4, 1, 3, 3)]"}}, eight);
+  const std::string wide = cuda_source({"ring_padded_wide",
+                                        "x, w",
+                                        "F.conv2d(x, w, groups=4, padding=1)",
+                                        {"[torch.randn(1, 4, 3, 512), torch.randn(4, 1, 3, 3)]"}},
+                                       eight);
   EXPECT_EQ(occurrences(wide, "for (int kf_k = threadIdx.x + 1; kf_k < 129; kf_k += 128)"), 1u)
       << wide;
   // 3 x 1 windows: by rule none, where asked a ring that holds the 3 rows

@@ -694,7 +694,9 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
                                const std::string& must_contain,
                                const std::string& direction = "forward",
                                std::optional<generator::TransposedSum> transposed = std::nullopt,
-                               int64_t partials = 0, bool timed = false) {
+                               int64_t partials = 0, bool timed = false,
+                               const std::string& must_launch = "",
+                               const std::string& must_not_print = "") {
   evaluation::ExportOptions export_options;
   export_options.cache_dir = cache_dir();
   const auto task = evaluation::export_task(task_dir, export_options);
@@ -716,12 +718,23 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
   evaluation::WorkerClient worker(options);
   auto request = test_request(direction, "multi", 2);
   request.time = timed;
+  request.trace = timed;
   auto e = evaluate(worker, backend, task_dir, kernel, request);
   // kforge's light headers build every generated kernel (a second, not LibTorch's half a minute).
   if (e.compile.ok && e.compile.headers != "light")
     return "built with LibTorch's headers, the light ones failed: " + e.compile.light_error;
-  if (e.verdict() == "correct") return "";
-  return "verdict " + e.verdict() + ": " + e.describe() + "\n" + g->source.substr(0, 6000);
+  if (e.verdict() != "correct")
+    return "verdict " + e.verdict() + ": " + e.describe() + "\n" + g->source.substr(0, 6000);
+  if (!must_not_print.empty() && e.outcome.candidate_output.find(must_not_print) != std::string::npos)
+    return "the kernel printed: " + e.outcome.candidate_output;
+  if (must_launch.empty()) return "";
+  std::string traced;  // the candidate's launches, a name a line
+  for (const auto& config : e.outcome.result["configs"].as_array())
+    for (const auto& launch : config["trace"]["candidate"].as_array())
+      traced += launch["name"].as_string() + "\n";
+  if (traced.find(must_launch) != std::string::npos) return "";
+  return "no launch of \"" + must_launch + "\" in the kernel trace: " + traced.substr(0, 2000) +
+         e.outcome.result["configs"].dump().substr(0, 2000);
 }
 
 }  // namespace
@@ -736,9 +749,11 @@ std::string check_generated_transposed(const std::string& task_dir, evaluation::
   return generate_and_check(task_dir, backend, false, {}, "", "forward", sum);
 }
 
-std::string check_generated_timed(const std::string& task_dir, const std::string& must_contain) {
+std::string check_generated_timed(const std::string& task_dir, const std::string& must_contain,
+                                  const std::string& must_launch,
+                                  const std::string& must_not_print) {
   return generate_and_check(task_dir, evaluation::Backend::cuda, false, {}, must_contain, "forward",
-                            std::nullopt, 0, true);
+                            std::nullopt, 0, true, must_launch, must_not_print);
 }
 
 std::string check_generated_tiled(const std::string& task_dir, const std::string& direction) {

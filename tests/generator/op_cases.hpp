@@ -75,8 +75,12 @@ OpCase wide_shared_cache_case();
 std::string check_generated_fast_math(const std::string& task_dir);
 
 /// check_generated on the CUDA backend, timed too (the timing's own checks: a timed call's output,
-/// the answer to inputs refilled in place); the source must contain `must_contain`.
-std::string check_generated_timed(const std::string& task_dir, const std::string& must_contain);
+/// the answer to inputs refilled in place), then its kernel trace recorded; the source must contain
+/// `must_contain`, and a kernel the trace names must contain `must_launch` (where not empty), and
+/// nothing the kernel printed `must_not_print`.
+std::string check_generated_timed(const std::string& task_dir, const std::string& must_contain,
+                                  const std::string& must_launch = "",
+                                  const std::string& must_not_print = "");
 
 /// As check_generated, on the CUDA backend with the contractions tiled (tiles of 32, 2 x 2 outputs
 /// a thread), which the source must then have: by size, products this small are not tiled.
