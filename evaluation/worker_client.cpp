@@ -90,6 +90,30 @@ json::Value failure(const std::string& kind, const std::string& message) {
   return f;
 }
 
+// A worker lost (killed at the stage's limit, crashed, out of memory) while it recorded the
+// kernel trace or the hardware counters, once every config the request covers was reported
+// correct: the calls that decide the verdict are done, and what was being recorded explains a
+// verdict, it is no part of one. The failure is marked as one after the checks, so that
+// evaluate_candidate judges the kernel once more in a fresh worker without that record (the
+// counters of KernelBench's full-size 36_LSTMHn, 14838 launches a call, ran for minutes on an
+// H100 after its correct timing). A sandbox or protocol violation stays the candidate's.
+void mark_lost_while_recording(json::Value& result, const ProtocolMonitor& monitor,
+                               const json::Value& configs) {
+  const auto stage = monitor.stage();
+  if (!stage || (*stage != Stage::trace && *stage != Stage::counters)) return;
+  if (configs.as_array().size() != monitor.configs_expected()) return;
+  for (const auto& c : configs.as_array())
+    if (!c["correct"].as_bool(false)) return;
+  const std::string kind = result["failure"]["kind"].as_string();
+  for (const char* lost : {"timeout", "crash", "killed", "out_of_memory", "illegal_memory_access"})
+    if (kind == lost) {
+      json::Value f = result["failure"];
+      f.set("after_checks", true).set("stage", std::string(stage_name(*stage)));
+      result.set("failure", std::move(f));
+      return;
+    }
+}
+
 // What kforge, not the candidate, failed at: the verdict is "error".
 EvalOutcome infrastructure_error(const std::string& message) {
   EvalOutcome outcome;
@@ -634,6 +658,7 @@ EvalOutcome WorkerClient::exchange(json::Value request, const EventCallback& on_
           deadline == total_deadline ? monitor.total_limit_s() : monitor.stage_limit_s();
       outcome.result = died(monitor.step(), limit, read == Read::timeout, read == Read::over_memory,
                             fatal, configs);
+      mark_lost_while_recording(outcome.result, monitor, configs);
       outcome.worker_died = true;
       outcome.candidate_output = take_output();
       running_.reset();
@@ -746,10 +771,11 @@ EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& reques
     outcome = worker.evaluate(doc, on_event);
   }
   // A device fault after every check passed (the trace's or the counters' calls, whose replay
-  // under another process's load once failed a correct kernel) is judged again in a fresh
-  // worker: a kernel that faults twice is not correct; one whose second evaluation is clean is,
-  // with a flag that says what the first worker saw. Where the fault came at the trace or the
-  // counters, the second evaluation records neither (from the trace on) or no counters: they
+  // under another process's load once failed a correct kernel), or a worker lost while it
+  // recorded the trace or the counters after every config was reported correct, is judged again
+  // in a fresh worker: a kernel that faults twice is not correct; one whose second evaluation is
+  // clean is, with a flag that says what the first worker saw. Where the fault came at the trace or
+  // the counters, the second evaluation records neither (from the trace on) or no counters: they
   // explain a verdict and are no part of it, so the profiler cannot fail a correct kernel twice.
   if (result["verdict"].as_string() == "incorrect" &&
       result["failure"]["after_checks"].as_bool(false)) {
@@ -765,7 +791,11 @@ EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& reques
       again_doc.set("counters", false);
       without = " without the hardware counters";
     }
-    if (on_retry) on_retry("the device failed after every check passed: " + first);
+    const bool device_fault = result["failure"]["kind"].as_string() == "illegal_memory_access";
+    const std::string_view flag = device_fault ? kDeviceFaultOnceFlag : kWorkerLostOnceFlag;
+    if (on_retry)
+      on_retry(std::string(device_fault ? "the device failed" : "the worker was lost") +
+               " after every check passed: " + first);
     worker.stop();
     const std::string output = outcome.candidate_output;
     outcome = worker.evaluate(again_doc, on_event);
@@ -774,8 +804,8 @@ EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& reques
     if (again["verdict"].as_string() == "correct") {
       json::Value flags = again["flags"];
       flags.array();
-      flags.push(std::string(kDeviceFaultOnceFlag) + ": " + first +
-                 "; a fresh worker's evaluation" + without + " was clean");
+      flags.push(std::string(flag) + ": " + first + "; a fresh worker's evaluation" + without +
+                 " was clean");
       again.set("flags", std::move(flags));
     } else if (again["failure"]["after_checks"].as_bool(false)) {
       json::Value f = again["failure"];

@@ -130,13 +130,18 @@ std::string crowded_out_of_memory(const json::Value& result, int64_t crowded_byt
 /// every check passed (recording its trace or counters) and whose second, in a fresh worker, was
 /// clean; the first worker's message follows after ": ".
 inline constexpr std::string_view kDeviceFaultOnceFlag = "device fault once after the checks";
+/// The same for a first worker lost (killed at its stage's limit, crashed, out of memory) while it
+/// recorded the kernel trace or the hardware counters, after every config was reported correct.
+inline constexpr std::string_view kWorkerLostOnceFlag = "worker lost once after the checks";
 
 /// One candidate's evaluation as kforge makes it everywhere (the evaluator actor, `kforge eval`):
 /// the request to the worker, and once more with a fresh worker when the first could not start or
 /// lost its pipe (an infrastructure failure says nothing about the candidate); again, after a
 /// wait, while the GPU ran out of memory crowded by others (WorkerOptions::crowded_retries);
 /// once more with a fresh worker when the device failed after every check passed (a kernel that
-/// faults twice is not correct; see kDeviceFaultOnceFlag); `on_retry` hears why a try did not
+/// faults twice is not correct; see kDeviceFaultOnceFlag) or the worker was lost while recording
+/// the trace or the counters of a kernel whose every config was correct (kWorkerLostOnceFlag);
+/// `on_retry` hears why a try did not
 /// count.
 EvalOutcome evaluate_candidate(WorkerClient& worker, const WorkerRequest& request,
                                const WorkerClient::EventCallback& on_event = {},

@@ -54,7 +54,9 @@ Placement placement_of(Stage s) {
 // outputs (kforge's code, no candidate's) may compute the reference again in float64 (a call) and
 // reads every value of both sides (as long again, at most, as the reference that wrote them): a
 // call was its whole limit when it shared the reference's stage, and comparing 8192 x 8192
-// values on a loaded 2-core machine passed it.
+// values on a loaded 2-core machine passed it. The hardware counters are bounded the same way as
+// timing: the worker's plan may shorten their stage (KernelBench's full-size 36_LSTMHn ran its
+// counters for minutes past a correct timing, within the 20 calls' limit).
 double stage_limit(Stage s, const WorkerRequest& r, std::optional<double> planned_s) {
   const double call = r.call_timeout_s;
   const double comparison = 2 * call + 60;
@@ -93,8 +95,12 @@ double stage_limit(Stage s, const WorkerRequest& r, std::optional<double> planne
       return 40 * call + 60;
     case Stage::trace:
       return 4 * call + 60;
-    case Stage::counters:
-      return 20 * call + 120 + r.counters_budget_s;
+    case Stage::counters: {
+      // Up to two counts a side of a call per pass (about 15 passes), at the call timeout each;
+      // the worker's plan from the config's timed calls (counters_stage_seconds) may shorten it.
+      const double cap = 20 * call + 120 + r.counters_budget_s;
+      return planned_s ? std::min(cap, 3 * std::max(0.0, *planned_s) + 60 + call) : cap;
+    }
   }
   return 120;
 }
@@ -210,6 +216,7 @@ std::string ProtocolMonitor::accept_step(const json::Value& event) {
   if (event["planned_s"].is_number()) planned = event["planned_s"].as_number();
   limit_s_ = stage_limit(*stage, request_, planned);
   step_ = event["step"].as_string(std::string(stage_name(*stage)));
+  stage_ = stage;
   candidate_loaded_ = candidate_loaded_ || *stage >= Stage::load_candidate;
   return {};
 }

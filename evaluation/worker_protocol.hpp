@@ -74,6 +74,10 @@ class ProtocolMonitor {
   double total_limit_s() const { return total_s_; }
   /// The current stage, in words.
   const std::string& step() const { return step_; }
+  /// The current stage; none before the first step.
+  std::optional<Stage> stage() const { return stage_; }
+  /// How many configs the request covers: a result has one config record each.
+  size_t configs_expected() const { return selected_.size(); }
   /// Whether candidate code may have run in the worker: from then on its lines may be forged.
   bool candidate_loaded() const { return candidate_loaded_; }
 
@@ -88,6 +92,7 @@ class ProtocolMonitor {
   double limit_s_ = 120;
   double total_s_ = 0;
   std::string step_ = "start";
+  std::optional<Stage> stage_;
   bool candidate_loaded_ = false;
 };
 

@@ -94,6 +94,45 @@ TEST(CounterBudget, UserReplayCountsEveryKernelWhenTheCallsPassesFit) {
   EXPECT_EQ(plan_counters(many, 10, costs).count, 32);  // the counter data's ranges
 }
 
+// The counters' stage is planned from the config's timed calls, so that the supervisor's limit
+// follows a call of 100 ms rather than 20 calls at the call timeout; a config without timing
+// plans nothing.
+TEST(CounterBudget, TheStageIsPlannedFromTheConfigsTimedCalls) {
+  json::Value record;
+  json::Value kernel, eager;
+  kernel.set("median_ms", 66.0);
+  eager.set("median_ms", 34.0);
+  record.set("candidate", kernel).set("reference", eager);
+  const double sessions = kCountsPerSide * 2 * CounterCosts{}.session_s;
+  const double calls = 1 + kCountsPerSide * (kMostCounterPasses + 1);
+  auto planned = counters_stage_seconds(record, 10);
+  ASSERT_TRUE(planned.has_value());
+  EXPECT_NEAR(*planned, 10 + sessions + calls * 0.1, 1e-9);
+  EXPECT_LT(*planned, 60);
+  EXPECT_NEAR(*counters_stage_seconds(record, 0) + 10, *planned, 1e-9);
+  EXPECT_FALSE(counters_stage_seconds(json::Value(), 10).has_value());
+  json::Value untimed;
+  untimed.set("candidate", kernel);
+  EXPECT_FALSE(counters_stage_seconds(untimed, 10).has_value());
+}
+
+// User replay stops after its first profiled call when the passes left would take more than
+// twice what is left of the budget: resnet_block's 0.1 s calls run all 15, a call of thousands of
+// launches that takes 30 s profiled does not run 14 more.
+TEST(CounterBudget, UserReplayStopsAfterAFirstCallTooSlowForThePassesLeft) {
+  EXPECT_EQ(user_replay_over_budget(0.1, 15, 10), "");
+  EXPECT_EQ(user_replay_over_budget(1.4, 15, 10), "");  // 19.6 s: within twice the budget
+  EXPECT_EQ(user_replay_over_budget(30, 1, 10), "");    // no pass left
+  const std::string why = user_replay_over_budget(30, 15, 10);
+  EXPECT_NE(why.find("the first profiled call took 30.0 s"), std::string::npos) << why;
+  EXPECT_NE(why.find("its 14 further counter passes would take about 420 s"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("10.0 s left"), std::string::npos) << why;
+  // A spent budget still allows a second of calls.
+  EXPECT_EQ(user_replay_over_budget(0.05, 15, 0), "");
+  EXPECT_NE(user_replay_over_budget(0.1, 15, 0), "");
+}
+
 TEST(CounterBudget, WithoutATraceTheBudgetPaysForKernelsOfNoTime) {
   CounterCosts costs;
   costs.user_replay = false;

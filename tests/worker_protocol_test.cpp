@@ -3,7 +3,9 @@
 // total, and an infrastructure error once candidate code ran counts against the candidate. Then, on
 // a real worker, a speedup above the request's flag is measured again in a fresh worker, and a
 // wrong value in any slice of a large output is found; a GPU out of memory others filled is no
-// verdict; a device that breaks after every check passed is judged again in a fresh worker.
+// verdict; a device that breaks after every check passed, or a worker lost while recording the
+// trace or counters of a kernel every config of which was correct, is judged again in a fresh
+// worker.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -52,6 +54,19 @@ TEST(WorkerProtocol, AStageTakesTheSupervisorsLimitWhateverTheWorkerClaims) {
   ProtocolMonitor planned(request_with(5, 1), {0});
   EXPECT_EQ(planned.accept(step_event(Stage::timing, "timing", 0, std::nullopt, 2)), "");
   EXPECT_LT(planned.stage_limit_s(), cap);
+  // So may the counters' plan (from the config's timed calls): 20 calls at the call timeout
+  // otherwise, over 20 minutes at the default 60 s.
+  auto r = request_with(60, 1);
+  r.counters = true;
+  ProtocolMonitor unplanned(r, {0});
+  EXPECT_EQ(unplanned.accept(step_event(Stage::counters, "counters", 0)), "");
+  EXPECT_DOUBLE_EQ(unplanned.stage_limit_s(), 20 * 60 + 120 + r.counters_budget_s);
+  ProtocolMonitor counted(r, {0});
+  EXPECT_EQ(counted.accept(step_event(Stage::counters, "counters", 0, std::nullopt, 30)), "");
+  EXPECT_DOUBLE_EQ(counted.stage_limit_s(), 3 * 30 + 60 + 60);
+  ProtocolMonitor overplanned(r, {0});
+  EXPECT_EQ(overplanned.accept(step_event(Stage::counters, "counters", 0, std::nullopt, 1e6)), "");
+  EXPECT_DOUBLE_EQ(overplanned.stage_limit_s(), unplanned.stage_limit_s());
 }
 
 // Every stage has a name its events carry, read back to the same stage, and a group `kforge
@@ -265,22 +280,34 @@ TEST(WorkerRetry, AnInfrastructureFailureIsTriedOnceMoreWithAFreshWorker) {
   EXPECT_EQ(outcome.result["failure"]["kind"].as_string(), "infrastructure");
 }
 
+// The stand-in worker (tests/fakes/faulting_worker.cpp) in a scratch folder of its own, and a
+// request for softmax's single configs that it answers.
+struct StandIn {
+  std::filesystem::path scratch;
+  evaluation::WorkerOptions options;
+  evaluation::WorkerRequest request = test_request("forward", "single", 1);
+  explicit StandIn(const std::string& name)
+      : scratch(std::filesystem::temp_directory_path() / (name + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(scratch);
+    options.worker_path = KFORGE_FAULTING_WORKER;
+    options.scratch_dir = scratch.string();
+    options.allow_unconfined = true;
+    options.verify = false;
+    request.export_dir = exported(source_dir() + "/tasks/softmax").dir;
+  }
+  ~StandIn() { std::filesystem::remove_all(scratch); }
+};
+
 // A device fault found after a correct result came from the calls that record the kernel's trace
 // or counters (a counters pass under another process's load failed a correct kernel on the GPU
 // host): judged again in a fresh worker, one clean evaluation makes it correct with a flag, and
 // the same fault twice makes it incorrect, saying so. The worker here is a stand-in whose device
 // breaks on the supervisor's sync after the result, in as many processes as `faults_left` says.
 TEST(WorkerRetry, ADeviceFaultAfterEveryCheckPassedIsJudgedInAFreshWorker) {
-  const auto scratch = std::filesystem::temp_directory_path() /
-                       ("kforge_faulting_worker_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(scratch);
-  evaluation::WorkerOptions o;
-  o.worker_path = KFORGE_FAULTING_WORKER;
-  o.scratch_dir = scratch.string();
-  o.allow_unconfined = true;
-  o.verify = false;
-  auto request = test_request("forward", "single", 1);
-  request.export_dir = exported(source_dir() + "/tasks/softmax").dir;
+  StandIn stand_in("kforge_faulting_worker_");
+  const auto& scratch = stand_in.scratch;
+  const auto& o = stand_in.options;
+  auto request = stand_in.request;
   auto judge = [&](int faults, std::vector<std::string>& retries) {
     std::ofstream(scratch / "faults_left") << faults;
     evaluation::WorkerClient worker(o);
@@ -332,7 +359,61 @@ TEST(WorkerRetry, ADeviceFaultAfterEveryCheckPassedIsJudgedInAFreshWorker) {
     std::ifstream(scratch / "faults_left") >> left;
     EXPECT_EQ(left, 1) << "the second worker was asked for no profile";
   }
-  std::filesystem::remove_all(scratch);
+}
+
+// A worker lost while it recorded the kernel trace or the hardware counters, after every config
+// was reported correct (the full-size 36_LSTMHn's counters ran for minutes on an H100 after its
+// correct timing, past any wait a user would make), is judged again in a fresh worker without
+// what it was recording: the verdict is the clean second evaluation's, with a flag that says what
+// the first worker met. The stand-in dies of SIGSEGV at the first such step.
+TEST(WorkerRetry, AWorkerLostWhileRecordingACorrectKernelIsJudgedAgainWithoutTheRecord) {
+  StandIn stand_in("kforge_lost_worker_");
+  const auto& scratch = stand_in.scratch;
+  const auto& o = stand_in.options;
+  auto request = stand_in.request;
+  request.configs = {0};
+  // One evaluation whose first worker dies at the trace or counters step.
+  auto judge = [&](std::vector<std::string>& retries) {
+    std::ofstream(scratch / "lost_at_profiler") << 1;
+    evaluation::WorkerClient worker(o);
+    return evaluation::evaluate_candidate(worker, request, {},
+                                          [&](const std::string& why) { retries.push_back(why); })
+        .result;
+  };
+  for (const auto& [counters_only, words] :
+       {std::pair{false,
+                  "a fresh worker's evaluation without the kernel trace and the hardware "
+                  "counters was clean"},
+        std::pair{true, "a fresh worker's evaluation without the hardware counters was clean"}}) {
+    request.trace = !counters_only;
+    request.counters = true;
+    std::vector<std::string> retries;
+    auto result = judge(retries);
+    EXPECT_EQ(result["verdict"].as_string(), "correct") << result.dump();
+    ASSERT_EQ(retries.size(), 1u);
+    EXPECT_NE(retries[0].find("the worker was lost after every check passed"), std::string::npos)
+        << retries[0];
+    EXPECT_NE(retries[0].find(counters_only ? "during \"counters\"" : "during \"trace\""),
+              std::string::npos)
+        << retries[0];
+    ASSERT_EQ(result["flags"].as_array().size(), 1u) << result.dump();
+    const std::string flag = result["flags"][0].as_string();
+    EXPECT_EQ(flag.rfind(evaluation::kWorkerLostOnceFlag, 0), 0u) << flag;
+    EXPECT_NE(flag.find("SIGSEGV"), std::string::npos) << flag;
+    EXPECT_NE(flag.find(words), std::string::npos) << flag;
+    int left = 1;
+    std::ifstream(scratch / "lost_at_profiler") >> left;
+    EXPECT_EQ(left, 0);
+  }
+  // Lost before every config was reported (no config listed, so none was), the crash is the
+  // candidate's, as anywhere else.
+  request.configs = {};
+  request.trace = true;
+  std::vector<std::string> retries;
+  auto result = judge(retries);
+  EXPECT_EQ(result["verdict"].as_string(), "incorrect") << result.dump();
+  EXPECT_EQ(result["failure"]["kind"].as_string(), "crash") << result.dump();
+  EXPECT_TRUE(retries.empty());
 }
 
 // Out of GPU memory is the kernel's verdict only when the memory was the worker's: with more than

@@ -33,7 +33,7 @@ void name_counted_kernels(json::Value& counted, const json::Value& launches) {
 
 void CandidateRun::record_kernels(size_t index, size_t record) {
   if (request_.trace)
-    record_both(index, record, "trace", "kernel trace", evaluation::Stage::trace, false,
+    record_both(index, record, "trace", "kernel trace", evaluation::Stage::trace, false, {},
                 [&](const char* who, const std::function<void()>& call, json::Value& doc) {
                   return record_trace(who, call, doc);
                 });
@@ -42,6 +42,7 @@ void CandidateRun::record_kernels(size_t index, size_t record) {
   if (request_.counters) {
     double budget_left = request_.counters_budget_s;
     record_both(index, record, "counters", "hardware counters", evaluation::Stage::counters, true,
+                counters_stage_seconds(configs_[record], budget_left),
                 [&](const char* who, const std::function<void()>& call, json::Value& doc) {
                   return record_counters(record, budget_left, who, call, doc);
                 });
@@ -52,11 +53,15 @@ void CandidateRun::record_kernels(size_t index, size_t record) {
 // side to the document and returns what failed.
 void CandidateRun::record_both(size_t index, size_t record, const char* key,
                                const std::string& what, evaluation::Stage stage,
-                               bool candidate_first, const Recorder& recorder) {
+                               bool candidate_first, std::optional<double> planned_s,
+                               const Recorder& recorder) {
   const json::Value& config = direction_["configs"][index];
   json::Value doc;
   try {
-    step(stage, "config " + std::to_string(index) + ": " + what, index);
+    std::string words = "config " + std::to_string(index) + ": " + what;
+    if (planned_s)
+      words += " (about " + std::to_string(static_cast<int>(*planned_s + 0.5)) + " s planned)";
+    step(stage, words, index, std::nullopt, planned_s);
     Case c = task_.draw(config, mix_seed(request_.seed + 4242, index), dev_);
     at::NoGradGuard no_grad;
     doc.set("config", static_cast<int64_t>(index));
@@ -102,7 +107,7 @@ std::string CandidateRun::record_counters(size_t record, double& budget_left, co
   int counted = 0;
   // Counts the first `n` kernels; what it costs is learned and spent.
   auto count = [&](int n) {
-    auto result = state_.device.counters(call, n);
+    auto result = state_.device.counters(call, n, budget_left);
     if (!result) return result.error;
     const double spent = (*result)["seconds"].as_number();
     budget_left -= spent;
@@ -113,7 +118,7 @@ std::string CandidateRun::record_counters(size_t record, double& budget_left, co
   };
   // User replay is tried first; where it fails, the device falls back to kernel replay for one
   // kernel, whose cost (milliseconds to most of a second a pass) then plans a second count.
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  for (int attempt = 0; attempt < kCountsPerSide; ++attempt) {
     const auto plan = plan_counters(traced, budget_left, state_.counter_costs);
     if (plan.count <= counted) break;
     if (auto error = count(plan.count); !error.empty()) return error;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 namespace kforge::worker {
@@ -65,6 +66,30 @@ CounterPlan plan_counters(const json::Value& traced, double budget_s, const Coun
     plan.estimated_s += cost;
   }
   return plan;
+}
+
+std::string user_replay_over_budget(double first_call_s, size_t calls, double budget_s) {
+  if (calls < 2) return {};
+  const double left_s = first_call_s * static_cast<double>(calls - 1);
+  const double allowed_s = std::max(1.0, 2 * budget_s);
+  if (left_s <= allowed_s) return {};
+  char text[200];
+  std::snprintf(
+      text, sizeof text,
+      "the first profiled call took %.1f s, so its %zu further counter passes would take "
+      "about %.0f s, more than twice the %.1f s left of the counters' budget: not counted",
+      first_call_s, calls - 1, left_s, budget_s);
+  return text;
+}
+
+std::optional<double> counters_stage_seconds(const json::Value& record, double budget_s) {
+  const auto& kernel = record["candidate"]["median_ms"];
+  const auto& eager = record["reference"]["median_ms"];
+  if (!kernel.is_number() || !eager.is_number()) return std::nullopt;
+  const double call_s = (kernel.as_number() + eager.as_number()) / 1000;
+  const double sessions = 2 * kCountsPerSide * CounterCosts{}.session_s;
+  const double calls = 1 + kCountsPerSide * (kMostCounterPasses + 1);
+  return std::max(0.0, budget_s) + sessions + calls * call_s;
 }
 
 json::Value uncounted_kernels(const json::Value& traced, int counted) {

@@ -13,6 +13,8 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "common/json.hpp"
 #include "common/result.hpp"
@@ -57,6 +59,28 @@ CounterPlan plan_counters(const json::Value& traced, double budget_s, const Coun
 /// [{"name", "ms"}] of the traced kernels after the first `counted`, in launch order: what the
 /// counters left.
 json::Value uncounted_kernels(const json::Value& traced, int counted);
+
+/// The seconds the counters' stage of a config should take, for the supervisor's limit of that
+/// stage (it never lengthens its own; evaluation/worker_protocol.hpp): the budget, a session of
+/// each of the two counts each side may make (CounterCosts::session_s), and the calls they run at
+/// the config's timed medians (`record`'s "candidate" and "reference" "median_ms"): each side's
+/// call before its count, and for each count as many calls as kMostCounterPasses and one more.
+/// None when the config has no timed medians.
+std::optional<double> counters_stage_seconds(const json::Value& record, double budget_s);
+
+/// The most counter passes a count is planned for (14 on an H100): the calls a count runs under
+/// user replay, beyond the first.
+inline constexpr int kMostCounterPasses = 40;
+
+/// User replay, after the first profiled call of a count that runs `calls` of them (its passes and
+/// one more): why the count stops there, when the calls left, at the first one's seconds, would
+/// take more than twice `budget_s` (at least a second); empty while they fit. A call of thousands
+/// of launches can be far slower profiled than timed (each kernel is a range of its own).
+std::string user_replay_over_budget(double first_call_s, size_t calls, double budget_s);
+
+/// The counts one side's counters may make: a first, and one more planned on what it cost (user
+/// replay that failed and fell back to kernel replay counts one kernel first).
+inline constexpr int kCountsPerSide = 2;
 
 /// The clock a wait for busy counters reads and sleeps on (a test's own, advanced by its sleeps).
 struct WaitClock {

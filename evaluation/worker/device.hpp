@@ -65,8 +65,10 @@ class Device {
   /// What the device runs while `body` runs, launch by launch (evaluation/worker/launch_trace.hpp).
   virtual Result<json::Value> trace(const std::function<void()>& body) = 0;
   /// The hardware counters of the first `max_kernels` kernels `body` launches, each replayed once
-  /// per counter pass (evaluation/worker/kernel_counters.hpp); a CPU device says it has none.
-  virtual Result<json::Value> counters(const std::function<void()>& body, int max_kernels) = 0;
+  /// per counter pass within about `budget_s` (evaluation/worker/kernel_counters.hpp); a CPU
+  /// device says it has none.
+  virtual Result<json::Value> counters(const std::function<void()>& body, int max_kernels,
+                                       double budget_s) = 0;
 
  protected:
   /// One measurement of the copy bandwidth, in bytes per second.

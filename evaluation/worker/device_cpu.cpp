@@ -92,7 +92,7 @@ class CpuDevice final : public Device {
   Result<json::Value> trace(const std::function<void()>& body) override {
     return {trace_cpu_ops(body), {}};
   }
-  Result<json::Value> counters(const std::function<void()>&, int) override {
+  Result<json::Value> counters(const std::function<void()>&, int, double) override {
     return Result<json::Value>::failure(
         "hardware counters are read on CUDA devices only; the CPU profile has the operator trace");
   }

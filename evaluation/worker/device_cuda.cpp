@@ -83,7 +83,8 @@ class CudaDevice final : public Device {
       cudaDeviceSynchronize();
     });
   }
-  Result<json::Value> counters(const std::function<void()>& body, int max_kernels) override {
+  Result<json::Value> counters(const std::function<void()>& body, int max_kernels,
+                               double budget_s) override {
     // CUPTI's kernel replay saves and restores the memory a kernel may write before every pass;
     // blocks the caching allocator keeps from the timing (dozens of input sets) would be copied
     // with them.
@@ -93,7 +94,7 @@ class CudaDevice final : public Device {
           body();
           cudaDeviceSynchronize();
         },
-        index_, max_kernels);
+        index_, max_kernels, budget_s);
   }
   void begin_poisoned_allocations(size_t expected_bytes) override {
     // Hand the caching allocator blocks that are full of NaN: one large block (split for large

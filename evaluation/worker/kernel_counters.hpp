@@ -24,9 +24,10 @@ const std::vector<CounterMetric>& counter_metrics();
 /// CUDA: the counters of every kernel `body` launches on device `device_index` (at most
 /// `max_kernels`; `body` synchronises before it returns): {"chip", "passes", "dropped",
 /// "unsupported": [metric...], "kernels": [{"metrics": {key: value}}...]} in launch order.
-/// Fails with CUPTI's reason (e.g. when profiling is restricted to administrators).
-/// Defined in CUDA builds only.
+/// Fails with CUPTI's reason (e.g. when profiling is restricted to administrators), or, under
+/// user replay, after the first profiled call when the passes left would overrun `budget_s`
+/// (user_replay_over_budget; kernel replay is not tried then). Defined in CUDA builds only.
 Result<json::Value> measure_kernel_counters(const std::function<void()>& body, int device_index,
-                                            int max_kernels);
+                                            int max_kernels, double budget_s);
 
 }  // namespace kforge::worker

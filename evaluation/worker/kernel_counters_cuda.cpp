@@ -25,6 +25,8 @@ namespace {
 // The CUPTI result of the measurement's last failure (CUPTI_SUCCESS when none): whether another
 // profiler held the GPU's counters (waiting_for_counters).
 CUptiResult last_failure = CUPTI_SUCCESS;
+// Whether the measurement's last failure was user replay stopped over its budget.
+bool last_over_budget = false;
 
 std::string cupti_failed(const char* what, CUptiResult r) {
   last_failure = r;
@@ -172,7 +174,7 @@ const std::vector<CounterMetric>& counter_metrics() {
 namespace {
 
 Result<json::Value> measure_with(CUpti_ProfilerReplayMode replay, const std::function<void()>& body,
-                                 int device_index, int max_kernels) {
+                                 int device_index, int max_kernels, double budget_s) {
   using Measured = Result<json::Value>;
   static const CUptiResult initialised = [] {
     CUpti_Profiler_Initialize_Params p{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
@@ -241,6 +243,7 @@ Result<json::Value> measure_with(CUpti_ProfilerReplayMode replay, const std::fun
     if (auto r = cuptiRangeProfilerStart(&start); r != CUPTI_SUCCESS)
       return Measured::failure(cupti_failed("starting the range profiler", r));
     std::string body_error;
+    const auto call_began = std::chrono::steady_clock::now();
     try {
       body();
     } catch (const std::exception& e) {
@@ -252,6 +255,14 @@ Result<json::Value> measure_with(CUpti_ProfilerReplayMode replay, const std::fun
     if (!body_error.empty()) return Measured::failure(body_error);
     if (stopped != CUPTI_SUCCESS)
       return Measured::failure(cupti_failed("stopping the range profiler", stopped));
+    if (call == 0 && replay == CUPTI_UserReplay && !stop.isAllPassSubmitted) {
+      const double first_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - call_began).count();
+      if (auto why = user_replay_over_budget(first_s, calls, budget_s); !why.empty()) {
+        last_over_budget = true;
+        return Measured::failure(why);
+      }
+    }
   }
   if (!stop.isAllPassSubmitted)
     return Measured::failure("the range profiler replayed the kernels for only " +
@@ -303,21 +314,23 @@ Result<json::Value> measure_with(CUpti_ProfilerReplayMode replay, const std::fun
 }  // namespace
 
 Result<json::Value> measure_kernel_counters(const std::function<void()>& body, int device_index,
-                                            int max_kernels) {
+                                            int max_kernels, double budget_s) {
   auto with = [&](CUpti_ProfilerReplayMode replay, int kernels) {
     return waiting_while_busy(
         [&] {
           last_failure = CUPTI_SUCCESS;
-          return measure_with(replay, body, device_index, kernels);
+          last_over_budget = false;
+          return measure_with(replay, body, device_index, kernels, budget_s);
         },
         [] { return last_failure == CUPTI_ERROR_HARDWARE_BUSY; });
   };
   // Once user replay has failed in this worker, kernel replay is used from then on; counters that
-  // another profiler held are not user replay's failure.
+  // another profiler held are not user replay's failure, nor is a call too slow profiled for the
+  // budget (kernel replay would cost more still).
   static bool user_replay_works = true;
   if (!user_replay_works) return with(CUPTI_KernelReplay, max_kernels);
   auto measured = with(CUPTI_UserReplay, max_kernels);
-  if (measured || last_failure == CUPTI_ERROR_HARDWARE_BUSY) return measured;
+  if (measured || last_failure == CUPTI_ERROR_HARDWARE_BUSY || last_over_budget) return measured;
   user_replay_works = false;
   // Kernel replay's cost grows with every kernel counted: one, whose cost plans what follows.
   auto replayed = with(CUPTI_KernelReplay, 1);

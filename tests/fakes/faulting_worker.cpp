@@ -6,7 +6,10 @@
 // two levels above its --scratch) says, each taking one. A request that asks for the kernel trace
 // or the hardware counters gets a `trace` or `counters` step before its result; where the file
 // `faults_need_profiler` is there too, only such a request's process faults (the profiler's calls
-// break the device, the kernel's do not).
+// break the device, the kernel's do not). Where the number in `lost_at_profiler` says so, the
+// process instead reports every config the request lists correct, starts the trace or counters
+// step, and dies there of SIGSEGV (a profiler that crashes the worker after a correct timing).
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -45,6 +48,7 @@ int main(int argc, char** argv) {
   }
   if (request_fd < 0 || event_fd < 0 || scratch.empty()) return 2;
   const auto faults = scratch.parent_path().parent_path() / "faults_left";
+  const auto lost = scratch.parent_path().parent_path() / "lost_at_profiler";
   const bool need_profiler =
       std::filesystem::exists(scratch.parent_path().parent_path() / "faults_need_profiler");
   FILE* requests = ::fdopen(request_fd, "r");
@@ -60,6 +64,15 @@ int main(int argc, char** argv) {
     const std::string op = (*request.value)["op"].as_string();
     kforge::json::Value event;
     if (op == "evaluate") {
+      const bool dies = ((*request.value)["trace"].as_bool(false) ||
+                         (*request.value)["counters"].as_bool(false)) &&
+                        take_fault(lost);
+      if (dies)
+        for (const auto& index : (*request.value)["configs"].as_array()) {
+          kforge::json::Value config;
+          config.set("event", "config").set("index", index).set("correct", true);
+          send(event_fd, config);
+        }
       bool profiled = false;
       for (const char* stage : {"trace", "counters"}) {
         if (!(*request.value)[stage].as_bool(false)) continue;
@@ -67,6 +80,7 @@ int main(int argc, char** argv) {
         step.set("event", "step").set("stage", stage).set("config", int64_t{0});
         send(event_fd, step);
         profiled = true;
+        if (dies) ::raise(SIGSEGV);
       }
       kforge::json::Value none;
       none.array();
