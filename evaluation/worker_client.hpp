@@ -59,7 +59,9 @@ struct WorkerOptions {
 
 struct EvalOutcome {
   json::Value result;            ///< the worker's result, or one made for a worker that died
-  std::string candidate_output;  ///< what the candidate printed (bounded)
+  /// What the worker's process printed (bounded): the candidate's lines, and PyTorch's own
+  /// warnings from the reference's calls.
+  std::string candidate_output;
   bool worker_died = false;
 };
 

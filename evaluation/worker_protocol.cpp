@@ -185,6 +185,13 @@ std::string ProtocolMonitor::accept_step(const json::Value& event) {
   const auto stage = stage_named(event["stage"].as_string());
   if (!stage) return "a step with no stage of the protocol (`" + event["stage"].as_string() + "`)";
   const long long rank = static_cast<long long>(*stage);
+  // The worker times, traces and counts only when asked: a step for what the request does not ask
+  // is written by a candidate (to have a crash taken for the profiler's, say).
+  const bool asked = *stage == Stage::trace                          ? request_.trace
+                     : *stage == Stage::counters                     ? request_.counters
+                     : placement_of(*stage) == Placement::per_config ? request_.time
+                                                                     : true;
+  if (!asked) return "a `" + std::string(stage_name(*stage)) + "` step the request did not ask for";
   Key key;
   switch (placement_of(*stage)) {
     case Placement::start:

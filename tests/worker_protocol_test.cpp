@@ -128,6 +128,18 @@ TEST(WorkerProtocol, StepsOnlyMoveForwardOverTheConfigsAndSeedsRequested) {
   }
   EXPECT_EQ(full.accept(step_event(Stage::trace, "", 3)), "");
   EXPECT_EQ(full.accept(step_event(Stage::counters, "", 3)), "");
+
+  // Timing, the trace and the counters come only when the request asks for them.
+  auto untimed = request_with(5, 1);
+  untimed.time = false;
+  ProtocolMonitor checks_only(untimed, {0});
+  EXPECT_NE(checks_only.accept(step_event(Stage::timing, "", 0)), "");
+  EXPECT_NE(checks_only.accept(step_event(Stage::trace, "", 0)), "");
+  auto traced = request_with(5, 1);
+  traced.trace = true;
+  ProtocolMonitor trace_only(traced, {0});
+  EXPECT_NE(trace_only.accept(step_event(Stage::counters, "", 0)), "");
+  EXPECT_EQ(trace_only.accept(step_event(Stage::trace, "", 0)), "");
 }
 
 TEST(WorkerProtocol, NoLineTakesTheEvaluationPastTheRequestsTotal) {

@@ -441,7 +441,10 @@ class EvalRun {
       std::cout << "flag: library call in the source, " << f.as_string() << "\n";
     for (const auto& f : report.flags) std::cout << "flag: " << f << "\n";
     if (!candidate_output.empty())
-      std::cout << "candidate output (first lines):\n" << candidate_output.substr(0, 2000) << "\n";
+      // Everything the worker's process printed: the kernel's own lines, and PyTorch's warnings
+      // from eager's calls (cuDNN's on an LSTM's weights, say).
+      std::cout << "output in the worker, the kernel's and PyTorch's (first lines):\n"
+                << candidate_output.substr(0, 2000) << "\n";
     size_t ok = 0;
     for (const auto& c : report.configs) ok += c.correct;
     if (stage_seconds.is_object())
