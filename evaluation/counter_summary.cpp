@@ -92,6 +92,10 @@ json::Value summarise_kernel(const json::Value& k, size_t index) {
 }
 
 json::Value summarise_side(const json::Value& side) {
+  if (side.contains("error")) {  // this side alone could not be counted
+    json::Value s;
+    return s.set("error", side["error"]);
+  }
   std::vector<json::Value> kernels;
   double total_ms = 0;
   for (const auto& k : side["kernels"].as_array()) {
@@ -167,6 +171,11 @@ CountersSummary summarise_counters(const json::Value& counters, const std::strin
     auto s = summarise_side(counters[side]);
     const bool candidate = side == std::string("candidate");
     c.brief += candidate ? " the kernel's " : "; eager's ";
+    if (s.contains("error")) {
+      c.brief += "not read (" + s["error"].as_string() + ")";
+      c.doc.set(side, s);
+      continue;
+    }
     c.brief +=
         s["top"].as_array().empty() ? std::string("no kernels") : describe_kernel(s["top"][0]);
     if (candidate && !s["top"].as_array().empty()) c.brief += below_dram_target(s["top"][0]);

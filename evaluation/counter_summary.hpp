@@ -15,7 +15,8 @@ struct CountersSummary {
   /// {"config", "candidate": {"kernels", "ms", "passes", "top": [{"name", "ms",
   /// "occupancy_pct", "sm_pct", "memory_pct", "dram_pct", "l2_pct", "l1_pct", "tensor_pct",
   /// "gflops", "arithmetic_intensity", "roofline": {"bound", "pct_of_roof"},
-  /// "stalls": [{"reason", "cycles_per_instruction"}]}]}, "reference": ...}, or {"config", "error"}
+  /// "stalls": [{"reason", "cycles_per_instruction"}]}]}, "reference": ...}, or {"config", "error"};
+  /// a side that alone could not be counted is {"error"}
   json::Value doc;
   std::string brief;
 };

@@ -155,6 +155,26 @@ TEST(CounterSummary, RefusedCountersAreSaidAndTheRestOfTheProfileStays) {
   }
 }
 
+TEST(CounterSummary, ASideThatCouldNotBeCountedIsSaidAndTheOtherSideStays) {
+  // The worker records a side whose counting failed as that side's error (the kernel's first
+  // profiled call too slow for the passes left) and still counts the other.
+  auto record = counters_of(kSaxpy, kSaxpy);
+  const std::string why =
+      "one profiled call took 41.2 s: the 27 passes left would overrun the "
+      "counters budget";
+  json::Value failed;
+  record.set("candidate", failed.set("error", why));
+  auto s = summarise_counters(record, "big");
+  EXPECT_FALSE(s.doc.contains("error")) << s.doc.dump();
+  EXPECT_EQ(s.doc["candidate"]["error"].as_string(), why);
+  EXPECT_FALSE(s.doc["candidate"].contains("top")) << s.doc.dump();
+  EXPECT_EQ(s.doc["reference"]["top"][0]["name"].as_string(), "saxpy");
+  EXPECT_EQ(
+      s.brief.rfind("counters on big: the kernel's not read (" + why + "); eager's saxpy: ", 0), 0u)
+      << s.brief;
+  EXPECT_EQ(s.brief.find("below the"), std::string::npos) << s.brief;
+}
+
 TEST(CounterSummary, KernelNamesAsCuptiDemanglesThem) {
   // Names from the H100's traces: an anonymous namespace before the name, template arguments
   // with parentheses inside, and cuBLAS's long names.
@@ -177,7 +197,8 @@ TEST(CounterSummary, KernelNamesAsCuptiDemanglesThem) {
 TEST(CounterSummary, SaysWhichKernelsTheBudgetLeftUncounted) {
   // The kernel's side: SAXPY counted, a later kernel left; eager's: the budget spent before it.
   auto record = parsed(R"({"config":2,"candidate":{"chip":"GH100","passes":14,"dropped":0,
-    "unsupported":[],"budget_s":10,"kernels":[)" + std::string(kSaxpy) + R"(],
+    "unsupported":[],"budget_s":10,"kernels":[)" +
+                       std::string(kSaxpy) + R"(],
     "skipped":[{"name":"late","ms":2.5}]},
     "reference":{"budget_s":10,"skipped":[{"name":"a","ms":1},{"name":"b","ms":0.5}]}})");
   auto s = summarise_counters(record, "big");
@@ -190,7 +211,8 @@ TEST(CounterSummary, SaysWhichKernelsTheBudgetLeftUncounted) {
   EXPECT_NE(s.brief.find("1 later kernel(s), 2.5 ms, not counted within the 10 s budget"),
             std::string::npos)
       << s.brief;
-  EXPECT_NE(s.brief.find("eager's no kernels (its 2 kernel(s), 1.5 ms, not counted within the 10 s budget)"),
+  EXPECT_NE(s.brief.find(
+                "eager's no kernels (its 2 kernel(s), 1.5 ms, not counted within the 10 s budget)"),
             std::string::npos)
       << s.brief;
 }

@@ -87,5 +87,22 @@ TEST(CandidateReport, SaysWhenNvccCrashedAndTheKernelWasBuiltWithLessOptimisatio
   EXPECT_NE(plain.find("compile: 40.5 s, kforge's light headers\n"), std::string::npos) << plain;
 }
 
+// `kforge show`'s counters: a side that could not be counted says why; the other side's kernels
+// are listed as usual.
+TEST(CandidateReport, CountersOfOneSideAloneNotReadAreSaidBesideTheOtherSide) {
+  auto doc = json::parse(R"({"config":"big","candidate":{"error":"one profiled call took 41 s"},
+      "reference":{"kernels":1,"ms":0.29,"passes":14,"top":[{"name":"saxpy","ms":0.29,
+      "occupancy_pct":76,"sm_pct":27,"dram_pct":82,"l2_pct":75,
+      "roofline":{"bound":"memory","pct_of_roof":82},"stalls":[]}]}})");
+  ASSERT_TRUE(doc.value) << doc.error;
+  const auto table = cli::counters_table(*doc.value);
+  EXPECT_NE(table.find("hardware counters on big:\n  the kernel: not read: one profiled call "
+                       "took 41 s\n  eager PyTorch: 1 kernel(s), 0.2900 ms, 14 counter passes "
+                       "each\n"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("saxpy"), std::string::npos) << table;
+}
+
 }  // namespace
 }  // namespace kforge::test

@@ -33,16 +33,18 @@ void name_counted_kernels(json::Value& counted, const json::Value& launches) {
 
 void CandidateRun::record_kernels(size_t index, size_t record) {
   if (request_.trace)
-    record_both(index, record, "trace", "kernel trace", evaluation::Stage::trace, false, {},
+    record_both(index, record, "trace", "kernel trace", evaluation::Stage::trace, false, false, {},
                 [&](const char* who, const std::function<void()>& call, json::Value& doc) {
                   return record_trace(who, call, doc);
                 });
   // The counters need a call per counter pass (about 15; evaluation/worker/counter_budget.hpp): the
-  // candidate's kernels first, then eager's, in launch order as far as the budget reaches.
+  // candidate's kernels first, then eager's, in launch order as far as the budget reaches. A side
+  // whose counting fails keeps its error and the other side is still counted: eager's counters
+  // explain a kernel whose own could not be read (a first profiled call too slow for its passes).
   if (request_.counters) {
     double budget_left = request_.counters_budget_s;
     record_both(index, record, "counters", "hardware counters", evaluation::Stage::counters, true,
-                counters_stage_seconds(configs_[record], budget_left),
+                true, counters_stage_seconds(configs_[record], budget_left),
                 [&](const char* who, const std::function<void()>& call, json::Value& doc) {
                   return record_counters(record, budget_left, who, call, doc);
                 });
@@ -50,11 +52,13 @@ void CandidateRun::record_kernels(size_t index, size_t record) {
 }
 
 // One recording of both sides into the record's `key`, or its error alone: `recorder` adds one
-// side to the document and returns what failed.
+// side to the document and returns what failed. With `sides_apart`, a side's failure is that
+// side's {"error"} and the other side is still recorded; the record is one error only where both
+// failed (or the call or the device did).
 void CandidateRun::record_both(size_t index, size_t record, const char* key,
                                const std::string& what, evaluation::Stage stage,
-                               bool candidate_first, std::optional<double> planned_s,
-                               const Recorder& recorder) {
+                               bool candidate_first, bool sides_apart,
+                               std::optional<double> planned_s, const Recorder& recorder) {
   const json::Value& config = direction_["configs"][index];
   json::Value doc;
   try {
@@ -69,14 +73,25 @@ void CandidateRun::record_both(size_t index, size_t record, const char* key,
         {"reference", task_.prepare_timed_reference(config, c)},  // as it was timed
         {"candidate", [&] { call(c.args); }}};
     if (candidate_first) std::swap(sides[0], sides[1]);
+    std::string first_error;  // of a side recorded apart
     for (const auto& [who, side] : sides) {
       side();
       state_.device.synchronize();
-      if (auto error = recorder(who, side, doc); !error.empty()) {
-        doc = json::Value();
-        doc.set("error", error);
-        break;
+      auto error = recorder(who, side, doc);
+      if (error.empty()) continue;
+      if (sides_apart && first_error.empty()) {
+        json::Value failed;
+        doc.set(who, failed.set("error", error));
+        first_error = std::string(who == std::string("candidate") ? "the kernel's" : "eager's") +
+                      ": " + error;
+        continue;
       }
+      if (!first_error.empty() && first_error.substr(first_error.find(": ") + 2) != error)
+        error = first_error + "; " +
+                (who == std::string("candidate") ? "the kernel's" : "eager's") + ": " + error;
+      doc = json::Value();
+      doc.set("error", error);
+      break;
     }
   } catch (const std::exception& e) {
     doc = json::Value();

@@ -110,9 +110,10 @@ class CandidateRun {
                                              json::Value& doc)>;
   void record_kernels(size_t index, size_t record);
   /// `planned_s`: what the stage should take, which the supervisor may shorten its limit to.
+  /// `sides_apart`: a side that fails is recorded as {"error"} and the other still recorded.
   void record_both(size_t index, size_t record, const char* key, const std::string& what,
-                   evaluation::Stage stage, bool candidate_first, std::optional<double> planned_s,
-                   const Recorder& recorder);
+                   evaluation::Stage stage, bool candidate_first, bool sides_apart,
+                   std::optional<double> planned_s, const Recorder& recorder);
   std::string record_trace(const char* who, const std::function<void()>& call, json::Value& doc);
   std::string record_counters(size_t record, double& budget_left, const char* who,
                               const std::function<void()>& call, json::Value& doc);

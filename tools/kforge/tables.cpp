@@ -214,13 +214,15 @@ std::string best_results_table(const json::Value& targets) {
       from_search |= row["compiled_timed"].as_string() == "search";
     }
     if (from_search)
-      out += "  compiled ms: torch.compile's time from the search (the confirmation times the "
-             "kernel against eager only)\n";
+      out +=
+          "  compiled ms: torch.compile's time from the search (the confirmation times the "
+          "kernel against eager only)\n";
     else if (!unavailable.empty())
       out += "  compiled ms: no torch.compile time: " + unavailable + "\n";
     else if (!t["results"].as_array().empty() && !t["results"][0]["compiled_ms"].is_number())
-      out += "  compiled ms: torch.compile was not timed (the experiment's evaluation."
-             "compiled_baseline is off)\n";
+      out +=
+          "  compiled ms: torch.compile was not timed (the experiment's evaluation."
+          "compiled_baseline is off)\n";
     out += "\n";
   }
   return out;
@@ -451,6 +453,10 @@ std::string counters_table(const json::Value& counters) {
   for (const char* side : {"candidate", "reference"}) {
     const auto& s = counters[side];
     const std::string who = side == std::string("candidate") ? "the kernel" : "eager PyTorch";
+    if (s.contains("error")) {
+      out += "  " + who + ": not read: " + s["error"].as_string() + "\n";
+      continue;
+    }
     if (s["kernels"].as_int() == 0 && s.contains("skipped")) {
       out += "  " + who + ": none of its " + std::to_string(s["skipped"].as_int()) +
              " kernel(s) (" + format("%.4f ms", s["skipped_ms"].as_number()) +
