@@ -1,6 +1,7 @@
 #include "generator/generate.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -109,12 +110,22 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 /// with the table alone, 16 s with the table and the parts (BENCHMARKS.md, sixty-second step).
 constexpr size_t kHostStatements = 64;
 
-/// The statements that allocate the tensors t<id> the kernels store, with their pointers b<id>
-/// (allocated from a table, those that `named` lists: the others are read through kf_ptr). A
-/// stack's piece placed in it (Buffer::within; `buffers` lists the stack first) is its index of
-/// the stack, one `select` (the light headers' operators are calls through the dispatcher).
+/// Where a table's stored tensors that no statement names are placed: one allocation (an arena) at
+/// offsets this many bytes apart, as the caching allocator aligns its blocks (a kernel's vector
+/// loads need 16).
+constexpr int64_t kArenaAlignment = 256;
+
+/// The statements that allocate the tensors t<id> the kernels store, with their pointers b<id>.
+/// Up to kHostStatements, a statement each. Beyond, from a table, where only the buffers that
+/// `tensors` lists (a statement names them, a library call in a table reads them) are tensors
+/// (`kf_stored`); the others are only pointers (`kf_where`, what the launch tables read through
+/// kf_ptr) into one arena allocated at once: an RNN's host function allocated 14843 tensors a
+/// call at full size (KernelBench's 36_LSTMHn), a few microseconds each. A stack's piece placed
+/// in it (Buffer::within; `buffers` lists the stack first) is its index of the stack: a `select`
+/// where it is a tensor (the light headers' operators are calls through the dispatcher), else its
+/// stack's place moved by the piece's offset.
 std::string allocations(const std::vector<const Buffer*>& buffers, const std::string& options,
-                        const std::set<int>& named) {
+                        const std::set<int>& tensors) {
   std::map<int, size_t> slot;
   for (size_t i = 0; i < buffers.size(); ++i) slot.emplace(buffers[i]->id, i);
   auto placed = [&](const Buffer* b) { return b->within >= 0 && slot.count(b->within); };
@@ -132,11 +143,46 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
     }
     return out;
   }
-  // each tensor a row: its rank, sizes, type (its place in kf_types) and the place of the stack
-  // it is an index of, the dimension and the index (-1, 0, 0 where it is none), packed
+  // A tensor's stack is a tensor (its piece is its select); pieces follow their stacks.
+  std::vector<bool> tensor(buffers.size());
+  for (size_t i = buffers.size(); i-- > 0;) {
+    tensor[i] = tensor[i] || tensors.count(buffers[i]->id) > 0;
+    if (tensor[i] && placed(buffers[i])) tensor[slot[buffers[i]->within]] = true;
+  }
+  // Each other buffer's place: a byte offset into the arena (root -1) or into a tensor's memory
+  // (root: its slot), its pieces' as their stack's moved by index x the stack's stride there.
+  std::vector<std::pair<int64_t, int64_t>> where(buffers.size(), {-2, 0});
+  std::vector<bool> resolved(buffers.size());
+  int64_t arena = 0;
+  std::function<std::pair<int64_t, int64_t>(size_t)> place = [&](size_t i) {
+    if (resolved[i]) return where[i];
+    const Buffer* b = buffers[i];
+    if (tensor[i]) {
+      where[i] = {static_cast<int64_t>(i), 0};
+    } else if (placed(b)) {
+      const size_t s = slot[b->within];
+      const auto [root, offset] = place(s);
+      int64_t stride = 1;
+      const auto& shape = buffers[s]->shape;
+      for (size_t d = static_cast<size_t>(b->within_dim) + 1; d < shape.size(); ++d)
+        stride *= shape[d];
+      where[i] = {root, offset + b->within_index * stride * element_bytes(b->dtype)};
+    } else {
+      where[i] = {-1, arena};
+      arena += (numel(b->shape) * element_bytes(b->dtype) + kArenaAlignment - 1) / kArenaAlignment *
+               kArenaAlignment;
+    }
+    resolved[i] = true;
+    return where[i];
+  };
+  // each buffer a row: its rank, sizes, type (its place in kf_types), the place of the stack it
+  // is an index of, the dimension and the index (-1, 0, 0 where it is none), and where it is:
+  // -2 0 a tensor, -1 and a byte offset in the arena, a tensor's slot and a byte offset in it;
+  // packed
   std::vector<std::string> types;
   std::vector<std::vector<int64_t>> rows;
-  for (const Buffer* b : buffers) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const Buffer* b = buffers[i];
     const std::string type = torch_type(b->dtype);
     const auto known = std::find(types.begin(), types.end(), type);
     std::vector<int64_t>& row = rows.emplace_back();
@@ -149,31 +195,49 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
                  {static_cast<int64_t>(slot[b->within]), b->within_dim, b->within_index});
     else
       row.insert(row.end(), {-1, 0, 0});
+    if (tensor[i])
+      row.insert(row.end(), {-2, 0});
+    else
+      row.insert(row.end(), {place(i).first, place(i).second});
   }
   std::string type_list;
   for (const auto& t : types) type_list += (type_list.empty() ? "" : ", ") + t;
-  const std::string empty =
-      "torch::empty(c10::IntArrayRef(kf_d + 1, static_cast<size_t>(kf_d[0])), " + options +
-      ".dtype(kf_types[kf_d[kf_d[0] + 1]]))";
-  const bool views = std::any_of(buffers.begin(), buffers.end(), placed);
+  const std::string n = std::to_string(buffers.size());
   out +=
-      "  // each stored tensor's rank, sizes, type (its place in kf_types), and where it is an "
-      "index\n  // of an earlier one (`select`) that one's place, the dimension and the index, "
-      "else -1, 0, 0\n  static constexpr c10::ScalarType kf_types[] = {" +
+      "  // each stored tensor's rank, sizes, type (its place in kf_types), where it is an index\n"
+      "  // of an earlier one (`select`) that one's place, the dimension and the index, else -1, "
+      "0,\n"
+      "  // 0, and where its memory is: -2 0 a tensor of its own, else a byte offset into the\n"
+      "  // arena (-1) or into the stored tensor at that place\n"
+      "  static constexpr c10::ScalarType kf_types[] = {" +
       type_list + "};\n  static constexpr int64_t kf_packed_tensors[] = {\n" +
       packed_rows(rows, "    ") +
       "  };\n  static const std::vector<int64_t> kf_tensors = kf_unpack(kf_packed_tensors);\n"
-      "  std::vector<torch::Tensor> kf_stored;\n  kf_stored.reserve(" +
-      std::to_string(buffers.size()) +
-      ");\n  for (const int64_t* kf_d = kf_tensors.data(); kf_d != kf_tensors.data() + "
-      "kf_tensors.size(); kf_d += kf_d[0] + 5)\n    kf_stored.push_back(" +
-      (views ? "kf_d[kf_d[0] + 2] < 0 ? " + empty +
-                   "\n                        : kf_stored[static_cast<size_t>(kf_d[kf_d[0] + "
-                   "2])].select(kf_d[kf_d[0] + 3], kf_d[kf_d[0] + 4])"
-             : empty) +
-      ");\n";
+      "  std::vector<torch::Tensor> kf_stored(" +
+      n + ");\n  std::vector<void*> kf_where(" + n + ");\n";
+  if (arena > 0)
+    out += "  auto kf_arena = torch::empty({" + std::to_string(arena) + "}, " + options +
+           ".dtype(torch::kUInt8));\n  char* const kf_base = "
+           "static_cast<char*>(kf_arena.data_ptr());\n";
+  out +=
+      "  for (size_t kf_pass = 0; kf_pass < 2; ++kf_pass) {  // the tensors, then the others\n"
+      "    size_t kf_i = 0;\n"
+      "    for (const int64_t* kf_d = kf_tensors.data(); kf_d != kf_tensors.data() + "
+      "kf_tensors.size(); kf_d += kf_d[0] + 7, ++kf_i) {\n"
+      "      const int64_t* kf_e = kf_d + kf_d[0] + 1;  // type, stack, dimension, index, where\n"
+      "      if (kf_pass == 0 && kf_e[4] == -2)\n        kf_stored[kf_i] = kf_e[1] < 0 ? "
+      "torch::empty(c10::IntArrayRef(kf_d + 1, static_cast<size_t>(kf_d[0])), " +
+      options +
+      ".dtype(kf_types[kf_e[0]]))\n                                   : "
+      "kf_stored[static_cast<size_t>(kf_e[1])].select(kf_e[2], kf_e[3]);\n"
+      "      if (kf_pass == 1)\n        kf_where[kf_i] = kf_e[4] == -2 ? "
+      "kf_stored[kf_i].data_ptr()\n"
+      "                         : (kf_e[4] < 0 ? " +
+      (arena > 0 ? std::string("kf_base") : std::string("static_cast<char*>(nullptr)")) +
+      " : static_cast<char*>(kf_stored[static_cast<size_t>(kf_e[4])].data_ptr())) + kf_e[5];\n"
+      "    }\n  }\n";
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (!named.count(buffers[i]->id)) continue;  // only in launch tables, through kf_ptr
+    if (!tensors.count(buffers[i]->id)) continue;  // only in launch tables, through kf_ptr
     const std::string id = std::to_string(buffers[i]->id), type = c_type(buffers[i]->dtype);
     out += "  auto& t" + id + " = kf_stored[" + std::to_string(i) + "];\n  " + type + "* b" + id +
            " = t" + id + ".data_ptr<" + type + ">();\n";
@@ -282,7 +346,9 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
   c.graphs = !steps.graphed.empty();
   const std::string body = in_parts(steps.steps);
   const std::set<int> named = named_buffers(body + ret);
-  c.run += allocations(allocated, options, named);
+  std::set<int> tensors = named;
+  tensors.insert(steps.stored_tensors.begin(), steps.stored_tensors.end());
+  c.run += allocations(allocated, options, tensors);
   for (const auto& k : kernels) {  // what library_call_text assigns, where a statement names it
     if (k.library < 0 || !named.count(k.library)) continue;
     const Buffer& b = p.buffers[static_cast<size_t>(k.library)];
@@ -396,8 +462,8 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
                       "\"TF32 tensor cores need sm_80 or newer: generate the kernel without "
                       "tf32\"\n#endif\n"
                     : "") +
-      "\n#include <cmath>\n#include <cstdint>\n" + (graphs ? "#include <cstdio>\n#include <mutex>\n" : "") +
-      "#include <vector>\n\n" +
+      "\n#include <cmath>\n#include <cstdint>\n" +
+      (graphs ? "#include <cstdio>\n#include <mutex>\n" : "") + "#include <vector>\n\n" +
       (cuda && r.cuda.fast_math ? std::string(kFastMathDefines) + "\n" : "") +
       (cuda ? "#define KF_FN static __device__ __forceinline__\n"
             : "#define KF_FN static inline\n") +

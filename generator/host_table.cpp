@@ -193,9 +193,10 @@ class Tables {
         for (int64_t id : l.tensors) {
           const size_t s = slot(id);
           if (written_.count(s) || here.count(s)) continue;
-          if (stored_.count(static_cast<int>(id)))
+          if (stored_.count(static_cast<int>(id))) {
             from_stored.insert(s);
-          else
+            stored_tensors_.insert(static_cast<int>(id));
+          } else
             tensors.emplace(s, id);
         }
         const size_t s = slot(l.result);
@@ -263,6 +264,8 @@ class Tables {
 
   /// The kernels of the runs that replay as CUDA graphs.
   const std::set<std::string>& graphed() const { return graphed_; }
+  /// The stored buffers a table's library call reads as tensors.
+  const std::set<int>& stored_tensors() const { return stored_tensors_; }
 
   /// The declaration of kf_ptr (and kf_t) with the stored tensors' pointers (after their
   /// allocation).
@@ -274,7 +277,7 @@ class Tables {
     if (tensors_) out += "  std::vector<torch::Tensor> kf_t(" + n + ");  // the tables' tensors\n";
     if (!stored_.empty())
       out += "  for (size_t kf_i = 0; kf_i < " + std::to_string(stored_.size()) +
-             "; ++kf_i) kf_ptr[kf_i] = kf_stored[kf_i].data_ptr();\n";
+             "; ++kf_i) kf_ptr[kf_i] = kf_where[kf_i];\n";
     return out;
   }
 
@@ -337,6 +340,7 @@ class Tables {
   bool tensors_ = false;                        ///< some run calls a library: kf_t is declared
   const std::set<std::string>& graph_kernels_;  ///< kernels with a graph copy
   std::set<std::string> graphed_;
+  std::set<int> stored_tensors_;
 };
 
 }  // namespace
@@ -416,6 +420,7 @@ HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends
   if (begin < calls.size()) out.steps.push_back(calls.substr(begin));
   out.pointers = tables.pointers();
   out.graphed = tables.graphed();
+  out.stored_tensors = tables.stored_tensors();
   return out;
 }
 

@@ -32,15 +32,18 @@ struct HostSteps {
   /// The kernels of the runs that replay as CUDA graphs (generator/table_graph.hpp): their graph
   /// copies and host_graph_prelude go into the source.
   std::set<std::string> graphed;
+  /// The stored buffers (`stored`) a table's library call reads as tensors (from kf_stored): they
+  /// must be tensors, where the others may be pointers alone (kf_where).
+  std::set<int> stored_tensors;
 };
 
 /// `calls` cut at `ends` (EmittedKernels::step_ends) into steps, each run of at least kTableRun
-/// steps a table can hold a table. `stored` gives the buffers allocated in kf_stored their place
-/// in it (their pointers are read from it once); the other buffers a table uses (inputs, library
-/// calls' results made outside tables) are read by name where each run begins, and a library
-/// call's result made in a table is copied to its names where a statement that stays, or
-/// `after` (the return statement), names it. A CUDA run of launches alone whose kernels are all
-/// in `graph_kernels` (those with a graph copy) replays as one CUDA graph.
+/// steps a table can hold a table. `stored` gives the buffers allocated from a table their place
+/// in kf_stored and kf_where (their pointers are read from kf_where once); the other buffers a
+/// table uses (inputs, library calls' results made outside tables) are read by name where each run
+/// begins, and a library call's result made in a table is copied to its names where a statement
+/// that stays, or `after` (the return statement), names it. A CUDA run of launches alone whose
+/// kernels are all in `graph_kernels` (those with a graph copy) replays as one CUDA graph.
 HostSteps tabled_steps(const std::string& calls, const std::vector<size_t>& ends,
                        const std::map<int, size_t>& stored, const std::string& after,
                        const std::set<std::string>& graph_kernels = {});

@@ -7,10 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "common/log.hpp"
 #include "messages/payloads.hpp"
 #include "tools/kforge/daemon_log.hpp"
+#include "tools/kforge/eval_progress.hpp"
 #include "tools/kforge/run_progress.hpp"
 #include "tools/kforge/suite_progress.hpp"
 
@@ -18,6 +21,35 @@ namespace kforge::cli {
 namespace {
 
 using namespace std::chrono_literals;
+
+// `kforge eval`'s lines: a config a line with done/total; a config reported again by a fresh worker
+// (the evaluation judged once more after a worker was lost at its counters) is not one more.
+TEST(EvalProgress, CountsEachConfigOnceWhenAFreshWorkerReportsItAgain) {
+  std::ostringstream out;
+  EvalProgress p(out, 2, false);
+  auto config = [](int index) {
+    auto e = json::parse(R"({"event":"config","index":)" + std::to_string(index) +
+                         R"(,"correct":true,"candidate":{"median_ms":47.0},
+                            "reference":{"median_ms":27.4}})");
+    EXPECT_TRUE(e.value) << e.error;
+    return *e.value;
+  };
+  p.on_event(config(0));
+  p.on_event(config(0));
+  p.on_event(config(1));
+  p.finish();
+  // a line a config event, its count the configs reported so far
+  std::istringstream lines(out.str());
+  std::vector<std::string> counts;
+  for (std::string line; std::getline(lines, line);)
+    counts.push_back(line.substr(0, line.find(" configs after")) +
+                     line.substr(line.find(": config")));
+  EXPECT_EQ(counts, (std::vector<std::string>{
+                        "  1/2: config 0 correct, kernel 47.0000 ms vs eager 27.4000 ms",
+                        "  1/2: config 0 correct, kernel 47.0000 ms vs eager 27.4000 ms",
+                        "  2/2: config 1 correct, kernel 47.0000 ms vs eager 27.4000 ms"}))
+      << out.str();
+}
 
 TEST(RunProgress, SaysHowFarTheExperimentIsAndWhatIsLeft) {
   std::ostringstream out;

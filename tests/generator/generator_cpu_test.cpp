@@ -23,6 +23,7 @@
 #include "generator/generate.hpp"
 #include "generator/graph.hpp"
 #include "generator/lowering.hpp"
+#include "generator/packed_rows.hpp"
 #include "proposers/builtin/builtin_proposer.hpp"
 #include "search/novelty.hpp"
 #include "search/population.hpp"
@@ -212,6 +213,21 @@ std::pair<size_t, size_t> table_rows_written(const std::string& source) {
   return {steps, lines};
 }
 
+/// The stored tensors' table of a source (kf_packed_tensors), a row each: rank, sizes, type,
+/// the stack it is a piece of (-1), the dimension and index, where its memory is (-2: a tensor of
+/// its own; -1: the arena; else the tensor at that place) and its byte offset there.
+std::vector<std::vector<int64_t>> stored_rows(const std::string& source) {
+  const auto begin = source.find("kf_packed_tensors[] = {");
+  if (begin == std::string::npos) return {};
+  const auto open = source.find('{', begin), end = source.find("};", begin);
+  const auto flat = generator::unpacked_rows(source.substr(open + 1, end - open - 1));
+  std::vector<std::vector<int64_t>> rows;
+  for (size_t at = 0; at < flat.size(); at += static_cast<size_t>(flat[at]) + 7)
+    rows.emplace_back(flat.begin() + static_cast<std::ptrdiff_t>(at),
+                      flat.begin() + static_cast<std::ptrdiff_t>(at + flat[at] + 7));
+  return rows;
+}
+
 // A layer's stacked outputs that the next layer unbinds are read piece by piece, never computed
 // whole: computed whole, the stack was one kernel reading every step's buffers (36_LSTMHn: 1539
 // arguments, 512 steps, which nvcc did not compile in five minutes; 38_LSTMBidirectional's two
@@ -258,9 +274,31 @@ TEST(GeneratedCpu, ASequenceIsComputedInItsPlace) {
     for (const std::string backend : {"cpu", "cuda"}) {
       const auto g = generated_for(c, backend);
       ASSERT_TRUE(g) << g.error;
-      // the steps' tensors indices of the stack's (a table of them where the tensors are many)
-      EXPECT_TRUE(std::regex_search(
-          g->source, std::regex("auto t[0-9]+ = t[0-9]+\\.select\\(|\\]\\.select\\(kf_d\\[")))
+      // the steps' tensors indices of the stack's: a `select` each, or where the tensors are
+      // many, rows of a table whose memory is their stack's, at the index's offset
+      const auto rows = stored_rows(g->source);
+      size_t pieces = 0;
+      for (const auto& row : rows) {
+        const size_t rank = static_cast<size_t>(row[0]);
+        const int64_t stack = row[rank + 2], dim = row[rank + 3], index = row[rank + 4];
+        if (stack < 0) continue;
+        ++pieces;
+        const auto& of = rows.at(static_cast<size_t>(stack));
+        const size_t stack_rank = static_cast<size_t>(of[0]);
+        if (row[rank + 5] == -2) {  // a tensor: its select of the stack, itself a tensor
+          EXPECT_EQ(of[stack_rank + 5], -2) << c.name << ", " << backend;
+          continue;
+        }
+        // float32 pieces: the index's offset in the stack's memory (its root and offset)
+        int64_t stride = 4;
+        for (size_t d = static_cast<size_t>(dim) + 2; d <= stack_rank; ++d) stride *= of[d];
+        const bool own = of[stack_rank + 5] == -2;
+        EXPECT_EQ(row[rank + 5], own ? stack : of[stack_rank + 5]) << c.name << ", " << backend;
+        EXPECT_EQ(row[rank + 6], (own ? 0 : of[stack_rank + 6]) + index * stride)
+            << c.name << ", " << backend;
+      }
+      EXPECT_TRUE(pieces > 0 ||
+                  std::regex_search(g->source, std::regex("auto t[0-9]+ = t[0-9]+\\.select\\(")))
           << c.name << ", " << backend;
       if (c.name == "sequence_stacks") {
         // the second shape set's (a statement a tensor): the 9 steps of the sequence, and the 3

@@ -91,9 +91,10 @@ TEST(HostTable, RunsOfLaunchesBecomeTablesAndOtherStepsStayAsWritten) {
   EXPECT_EQ(out.steps[1], library);
   EXPECT_EQ(out.steps[2], "  k3<<<40, 256, 0, stream>>>(b40, b50);\n");
   EXPECT_NE(out.pointers.find("std::vector<void*> kf_ptr(21);"), std::string::npos) << out.pointers;
-  EXPECT_NE(out.pointers.find("kf_i < 2; ++kf_i) kf_ptr[kf_i] = kf_stored[kf_i].data_ptr();"),
+  EXPECT_NE(out.pointers.find("kf_i < 2; ++kf_i) kf_ptr[kf_i] = kf_where[kf_i];"),
             std::string::npos)
       << out.pointers;
+  EXPECT_TRUE(out.stored_tensors.empty()) << "no library call in a table reads b10 or b11";
 }
 
 // A run of launches whose kernels all have graph copies replays as one CUDA graph (kf_graph): the
@@ -215,6 +216,7 @@ TEST(HostTable, LibraryCallsAreRowsAndWhatTheyMakeReachesTheStatementsAfter) {
   EXPECT_NE(table.find("for (const size_t kf_s : {0, 1}) kf_t[kf_s] = kf_stored[kf_s];"),
             std::string::npos)
       << "the stored h that later calls read: " << table;
+  EXPECT_EQ(out.stored_tensors, (std::set<int>{100, 102})) << "they must be tensors, not pointers";
   EXPECT_EQ(occurrences(table, "reinterpret_cast<uintptr_t>(b7)"), 1u) << table;
   EXPECT_LT(table.find("reinterpret_cast<uintptr_t>(b7)"), table.find("kf_pointer(b7)")) << table;
   EXPECT_NE(table.find("    t119 = kf_t[22];\n    b119 = static_cast<float*>(kf_ptr[22]);\n"),

@@ -35,11 +35,13 @@ void EvalProgress::on_event(const json::Value& e) {
     live_shown_ = true;
   } else if (kind == "config") {
     clear_live();
-    ++done_;
+    // a config reported again (a fresh worker's evaluation after one was lost) is not one more
+    done_.insert(e["index"].as_int());
+    const size_t done = done_.size();
     const double t = elapsed();
-    std::string line = "  " + std::to_string(done_) + "/" + std::to_string(total_) +
+    std::string line = "  " + std::to_string(done) + "/" + std::to_string(total_) +
                        " configs after " + fmt("%.1f s", t);
-    if (done_ < total_) line += fmt(", about %.0f s left", t / done_ * (total_ - done_));
+    if (done < total_) line += fmt(", about %.0f s left", t / done * (total_ - done));
     line += ": config " + std::to_string(e["index"].as_int()) + " " +
             (e["correct"].as_bool() ? "correct" : "NOT correct");
     if (e["candidate"]["median_ms"].as_number() > 0 && e["reference"]["median_ms"].as_number() > 0)

@@ -1,11 +1,14 @@
 // What `kforge eval` shows while the worker runs: the worker's step and config events as
 // progress. On a terminal the current step is a live line (rewritten in place, with the time
 // since the evaluation began); every finished config is a line of its own with done/total, the
-// elapsed time and an estimate of what is left, so logs and pipes get periodic lines too.
+// elapsed time and an estimate of what is left, so logs and pipes get periodic lines too; a config
+// reported again by a fresh worker (the evaluation retried) counts once.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <ostream>
+#include <set>
 
 #include "common/json.hpp"
 
@@ -25,7 +28,8 @@ class EvalProgress {
   void clear_live();
 
   std::ostream& out_;
-  size_t total_, done_ = 0;
+  size_t total_;
+  std::set<int64_t> done_;  ///< the configs reported
   bool live_, live_shown_ = false;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
