@@ -117,18 +117,19 @@ constexpr int64_t kArenaAlignment = 256;
 
 /// The statements that allocate the tensors t<id> the kernels store, with their pointers b<id>.
 /// Up to kHostStatements, a statement each. Beyond, from a table; with `arena_allowed` (CUDA), the
-/// buffers that `tensors` lists (a statement names them, a library call in a table reads them)
-/// are tensors (`kf_stored`), the others only pointers (`kf_where`, what the launch tables read
-/// through kf_ptr) into one arena allocated at once: an RNN's host function allocated 14843
-/// tensors a call at full size (KernelBench's 36_LSTMHn), about a microsecond each from the
-/// caching allocator. Not on the CPU, where an allocation past glibc's mmap threshold (32 MB at
-/// most) is mapped afresh each call and its pages faulted in again, and small ones come back from
-/// the heap (not measured). A stack's piece placed in it (Buffer::within; `buffers` lists the
+/// buffers a statement names (`named`, declared by name) or a library call in a table reads
+/// (`read_as_tensors`) are tensors (`kf_stored`), the others only pointers (`kf_where`, what the
+/// launch tables read through kf_ptr) into one arena allocated at once: an RNN's host function
+/// allocated 14843 tensors a call at full size (KernelBench's 36_LSTMHn), about a microsecond each
+/// from the caching allocator. Not on the CPU, where an allocation past glibc's mmap threshold (32
+/// MB at most) is mapped afresh each call and its pages faulted in again, and small ones come back
+/// from the heap (not measured). A stack's piece placed in it (Buffer::within; `buffers` lists the
 /// stack first) is its index of the stack: a `select` where it is a tensor (the light headers'
 /// operators are calls through the dispatcher), else its stack's place moved by the piece's
 /// offset.
 std::string allocations(const std::vector<const Buffer*>& buffers, const std::string& options,
-                        const std::set<int>& tensors, bool arena_allowed) {
+                        const std::set<int>& named, const std::set<int>& read_as_tensors,
+                        bool arena_allowed) {
   std::map<int, size_t> slot;
   for (size_t i = 0; i < buffers.size(); ++i) slot.emplace(buffers[i]->id, i);
   auto placed = [&](const Buffer* b) { return b->within >= 0 && slot.count(b->within); };
@@ -149,7 +150,8 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
   // A tensor's stack is a tensor (its piece is its select); pieces follow their stacks.
   std::vector<bool> tensor(buffers.size(), !arena_allowed);
   for (size_t i = buffers.size(); i-- > 0;) {
-    tensor[i] = tensor[i] || tensors.count(buffers[i]->id) > 0;
+    tensor[i] =
+        tensor[i] || named.count(buffers[i]->id) > 0 || read_as_tensors.count(buffers[i]->id) > 0;
     if (tensor[i] && placed(buffers[i])) tensor[slot[buffers[i]->within]] = true;
   }
   // Each other buffer's place: a byte offset into the arena (root -1) or into a tensor's memory
@@ -240,7 +242,7 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
       " : static_cast<char*>(kf_stored[static_cast<size_t>(kf_e[4])].data_ptr())) + kf_e[5];\n"
       "    }\n  }\n";
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (!tensors.count(buffers[i]->id)) continue;  // only in launch tables, through kf_ptr
+    if (!named.count(buffers[i]->id)) continue;  // only in launch tables, through kf_ptr
     const std::string id = std::to_string(buffers[i]->id), type = c_type(buffers[i]->dtype);
     out += "  auto& t" + id + " = kf_stored[" + std::to_string(i) + "];\n  " + type + "* b" + id +
            " = t" + id + ".data_ptr<" + type + ">();\n";
@@ -349,9 +351,7 @@ Result<ConfigCode> config_code(const GenerateRequest& r, const Program& p,
   c.graphs = !steps.graphed.empty();
   const std::string body = in_parts(steps.steps);
   const std::set<int> named = named_buffers(body + ret);
-  std::set<int> tensors = named;
-  tensors.insert(steps.stored_tensors.begin(), steps.stored_tensors.end());
-  c.run += allocations(allocated, options, tensors, r.backend == "cuda");
+  c.run += allocations(allocated, options, named, steps.stored_tensors, r.backend == "cuda");
   for (const auto& k : kernels) {  // what library_call_text assigns, where a statement names it
     if (k.library < 0 || !named.count(k.library)) continue;
     const Buffer& b = p.buffers[static_cast<size_t>(k.library)];
