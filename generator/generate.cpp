@@ -1,9 +1,9 @@
 #include "generator/generate.hpp"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "generator/expr_text.hpp"
 #include "generator/host_table.hpp"
@@ -155,31 +155,29 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
     if (tensor[i] && placed(buffers[i])) tensor[slot[buffers[i]->within]] = true;
   }
   // Each other buffer's place: a byte offset into the arena (root -1) or into a tensor's memory
-  // (root: its slot), its pieces' as their stack's moved by index x the stack's stride there.
+  // (root: its slot), its pieces' as their stack's moved by index x the stack's stride there;
+  // stacks come before their pieces, so one pass in order places every buffer.
   std::vector<std::pair<int64_t, int64_t>> where(buffers.size(), {-2, 0});
-  std::vector<bool> resolved(buffers.size());
   int64_t arena = 0;
-  std::function<std::pair<int64_t, int64_t>(size_t)> place = [&](size_t i) {
-    if (resolved[i]) return where[i];
+  for (size_t i = 0; i < buffers.size(); ++i) {
     const Buffer* b = buffers[i];
     if (tensor[i]) {
       where[i] = {static_cast<int64_t>(i), 0};
     } else if (placed(b)) {
       const size_t s = slot[b->within];
-      const auto [root, offset] = place(s);
+      if (s >= i) throw std::logic_error("a stored buffer listed before its stack");
       int64_t stride = 1;
       const auto& shape = buffers[s]->shape;
       for (size_t d = static_cast<size_t>(b->within_dim) + 1; d < shape.size(); ++d)
         stride *= shape[d];
-      where[i] = {root, offset + b->within_index * stride * element_bytes(b->dtype)};
+      where[i] = {where[s].first,
+                  where[s].second + b->within_index * stride * element_bytes(b->dtype)};
     } else {
       where[i] = {-1, arena};
       arena += (numel(b->shape) * element_bytes(b->dtype) + kArenaAlignment - 1) / kArenaAlignment *
                kArenaAlignment;
     }
-    resolved[i] = true;
-    return where[i];
-  };
+  }
   // each buffer a row: its rank, sizes, type (its place in kf_types), the place of the stack it
   // is an index of, the dimension and the index (-1, 0, 0 where it is none), and where it is:
   // -2 0 a tensor, -1 and a byte offset in the arena, a tensor's slot and a byte offset in it;
@@ -203,7 +201,7 @@ std::string allocations(const std::vector<const Buffer*>& buffers, const std::st
     if (tensor[i])
       row.insert(row.end(), {-2, 0});
     else
-      row.insert(row.end(), {place(i).first, place(i).second});
+      row.insert(row.end(), {where[i].first, where[i].second});
   }
   std::string type_list;
   for (const auto& t : types) type_list += (type_list.empty() ? "" : ", ") + t;

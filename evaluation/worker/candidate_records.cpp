@@ -5,6 +5,7 @@
 #include <chrono>
 #include <utility>
 
+#include "evaluation/worker/both_sides.hpp"
 #include "evaluation/worker/candidate_run.hpp"
 #include "evaluation/worker/evaluation_support.hpp"
 
@@ -68,31 +69,19 @@ void CandidateRun::record_both(size_t index, size_t record, const char* key,
     step(stage, words, index, std::nullopt, planned_s);
     Case c = task_.draw(config, mix_seed(request_.seed + 4242, index), dev_);
     at::NoGradGuard no_grad;
-    doc.set("config", static_cast<int64_t>(index));
-    std::pair<const char*, std::function<void()>> sides[] = {
-        {"reference", task_.prepare_timed_reference(config, c)},  // as it was timed
-        {"candidate", [&] { call(c.args); }}};
-    if (candidate_first) std::swap(sides[0], sides[1]);
-    std::string first_error;  // of a side recorded apart
-    for (const auto& [who, side] : sides) {
-      side();
-      state_.device.synchronize();
-      auto error = recorder(who, side, doc);
-      if (error.empty()) continue;
-      if (sides_apart && first_error.empty()) {
-        json::Value failed;
-        doc.set(who, failed.set("error", error));
-        first_error = std::string(who == std::string("candidate") ? "the kernel's" : "eager's") +
-                      ": " + error;
-        continue;
-      }
-      if (!first_error.empty() && first_error.substr(first_error.find(": ") + 2) != error)
-        error = first_error + "; " +
-                (who == std::string("candidate") ? "the kernel's" : "eager's") + ": " + error;
-      doc = json::Value();
-      doc.set("error", error);
-      break;
-    }
+    json::Value start;
+    start.set("config", static_cast<int64_t>(index));
+    std::function<void()> reference = task_.prepare_timed_reference(config, c);  // as it was timed
+    std::function<void()> candidate = [&] { call(c.args); };
+    doc = record_sides(std::move(start),
+                       candidate_first ? std::vector<std::string>{"candidate", "reference"}
+                                       : std::vector<std::string>{"reference", "candidate"},
+                       sides_apart, [&](const std::string& who, json::Value& into) {
+                         const auto& side = who == "candidate" ? candidate : reference;
+                         side();
+                         state_.device.synchronize();
+                         return recorder(who.c_str(), side, into);
+                       });
   } catch (const std::exception& e) {
     doc = json::Value();
     doc.set("error", "the " + what + " call failed: " + short_what(e));

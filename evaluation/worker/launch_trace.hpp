@@ -14,7 +14,8 @@ namespace kforge::worker {
 
 /// CUDA: the launches of `body` (which synchronises the device before it returns), in the order
 /// they started: {"kind": "kernel"|"memcpy"|"memset", "name", "grid": [x, y, z], "block": [...],
-/// "registers", "shared_bytes", "bytes", "ms"}. Defined in CUDA builds only.
+/// "registers", "shared_bytes", "bytes", "ms"}, and "graph": true on a kernel that ran as a node of
+/// a CUDA graph's launch. Defined in CUDA builds only.
 Result<json::Value> trace_cuda_launches(const std::function<void()>& body);
 
 /// CPU: the ATen operators `body` calls on this thread, in the order they started:

@@ -59,6 +59,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
       r.set("block", triple(k->blockX, k->blockY, k->blockZ));
       r.set("registers", static_cast<int64_t>(k->registersPerThread));
       r.set("shared_bytes", static_cast<int64_t>(k->staticSharedMemory) + k->dynamicSharedMemory);
+      if (k->graphId != 0) r.set("graph", true);  // a node of a CUDA graph's launch
       start = k->start;
       end = k->end;
     } else if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
