@@ -119,6 +119,7 @@ json::Value summarise_side(const json::Value& side) {
     for (const auto& k : skipped) skipped_ms += k["ms"].as_number();
     s.set("skipped", static_cast<int64_t>(skipped.size())).set("skipped_ms", skipped_ms);
     s.set("budget_s", side["budget_s"]);
+    if (side["skipped_why"].as_string() == "graph") s.set("skipped_why", "graph");
   }
   return s;
 }
@@ -158,6 +159,12 @@ std::string below_dram_target(const json::Value& k) {
 
 }  // namespace
 
+std::string skipped_because(const json::Value& side) {
+  if (side["skipped_why"].as_string() == "graph")
+    return "not counted: they ran in a CUDA graph, whose kernels the range profiler does not count";
+  return "not counted within the " + fmt("%g s", side["budget_s"].as_number()) + " budget";
+}
+
 CountersSummary summarise_counters(const json::Value& counters, const std::string& config_name) {
   CountersSummary c;
   c.doc.set("config", config_name);
@@ -183,8 +190,7 @@ CountersSummary summarise_counters(const json::Value& counters, const std::strin
       c.brief += " (" + std::string(s["kernels"].as_int() == 0 ? "its " : "") +
                  std::to_string(s["skipped"].as_int()) +
                  (s["kernels"].as_int() == 0 ? " kernel(s), " : " later kernel(s), ") +
-                 fmt("%.3g ms", s["skipped_ms"].as_number()) + ", not counted within the " +
-                 fmt("%g s", s["budget_s"].as_number()) + " budget)";
+                 fmt("%.3g ms", s["skipped_ms"].as_number()) + ", " + skipped_because(s) + ")";
     c.doc.set(side, s);
   }
   return c;

@@ -15,12 +15,18 @@ struct CountersSummary {
   /// {"config", "candidate": {"kernels", "ms", "passes", "top": [{"name", "ms",
   /// "occupancy_pct", "sm_pct", "memory_pct", "dram_pct", "l2_pct", "l1_pct", "tensor_pct",
   /// "gflops", "arithmetic_intensity", "roofline": {"bound", "pct_of_roof"},
-  /// "stalls": [{"reason", "cycles_per_instruction"}]}]}, "reference": ...}, or {"config", "error"};
-  /// a side that alone could not be counted is {"error"}
+  /// "stalls": [{"reason", "cycles_per_instruction"}]}], and where kernels were left uncounted
+  /// "skipped", "skipped_ms", "budget_s" and "skipped_why": "graph" where they ran in a CUDA
+  /// graph}, "reference": ...}, or {"config", "error"}; a side that alone could not be counted is
+  /// {"error"}
   json::Value doc;
   std::string brief;
 };
 
 CountersSummary summarise_counters(const json::Value& counters, const std::string& config_name);
+
+/// Why a summarised side's "skipped" kernels were not counted: "not counted within the 10 s
+/// budget", or that they ran in a CUDA graph.
+std::string skipped_because(const json::Value& side);
 
 }  // namespace kforge::evaluation

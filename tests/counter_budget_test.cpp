@@ -54,6 +54,31 @@ TEST(CounterBudget, AKernelThatDoesNotFitLeavesEveryLaterOneUncounted) {
   EXPECT_EQ(plan_counters(traced, 0, costs).count, 0);
 }
 
+// A call whose kernels ran in a CUDA graph is not counted, whichever replay and budget: the
+// profiler is on for the whole call, the graph's launch included.
+TEST(CounterBudget, ACallWithKernelsInACudaGraphIsNotCounted) {
+  json::Value traced{json::Array{}};
+  traced.push(launch("kernel", "before", 0.01));
+  traced.push(launch("memcpy", "memcpy", 0.01));
+  auto node = launch("kernel", "k4_graph", 0.0034);
+  node.set("graph", true);
+  for (int i = 0; i < 3; ++i) traced.push(node);
+  for (bool user : {true, false}) {
+    CounterCosts costs;
+    costs.user_replay = user;
+    auto plan = plan_counters(traced, 1000, costs);
+    EXPECT_EQ(plan.count, 0) << user;
+    EXPECT_TRUE(plan.graph_stops) << user;
+    EXPECT_EQ(uncounted_kernels(traced, plan.count).as_array().size(), 4u);
+  }
+  // Without the graph's kernels the same call is counted.
+  json::Value plain{json::Array{}};
+  plain.push(launch("kernel", "before", 0.01));
+  auto plan = plan_counters(plain, 1000, CounterCosts{});
+  EXPECT_EQ(plan.count, 1);
+  EXPECT_FALSE(plan.graph_stops);
+}
+
 TEST(CounterBudget, ACountTeachesWhatAPassCostsBeyondTheKernel) {
   CounterCosts costs;
   EXPECT_FALSE(costs.learned);

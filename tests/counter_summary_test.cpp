@@ -217,5 +217,21 @@ TEST(CounterSummary, SaysWhichKernelsTheBudgetLeftUncounted) {
       << s.brief;
 }
 
+TEST(CounterSummary, SaysKernelsThatRanInACudaGraphWereNotCounted) {
+  auto record = parsed(R"({"config":0,"candidate":{"budget_s":10,"skipped_why":"graph",
+    "skipped":[{"name":"k4_graph","ms":3.4},{"name":"k3_graph","ms":2.4}]},
+    "reference":{"chip":"GH100","passes":14,"dropped":0,"unsupported":[],"budget_s":10,
+    "kernels":[)" + std::string(kSaxpy) +
+                       R"(]}})");
+  auto s = summarise_counters(record, "big");
+  EXPECT_EQ(s.doc["candidate"]["skipped_why"].as_string(), "graph");
+  EXPECT_NE(s.brief.find("the kernel's no kernels (its 2 kernel(s), 5.8 ms, not counted: they ran "
+                         "in a CUDA graph, whose kernels the range profiler does not count)"),
+            std::string::npos)
+      << s.brief;
+  EXPECT_EQ(s.brief.find("budget"), std::string::npos) << s.brief;
+  EXPECT_EQ(s.doc["reference"]["kernels"].as_int(), 1);
+}
+
 }  // namespace
 }  // namespace kforge::evaluation

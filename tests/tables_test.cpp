@@ -104,5 +104,26 @@ TEST(CandidateReport, CountersOfOneSideAloneNotReadAreSaidBesideTheOtherSide) {
   EXPECT_NE(table.find("saxpy"), std::string::npos) << table;
 }
 
+// Kernels left uncounted say why: the budget, or a CUDA graph the profiler does not count.
+TEST(CandidateReport, UncountedKernelsSayWhetherTheBudgetOrAGraphLeftThem) {
+  auto doc = json::parse(R"({"config":"big",
+      "candidate":{"kernels":0,"ms":0,"passes":0,"top":[],"skipped":14839,"skipped_ms":42.6,
+        "budget_s":10,"skipped_why":"graph"},
+      "reference":{"kernels":0,"ms":0,"passes":0,"top":[],"skipped":2,"skipped_ms":1.5,
+        "budget_s":10}})");
+  ASSERT_TRUE(doc.value) << doc.error;
+  const auto table = cli::counters_table(*doc.value);
+  EXPECT_NE(
+      table.find("the kernel: none of its 14839 kernel(s) (42.6000 ms traced) counted: they "
+                 "ran in a CUDA graph, whose kernels CUPTI's range profiler does not count\n"),
+      std::string::npos)
+      << table;
+  EXPECT_NE(
+      table.find("eager PyTorch: none of its 2 kernel(s) (1.5000 ms traced) counted: the 10 s "
+                 "counters budget (evaluation.counters_budget_s) was spent\n"),
+      std::string::npos)
+      << table;
+}
+
 }  // namespace
 }  // namespace kforge::test

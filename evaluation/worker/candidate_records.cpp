@@ -122,16 +122,20 @@ std::string CandidateRun::record_counters(size_t record, double& budget_left, co
   };
   // User replay is tried first; where it fails, the device falls back to kernel replay for one
   // kernel, whose cost (milliseconds to most of a second a pass) then plans a second count.
+  bool graph_stops = false;
   for (int attempt = 0; attempt < kCountsPerSide; ++attempt) {
     const auto plan = plan_counters(traced, budget_left, state_.counter_costs);
+    graph_stops = plan.graph_stops;
     if (plan.count <= counted) break;
     if (auto error = count(plan.count); !error.empty()) return error;
   }
   name_counted_kernels(side, traced);
   side.set("budget_s", request_.counters_budget_s);
   if (traced.is_array())
-    if (auto left = uncounted_kernels(traced, counted); !left.as_array().empty())
+    if (auto left = uncounted_kernels(traced, counted); !left.as_array().empty()) {
       side.set("skipped", left);
+      side.set("skipped_why", graph_stops ? "graph" : "budget");
+    }
   doc.set(who, side);
   return {};
 }

@@ -37,6 +37,13 @@ void CounterCosts::learn(const json::Value& counted, double seconds, double call
 
 CounterPlan plan_counters(const json::Value& traced, double budget_s, const CounterCosts& costs) {
   CounterPlan plan;
+  // The profiler is on for the whole call, a graph's launch included, whichever kernels it counts.
+  if (traced.is_array())
+    for (const auto& launch : traced.as_array())
+      if (launch["kind"].as_string() == "kernel" && launch["graph"].as_bool(false)) {
+        plan.graph_stops = true;
+        return plan;
+      }
   if (costs.user_replay) {
     int kernels = kMaxKernels;
     if (traced.is_array())

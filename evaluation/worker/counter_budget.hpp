@@ -47,13 +47,17 @@ double traced_kernel_seconds(const json::Value& traced);
 struct CounterPlan {
   int count = 0;  ///< how many of the call's first kernels to count
   double estimated_s = 0;
+  /// None is counted because a kernel of the call ran as a node of a CUDA graph (the trace's
+  /// "graph"): CUPTI's range profiler counted none of a graph's kernels (KernelBench's 36_LSTMHn
+  /// generated, 455 to 3703 nodes, on an H100) and at 14839 nodes ran for minutes unfinished.
+  bool graph_stops = false;
 };
 
 /// The plan for one call whose traced launches (evaluation/worker/launch_trace.hpp: [{"kind",
-/// "name", "ms"}...]) are `traced`, within `budget_s`. User replay: every kernel (at most 32) if a
-/// session and the call's passes fit, else none. Kernel replay: the longest prefix that fits;
-/// without a trace, as many kernels (at most 32) as the budget pays for at the cost of a kernel of
-/// no time.
+/// "name", "ms", "graph"}...]) are `traced`, within `budget_s`. User replay: every kernel (at most
+/// 32) if a session and the call's passes fit, else none. Kernel replay: the longest prefix that
+/// fits; without a trace, as many kernels (at most 32) as the budget pays for at the cost of a
+/// kernel of no time. None where a kernel of the call ran in a CUDA graph.
 CounterPlan plan_counters(const json::Value& traced, double budget_s, const CounterCosts& costs);
 
 /// [{"name", "ms"}] of the traced kernels after the first `counted`, in launch order: what the
