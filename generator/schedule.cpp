@@ -127,6 +127,44 @@ void place(const Buffer& b, const Kernel& k, const std::vector<IndexPtr>& vars,
   }
 }
 
+/// The most nodes a stage of a kernel may have to be computed again in a later stage of it.
+constexpr size_t kInlinedStageNodes = 160;
+
+/// `e` with each load of an element that a stage of k of the same kind stores at that very
+/// element replaced by that stage's value (cast to the load's type), so that a stage reading what
+/// k has just stored can join k: an LSTM step's h_t = o * tanh(c_t) beside its c_t, one kernel a
+/// step rather than two (c_t is stored for the next step, so h_t read it back from memory in a
+/// launch of its own: KernelBench's 36_LSTMHn, 3072 launches at full size). The value is computed
+/// again (cheap beside a launch and a pass over memory; the compiler may share it).
+ExprPtr inline_own_elements(const Kernel& k, const Stage& s, const ExprPtr& e) {
+  if (e->kind == Expr::Kind::load && e->args.empty()) {
+    for (const auto& t : k.stages)
+      if (t.buffer == e->buffer && t.kind == s.kind &&
+          (t.kind == Stage::Kind::row_store || t.kind == Stage::Kind::outer_store) &&
+          t.offset->text == e->index->text && t.value->size <= kInlinedStageNodes)
+        return t.value->dtype == e->dtype ? t.value : ex::cast(t.value, e->dtype);
+    return e;
+  }
+  if (e->args.empty()) return e;
+  std::vector<ExprPtr> args;
+  bool changed = false;
+  for (const auto& a : e->args) {
+    args.push_back(inline_own_elements(k, s, a));
+    changed = changed || args.back() != a;
+  }
+  if (!changed) return e;
+  Expr copy = *e;
+  copy.size = 1;
+  for (const auto& a : args) copy.size += a->size;
+  copy.args = std::move(args);
+  return std::make_shared<const Expr>(std::move(copy));
+}
+
+ExprPtr with_own_elements_inlined(const Kernel& k, const Stage& s) {
+  if (k.stages.empty()) return s.value;
+  return inline_own_elements(k, s, s.value);
+}
+
 /// The stage computing `b` in `k`, or none when b cannot join k.
 std::optional<Stage> stage_in(const Program& p, Products& products, const Kernel& k,
                               const Buffer& b) {
@@ -161,6 +199,7 @@ std::optional<Stage> stage_in(const Program& p, Products& products, const Kernel
   }
   // the kernel's index made only for a buffer that may join it (a long program tries many)
   place(b, k, k.vars(), k.outer_offset(), s);
+  s.value = with_own_elements_inlined(k, s);
   // What it reads in k: only k's reductions, at the outer index (their accumulators); never a
   // stack whose pieces k computes (complete only after k).
   std::vector<const Expr*> loads;

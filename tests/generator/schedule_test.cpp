@@ -81,5 +81,40 @@ TEST(Schedule, AStackIsNeededWithItsPieces) {
   EXPECT_EQ(live, (std::set<int>{0, 1, 2, 3, 4, 5}));
 }
 
+// x; c = 2x, stored (an output); h = c + 1 read at each element c stores (an LSTM step's h_t =
+// o * tanh(c_t) beside its c_t), or m = c + 1 read at the mirrored element.
+Program stored_then_read(bool same_element) {
+  Program p;
+  Buffer x;
+  x.kind = Buffer::Kind::input;
+  x.id = 0;
+  x.shape = {4};
+  x.arg = 0;
+  p.buffers.push_back(x);
+  p.buffers.push_back(pointwise(1, {4}, [](const auto& i) { return scaled(0, i[0], 2); }));
+  p.buffers.push_back(pointwise(2, {4}, [same_element](const auto& i) {
+    auto at = same_element ? i[0] : ix::add(ix::constant(3), ix::mul(i[0], -1));
+    return ex::call("add", {ex::load(1, at, DType::f32), ex::constant(1)});
+  }));
+  p.outputs = {1, 2};
+  return p;
+}
+
+TEST(Schedule, AStageReadingWhatItsKernelStoresAtThatElementJoinsItAndComputesItAgain) {
+  const auto kernels = schedule(stored_then_read(true));
+  ASSERT_EQ(kernels.size(), 1u);
+  const auto& k = kernels[0];
+  EXPECT_EQ(std::set<int>(k.stores.begin(), k.stores.end()), (std::set<int>{1, 2}));
+  EXPECT_EQ(std::count(k.loads.begin(), k.loads.end(), 1), 0) << "c is not read back";
+  ASSERT_EQ(k.stages.size(), 2u);
+  EXPECT_EQ(k.stages[1].value->size, 1 + k.stages[0].value->size + 1) << "h = (2x) + 1";
+}
+
+TEST(Schedule, AStageReadingAnotherElementOfWhatItsKernelStoresWaitsForAKernelAfterIt) {
+  const auto kernels = schedule(stored_then_read(false));
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(std::count(kernels[1].loads.begin(), kernels[1].loads.end(), 1), 1);
+}
+
 }  // namespace
 }  // namespace kforge::generator
