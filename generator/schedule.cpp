@@ -65,42 +65,59 @@ void collect_loads(const ExprPtr& e, std::vector<const Expr*>& out) {
 }
 
 /// Whether reduction `b` is a matrix product: a sum of two factors, each of which skips some
-/// outer dimension the other reads (what the tiled GEMM of generator/emit_cuda_gemm.cpp takes).
-bool is_product(const Buffer& b) {
-  if (b.kind != Buffer::Kind::reduction || b.combine != Combine::sum) return false;
+/// outer dimension the other reads (what the tiled GEMM of generator/emit_cuda_gemm.cpp takes);
+/// and whether the tiled GEMM may take it: not where the outputs along either side number fewer
+/// than 16 (M or N, the outer dimensions only one factor reads), which it never tiles.
+enum class ProductKind : signed char { unknown = -1, none, tileable, never_tiled };
+
+/// The most matrix products that share a kernel (those the tiled GEMM never takes).
+constexpr long kSharedProducts = 4;
+
+ProductKind product_kind(const Buffer& b) {
+  if (b.kind != Buffer::Kind::reduction || b.combine != Combine::sum) return ProductKind::none;
   std::vector<IndexPtr> probe;
   for (size_t d = 0; d < b.space.size(); ++d)
     probe.push_back(ix::named("kf_d" + std::to_string(d) + "_", b.space[d]));
   const ExprPtr body = b.compute(probe);
-  if (body->kind != Expr::Kind::call || body->fn != "mul" || body->args.size() != 2) return false;
+  if (body->kind != Expr::Kind::call || body->fn != "mul" || body->args.size() != 2)
+    return ProductKind::none;
   const std::string a = memory_text(body->args[0]), c = memory_text(body->args[1]);
+  int64_t m = 1, n = 1;
   bool a_only = false, c_only = false;
   for (size_t d = 0; d < b.space.size(); ++d) {
     if (b.reduced[d] || b.space[d] == 1) continue;
     const std::string token = "kf_d" + std::to_string(d) + "_";
     const bool in_a = a.find(token) != std::string::npos, in_c = c.find(token) != std::string::npos;
+    if (in_a && !in_c) m *= b.space[d];
+    if (in_c && !in_a) n *= b.space[d];
     a_only = a_only || (in_a && !in_c);
     c_only = c_only || (in_c && !in_a);
   }
-  return a_only && c_only;
+  if (!a_only || !c_only) return ProductKind::none;
+  return m < 16 || n < 16 ? ProductKind::never_tiled : ProductKind::tileable;
 }
 
-/// Whether each buffer is a matrix product (is_product), evaluated once a buffer: each buffer that
-/// may join a kernel asks it of the kernel's reductions, and a long program's expressions are
-/// deep (KernelBench's 36_LSTMHn at full size: 80 % of `kforge generate`'s time evaluating them
-/// again, BENCHMARKS.md).
+/// Each buffer's product_kind, evaluated once a buffer: each buffer that may join a kernel asks
+/// it of the kernel's reductions, and a long program's expressions are deep (KernelBench's
+/// 36_LSTMHn at full size: 80 % of `kforge generate`'s time evaluating them again, BENCHMARKS.md).
 class Products {
  public:
-  explicit Products(const Program& p) : program_(p), known_(p.buffers.size(), -1) {}
-  bool operator()(int id) {
-    signed char& known = known_[static_cast<size_t>(id)];
-    if (known < 0) known = is_product(program_.buffers[static_cast<size_t>(id)]) ? 1 : 0;
-    return known == 1;
-  }
+  explicit Products(const Program& p)
+      : program_(p), known_(p.buffers.size(), ProductKind::unknown) {}
+  /// Whether buffer `id` is a matrix product the tiled GEMM may take.
+  bool tileable(int id) { return kind(id) == ProductKind::tileable; }
+  /// Whether buffer `id` is a matrix product.
+  bool product(int id) { return kind(id) != ProductKind::none; }
 
  private:
+  ProductKind kind(int id) {
+    ProductKind& known = known_[static_cast<size_t>(id)];
+    if (known == ProductKind::unknown)
+      known = product_kind(program_.buffers[static_cast<size_t>(id)]);
+    return known;
+  }
   const Program& program_;
-  std::vector<signed char> known_;
+  std::vector<ProductKind> known_;
 };
 
 /// Stage s's value and offset (its kind chosen) for buffer `b` at the kernel's index `vars`, whose
@@ -182,12 +199,22 @@ std::optional<Stage> stage_in(const Program& p, Products& products, const Kernel
   }
   if (b.kind == Buffer::Kind::reduction) {
     if (b.space != k.space || b.reduced != k.reduced || !k.reduces()) return std::nullopt;
-    // A matrix product is the only reduction of its kernel, which the tiled GEMM takes: a gated
-    // FFN's x @ w1 and x @ w3 in one kernel were not tiled (robust-kbench's llama_ffw own kernel,
-    // 0.07x of eager).
+    // A matrix product the tiled GEMM may take is the only reduction of its kernel: a gated FFN's
+    // x @ w1 and x @ w3 in one kernel were not tiled (robust-kbench's llama_ffw own kernel, 0.07x
+    // of eager). Products it never tiles share one (an LSTM step's x_t @ W_ih^T and h @ W_hh^T,
+    // batch 10: one launch a step rather than two).
     if (std::any_of(k.stages.begin(), k.stages.end(), [&](const Stage& t) {
-          return t.kind == Stage::Kind::reduce && (products(b.id) || products(t.buffer));
+          return t.kind == Stage::Kind::reduce &&
+                 (products.tileable(b.id) || products.tileable(t.buffer));
         }))
+      return std::nullopt;
+    // ... at most kSharedProducts of them: the steps' x_t @ W_ih^T of an RNN's first layer, which
+    // read nothing the recurrence computes, would otherwise all join one kernel (36_LSTMHn: 512
+    // products in one thread's loop).
+    if (products.product(b.id) &&
+        std::count_if(k.stages.begin(), k.stages.end(), [&](const Stage& t) {
+          return t.kind == Stage::Kind::reduce && products.product(t.buffer);
+        }) >= kSharedProducts)
       return std::nullopt;
     s.kind = Stage::Kind::reduce;
   } else if (k.reduces() ? numel(b.shape) == numel(k.space) : b.shape == k.space) {

@@ -169,7 +169,9 @@ TEST(GeneratedCpu, TheStepsOfAnRnnShareTheirKernels) {
       ++moved;
     EXPECT_GE(functions, 1u) << backend;
     EXPECT_LE(functions, 3u) << backend << ": " << g->summary;
-    EXPECT_GE(moved, 23u) << backend;  // x passed moved to each step's slice but the first
+    // x passed moved to each group of steps' slices but the first: the steps' x_t @ W^T read
+    // nothing the recurrence computes and share a kernel four at a time (generator/schedule.cpp)
+    EXPECT_GE(moved, 5u) << backend;
   }
 }
 
@@ -241,7 +243,9 @@ TEST(GeneratedCpu, ALayersStackedStepsAreReadPieceByPiece) {
       ASSERT_TRUE(g) << g.error;
       const auto [functions, most] = kernel_functions(g->source, backend);
       EXPECT_GE(functions, 2u) << c.name << ", " << backend;
-      EXPECT_LE(most, 8u) << c.name << ", " << backend << ": a kernel reads " << most << " buffers";
+      // (a kernel of four products, each step's x_t @ W^T, stores four: generator/schedule.cpp)
+      EXPECT_LE(most, 12u) << c.name << ", " << backend << ": a kernel takes " << most
+                           << " buffers";
       // the layers' steps launched from tables (generator/host_table.hpp), a statement a kernel
       // rather than a statement a launch
       // (hundreds of launches: 702 in stacked_layers' two configs); on CUDA a table's graph

@@ -116,5 +116,56 @@ TEST(Schedule, AStageReadingAnotherElementOfWhatItsKernelStoresWaitsForAKernelAf
   EXPECT_EQ(std::count(kernels[1].loads.begin(), kernels[1].loads.end(), 1), 1);
 }
 
+// a (m x 8) and `count` weights (n x 8); each product a @ w^T, an output.
+Program products_of_one_input(int64_t m, int64_t n, int count) {
+  Program p;
+  auto input = [&](int id, std::vector<int64_t> shape) {
+    Buffer b;
+    b.kind = Buffer::Kind::input;
+    b.id = id;
+    b.shape = std::move(shape);
+    b.arg = id;
+    p.buffers.push_back(b);
+  };
+  input(0, {m, 8});
+  for (int w = 1; w <= count; ++w) input(w, {n, 8});
+  for (int w = 1; w <= count; ++w) {
+    Buffer r;
+    r.kind = Buffer::Kind::reduction;
+    r.id = count + w;
+    r.shape = {m, n};
+    r.space = {m, n, 8};
+    r.reduced = {false, false, true};
+    r.compute = [w](const std::vector<IndexPtr>& i) {
+      return ex::call("mul", {ex::load(0, ix::add(ix::mul(i[0], 8), i[2]), DType::f32),
+                              ex::load(w, ix::add(ix::mul(i[1], 8), i[2]), DType::f32)});
+    };
+    p.buffers.push_back(r);
+    p.outputs.push_back(r.id);
+  }
+  return p;
+}
+
+size_t reductions_in(const Kernel& k) {
+  return static_cast<size_t>(std::count_if(k.stages.begin(), k.stages.end(), [](const Stage& s) {
+    return s.kind == Stage::Kind::reduce;
+  }));
+}
+
+// Products the tiled GEMM never takes (fewer than 16 rows: an LSTM step's batch of 10) share a
+// kernel, at most four of them; those it may tile keep a kernel each.
+TEST(Schedule, ProductsTooSmallToTileShareAKernelFourAtMost) {
+  const auto two = schedule(products_of_one_input(10, 64, 2));
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(reductions_in(two[0]), 2u);
+  const auto five = schedule(products_of_one_input(10, 64, 5));
+  ASSERT_EQ(five.size(), 2u);
+  EXPECT_EQ(reductions_in(five[0]) + reductions_in(five[1]), 5u);
+  EXPECT_EQ(std::max(reductions_in(five[0]), reductions_in(five[1])), 4u);
+  const auto tileable = schedule(products_of_one_input(32, 64, 2));
+  ASSERT_EQ(tileable.size(), 2u);
+  EXPECT_EQ(reductions_in(tileable[0]), 1u);
+}
+
 }  // namespace
 }  // namespace kforge::generator
