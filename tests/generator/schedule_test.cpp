@@ -110,6 +110,39 @@ TEST(Schedule, AStageReadingWhatItsKernelStoresAtThatElementJoinsItAndComputesIt
   EXPECT_EQ(k.stages[1].value->size, 1 + k.stages[0].value->size + 1) << "h = (2x) + 1";
 }
 
+// x (4 x 8); m = the sum of each row; y = x - m (an output, in m's kernel); z = 2y, read at each
+// element y stores: in a reducing kernel the stores run a thread an output row, so z waits for a
+// kernel of its own, a thread an element.
+TEST(Schedule, AStageReadingWhatAReducingKernelStoresGetsAKernelOfItsOwn) {
+  Program p;
+  Buffer x;
+  x.kind = Buffer::Kind::input;
+  x.id = 0;
+  x.shape = {4, 8};
+  x.arg = 0;
+  p.buffers.push_back(x);
+  Buffer m;
+  m.kind = Buffer::Kind::reduction;
+  m.id = 1;
+  m.shape = {4};
+  m.space = {4, 8};
+  m.reduced = {false, true};
+  m.compute = [](const auto& i) { return ex::load(0, ix::linear(i, {4, 8}), DType::f32); };
+  p.buffers.push_back(m);
+  p.buffers.push_back(pointwise(2, {4, 8}, [](const auto& i) {
+    return ex::call(
+        "sub", {ex::load(0, ix::linear(i, {4, 8}), DType::f32), ex::load(1, i[0], DType::f32)});
+  }));
+  p.buffers.push_back(pointwise(3, {4, 8}, [](const auto& i) {
+    return scaled(2, ix::linear(i, {4, 8}), 2);
+  }));
+  p.outputs = {2, 3};
+  const auto kernels = schedule(p);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_TRUE(kernels[0].reduces());
+  EXPECT_EQ(std::count(kernels[1].loads.begin(), kernels[1].loads.end(), 2), 1);
+}
+
 TEST(Schedule, AStageReadingAnotherElementOfWhatItsKernelStoresWaitsForAKernelAfterIt) {
   const auto kernels = schedule(stored_then_read(false));
   ASSERT_EQ(kernels.size(), 2u);
