@@ -11,6 +11,16 @@
 namespace kforge::generator {
 namespace {
 
+/// The function's argument `id` as buffer `id`.
+Buffer input(int id, std::vector<int64_t> shape) {
+  Buffer b;
+  b.kind = Buffer::Kind::input;
+  b.id = id;
+  b.shape = std::move(shape);
+  b.arg = id;
+  return b;
+}
+
 Buffer pointwise(int id, std::vector<int64_t> shape, Loader compute) {
   Buffer b;
   b.kind = Buffer::Kind::pointwise;
@@ -28,12 +38,7 @@ ExprPtr scaled(int buffer, const IndexPtr& at, double by) {
 // joins no kernel over s's shape and would take the pieces' kernel along if nothing read it.
 Program stacked_program() {
   Program p;
-  Buffer x;
-  x.kind = Buffer::Kind::input;
-  x.id = 0;
-  x.shape = {4};
-  x.arg = 0;
-  p.buffers.push_back(x);
+  p.buffers.push_back(input(0, {4}));
   p.buffers.push_back(pointwise(1, {4}, [](const auto& i) { return scaled(0, i[0], 2); }));
   p.buffers.push_back(pointwise(2, {4}, [](const auto& i) { return scaled(0, i[0], 3); }));
   p.buffers.push_back(pointwise(3, {2, 4}, [](const auto& i) {
@@ -85,12 +90,7 @@ TEST(Schedule, AStackIsNeededWithItsPieces) {
 // o * tanh(c_t) beside its c_t), or m = c + 1 read at the mirrored element.
 Program stored_then_read(bool same_element) {
   Program p;
-  Buffer x;
-  x.kind = Buffer::Kind::input;
-  x.id = 0;
-  x.shape = {4};
-  x.arg = 0;
-  p.buffers.push_back(x);
+  p.buffers.push_back(input(0, {4}));
   p.buffers.push_back(pointwise(1, {4}, [](const auto& i) { return scaled(0, i[0], 2); }));
   p.buffers.push_back(pointwise(2, {4}, [same_element](const auto& i) {
     auto at = same_element ? i[0] : ix::add(ix::constant(3), ix::mul(i[0], -1));
@@ -115,12 +115,7 @@ TEST(Schedule, AStageReadingWhatItsKernelStoresAtThatElementJoinsItAndComputesIt
 // kernel of its own, a thread an element.
 TEST(Schedule, AStageReadingWhatAReducingKernelStoresGetsAKernelOfItsOwn) {
   Program p;
-  Buffer x;
-  x.kind = Buffer::Kind::input;
-  x.id = 0;
-  x.shape = {4, 8};
-  x.arg = 0;
-  p.buffers.push_back(x);
+  p.buffers.push_back(input(0, {4, 8}));
   Buffer m;
   m.kind = Buffer::Kind::reduction;
   m.id = 1;
@@ -152,16 +147,8 @@ TEST(Schedule, AStageReadingAnotherElementOfWhatItsKernelStoresWaitsForAKernelAf
 // a (m x 8) and `count` weights (n x 8); each product a @ w^T, an output.
 Program products_of_one_input(int64_t m, int64_t n, int count) {
   Program p;
-  auto input = [&](int id, std::vector<int64_t> shape) {
-    Buffer b;
-    b.kind = Buffer::Kind::input;
-    b.id = id;
-    b.shape = std::move(shape);
-    b.arg = id;
-    p.buffers.push_back(b);
-  };
-  input(0, {m, 8});
-  for (int w = 1; w <= count; ++w) input(w, {n, 8});
+  p.buffers.push_back(input(0, {m, 8}));
+  for (int w = 1; w <= count; ++w) p.buffers.push_back(input(w, {n, 8}));
   for (int w = 1; w <= count; ++w) {
     Buffer r;
     r.kind = Buffer::Kind::reduction;
