@@ -119,7 +119,7 @@ json::Value summarise_side(const json::Value& side) {
     for (const auto& k : skipped) skipped_ms += k["ms"].as_number();
     s.set("skipped", static_cast<int64_t>(skipped.size())).set("skipped_ms", skipped_ms);
     s.set("budget_s", side["budget_s"]);
-    if (side["skipped_why"].as_string() == "graph") s.set("skipped_why", "graph");
+    s.set("skipped_why", side["skipped_why"].as_string() == "graph" ? "graph" : "budget");
   }
   return s;
 }
@@ -161,8 +161,9 @@ std::string below_dram_target(const json::Value& k) {
 
 std::string skipped_because(const json::Value& side) {
   if (side["skipped_why"].as_string() == "graph")
-    return "not counted: they ran in a CUDA graph, whose kernels the range profiler does not count";
-  return "not counted within the " + fmt("%g s", side["budget_s"].as_number()) + " budget";
+    return "they ran in a CUDA graph, whose kernels CUPTI's range profiler does not count";
+  return "the " + fmt("%g s", side["budget_s"].as_number()) +
+         " counters budget (evaluation.counters_budget_s) was spent";
 }
 
 CountersSummary summarise_counters(const json::Value& counters, const std::string& config_name) {
@@ -190,7 +191,8 @@ CountersSummary summarise_counters(const json::Value& counters, const std::strin
       c.brief += " (" + std::string(s["kernels"].as_int() == 0 ? "its " : "") +
                  std::to_string(s["skipped"].as_int()) +
                  (s["kernels"].as_int() == 0 ? " kernel(s), " : " later kernel(s), ") +
-                 fmt("%.3g ms", s["skipped_ms"].as_number()) + ", " + skipped_because(s) + ")";
+                 fmt("%.3g ms", s["skipped_ms"].as_number()) +
+                 ", not counted: " + skipped_because(s) + ")";
     c.doc.set(side, s);
   }
   return c;

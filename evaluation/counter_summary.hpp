@@ -17,7 +17,8 @@ struct CountersSummary {
   /// "gflops", "arithmetic_intensity", "roofline": {"bound", "pct_of_roof"},
   /// "stalls": [{"reason", "cycles_per_instruction"}]}], and where kernels were left uncounted
   /// "skipped", "skipped_ms", "budget_s" and "skipped_why": "graph" where they ran in a CUDA
-  /// graph}, "reference": ...}, or {"config", "error"}; a side that alone could not be counted is
+  /// graph, "budget" where the counters budget was spent}, "reference": ...}, or {"config",
+  /// "error"}; a side that alone could not be counted is
   /// {"error"}
   json::Value doc;
   std::string brief;
@@ -25,8 +26,9 @@ struct CountersSummary {
 
 CountersSummary summarise_counters(const json::Value& counters, const std::string& config_name);
 
-/// Why a summarised side's "skipped" kernels were not counted: "not counted within the 10 s
-/// budget", or that they ran in a CUDA graph.
+/// Why a summarised side's "skipped" kernels were not counted, the one wording of briefs and
+/// tables: "the 10 s counters budget (evaluation.counters_budget_s) was spent", or that they ran
+/// in a CUDA graph.
 std::string skipped_because(const json::Value& side);
 
 }  // namespace kforge::evaluation

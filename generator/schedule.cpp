@@ -147,18 +147,19 @@ void place(const Buffer& b, const Kernel& k, const std::vector<IndexPtr>& vars,
 /// The most nodes a stage of a kernel may have to be computed again in a later stage of it.
 constexpr size_t kInlinedStageNodes = 160;
 
-/// `e` with each load of an element that a stage of k (a pointwise kernel) stores at that very
-/// element replaced by that stage's value (cast to the load's type), so that a stage reading what
-/// k has just stored can join k: an LSTM step's h_t = o * tanh(c_t) beside its c_t, one kernel a
-/// step rather than two (c_t is stored for the next step, so h_t read it back from memory in a
-/// launch of its own: KernelBench's 36_LSTMHn, 3072 launches at full size). The value is computed
-/// again (cheap beside a launch and a pass over memory; the compiler may share it).
+/// `e` with each load of an element that a stage of k (a pointwise kernel, so all its stages are
+/// row stores) stores at that very element replaced by that stage's value (cast to the load's
+/// type), so that a stage reading what k has just stored can join k: an LSTM step's h_t = o *
+/// tanh(c_t) beside its c_t, one kernel a step rather than two (c_t is stored for the next step, so
+/// h_t read it back from memory in a launch of its own: KernelBench's 36_LSTMHn, 3072 launches at
+/// full size). The value is computed again (cheap beside a launch and a pass over memory; the
+/// compiler may share it).
 ExprPtr inline_own_elements(const Kernel& k, const Stage& s, const ExprPtr& e) {
   if (e->kind == Expr::Kind::load && e->args.empty()) {
     for (const auto& t : k.stages)
-      if (t.buffer == e->buffer && t.kind == s.kind &&
-          (t.kind == Stage::Kind::row_store || t.kind == Stage::Kind::outer_store) &&
-          t.offset->text == e->index->text && t.value->size <= kInlinedStageNodes)
+      if (t.buffer == e->buffer && t.kind == Stage::Kind::row_store &&
+          s.kind == Stage::Kind::row_store && t.offset->text == e->index->text &&
+          t.value->size <= kInlinedStageNodes)
         return t.value->dtype == e->dtype ? t.value : ex::cast(t.value, e->dtype);
     return e;
   }

@@ -6,6 +6,7 @@
 
 #include "common/numbers.hpp"
 #include "evaluation/compiler.hpp"
+#include "evaluation/counter_summary.hpp"
 #include "messages/events.hpp"
 
 namespace kforge::cli {
@@ -446,18 +447,6 @@ std::string trace_table(const json::Value& trace) {
   return out;
 }
 
-namespace {
-
-/// Why a side's kernels were left uncounted, in a table's words.
-std::string skipped_reason(const json::Value& side) {
-  if (side["skipped_why"].as_string() == "graph")
-    return "they ran in a CUDA graph, whose kernels CUPTI's range profiler does not count";
-  return "the " + format("%g s", side["budget_s"].as_number()) +
-         " counters budget (evaluation.counters_budget_s) was spent";
-}
-
-}  // namespace
-
 std::string counters_table(const json::Value& counters) {
   std::string out = "hardware counters on " + counters["config"].as_string() + ":\n";
   if (counters.contains("error"))
@@ -472,7 +461,7 @@ std::string counters_table(const json::Value& counters) {
     if (s["kernels"].as_int() == 0 && s.contains("skipped")) {
       out += "  " + who + ": none of its " + std::to_string(s["skipped"].as_int()) +
              " kernel(s) (" + format("%.4f ms", s["skipped_ms"].as_number()) +
-             " traced) counted: " + skipped_reason(s) + "\n";
+             " traced) counted: " + evaluation::skipped_because(s) + "\n";
       continue;
     }
     out += "  " + who + ": " + std::to_string(s["kernels"].as_int()) + " kernel(s), " +
@@ -484,7 +473,7 @@ std::string counters_table(const json::Value& counters) {
     if (s.contains("skipped"))
       out += "    " + std::to_string(s["skipped"].as_int()) + " later kernel(s) (" +
              format("%.4f ms", s["skipped_ms"].as_number()) +
-             " traced) not counted: " + skipped_reason(s) + "\n";
+             " traced) not counted: " + evaluation::skipped_because(s) + "\n";
     for (const auto& k : s["top"].as_array()) {
       out +=
           "    " + pad(format("%.4f ms", k["ms"].as_number()), 12) + k["name"].as_string() + "\n";
