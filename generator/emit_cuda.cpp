@@ -1052,7 +1052,8 @@ struct CudaKernel {
       ring->left = std::max(ring->left, reach.left);
       ring->past = std::max(ring->past, reach.past);
       ring->lead = (ring->left + 3) / 4 * 4;
-      ring->tail = (std::max<int64_t>(0, k.outer_shape().back() + ring->past - ring->row) + 3) / 4 * 4;
+      ring->tail =
+          (std::max<int64_t>(0, k.outer_shape().back() + ring->past - ring->row) + 3) / 4 * 4;
       return std::nullopt;
     }
     if (ring == rings.end()) return unringed();
@@ -1062,8 +1063,8 @@ struct CudaKernel {
     // (own + half + above * row) = (above + dy) * row + (dx + half), both parts non-negative
     const std::string shifted = "(" + own + " + " + n(half + ring->above * read->row) + ")";
     const std::string row = n(read->row);
-    return "kf_rr" + n(ring - rings.begin()) + "[" + shifted + " / " + row + "][kf_j + " +
-           shifted + " % " + row + " + (" + n(ring->lead - half) + ")]";
+    return "kf_rr" + n(ring - rings.begin()) + "[" + shifted + " / " + row + "][kf_j + " + shifted +
+           " % " + row + " + (" + n(ring->lead - half) + ")]";
   }
 
   /// The ring a load of the windows reads (ring_load's rings, planned), or none.
@@ -3155,17 +3156,24 @@ bool short_window_reduction(const Kernel& k, const CudaChoices& c) {
 /// Elements a thread of kernel `k` computes where it is pointwise (CudaChoices::elements, 0 by
 /// rule): by rule 8 where an element evaluates kSpecialFunctionsForEight special functions or
 /// more (expr_text.hpp's special_functions over its stages) and holds at most kMostLoadsForEight
-/// loaded values, else 4. On an H200 (BENCHMARKS.md, issue 36's thirty-second and forty-seventh
+/// loaded values, else 4; 1 where it has at most kSmsForOneElement blocks' threads of elements. On
+/// an H200 (BENCHMARKS.md, issue 36's thirty-second and forty-seventh
 /// steps) 8 against 4: 29_Softplus (expf and log1pf, one load) 1.07x and 82 -> 86 % of DRAM peak
 /// in both runs; level 2's epilogues of two to six special functions and one to four loads 1.02-
 /// 1.08x by the kernel trace (16, 29, 4, 47, 48, 51, 81, 95; 7 0.99x), but 52's, whose element
 /// holds seven loads (a batch norm's statistics), 0.90x; 26_GELU_ (erff alone) 1.01-1.02x, the
 /// other level-1 activations of one special function or none 1-4 % slower (22_Tanh 0.96-0.97x).
+/// A kernel too small to give each SM of an H100 (kSmsForOneElement) more than a block at one
+/// element a thread takes one: at four a thread most SMs idle while each thread computes four in
+/// turn. On an H100 (BENCHMARKS.md) an LSTM step's cell (2560 elements, 3 blocks at four, 10 at
+/// one) 3.5 -> 2.3 us a launch, KernelBench's 36_LSTMHn 37.6 -> 32.1 ms.
 constexpr int kSpecialFunctionsForEight = 2;
 constexpr size_t kMostLoadsForEight = 4;
+constexpr int64_t kSmsForOneElement = 132;
 int pointwise_elements(const Kernel& k, const CudaChoices& c) {
   if (c.elements > 0) return c.elements;
   if (k.reduces()) return 4;
+  if (numel(k.space) <= kSmsForOneElement * c.block_threads) return 1;
   int special = 0;
   std::set<std::string> held;
   for (const Stage& s : k.stages) {

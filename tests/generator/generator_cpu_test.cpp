@@ -2183,7 +2183,8 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
   const std::string off = cuda_source(softmax, scalar);
   EXPECT_EQ(loads(off) + occurrences(off, "kf_row_store4(b"), 0u) << off;
   // A pointwise kernel: x and the output four elements a load and a store, w (the same for the
-  // four, its channel) once for them; an odd row keeps a load an element.
+  // four, its channel) once for them; an odd row keeps a load an element. (Enough elements for
+  // four a thread: a kernel of a block an SM at one a thread takes one.)
   const auto scaled = [&](const std::string& shape, const generator::CudaChoices& c = {}) {
     return cuda_source({"relu_scaled_" + shape.substr(shape.rfind(' ') + 1),
                         "x, w",
@@ -2191,24 +2192,26 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
                         {"[torch.randn(" + shape + "), torch.randn(16)]"}},
                        c);
   };
-  const std::string even = scaled("8, 16, 64");
+  const std::string even = scaled("64, 16, 64");
   EXPECT_EQ(occurrences(even, "kf_row_load4(kf_l"), 1u) << even;
   EXPECT_EQ(occurrences(even, "[kf_q] = b1["), 1u) << even;
   EXPECT_EQ(occurrences(even, "kf_row_store4(b"), 1u) << even;
-  const std::string uneven = scaled("8, 16, 63");
+  const std::string uneven = scaled("64, 16, 63");
   EXPECT_EQ(occurrences(uneven, "kf_row_load4(kf_l") + occurrences(uneven, "kf_row_store4(b"), 0u)
       << uneven;
   generator::CudaChoices apart;
   apart.pointwise_vectors = false;
-  const std::string one_each = scaled("8, 16, 64", apart);
+  const std::string one_each = scaled("64, 16, 64", apart);
   EXPECT_EQ(occurrences(one_each, "kf_row_load4(kf_l"), 0u) << one_each;
 }
 
 // Elements a thread of a pointwise kernel computes (the choice `elements`): by rule 8 where an
 // element evaluates two special functions or more (softplus: exp and log1p; a tanh and a sigmoid; a
 // power of a general exponent: a log and an exp) and holds at most four loaded values, else 4 (a
-// tanh alone, a ReLU squared, a softplus of five inputs); a chosen count is kept. On an H200 eight
-// took 29_Softplus 1.07x faster, 22_Tanh 0.96x, and level 2's 52 (seven loads an element) 0.90x.
+// tanh alone, a ReLU squared, a softplus of five inputs); 1 where the kernel's elements at one a
+// thread are at most a block for each of an H100's 132 SMs (an LSTM step's cell: 10 x 256); a
+// chosen count is kept. On an H200 eight took 29_Softplus 1.07x faster, 22_Tanh 0.96x, and level
+// 2's 52 (seven loads an element) 0.90x; on an H100 one took 36_LSTMHn's cells 1.5x faster.
 TEST(GeneratedCudaSource, APointwiseKernelOfTwoSpecialFunctionsAnElementTakesEightElements) {
   const auto per_thread = [](const std::string& name, const std::string& signature,
                              const std::string& expression, const std::string& inputs,
@@ -2219,8 +2222,10 @@ TEST(GeneratedCudaSource, APointwiseKernelOfTwoSpecialFunctionsAnElementTakesEig
                        source.find("j < 8; ++j") != std::string::npos;
     const bool four = source.find("blockIdx.x) * 1024 + ") != std::string::npos &&
                       source.find("j < 4; ++j") != std::string::npos;
-    EXPECT_NE(eight, four) << source;
-    return eight ? 8 : 4;
+    const bool one = source.find("blockIdx.x) * 256 + ") != std::string::npos &&
+                     source.find("j < 1; ++j") != std::string::npos;
+    EXPECT_EQ(int(eight) + int(four) + int(one), 1) << source;
+    return eight ? 8 : four ? 4 : 1;
   };
   const auto of_x = [&](const std::string& name, const std::string& expression,
                         const generator::CudaChoices& c = {}) {
@@ -2238,6 +2243,14 @@ TEST(GeneratedCudaSource, APointwiseKernelOfTwoSpecialFunctionsAnElementTakesEig
   generator::CudaChoices four;
   four.elements = 4;
   EXPECT_EQ(of_x("softplus", "torch.nn.functional.softplus(x)", four), 4);
+  const auto cell = [&](const std::string& rows, const generator::CudaChoices& c = {}) {
+    return per_thread("cell_" + rows, "x", "torch.sigmoid(x) * torch.tanh(x)",
+                      "[torch.randn(" + rows + ", 256)]", c);
+  };
+  EXPECT_EQ(cell("10"), 1);
+  EXPECT_EQ(cell("132"), 1);  // 132 blocks of 256 at one a thread
+  EXPECT_EQ(cell("133"), 8);
+  EXPECT_EQ(cell("10", four), 4);
 }
 
 // A scan along a contiguous row (KernelBench's 89_cumsum, 93_masked_cumsum): each lane scans its
