@@ -2211,7 +2211,7 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
 // tanh alone, a ReLU squared, a softplus of five inputs); 1 where the kernel's elements at one a
 // thread are at most a block for each of an H100's 132 SMs (an LSTM step's cell: 10 x 256); a
 // chosen count is kept. On an H200 eight took 29_Softplus 1.07x faster, 22_Tanh 0.96x, and level
-// 2's 52 (seven loads an element) 0.90x; on an H100 one took 36_LSTMHn's cells 1.5x faster.
+// 2's 52 (seven loads an element) 0.90x; on an H100 one took 36_LSTMHn's cells 1.4-1.5x faster.
 TEST(GeneratedCudaSource, APointwiseKernelOfTwoSpecialFunctionsAnElementTakesEightElements) {
   const auto per_thread = [](const std::string& name, const std::string& signature,
                              const std::string& expression, const std::string& inputs,
