@@ -27,10 +27,10 @@ struct CudaChoices {
   int tile = -1;
   int micro = 4;
   /// Elements each thread of a pointwise kernel computes (1, 2, 4, 8), a block's width apart; 0
-  /// by rule: 1 for a kernel of at most 132 blocks' threads of elements (an H100's SMs, a block
-  /// each: an LSTM step's cell), 8 where an element evaluates two special functions or more (exp,
-  /// log, tanh, erf: a softplus, a mish) and holds at most four loaded values, else 4
-  /// (generator/emit_cuda.cpp, pointwise_elements).
+  /// by rule: 8 where an element evaluates two special functions or more (exp, log, tanh, erf: a
+  /// softplus, a mish) and holds at most four loaded values, else 4, either halved while the grid
+  /// would have fewer than 264 blocks (two for each of an H100's 132 SMs: an LSTM step's cell of
+  /// 2560 elements takes 1) (generator/emit_cuda.cpp, pointwise_elements).
   int elements = 0;
   /// A tiled contraction's products on the tensor cores in TF32 (its factors rounded to 10
   /// mantissa bits, sums in float32; sm_80 and newer): for a task whose tolerance admits it,

@@ -3153,27 +3153,40 @@ bool short_window_reduction(const Kernel& k, const CudaChoices& c) {
   });
 }
 
+/// The most of `most` (a power of two) items a thread, halved while fewer than `least_blocks`
+/// blocks of `block_threads` threads would cover `items` at that count (1 at the least): the one
+/// rule by which a small kernel gives each thread less work so that its grid fills the GPU
+/// (pointwise_elements, spread_outputs; each names its count of blocks and what measured it).
+int per_thread_for_grid(int64_t items, int block_threads, int most, int64_t least_blocks) {
+  int v = most;
+  while (v > 1 &&
+         (items + int64_t{block_threads} * v - 1) / (int64_t{block_threads} * v) < least_blocks)
+    v /= 2;
+  return v;
+}
+
 /// Elements a thread of kernel `k` computes where it is pointwise (CudaChoices::elements, 0 by
 /// rule): by rule 8 where an element evaluates kSpecialFunctionsForEight special functions or
 /// more (expr_text.hpp's special_functions over its stages) and holds at most kMostLoadsForEight
-/// loaded values, else 4; 1 where it has at most kSmsForOneElement blocks' threads of elements. On
-/// an H200 (BENCHMARKS.md, issue 36's thirty-second and forty-seventh
-/// steps) 8 against 4: 29_Softplus (expf and log1pf, one load) 1.07x and 82 -> 86 % of DRAM peak
-/// in both runs; level 2's epilogues of two to six special functions and one to four loads 1.02-
-/// 1.08x by the kernel trace (16, 29, 4, 47, 48, 51, 81, 95; 7 0.99x), but 52's, whose element
-/// holds seven loads (a batch norm's statistics), 0.90x; 26_GELU_ (erff alone) 1.01-1.02x, the
-/// other level-1 activations of one special function or none 1-4 % slower (22_Tanh 0.96-0.97x).
-/// A kernel too small to give each SM of an H100 (kSmsForOneElement) more than a block at one
-/// element a thread takes one: at four a thread most SMs idle while each thread computes four in
-/// turn. On an H100 (BENCHMARKS.md) an LSTM step's cell (2560 elements, 3 blocks at four, 10 at
-/// one) 3.5 -> 2.3 us a launch, KernelBench's 36_LSTMHn 37.6 -> 32.1 ms.
+/// loaded values, else 4; each halved while the grid would have fewer than kPointwiseBlocks
+/// blocks (per_thread_for_grid). On an H200 (BENCHMARKS.md, issue 36's thirty-second and
+/// forty-seventh steps) 8 against 4: 29_Softplus (expf and log1pf, one load) 1.07x and 82 -> 86 %
+/// of DRAM peak in both runs; level 2's epilogues of two to six special functions and one to four
+/// loads 1.02-1.08x by the kernel trace (16, 29, 4, 47, 48, 51, 81, 95; 7 0.99x), but 52's, whose
+/// element holds seven loads (a batch norm's statistics), 0.90x; 26_GELU_ (erff alone) 1.01-1.02x,
+/// the other level-1 activations of one special function or none 1-4 % slower (22_Tanh
+/// 0.96-0.97x). On an H100 (BENCHMARKS.md, seventy-second step; KernelBench's 19, 21 and 29 at
+/// 98K, 393K and 1.57M elements, 1, 2, 4 and 8 a thread by the kernel trace) a grid of fewer than
+/// two blocks an SM is slow: 29 at 8 a thread 1.38x slower than at 2 on 98K (48 blocks), 1.17x on
+/// 393K (192 blocks), an LSTM step's cell (2560 elements) 1.5x slower at 4 (3 blocks) than at 1
+/// (36_LSTMHn 37.6 -> 32.1 ms, seventy-first step); while from 264 blocks up fewer elements a
+/// thread were no faster (19 on 393K 2.0 us at 1, 1.6 at 2, 1.4 at 4, 384 blocks).
 constexpr int kSpecialFunctionsForEight = 2;
 constexpr size_t kMostLoadsForEight = 4;
-constexpr int64_t kSmsForOneElement = 132;
+constexpr int64_t kPointwiseBlocks = 2 * 132;
 int pointwise_elements(const Kernel& k, const CudaChoices& c) {
   if (c.elements > 0) return c.elements;
   if (k.reduces()) return 4;
-  if (numel(k.space) <= kSmsForOneElement * c.block_threads) return 1;
   int special = 0;
   std::set<std::string> held;
   for (const Stage& s : k.stages) {
@@ -3181,7 +3194,9 @@ int pointwise_elements(const Kernel& k, const CudaChoices& c) {
     const auto loads = unconditional_loads(s.value);
     held.insert(loads.begin(), loads.end());
   }
-  return special >= kSpecialFunctionsForEight && held.size() <= kMostLoadsForEight ? 8 : 4;
+  const int most =
+      special >= kSpecialFunctionsForEight && held.size() <= kMostLoadsForEight ? 8 : 4;
+  return per_thread_for_grid(numel(k.space), c.block_threads, most, kPointwiseBlocks);
 }
 
 /// Outputs a thread of kernel `k` computes (CudaChoices::window, at most the last outer
@@ -3330,12 +3345,7 @@ constexpr int64_t kSpreadBlocks = 1024;
 int spread_outputs(const Kernel& k, const CudaChoices& c) {
   if (c.spread == 1 || window_outputs(k, c) > 1 || !short_window_reduction(k, c)) return 1;
   if (c.spread > 1) return c.spread;
-  const int64_t outputs = numel(k.outer_shape());
-  int v = 4;
-  while (v > 1 && (outputs + int64_t{c.block_threads} * v - 1) / (int64_t{c.block_threads} * v) <
-                      kSpreadBlocks)
-    v /= 2;
-  return v;
+  return per_thread_for_grid(numel(k.outer_shape()), c.block_threads, 4, kSpreadBlocks);
 }
 
 /// Warps of a block that share a scan's row (CudaChoices::scan_warps) for `c`, a warp a row: the

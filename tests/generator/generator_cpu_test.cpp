@@ -1303,15 +1303,15 @@ TEST(GeneratedCudaSource, UnrollSetsTheLoadsAThreadHasInFlight) {
 // element, which the select never picks; loaded ahead, it read before the 4 GiB buffer's start
 // and the H200 reported an illegal address on the full-size problem. A padded tensor's border
 // reads likewise. A load under a condition whose offset stays inside its buffer (where's other
-// branch) is still read ahead.
+// branch) is still read ahead. (Enough elements for four a thread.)
 TEST(GeneratedCudaSource, ALoadUnderAConditionIsNotReadAheadOfIt) {
   const OpCase exclusive{
       "zeros_before_cumprod",
       "x",
       "torch.cat((torch.zeros_like(x[:, :1]), torch.cumprod(x[:, :-1], dim=1)), dim=1)",
-      {"[torch.randn(64, 1024)]"}};
+      {"[torch.randn(512, 1024)]"}};
   const OpCase padded{
-      "padded", "x", "torch.nn.functional.pad(x, (1, 1)) * 2", {"[torch.randn(64, 1000)]"}};
+      "padded", "x", "torch.nn.functional.pad(x, (1, 1)) * 2", {"[torch.randn(512, 1000)]"}};
   for (const auto* c : {&exclusive, &padded}) {
     const std::string source = cuda_source(*c);
     EXPECT_GE(occurrences(source, "? 0.0f : b1[((-1) + ") + occurrences(source, "? b0[((-1) + "),
@@ -1325,7 +1325,7 @@ TEST(GeneratedCudaSource, ALoadUnderAConditionIsNotReadAheadOfIt) {
     }
   }
   const std::string where = cuda_source(
-      {"where_inside", "x, y", "torch.where(x > 0, x, y)", {"[torch.randn(64, 1000)] * 2"}});
+      {"where_inside", "x, y", "torch.where(x > 0, x, y)", {"[torch.randn(512, 1000)] * 2"}});
   EXPECT_EQ(occurrences(where, "float kf_l1[4];"), 1u) << where;
 }
 
@@ -2184,7 +2184,7 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
   EXPECT_EQ(loads(off) + occurrences(off, "kf_row_store4(b"), 0u) << off;
   // A pointwise kernel: x and the output four elements a load and a store, w (the same for the
   // four, its channel) once for them; an odd row keeps a load an element. (Enough elements for
-  // four a thread: a kernel of a block an SM at one a thread takes one.)
+  // four a thread: a kernel of fewer than two blocks an SM at four a thread takes fewer.)
   const auto scaled = [&](const std::string& shape, const generator::CudaChoices& c = {}) {
     return cuda_source({"relu_scaled_" + shape.substr(shape.rfind(' ') + 1),
                         "x, w",
@@ -2192,26 +2192,27 @@ TEST(GeneratedCudaSource, AContiguousRowIsReadFourElementsALoad) {
                         {"[torch.randn(" + shape + "), torch.randn(16)]"}},
                        c);
   };
-  const std::string even = scaled("64, 16, 64");
+  const std::string even = scaled("512, 16, 64");
   EXPECT_EQ(occurrences(even, "kf_row_load4(kf_l"), 1u) << even;
   EXPECT_EQ(occurrences(even, "[kf_q] = b1["), 1u) << even;
   EXPECT_EQ(occurrences(even, "kf_row_store4(b"), 1u) << even;
-  const std::string uneven = scaled("64, 16, 63");
+  const std::string uneven = scaled("512, 16, 63");
   EXPECT_EQ(occurrences(uneven, "kf_row_load4(kf_l") + occurrences(uneven, "kf_row_store4(b"), 0u)
       << uneven;
   generator::CudaChoices apart;
   apart.pointwise_vectors = false;
-  const std::string one_each = scaled("64, 16, 64", apart);
+  const std::string one_each = scaled("512, 16, 64", apart);
   EXPECT_EQ(occurrences(one_each, "kf_row_load4(kf_l"), 0u) << one_each;
 }
 
 // Elements a thread of a pointwise kernel computes (the choice `elements`): by rule 8 where an
 // element evaluates two special functions or more (softplus: exp and log1p; a tanh and a sigmoid; a
 // power of a general exponent: a log and an exp) and holds at most four loaded values, else 4 (a
-// tanh alone, a ReLU squared, a softplus of five inputs); 1 where the kernel's elements at one a
-// thread are at most a block for each of an H100's 132 SMs (an LSTM step's cell: 10 x 256); a
+// tanh alone, a ReLU squared, a softplus of five inputs); either halved while the grid would have
+// fewer than two blocks for each of an H100's 132 SMs (an LSTM step's cell, 10 x 256, takes 1); a
 // chosen count is kept. On an H200 eight took 29_Softplus 1.07x faster, 22_Tanh 0.96x, and level
-// 2's 52 (seven loads an element) 0.90x; on an H100 one took 36_LSTMHn's cells 1.4-1.5x faster.
+// 2's 52 (seven loads an element) 0.90x; on an H100 one took 36_LSTMHn's cells 1.4-1.5x faster,
+// and 29_Softplus on 98K elements was 1.38x slower at eight (48 blocks) than at two.
 TEST(GeneratedCudaSource, APointwiseKernelOfTwoSpecialFunctionsAnElementTakesEightElements) {
   const auto per_thread = [](const std::string& name, const std::string& signature,
                              const std::string& expression, const std::string& inputs,
@@ -2222,14 +2223,16 @@ TEST(GeneratedCudaSource, APointwiseKernelOfTwoSpecialFunctionsAnElementTakesEig
                        source.find("j < 8; ++j") != std::string::npos;
     const bool four = source.find("blockIdx.x) * 1024 + ") != std::string::npos &&
                       source.find("j < 4; ++j") != std::string::npos;
+    const bool two = source.find("blockIdx.x) * 512 + ") != std::string::npos &&
+                     source.find("j < 2; ++j") != std::string::npos;
     const bool one = source.find("blockIdx.x) * 256 + ") != std::string::npos &&
                      source.find("j < 1; ++j") != std::string::npos;
-    EXPECT_EQ(int(eight) + int(four) + int(one), 1) << source;
-    return eight ? 8 : four ? 4 : 1;
+    EXPECT_EQ(int(eight) + int(four) + int(two) + int(one), 1) << source;
+    return eight ? 8 : four ? 4 : two ? 2 : 1;
   };
   const auto of_x = [&](const std::string& name, const std::string& expression,
                         const generator::CudaChoices& c = {}) {
-    return per_thread(name, "x", expression, "[torch.randn(64, 1024)]", c);
+    return per_thread(name, "x", expression, "[torch.randn(1024, 1024)]", c);
   };
   EXPECT_EQ(of_x("softplus", "torch.nn.functional.softplus(x)"), 8);
   EXPECT_EQ(of_x("tanh_sigmoid", "torch.tanh(x) * torch.sigmoid(x)"), 8);
@@ -2238,7 +2241,7 @@ TEST(GeneratedCudaSource, APointwiseKernelOfTwoSpecialFunctionsAnElementTakesEig
   EXPECT_EQ(of_x("square", "torch.relu(x) ** 2 + 1"), 4);
   EXPECT_EQ(per_thread("softplus_five_loads", "x, a, b, c, d",
                        "torch.nn.functional.softplus(x) * a + b * c - d",
-                       "[torch.randn(64, 1024)] + [torch.randn(1024) for _ in range(4)]"),
+                       "[torch.randn(1024, 1024)] + [torch.randn(1024) for _ in range(4)]"),
             4);
   generator::CudaChoices four;
   four.elements = 4;
@@ -2248,8 +2251,10 @@ TEST(GeneratedCudaSource, APointwiseKernelOfTwoSpecialFunctionsAnElementTakesEig
                       "[torch.randn(" + rows + ", 256)]", c);
   };
   EXPECT_EQ(cell("10"), 1);
-  EXPECT_EQ(cell("132"), 1);  // 132 blocks of 256 at one a thread
-  EXPECT_EQ(cell("133"), 8);
+  EXPECT_EQ(cell("526"), 1);   // 263 blocks of 256 at two a thread
+  EXPECT_EQ(cell("527"), 2);   // 264 at two
+  EXPECT_EQ(cell("2104"), 4);  // 263 at eight, 526 at four
+  EXPECT_EQ(cell("2105"), 8);  // 264 at eight
   EXPECT_EQ(cell("10", four), 4);
 }
 

@@ -41,7 +41,8 @@ int run_generate(const std::vector<std::string>& args) {
   app.add_option("--elements", cuda.elements,
                  "CUDA: elements per thread of a pointwise kernel: 1, 2, 4, 8, or 0 by rule (8 "
                  "where an element evaluates two special functions or more, such as a softplus's "
-                 "exp and log1p, and holds at most four loaded values, else 4; default)")
+                 "exp and log1p, and holds at most four loaded values, else 4; halved while the "
+                 "grid would have fewer than 264 blocks; default)")
       ->check(CLI::IsMember({0, 1, 2, 4, 8}));
   app.add_flag("--tf32", cuda.tf32,
                "CUDA: the tiled contractions' products on the tensor cores in TF32 (10 mantissa "
