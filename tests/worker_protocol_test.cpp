@@ -203,7 +203,11 @@ TEST(WorkerRetiming, ASpeedupAboveTheFlagIsMeasuredAgainInAFreshWorker) {
 // The checker starts beside the worker and confirms the first result: it is not started again
 // after the worker's evaluation. (Started from a thread of its own, it died with that thread, its
 // parent-death signal's, and a second one started once the result was in: each checker process
-// started twice, the second start, a CUDA context's seconds on a GPU, after the result.)
+// started twice, the second start, a CUDA context's seconds on a GPU, after the result.) A checker
+// started after the result starts at least the worker's start and evaluation after the worker; one
+// started beside it, within half that. (The timing's plan comes from one warm-up call: on a busy
+// machine a slow one left the 1.5 s of timing at 0.4 s, so the bound counts the worker's start,
+// its libraries' second or more, too.)
 TEST(WorkerChecker, StartsBesideTheWorkerAndConfirmsItsFirstResult) {
   evaluation::WorkerClient worker(evaluation::WorkerOptions{});
   auto request = test_request("forward", "multi", 2, 1.5);  // timed for 1.5 s
@@ -213,9 +217,9 @@ TEST(WorkerChecker, StartsBesideTheWorkerAndConfirmsItsFirstResult) {
   auto e = evaluate(worker, evaluation::Backend::cpu, "softmax",
                     source_dir() + "/tasks/softmax/kernels/forward_cpu.cpp", request);
   ASSERT_EQ(e.verdict(), "correct") << e.describe();
-  double evaluating = 0;  // the worker's stages, after both processes were ready
+  double evaluating = 0;  // the worker's start and stages until its result, the checker's aside
   for (const auto& [stage, seconds] : e.outcome.result["stage_seconds"].as_object())
-    if (stage != "worker_start" && stage != "checker") evaluating += seconds.as_number();
+    if (stage != "checker") evaluating += seconds.as_number();
   ASSERT_GT(evaluating, 1.0) << e.outcome.result["stage_seconds"].dump();
   const auto worker_pid = static_cast<pid_t>(worker.ready()["pid"].as_int());
   double worker_start = 0;
@@ -231,7 +235,7 @@ TEST(WorkerChecker, StartsBesideTheWorkerAndConfirmsItsFirstResult) {
   ASSERT_GT(checker_start, 0);
   EXPECT_LT(checker_start - worker_start, evaluating / 2)
       << "the checker that confirmed the result started " << checker_start - worker_start
-      << " s after the worker, whose evaluation took " << evaluating << " s";
+      << " s after the worker, whose start and evaluation took " << evaluating << " s";
 }
 
 // A GPU's outputs are compared in slices of 2^24 elements (a whole-tensor comparison ran out of GPU
