@@ -86,14 +86,14 @@ struct CudaChoices {
   int window = 0;
   /// Window outputs (`window` over 1) read a float buffer at the thread's part of the offset, a
   /// multiple of four elements, plus constants by aligned loads of four elements, 16 bytes a load,
-  /// each load of the windows a register (generator/emit_cuda.cpp, CudaKernel::window_vectors);
-  /// false: each element loaded on its own.
+  /// each load of the windows a register (generator/emit_cuda_windows.cpp,
+  /// CudaKernel::window_vectors); false: each element loaded on its own.
   bool window_vectors = true;
   /// A reduction's walk of a row that a float buffer holds contiguously, from a multiple of four
   /// elements (a softmax's, a norm's, a loss's rows), reads it four consecutive elements a thread
-  /// at a time, 16 bytes a load, and stores a float output row likewise (generator/emit_cuda.cpp,
-  /// CudaKernel::row_vectors); false: a thread's elements a group's width apart, each loaded on
-  /// its own.
+  /// at a time, 16 bytes a load, and stores a float output row likewise
+  /// (generator/emit_cuda_rows.cpp, CudaKernel::row_vectors); false: a thread's elements a group's
+  /// width apart, each loaded on its own.
   bool row_vectors = true;
   /// A warp scan's steps of 512 under row_vectors load the next step's values before they scan
   /// this step's (software pipelining: a warp's loads in flight while it shuffles; 32 registers
@@ -113,7 +113,7 @@ struct CudaChoices {
   /// A pointwise kernel's full blocks take each thread's elements four consecutive ones at a time
   /// (rows of a multiple of four elements): a float buffer read along the row is one 16-byte load
   /// for the four, one that does not read along it (a channel's statistic) one load for the four,
-  /// a float output stored four elements a store (generator/emit_cuda.cpp,
+  /// a float output stored four elements a store (generator/emit_cuda_pointwise.cpp,
   /// CudaKernel::emit_pointwise_vectors); false: `elements` a block's width apart, a load each.
   bool pointwise_vectors = true;
   /// Window outputs keep their values in shared memory and each warp stores its outputs 32
@@ -145,10 +145,10 @@ struct CudaChoices {
   /// each row, each window's load a read of the ring. Where every load along the rows reads a
   /// ring: windows at stride 1 (padded ones too: the ring holds the floats before and past each
   /// row and the rows above the first output's) of float rows a multiple of 4 elements, up to
-  /// 4096 (generator/emit_cuda.cpp, CudaKernel::plan_rings); else ignored, and where it applies
-  /// it sets aside window, window_rows, window_stores, interior and spread. 0: none; -1 by rule:
-  /// 8 where the windows are unpadded and span 2 or 3 columns and 2 rows or more, or are padded,
-  /// span 3 or 4 columns and 2 rows or more and the ring holds their padding, 2 rows a step
+  /// 4096 (generator/emit_cuda_windows.cpp, CudaKernel::plan_rings); else ignored, and where it
+  /// applies it sets aside window, window_rows, window_stores, interior and spread. 0: none; -1 by
+  /// rule: 8 where the windows are unpadded and span 2 or 3 columns and 2 rows or more, or are
+  /// padded, span 3 or 4 columns and 2 rows or more and the ring holds their padding, 2 rows a step
   /// (`window_rows`) (on an H200 KernelBench's 3 x 3 depthwise convolutions 82 and 84 1.14-1.17x
   /// faster at 82-84 % of DRAM peak, the padded 86's depthwise kernel 1.08x and 42_Max_Pooling_2D
   /// 1.10x; 83's 3 x 1 and 85's 3 x 7 windows slower; generator/emit_cuda.cpp, window_ring_rows).
@@ -157,7 +157,7 @@ struct CudaChoices {
   /// each window checks only its position along the row (a 1-D pool's padding) and each group of
   /// four lies inside the row or outside it whole, a thread puts the padding's value (a max pool's
   /// -inf, a sum's 0) in place of the groups outside the row once, after its loads, and its
-  /// windows read their registers without a check a tap (generator/emit_cuda.cpp,
+  /// windows read their registers without a check a tap (generator/emit_cuda_windows.cpp,
   /// plan_vector_fills). 1: where it applies; 0: never; -1 by rule: where a window's taps are
   /// dilated (spread over more elements than they number; on an H200 KernelBench's
   /// 41_Max_Pooling_1D, 8 taps 3 apart, 1.39x faster, at 76 % of DRAM peak from 55 %, while
@@ -180,8 +180,8 @@ struct CudaChoices {
   /// by rule, 8 loads in flight a thread (4 left a slice waiting on its loads: 2 blocks an SM
   /// took 4.2 ms on 47 where one launch took 2.3). 0: one launch; -1 by rule: 4 where the walk is
   /// one pass of a sum, mean, maximum or minimum over 1024 elements or more, else 0 (on an H200
-  /// 6-7 % faster on 47 and 49, slower on 51_Argmax and 36_RMSNorm_; generator/emit_cuda.cpp,
-  /// column_launch_rule).
+  /// 6-7 % faster on 47 and 49, slower on 51_Argmax and 36_RMSNorm_;
+  /// generator/emit_cuda_kernel.cpp, column_launch_rule).
   int column_launch = -1;
   /// A column walk's column (a reduction across rows: a norm or a softmax over channels, a sum
   /// over a middle dimension) split across `column_split` lanes (1, 2, 4, 8) a block's
@@ -190,7 +190,7 @@ struct CudaChoices {
   /// more of the GPU's loads in flight for fewer registers, and its row cache holds its share
   /// rather than the column. 1: a thread a column; 0 by rule: 4 where the column has 32 elements
   /// or more, else 1 (on an H200 KernelBench's 36_RMSNorm_ 1.03x faster, 47_Sum 1.02x, 51_Argmax
-  /// 1.10x, at 83-86 % of DRAM peak; generator/emit_cuda.cpp, column_split_rule).
+  /// 1.10x, at 83-86 % of DRAM peak; generator/emit_cuda_kernel.cpp, column_split_rule).
   int column_split = 0;
   /// A column walk whose row cache holds its column (a norm or a softmax over channels) takes
   /// four neighbouring outputs a thread, where the outputs' trailing dimensions hold a multiple of

@@ -22,12 +22,12 @@ std::set<int> needed(const Program& program);
 
 /// `k` with its stages' values and offsets computed at another outer index: `outer`, one index
 /// per outer dimension (a thread that computes several neighbouring outputs names the last one
-/// apart from the others: generator/emit_cuda.cpp's window outputs).
+/// apart from the others: generator/emit_cuda_windows.cpp's window outputs).
 Kernel at_outer_index(const Program& program, const Kernel& k, const std::vector<IndexPtr>& outer);
 
 /// `k` with its stages computed at another inner index: `inner`, one index per inner dimension (a
 /// thread that walks a long window in two nested loops names their counters apart:
-/// generator/emit_cuda.cpp's window_nest).
+/// generator/emit_cuda_kernel.hpp's window_nest).
 Kernel at_inner_index(const Program& program, const Kernel& k, const std::vector<IndexPtr>& inner);
 
 }  // namespace kforge::generator
