@@ -10,6 +10,7 @@
 #include "generator/lowering.hpp"
 #include "generator/packed_rows.hpp"
 #include "generator/schedule.hpp"
+#include "generator/step_products.hpp"
 #include "generator/table_graph.hpp"
 
 namespace kforge::generator {
@@ -418,6 +419,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
           where + ": the export could not trace the function: " + graph_doc["error"].as_string());
     auto graph = read_graph(r.export_dir + "/" + graph_doc["file"].as_string());
     if (!graph) return Out::failure(where + ": " + graph.error);
+    if (r.batch_steps) *graph = batch_step_products(*graph);
     const TransposedSum transposed = r.transposed_sum.value_or(
         r.backend == "cpu" ? TransposedSum::output_phases : TransposedSum::phase_batches);
     auto program =

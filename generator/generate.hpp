@@ -32,11 +32,15 @@ struct GenerateRequest {
   /// elements is split into (a loss's sum, a norm's statistics over few rows); 0 by rule
   /// (Lowerer::kRowPartials, kColumnPartials).
   int64_t partials = 0;
+  /// An RNN layer's input products, x_t @ W_ih^T + b_ih at each of its steps, computed as one
+  /// matrix product over the sequence before its steps (generator/step_products.hpp); false: step
+  /// by step, as the graph has them.
+  bool batch_steps = true;
 };
 
 struct Generated {
   std::string source;
-  std::string summary;  ///< "2 configs, 3 kernels (1 reducing)"
+  std::string summary;       ///< "2 configs, 3 kernels (1 reducing)"
   size_t library_steps = 0;  ///< library calls in the source (0 without library_calls)
   size_t contractions = 0;   ///< tiled contraction kernels (CUDA), on the tensor cores or not
   /// Whether the kernels call exp or log, themselves or through the prelude's functions built on

@@ -173,6 +173,11 @@ int run_generate(const std::vector<std::string>& args) {
                  "into before they are combined; 0 by rule (16384 where rows are reduced, 65536 "
                  "where columns are; default)")
       ->check(CLI::IsMember({0, 1024, 4096, 16384, 65536}));
+  bool unbatched_steps = false;
+  app.add_flag("--unbatched-steps", unbatched_steps,
+               "an RNN layer's input products (x_t @ W_ih^T + b_ih) computed at each step, as the "
+               "graph has them, rather than as one matrix product over the whole sequence before "
+               "the layer's steps");
   app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;
@@ -203,6 +208,7 @@ int run_generate(const std::vector<std::string>& args) {
   generator::GenerateRequest r{exported.dir, doc, direction, backend, cuda, library};
   if (!transposed_sum.empty()) r.transposed_sum = transposed_sums.at(transposed_sum);
   r.partials = partials;
+  r.batch_steps = !unbatched_steps;
   auto generated = generator::generate_kernel(r);
   if (!generated) {
     std::cerr << "kforge generate: " << task << " " << direction << ": " << generated.error << "\n";

@@ -1,0 +1,160 @@
+// An RNN's input products batched (generator/step_products.hpp): on graphs shaped as the export
+// writes an LSTM layer's (x unbound along its steps, each step's addmm(b_ih, x_t, t(W_ih))), the T
+// products become one over the sequence, each step reading its piece; what is not a whole family
+// of one unbind, one weight and one bias is left as it was.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/json.hpp"
+#include "generator/graph.hpp"
+#include "generator/step_products.hpp"
+
+namespace kforge::generator {
+namespace {
+
+std::string tensor(const std::string& shape, const std::string& stride) {
+  return R"({"shape": )" + shape + R"(, "dtype": "float32", "stride": )" + stride + "}";
+}
+
+std::string meta(const std::string& shape, const std::string& stride) {
+  return R"("meta": )" + tensor(shape, stride);
+}
+
+/// An LSTM-like layer of three steps, batch 2, inputs of 4, gates of 5: x (node 0, [3, 2, 4]),
+/// W_ih (1), b_ih (2), h0 (3, [1, 2, 5]), W_hh (4, [5, 5]), b_hh (5); `steps` of the three steps'
+/// input products read x's pieces (at `pieces`), the first step's recurrent product reads h0's.
+Graph layer(const std::vector<int>& pieces) {
+  std::string nodes = R"({"id": 0, "op": "input", "arg": 0, "name": "x", )" +
+                      meta("[3, 2, 4]", "[8, 4, 1]") + R"(},
+    {"id": 1, "op": "input", "arg": 1, "name": "w_ih", )" +
+                      meta("[5, 4]", "[4, 1]") + R"(},
+    {"id": 2, "op": "input", "arg": 2, "name": "b_ih", )" +
+                      meta("[5]", "[1]") + R"(},
+    {"id": 3, "op": "input", "arg": 3, "name": "h0", )" +
+                      meta("[1, 2, 5]", "[10, 5, 1]") + R"(},
+    {"id": 4, "op": "input", "arg": 4, "name": "w_hh", )" +
+                      meta("[5, 5]", "[5, 1]") + R"(},
+    {"id": 5, "op": "input", "arg": 5, "name": "b_hh", )" +
+                      meta("[5]", "[1]") + R"(},
+    {"id": 6, "op": "aten.unbind.int", "args": [{"node": 0}], "kwargs": {}, "meta": [)" +
+                      tensor("[2, 4]", "[4, 1]") + ", " + tensor("[2, 4]", "[4, 1]") + ", " +
+                      tensor("[2, 4]", "[4, 1]") + R"(]},
+    {"id": 7, "op": "aten.unbind.int", "args": [{"node": 3}], "kwargs": {}, "meta": [)" +
+                      tensor("[2, 5]", "[5, 1]") + R"(]},
+    {"id": 8, "op": "getitem", "args": [{"node": 7}, 0], "kwargs": {}, )" +
+                      meta("[2, 5]", "[5, 1]") + "}";
+  int id = 9;
+  std::string products;
+  for (int piece : pieces) {
+    const int get = id++, t = id++, mm = id++;
+    nodes +=
+        R"(,
+    {"id": )" +
+        std::to_string(get) + R"(, "op": "getitem", "args": [{"node": 6}, )" +
+        std::to_string(piece) + R"(], "kwargs": {}, )" + meta("[2, 4]", "[4, 1]") + R"(},
+    {"id": )" +
+        std::to_string(t) + R"(, "op": "aten.t.default", "args": [{"node": 1}], "kwargs": {}, )" +
+        meta("[4, 5]", "[1, 4]") + R"(},
+    {"id": )" +
+        std::to_string(mm) + R"(, "op": "aten.addmm.default", "args": [{"node": 2}, {"node": )" +
+        std::to_string(get) + R"(}, {"node": )" + std::to_string(t) + R"(}], "kwargs": {}, )" +
+        meta("[2, 5]", "[5, 1]") + "}";
+    products +=
+        std::string(products.empty() ? "" : ", ") + R"({"node": )" + std::to_string(mm) + "}";
+  }
+  const int t = id++, recurrent = id++, out = id++;
+  nodes += R"(,
+    {"id": )" +
+           std::to_string(t) +
+           R"(, "op": "aten.t.default", "args": [{"node": 4}], "kwargs": {}, )" +
+           meta("[5, 5]", "[1, 5]") + R"(},
+    {"id": )" +
+           std::to_string(recurrent) +
+           R"(, "op": "aten.addmm.default", "args": [{"node": 5}, {"node": 8}, {"node": )" +
+           std::to_string(t) + R"(}], "kwargs": {}, )" + meta("[2, 5]", "[5, 1]") + R"(},
+    {"id": )" +
+           std::to_string(out) + R"(, "op": "output", "args": [[)" + products + R"(, {"node": )" +
+           std::to_string(recurrent) + "}]]}";
+  auto doc = json::parse("{\"nodes\": [" + nodes + "]}");
+  EXPECT_TRUE(doc) << doc.error;
+  auto g = graph_of_document(*doc.value);
+  EXPECT_TRUE(g) << g.error;
+  return *g;
+}
+
+int ref(const json::Value& v) {
+  return static_cast<int>(v["node"].as_int(-1));
+}
+
+TEST(StepProducts, AnUnboundSequencesProductsOfOneWeightBecomeOneProduct) {
+  const Graph before = layer({0, 1, 2});
+  size_t families = 0;
+  const Graph g = batch_step_products(before, &families);
+  EXPECT_EQ(families, 1u);
+  ASSERT_EQ(g.nodes.size(), before.nodes.size() + 5);
+  for (size_t i = 0; i < g.nodes.size(); ++i) EXPECT_EQ(g.nodes[i].id, static_cast<int>(i));
+  // the new nodes, before the first step's product (node 11, now 16)
+  const auto& reshape = g.nodes[11];
+  EXPECT_EQ(reshape.op, "aten.reshape.default");
+  EXPECT_EQ(ref(reshape.args[0]), 0);
+  EXPECT_EQ(reshape.args[1].dump(), "[6,4]");
+  EXPECT_EQ(g.nodes[12].op, "aten.t.default");
+  EXPECT_EQ(ref(g.nodes[12].args[0]), 1);
+  const auto& product = g.nodes[13];
+  EXPECT_EQ(product.op, "aten.addmm.default");
+  EXPECT_EQ(ref(product.args[0]), 2);
+  EXPECT_EQ(ref(product.args[1]), 11);
+  EXPECT_EQ(ref(product.args[2]), 12);
+  EXPECT_EQ(product.meta["shape"].dump(), "[6,5]");
+  EXPECT_EQ(g.nodes[14].op, "aten.view.default");
+  EXPECT_EQ(g.nodes[14].args[1].dump(), "[3,2,5]");
+  EXPECT_EQ(g.nodes[15].op, "aten.unbind.int");
+  EXPECT_EQ(g.nodes[15].meta.as_array().size(), 3u);
+  // each step's product its piece, in the output's order; the recurrent product as it was
+  const auto& outputs = g.nodes.back().args[0].as_array();
+  ASSERT_EQ(outputs.size(), 4u);
+  for (int step = 0; step < 3; ++step) {
+    const auto& piece = g.nodes[static_cast<size_t>(ref(outputs[static_cast<size_t>(step)]))];
+    EXPECT_EQ(piece.op, "getitem");
+    EXPECT_EQ(ref(piece.args[0]), 15);
+    EXPECT_EQ(piece.args[1].as_int(), step);
+    EXPECT_EQ(piece.meta["shape"].dump(), "[2,5]");
+  }
+  const auto& recurrent = g.nodes[static_cast<size_t>(ref(outputs[3]))];
+  EXPECT_EQ(recurrent.op, "aten.addmm.default");
+  EXPECT_EQ(ref(recurrent.args[0]), 5);
+  EXPECT_EQ(g.nodes[static_cast<size_t>(ref(recurrent.args[1]))].op, "getitem");
+  EXPECT_EQ(ref(g.nodes[static_cast<size_t>(ref(recurrent.args[2]))].args[0]), 4);
+}
+
+// Steps read in reverse (a bidirectional layer's backward direction): batched all the same, each
+// product the piece of its own step.
+TEST(StepProducts, StepsReadInAnyOrderTakeTheirOwnPieces) {
+  size_t families = 0;
+  const Graph g = batch_step_products(layer({2, 1, 0}), &families);
+  EXPECT_EQ(families, 1u);
+  const auto& outputs = g.nodes.back().args[0].as_array();
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(g.nodes[static_cast<size_t>(ref(outputs[static_cast<size_t>(i)]))].args[1].as_int(),
+              2 - i);
+}
+
+// A step missing, or one read twice: not a whole family, left as it was.
+TEST(StepProducts, NoWholeFamilyLeavesTheGraphAsItWas) {
+  for (const auto& pieces : std::vector<std::vector<int>>{{0, 1}, {0, 1, 1}, {0}}) {
+    const Graph before = layer(pieces);
+    size_t families = 9;
+    const Graph g = batch_step_products(before, &families);
+    EXPECT_EQ(families, 0u);
+    ASSERT_EQ(g.nodes.size(), before.nodes.size());
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      EXPECT_EQ(g.nodes[i].op, before.nodes[i].op);
+      EXPECT_EQ(g.nodes[i].args.dump(), before.nodes[i].args.dump());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kforge::generator
