@@ -31,7 +31,7 @@ void PrintTo(const Problem& p, std::ostream* os) {
   *os << p.level << "/" << p.name;
 }
 
-/// Level 3's problems CI runs (at --shrink 16 on the CPU, 10-16 s each, 39_GRU about a minute):
+/// Level 3's problems CI runs (at --shrink 16 on the CPU, 5-15 s each in CI of 2016416):
 /// attention that splits q, k and v (31, 43), an RNN that copies its argument into the hidden
 /// state its module keeps (33: self.hidden.copy_(initial_hidden), which the export's run with
 /// gradients must not leave requiring grad, and whose old values the kernel never reads), an RNN
