@@ -419,7 +419,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
           where + ": the export could not trace the function: " + graph_doc["error"].as_string());
     auto graph = read_graph(r.export_dir + "/" + graph_doc["file"].as_string());
     if (!graph) return Out::failure(where + ": " + graph.error);
-    if (r.batch_steps) *graph = batch_step_products(*graph);
+    if (r.batch_steps) batch_step_products(*graph);
     const TransposedSum transposed = r.transposed_sum.value_or(
         r.backend == "cpu" ? TransposedSum::output_phases : TransposedSum::phase_batches);
     auto program =

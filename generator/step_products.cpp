@@ -121,17 +121,17 @@ std::map<std::tuple<int, int, int>, Family> families_of(const Graph& g) {
 
 }  // namespace
 
-Graph batch_step_products(const Graph& g, size_t* families) {
+size_t batch_step_products(Graph& g) {
   std::map<int, const Family*> at;                // the family whose new nodes come before node id
   std::map<int, std::pair<int, size_t>> step_of;  // a batched product: (its family's first, step)
   const auto found = families_of(g);
   for (const auto& [key, f] : found) {
     if (!f.whole()) continue;
-    at[f.first()] = &f;
-    for (size_t i = 0; i < f.products.size(); ++i) step_of[f.products[i]] = {f.first(), i};
+    const int first = f.first();
+    at[first] = &f;
+    for (size_t i = 0; i < f.products.size(); ++i) step_of[f.products[i]] = {first, i};
   }
-  if (families) *families = at.size();
-  if (at.empty()) return g;
+  if (at.empty()) return 0;
   Graph out;
   std::vector<int> to(g.nodes.size(), -1);
   std::map<int, int> unbound;  // a family's first product -> the new unbind's id
@@ -179,15 +179,11 @@ Graph batch_step_products(const Graph& g, size_t* families) {
     }
     if (const auto p = step_of.find(n.id); p != step_of.end()) {
       // the step's product: its piece of the batched one
-      GraphNode piece;
-      piece.id = static_cast<int>(out.nodes.size());
-      piece.op = "getitem";
-      piece.args = json::Value(json::Array{node_ref(unbound.at(p->second.first)),
-                                           json::Value(static_cast<int64_t>(p->second.second))});
-      piece.kwargs = json::Value(json::Object{});
-      piece.meta = n.meta;
-      to[static_cast<size_t>(n.id)] = piece.id;
-      out.nodes.push_back(std::move(piece));
+      to[static_cast<size_t>(n.id)] =
+          add("getitem",
+              json::Value(json::Array{node_ref(unbound.at(p->second.first)),
+                                      json::Value(static_cast<int64_t>(p->second.second))}),
+              n.meta);
       continue;
     }
     GraphNode m = n;
@@ -197,7 +193,8 @@ Graph batch_step_products(const Graph& g, size_t* families) {
     to[static_cast<size_t>(n.id)] = m.id;
     out.nodes.push_back(std::move(m));
   }
-  return out;
+  g = std::move(out);
+  return at.size();
 }
 
 }  // namespace kforge::generator

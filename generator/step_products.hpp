@@ -12,13 +12,13 @@
 
 namespace kforge::generator {
 
-/// `g` with each family of step products batched: the T nodes `addmm(b, getitem(unbind(S), i),
-/// t(W))`, i = 0 .. T-1, of one unbind (along dimension 0) of a [T, B, K] tensor S, one bias `b`
-/// of one dimension and one weight W, become `addmm(b, reshape(S, [T * B, K]), t(W))`, viewed as
-/// [T, B, N] and unbound, each former product that unbind's i-th piece. The new nodes come just
-/// before the family's first product and every node is renumbered (a node's id is its place).
-/// Unchanged where no family of two steps or more covers all its unbind's pieces. `families`, where
-/// given, receives how many were batched.
-Graph batch_step_products(const Graph& g, size_t* families = nullptr);
+/// Batches each family of `g`'s step products in place and says how many it batched: the T nodes
+/// `addmm(b, getitem(unbind(S), i), t(W))`, i = 0 .. T-1, of one unbind (along dimension 0) of a
+/// [T, B, K] tensor S, one bias `b` of one dimension and one weight W, become `addmm(b, reshape(S,
+/// [T * B, K]), t(W))`, viewed as [T, B, N] and unbound, each former product that unbind's i-th
+/// piece. The new nodes come just before the family's first product and every node is renumbered (a
+/// node's id is its place). `g` is left as it is where no family of two steps or more covers all
+/// its unbind's pieces.
+size_t batch_step_products(Graph& g);
 
 }  // namespace kforge::generator
