@@ -939,6 +939,16 @@ Result<Program> Lowerer::run(const Graph& graph) {
       int& last = last_reader_.try_emplace(id, n.id).first->second;
       last = std::max(last, n.id);
     });
+  whole_stack_parts_.clear();
+  for (const auto& n : graph.nodes) {
+    if (base_name(n.op) != "stack") continue;
+    const auto& parts = arg(n, 0, "tensors");
+    if (!parts.is_array() || parts.as_array().size() < kManyPieces || read_by_the_piece(n))
+      continue;
+    for (const auto& p : parts.as_array())
+      if (p.is_object() && p["node"].is_integer())
+        whole_stack_parts_.insert(static_cast<int>(p["node"].as_int()));
+  }
   auto fail = [](const GraphNode& n, const std::string& why) {
     return Result<Program>::failure("node " + std::to_string(n.id) + " (" + n.op + "): " + why);
   };
@@ -1014,6 +1024,9 @@ Result<Program> Lowerer::run(const Graph& graph) {
       if (whole && out->size() == 1 && users_[n.id] > 1 && (*out)[0].cost > 24)
         (*out)[0] = realise((*out)[0]);
       if (whole && out->size() == 1 && (*out)[0].cost > 400) (*out)[0] = realise((*out)[0]);
+      if (whole && out->size() == 1 && (*out)[0].buffer < 0 && users_[n.id] > 1 &&
+          whole_stack_parts_.count(n.id))
+        (*out)[0] = realise((*out)[0]);
       // A stack of buffers of ours, placed in it, costs nothing: its readers read one buffer
       // rather than each piece (a bidirectional RNN's output, the concatenation of two stacks);
       // of many, a few copies cost less than a kernel reading every piece (its last step, read

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -231,6 +232,12 @@ class Lowerer {
   std::map<int, int> users_;
   std::map<int, int> last_reader_;  ///< node -> the latest node that refers to it
   std::map<int, std::vector<const GraphNode*>> readers_;  ///< node -> the nodes that refer to it
+  /// The parts of the stacks of kManyPieces or more that are read whole (not read_by_the_piece): a
+  /// layer's steps' outputs, which the next layer's input product reads in one (generator/
+  /// step_products.hpp). One that something else reads too (the next step) becomes a buffer where
+  /// it is made, so that it computes into its place in the stack rather than a kernel reading
+  /// every step's inputs to recompute the stack.
+  std::set<int> whole_stack_parts_;
   /// The reductions made so far, by what they compute (space, dims, combine, scale and the
   /// element's text): the same reduction asked for again (`matmul(x, y)` twice in one function, a
   /// mean the user takes and the one inside a std) reads the first one's buffer.

@@ -69,7 +69,7 @@ Rebaser::Rebased Rebaser::rebase(const Kernel& k) {
   wrapped_.clear();
   if (k.library >= 0) return {&original_, k, {}};
   // The least constant term of each loaded buffer's indices, and the buffers that stay.
-  std::map<int, int64_t> least;
+  std::map<int, int64_t> least, end;  // end: past the largest index read
   std::set<int> stay;
   for (int b : k.stores) stay.insert(b);
   for (int b : k.local) stay.insert(b);
@@ -83,6 +83,7 @@ Rebaser::Rebased Rebaser::rebase(const Kernel& k) {
       const int64_t c = ix::constant_term(*l->index);
       const auto [at, fresh] = least.emplace(l->buffer, c);
       if (!fresh) at->second = std::min(at->second, c);
+      end[l->buffer] = std::max(end[l->buffer], l->index->bound);
     }
   }
   Moves moves;
@@ -95,7 +96,11 @@ Rebaser::Rebased Rebaser::rebase(const Kernel& k) {
     moved.kind = Buffer::Kind::input;
     moved.id = static_cast<int>(program_.buffers.size());
     moved.dtype = from.dtype;
-    moved.shape = {numel(from.shape) - by};
+    // as far as the kernel reads, in groups of 4 (the 16-byte loads' bound, what lies past it never
+    // picked), not to the base's end: a step's kernel then prints as the other steps' whatever
+    // its step (a piece of an RNN's batched input products, generator/step_products.hpp)
+    const int64_t read = (end.at(b) - by + 3) / 4 * 4;
+    moved.shape = {std::min(numel(from.shape) - by, read)};
     moved.base = b;
     moves.emplace(b, Move{moved.id, by});
     program_.buffers.push_back(std::move(moved));

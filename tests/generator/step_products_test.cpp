@@ -139,7 +139,19 @@ TEST(StepProducts, StepsReadInAnyOrderTakeTheirOwnPieces) {
               2 - i);
 }
 
-// A step missing, or one read twice: not a whole family, left as it was.
+// A step read by two products of the family (the same product twice): both its piece.
+TEST(StepProducts, AStepReadTwiceIsOnePieceForBoth) {
+  Graph g = layer({0, 1, 2, 1});
+  EXPECT_EQ(batch_step_products(g), 1u);
+  const auto& outputs = g.nodes.back().args[0].as_array();
+  for (size_t i = 0; i < 4; ++i) {
+    const auto& piece = g.nodes[static_cast<size_t>(ref(outputs[i]))];
+    EXPECT_EQ(piece.op, "getitem");
+    EXPECT_EQ(piece.args[1].as_int(), i == 3 ? 1 : static_cast<int64_t>(i));
+  }
+}
+
+// A step missing: not a whole family, left as it was.
 TEST(StepProducts, NoWholeFamilyLeavesTheGraphAsItWas) {
   for (const auto& pieces : std::vector<std::vector<int>>{{0, 1}, {0, 1, 1}, {0}}) {
     const Graph before = layer(pieces);
@@ -151,6 +163,118 @@ TEST(StepProducts, NoWholeFamilyLeavesTheGraphAsItWas) {
       EXPECT_EQ(g.nodes[i].args.dump(), before.nodes[i].args.dump());
     }
   }
+}
+
+/// A batch-first recurrence as a hand-written one exports (`xt @ w` for xt in x.unbind(1)): x (node
+/// 0, [2, 3, 4]: batch 2, 3 steps), w (1, [4, 5]), and three steps' mm(getitem(unbind(S, 1), i),
+/// w); S is x itself or, with `stacked`, torch.stack of three [2, 4] tensors along 1 (a layer's
+/// outputs, here pieces of x unbound along 1).
+Graph batch_first(bool stacked) {
+  std::string nodes = R"({"id": 0, "op": "input", "arg": 0, "name": "x", )" +
+                      meta("[2, 3, 4]", "[12, 4, 1]") + R"(},
+    {"id": 1, "op": "input", "arg": 1, "name": "w", )" +
+                      meta("[4, 5]", "[5, 1]") + R"(},
+    {"id": 2, "op": "aten.unbind.int", "args": [{"node": 0}, 1], "kwargs": {}, "meta": [)" +
+                      tensor("[2, 4]", "[12, 1]") + ", " + tensor("[2, 4]", "[12, 1]") + ", " +
+                      tensor("[2, 4]", "[12, 1]") + "]}";
+  int id = 3, sequence = 0;
+  if (stacked) {
+    std::string parts;
+    for (int i = 0; i < 3; ++i) {
+      nodes += R"(,
+    {"id": )" + std::to_string(id) +
+               R"(, "op": "getitem", "args": [{"node": 2}, )" + std::to_string(i) +
+               R"(], "kwargs": {}, )" + meta("[2, 4]", "[12, 1]") + "}";
+      parts += std::string(parts.empty() ? "" : ", ") + R"({"node": )" + std::to_string(id++) + "}";
+    }
+    sequence = id++;
+    nodes += R"(,
+    {"id": )" +
+             std::to_string(sequence) + R"(, "op": "aten.stack.default", "args": [[)" + parts +
+             R"(], 1], "kwargs": {}, )" + meta("[2, 3, 4]", "[12, 4, 1]") + R"(},
+    {"id": )" +
+             std::to_string(id) + R"(, "op": "aten.unbind.int", "args": [{"node": )" +
+             std::to_string(sequence) + R"(}, 1], "kwargs": {}, "meta": [)" +
+             tensor("[2, 4]", "[12, 1]") + ", " + tensor("[2, 4]", "[12, 1]") + ", " +
+             tensor("[2, 4]", "[12, 1]") + "]}";
+    ++id;
+  }
+  const int unbind = stacked ? id - 1 : 2;
+  std::string products;
+  for (int i = 0; i < 3; ++i) {
+    const int get = id++, mm = id++;
+    nodes +=
+        R"(,
+    {"id": )" +
+        std::to_string(get) + R"(, "op": "getitem", "args": [{"node": )" + std::to_string(unbind) +
+        "}, " + std::to_string(i) + R"(], "kwargs": {}, )" + meta("[2, 4]", "[12, 1]") + R"(},
+    {"id": )" +
+        std::to_string(mm) + R"(, "op": "aten.mm.default", "args": [{"node": )" +
+        std::to_string(get) + R"(}, {"node": 1}], "kwargs": {}, )" + meta("[2, 5]", "[5, 1]") + "}";
+    products +=
+        std::string(products.empty() ? "" : ", ") + R"({"node": )" + std::to_string(mm) + "}";
+  }
+  nodes += R"(,
+    {"id": )" +
+           std::to_string(id) + R"(, "op": "output", "args": [[)" + products + "]]}";
+  auto doc = json::parse("{\"nodes\": [" + nodes + "]}");
+  EXPECT_TRUE(doc) << doc.error;
+  auto g = graph_of_document(*doc.value);
+  EXPECT_TRUE(g) << g.error;
+  return *g;
+}
+
+/// The node of `g` whose op is `op`, the last one, or null.
+const GraphNode* last_of(const Graph& g, const std::string& op) {
+  for (size_t i = g.nodes.size(); i-- > 0;)
+    if (g.nodes[i].op == op) return &g.nodes[i];
+  return nullptr;
+}
+
+// Steps unbound along dimension 1 of a batch-first input, each multiplied by w with mm (no bias,
+// the weight not transposed): one product of the [6, 4] rows, viewed as [2, 3, 5] and unbound
+// along 1, each step's piece rows 15 apart.
+TEST(StepProducts, ABatchFirstInputsStepsMultipliedWithMmBecomeOneProduct) {
+  Graph g = batch_first(false);
+  EXPECT_EQ(batch_step_products(g), 1u);
+  const auto* product = last_of(g, "aten.mm.default");
+  ASSERT_NE(product, nullptr);
+  EXPECT_EQ(product->args.as_array().size(), 2u);
+  EXPECT_EQ(product->meta["shape"].dump(), "[6,5]");
+  const auto& rows = g.nodes[static_cast<size_t>(ref(product->args[0]))];
+  EXPECT_EQ(rows.op, "aten.reshape.default");
+  EXPECT_EQ(ref(rows.args[0]), 0);
+  EXPECT_EQ(ref(product->args[1]), 1);
+  const auto* unbind = last_of(g, "aten.unbind.int");
+  ASSERT_NE(unbind, nullptr);
+  EXPECT_EQ(unbind->args[1].as_int(), 1);
+  EXPECT_EQ(unbind->meta[0]["stride"].dump(), "[15,1]");
+  const auto& outputs = g.nodes.back().args[0].as_array();
+  for (size_t i = 0; i < 3; ++i) {
+    const auto& piece = g.nodes[static_cast<size_t>(ref(outputs[i]))];
+    EXPECT_EQ(ref(piece.args[0]), unbind->id);
+    EXPECT_EQ(piece.args[1].as_int(), static_cast<int64_t>(i));
+    EXPECT_EQ(piece.meta["stride"].dump(), "[15,1]");
+  }
+}
+
+// The steps of a stack along 1 (a batch-first layer's outputs that the next layer unbinds): the
+// parts stacked along 0 instead, so that the rows are [steps * batch] and each piece contiguous.
+TEST(StepProducts, AStackAlongOneIsRestackedAlongZero) {
+  Graph g = batch_first(true);
+  EXPECT_EQ(batch_step_products(g), 1u);
+  const auto* stack = last_of(g, "aten.stack.default");
+  ASSERT_NE(stack, nullptr);
+  EXPECT_EQ(stack->args.as_array().size(), 1u);  // along 0
+  EXPECT_EQ(stack->meta["shape"].dump(), "[3,2,4]");
+  EXPECT_EQ(stack->args[0].as_array().size(), 3u);
+  const auto* unbind = last_of(g, "aten.unbind.int");
+  ASSERT_NE(unbind, nullptr);
+  EXPECT_EQ(unbind->args.as_array().size(), 1u);
+  EXPECT_EQ(unbind->meta[0]["stride"].dump(), "[5,1]");
+  const auto* product = last_of(g, "aten.mm.default");
+  ASSERT_NE(product, nullptr);
+  EXPECT_EQ(ref(g.nodes[static_cast<size_t>(ref(product->args[0]))].args[0]), stack->id);
 }
 
 }  // namespace
