@@ -46,6 +46,9 @@ struct Generated {
   /// Whether the kernels call exp or log, themselves or through the prelude's functions built on
   /// them: what CudaChoices::fast_math changes.
   bool exp_or_log = false;
+  /// The families of step products batched over their sequence, over all configs (0 without
+  /// batch_steps): what GenerateRequest::batch_steps changes.
+  size_t step_families = 0;
 };
 
 /// The source, or a sentence naming the op (and the config) the generator cannot lower yet.

@@ -89,9 +89,10 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// lanes a block apart its column is split (`column_split`, 0 by rule), and whether a thread of
 /// one whose row cache holds the column takes four neighbouring outputs (`column_vectors` 1); about
 /// how many partial results a reduction of few outputs over many elements is split into
-/// (`partials`, 0 by rule).
+/// (`partials`, 0 by rule); where an RNN's input products are batched over the sequence, whether
+/// they are (`batch_steps` 1) or computed step by step (0).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions,
-                              bool exp_or_log) {
+                              bool exp_or_log, bool step_families) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
   if (r.backend == "cuda")
@@ -127,6 +128,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     s.params_.push_back({"tf32", {0, 1}, 0});
   if (r.backend == "cuda" && exp_or_log && tolerance_admits_approximations(r.direction_doc))
     s.params_.push_back({"fast_math", {0, 1}, 0});
+  if (step_families) s.params_.push_back({"batch_steps", {1, 0}, 0});
   s.valid = [](const ParamValues& v) {
     // Library calls take the products the tensor cores would: the same kernel.
     auto library = v.find("library"), tf32 = v.find("tf32");
@@ -173,6 +175,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("column_split"); it != v.end()) g.cuda.column_split = int(it->second);
     if (auto it = v.find("column_vectors"); it != v.end()) g.cuda.column_vectors = it->second == 1;
     if (auto it = v.find("partials"); it != v.end()) g.partials = it->second;
+    if (auto it = v.find("batch_steps"); it != v.end()) g.batch_steps = it->second == 1;
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };
@@ -187,7 +190,8 @@ struct GeneratorTrial {
   /// contractions the generator's own kernel can tile (all of them tiled, on the tensor cores:
   /// what TF32 would change; by size, few outputs are not tiled)
   size_t contractions = 0;
-  bool exp_or_log = false;  ///< the kernel calls exp or log (what fast_math changes)
+  bool exp_or_log = false;     ///< the kernel calls exp or log (what fast_math changes)
+  bool step_families = false;  ///< it batches an RNN's input products (what batch_steps changes)
 };
 
 /// The generator's trial for the request, computed once per export folder, direction, backend and
@@ -214,9 +218,12 @@ GeneratorTrial generator_trial(const BuiltinRequest& r) {
                                {},           r.library_calls};
   g.cuda.tf32 = r.backend == "cuda" && !r.library_calls;
   auto generated = generator::generate_kernel(g);
-  GeneratorTrial trial{
-      bool(generated), generated ? "" : generated.error, generated ? generated->library_steps : 0,
-      generated && g.cuda.tf32 ? generated->contractions : 0, generated && generated->exp_or_log};
+  GeneratorTrial trial{bool(generated),
+                       generated ? "" : generated.error,
+                       generated ? generated->library_steps : 0,
+                       generated && g.cuda.tf32 ? generated->contractions : 0,
+                       generated && generated->exp_or_log,
+                       generated && generated->step_families > 0};
   if (generated && r.backend == "cuda" && r.library_calls) {
     g.library_calls = false;
     g.cuda.tf32 = true;
@@ -312,8 +319,8 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     // With library calls where the policy allows them: whether the task has any to make.
     const auto trial = generator_trial(r);
     if (trial.ok)
-      spaces.push_back(
-          generator_space(r, trial.library_steps > 0, trial.contractions > 0, trial.exp_or_log));
+      spaces.push_back(generator_space(r, trial.library_steps > 0, trial.contractions > 0,
+                                       trial.exp_or_log, trial.step_families));
     else
       generator_error = trial.error;
   }

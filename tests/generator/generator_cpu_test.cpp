@@ -308,9 +308,12 @@ TEST(GeneratedCpu, ASequenceIsComputedInItsPlace) {
         // the second shape set's (a statement a tensor): the 9 steps of the sequence, and the 3
         // last steps, two of them copies (one a piece of the sequence already, one never a buffer)
         const std::regex select("= t[0-9]+\\.select\\(");
-        const auto selects =
-            std::distance(std::sregex_iterator(g->source.begin(), g->source.end(), select),
-                          std::sregex_iterator());
+        const auto second = g->source.find("namespace cfg1 {");
+        ASSERT_NE(second, std::string::npos) << backend;
+        const auto selects = std::distance(
+            std::sregex_iterator(g->source.begin() + static_cast<std::ptrdiff_t>(second),
+                                 g->source.end(), select),
+            std::sregex_iterator());
         EXPECT_EQ(selects, 12) << backend;
         continue;
       }
@@ -498,6 +501,32 @@ TEST(GeneratedCpuLibrary, TheProposerOffersFastMathWhereExpOrLogRunAndTheToleran
     ASSERT_TRUE(p.ok) << p.error;
     EXPECT_EQ(p.params.find("fast_math"), std::string::npos) << p.params;
   }
+}
+
+// batch_steps is a choice only where the generator batches an RNN's input products
+// (generator/step_products.hpp): batched first, step by step the other point, a kernel of more
+// launches; no such choice on a function without them.
+TEST(GeneratedCpuLibrary, TheProposerOffersStepByStepProductsWhereARecurrencesAreBatched) {
+  auto rnn = proposer_request(op_cases_named({"stacked_layers"}).at(0), "cpu");
+  const auto first = builtin::propose_builtin(rnn);
+  ASSERT_TRUE(first.ok) << first.error;
+  EXPECT_NE(first.params.find(R"("batch_steps":1)"), std::string::npos) << first.params;
+  rnn.tried.insert(search::proposal_key(first.strategy, first.params));
+  const auto second = builtin::propose_builtin(rnn);
+  ASSERT_TRUE(second.ok) << second.error;
+  EXPECT_NE(second.params.find(R"("batch_steps":0)"), std::string::npos) << second.params;
+  // step by step: each step's x_t @ w its own product, a kernel of more functions' launches
+  const std::regex launch("\n +k[0-9]+\\(");
+  const auto launches = [&](const std::string& source) {
+    return std::distance(std::sregex_iterator(source.begin(), source.end(), launch),
+                         std::sregex_iterator());
+  };
+  EXPECT_NE(first.source, second.source);
+  EXPECT_NE(launches(first.source), launches(second.source));
+  const auto plain = builtin::propose_builtin(proposer_request(
+      {"batch_steps_choice_relu", "x", "torch.relu(x) * 2", {"[torch.randn(8, 40)]"}}, "cpu"));
+  ASSERT_TRUE(plain.ok) << plain.error;
+  EXPECT_EQ(plain.params.find("batch_steps"), std::string::npos) << plain.params;
 }
 
 // The built-in proposer's search on a KernelBench problem as a user brings it (36_RMSNorm_, its
