@@ -122,9 +122,11 @@ std::map<std::tuple<int, int, bool, int>, Family> families_of(const Graph& g) {
     const GraphNode* sequence = node(reference(unbind->args[0]));
     if (!sequence || sequence->meta.is_array() || shape_of(sequence->meta).size() != 3) continue;
     // along its steps (0) or within each of its first dimension's rows (1), never its last
+    // the dimension given by position or by name, 0 where neither gives it
     const auto& ua = unbind->args.as_array();
-    int64_t dim = ua.size() == 2 ? ua[1].as_int(-9) : 0;
-    if (ua.size() > 2 || (ua.size() == 2 && !ua[1].is_integer())) continue;
+    const json::Value& given = ua.size() >= 2 ? ua[1] : unbind->kwargs["dim"];
+    if (ua.size() > 2 || (!given.is_null() && !given.is_integer())) continue;
+    int64_t dim = given.is_null() ? 0 : given.as_int();
     if (dim < 0) dim += 3;
     if (dim != 0 && dim != 1) continue;
     Family& f = out[{unbind->id, weight, transposed, bias ? bias->id : -1}];

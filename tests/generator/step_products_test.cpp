@@ -168,15 +168,17 @@ TEST(StepProducts, NoWholeFamilyLeavesTheGraphAsItWas) {
 /// A batch-first recurrence as a hand-written one exports (`xt @ w` for xt in x.unbind(1)): x (node
 /// 0, [2, 3, 4]: batch 2, 3 steps), w (1, [4, 5]), and three steps' mm(getitem(unbind(S, 1), i),
 /// w); S is x itself or, with `stacked`, torch.stack of three [2, 4] tensors along 1 (a layer's
-/// outputs, here pieces of x unbound along 1).
-Graph batch_first(bool stacked) {
+/// outputs, here pieces of x unbound along 1); with `by_name` the unbind's dimension is a keyword.
+Graph batch_first(bool stacked, bool by_name = false) {
   std::string nodes = R"({"id": 0, "op": "input", "arg": 0, "name": "x", )" +
                       meta("[2, 3, 4]", "[12, 4, 1]") + R"(},
     {"id": 1, "op": "input", "arg": 1, "name": "w", )" +
                       meta("[4, 5]", "[5, 1]") + R"(},
-    {"id": 2, "op": "aten.unbind.int", "args": [{"node": 0}, 1], "kwargs": {}, "meta": [)" +
-                      tensor("[2, 4]", "[12, 1]") + ", " + tensor("[2, 4]", "[12, 1]") + ", " +
-                      tensor("[2, 4]", "[12, 1]") + "]}";
+    {"id": 2, "op": "aten.unbind.int", )" +
+                      (by_name ? R"("args": [{"node": 0}], "kwargs": {"dim": 1})"
+                               : R"("args": [{"node": 0}, 1], "kwargs": {})") +
+                      R"(, "meta": [)" + tensor("[2, 4]", "[12, 1]") + ", " +
+                      tensor("[2, 4]", "[12, 1]") + ", " + tensor("[2, 4]", "[12, 1]") + "]}";
   int id = 3, sequence = 0;
   if (stacked) {
     std::string parts;
@@ -231,12 +233,9 @@ const GraphNode* last_of(const Graph& g, const std::string& op) {
   return nullptr;
 }
 
-// Steps unbound along dimension 1 of a batch-first input, each multiplied by w with mm (no bias,
-// the weight not transposed): one product of the [6, 4] rows, viewed as [2, 3, 5] and unbound
-// along 1, each step's piece rows 15 apart.
-TEST(StepProducts, ABatchFirstInputsStepsMultipliedWithMmBecomeOneProduct) {
-  Graph g = batch_first(false);
-  EXPECT_EQ(batch_step_products(g), 1u);
+/// What batching batch_first(false) makes: one mm of x's [6, 4] rows by w, viewed as [2, 3, 5]
+/// and unbound along 1, each step's piece rows 15 apart.
+void expect_one_batch_first_product(const Graph& g) {
   const auto* product = last_of(g, "aten.mm.default");
   ASSERT_NE(product, nullptr);
   EXPECT_EQ(product->args.as_array().size(), 2u);
@@ -255,6 +254,18 @@ TEST(StepProducts, ABatchFirstInputsStepsMultipliedWithMmBecomeOneProduct) {
     EXPECT_EQ(ref(piece.args[0]), unbind->id);
     EXPECT_EQ(piece.args[1].as_int(), static_cast<int64_t>(i));
     EXPECT_EQ(piece.meta["stride"].dump(), "[15,1]");
+  }
+}
+
+// Steps unbound along dimension 1 of a batch-first input, each multiplied by w with mm (no bias,
+// the weight not transposed): one product of the [6, 4] rows, viewed as [2, 3, 5] and unbound
+// along 1, each step's piece rows 15 apart; the unbind's dimension given by position or by name.
+TEST(StepProducts, ABatchFirstInputsStepsMultipliedWithMmBecomeOneProduct) {
+  for (const bool by_name : {false, true}) {
+    SCOPED_TRACE(by_name ? "unbind(x, dim=1)" : "unbind(x, 1)");
+    Graph g = batch_first(false, by_name);
+    EXPECT_EQ(batch_step_products(g), 1u);
+    expect_one_batch_first_product(g);
   }
 }
 
