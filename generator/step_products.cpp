@@ -121,8 +121,8 @@ std::map<std::tuple<int, int, bool, int>, Family> families_of(const Graph& g) {
     if (!unbind || unbind->op != "aten.unbind.int" || !unbind->meta.is_array()) continue;
     const GraphNode* sequence = node(reference(unbind->args[0]));
     if (!sequence || sequence->meta.is_array() || shape_of(sequence->meta).size() != 3) continue;
-    // along its steps (0) or within each of its first dimension's rows (1), never its last
-    // the dimension given by position or by name, 0 where neither gives it
+    // unbound along 0 or 1 (never the last), the dimension given by position or by name (0 where
+    // neither gives it)
     const auto& ua = unbind->args.as_array();
     const json::Value& given = ua.size() >= 2 ? ua[1] : unbind->kwargs["dim"];
     if (ua.size() > 2 || (!given.is_null() && !given.is_integer())) continue;

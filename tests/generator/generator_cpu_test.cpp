@@ -504,8 +504,8 @@ TEST(GeneratedCpuLibrary, TheProposerOffersFastMathWhereExpOrLogRunAndTheToleran
 }
 
 // batch_steps is a choice only where the generator batches an RNN's input products
-// (generator/step_products.hpp): batched first, step by step the other point, a kernel of more
-// launches; no such choice on a function without them.
+// (generator/step_products.hpp): batched first, step by step the other point, each proposal the
+// generator's kernel with that choice; no such choice on a function without them.
 TEST(GeneratedCpuLibrary, TheProposerOffersStepByStepProductsWhereARecurrencesAreBatched) {
   auto rnn = proposer_request(op_cases_named({"stacked_layers"}).at(0), "cpu");
   const auto first = builtin::propose_builtin(rnn);
@@ -515,14 +515,20 @@ TEST(GeneratedCpuLibrary, TheProposerOffersStepByStepProductsWhereARecurrencesAr
   const auto second = builtin::propose_builtin(rnn);
   ASSERT_TRUE(second.ok) << second.error;
   EXPECT_NE(second.params.find(R"("batch_steps":0)"), std::string::npos) << second.params;
-  // step by step: each step's x_t @ w its own product, a kernel of more functions' launches
-  const std::regex launch("\n +k[0-9]+\\(");
-  const auto launches = [&](const std::string& source) {
-    return std::distance(std::sregex_iterator(source.begin(), source.end(), launch),
-                         std::sregex_iterator());
+  const auto generated = [&](const builtin::BuiltinProposal& p) {
+    generator::GenerateRequest g{rnn.export_dir,
+                                 rnn.direction_doc,
+                                 rnn.direction,
+                                 "cpu",
+                                 {},
+                                 p.params.find(R"("library":1)") != std::string::npos};
+    g.batch_steps = p.params.find(R"("batch_steps":1)") != std::string::npos;
+    auto out = generator::generate_kernel(g);
+    return out ? out->source : out.error;
   };
   EXPECT_NE(first.source, second.source);
-  EXPECT_NE(launches(first.source), launches(second.source));
+  EXPECT_EQ(first.source, generated(first));
+  EXPECT_EQ(second.source, generated(second));
   const auto plain = builtin::propose_builtin(proposer_request(
       {"batch_steps_choice_relu", "x", "torch.relu(x) * 2", {"[torch.randn(8, 40)]"}}, "cpu"));
   ASSERT_TRUE(plain.ok) << plain.error;
