@@ -10,6 +10,7 @@
 #include "generator/lowering.hpp"
 #include "generator/packed_rows.hpp"
 #include "generator/schedule.hpp"
+#include "generator/gate_products.hpp"
 #include "generator/step_products.hpp"
 #include "generator/table_graph.hpp"
 
@@ -400,7 +401,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
   std::string body, dispatch;
   std::set<std::string> seen;
   size_t outputs = 0, kernels = 0, reducing = 0, library = 0, written = 0, distinct = 0,
-         step_families = 0;
+         step_families = 0, gate_splits = 0;
   bool tables = false, graphs = false;
   for (size_t c = 0; c < configs.size(); ++c) {
     const auto& config = configs[c];
@@ -421,6 +422,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     auto graph = read_graph(r.export_dir + "/" + graph_doc["file"].as_string());
     if (!graph) return Out::failure(where + ": " + graph.error);
     if (r.batch_steps) step_families += batch_step_products(*graph);
+    if (r.split_gates && !r.library_calls) gate_splits += split_gate_products(*graph);
     const TransposedSum transposed = r.transposed_sum.value_or(
         r.backend == "cpu" ? TransposedSum::output_phases : TransposedSum::phase_batches);
     auto program =
@@ -485,6 +487,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
   g.library_steps = library;
   g.contractions = contractions;
   g.step_families = step_families;
+  g.gate_splits = gate_splits;
   // The functions kFastMathDefines replaces, and the prelude's functions that call them (the
   // prelude itself is in every source; the kernels' own text says which they call).
   for (const char* fn : {"expf(", "logf(", "log2f(", "log10f(", "kf_sigmoid(", "kf_silu(",

@@ -36,6 +36,10 @@ struct GenerateRequest {
   /// matrix product over the sequence before its steps (generator/step_products.hpp); false: step
   /// by step, as the graph has them.
   bool batch_steps = true;
+  /// A product of fewer than 16 rows split along its columns into a recurrent cell's gates,
+  /// computed as one product a gate so that the cell is their epilogue
+  /// (generator/gate_products.hpp); not with library_calls (a call a gate); false: whole.
+  bool split_gates = true;
 };
 
 struct Generated {
@@ -49,6 +53,9 @@ struct Generated {
   /// The families of step products batched over their sequence, over all configs (0 without
   /// batch_steps): what GenerateRequest::batch_steps changes.
   size_t step_families = 0;
+  /// The products cut into their gates, over all configs: what GenerateRequest::split_gates
+  /// changes.
+  size_t gate_splits = 0;
 };
 
 /// The source, or a sentence naming the op (and the config) the generator cannot lower yet.

@@ -147,18 +147,17 @@ void place(const Buffer& b, const Kernel& k, const std::vector<IndexPtr>& vars,
 /// The most nodes a stage of a kernel may have to be computed again in a later stage of it.
 constexpr size_t kInlinedStageNodes = 160;
 
-/// `e` with each load of an element that a stage of k (a pointwise kernel, so all its stages are
-/// row stores) stores at that very element replaced by that stage's value (cast to the load's
-/// type), so that a stage reading what k has just stored can join k: an LSTM step's h_t = o *
-/// tanh(c_t) beside its c_t, one kernel a step rather than two (c_t is stored for the next step, so
-/// h_t read it back from memory in a launch of its own: KernelBench's 36_LSTMHn, 3072 launches at
-/// full size). The value is computed again (cheap beside a launch and a pass over memory; the
-/// compiler may share it).
+/// `e` with each load of an element that a stage of k of s's kind (row stores of a pointwise
+/// kernel, or stores at a reducing kernel's outputs) stores at that very element replaced by that
+/// stage's value (cast to the load's type), so that a stage reading what k has just stored can
+/// join k: an LSTM step's h_t = o * tanh(c_t) beside its c_t, one kernel a step rather than two
+/// (c_t is stored for the next step, so h_t read it back from memory in a launch of its own:
+/// KernelBench's 36_LSTMHn, 3072 launches at full size). The value is computed again (cheap beside
+/// a launch and a pass over memory; the compiler may share it).
 ExprPtr inline_own_elements(const Kernel& k, const Stage& s, const ExprPtr& e) {
   if (e->kind == Expr::Kind::load && e->args.empty()) {
     for (const auto& t : k.stages)
-      if (t.buffer == e->buffer && t.kind == Stage::Kind::row_store &&
-          s.kind == Stage::Kind::row_store && t.offset->text == e->index->text &&
+      if (t.buffer == e->buffer && t.kind == s.kind && t.offset->text == e->index->text &&
           t.value->size <= kInlinedStageNodes)
         return t.value->dtype == e->dtype ? t.value : ex::cast(t.value, e->dtype);
     return e;
@@ -182,7 +181,10 @@ ExprPtr with_own_elements_inlined(const Kernel& k, const Stage& s) {
   // Not in a reducing kernel, whose stores run in the threads of its outputs, fewer than the
   // elements: KernelBench's 88_Gemm_GroupNorm_Swish_Multiply_Swish's last x * sigmoid(x) in its
   // group norm's kernel (a thread a group) was 2.5 % slower than in a kernel of its own (H100).
-  if (k.stages.empty() || k.reduces()) return s.value;
+  // A stage at the outputs' index (outer_store) runs in those same threads, one element each: an
+  // LSTM step's h_t = o * tanh(c_t) beside the c_t its gates' products compute
+  // (generator/gate_products.hpp).
+  if (k.stages.empty() || (k.reduces() && s.kind != Stage::Kind::outer_store)) return s.value;
   return inline_own_elements(k, s, s.value);
 }
 

@@ -6,59 +6,13 @@
 #include <tuple>
 #include <vector>
 
+#include "generator/graph_edit.hpp"
 #include "generator/lowering.hpp"
 
 namespace kforge::generator {
 namespace {
 
-/// The node `v` refers to ({"node": id}), or -1.
-int reference(const json::Value& v) {
-  return v.is_object() && v["node"].is_integer() ? static_cast<int>(v["node"].as_int()) : -1;
-}
-
-json::Value node_ref(int id) {
-  return json::Value(json::Object{{"node", json::Value(int64_t{id})}});
-}
-
-json::Value int_list(const std::vector<int64_t>& xs) {
-  json::Array a;
-  for (int64_t x : xs) a.emplace_back(x);
-  return json::Value(std::move(a));
-}
-
-/// A contiguous tensor's meta (its shape, dtype and row-major strides).
-json::Value contiguous_meta(const std::vector<int64_t>& shape, const std::string& dtype) {
-  std::vector<int64_t> strides(shape.size());
-  int64_t stride = 1;
-  for (size_t d = shape.size(); d-- > 0;) {
-    strides[d] = stride;
-    stride *= shape[d];
-  }
-  return json::Value(json::Object{
-      {"shape", int_list(shape)}, {"dtype", json::Value(dtype)}, {"stride", int_list(strides)}});
-}
-
-std::vector<int64_t> shape_of(const json::Value& meta) {
-  std::vector<int64_t> shape;
-  for (const auto& x : meta["shape"].as_array()) shape.push_back(x.as_int());
-  return shape;
-}
-
-/// `v` with each reference to node i made one to node `to[i]`.
-json::Value renumbered(const json::Value& v, const std::vector<int>& to) {
-  if (v.is_array()) {
-    json::Array a;
-    for (const auto& x : v.as_array()) a.push_back(renumbered(x, to));
-    return json::Value(std::move(a));
-  }
-  if (!v.is_object()) return v;
-  json::Object o;
-  for (const auto& [key, x] : v.as_object())
-    o.emplace_back(key, key == "node" && x.is_integer()
-                            ? json::Value(int64_t{to[static_cast<size_t>(x.as_int())]})
-                            : renumbered(x, to));
-  return json::Value(std::move(o));
-}
+using namespace graph_edit;
 
 /// The parts of `s` where it is a stack along dimension 1 of nodes (`torch.stack(steps, 1)`, a
 /// batch-first layer's outputs), else null.
@@ -163,14 +117,7 @@ size_t batch_step_products(Graph& g) {
   std::vector<int> to(g.nodes.size(), -1);
   std::map<int, int> unbound;  // a family's first product -> the new unbind's id
   const auto add = [&](std::string op, json::Value args, json::Value meta) {
-    GraphNode m;
-    m.id = static_cast<int>(out.nodes.size());
-    m.op = std::move(op);
-    m.args = std::move(args);
-    m.kwargs = json::Value(json::Object{});
-    m.meta = std::move(meta);
-    out.nodes.push_back(std::move(m));
-    return out.nodes.back().id;
+    return append(out, std::move(op), std::move(args), std::move(meta));
   };
   const auto mapped = [&](int id) { return node_ref(to[static_cast<size_t>(id)]); };
   for (const auto& n : g.nodes) {
@@ -243,12 +190,7 @@ size_t batch_step_products(Graph& g) {
               out.nodes[static_cast<size_t>(u)].meta[p->second.second]);
       continue;
     }
-    GraphNode m = n;
-    m.id = static_cast<int>(out.nodes.size());
-    m.args = renumbered(n.args, to);
-    m.kwargs = renumbered(n.kwargs, to);
-    to[static_cast<size_t>(n.id)] = m.id;
-    out.nodes.push_back(std::move(m));
+    to[static_cast<size_t>(n.id)] = copy_renumbered(out, n, to);
   }
   g = std::move(out);
   return at.size();

@@ -90,9 +90,10 @@ bool tolerance_admits_approximations(const json::Value& direction_doc) {
 /// one whose row cache holds the column takes four neighbouring outputs (`column_vectors` 1); about
 /// how many partial results a reduction of few outputs over many elements is split into
 /// (`partials`, 0 by rule); where an RNN's input products are batched over the sequence, whether
-/// they are (`batch_steps` 1) or computed step by step (0).
+/// they are (`batch_steps` 1) or computed step by step (0); where a recurrent cell's gates are cut
+/// into products of their own, whether they are (`split_gates` 1) or one product split (0).
 ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool contractions,
-                              bool exp_or_log, bool step_families) {
+                              bool exp_or_log, bool step_families, bool gate_splits) {
   ProposalSpace s;
   s.names_ = {"generated_" + r.backend};
   if (r.backend == "cuda")
@@ -129,6 +130,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
   if (r.backend == "cuda" && exp_or_log && tolerance_admits_approximations(r.direction_doc))
     s.params_.push_back({"fast_math", {0, 1}, 0});
   if (step_families) s.params_.push_back({"batch_steps", {1, 0}, 0});
+  if (gate_splits) s.params_.push_back({"split_gates", {1, 0}, 0});
   s.valid = [](const ParamValues& v) {
     // Library calls take the products the tensor cores would: the same kernel.
     auto library = v.find("library"), tf32 = v.find("tf32");
@@ -176,6 +178,7 @@ ProposalSpace generator_space(const BuiltinRequest& r, bool heavy_ops, bool cont
     if (auto it = v.find("column_vectors"); it != v.end()) g.cuda.column_vectors = it->second == 1;
     if (auto it = v.find("partials"); it != v.end()) g.partials = it->second;
     if (auto it = v.find("batch_steps"); it != v.end()) g.batch_steps = it->second == 1;
+    if (auto it = v.find("split_gates"); it != v.end()) g.split_gates = it->second == 1;
     auto out = generator::generate_kernel(g);
     return out ? out->source : std::string();
   };
@@ -192,6 +195,7 @@ struct GeneratorTrial {
   size_t contractions = 0;
   bool exp_or_log = false;     ///< the kernel calls exp or log (what fast_math changes)
   bool step_families = false;  ///< it batches an RNN's input products (what batch_steps changes)
+  bool gate_splits = false;    ///< it cuts a cell's gates into products (what split_gates changes)
 };
 
 /// The generator's trial for the request, computed once per export folder, direction, backend and
@@ -223,7 +227,8 @@ GeneratorTrial generator_trial(const BuiltinRequest& r) {
                        generated ? generated->library_steps : 0,
                        generated && g.cuda.tf32 ? generated->contractions : 0,
                        generated && generated->exp_or_log,
-                       generated && generated->step_families > 0};
+                       generated && generated->step_families > 0,
+                       generated && generated->gate_splits > 0};
   if (generated && r.backend == "cuda" && r.library_calls) {
     g.library_calls = false;
     g.cuda.tf32 = true;
@@ -320,7 +325,7 @@ BuiltinProposal propose_builtin(const BuiltinRequest& r) {
     const auto trial = generator_trial(r);
     if (trial.ok)
       spaces.push_back(generator_space(r, trial.library_steps > 0, trial.contractions > 0,
-                                       trial.exp_or_log, trial.step_families));
+                                       trial.exp_or_log, trial.step_families, trial.gate_splits));
     else
       generator_error = trial.error;
   }

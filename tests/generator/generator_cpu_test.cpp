@@ -371,6 +371,34 @@ TEST(GeneratedCpu, AnOperandEveryColumnReadsIsComputedOnce) {
   EXPECT_EQ(sums_of_special_functions(attention, true).second, 1u);
 }
 
+// An LSTM step's gates are products of their own with the cell as their epilogue
+// (generator/gate_products.hpp): one kernel a step computes the four gates' products of h, c and
+// h, where the step's product of every gate column and the cell were a kernel each. The op table's
+// case `lstm_steps` (12 steps) judges the kernels.
+TEST(GeneratedCpu, AnLstmStepsGatesAndCellAreOneKernel) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto& task = exported(write_op_task(op_cases_named({"lstm_steps"}).front(), root));
+  ASSERT_TRUE(task.ok) << task.error;
+  const std::regex counted("([0-9]+) kernel\\(s\\)");
+  for (const std::string backend : {"cpu", "cuda"})
+    for (const bool split : {true, false}) {
+      generator::GenerateRequest r{
+          task.dir, task.doc["directions"]["forward"], "forward", backend, {}, false};
+      r.split_gates = split;
+      const auto g = generator::generate_kernel(r);
+      ASSERT_TRUE(g) << g.error;
+      std::smatch m;
+      ASSERT_TRUE(std::regex_search(g->summary, m, counted)) << g->summary;
+      const size_t kernels = std::stoul(m[1].str());
+      EXPECT_EQ(g->gate_splits, split ? 12u : 0u) << backend;
+      // 12 steps, and the input products batched over the sequence before them
+      if (split)
+        EXPECT_LE(kernels, 13u) << backend << ": " << g->summary;
+      else
+        EXPECT_GE(kernels, 24u) << backend << ": " << g->summary;
+    }
+}
+
 class GeneratedCpuLibrary : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCpuLibrary, IsCorrectWithLibraryCalls) {
@@ -533,6 +561,38 @@ TEST(GeneratedCpuLibrary, TheProposerOffersStepByStepProductsWhereARecurrencesAr
       {"batch_steps_choice_relu", "x", "torch.relu(x) * 2", {"[torch.randn(8, 40)]"}}, "cpu"));
   ASSERT_TRUE(plain.ok) << plain.error;
   EXPECT_EQ(plain.params.find("batch_steps"), std::string::npos) << plain.params;
+}
+
+// split_gates is a choice only where the generator cuts a recurrent cell's gates into products of
+// their own (generator/gate_products.hpp): cut first, each proposal the generator's kernel with
+// its batch_steps and split_gates, both points offered; none on an RNN without gates.
+TEST(GeneratedCpuLibrary, TheProposerOffersWholeGateProductsWhereACellsGatesAreCut) {
+  auto lstm = proposer_request(op_cases_named({"lstm_steps"}).at(0), "cpu");
+  const auto generated = [&](const builtin::BuiltinProposal& p) {
+    generator::GenerateRequest g{
+        lstm.export_dir, lstm.direction_doc, lstm.direction, "cpu", {}, false};
+    g.batch_steps = p.params.find(R"("batch_steps":0)") == std::string::npos;
+    g.split_gates = p.params.find(R"("split_gates":0)") == std::string::npos;
+    auto out = generator::generate_kernel(g);
+    return out ? out->source : out.error;
+  };
+  std::set<std::string> seen;
+  for (int i = 0; i < 8 && seen.size() < 2; ++i) {
+    const auto p = builtin::propose_builtin(lstm);
+    ASSERT_TRUE(p.ok) << p.error;
+    if (i == 0) {
+      EXPECT_NE(p.params.find(R"("split_gates":1)"), std::string::npos) << p.params;
+    }
+    for (const char* choice : {R"("split_gates":1)", R"("split_gates":0)"})
+      if (p.params.find(choice) != std::string::npos) seen.insert(choice);
+    EXPECT_EQ(p.source, generated(p)) << p.params;
+    lstm.tried.insert(search::proposal_key(p.strategy, p.params));
+  }
+  EXPECT_EQ(seen.size(), 2u);
+  const auto rnn =
+      builtin::propose_builtin(proposer_request(op_cases_named({"stacked_layers"}).at(0), "cpu"));
+  ASSERT_TRUE(rnn.ok) << rnn.error;
+  EXPECT_EQ(rnn.params.find("split_gates"), std::string::npos) << rnn.params;
 }
 
 // The built-in proposer's search on a KernelBench problem as a user brings it (36_RMSNorm_, its

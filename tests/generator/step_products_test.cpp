@@ -10,13 +10,12 @@
 #include "common/json.hpp"
 #include "generator/graph.hpp"
 #include "generator/step_products.hpp"
+#include "tests/generator/graph_text.hpp"
 
 namespace kforge::generator {
 namespace {
 
-std::string tensor(const std::string& shape, const std::string& stride) {
-  return R"({"shape": )" + shape + R"(, "dtype": "float32", "stride": )" + stride + "}";
-}
+using namespace graph_text;
 
 std::string meta(const std::string& shape, const std::string& stride) {
   return R"("meta": )" + tensor(shape, stride);
@@ -77,15 +76,7 @@ Graph layer(const std::vector<int>& pieces) {
     {"id": )" +
            std::to_string(out) + R"(, "op": "output", "args": [[)" + products + R"(, {"node": )" +
            std::to_string(recurrent) + "}]]}";
-  auto doc = json::parse("{\"nodes\": [" + nodes + "]}");
-  EXPECT_TRUE(doc) << doc.error;
-  auto g = graph_of_document(*doc.value);
-  EXPECT_TRUE(g) << g.error;
-  return *g;
-}
-
-int ref(const json::Value& v) {
-  return static_cast<int>(v["node"].as_int(-1));
+  return graph_of_nodes(nodes);
 }
 
 TEST(StepProducts, AnUnboundSequencesProductsOfOneWeightBecomeOneProduct) {
@@ -219,11 +210,7 @@ Graph batch_first(bool stacked, bool by_name = false) {
   nodes += R"(,
     {"id": )" +
            std::to_string(id) + R"(, "op": "output", "args": [[)" + products + "]]}";
-  auto doc = json::parse("{\"nodes\": [" + nodes + "]}");
-  EXPECT_TRUE(doc) << doc.error;
-  auto g = graph_of_document(*doc.value);
-  EXPECT_TRUE(g) << g.error;
-  return *g;
+  return graph_of_nodes(nodes);
 }
 
 /// The node of `g` whose op is `op`, the last one, or null.

@@ -178,6 +178,11 @@ int run_generate(const std::vector<std::string>& args) {
                "an RNN layer's input products (x_t @ W_ih^T + b_ih) computed at each step, as the "
                "graph has them, rather than as one matrix product over the whole sequence before "
                "the layer's steps");
+  bool whole_gates = false;
+  app.add_flag("--whole-gate-products", whole_gates,
+               "a recurrent cell's gates computed as one product of all their columns, then "
+               "split, as the graph has them, rather than one product a gate with the cell as "
+               "their epilogue (products of fewer than 16 rows)");
   app.add_option("--cache", cache, "export cache (default ~/.cache/kforge or $KFORGE_CACHE)")
       ->type_name("DIR");
   if (auto code = line.parse(args)) return *code;
@@ -209,6 +214,7 @@ int run_generate(const std::vector<std::string>& args) {
   if (!transposed_sum.empty()) r.transposed_sum = transposed_sums.at(transposed_sum);
   r.partials = partials;
   r.batch_steps = !unbatched_steps;
+  r.split_gates = !whole_gates;
   auto generated = generator::generate_kernel(r);
   if (!generated) {
     std::cerr << "kforge generate: " << task << " " << direction << ": " << generated.error << "\n";
