@@ -37,15 +37,20 @@ std::vector<int> uses_of(const Graph& g) {
 
 /// One split the pass cuts: its input's tree and its pieces.
 struct Cut {
-  int split = -1;
-  int64_t rows = 0;
   std::vector<std::pair<int64_t, int64_t>> columns;  ///< each piece's [start, end)
   std::set<int> dropped;                             ///< the tree's sums and products
 };
 
 class Cutter {
  public:
-  explicit Cutter(const Graph& g) : g_(g), uses_(uses_of(g)) {}
+  explicit Cutter(const Graph& g) : g_(g), uses_(uses_of(g)), pieces_(g.nodes.size(), 0) {
+    // each node's pieces read (getitem), counted once for all: a search of the graph for each
+    // split was quadratic (an LSTM has a split a step)
+    for (const auto& n : g.nodes)
+      if (const int of = n.op == "getitem" ? reference(n.args[0]) : -1;
+          of >= 0 && static_cast<size_t>(of) < pieces_.size() && n.args[1].is_integer())
+        ++pieces_[static_cast<size_t>(of)];
+  }
 
   /// The cut of split node `s`, or none.
   std::optional<Cut> cut_of(const GraphNode& s) {
@@ -60,8 +65,6 @@ class Cutter {
     const json::Value& dim = a.size() >= 3 ? a[2] : s.kwargs["dim"];
     if (!dim.is_integer() || (dim.as_int() != 1 && dim.as_int() != -1)) return std::nullopt;
     Cut c;
-    c.split = s.id;
-    c.rows = shape[0];
     int64_t start = 0;
     for (const auto& m : s.meta.as_array()) {
       const auto piece = shape_of(m);
@@ -79,10 +82,7 @@ class Cutter {
 
   /// Whether every user of split `s` is a piece of it (getitem).
   bool only_pieces_read(const GraphNode& s) const {
-    int pieces = 0;
-    for (const auto& n : g_.nodes)
-      if (n.op == "getitem" && reference(n.args[0]) == s.id && n.args[1].is_integer()) ++pieces;
-    return pieces == uses_[static_cast<size_t>(s.id)];
+    return pieces_[static_cast<size_t>(s.id)] == uses_[static_cast<size_t>(s.id)];
   }
 
  private:
@@ -134,7 +134,8 @@ class Cutter {
   }
 
   const Graph& g_;
-  std::vector<int> uses_;
+  std::vector<int> uses_;    ///< each node's readers
+  std::vector<int> pieces_;  ///< each node's readers that are its pieces (getitem)
 };
 
 /// Writes the columns [s, e) of the tree at node `id` of `g` into `out` (cut's inner nodes
