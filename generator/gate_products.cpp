@@ -91,6 +91,10 @@ class Cutter {
                                                                 : nullptr;
   }
 
+  int uses_of_node(int id) const {
+    return id >= 0 && static_cast<size_t>(id) < uses_.size() ? uses_[static_cast<size_t>(id)] : 0;
+  }
+
   /// Whether `n` is a product or a sum of products and other tensors of `shape` the pass can cut,
   /// its products and sums added to `inner` (each read only by its parent) and counted.
   bool tree(const GraphNode& n, const std::vector<int64_t>& shape, std::set<int>& inner,
@@ -114,6 +118,9 @@ class Cutter {
     }
     if ((op == "aten.add.Tensor" || op == "aten.add_.Tensor") && depth < 4 &&
         n.args.as_array().size() == 2) {
+      // add_ changes its first argument in place: the cut drops the add_, so that argument must
+      // be read by nothing else (a tensor read again after it would be read unchanged)
+      if (op == "aten.add_.Tensor" && uses_of_node(reference(n.args[0])) != 1) return false;
       for (const auto& x : n.args.as_array()) {
         const GraphNode* m = node(reference(x));
         if (!m || m->meta.is_array() || shape_of(m->meta) != shape) return false;

@@ -6,11 +6,11 @@
 #include <stdexcept>
 
 #include "generator/expr_text.hpp"
+#include "generator/gate_products.hpp"
 #include "generator/host_table.hpp"
 #include "generator/lowering.hpp"
 #include "generator/packed_rows.hpp"
 #include "generator/schedule.hpp"
-#include "generator/gate_products.hpp"
 #include "generator/step_products.hpp"
 #include "generator/table_graph.hpp"
 

@@ -25,33 +25,37 @@ std::string node(int id, const std::string& op, const std::string& args, const s
 /// One LSTM-like step of batch `rows`, hidden 2 (gates of 8 columns): h (node 0, [rows, 3]), W_hh
 /// (1, [8, 3]), b_hh (2, [8]), the input gates xg (3, [rows, 8]); addmm(b_hh, h, t(W_hh)) (5), its
 /// sum with xg (6, add_), split into `pieces` along 1 (7) and the pieces read (8 ...) by the
-/// output; with `product_read_again` the output reads the product itself too.
-Graph step(int rows, int pieces, bool product_read_again = false) {
+/// output; with `product_read_again` the output reads the product itself too; with
+/// `into_read_again` the sum is xg.add_(product), xg changed in place, and the output reads xg.
+Graph step(int rows, int pieces, bool product_read_again = false, bool into_read_again = false) {
   const std::string r = std::to_string(rows);
   const int width = 8 / pieces;
   std::string split_meta = "[";
   for (int i = 0; i < pieces; ++i)
     split_meta += (i ? ", " : "") + tensor("[" + r + ", " + std::to_string(width) + "]", "[8, 1]");
   split_meta += "]";
-  std::string nodes = R"({"id": 0, "op": "input", "arg": 0, "name": "h", "meta": )" +
-                      tensor("[" + r + ", 3]", "[3, 1]") + R"(},
+  std::string nodes =
+      R"({"id": 0, "op": "input", "arg": 0, "name": "h", "meta": )" +
+      tensor("[" + r + ", 3]", "[3, 1]") + R"(},
     {"id": 1, "op": "input", "arg": 1, "name": "w_hh", "meta": )" +
-                      tensor("[8, 3]", "[3, 1]") + R"(},
+      tensor("[8, 3]", "[3, 1]") + R"(},
     {"id": 2, "op": "input", "arg": 2, "name": "b_hh", "meta": )" +
-                      tensor("[8]", "[1]") + R"(},
+      tensor("[8]", "[1]") + R"(},
     {"id": 3, "op": "input", "arg": 3, "name": "xg", "meta": )" +
-                      tensor("[" + r + ", 8]", "[8, 1]") + "},\n" +
-                      node(4, "aten.t.default", R"([{"node": 1}])", tensor("[3, 8]", "[1, 3]")) +
-                      ",\n" +
-                      node(5, "aten.addmm.default", R"([{"node": 2}, {"node": 0}, {"node": 4}])",
-                           tensor("[" + r + ", 8]", "[8, 1]")) +
-                      ",\n" +
-                      node(6, "aten.add_.Tensor", R"([{"node": 5}, {"node": 3}])",
-                           tensor("[" + r + ", 8]", "[8, 1]")) +
-                      ",\n" +
-                      node(7, "aten.unsafe_split.Tensor",
-                           R"([{"node": 6}, )" + std::to_string(width) + ", 1]", split_meta);
-  std::string outputs = product_read_again ? R"({"node": 5})" : "";
+      tensor("[" + r + ", 8]", "[8, 1]") + "},\n" +
+      node(4, "aten.t.default", R"([{"node": 1}])", tensor("[3, 8]", "[1, 3]")) + ",\n" +
+      node(5, "aten.addmm.default", R"([{"node": 2}, {"node": 0}, {"node": 4}])",
+           tensor("[" + r + ", 8]", "[8, 1]")) +
+      ",\n" +
+      node(6, "aten.add_.Tensor",
+           into_read_again ? R"([{"node": 3}, {"node": 5}])" : R"([{"node": 5}, {"node": 3}])",
+           tensor("[" + r + ", 8]", "[8, 1]")) +
+      ",\n" +
+      node(7, "aten.unsafe_split.Tensor", R"([{"node": 6}, )" + std::to_string(width) + ", 1]",
+           split_meta);
+  std::string outputs = product_read_again ? R"({"node": 5})"
+                        : into_read_again  ? R"({"node": 3})"
+                                           : "";
   for (int i = 0; i < pieces; ++i) {
     nodes += ",\n" + node(8 + i, "getitem", R"([{"node": 7}, )" + std::to_string(i) + "]",
                           tensor("[" + r + ", " + std::to_string(width) + "]", "[8, 1]"));
@@ -120,9 +124,11 @@ void expect_unchanged(const Graph& before, size_t cut_count, Graph g) {
 }
 
 // Left whole: 16 rows or more (the tiled GEMM's product), a product read elsewhere too (its
-// columns are needed whole), more gates than one kernel's products (schedule.cpp's four).
+// columns are needed whole), more gates than one kernel's products (schedule.cpp's four), a sum
+// into a tensor in place (add_) that is read again (dropping the add_ would lose the change).
 TEST(GateProducts, WhatCannotBeCutWholeIsLeftAsItWas) {
-  for (const Graph& g : {step(16, 4), step(10, 4, true), step(10, 8)}) expect_unchanged(g, 0, g);
+  for (const Graph& g : {step(16, 4), step(10, 4, true), step(10, 8), step(10, 4, false, true)})
+    expect_unchanged(g, 0, g);
 }
 
 }  // namespace
