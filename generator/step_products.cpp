@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <map>
+#include <numeric>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -31,6 +33,51 @@ const json::Value* stacked_steps(const Graph& g, const GraphNode& s) {
   return &a[0];
 }
 
+/// For each node, the first node that is the same view: a select or slice of an input that no
+/// node changes in place (through any view of it), of the same arguments, is the same weight
+/// wherever it is taken (a hand-written RNN's `xt @ w[0]` selects w's gate afresh at each step);
+/// every other node is itself.
+std::vector<int> same_views(const Graph& g) {
+  std::vector<int> same(g.nodes.size());
+  std::iota(same.begin(), same.end(), 0);
+  const auto valid = [&](int id) { return id >= 0 && static_cast<size_t>(id) < g.nodes.size(); };
+  // the inputs changed in place: the first argument of an in-place op, followed through its views
+  static const std::set<std::string> views{
+      "select",  "slice",  "t",       "transpose",  "view",   "reshape",   "unsqueeze",
+      "squeeze", "expand", "permute", "as_strided", "unbind", "unflatten", "flatten",
+      "narrow",  "alias",  "unfold",  "split",      "chunk",  "diagonal",  "_unsafe_view"};
+  std::set<int> changed;
+  for (const auto& n : g.nodes) {
+    const std::string name = base_name(n.op);
+    if (name.empty() || name.back() != '_' || n.args.as_array().empty()) continue;
+    int id = reference(n.args[0]);
+    while (valid(id) && g.nodes[static_cast<size_t>(id)].op != "input") {
+      const auto& v = g.nodes[static_cast<size_t>(id)];
+      if (v.op != "getitem" && !views.count(base_name(v.op))) break;
+      id = reference(v.args[0]);
+    }
+    if (valid(id)) changed.insert(id);
+  }
+  std::map<std::string, int> first;  // the view's op, its base and its other arguments
+  std::set<int> taken;               // the first of each view of an unchanged input
+  for (const auto& n : g.nodes) {
+    if ((n.op != "aten.select.int" && n.op != "aten.slice.Tensor") || n.args.as_array().empty())
+      continue;
+    const int read = reference(n.args[0]);
+    if (!valid(read) || read >= n.id) continue;
+    const int base = same[static_cast<size_t>(read)];
+    const bool input = g.nodes[static_cast<size_t>(base)].op == "input" && !changed.count(base);
+    if (!input && !taken.count(base)) continue;
+    json::Array rest(n.args.as_array().begin() + 1, n.args.as_array().end());
+    const std::string key = n.op + " " + std::to_string(base) + " " +
+                            json::Value(std::move(rest)).dump() + " " + n.kwargs.dump();
+    const int f = first.emplace(key, n.id).first->second;
+    same[static_cast<size_t>(n.id)] = f;
+    taken.insert(f);
+  }
+  return same;
+}
+
 /// The products of one family: the steps of one unbind, with one weight and one bias (or none).
 struct Family {
   int unbind = -1, sequence = -1, weight = -1, bias = -1;
@@ -51,6 +98,7 @@ struct Family {
 /// and bias (-1 for mm).
 std::map<std::tuple<int, int, bool, int>, Family> families_of(const Graph& g) {
   std::map<std::tuple<int, int, bool, int>, Family> out;
+  const auto same = same_views(g);
   const auto node = [&](int id) -> const GraphNode* {
     return id >= 0 && static_cast<size_t>(id) < g.nodes.size() ? &g.nodes[static_cast<size_t>(id)]
                                                                : nullptr;
@@ -69,8 +117,11 @@ std::map<std::tuple<int, int, bool, int>, Family> families_of(const Graph& g) {
       continue;
     // the weight, read as it is or through t()
     const bool transposed = base_name(right->op) == "t";
-    const int weight = transposed ? reference(right->args[0]) : right->id;
-    if (weight < 0 || shape_of(right->meta).size() != 2) continue;
+    const int read = transposed ? reference(right->args[0]) : right->id;
+    if (read < 0 || static_cast<size_t>(read) >= g.nodes.size() ||
+        shape_of(right->meta).size() != 2)
+      continue;
+    const int weight = same[static_cast<size_t>(read)];
     const GraphNode* unbind = node(reference(piece->args[0]));
     if (!unbind || unbind->op != "aten.unbind.int" || !unbind->meta.is_array()) continue;
     const GraphNode* sequence = node(reference(unbind->args[0]));

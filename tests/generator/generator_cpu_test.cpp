@@ -399,6 +399,28 @@ TEST(GeneratedCpu, AnLstmStepsGatesAndCellAreOneKernel) {
     }
 }
 
+// A hand-written LSTM whose gates' weights are selected from one parameter at each step
+// (`xt @ w[k]`): the four gates' input products are batched over the sequence (a family each),
+// so a step is one kernel of its four recurrent products and the cell, where the eight products
+// were two kernels a step. The op table's case `lstm_gate_weights` judges the kernels.
+TEST(GeneratedCpu, AHandWrittenLstmsSelectedGateWeightsAreBatchedOverItsSteps) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const auto& task = exported(write_op_task(op_cases_named({"lstm_gate_weights"}).front(), root));
+  ASSERT_TRUE(task.ok) << task.error;
+  const std::regex counted("([0-9]+) kernel\\(s\\)");
+  for (const std::string backend : {"cpu", "cuda"}) {
+    generator::GenerateRequest r{
+        task.dir, task.doc["directions"]["forward"], "forward", backend, {}, false};
+    const auto g = generator::generate_kernel(r);
+    ASSERT_TRUE(g) << g.error;
+    EXPECT_EQ(g->step_families, 4u) << backend;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(g->summary, m, counted)) << g->summary;
+    // 12 steps and the 4 batched products in one kernel (24 step by step)
+    EXPECT_LE(std::stoul(m[1].str()), 13u) << backend << ": " << g->summary;
+  }
+}
+
 class GeneratedCpuLibrary : public testing::TestWithParam<OpCase> {};
 
 TEST_P(GeneratedCpuLibrary, IsCorrectWithLibraryCalls) {

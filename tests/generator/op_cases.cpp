@@ -317,6 +317,16 @@ const std::vector<OpCase>& op_cases() {
        "torch.tanh(g)))(*(xt @ w + s[0] @ u).chunk(4, 1)), x.unbind(0), (h, c))",
        {"[torch.randn(12, 3, 6), torch.randn(6, 32) / 3, torch.randn(8, 32) / 3, "
         "torch.randn(3, 8), torch.randn(3, 8)]"}},
+      // A hand-written LSTM whose gates' weights are one parameter each for the input and the
+      // state (`xt @ w[k]`, w[k] selected afresh at each step): each gate's input products are
+      // batched over the sequence all the same (generator/step_products.hpp).
+      {"lstm_gate_weights",
+       "x, w, u, h, c",
+       "__import__('functools').reduce(lambda s, xt: (lambda i, f, g, o: (lambda c2: "
+       "(torch.sigmoid(o) * torch.tanh(c2), c2))(torch.sigmoid(f) * s[1] + torch.sigmoid(i) * "
+       "torch.tanh(g)))(*[xt @ w[k] + s[0] @ u[k] for k in range(4)]), x.unbind(0), (h, c))",
+       {"[torch.randn(12, 3, 6), torch.randn(4, 6, 8) / 3, torch.randn(4, 8, 8) / 3, "
+        "torch.randn(3, 8), torch.randn(3, 8)]"}},
       // A bidirectional RNN's output (KernelBench's 41_GRUBidirectional): the forward and the
       // backward sequences concatenated along the features; each a stack computed in place, the
       // concatenation a kernel that reads two buffers rather than every step's output.
@@ -725,7 +735,8 @@ std::string generate_and_check(const std::string& task_dir, evaluation::Backend 
     return "built with LibTorch's headers, the light ones failed: " + e.compile.light_error;
   if (e.verdict() != "correct")
     return "verdict " + e.verdict() + ": " + e.describe() + "\n" + g->source.substr(0, 6000);
-  if (!must_not_print.empty() && e.outcome.candidate_output.find(must_not_print) != std::string::npos)
+  if (!must_not_print.empty() &&
+      e.outcome.candidate_output.find(must_not_print) != std::string::npos)
     return "the kernel printed: " + e.outcome.candidate_output;
   if (must_launch.empty()) return "";
   std::string traced;  // the candidate's launches, a name a line

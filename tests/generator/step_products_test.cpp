@@ -213,6 +213,57 @@ Graph batch_first(bool stacked, bool by_name = false) {
   return graph_of_nodes(nodes);
 }
 
+/// A hand-written LSTM-like recurrence whose gates' weights are one parameter (`xt @ w[g]` for xt
+/// in x.unbind(0)): x (node 0, [3, 2, 4]), w (1, [2, 4, 5]: two gates), and at each of the three
+/// steps, for each gate, select(w, 0, g) taken afresh and mm(x_t, that select); with `changed`, w
+/// is also changed in place (`add_` through a view of it) after the steps.
+Graph selected_weights(bool changed) {
+  std::string nodes = R"({"id": 0, "op": "input", "arg": 0, "name": "x", )" +
+                      meta("[3, 2, 4]", "[8, 4, 1]") + R"(},
+    {"id": 1, "op": "input", "arg": 1, "name": "w", )" +
+                      meta("[2, 4, 5]", "[20, 5, 1]") + R"(},
+    {"id": 2, "op": "aten.unbind.int", "args": [{"node": 0}], "kwargs": {}, "meta": [)" +
+                      tensor("[2, 4]", "[4, 1]") + ", " + tensor("[2, 4]", "[4, 1]") + ", " +
+                      tensor("[2, 4]", "[4, 1]") + "]}";
+  int id = 3;
+  std::string products;
+  for (int step = 0; step < 3; ++step) {
+    const int get = id++;
+    nodes += R"(,
+    {"id": )" +
+             std::to_string(get) + R"(, "op": "getitem", "args": [{"node": 2}, )" +
+             std::to_string(step) + R"(], "kwargs": {}, )" + meta("[2, 4]", "[4, 1]") + "}";
+    for (int gate = 0; gate < 2; ++gate) {
+      const int select = id++, mm = id++;
+      nodes += R"(,
+    {"id": )" + std::to_string(select) +
+               R"(, "op": "aten.select.int", "args": [{"node": 1}, 0, )" + std::to_string(gate) +
+               R"(], "kwargs": {}, )" + meta("[4, 5]", "[5, 1]") + R"(},
+    {"id": )" + std::to_string(mm) +
+               R"(, "op": "aten.mm.default", "args": [{"node": )" + std::to_string(get) +
+               R"(}, {"node": )" + std::to_string(select) + R"(}], "kwargs": {}, )" +
+               meta("[2, 5]", "[5, 1]") + "}";
+      products +=
+          std::string(products.empty() ? "" : ", ") + R"({"node": )" + std::to_string(mm) + "}";
+    }
+  }
+  if (changed) {
+    const int view = id++, add = id++;
+    nodes += R"(,
+    {"id": )" +
+             std::to_string(view) +
+             R"(, "op": "aten.select.int", "args": [{"node": 1}, 0, 1], "kwargs": {}, )" +
+             meta("[4, 5]", "[5, 1]") + R"(},
+    {"id": )" +
+             std::to_string(add) + R"(, "op": "aten.add_.Tensor", "args": [{"node": )" +
+             std::to_string(view) + R"(}, 1.0], "kwargs": {}, )" + meta("[4, 5]", "[5, 1]") + "}";
+  }
+  nodes += R"(,
+    {"id": )" +
+           std::to_string(id) + R"(, "op": "output", "args": [[)" + products + "]]}";
+  return graph_of_nodes(nodes);
+}
+
 /// The node of `g` whose op is `op`, the last one, or null.
 const GraphNode* last_of(const Graph& g, const std::string& op) {
   for (size_t i = g.nodes.size(); i-- > 0;)
@@ -273,6 +324,32 @@ TEST(StepProducts, AStackAlongOneIsRestackedAlongZero) {
   const auto* product = last_of(g, "aten.mm.default");
   ASSERT_NE(product, nullptr);
   EXPECT_EQ(ref(g.nodes[static_cast<size_t>(ref(product->args[0]))].args[0]), stack->id);
+}
+
+// A gate's weight selected afresh at each step (`xt @ w[g]`): the selects of one gate are one
+// weight, so each gate's three products are one, which reads the gate's first select; where w is
+// changed in place (through a view of it), a select need not be the same weight at each step and
+// nothing is batched.
+TEST(StepProducts, AGatesWeightSelectedAtEachStepIsOneWeight) {
+  Graph g = selected_weights(false);
+  EXPECT_EQ(batch_step_products(g), 2u);
+  std::vector<int> gates;
+  for (const auto& n : g.nodes) {
+    if (n.op != "aten.mm.default") continue;
+    EXPECT_EQ(n.meta["shape"].dump(), "[6,5]");
+    const auto& select = g.nodes[static_cast<size_t>(ref(n.args[1]))];
+    EXPECT_EQ(select.op, "aten.select.int");
+    EXPECT_EQ(ref(select.args[0]), 1);
+    gates.push_back(static_cast<int>(select.args[2].as_int()));
+  }
+  EXPECT_EQ(gates, (std::vector<int>{0, 1}));
+  for (const auto& out : g.nodes.back().args[0].as_array())
+    EXPECT_EQ(g.nodes[static_cast<size_t>(ref(out))].op, "getitem");
+
+  Graph changed = selected_weights(true);
+  const size_t nodes = changed.nodes.size();
+  EXPECT_EQ(batch_step_products(changed), 0u);
+  EXPECT_EQ(changed.nodes.size(), nodes);
 }
 
 }  // namespace
