@@ -57,8 +57,11 @@ int pick_group(const Kernel& k, const CudaChoices& c) {
   // So is a longer window under 1024 (window_nest): a warp an output read an 11 x 11 window's
   // rows of 11 elements a few lanes each, and shuffled its sum (KernelBench's
   // 45_Average_Pooling_2D on an H200: 0.44x of eager, a thread an output 0.84x with the window's
-  // divisions at run time).
-  const bool window = inner < 1024 && window_nest(k) > 0 && reads_windows(k);
+  // divisions at run time). Only where there are 4096 outputs or more: a thread an output of
+  // fewer leaves the GPU idle (a batch norm's statistics over a small image, 256 channels of 2 x
+  // 14 x 14 in KernelBench's 9_ResNet18: one block of 256 threads, each walking its 392 elements
+  // three times, 0.155 ms a call on an H100); a warp an output then.
+  const bool window = inner < 1024 && outer >= 4096 && window_nest(k) > 0 && reads_windows(k);
   if (g < 0) g = across || inner <= 32 || window ? 1 : inner < 1024 ? 32 : 0;
   return g == 0 ? c.block_threads : g;
 }

@@ -41,22 +41,28 @@ std::vector<int> same_views(const Graph& g) {
   std::vector<int> same(g.nodes.size());
   std::iota(same.begin(), same.end(), 0);
   const auto valid = [&](int id) { return id >= 0 && static_cast<size_t>(id) < g.nodes.size(); };
-  // the inputs changed in place: the first argument of an in-place op, followed through its views
+  // the inputs changed in place: the first argument of an in-place op or the `out` of one that
+  // writes into it, followed through its views
   static const std::set<std::string> views{
       "select",  "slice",  "t",       "transpose",  "view",   "reshape",   "unsqueeze",
       "squeeze", "expand", "permute", "as_strided", "unbind", "unflatten", "flatten",
       "narrow",  "alias",  "unfold",  "split",      "chunk",  "diagonal",  "_unsafe_view"};
   std::set<int> changed;
-  for (const auto& n : g.nodes) {
-    const std::string name = base_name(n.op);
-    if (name.empty() || name.back() != '_' || n.args.as_array().empty()) continue;
-    int id = reference(n.args[0]);
+  const auto change = [&](int id) {
     while (valid(id) && g.nodes[static_cast<size_t>(id)].op != "input") {
       const auto& v = g.nodes[static_cast<size_t>(id)];
       if (v.op != "getitem" && !views.count(base_name(v.op))) break;
       id = reference(v.args[0]);
     }
     if (valid(id)) changed.insert(id);
+  };
+  for (const auto& n : g.nodes) {
+    const std::string name = base_name(n.op);
+    if (!name.empty() && name.back() == '_' && !n.args.as_array().empty())
+      change(reference(n.args[0]));
+    if (n.kwargs.is_object())  // an op writing into its `out` argument
+      for (const auto& [key, v] : n.kwargs.as_object())
+        if (key == "out") change(reference(v));
   }
   std::map<std::string, int> first;  // the view's op, its base and its other arguments
   std::set<int> taken;               // the first of each view of an unchanged input

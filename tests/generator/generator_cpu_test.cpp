@@ -1228,6 +1228,25 @@ TEST(GeneratedCudaSource, AColumnWalkWhoseCacheHoldsItsColumnTakesFourOutputsATh
   EXPECT_EQ(occurrences(rms_source("rms_off", "2, 64, 40, 52", off), "kf_o4"), 0u);
 }
 
+// A reduction over a small image's windows (a batch norm's statistics over 256 channels of 2 x 14 x
+// 14, KernelBench's 9_ResNet18) had a thread an output, as a pool's windows have: one block of
+// 256 threads for the whole tensor (0.155 ms a call on an H100, where eager took 5 us a norm).
+// Under 4096 outputs it is a warp an output, eight a block, each channel's row read once into
+// registers; a pool of many outputs keeps a thread an output.
+TEST(GeneratedCudaSource, AWindowReductionOfFewOutputsIsAWarpAnOutput) {
+  const std::string norm = cuda_source({"bn_small_image",
+                                        "x",
+                                        "torch.relu(F.batch_norm(x, None, None, training=True))",
+                                        {"[torch.randn(2, 256, 14, 14)]"}});
+  EXPECT_EQ(occurrences(norm, "const int lane = threadIdx.x % 32;"), 1u) << norm;
+  EXPECT_EQ(occurrences(norm, "threadIdx.x % 1;"), 0u) << norm;
+  EXPECT_EQ(occurrences(norm, "<<<32, 256, 0, stream>>>"), 1u) << norm;
+  EXPECT_GE(occurrences(ptx_text(norm), ".entry"), 1u);  // nvcc builds it
+  const std::string pool =
+      cuda_source({"pool_many", "x", "F.avg_pool2d(x, 7)", {"[torch.randn(8, 64, 56, 56)]"}});
+  EXPECT_EQ(occurrences(pool, "threadIdx.x % 32;"), 0u) << pool;
+}
+
 // Batch norm's statistics over few channels are split into partial sums; the mean and the
 // variance were two such passes over the whole tensor (KernelBench's 52_Conv2d_Activation_BatchNorm
 // computed its activation in both, 0.54x of eager). Now one pass sums x - p and its square (p the

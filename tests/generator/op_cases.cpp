@@ -74,6 +74,15 @@ const std::vector<OpCase>& op_cases() {
        "*torch.var_mean(y.relu(), dim=(0, 2, 3), unbiased=False))",
        {"[torch.randn(3001, 5), torch.randn(16, 3, 20, 20)]",
         "[torch.randn(1024, 3), torch.randn(8, 2, 33, 9)]"}},
+      // Statistics over a small image's channels (KernelBench's ResNets and MobileNets late in
+      // the network): under 4096 outputs a warp an output on CUDA, not a thread as a pool's
+      // windows (two runs of 196 elements a channel; odd extents in the second set); a global
+      // average pool of few outputs beside them
+      {"norm_small_image",
+       "x",
+       "(torch.relu(F.batch_norm(x, None, None, training=True)), "
+       "F.adaptive_avg_pool2d(x, 1), x.amax(dim=(0, 2, 3)))",
+       {"[torch.randn(2, 256, 14, 14)]", "[torch.randn(3, 40, 5, 7)]"}},
       // A split sum whose columns cancel: each total is exactly 0, so the tolerance is atol alone,
       // and eager's own float32 sums miss it (by up to 4.6e-5 on the CPU): the kernel is judged
       // against float64. With the checker's former gate (float64 only for misses within 1e-3 of

@@ -215,9 +215,10 @@ Graph batch_first(bool stacked, bool by_name = false) {
 
 /// A hand-written LSTM-like recurrence whose gates' weights are one parameter (`xt @ w[g]` for xt
 /// in x.unbind(0)): x (node 0, [3, 2, 4]), w (1, [2, 4, 5]: two gates), and at each of the three
-/// steps, for each gate, select(w, 0, g) taken afresh and mm(x_t, that select); with `changed`, w
-/// is also changed in place (`add_` through a view of it) after the steps.
-Graph selected_weights(bool changed) {
+/// steps, for each gate, select(w, 0, g) taken afresh and mm(x_t, that select); w is also changed
+/// after the steps: with `changed` "in place" by `add_` through a view of it, with "out" as the
+/// `out` argument of an op.
+Graph selected_weights(const std::string& changed = "") {
   std::string nodes = R"({"id": 0, "op": "input", "arg": 0, "name": "x", )" +
                       meta("[3, 2, 4]", "[8, 4, 1]") + R"(},
     {"id": 1, "op": "input", "arg": 1, "name": "w", )" +
@@ -247,7 +248,7 @@ Graph selected_weights(bool changed) {
           std::string(products.empty() ? "" : ", ") + R"({"node": )" + std::to_string(mm) + "}";
     }
   }
-  if (changed) {
+  if (changed == "in place") {
     const int view = id++, add = id++;
     nodes += R"(,
     {"id": )" +
@@ -257,6 +258,13 @@ Graph selected_weights(bool changed) {
     {"id": )" +
              std::to_string(add) + R"(, "op": "aten.add_.Tensor", "args": [{"node": )" +
              std::to_string(view) + R"(}, 1.0], "kwargs": {}, )" + meta("[4, 5]", "[5, 1]") + "}";
+  } else if (changed == "out") {
+    nodes +=
+        R"(,
+    {"id": )" +
+        std::to_string(id++) +
+        R"(, "op": "aten.mul.out", "args": [{"node": 1}, 2.0], "kwargs": {"out": {"node": 1}}, )" +
+        meta("[2, 4, 5]", "[20, 5, 1]") + "}";
   }
   nodes += R"(,
     {"id": )" +
@@ -328,10 +336,10 @@ TEST(StepProducts, AStackAlongOneIsRestackedAlongZero) {
 
 // A gate's weight selected afresh at each step (`xt @ w[g]`): the selects of one gate are one
 // weight, so each gate's three products are one, which reads the gate's first select; where w is
-// changed in place (through a view of it), a select need not be the same weight at each step and
-// nothing is batched.
+// changed in place (through a view of it, or as an op's `out`), a select need not be the same
+// weight at each step and nothing is batched.
 TEST(StepProducts, AGatesWeightSelectedAtEachStepIsOneWeight) {
-  Graph g = selected_weights(false);
+  Graph g = selected_weights();
   EXPECT_EQ(batch_step_products(g), 2u);
   std::vector<int> gates;
   for (const auto& n : g.nodes) {
@@ -346,10 +354,12 @@ TEST(StepProducts, AGatesWeightSelectedAtEachStepIsOneWeight) {
   for (const auto& out : g.nodes.back().args[0].as_array())
     EXPECT_EQ(g.nodes[static_cast<size_t>(ref(out))].op, "getitem");
 
-  Graph changed = selected_weights(true);
-  const size_t nodes = changed.nodes.size();
-  EXPECT_EQ(batch_step_products(changed), 0u);
-  EXPECT_EQ(changed.nodes.size(), nodes);
+  for (const std::string how : {"in place", "out"}) {
+    Graph changed = selected_weights(how);
+    const size_t nodes = changed.nodes.size();
+    EXPECT_EQ(batch_step_products(changed), 0u) << how;
+    EXPECT_EQ(changed.nodes.size(), nodes) << how;
+  }
 }
 
 }  // namespace
