@@ -1331,19 +1331,23 @@ TEST(GeneratedCudaSource, AShortWindowIsUnrolledAndSummedInFloat) {
 // two loops: over the window's rows, and unrolled along each row, so that its offsets are the
 // counters' multiples and constants (no division of r at run time), summed in float as eager's
 // pooling sums. On an H200 a warp an output (the size rule before) ran at 0.44x of eager, a thread
-// an output dividing r 0.84x. As many elements read as one run of memory (a row) stay a warp's.
+// an output dividing r 0.84x. As many elements read as one run of memory (a row) stay a warp's;
+// so do fewer than 4096 windows (a warp an output fills more of the GPU).
 TEST(GeneratedCudaSource, ALongWindowIsOneThreadsTwoLoops) {
   const std::string pool =
-      cuda_source({"long_window", "x", "F.avg_pool2d(x, 11)", {"[torch.randn(2, 3, 33, 44)]"}});
+      cuda_source({"long_window", "x", "F.avg_pool2d(x, 11)", {"[torch.randn(8, 16, 66, 88)]"}});
   EXPECT_EQ(occurrences(pool, "threadIdx.x / 1;"), 1u) << pool;
   EXPECT_EQ(occurrences(pool, "for (int kf_ri = 0; kf_ri < 11; ++kf_ri)"), 1u) << pool;
-  EXPECT_EQ(occurrences(pool, "(kf_ro * 44)"), 1u) << pool;
+  EXPECT_EQ(occurrences(pool, "(kf_ro * 88)"), 1u) << pool;
   EXPECT_EQ(occurrences(pool, "r / "), 0u) << pool;
   EXPECT_EQ(occurrences(pool, "float s1 = 0.0f;"), 1u) << pool;
   const std::string row =
       cuda_source({"long_run", "x", "x.sum((1, 2))", {"[torch.randn(64, 11, 11)]"}});
   EXPECT_EQ(occurrences(row, "threadIdx.x / 32;"), 1u) << row;
   EXPECT_EQ(occurrences(row, "kf_ri"), 0u) << row;
+  const std::string few =
+      cuda_source({"long_window_few", "x", "F.avg_pool2d(x, 11)", {"[torch.randn(2, 3, 33, 44)]"}});
+  EXPECT_EQ(occurrences(few, "threadIdx.x / 32;"), 1u) << few;
 }
 
 // KernelBench's 11_4D_tensor_matrix_multiplication (einsum "bijl,lk->bijk") is a bmm whose result,
