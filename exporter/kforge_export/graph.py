@@ -25,6 +25,7 @@ import operator
 import torch
 
 from .decompositions import backward_decompositions
+from .fx_names import linear_node_names
 from .running import to_meta
 
 REAL_TRACE_ELEMENTS = 1 << 24  # inputs small enough to trace on zeros when meta tensors fail
@@ -98,7 +99,7 @@ def trace_graph(fn, names, values, autograd=False):
         return fn(*args)
 
     def trace(inputs):
-        with torch.enable_grad() if autograd else torch.no_grad():
+        with torch.enable_grad() if autograd else torch.no_grad(), linear_node_names():
             module = make_fx(with_constants,
                              decomposition_table=backward_decompositions() if autograd else None)(*inputs)
             if autograd:
