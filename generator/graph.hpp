@@ -15,7 +15,7 @@ struct GraphNode {
   int id = 0;
   std::string op;  ///< "input", "constant", "getitem", "output" or an ATen operator
   json::Value args, kwargs, meta;
-  int arg = -1;  ///< input: which argument of the function
+  int arg = -1;      ///< input: which argument of the function
   int element = -1;  ///< input: which tensor of that argument, when it is a list of tensors
   std::string name;
   json::Value value;  ///< constant: its elements, row-major, where the export recorded them
@@ -24,6 +24,23 @@ struct GraphNode {
 struct Graph {
   std::vector<GraphNode> nodes;
 };
+
+/// Calls `f` with the id of every node an argument list refers to ({"node": id}, nested).
+template <class F>
+void each_reference(const GraphNode& n, F f) {
+  std::vector<const json::Value*> stack{&n.args, &n.kwargs};
+  while (!stack.empty()) {
+    const json::Value* v = stack.back();
+    stack.pop_back();
+    if (v->is_array()) {
+      for (const auto& x : v->as_array()) stack.push_back(&x);
+    } else if (v->is_object() && (*v)["node"].is_integer()) {
+      f(static_cast<int>((*v)["node"].as_int()));
+    } else if (v->is_object()) {
+      for (const auto& [k, x] : v->as_object()) stack.push_back(&x);
+    }
+  }
+}
 
 /// Reads `graph_<direction>_config<N>.json`, or says why it cannot.
 Result<Graph> read_graph(const std::string& path);

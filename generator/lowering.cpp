@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "generator/aliases.hpp"
 #include "generator/expr_text.hpp"
 
 namespace kforge::generator {
@@ -784,34 +785,6 @@ std::string Lowerer::out_of_place_name(const std::string& op) {
   return op.substr(0, overload - 1) + op.substr(overload);
 }
 
-namespace {
-
-/// Calls `f` with the id of every node an argument list refers to ({"node": id}, nested).
-template <class F>
-void each_reference(const GraphNode& n, F f) {
-  std::vector<const json::Value*> stack{&n.args, &n.kwargs};
-  while (!stack.empty()) {
-    const json::Value* v = stack.back();
-    stack.pop_back();
-    if (v->is_array()) {
-      for (const auto& x : v->as_array()) stack.push_back(&x);
-    } else if (v->is_object() && (*v)["node"].is_integer()) {
-      f(static_cast<int>((*v)["node"].as_int()));
-    } else if (v->is_object()) {
-      for (const auto& [k, x] : v->as_object()) stack.push_back(&x);
-    }
-  }
-}
-
-}  // namespace
-
-bool Lowerer::read_after(int target, int after) const {
-  // Kept for the whole graph once: walking the later nodes for each in-place operator was
-  // quadratic in the nodes (a third of `kforge generate`'s time on KernelBench's 36_LSTMHn).
-  auto it = last_reader_.find(target);
-  return it != last_reader_.end() && it->second > after;
-}
-
 bool Lowerer::overwritten_before_read(const Graph& graph, int target) {
   bool only_copies = true;
   for (const auto& m : graph.nodes) {
@@ -928,7 +901,6 @@ Result<Program> Lowerer::run(const Graph& graph) {
   program_ = Program{};
   values_.clear();
   users_.clear();
-  last_reader_.clear();
   nodes_.clear();
   for (const auto& n : graph.nodes) nodes_[n.id] = &n;
   readers_.clear();
@@ -936,9 +908,8 @@ Result<Program> Lowerer::run(const Graph& graph) {
     each_reference(n, [&](int id) {
       ++users_[id];
       readers_[id].push_back(&n);
-      int& last = last_reader_.try_emplace(id, n.id).first->second;
-      last = std::max(last, n.id);
     });
+  const Aliases aliases(graph);
   whole_stack_parts_.clear();
   for (const auto& n : graph.nodes) {
     if (base_name(n.op) != "stack") continue;
@@ -1001,18 +972,20 @@ Result<Program> Lowerer::run(const Graph& graph) {
             n, "a tensor the function creates from data (" + n.name +
                    "): the export did not record its values (it records up to 16 elements, made "
                    "from data the tracer can see)");
+    } else if (const int stale = aliases.stale_read(n); stale >= 0) {
+      // `out += identity`: later code reads the result, the same tensor, so a change is computed
+      // out of place, unless a later node reads the changed memory under an older name.
+      return fail(n, "an in-place change of a tensor the function reads again afterwards (node " +
+                         std::to_string(stale) + ", " + nodes_[stale]->op +
+                         ", reads what it changes through the tensor before the change, a tensor "
+                         "it is a view of, or another view of that; the generator computes such "
+                         "a change out of place)");
     } else if (in_place_and_unread(n)) {
       values_[n.id] = {};  // bookkeeping on a buffer nobody reads (num_batches_tracked += 1)
     } else {
       Lowering lower = lowering_of(n.op);
-      // `out += identity`: later code reads the result, the same tensor; computed out of place,
-      // unless the graph reads the old name of the changed tensor again afterwards.
       const std::string functional = out_of_place_name(n.op);
-      if (!lower && !functional.empty() && (lower = lowering_of(functional))) {
-        const auto& target = n.args[0]["node"];
-        if (target.is_integer() && read_after(static_cast<int>(target.as_int()), n.id))
-          return fail(n, "an in-place change of a tensor the function reads again afterwards");
-      }
+      if (!lower && !functional.empty()) lower = lowering_of(functional);
       if (!lower) return fail(n, "the generator cannot lower " + n.op + " yet");
       GraphNode as_called = n;
       if (!functional.empty() && !lowering_of(n.op)) as_called.op = functional;

@@ -209,8 +209,6 @@ class Lowerer {
   /// does; or `n` is a view (transpose, permute, a slice along another dimension) of one that
   /// does at the dimension `d` is there.
   bool folds_at(const GraphNode& n, int64_t d) const;
-  /// Whether a node after `after` reads node `target` (the graph run() lowers).
-  bool read_after(int target, int after) const;
 
   /// A reduction with few outputs over many elements becomes two: partial results over chunks of
   /// its elements (a buffer of its own, added now), then `b` combining them (the GPU would idle
@@ -230,7 +228,6 @@ class Lowerer {
   Program program_;
   std::map<int, std::vector<Lazy>> values_;
   std::map<int, int> users_;
-  std::map<int, int> last_reader_;  ///< node -> the latest node that refers to it
   std::map<int, std::vector<const GraphNode*>> readers_;  ///< node -> the nodes that refer to it
   /// The parts of the stacks of kManyPieces or more that are read whole (not read_by_the_piece): a
   /// layer's steps' outputs, which the next layer's input product reads in one (generator/

@@ -142,6 +142,52 @@ TEST(GeneratedCpu, AnInPlaceChangeOfATensorReadAgainIsRefused) {
       << program.error;
 }
 
+// A change made through a view reaches the tensor it is a view of and that tensor's other views;
+// computed out of place, a read of those under their names from before the change would see the
+// old values: such graphs are refused with the node that reads them, never a wrong kernel. Pieces
+// that do not overlap (an LSTM cell's gate chunks changed in place one by one) are told apart.
+TEST(GeneratedCpu, AChangeThroughAViewReadUnderAnotherNameIsRefused) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const std::vector<OpCase> refused = {
+      // the tensor a changed view was taken of, read after
+      {"view_changed_base_read", "x", "(lambda y: (y[:, 0].mul_(3), y + 1)[1])(x * 2)",
+       {"[torch.randn(6, 5)]"}},
+      // filled piece by piece (`out[:, i] = v`: a view and a copy_), then returned
+      {"view_filled_by_pieces", "x",
+       "(lambda out: ([out[:, i].copy_(torch.tanh(x[:, i])) for i in range(4)], out)[1])"
+       "(torch.zeros_like(x))",
+       {"[torch.randn(6, 4)]"}},
+      // a view taken before its tensor changed, read after
+      {"view_taken_before_the_change", "x",
+       "(lambda y: (lambda v: (y.mul_(2), v + 1)[1])(y[1:3]))(x * 2)", {"[torch.randn(6, 5)]"}},
+      // an overlapping slice of the same tensor, taken before the change
+      {"overlapping_slice_read", "x",
+       "(lambda y: (lambda a, b: (a.add_(1), b * 2)[1])(y[:, 0:3], y[:, 2:5]))(x * 2)",
+       {"[torch.randn(6, 5)]"}}};
+  for (const auto& c : refused) {
+    const auto& task = exported(write_op_task(c, root));
+    ASSERT_TRUE(task.ok) << c.name << ": " << task.error;
+    generator::GenerateRequest r{
+        task.dir, task.doc["directions"]["forward"], "forward", "cpu", {}, false};
+    const auto g = generator::generate_kernel(r);
+    ASSERT_FALSE(g) << c.name << " was generated";
+    EXPECT_NE(g.error.find("an in-place change of a tensor the function reads again afterwards"),
+              std::string::npos)
+        << c.name << ": " << g.error;
+  }
+  const std::vector<OpCase> kept = {
+      {"gate_chunks_changed_in_place", "x",
+       "(lambda a, b: a.sigmoid_() * b.tanh_())(*(x * 2).chunk(2, dim=1))",
+       {"[torch.randn(6, 8)]"}},
+      {"disjoint_slices_changed", "x",
+       "(lambda y: (lambda a, b: (a.add_(1), b * 2 + a)[1])(y[:, 0:2], y[:, 2:4]))(x * 2)",
+       {"[torch.randn(6, 5)]"}},
+      {"view_changed_then_read_through_the_change", "x", "(x * 2).t().relu_() + 1",
+       {"[torch.randn(6, 5)]"}}};
+  for (const auto& c : kept)
+    EXPECT_EQ(check_generated(write_op_task(c, root), evaluation::Backend::cpu), "") << c.name;
+}
+
 // An RNN's steps share their kernels: each step reads x through a pointer moved to its slice
 // (generator/rebase.hpp), so the source holds each kernel once rather than once a step (24 steps
 // here; KernelBench's 36_LSTMHn has 512 steps of 6 layers), on either backend. The op table's
