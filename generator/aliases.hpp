@@ -29,6 +29,9 @@ class Aliases {
   /// A node after `n` that reads memory `n` changes in place through a node from before `n` (not
   /// through `n`'s own result, which the lowering gives the change); -1 where there is none.
   int stale_read(const GraphNode& n) const;
+  /// The node whose memory `id` is: the first of the nodes it is a view of (an in-place result,
+  /// a split's piece), `id` itself where its memory is its own.
+  int memory(int id) const { return lineage(id).back(); }
 
  private:
   /// Part of a tensor's elements along one of its dimensions, [begin, end); `drops` where the

@@ -891,10 +891,8 @@ bool Lowerer::read_by_the_piece(const GraphNode& n) const {
 }
 
 bool Lowerer::in_place_and_unread(const GraphNode& n) {
-  const auto base = n.op.substr(0, n.op.rfind('.'));
-  if (base.empty() || base.back() != '_' || users_[n.id] > 0) return false;
-  const auto& target = n.args[0]["node"];
-  return target.is_integer() && users_[static_cast<int>(target.as_int())] == 1;
+  const int target = Aliases::changed_by(n);
+  return target >= 0 && users_[n.id] == 0 && users_[target] == 1;
 }
 
 Result<Program> Lowerer::run(const Graph& graph) {

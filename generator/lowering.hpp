@@ -183,7 +183,8 @@ class Lowerer {
   /// A stack that nothing else makes a buffer is placed where its pieces are buffers of ours,
   /// or where kManyPieces of them are and at most kCopiedPieces are not.
   static constexpr size_t kManyPieces = 16;
-  /// An in-place operator (`add_`) whose result and target nothing else reads.
+  /// An in-place change (`add_`, an `out` written: Aliases::changed_by) whose result and target
+  /// nothing else reads.
   bool in_place_and_unread(const GraphNode& n);
   /// "aten.add.Tensor" for "aten.add_.Tensor"; empty for an operator that is not in place.
   static std::string out_of_place_name(const std::string& op);

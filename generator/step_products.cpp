@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "generator/aliases.hpp"
 #include "generator/graph_edit.hpp"
 #include "generator/lowering.hpp"
 
@@ -41,29 +42,12 @@ std::vector<int> same_views(const Graph& g) {
   std::vector<int> same(g.nodes.size());
   std::iota(same.begin(), same.end(), 0);
   const auto valid = [&](int id) { return id >= 0 && static_cast<size_t>(id) < g.nodes.size(); };
-  // the inputs changed in place: the first argument of an in-place op or the `out` of one that
-  // writes into it, followed through its views
-  static const std::set<std::string> views{
-      "select",  "slice",  "t",       "transpose",  "view",   "reshape",   "unsqueeze",
-      "squeeze", "expand", "permute", "as_strided", "unbind", "unflatten", "flatten",
-      "narrow",  "alias",  "unfold",  "split",      "chunk",  "diagonal",  "_unsafe_view"};
+  // the inputs changed in place (`add_`, `copy_`, an `out` written) through any view of them
+  const Aliases aliases(g);
   std::set<int> changed;
-  const auto change = [&](int id) {
-    while (valid(id) && g.nodes[static_cast<size_t>(id)].op != "input") {
-      const auto& v = g.nodes[static_cast<size_t>(id)];
-      if (v.op != "getitem" && !views.count(base_name(v.op))) break;
-      id = reference(v.args[0]);
-    }
-    if (valid(id)) changed.insert(id);
-  };
-  for (const auto& n : g.nodes) {
-    const std::string name = base_name(n.op);
-    if (!name.empty() && name.back() == '_' && !n.args.as_array().empty())
-      change(reference(n.args[0]));
-    if (n.kwargs.is_object())  // an op writing into its `out` argument
-      for (const auto& [key, v] : n.kwargs.as_object())
-        if (key == "out") change(reference(v));
-  }
+  for (const auto& n : g.nodes)
+    if (const int target = Aliases::changed_by(n); valid(target))
+      changed.insert(aliases.memory(target));
   std::map<std::string, int> first;  // the view's op, its base and its other arguments
   std::set<int> taken;               // the first of each view of an unchanged input
   for (const auto& n : g.nodes) {
