@@ -161,6 +161,12 @@ void Aliases::add_box(const GraphNode& n, const std::string& op) {
   box_[n.id] = std::move(b);
 }
 
+const std::vector<const GraphNode*>& Aliases::readers(int id) const {
+  static const std::vector<const GraphNode*> none;
+  auto it = readers_.find(id);
+  return it == readers_.end() ? none : it->second;
+}
+
 int Aliases::parent(int id) const {
   auto it = parent_.find(id);
   return it == parent_.end() ? -1 : it->second;

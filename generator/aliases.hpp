@@ -32,6 +32,10 @@ class Aliases {
   /// The node whose memory `id` is: the first of the nodes it is a view of (an in-place result,
   /// a split's piece), `id` itself where its memory is its own.
   int memory(int id) const { return lineage(id).back(); }
+  /// The nodes that refer to `id`, in graph order, a node once for each reference.
+  const std::vector<const GraphNode*>& readers(int id) const;
+  /// How many references to `id` the graph holds.
+  size_t users(int id) const { return readers(id).size(); }
 
  private:
   /// Part of a tensor's elements along one of its dimensions, [begin, end); `drops` where the

@@ -8,7 +8,6 @@
 #include <set>
 #include <utility>
 
-#include "generator/aliases.hpp"
 #include "generator/expr_text.hpp"
 
 namespace kforge::generator {
@@ -802,11 +801,11 @@ bool Lowerer::overwritten_before_read(const Graph& graph, int target) {
 }
 
 std::optional<int64_t> Lowerer::known_position(const GraphNode& n) const {
-  auto it = readers_.find(n.id);
-  if (it == readers_.end()) return std::nullopt;
+  const auto& readers = aliases_->readers(n.id);
+  if (readers.empty()) return std::nullopt;
   const auto rank = static_cast<int64_t>(meta_shape(n).size());
   std::optional<int64_t> dim;
-  for (const GraphNode* m : it->second) {
+  for (const GraphNode* m : readers) {
     int references = 0;
     each_reference(*m, [&](int id) { references += id == n.id; });
     if (references != 1) return std::nullopt;
@@ -892,22 +891,16 @@ bool Lowerer::read_by_the_piece(const GraphNode& n) const {
 
 bool Lowerer::in_place_and_unread(const GraphNode& n) {
   const int target = Aliases::changed_by(n);
-  return target >= 0 && users_[n.id] == 0 && users_[target] == 1;
+  return target >= 0 && aliases_->users(n.id) == 0 && aliases_->users(target) == 1;
 }
 
 Result<Program> Lowerer::run(const Graph& graph) {
   program_ = Program{};
   values_.clear();
-  users_.clear();
   nodes_.clear();
   for (const auto& n : graph.nodes) nodes_[n.id] = &n;
-  readers_.clear();
-  for (const auto& n : graph.nodes)
-    each_reference(n, [&](int id) {
-      ++users_[id];
-      readers_[id].push_back(&n);
-    });
-  const Aliases aliases(graph);
+  aliases_.emplace(graph);
+  const Aliases& aliases = *aliases_;
   whole_stack_parts_.clear();
   for (const auto& n : graph.nodes) {
     if (base_name(n.op) != "stack") continue;
@@ -992,10 +985,10 @@ Result<Program> Lowerer::run(const Graph& graph) {
       // A costly value read more than once is computed once; a stack or concatenation read only
       // piece by piece is never computed whole (its readers fold to the piece they read).
       const bool whole = !read_by_the_piece(n);
-      if (whole && out->size() == 1 && users_[n.id] > 1 && (*out)[0].cost > 24)
+      if (whole && out->size() == 1 && aliases.users(n.id) > 1 && (*out)[0].cost > 24)
         (*out)[0] = realise((*out)[0]);
       if (whole && out->size() == 1 && (*out)[0].cost > 400) (*out)[0] = realise((*out)[0]);
-      if (whole && out->size() == 1 && (*out)[0].buffer < 0 && users_[n.id] > 1 &&
+      if (whole && out->size() == 1 && (*out)[0].buffer < 0 && aliases.users(n.id) > 1 &&
           whole_stack_parts_.count(n.id))
         (*out)[0] = realise((*out)[0]);
       // A stack of buffers of ours, placed in it, costs nothing: its readers read one buffer

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "generator/aliases.hpp"
 #include "generator/graph.hpp"
 #include "generator/ir.hpp"
 
@@ -228,8 +229,7 @@ class Lowerer {
   std::map<int, const GraphNode*> nodes_;
   Program program_;
   std::map<int, std::vector<Lazy>> values_;
-  std::map<int, int> users_;
-  std::map<int, std::vector<const GraphNode*>> readers_;  ///< node -> the nodes that refer to it
+  std::optional<Aliases> aliases_;  ///< the graph's readers and shared memory
   /// The parts of the stacks of kManyPieces or more that are read whole (not read_by_the_piece): a
   /// layer's steps' outputs, which the next layer's input product reads in one (generator/
   /// step_products.hpp). One that something else reads too (the next step) becomes a buffer where
