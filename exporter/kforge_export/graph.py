@@ -25,6 +25,7 @@ import operator
 import torch
 
 from .decompositions import backward_decompositions
+from .fake_values import shared_fake_mode
 from .fx_names import linear_node_names
 from .running import to_meta
 
@@ -100,8 +101,9 @@ def trace_graph(fn, names, values, autograd=False):
 
     def trace(inputs):
         with torch.enable_grad() if autograd else torch.no_grad(), linear_node_names():
-            module = make_fx(with_constants,
-                             decomposition_table=backward_decompositions() if autograd else None)(*inputs)
+            with shared_fake_mode():  # not around ShapeProp, which would propagate fake tensors
+                module = make_fx(with_constants,
+                                 decomposition_table=backward_decompositions() if autograd else None)(*inputs)
             if autograd:
                 module.graph.eliminate_dead_code()
                 module.recompile()
