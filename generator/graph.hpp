@@ -42,6 +42,13 @@ void each_reference(const GraphNode& n, F f) {
   }
 }
 
+/// How many of `n`'s references (each_reference) are to node `id`.
+inline int references_to(const GraphNode& n, int id) {
+  int references = 0;
+  each_reference(n, [&](int r) { references += r == id; });
+  return references;
+}
+
 /// Reads `graph_<direction>_config<N>.json`, or says why it cannot.
 Result<Graph> read_graph(const std::string& path);
 Result<Graph> graph_of_document(const json::Value& doc);

@@ -784,20 +784,16 @@ std::string Lowerer::out_of_place_name(const std::string& op) {
   return op.substr(0, overload - 1) + op.substr(overload);
 }
 
-bool Lowerer::overwritten_before_read(const Graph& graph, int target) {
-  bool only_copies = true;
-  for (const auto& m : graph.nodes) {
-    int references = 0;
-    each_reference(m, [&](int id) { references += id == target; });
-    if (references == 0) continue;
-    const std::string op = base_name(m.op);
-    const bool first = references == 1 && m.args[0]["node"].as_int(-1) == target;
+bool Lowerer::overwritten_before_read(int target) const {
+  for (const GraphNode* m : aliases_->readers(target)) {
+    const std::string op = base_name(m->op);
+    if (references_to(*m, target) != 1 || m->args[0]["node"].as_int(-1) != target) return false;
     // copied into whole, or moved (to the meta device the export traced on) and then that
-    only_copies = only_copies && first &&
-                  (op == "copy" || op == "copy_" ||
-                   ((op == "_to_copy" || op == "to") && overwritten_before_read(graph, m.id)));
+    if (op != "copy" && op != "copy_" &&
+        ((op != "_to_copy" && op != "to") || !overwritten_before_read(m->id)))
+      return false;
   }
-  return only_copies;
+  return true;
 }
 
 std::optional<int64_t> Lowerer::known_position(const GraphNode& n) const {
@@ -806,9 +802,7 @@ std::optional<int64_t> Lowerer::known_position(const GraphNode& n) const {
   const auto rank = static_cast<int64_t>(meta_shape(n).size());
   std::optional<int64_t> dim;
   for (const GraphNode* m : readers) {
-    int references = 0;
-    each_reference(*m, [&](int id) { references += id == n.id; });
-    if (references != 1) return std::nullopt;
+    if (references_to(*m, n.id) != 1) return std::nullopt;
     const std::string op = base_name(m->op);
     const int64_t given = arg(*m, 1, "dim").as_int(0);
     int64_t d = 0;
@@ -956,7 +950,7 @@ Result<Program> Lowerer::run(const Graph& graph) {
       auto dtype = dtype_of(n.meta["dtype"].as_string());
       if (dtype && n.value.is_array())
         values_[n.id] = {constant_tensor(n.value, *dtype, meta_shape(n))};
-      else if (dtype && overwritten_before_read(graph, n.id))  // never read: a placeholder
+      else if (dtype && overwritten_before_read(n.id))  // never read: a placeholder
         values_[n.id] = {constant(0, *dtype, meta_shape(n))};
       else
         return fail(

@@ -193,7 +193,7 @@ class Lowerer {
   /// (`copy_(target, src)`: 33_VanillaRNN's hidden state, a tensor the module keeps, given the
   /// forward's argument), directly or through a copy to another device (`_to_copy`), so that its
   /// values are never read.
-  static bool overwritten_before_read(const Graph& graph, int target);
+  bool overwritten_before_read(int target) const;
   /// Whether `n` is a stack or concatenation that its readers take apart where it folds: each
   /// reads it at a known position along a dimension (known_position) at which it selects one
   /// piece, directly or in each of its parts (folds_at), so the whole is never computed. An RNN's

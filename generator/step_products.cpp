@@ -1,5 +1,6 @@
 #include "generator/step_products.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <numeric>
@@ -88,6 +89,9 @@ struct Family {
 /// and bias (-1 for mm).
 std::map<std::tuple<int, int, bool, int>, Family> families_of(const Graph& g) {
   std::map<std::tuple<int, int, bool, int>, Family> out;
+  if (std::none_of(g.nodes.begin(), g.nodes.end(),
+                   [](const GraphNode& n) { return n.op == "aten.unbind.int"; }))
+    return out;  // no sequence unbound into steps
   const auto same = same_views(g);
   const auto node = [&](int id) -> const GraphNode* {
     return id >= 0 && static_cast<size_t>(id) < g.nodes.size() ? &g.nodes[static_cast<size_t>(id)]

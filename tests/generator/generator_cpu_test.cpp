@@ -18,6 +18,7 @@
 #include "evaluation/process.hpp"
 #include "evaluation/python_scripts.hpp"
 #include "evaluation/task_export.hpp"
+#include "generator/aliases.hpp"
 #include "generator/emit.hpp"
 #include "generator/expr_text.hpp"
 #include "generator/generate.hpp"
@@ -186,6 +187,32 @@ TEST(GeneratedCpu, AChangeThroughAViewReadUnderAnotherNameIsRefused) {
        {"[torch.randn(6, 5)]"}}};
   for (const auto& c : kept)
     EXPECT_EQ(check_generated(write_op_task(c, root), evaluation::Backend::cpu), "") << c.name;
+}
+
+// A change nothing reads afterwards, neither its result nor the tensor it changes (BatchNorm's
+// `num_batches_tracked += 1`), is left out, made in place (`c.lgamma_()`) or into an `out`
+// (`torch.lgamma(x, out=buf)`, traced as `aten.lgamma.out`): lgamma has no lowering, so without
+// the rule the generator refuses either graph. The kernels are judged against the reference.
+TEST(GeneratedCpu, AChangeNothingReadsAfterwardsIsLeftOut) {
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  const std::vector<OpCase> cases = {
+      {"out_written_unread", "x",
+       "(lambda buf: (torch.lgamma(x, out=buf), x * 3)[1])(torch.empty_like(x))",
+       {"[torch.randn(6, 5)]"}},
+      {"in_place_unread", "x", "(lambda c: (c.lgamma_(), x * 3)[1])(x * 2)", {"[torch.randn(6, 5)]"}}};
+  for (const auto& c : cases) {
+    const auto dir = write_op_task(c, root);
+    EXPECT_EQ(check_generated(dir, evaluation::Backend::cpu), "") << c.name;
+    const auto& task = exported(dir);
+    ASSERT_TRUE(task.ok) << c.name << ": " << task.error;
+    const auto& config = task.doc["directions"]["forward"]["configs"][0];
+    auto graph = generator::read_graph(task.dir + "/" + config["graph"]["file"].as_string());
+    ASSERT_TRUE(graph) << c.name << ": " << graph.error;
+    const bool changes = std::any_of(graph->nodes.begin(), graph->nodes.end(), [](const auto& n) {
+      return generator::Aliases::changed_by(n) >= 0;
+    });
+    EXPECT_TRUE(changes) << c.name << ": the export traced no change";
+  }
 }
 
 // An RNN's steps share their kernels: each step reads x through a pointer moved to its slice
