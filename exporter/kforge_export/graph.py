@@ -107,7 +107,8 @@ def trace_graph(fn, names, values, autograd=False):
             if autograd:
                 module.graph.eliminate_dead_code()
                 module.recompile()
-            ShapeProp(module).propagate(*inputs)
+            if not _traced_meta_complete(module):
+                ShapeProp(module).propagate(*inputs)
         return module
 
     small = sum(values[i].numel() for i in tensor_at) <= REAL_TRACE_ELEMENTS
@@ -138,7 +139,7 @@ def trace_graph(fn, names, values, autograd=False):
     ids, nodes, placeholder = {}, [], 0
     for node in module.graph.nodes:
         ids[node] = len(nodes)
-        tensor_meta = node.meta.get("tensor_meta")
+        tensor_meta = _tensor_meta(node)
         entry = {"id": ids[node]}
         if node.op == "placeholder":
             index = tensor_at[placeholder]
@@ -162,6 +163,29 @@ def trace_graph(fn, names, values, autograd=False):
             entry["meta"] = _meta_of_tensor_meta(tensor_meta)
         nodes.append(entry)
     return {"nodes": nodes}
+
+
+def _tensor_meta(node):
+    """A node's TensorMetadata, or a tuple of them (and of its values that are not tensors) for a
+    node that returns several, as ShapeProp records them; None for a node that returns no tensor."""
+    from torch.fx.passes.shape_prop import _extract_tensor_metadata
+
+    if "tensor_meta" in node.meta:
+        return node.meta["tensor_meta"]
+    value = node.meta.get("val")
+    if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+        return tuple(_extract_tensor_metadata(v) if isinstance(v, torch.Tensor) else v for v in value)
+    return None
+
+
+def _traced_meta_complete(module):
+    """Whether make_fx recorded every node's value, so the graph's shapes, dtypes and strides need
+    no second pass (ShapeProp, which runs the graph again: 44 s of 41_GRUBidirectional's export on
+    torch 2.11). make_fx records a tensor's metadata (node.meta["tensor_meta"]) on every torch it
+    has, and a node's value itself (node.meta["val"], tuples included) from torch 2 on; torch 1.13
+    records no value of a node that returns a tuple, so a graph with one needs ShapeProp there."""
+    return all("tensor_meta" in node.meta or "val" in node.meta
+               for node in module.graph.nodes if node.op in ("placeholder", "get_attr", "call_function"))
 
 
 def _meta_of_tensor_meta(tm):
