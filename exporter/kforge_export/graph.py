@@ -173,6 +173,8 @@ def _tensor_meta(node):
     if "tensor_meta" in node.meta:
         return node.meta["tensor_meta"]
     value = node.meta.get("val")
+    if isinstance(value, torch.Tensor):  # a constant the function made (torch 2 records no tensor_meta)
+        return _extract_tensor_metadata(value)
     if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
         return tuple(_extract_tensor_metadata(v) if isinstance(v, torch.Tensor) else v for v in value)
     return None
@@ -184,7 +186,7 @@ def _traced_meta_complete(module):
     torch 2.11). make_fx records a tensor's metadata (node.meta["tensor_meta"]) on every torch it
     has, and a node's value itself (node.meta["val"], tuples included) from torch 2 on; torch 1.13
     records no value of a node that returns a tuple, so a graph with one needs ShapeProp there."""
-    return all("tensor_meta" in node.meta or "val" in node.meta
+    return all("tensor_meta" in node.meta or node.meta.get("val") is not None
                for node in module.graph.nodes if node.op in ("placeholder", "get_attr", "call_function"))
 
 
