@@ -183,9 +183,10 @@ def _tensor_meta(node):
 def _traced_meta_complete(module):
     """Whether make_fx recorded every node's value, so the graph's shapes, dtypes and strides need
     no second pass (ShapeProp, which runs the graph again: 44 s of 41_GRUBidirectional's export on
-    torch 2.11). make_fx records a tensor's metadata (node.meta["tensor_meta"]) on every torch it
-    has, and a node's value itself (node.meta["val"], tuples included) from torch 2 on; torch 1.13
-    records no value of a node that returns a tuple, so a graph with one needs ShapeProp there."""
+    torch 2.11). make_fx records the metadata of a tensor an operator returns
+    (node.meta["tensor_meta"]) on every torch, and from torch 2 on each node's value itself
+    (node.meta["val"]: tuples, and a constant the function made); torch 1.13 records neither for a
+    node that returns a tuple or for a made constant, so a graph with one needs ShapeProp there."""
     return all("tensor_meta" in node.meta or node.meta.get("val") is not None
                for node in module.graph.nodes if node.op in ("placeholder", "get_attr", "call_function"))
 
