@@ -410,6 +410,15 @@ const Buffer* Lowerer::scan_of(const Lazy& a) const {
   return b.kind == Buffer::Kind::scan && a.shape == b.shape ? &b : nullptr;
 }
 
+Lazy Lowerer::merged(const Lazy& sum, const std::vector<int64_t>& shape) {
+  if (sum.buffer < 0 || numel(sum.shape) != numel(shape)) return reshape(sum, shape);
+  Buffer& b = program_.buffers[static_cast<size_t>(sum.buffer)];
+  if (b.kind != Buffer::Kind::reduction || numel(b.shape) != numel(shape))
+    return reshape(sum, shape);
+  b.shape = shape;
+  return whole(b);
+}
+
 Lazy Lowerer::realise(const Lazy& a) {
   if (a.buffer >= 0) return a;
   Buffer b;

@@ -144,6 +144,10 @@ class Lowerer {
   Lazy realise_shared(const Lazy& a);
   /// The buffer `b` read in its own shape.
   static Lazy whole(const Buffer& b);
+  /// `sum`, a reduction's result, as a buffer of `shape`: the same elements in the same order,
+  /// neighbouring dimensions merged (a grouped convolution's [N, G, C / G, H, W] as [N, C, H, W]).
+  /// The buffer takes that shape, so that its readers and the function's outputs read it whole.
+  Lazy merged(const Lazy& sum, const std::vector<int64_t>& shape);
   static Lazy reshape(const Lazy& a, const std::vector<int64_t>& shape);
   static Lazy constant(double value, DType dtype, std::vector<int64_t> shape = {});
   /// A small tensor of the given values (row-major) that the function made from data.

@@ -1354,6 +1354,32 @@ TEST(GeneratedCudaSource, SplitStatisticsAreOnePass) {
       << products;
 }
 
+// A grouped convolution whose groups have 16 output channels or more is a batch of products, one
+// a group (its output channel split into the group and the channel within it: lower_convolution's
+// grouped_sum), tiled by size like any other; its sum is the function's output in place, with no
+// copy. With the output channel one dimension that both factors read, it was a sum a group of
+// threads an output (KernelBench's 25_ShuffleNetUnit: its 1 x 1 convolutions of 3 groups, 0.09x
+// of eager). A depthwise convolution (a channel a group) keeps its window kernel.
+TEST(GeneratedCudaSource, GroupedConvolutionsAreBatchesOfProducts) {
+  const std::string grouped =
+      cuda_source({"grouped_1x1",
+                   "x, w",
+                   "F.conv2d(x, w, groups=3)",
+                   {"[torch.randn(4, 48, 32, 32), torch.randn(96, 16, 1, 1)]"}});
+  EXPECT_EQ(occurrences(grouped, std::string(generator::kContractionMark) +
+                                     ": M = 4096, N = 32, K = 16, batch 3;"),
+            1u)
+      << grouped;
+  EXPECT_EQ(occurrences(grouped, "k0<<<dim3(128, 1, 3), "), 1u) << grouped;
+  EXPECT_EQ(occurrences(grouped, "__global__"), 1u) << grouped;
+  const std::string depthwise =
+      cuda_source({"depthwise_3x3",
+                   "x, w",
+                   "F.conv2d(x, w, groups=48, padding=1)",
+                   {"[torch.randn(4, 48, 32, 32), torch.randn(48, 1, 3, 3)]"}});
+  EXPECT_EQ(occurrences(depthwise, generator::kContractionMark), 0u) << depthwise;
+}
+
 // Two matrix products over one iteration space (a gated FFN: silu(x @ w1) * (x @ w3)) are two
 // tiled kernels, the second's epilogue reading the first's result; they were one untiled kernel of
 // two sums (robust-kbench's llama_ffw own kernel: 0.07x of eager).

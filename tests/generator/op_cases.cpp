@@ -671,6 +671,18 @@ std::vector<OpCase> tensor_core_cases() {
        {"[torch.randn(2, 8, 20, 20), torch.randn(16, 8, 3, 3), torch.randn(16)]",
         "[torch.randn(1, 8, 33, 17), torch.randn(24, 8, 3, 3), torch.randn(24)]"},
        1e-2},
+      // Grouped convolutions whose groups have 16 output channels or more, which the contraction
+      // kernel tiles as a batch of the groups' products (lower_convolution's grouped_sum):
+      // ShuffleNet's 1 x 1 of 3 groups read through a channel shuffle, and a 3 x 3 with a bias
+      // and an epilogue, 20 channels a group (not a multiple of a tile); weights scaled as
+      // nn.Conv2d draws them (fan-in 4 and 36).
+      {"tf32_conv_grouped",
+       "x, w, w3, b",
+       "(F.conv2d(x.view(2, 3, 4, 9, 10).transpose(1, 2).reshape(2, 12, 9, 10), w, groups=3), "
+       "torch.relu(F.conv2d(x, w3, b, padding=1, groups=3)) * 2)",
+       {"[torch.rand(2, 12, 9, 10), torch.randn(48, 4, 1, 1) / 2, torch.randn(60, 4, 3, 3) / 6, "
+        "torch.randn(60)]"},
+       1e-2},
   };
 }
 
