@@ -5,6 +5,7 @@
 #include <set>
 
 #include "generator/expr_text.hpp"
+#include "generator/named_values.hpp"
 
 namespace kforge::generator {
 
@@ -142,7 +143,7 @@ void add_kernel(EmittedKernels& e, const Kernel& k, const std::string& name,
                 const std::string& functions, const std::string& calls) {
   const auto [at, added] = e.written.emplace(kernel_shape(k, name, functions), name);
   if (added) {
-    e.functions += functions;
+    e.functions += name_repeated_values(functions);
     e.calls += calls;
   } else {
     const std::string& earlier = at->second;

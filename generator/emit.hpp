@@ -266,7 +266,8 @@ std::string kernel_shape(const Kernel& k, const std::string& name, const std::st
 /// `text` with each buffer pointer's name b<id> for which `rename` gives a text replaced by it (in
 /// code, not in strings or comments).
 std::string renamed_buffers(const std::string& text, const std::function<std::string(int)>& rename);
-/// Adds kernel `k`'s functions and calls to `e`; where a kernel of the same shape (kernel_shape)
+/// Adds kernel `k`'s functions (with their long lines' repeated arithmetic named once:
+/// generator/named_values.hpp) and calls to `e`; where a kernel of the same shape (kernel_shape)
 /// was written before, only the calls, to that kernel's name (an RNN's steps, a ResNet's repeated
 /// blocks: the source holds each kernel once).
 void add_kernel(EmittedKernels& e, const Kernel& k, const std::string& name,

@@ -24,6 +24,7 @@
 #include "generator/generate.hpp"
 #include "generator/graph.hpp"
 #include "generator/lowering.hpp"
+#include "generator/named_values.hpp"
 #include "generator/packed_rows.hpp"
 #include "proposers/builtin/builtin_proposer.hpp"
 #include "search/novelty.hpp"
@@ -1378,6 +1379,21 @@ TEST(GeneratedCudaSource, GroupedConvolutionsAreBatchesOfProducts) {
                    "F.conv2d(x, w, groups=48, padding=1)",
                    {"[torch.randn(4, 48, 32, 32), torch.randn(48, 1, 3, 3)]"}});
   EXPECT_EQ(occurrences(depthwise, generator::kContractionMark), 0u) << depthwise;
+}
+
+// A long line's repeated index arithmetic is computed once under a name (generator/named_values.hpp):
+// the shifted windows' norm (the op case, whose values the op table checks) repeats its views'
+// quotients and remainders; KernelBench's 29_SwinMLP was 359,948 bytes without the names, over
+// the evaluator's 262,144, and is 200,990 with them.
+TEST(GeneratedCudaSource, RepeatedIndexArithmeticIsNamedOnce) {
+  const std::string windows = cuda_source(op_cases_named({"shifted_windows"}).front());
+  EXPECT_GE(occurrences(windows, "const auto kf_ix"), 10u) << windows;
+  size_t longest = 0;
+  for (size_t from = 0, end; from < windows.size(); from = end + 1) {
+    end = std::min(windows.find('\n', from), windows.size());
+    longest = std::max(longest, end - from);
+  }
+  EXPECT_LT(longest, 2 * generator::kNamedValuesLine) << windows;
 }
 
 // Two matrix products over one iteration space (a gated FFN: silu(x @ w1) * (x @ w3)) are two

@@ -265,6 +265,21 @@ const std::vector<OpCase>& op_cases() {
        // six pieces of four widths: a balanced tree of selections, not a chain
        "torch.cat([x, y, x * 2, y - 1, x[:, 1:], -y], dim=1))",
        {"[torch.randn(3, 4), torch.randn(3, 2)]", "[torch.randn(2, 5), torch.randn(2, 1)]"}},
+      // A Swin block's shifted windows and its patch merging (KernelBench's 29_SwinMLP): a roll,
+      // windows of 4 x 4 and back, the roll back, then the four strided slices concatenated and
+      // normed. The norm's lines repeat the views' quotients and remainders, which the kernel
+      // names once (generator/named_values.hpp).
+      {"shifted_windows",
+       "x, r",
+       "(lambda B, H, W, C: (lambda y: F.layer_norm(torch.cat([y[:, 0::2, 0::2, :], "
+       "y[:, 1::2, 0::2, :], y[:, 0::2, 1::2, :], y[:, 1::2, 1::2, :]], -1).view(B, -1, 4 * C), "
+       "(4 * C,)))(torch.roll((lambda w: (w * 2.0 + w.transpose(1, 2).reshape(-1, 16, C))"
+       ".view(B, H // 4, W // 4, 4, 4, C).permute(0, 1, 3, 2, 4, 5).reshape(B, H, W, C))("
+       "torch.roll(x, shifts=(-1, -1), dims=(1, 2)).view(B, H // 4, 4, W // 4, 4, C)"
+       ".permute(0, 1, 3, 2, 4, 5).reshape(-1, 16, C)), shifts=(1, 1), dims=(1, 2)) + r))"
+       "(*x.shape)",
+       {"[torch.randn(2, 12, 12, 6), torch.randn(2, 12, 12, 6)]",
+        "[torch.randn(1, 8, 16, 5), torch.randn(1, 8, 16, 5)]"}},
       // An RNN's steps, each reading its step's slice of the input (x[:, t] from t * 64 on; from
       // t * 33 on in the odd set, slices that start at every remainder by 4): each kernel takes x
       // through a pointer moved to its slice (generator/rebase.hpp).
