@@ -79,6 +79,8 @@ TEST(NamedValues, LoadsCallsCastsAndDivisionsByANameAreNeverNamed) {
   for (const char* term :
        {"b1[((o % 14) * 384 + r)] * b1[((o % 14) * 384 + r)]",  // a load: (..)'s value read
         "kf_relu((o % 14) * 384 + r) * kf_relu((o % 14) * 384 + r)",
+        // a call inside a parenthesised sum: the sum is not named either
+        "(kf_relu((o % 14) * 384 + r) * 2) * (kf_relu((o % 14) * 384 + r) * 2)",
         "static_cast<float>((o % 14) * 384 + r) * static_cast<float>((o % 14) * 384 + r)",
         "((o % 14) * 384 + r / n) * ((o % 14) * 384 + r / n)",
         "((o % 14) * 384 + r / 0) * ((o % 14) * 384 + r / 0)",
