@@ -1428,6 +1428,30 @@ TEST(GeneratedCudaSource, KernelsOfOneShapeAreWrittenOnceAndCalledForEach) {
   EXPECT_EQ(occurrences(cuda, ">>>(b3, b5, b6);"), 2u) << cuda;
 }
 
+// Each config's `matches` checks an argument in one short statement, kf_is (its sizes, then its
+// type where the config names one): as `.dim() == r && .size(d) == n && ...` terms a network's
+// hundreds of parameters took 110 bytes each (KernelBench's level-3 10_ResNet101, 627 arguments:
+// 82 KB of a 308 KB source, over the 256 KB an experiment accepts by default). The op table's
+// cases of two shape sets check that each config's arguments choose its kernels.
+TEST(GeneratedCudaSource, EachArgumentIsCheckedInOneShortStatement) {
+  const auto& cases = op_cases();
+  const auto one_hot = std::find_if(cases.begin(), cases.end(),
+                                    [](const OpCase& c) { return c.name == "scatter_one_hot"; });
+  ASSERT_NE(one_hot, cases.end());
+  for (const std::string backend : {"cpu", "cuda"}) {
+    const std::string source = backend_source(*one_hot, backend);
+    EXPECT_EQ(occurrences(source, "static inline bool kf_is("), 2u) << source;
+    for (const char* check :
+         {"kf_is(a0, {6, 5}, torch::kFloat32)", "kf_is(a1, {6, 1}, torch::kInt64)",
+          "kf_is(a0, {3, 4, 7}, torch::kFloat32)", "kf_is(a1, {3, 1, 7}, torch::kInt64)"})
+      EXPECT_EQ(occurrences(source, "  if (!(" + std::string(check) + ")) return false;\n"), 1u)
+          << check << "\n"
+          << source;
+    EXPECT_EQ(occurrences(source, "a0.size("), 0u) << source;
+    EXPECT_EQ(occurrences(source, "a1.dim()"), 0u) << source;
+  }
+}
+
 // A short window one thread walks (KernelBench's 46_Average_Pooling_3D: 27 elements) is unrolled
 // whole, its offsets constants, and summed in float; on an H200 the kernel was bound by its
 // arithmetic (84 % SM, 9 % DRAM, 0.37x of eager): a double conversion and add per element, and the
@@ -1588,7 +1612,11 @@ TEST(GeneratedCudaSource, ALoadUnderAConditionIsNotReadAheadOfIt) {
 /// which the kernels do not use), or nothing when nvcc fails. Each test process has its own
 /// folder: under `ctest -j` the tests that read PTX run at once, and one read the other's.
 std::string ptx_text(const std::string& source) {
-  std::string kernels = source.substr(0, source.find("namespace cfg0 {"));
+  // the prelude's device functions, without the host's check of the arguments (kf_is, just
+  // before the configs' namespaces: it needs LibTorch's tensor)
+  std::string kernels =
+      source.substr(0, std::min(source.find("namespace cfg0 {"),
+                                source.find("// whether a tensor argument has a config's sizes")));
   for (const char* include : {"#include <torch/extension.h>", "#include <ATen/cuda/CUDAContext.h>"})
     kernels.erase(kernels.find(include), std::string(include).size());
   const size_t body = source.find("namespace cfg0 {") + 16;
@@ -1993,9 +2021,9 @@ TEST(GeneratedCudaSource, RingStepsReadTheRowsTheirWindowsShareOnce) {
         {name, "x, w", call, {"[torch.randn(2, 4, 20, 64), torch.randn(4, 1, 3, 3)]"}});
   };
   for (const auto& [name, call] : std::vector<std::pair<std::string, std::string>>{
-           {"rule_conv", "F.conv2d(x, w, groups=4, padding=1)"},
-           {"rule_max", "F.max_pool2d(x, 4, stride=1, padding=1) + w.sum()"},
-           {"rule_average",
+           {"ring_rule_conv", "F.conv2d(x, w, groups=4, padding=1)"},
+           {"ring_rule_max", "F.max_pool2d(x, 4, stride=1, padding=1) + w.sum()"},
+           {"ring_rule_average",
             "F.avg_pool2d(x, 3, stride=1, padding=1, count_include_pad=False) + w.sum()"}}) {
     const std::string source = rule_of(name, call);
     EXPECT_EQ(occurrences(source, "kf_min_i64(kf_h0 + 8, "), 1u) << source;
