@@ -91,7 +91,7 @@ std::vector<std::string> matches(const json::Value& args, const std::vector<bool
   return conditions;
 }
 
-/// The host's check of a tensor argument against a config (`matches`): its sizes, and its type
+/// The host's check of a tensor argument against a config (dispatch_block): its sizes, and its type
 /// where the config names one. A statement of `.size(d) == n` terms each took 110 bytes an
 /// argument on average in KernelBench's 10_ResNet101 (627 arguments: 82 KB of a 308 KB source).
 constexpr const char* kMatchesPrelude =
@@ -109,12 +109,22 @@ static inline bool kf_is(const torch::Tensor& t, std::initializer_list<int64_t> 
 }
 )";
 
-/// `bool matches(...)`: whether the arguments are the config's, a statement an argument.
-std::string matches_function(const std::vector<std::string>& conditions,
-                             const std::string& params) {
-  std::string out = "bool matches(" + params + ") {\n";
-  for (const auto& c : conditions) out += "  if (!(" + c + ")) return false;\n";
-  return out + "  return true;\n}\n\n";
+/// The dispatch to config `ns` in `forward`: a block of statements, a condition an argument
+/// (the config's `matches`), each leaving it where the argument is not the config's; the last
+/// calls the config's `run`. In `forward` itself rather than a function of the config's, whose
+/// signature would repeat forward's (12 KB of 10_ResNet101's source for its 627 tensors), and
+/// statements rather than one `&&` chain: DenseNet201's would be 3000 terms.
+std::string dispatch_block(const std::string& ns, const std::vector<std::string>& conditions,
+                           const std::string& call_args) {
+  std::string out = "  do {  // " + ns + "\n";
+  for (const auto& c : conditions) {
+    const bool one_term = c.find(" && ") == std::string::npos;
+    const std::string leave = one_term && c.rfind("kf_is(", 0) == 0 ? "!" + c
+                              : one_term && c[0] == '!'             ? c.substr(1)  // None
+                                                                    : "!(" + c + ")";
+    out += "    if (" + leave + ") break;\n";
+  }
+  return out + "    return " + ns + "::run(" + call_args + ");\n  } while (false);\n";
 }
 
 std::string shape_text(const std::vector<int64_t>& shape) {
@@ -460,10 +470,9 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     library += code->library;
     ++written;
     const std::string ret = outputs == 1 ? "torch::Tensor" : "std::vector<torch::Tensor>";
-    body += "namespace " + ns + " {\n\n" + code->functions + matches_function(conditions, params) +
-            ret + " run(" + params + ") {\n" + code->run + "}\n\n}  // namespace " + ns + "\n\n";
-    dispatch += "  if (" + ns + "::matches(" + call_args + "))\n    return " + ns + "::run(" +
-                call_args + ");\n";
+    body += "namespace " + ns + " {\n\n" + code->functions + ret + " run(" + params + ") {\n" +
+            code->run + "}\n\n}  // namespace " + ns + "\n\n";
+    dispatch += dispatch_block(ns, conditions, call_args);
   }
   const std::string ret = outputs == 1 ? "torch::Tensor" : "std::vector<torch::Tensor>";
   const bool cuda = r.backend == "cuda";

@@ -1428,10 +1428,11 @@ TEST(GeneratedCudaSource, KernelsOfOneShapeAreWrittenOnceAndCalledForEach) {
   EXPECT_EQ(occurrences(cuda, ">>>(b3, b5, b6);"), 2u) << cuda;
 }
 
-// Each config's `matches` checks an argument in one short statement, kf_is (its sizes, then its
-// type where the config names one): as `.dim() == r && .size(d) == n && ...` terms a network's
-// hundreds of parameters took 110 bytes each (KernelBench's level-3 10_ResNet101, 627 arguments:
-// 82 KB of a 308 KB source, over the 256 KB an experiment accepts by default). The op table's
+// Each config's dispatch in `forward` checks an argument in one short statement, kf_is (its sizes,
+// then its type where the config names one): as `.dim() == r && .size(d) == n && ...` terms a
+// network's hundreds of parameters took 110 bytes each (KernelBench's level-3 10_ResNet101, 627
+// arguments: 82 KB of a 308 KB source, over the 256 KB an experiment accepts by default), and a
+// function `matches` of the config's repeated forward's signature (12 KB there). The op table's
 // cases of two shape sets check that each config's arguments choose its kernels.
 TEST(GeneratedCudaSource, EachArgumentIsCheckedInOneShortStatement) {
   const auto& cases = op_cases();
@@ -1444,11 +1445,18 @@ TEST(GeneratedCudaSource, EachArgumentIsCheckedInOneShortStatement) {
     for (const char* check :
          {"kf_is(a0, {6, 5}, torch::kFloat32)", "kf_is(a1, {6, 1}, torch::kInt64)",
           "kf_is(a0, {3, 4, 7}, torch::kFloat32)", "kf_is(a1, {3, 1, 7}, torch::kInt64)"})
-      EXPECT_EQ(occurrences(source, "  if (!(" + std::string(check) + ")) return false;\n"), 1u)
+      EXPECT_EQ(occurrences(source, "    if (!" + std::string(check) + ") break;\n"), 1u)
           << check << "\n"
           << source;
     EXPECT_EQ(occurrences(source, "a0.size("), 0u) << source;
     EXPECT_EQ(occurrences(source, "a1.dim()"), 0u) << source;
+    // in forward, not a function whose signature repeats forward's
+    EXPECT_EQ(occurrences(source, "bool matches("), 0u) << source;
+    for (const char* config : {"cfg0", "cfg1"})
+      EXPECT_EQ(occurrences(source, "    return " + std::string(config) +
+                                        "::run(a0, a1);\n  } while (false);\n"),
+                1u)
+          << source;
   }
 }
 
@@ -1620,8 +1628,10 @@ std::string ptx_text(const std::string& source) {
   for (const char* include : {"#include <torch/extension.h>", "#include <ATen/cuda/CUDAContext.h>"})
     kernels.erase(kernels.find(include), std::string(include).size());
   const size_t body = source.find("namespace cfg0 {") + 16;
-  // The kernels end where the config's host functions begin: `matches`, then `run`.
-  kernels += source.substr(body, source.find("\nbool matches(", body) - body);
+  // The kernels end where the config's host function begins: `run`.
+  kernels += source.substr(body, std::min(source.find("\ntorch::Tensor run(", body),
+                                          source.find("\nstd::vector<torch::Tensor> run(", body)) -
+                                     body);
   const auto dir = std::filesystem::temp_directory_path() /
                    ("kforge_generator_ptx_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
