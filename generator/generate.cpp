@@ -40,21 +40,27 @@ Result<std::string> parameter_type(const json::Value& arg) {
   return Result<std::string>::failure("argument `" + arg["name"].as_string() + "` of kind " + kind);
 }
 
-/// The C++ conditions that the arguments are this config's (shapes, dtypes, values), one an
-/// argument.
-std::vector<std::string> matches(const json::Value& args, const std::vector<bool>& optional) {
+/// The C++ conditions that an argument is not this config's (its shape, dtype or value), one an
+/// argument that has any: its one term's negation (`!kf_is(a1, {64}, torch::kFloat32)`,
+/// `a2 != 3`, `a13.has_value()` for a None), or `!(...)` of its terms (an optional tensor's
+/// `a13.has_value() && kf_is(a13.value(), ...)`, a list's size and elements).
+std::vector<std::string> mismatches(const json::Value& args, const std::vector<bool>& optional) {
   std::vector<std::string> conditions;
-  std::string out;
-  auto both = [&](const std::string& c) { out += (out.empty() ? "" : " && ") + c; };
   const auto& list = args.as_array();
   for (size_t i = 0; i < list.size(); ++i) {
-    if (!out.empty()) conditions.push_back(std::move(out));
-    out.clear();
+    std::vector<std::pair<std::string, std::string>> terms;  // each term, and its negation
+    auto both = [&](std::string holds, std::string fails) {
+      terms.emplace_back(std::move(holds), std::move(fails));
+    };
     const auto& a = list[i];
     std::string name = "a" + std::to_string(i);
     const std::string kind = a["kind"].as_string();
     if (i < optional.size() && optional[i]) {  // a tensor in some configs, None in others
-      both((kind == "none" ? "!" : "") + name + ".has_value()");
+      const std::string present = name + ".has_value()";
+      if (kind == "none")
+        both("!" + present, present);
+      else
+        both(present, "!" + present);
       name += ".value()";
     }
     auto tensor = [&](const std::string& t, const json::Value& spec) {
@@ -62,39 +68,52 @@ std::vector<std::string> matches(const json::Value& args, const std::vector<bool
       for (const auto& size : spec["shape"].as_array())
         sizes += (sizes.empty() ? "" : ", ") + std::to_string(size.as_int());
       const auto type = dtype_of(spec["dtype"].as_string());
-      both("kf_is(" + t + ", {" + sizes + "}" +
-           (type ? std::string(", ") + torch_type(*type) : "") + ")");
+      const std::string is = "kf_is(" + t + ", {" + sizes + "}" +
+                             (type ? std::string(", ") + torch_type(*type) : "") + ")";
+      both(is, "!" + is);
+    };
+    auto equal = [&](const std::string& value) {
+      both(name + " == " + value, name + " != " + value);
     };
     if (is_tensor_kind(kind)) {
       tensor(name, a);
     } else if (kind == "tensor_list") {
       const auto& elements = a["elements"].as_array();
-      both(name + ".size() == " + std::to_string(elements.size()));
+      const std::string count = std::to_string(elements.size());
+      both(name + ".size() == " + count, name + ".size() != " + count);
       for (size_t e = 0; e < elements.size(); ++e)
         tensor(name + "[" + std::to_string(e) + "]", elements[e]);
     } else if (kind == "int_list") {
       std::string v;
       for (const auto& x : a["value"].as_array())
         v += (v.empty() ? "" : ", ") + std::to_string(x.as_int());
-      both(name + " == std::vector<int64_t>{" + v + "}");
+      equal("std::vector<int64_t>{" + v + "}");
     } else if (kind == "scalar") {
       const std::string type = a["type"].as_string();
-      if (type == "bool")
-        both(name + std::string(a["value"].as_bool() ? "" : " == false"));
+      if (type == "bool" && a["value"].as_bool())
+        both(name, "!" + name);
+      else if (type == "bool")
+        both("!" + name, name);
       else if (type == "int")
-        both(name + " == " + std::to_string(a["value"].as_int()));
+        equal(std::to_string(a["value"].as_int()));
       else
-        both(name + " == " + exact_number(a["value"].as_number()));
+        equal(exact_number(a["value"].as_number()));
+    }
+    if (terms.size() == 1) {
+      conditions.push_back(terms[0].second);
+    } else if (!terms.empty()) {
+      std::string all;
+      for (const auto& [holds, fails] : terms) all += (all.empty() ? "" : " && ") + holds;
+      conditions.push_back("!(" + all + ")");
     }
   }
-  if (!out.empty()) conditions.push_back(std::move(out));
   return conditions;
 }
 
 /// The host's check of a tensor argument against a config (dispatch_block): its sizes, and its type
 /// where the config names one. A statement of `.size(d) == n` terms each took 110 bytes an
 /// argument on average in KernelBench's 10_ResNet101 (627 arguments: 82 KB of a 308 KB source).
-constexpr const char* kMatchesPrelude =
+constexpr const char* kArgumentCheckPrelude =
     R"(// whether a tensor argument has a config's sizes (and type)
 static inline bool kf_is(const torch::Tensor& t, std::initializer_list<int64_t> sizes) {
   if (t.dim() != static_cast<int64_t>(sizes.size())) return false;
@@ -109,21 +128,15 @@ static inline bool kf_is(const torch::Tensor& t, std::initializer_list<int64_t> 
 }
 )";
 
-/// The dispatch to config `ns` in `forward`: a block of statements, a condition an argument
-/// (the config's `matches`), each leaving it where the argument is not the config's; the last
-/// calls the config's `run`. In `forward` itself rather than a function of the config's, whose
-/// signature would repeat forward's (12 KB of 10_ResNet101's source for its 627 tensors), and
-/// statements rather than one `&&` chain: DenseNet201's would be 3000 terms.
-std::string dispatch_block(const std::string& ns, const std::vector<std::string>& conditions,
+/// The dispatch to config `ns` in `forward`: a block of statements, one an argument that leaves
+/// it where the argument is not the config's (`mismatches`), then the call of the config's `run`.
+/// In `forward` itself rather than a function of the config's, whose signature would repeat
+/// forward's (12 KB of 10_ResNet101's source for its 627 tensors), and statements rather than one
+/// `&&` chain: DenseNet201's would be 3000 terms.
+std::string dispatch_block(const std::string& ns, const std::vector<std::string>& mismatched,
                            const std::string& call_args) {
   std::string out = "  do {  // " + ns + "\n";
-  for (const auto& c : conditions) {
-    const bool one_term = c.find(" && ") == std::string::npos;
-    const std::string leave = one_term && c.rfind("kf_is(", 0) == 0 ? "!" + c
-                              : one_term && c[0] == '!'             ? c.substr(1)  // None
-                                                                    : "!(" + c + ")";
-    out += "    if (" + leave + ") break;\n";
-  }
+  for (const auto& c : mismatched) out += "    if (" + c + ") break;\n";
   return out + "    return " + ns + "::run(" + call_args + ");\n  } while (false);\n";
 }
 
@@ -435,7 +448,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
     const auto& config = configs[c];
     const std::string where =
         "config " + std::to_string(c) + " (" + config["name"].as_string() + ")";
-    const auto conditions = matches(config["args"], optional);
+    const auto conditions = mismatches(config["args"], optional);
     std::string key;
     for (const auto& c : conditions) key += c + ";";
     if (!seen.insert(key).second) continue;
@@ -504,7 +517,7 @@ Result<Generated> generate_kernel(const GenerateRequest& r) {
       (clusters ? cuda_cluster_prelude() : "") +
       (cuda ? cuda_contraction_prelude(contractions > tensor_cores, tensor_cores > 0) : "") + "\n" +
       (tables ? std::string(packed_rows_prelude()) + host_table_prelude() : "") +
-      (graphs ? host_graph_prelude() : "") + kMatchesPrelude + "\n" + body + ret + " " +
+      (graphs ? host_graph_prelude() : "") + kArgumentCheckPrelude + "\n" + body + ret + " " +
       r.direction + "(" + params + ") {\n" + dispatch +
       "  TORCH_CHECK(false, \"kforge generated this kernel for the task's configs; these arguments "
       "match none of them\");\n  return " +

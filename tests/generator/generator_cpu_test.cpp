@@ -1460,6 +1460,30 @@ TEST(GeneratedCudaSource, EachArgumentIsCheckedInOneShortStatement) {
   }
 }
 
+// An argument that is not a tensor or is None in some configs (robust-kbench's resnet_block passes
+// its downsampling weights or None; KernelBench's problems pass ints and floats) leaves a config's
+// block by the negation of its check: `a1.has_value()` where the config had None, `a2 != 2`,
+// `!a3`; a tensor where another config had None by `!(a1.has_value() && kf_is(...))`. Each config
+// evaluated on the CPU takes its own kernels (a block that let another config's arguments through,
+// or stopped its own, would fail the verdict).
+TEST(GeneratedCpuDispatch, ScalarAndNoneArgumentsLeaveTheirConfigsBlockByTheirNegation) {
+  const OpCase c{"scalars_and_none",
+                 "x, b, k, scale, flag",
+                 "(x * k * scale + (b if b is not None else 0)) if flag else x - k",
+                 {"[torch.randn(4, 5), torch.randn(5), 2, 0.5, True]",
+                  "[torch.randn(4, 5), None, 3, 0.25, False]"}};
+  const auto root = std::filesystem::temp_directory_path() / "kforge_generator_cpu_cases";
+  EXPECT_EQ(check_generated(write_op_task(c, root), evaluation::Backend::cpu), "");
+  const std::string source = backend_source(c, "cpu");
+  for (const char* leave :
+       {"!(a1.has_value() && kf_is(a1.value(), {5}, torch::kFloat32))", "a1.has_value()", "a2 != 2",
+        "a2 != 3", "a3 != 0.5", "a3 != 0.25", "!a4", "a4"})
+    EXPECT_EQ(occurrences(source, "    if (" + std::string(leave) + ") break;\n"), 1u)
+        << leave << "\n"
+        << source;
+  EXPECT_EQ(occurrences(source, "!(!"), 0u) << source;
+}
+
 // A short window one thread walks (KernelBench's 46_Average_Pooling_3D: 27 elements) is unrolled
 // whole, its offsets constants, and summed in float; on an H200 the kernel was bound by its
 // arithmetic (84 % SM, 9 % DRAM, 0.37x of eager): a double conversion and add per element, and the
